@@ -1,0 +1,137 @@
+// Environment → frozen Config, validated once at start; nothing else reads process.env.
+import { z } from 'zod';
+import { parseDuration } from './domain/duration.js';
+
+export const ROLES = ['bot', 'worker', 'all'] as const;
+export type Role = (typeof ROLES)[number];
+
+const duration = (name: string, fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((text, ctx) => {
+      const parsed = parseDuration(text);
+      if (!parsed.ok) {
+        ctx.addIssue({ code: 'custom', message: parsed.message });
+        return z.NEVER;
+      }
+      return parsed.ms;
+    })
+    .describe(name);
+
+const optionalText = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+const EnvSchema = z.object({
+  SLACK_BOT_TOKEN: optionalText.refine((v) => v === undefined || v.startsWith('xoxb-'), 'must start with xoxb-'),
+  SLACK_SIGNING_SECRET: optionalText,
+  SLACK_APP_TOKEN: optionalText.refine((v) => v === undefined || v.startsWith('xapp-'), 'must start with xapp-'),
+  SLACK_API_URL: z
+    .string()
+    .default('https://slack.com/api/')
+    .refine((v) => /^https?:\/\/[^\s]+\/api\/$/.test(v), 'must be a full http(s) URL ending in /api/'),
+  SLACK_COMMAND: z
+    .string()
+    .default('/flink')
+    .refine((v) => /^\/[a-z0-9_-]{1,31}$/.test(v), 'must look like /flink (a slash and up to 31 lowercase letters, digits, - or _)'),
+  PORT: z.coerce.number().int('must be an integer').min(0).max(65535).default(3000),
+  REDIS_URL: z
+    .string()
+    .default('redis://127.0.0.1:6379')
+    .refine((v) => /^rediss?:\/\/\S+$/.test(v), 'must be a redis:// or rediss:// URL'),
+  REDIS_PREFIX: z
+    .string()
+    .default('fco')
+    .refine((v) => /^[A-Za-z0-9_.-]{1,64}$/.test(v), 'must be 1-64 letters, digits, _, . or -'),
+  KUBECONFIG: optionalText,
+  POLICY_FILE: z.string().default('policy.yaml'),
+  WORKER_CONCURRENCY: z.coerce.number().int('must be an integer').min(1).max(256).default(8),
+  LEASE_TTL: duration('LEASE_TTL', '30s'),
+  VERIFY_TIMEOUT: duration('VERIFY_TIMEOUT', '10m'),
+  VERIFY_TIMEOUT_SAVEPOINT: duration('VERIFY_TIMEOUT_SAVEPOINT', '15m'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface Config {
+  readonly role: Role;
+  readonly slack: {
+    readonly botToken: string | undefined;
+    readonly signingSecret: string | undefined;
+    readonly appToken: string | undefined;
+    readonly apiUrl: string;
+    readonly command: string;
+    readonly socketMode: boolean;
+  };
+  readonly port: number;
+  readonly redis: { readonly url: string; readonly prefix: string };
+  readonly kubeconfig: string | undefined;
+  readonly policyFile: string;
+  readonly workerConcurrency: number;
+  readonly leaseTtlMs: number;
+  readonly verifyTimeoutMs: number;
+  readonly verifyTimeoutSavepointMs: number;
+  readonly logLevel: string;
+}
+
+export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
+
+/** Parses the environment; every problem comes back as one readable line, naming the variable. */
+export function loadConfig(env: Record<string, string | undefined>, role: Role = 'all'): ConfigResult {
+  const parsed = EnvSchema.safeParse(env);
+  const problems = parsed.success ? [] : parsed.error.issues.map((issue) => describeIssue(issue.path.join('.'), issue.message, env));
+  problems.push(...roleProblems(env, role));
+  if (!parsed.success || problems.length > 0) return { ok: false, problems };
+  const e = parsed.data;
+  const config: Config = {
+    role,
+    slack: {
+      botToken: e.SLACK_BOT_TOKEN,
+      signingSecret: e.SLACK_SIGNING_SECRET,
+      appToken: e.SLACK_APP_TOKEN,
+      apiUrl: e.SLACK_API_URL,
+      command: e.SLACK_COMMAND,
+      socketMode: e.SLACK_APP_TOKEN !== undefined,
+    },
+    port: e.PORT,
+    redis: { url: e.REDIS_URL, prefix: e.REDIS_PREFIX },
+    kubeconfig: e.KUBECONFIG,
+    policyFile: e.POLICY_FILE,
+    workerConcurrency: e.WORKER_CONCURRENCY,
+    leaseTtlMs: e.LEASE_TTL,
+    verifyTimeoutMs: e.VERIFY_TIMEOUT,
+    verifyTimeoutSavepointMs: e.VERIFY_TIMEOUT_SAVEPOINT,
+    logLevel: e.LOG_LEVEL,
+  };
+  return { ok: true, config: deepFreeze(config) };
+}
+
+function describeIssue(name: string, message: string, env: Record<string, string | undefined>): string {
+  const value = env[name];
+  const shown = value === undefined || /TOKEN|SECRET/.test(name) ? '' : ` (got "${value}")`;
+  return `${name}: ${message}${shown}`;
+}
+
+function roleProblems(env: Record<string, string | undefined>, role: Role): string[] {
+  if (role === 'worker') return [];
+  const set = (name: string) => (env[name] ?? '').trim() !== '';
+  const problems: string[] = [];
+  if (!set('SLACK_BOT_TOKEN')) problems.push(`SLACK_BOT_TOKEN: required for role "${role}" (xoxb-…)`);
+  if (!set('SLACK_APP_TOKEN') && !set('SLACK_SIGNING_SECRET')) {
+    problems.push(`SLACK_SIGNING_SECRET: required for role "${role}" in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)`);
+  }
+  return problems;
+}
+
+function deepFreeze<T extends object>(value: T): T {
+  for (const child of Object.values(value)) {
+    if (child !== null && typeof child === 'object') deepFreeze(child as object);
+  }
+  return Object.freeze(value);
+}
+
+/** A URL safe to log: the password, if any, is replaced. */
+export function redactUrl(url: string): string {
+  return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+}

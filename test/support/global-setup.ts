@@ -1,0 +1,33 @@
+// Vitest global setup: makes sure a Redis answers for the whole run and tells every test file where it is.
+import type { TestProject } from 'vitest/node';
+import { redisAnswers, startPrivateRedis, type PrivateRedis } from './redis-server.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    redisUrl: string;
+  }
+}
+
+let privateRedis: PrivateRedis | undefined;
+
+export async function setup(project: TestProject): Promise<void> {
+  let url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  if (!(await redisAnswers(url))) {
+    try {
+      privateRedis = await startPrivateRedis();
+    } catch (error) {
+      throw new Error(
+        `No Redis answers at ${url} and redis-server could not be started (${(error as Error).message}). ` +
+          'Install it (apt-get install -y redis-server) or set REDIS_URL.',
+        { cause: error },
+      );
+    }
+    url = privateRedis.url;
+  }
+  process.env.REDIS_URL = url;
+  project.provide('redisUrl', url);
+}
+
+export async function teardown(): Promise<void> {
+  await privateRedis?.stop();
+}
