@@ -1,0 +1,116 @@
+// Manual freezes of targets (`lock`/`unlock`, SPEC §3) and their audit history; kept apart from leases.
+import type { Redis } from 'ioredis';
+import { targetKey, type Target } from '../domain/target.js';
+import { storeKeys, type StoreKeys } from './keys.js';
+import { DEFAULT_RETENTION_MS, MIN_RETENTION_MS } from './operations.js';
+import { defineScripts, runScript } from './scripts.js';
+
+export interface Freeze {
+  target: Target;
+  /** Slack user id of who froze it. */
+  by: string;
+  reason: string;
+  /** ms */
+  at: number;
+}
+
+export type FreezeResult = { ok: true } | { ok: false; existing: Freeze };
+export type UnfreezeResult = { ok: true; was: Freeze } | { ok: false; reason: 'not-frozen' };
+
+export interface AuditEntry {
+  /** Stream id; newer entries have greater ids. */
+  id: string;
+  what: 'freeze' | 'unfreeze';
+  target: Target;
+  by: string;
+  /** For an unfreeze: the reason of the freeze it lifted. */
+  reason: string;
+  at: number;
+}
+
+export interface FreezeStoreOptions {
+  prefix: string;
+  now?: () => number;
+  /** How long audit entries are kept (trimmed by age); at least 30 days, default 35. */
+  retentionMs?: number;
+}
+
+type FreezeReply = ['ok'] | ['exists', string];
+type UnfreezeReply = ['ok', string] | ['not-frozen'];
+
+export class FreezeStore {
+  private readonly keys: StoreKeys;
+  private readonly now: () => number;
+  private readonly retentionMs: number;
+
+  constructor(
+    private readonly redis: Redis,
+    opts: FreezeStoreOptions,
+  ) {
+    this.keys = storeKeys(opts.prefix);
+    this.now = opts.now ?? Date.now;
+    this.retentionMs = opts.retentionMs ?? DEFAULT_RETENTION_MS;
+    if (!(this.retentionMs >= MIN_RETENTION_MS)) {
+      throw new Error(`retentionMs must be at least ${MIN_RETENTION_MS} (30 days), got ${this.retentionMs}`);
+    }
+    defineScripts(redis);
+  }
+
+  /** Freezes the target unless it already is (the existing freeze is returned); audited atomically. */
+  async freeze(target: Target, request: { by: string; reason: string; at: number }): Promise<FreezeResult> {
+    if (request.by.trim() === '') throw new Error('a freeze needs who asked for it');
+    if (request.reason.trim() === '') throw new Error('a freeze needs a reason');
+    const freeze: Freeze = { target, by: request.by, reason: request.reason, at: request.at };
+    const now = this.now();
+    const args = [
+      targetKey(target),
+      JSON.stringify(freeze),
+      JSON.stringify(target),
+      request.by,
+      request.reason,
+      String(request.at),
+      String(Math.max(0, now - this.retentionMs)),
+      String(now),
+    ];
+    const reply = (await runScript(this.redis, 'freeze', [this.keys.freezes, this.keys.audit], args)) as FreezeReply;
+    return reply[0] === 'ok' ? { ok: true } : { ok: false, existing: JSON.parse(reply[1]) as Freeze };
+  }
+
+  /** Lifts the freeze; who may do so is policy's decision, this only records who did. */
+  async unfreeze(target: Target, by: string): Promise<UnfreezeResult> {
+    if (by.trim() === '') throw new Error('an unfreeze needs who asked for it');
+    const now = this.now();
+    const args = [targetKey(target), JSON.stringify(target), by, String(now), String(Math.max(0, now - this.retentionMs))];
+    const reply = (await runScript(this.redis, 'unfreeze', [this.keys.freezes, this.keys.audit], args)) as UnfreezeReply;
+    return reply[0] === 'ok' ? { ok: true, was: JSON.parse(reply[1]) as Freeze } : { ok: false, reason: 'not-frozen' };
+  }
+
+  async get(target: Target): Promise<Freeze | undefined> {
+    const json = await this.redis.hget(this.keys.freezes, targetKey(target));
+    return json === null ? undefined : (JSON.parse(json) as Freeze);
+  }
+
+  /** Every current freeze, oldest first. */
+  async list(): Promise<Freeze[]> {
+    const all = await this.redis.hvals(this.keys.freezes);
+    return all.map((json) => JSON.parse(json) as Freeze).sort((a, b) => a.at - b.at);
+  }
+
+  /** The newest `limit` freeze/unfreeze commands, newest first. */
+  async auditLog(limit: number): Promise<AuditEntry[]> {
+    if (!Number.isInteger(limit) || limit < 1) throw new Error(`limit must be a positive integer, got ${limit}`);
+    const raw = (await this.redis.xrevrange(this.keys.audit, '+', '-', 'COUNT', limit)) as [string, string[]][];
+    return raw.map(([id, fields]) => {
+      const map = new Map<string, string>();
+      for (let i = 0; i + 1 < fields.length; i += 2) map.set(fields[i] as string, fields[i + 1] as string);
+      return {
+        id,
+        what: map.get('what') === 'unfreeze' ? 'unfreeze' : 'freeze',
+        target: JSON.parse(map.get('target') ?? 'null') as Target,
+        by: map.get('by') ?? '',
+        reason: map.get('reason') ?? '',
+        at: Number(map.get('at')),
+      };
+    });
+  }
+}

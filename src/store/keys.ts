@@ -1,0 +1,69 @@
+// Every Redis key of the project, built in one place; each carries the hash tag `{<prefix>}` (one Cluster slot).
+import type { Target } from '../domain/target.js';
+import { targetKey } from '../domain/target.js';
+
+/** Same rule as REDIS_PREFIX in config.ts: no braces, so the hash tag is exactly `{<prefix>}`. */
+const PREFIX_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/** `{<prefix>}`: the hash tag every key starts with. Throws on a prefix that would break the tag. */
+export function hashTag(prefix: string): string {
+  if (!PREFIX_PATTERN.test(prefix)) {
+    throw new Error(`Redis prefix "${prefix}" is not usable: 1-64 letters, digits, _, . or - (it becomes the hash tag {${prefix}})`);
+  }
+  return `{${prefix}}`;
+}
+
+/** BullMQ's `prefix` option: the same hash tag, so BullMQ's keys share the slot with ours. */
+export function bullmqPrefix(prefix: string): string {
+  return hashTag(prefix);
+}
+
+export interface StoreKeys {
+  readonly tag: string;
+  /** JSON record of one operation. */
+  operation(id: string): string;
+  /** Every history entry of every operation (SPEC §4), trimmed by age. */
+  readonly events: string;
+  /** zset createdAt → op id. */
+  readonly recent: string;
+  /** zset createdAt → op id, per target. */
+  recentByTarget(target: Target): string;
+  /** hash op id → state, non-terminal operations only (the sweep's worklist). */
+  readonly active: string;
+  /** zset expiresAt → op id, AWAITING_APPROVAL only. */
+  readonly expiry: string;
+  /** zset last write → namespace (for `list`). */
+  readonly namespaces: string;
+  /** zset order ticket → op id: the target's FIFO order (SPEC §9). */
+  order(target: Target): string;
+  /** Counter handing out order tickets. */
+  readonly orderTickets: string;
+  /** The target's execution lease. */
+  lease(target: Target): string;
+  /** set of lease keys that may be live (for `locks`). */
+  readonly leases: string;
+  /** hash target key → freeze JSON. */
+  readonly freezes: string;
+  /** stream of freeze/unfreeze commands. */
+  readonly audit: string;
+}
+
+export function storeKeys(prefix: string): StoreKeys {
+  const tag = hashTag(prefix);
+  return {
+    tag,
+    operation: (id) => `${tag}:op:${id}`,
+    events: `${tag}:events`,
+    recent: `${tag}:ops:recent`,
+    recentByTarget: (target) => `${tag}:ops:target:${targetKey(target)}`,
+    active: `${tag}:ops:active`,
+    expiry: `${tag}:ops:expiry`,
+    namespaces: `${tag}:ops:namespaces`,
+    order: (target) => `${tag}:order:${targetKey(target)}`,
+    orderTickets: `${tag}:order-tickets`,
+    lease: (target) => `${tag}:lease:${targetKey(target)}`,
+    leases: `${tag}:leases`,
+    freezes: `${tag}:freezes`,
+    audit: `${tag}:audit`,
+  };
+}
