@@ -1,0 +1,28 @@
+// The Web API methods the simulator answers, by name.
+import type { Handler } from './methods-chat.js';
+import { getPermalink, postEphemeral, postMessage, reactionsAdd, update } from './methods-chat.js';
+import { authTest, conversationsInfo, history, replies, usergroupUsers, usersInfo } from './methods-read.js';
+
+export type { Handler, MethodContext } from './methods-chat.js';
+
+export const METHODS = {
+  'auth.test': authTest,
+  'chat.postMessage': postMessage,
+  'chat.update': update,
+  'chat.postEphemeral': postEphemeral,
+  'chat.getPermalink': getPermalink,
+  'conversations.replies': replies,
+  'conversations.history': history,
+  'conversations.info': conversationsInfo,
+  'users.info': usersInfo,
+  'usergroups.users.list': usergroupUsers,
+  'reactions.add': reactionsAdd,
+} as const satisfies Record<string, Handler>;
+
+export type SimMethod = keyof typeof METHODS;
+
+export const SIM_METHODS = Object.keys(METHODS) as SimMethod[];
+
+export function isSimMethod(name: string): name is SimMethod {
+  return Object.hasOwn(METHODS, name);
+}

@@ -1,0 +1,102 @@
+// response_url endpoints: 5 uses within 30 minutes each, replies ephemeral to the command's user unless in_channel.
+import { randomBytes } from 'node:crypto';
+import { checkBlocks } from './content.js';
+import type { Workspace } from './state.js';
+import type { RecordedResponse, ResponseUrlContext } from './types.js';
+
+interface Issued {
+  context: ResponseUrlContext;
+  issuedAt: number;
+  uses: number;
+}
+
+export interface ResponseReply {
+  status: number;
+  text: string;
+  recorded: RecordedResponse;
+}
+
+export interface ResponseUrlOptions {
+  ws: Workspace;
+  now: () => number;
+  maxUses: number;
+  ttlMs: number;
+}
+
+type Body = Record<string, unknown>;
+
+export class ResponseUrls {
+  private readonly issued = new Map<string, Issued>();
+
+  constructor(private readonly opts: ResponseUrlOptions) {}
+
+  issue(id: string | undefined, context: ResponseUrlContext): string {
+    const key = id ?? randomBytes(9).toString('base64url');
+    if (!/^[A-Za-z0-9_-]{1,128}$/.test(key)) throw new Error(`response_url id must be 1-128 letters, digits, _ or - (got ${JSON.stringify(key)})`);
+    this.issued.set(key, { context: { ...context }, issuedAt: this.opts.now(), uses: 0 });
+    return key;
+  }
+
+  /** An id never issued is accepted and registered at its first use, without a channel to land in. */
+  receive(id: string, raw: string): ResponseReply {
+    const entry = this.issued.get(id) ?? { context: {}, issuedAt: this.opts.now(), uses: 0 };
+    this.issued.set(id, entry);
+    entry.uses += 1;
+    const at = this.opts.now();
+    const body = parse(raw);
+    const refuse = (status: number, error: string): ResponseReply => ({
+      status,
+      text: error,
+      recorded: { id, at, status, body: body ?? raw, use: entry.uses, error, context: { ...entry.context } },
+    });
+    if (at - entry.issuedAt > this.opts.ttlMs) return refuse(404, 'expired_url');
+    if (entry.uses > this.opts.maxUses) return refuse(404, 'used_url');
+    if (body === undefined) return refuse(400, 'invalid_payload');
+    if (body.blocks !== undefined && !checkBlocks(body.blocks).ok) return refuse(400, 'invalid_blocks');
+    const hasContent = typeof body.text === 'string' || (Array.isArray(body.blocks) && body.blocks.length > 0);
+    if (!hasContent && body.delete_original !== true) return refuse(400, 'no_text');
+    this.apply(entry.context, body);
+    return { status: 200, text: 'ok', recorded: { id, at, status: 200, body, use: entry.uses, context: { ...entry.context } } };
+  }
+
+  /** Makes the reply visible where Slack would show it. */
+  private apply(context: ResponseUrlContext, body: Body): void {
+    const { ws } = this.opts;
+    const { channel, user, messageTs } = context;
+    if (channel === undefined) return;
+    const text = typeof body.text === 'string' ? body.text : '';
+    const blocks = Array.isArray(body.blocks) ? (body.blocks as unknown[]) : undefined;
+    const original = messageTs === undefined ? undefined : ws.find(channel, messageTs);
+    if (body.delete_original === true) {
+      if (original !== undefined) ws.remove(channel, original.ts);
+      return;
+    }
+    if (body.replace_original === true && original !== undefined) {
+      ws.update(channel, original.ts, { text, blocks: blocks ?? [] });
+      return;
+    }
+    const threadTs = typeof body.thread_ts === 'string' ? body.thread_ts : undefined;
+    if (body.response_type === 'in_channel') {
+      ws.post(channel, ws.bot.botUserId, { text, blocks, threadTs });
+      return;
+    }
+    if (user === undefined) return;
+    ws.addEphemeral({
+      channel,
+      user,
+      text,
+      source: 'response_url',
+      ...(blocks === undefined ? {} : { blocks }),
+      ...(threadTs === undefined ? {} : { thread_ts: threadTs }),
+    });
+  }
+}
+
+function parse(raw: string): Body | undefined {
+  try {
+    const value: unknown = JSON.parse(raw);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Body) : undefined;
+  } catch {
+    return undefined;
+  }
+}

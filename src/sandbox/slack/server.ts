@@ -1,0 +1,292 @@
+// The simulated Slack Web API server: routing, auth, faults, rate limits, recording, events, and the SimSlack handle.
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parseArgs, str, type ParsedArgs } from './args.js';
+import { fail, type SlackBody } from './content.js';
+import { FaultPlan } from './faults.js';
+import { isSimMethod, METHODS, type MethodContext } from './methods.js';
+import { DEFAULT_RATE_LIMITS, RateLimiter } from './ratelimit.js';
+import { ResponseUrls } from './response-url.js';
+import { copy, Workspace } from './state.js';
+import type {
+  CallFault,
+  RecordedCall,
+  RecordedResponse,
+  ResponseUrlContext,
+  SimChannel,
+  SimEphemeral,
+  SimMessage,
+  SimSlack,
+  SimSlackEvent,
+  SimSlackEvents,
+  SimSlackOptions,
+  SimUser,
+  SimUsergroup,
+} from './types.js';
+
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+interface Outcome {
+  status: number;
+  body: SlackBody;
+  headers?: Record<string, string>;
+  fault?: CallFault;
+}
+
+type Listeners = { [E in SimSlackEvent]: Set<(payload: SimSlackEvents[E]) => void> };
+
+class BodyTooLarge extends Error {}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new BodyTooLarge();
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+class SimSlackServer implements SimSlack {
+  url = '';
+  apiUrl = '';
+  port = 0;
+  readonly calls: RecordedCall[] = [];
+  readonly responses: RecordedResponse[] = [];
+  readonly faults = new FaultPlan();
+  private readonly ws: Workspace;
+  private readonly limiter: RateLimiter;
+  private readonly responseUrls: ResponseUrls;
+  private readonly ctx: MethodContext;
+  private readonly now: () => number;
+  private readonly listeners: Listeners = { call: new Set(), message: new Set(), response: new Set() };
+  /** Requests a timeout fault keeps unanswered until the client gives up or the simulator closes. */
+  private readonly held = new Set<ServerResponse>();
+  private readonly server: Server;
+
+  constructor(private readonly opts: SimSlackOptions) {
+    this.now = opts.now ?? Date.now;
+    const teamDomain = opts.teamDomain ?? 'sandbox';
+    this.ws = new Workspace(
+      {
+        botUserId: opts.botUserId ?? 'U0SIMBOT',
+        botId: opts.botId ?? 'B0SIMBOT',
+        appId: opts.appId ?? 'A0SIMAPP',
+        botName: opts.botName ?? 'flink-ops',
+        teamId: opts.teamId ?? 'T0SIM',
+        teamName: opts.teamName ?? 'Sandbox',
+        teamDomain,
+      },
+      this.now,
+      (event) => this.emit('message', event),
+    );
+    opts.users?.forEach((u) => this.ws.addUser(u));
+    opts.channels?.forEach((c) => this.ws.addChannel(c));
+    opts.usergroups?.forEach((g) => this.ws.addUsergroup(g));
+    const perMinute = { ...DEFAULT_RATE_LIMITS } as Record<string, number>;
+    for (const [method, limit] of Object.entries(opts.rateLimits ?? {})) if (limit !== undefined) perMinute[method] = limit;
+    this.limiter = new RateLimiter({
+      perMinute,
+      postPerChannelPerSecond: opts.chatPostMessagePerChannelPerSecond ?? 1,
+      postBurst: opts.chatPostMessageBurst ?? 3,
+      now: this.now,
+    });
+    this.responseUrls = new ResponseUrls({
+      ws: this.ws,
+      now: this.now,
+      maxUses: opts.responseUrlMaxUses ?? 5,
+      ttlMs: opts.responseUrlTtlMs ?? 30 * 60_000,
+    });
+    this.ctx = { ws: this.ws, permalinkBase: opts.permalinkBase ?? `https://${teamDomain}.slack.com` };
+    this.server = createServer((req, res) => {
+      this.handle(req, res).catch((error: unknown) => {
+        if (!res.headersSent) res.writeHead(error instanceof BodyTooLarge ? 413 : 500, { 'content-type': 'text/plain' });
+        res.end(error instanceof BodyTooLarge ? 'request_too_large' : 'internal_error');
+      });
+    });
+  }
+
+  async listen(): Promise<void> {
+    this.server.listen(this.opts.port ?? 0, this.opts.host ?? '127.0.0.1');
+    await once(this.server, 'listening');
+    const address = this.server.address() as AddressInfo;
+    this.port = address.port;
+    this.url = `http://${this.opts.host ?? '127.0.0.1'}:${address.port}`;
+    this.apiUrl = `${this.url}/api/`;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://sim.invalid');
+    const raw = await readBody(req);
+    const api = /^\/api\/([A-Za-z0-9._-]+)$/.exec(url.pathname);
+    if (api?.[1] !== undefined && (req.method === 'POST' || req.method === 'GET')) {
+      const parsed = parseArgs(raw, req.headers['content-type'], url.searchParams, req.headers.authorization);
+      return this.answerApi(api[1], parsed, res);
+    }
+    const response = /^\/response\/([^/]+)$/.exec(url.pathname);
+    if (response?.[1] !== undefined && req.method === 'POST') {
+      const reply = this.responseUrls.receive(decodeURIComponent(response[1]), raw);
+      this.responses.push(reply.recorded);
+      this.emit('response', reply.recorded);
+      res.writeHead(reply.status, { 'content-type': 'text/html' }).end(reply.text);
+      return;
+    }
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('not_found');
+  }
+
+  private answerApi(method: string, parsed: ParsedArgs, res: ServerResponse): void {
+    const outcome = this.dispatch(method, parsed);
+    const call: RecordedCall = {
+      seq: this.calls.length + 1,
+      method,
+      args: parsed.ok ? copy(parsed.args) : {},
+      at: this.now(),
+      status: outcome.status,
+      response: outcome.body,
+      ...(outcome.fault === undefined ? {} : { fault: outcome.fault }),
+    };
+    this.calls.push(call);
+    this.emit('call', call);
+    if (outcome.fault === 'timeout') {
+      this.held.add(res);
+      res.on('close', () => {
+        this.held.delete(res);
+        res.socket?.destroy();
+      });
+      return;
+    }
+    res.writeHead(outcome.status, { 'content-type': 'application/json; charset=utf-8', ...outcome.headers });
+    res.end(JSON.stringify(outcome.body));
+  }
+
+  /** Checks in Slack's order: method, arguments, auth, injected faults, rate limit; then the method itself. */
+  private dispatch(method: string, parsed: ParsedArgs): Outcome {
+    if (!isSimMethod(method)) return { status: 200, body: fail('unknown_method') };
+    if (!parsed.ok) return { status: 200, body: fail(parsed.error) };
+    if (parsed.token === undefined) return { status: 200, body: fail('not_authed') };
+    if (this.opts.botToken !== undefined && parsed.token !== this.opts.botToken) {
+      return { status: 200, body: fail('invalid_auth') };
+    }
+    const fault = this.faults.take(method);
+    if (fault?.kind === 'failed') return { status: 200, body: fail(fault.error), fault: 'failed' };
+    if (fault?.kind === 'ratelimited') return this.limited(fault.retryAfterSec, 'ratelimited');
+    if (fault === undefined) {
+      const channel = str(parsed.args, 'channel');
+      const verdict = this.limiter.check(method, this.ws.findChannel(channel)?.id ?? channel);
+      if (verdict.limited) return this.limited(verdict.retryAfterSec);
+    }
+    const body = METHODS[method](parsed.args, this.ctx);
+    return fault?.kind === 'timeout' ? { status: 200, body, fault: 'timeout' } : { status: 200, body };
+  }
+
+  private limited(retryAfterSec: number, fault?: CallFault): Outcome {
+    return {
+      status: 429,
+      body: fail('ratelimited'),
+      headers: { 'retry-after': String(retryAfterSec) },
+      ...(fault === undefined ? {} : { fault }),
+    };
+  }
+
+  private emit<E extends SimSlackEvent>(event: E, payload: SimSlackEvents[E]): void {
+    for (const listener of [...this.listeners[event]]) {
+      try {
+        listener(payload);
+      } catch (error) {
+        // A broken listener (a UI, a test) must not break the API it observes.
+        process.emitWarning(`simulated Slack: a '${event}' listener threw: ${String(error)}`);
+      }
+    }
+  }
+
+  on<E extends SimSlackEvent>(event: E, listener: (payload: SimSlackEvents[E]) => void): () => void {
+    const set = this.listeners[event] as Set<(payload: SimSlackEvents[E]) => void>;
+    set.add(listener);
+    return () => set.delete(listener);
+  }
+
+  waitFor<T>(predicate: () => T | undefined | null | false, timeoutMs = 5000): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const offs: (() => void)[] = [];
+      const timer = setTimeout(() => {
+        finish();
+        reject(new Error(`simulated Slack: waitFor gave up after ${timeoutMs} ms (${this.calls.length} calls recorded)`));
+      }, timeoutMs);
+      const finish = (): void => {
+        offs.forEach((off) => off());
+        clearTimeout(timer);
+      };
+      const check = (): boolean => {
+        try {
+          const value = predicate();
+          if (value === undefined || value === null || value === false) return false;
+          finish();
+          resolve(value);
+        } catch (error) {
+          finish();
+          reject(error as Error);
+        }
+        return true;
+      };
+      if (check()) return;
+      offs.push(this.on('call', check), this.on('message', check), this.on('response', check));
+    });
+  }
+
+  private channelId(ref: string): string {
+    return this.ws.findChannel(ref)?.id ?? ref;
+  }
+
+  messages(channel: string): SimMessage[] {
+    return copy(this.ws.topLevel(this.channelId(channel)));
+  }
+
+  replies(channel: string, threadTs: string): SimMessage[] {
+    return copy(this.ws.thread(this.channelId(channel), threadTs));
+  }
+
+  ephemerals(channel: string, user?: string): SimEphemeral[] {
+    return copy(this.ws.ephemerals(this.channelId(channel)).filter((e) => user === undefined || e.user === user));
+  }
+
+  responseUrl(id?: string, context: ResponseUrlContext = {}): string {
+    return `${this.url}/response/${this.responseUrls.issue(id, context)}`;
+  }
+
+  addUser(user: SimUser): void {
+    this.ws.addUser(user);
+  }
+
+  addChannel(channel: SimChannel): void {
+    this.ws.addChannel(channel);
+  }
+
+  addUsergroup(group: SimUsergroup): void {
+    this.ws.addUsergroup(group);
+  }
+
+  postAsUser(channel: string, user: string, text: string, threadTs?: string): SimMessage {
+    const found = this.ws.findChannel(channel);
+    if (found === undefined) throw new Error(`simulated Slack: no channel ${channel}`);
+    if (!this.ws.users.has(user)) throw new Error(`simulated Slack: no user ${user}`);
+    return copy(this.ws.post(found.id, user, { text, threadTs }));
+  }
+
+  async close(): Promise<void> {
+    for (const res of this.held) res.socket?.destroy();
+    this.held.clear();
+    const closed = once(this.server, 'close');
+    this.server.close();
+    this.server.closeAllConnections();
+    await closed;
+  }
+}
+
+/** Starts the simulated Slack Web API on loopback; pass `sim.apiUrl` as the client's slackApiUrl. */
+export async function startSimSlack(opts: SimSlackOptions = {}): Promise<SimSlack> {
+  const sim = new SimSlackServer(opts);
+  await sim.listen();
+  return sim;
+}

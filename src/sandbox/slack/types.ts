@@ -1,0 +1,187 @@
+// Public shapes of the simulated Slack workspace: seeds, options, recorded calls, messages and events.
+
+export interface SimUser {
+  id: string;
+  name: string;
+  real_name?: string;
+  is_bot?: boolean;
+}
+
+export interface SimChannel {
+  id: string;
+  name: string;
+  /** Human members; omitted = every seeded user is a member. */
+  members?: string[];
+  /** The bot is a member unless this is false (then posting answers not_in_channel). */
+  botMember?: boolean;
+  /** A private channel the bot is not in does not exist for it (channel_not_found). */
+  is_private?: boolean;
+}
+
+export interface SimUsergroup {
+  id: string;
+  handle: string;
+  name?: string;
+  users: string[];
+}
+
+export interface SimSlackOptions {
+  /** Loopback by default. */
+  host?: string;
+  /** 0 (default) = a free port. */
+  port?: number;
+  users?: SimUser[];
+  channels?: SimChannel[];
+  usergroups?: SimUsergroup[];
+  /** When set, any other token answers invalid_auth; when unset, any non-empty token is accepted. */
+  botToken?: string;
+  botUserId?: string;
+  botId?: string;
+  appId?: string;
+  botName?: string;
+  teamId?: string;
+  teamName?: string;
+  teamDomain?: string;
+  /** Base of chat.getPermalink links; default `https://<teamDomain>.slack.com`. */
+  permalinkBase?: string;
+  /** Calls per minute per method, overriding the tier defaults; `Infinity` = unlimited. */
+  rateLimits?: Partial<Record<string, number>>;
+  /** chat.postMessage per channel; default 1/s. `Infinity` = unlimited. */
+  chatPostMessagePerChannelPerSecond?: number;
+  /** Posts to one channel tolerated in a burst before the per-second pace applies; default 3. */
+  chatPostMessageBurst?: number;
+  /** Uses allowed per response_url (default 5) and how long it lives (default 30 min). */
+  responseUrlMaxUses?: number;
+  responseUrlTtlMs?: number;
+  /** Wall clock in ms (message ts, rate windows, response_url expiry). */
+  now?: () => number;
+}
+
+export interface SlackMetadata {
+  event_type: string;
+  event_payload: Record<string, unknown>;
+}
+
+export interface SimReaction {
+  name: string;
+  users: string[];
+  count: number;
+}
+
+/** A message as conversations.history / replies return it (metadata only when asked for). */
+export interface SimMessage {
+  type: 'message';
+  subtype?: 'thread_broadcast';
+  ts: string;
+  user: string;
+  bot_id?: string;
+  app_id?: string;
+  team: string;
+  text: string;
+  blocks?: unknown[];
+  attachments?: unknown[];
+  thread_ts?: string;
+  parent_user_id?: string;
+  reply_count?: number;
+  reply_users?: string[];
+  reply_users_count?: number;
+  latest_reply?: string;
+  metadata?: SlackMetadata;
+  edited?: { user: string; ts: string };
+  reactions?: SimReaction[];
+  bot_profile?: { id: string; app_id: string; name: string; deleted: boolean; team_id: string };
+}
+
+/** A message only one user sees: chat.postEphemeral or an ephemeral response_url reply. */
+export interface SimEphemeral {
+  channel: string;
+  user: string;
+  ts: string;
+  text: string;
+  blocks?: unknown[];
+  thread_ts?: string;
+  source: 'chat.postEphemeral' | 'response_url';
+  at: number;
+}
+
+export type CallFault = 'ratelimited' | 'failed' | 'timeout';
+
+export interface RecordedCall {
+  seq: number;
+  method: string;
+  /** The parsed body (form or JSON) merged with query parameters; JSON fields decoded; token removed. */
+  args: Record<string, unknown>;
+  at: number;
+  /** HTTP status sent (for a timeout fault: the one that would have been sent). */
+  status: number;
+  response: Record<string, unknown>;
+  fault?: CallFault;
+}
+
+/** Where a response_url reply lands: the command's channel and user, and for a click the clicked message. */
+export interface ResponseUrlContext {
+  channel?: string;
+  user?: string;
+  messageTs?: string;
+}
+
+export interface RecordedResponse {
+  id: string;
+  at: number;
+  status: number;
+  /** The JSON body received, or the raw text when it was not JSON. */
+  body: Record<string, unknown> | string;
+  /** 1-based use count of this URL, including refused uses. */
+  use: number;
+  /** Why it was refused (used_url, expired_url, invalid_payload, no_text, invalid_blocks). */
+  error?: string;
+  context: ResponseUrlContext;
+}
+
+export type MessageEventKind = 'posted' | 'updated' | 'deleted' | 'ephemeral';
+
+export type SimMessageEvent =
+  | { kind: 'posted' | 'updated' | 'deleted'; channel: string; message: SimMessage }
+  | { kind: 'ephemeral'; channel: string; ephemeral: SimEphemeral };
+
+export interface SimSlackEvents {
+  call: RecordedCall;
+  message: SimMessageEvent;
+  response: RecordedResponse;
+}
+
+export type SimSlackEvent = keyof SimSlackEvents;
+
+export interface SimFaults {
+  /** The next `times` calls of `method` answer HTTP 429 with `Retry-After: retryAfterSec` (nothing applied). */
+  rateLimit(method: string, opts: { times: number; retryAfterSec: number }): void;
+  /** The next `times` (default 1) calls answer `{ok:false, error}` (nothing applied). */
+  failNext(method: string, error: string, times?: number): void;
+  /** The next `times` (default 1) calls are applied and recorded but never answered. */
+  timeoutNext(method: string, times?: number): void;
+  /** Forgets every pending fault. */
+  clear(): void;
+}
+
+export interface SimSlack {
+  /** e.g. http://127.0.0.1:PORT; the Web API is at `${url}/api/`. */
+  url: string;
+  /** `${url}/api/`, ready for slackApiUrl / SLACK_API_URL. */
+  apiUrl: string;
+  port: number;
+  calls: RecordedCall[];
+  responses: RecordedResponse[];
+  messages(channel: string): SimMessage[];
+  replies(channel: string, threadTs: string): SimMessage[];
+  ephemerals(channel: string, user?: string): SimEphemeral[];
+  responseUrl(id?: string, context?: ResponseUrlContext): string;
+  on<E extends SimSlackEvent>(event: E, listener: (payload: SimSlackEvents[E]) => void): () => void;
+  waitFor<T>(predicate: () => T | undefined | null | false, timeoutMs?: number): Promise<T>;
+  faults: SimFaults;
+  addUser(user: SimUser): void;
+  addChannel(channel: SimChannel): void;
+  addUsergroup(group: SimUsergroup): void;
+  /** A human's message in the channel (or thread), e.g. typed in the sandbox page. */
+  postAsUser(channel: string, user: string, text: string, threadTs?: string): SimMessage;
+  close(): Promise<void>;
+}
