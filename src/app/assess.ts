@@ -1,0 +1,145 @@
+// Assessment of one operation against the live cluster: read, plan, built-in checks and the policy decision.
+// Shared by the bot (request, explain, approval re-check) and the worker (re-plan under the lease).
+import type { PolicyDecision } from '../domain/decision.js';
+import { lastSavepoint as findLastSavepoint, deploymentNameOf } from '../domain/resource.js';
+import type { IntentKind, OperationIntent } from '../domain/intent.js';
+import type { OperationRecord } from '../domain/operation.js';
+import type { Plan } from '../domain/plan.js';
+import { planOperation } from '../domain/planner.js';
+import type { PlannableIntent } from '../domain/planner-kinds.js';
+import { runChecks, type Freeze } from '../domain/policy/checks.js';
+import { evaluate } from '../domain/policy/evaluate.js';
+import type { Policy } from '../domain/policy/schema.js';
+import { formatTarget, type Target } from '../domain/target.js';
+import { planUndo } from '../domain/undo.js';
+import { getPath } from '../domain/merge-patch.js';
+import { isKubeError } from '../kube/errors.js';
+import type { FlinkClient } from '../kube/flink-client.js';
+
+export interface AssessDeps {
+  kube: FlinkClient;
+  getFreeze(target: Target): Promise<Freeze | undefined>;
+  /** The undone operation of an `undo`. */
+  getOperation(id: string): Promise<OperationRecord | undefined>;
+  now(): Date;
+  /** A fresh int64-safe nonce for restartNonce / savepointRedeployNonce. */
+  nonce(): number;
+}
+
+export interface AssessRequest {
+  intent: OperationIntent;
+  opId: string;
+  requester: string;
+  revision?: number;
+  signal?: AbortSignal;
+}
+
+export interface Assessment {
+  ok: true;
+  target: Target;
+  plan: Plan;
+  decision: PolicyDecision;
+  /** The kind evidence and checks use: the inverted kind for an undo, else the intent's. */
+  effectiveKind: Exclude<IntentKind, 'undo'>;
+  resource: unknown;
+}
+
+export type AssessResult = Assessment | { ok: false; refusal: string };
+
+/** The target an intent acts on (for undo: the undone operation's), or why there is none. */
+export async function resolveTarget(intent: OperationIntent, deps: Pick<AssessDeps, 'getOperation'>): Promise<{ ok: true; target: Target; undone?: OperationRecord } | { ok: false; refusal: string }> {
+  if (intent.kind !== 'undo') return { ok: true, target: intent.target };
+  const undone = await deps.getOperation(intent.opId);
+  if (!undone) return { ok: false, refusal: `there is no operation ${intent.opId} to undo` };
+  return { ok: true, target: undone.target, undone };
+}
+
+export async function assess(policy: Policy, request: AssessRequest, deps: AssessDeps): Promise<AssessResult> {
+  const resolved = await resolveTarget(request.intent, deps);
+  if (!resolved.ok) return resolved;
+  const { target, undone } = resolved;
+  const live = await readLive(target, deps.kube, request.signal);
+  if (!live.ok) return live;
+  const ctx = { opId: request.opId, requester: request.requester, nonce: deps.nonce(), revision: request.revision ?? 1 };
+
+  let plan: Plan;
+  let checkIntent: OperationIntent;
+  let effectiveKind: Exclude<IntentKind, 'undo'>;
+  if (request.intent.kind === 'undo') {
+    if (!undone?.plan) return { ok: false, refusal: `${request.intent.opId} has no plan to undo` };
+    const result = planUndo({ id: undone.id, kind: undone.kind, state: undone.state, plan: undone.plan, intent: undone.intent }, live, ctx);
+    if (!result.ok) return result;
+    plan = result.plan;
+    effectiveKind = result.invertedKind;
+    checkIntent = invertedIntent(result.invertedKind, target, plan);
+  } else {
+    const result = planOperation(request.intent as PlannableIntent, live, ctx);
+    if (!result.ok) return result;
+    plan = result.plan;
+    effectiveKind = request.intent.kind;
+    checkIntent = request.intent;
+  }
+
+  const freeze = await deps.getFreeze(target);
+  const now = deps.now();
+  const lastSavepoint = effectiveKind === 'restore' ? await readLastSavepoint(target, live.resource, deps.kube, request.signal) : undefined;
+  const checks = runChecks({
+    intent: checkIntent,
+    resource: live.resource,
+    sessionCluster: live.sessionCluster,
+    ...(freeze ? { freeze } : {}),
+    ...(plan.effectiveUpgradeMode ? { effectiveUpgradeMode: plan.effectiveUpgradeMode } : {}),
+    ...(lastSavepoint ? { lastSavepoint } : {}),
+    now,
+  });
+  const decision = evaluate(policy, {
+    intentKind: request.intent.kind,
+    namespace: target.namespace,
+    ...(plan.effectiveUpgradeMode ? { upgradeMode: plan.effectiveUpgradeMode } : {}),
+    now,
+    checks,
+  });
+  return { ok: true, target, plan, decision, effectiveKind, resource: live.resource };
+}
+
+interface LiveRead {
+  ok: true;
+  resource: unknown;
+  sessionCluster?: unknown;
+}
+
+/** The target (and a session job's cluster), or a refusal in plain words for not-found and no-access. */
+export async function readLive(target: Target, kube: FlinkClient, signal?: AbortSignal): Promise<LiveRead | { ok: false; refusal: string }> {
+  try {
+    const resource = await kube.get(target.kind, target.namespace, target.name, signal ? { signal } : {});
+    if (!resource) return { ok: false, refusal: `there is no ${target.kind} ${formatTarget(target)}` };
+    if (target.kind !== 'FlinkSessionJob') return { ok: true, resource };
+    const clusterName = deploymentNameOf(resource);
+    const sessionCluster = clusterName ? await kube.get('FlinkDeployment', target.namespace, clusterName, signal ? { signal } : {}) : undefined;
+    return { ok: true, resource, sessionCluster };
+  } catch (error) {
+    if (isKubeError(error, 'forbidden')) {
+      return { ok: false, refusal: `the bot has no access to namespace ${target.namespace} (add a RoleBinding)` };
+    }
+    throw error;
+  }
+}
+
+async function readLastSavepoint(target: Target, resource: unknown, kube: FlinkClient, signal?: AbortSignal) {
+  const snapshots = await kube.list('FlinkStateSnapshot', target.namespace, {
+    labelSelector: `job-reference.name=${target.name}`,
+    ...(signal ? { signal } : {}),
+  });
+  const found = findLastSavepoint(target, snapshots, resource);
+  return found ? { location: found.location, ...(found.at === undefined ? {} : { at: found.at }) } : undefined;
+}
+
+/** The intent an undo behaves as, for the built-in checks (its patch holds the values it puts back). */
+function invertedIntent(kind: Exclude<IntentKind, 'undo'>, target: Target, plan: Plan): OperationIntent {
+  const patch = plan.change.type === 'patch' ? plan.change.patch : {};
+  const base = { target, incidentChannels: [] };
+  if (kind === 'scale') return { ...base, kind, parallelism: Number(getPath(patch, ['spec', 'job', 'parallelism'])) || 1 };
+  if (kind === 'upgrade') return { ...base, kind, image: String(getPath(patch, ['spec', 'image']) ?? '') };
+  if (kind === 'suspend' || kind === 'resume') return { ...base, kind };
+  return { ...base, kind: 'restart' };
+}

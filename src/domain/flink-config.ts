@@ -1,0 +1,69 @@
+// Reading Flink configuration keys from a resource's spec.flinkConfiguration (flat, nested, job over session cluster).
+
+type Raw = Record<string, unknown>;
+const isRecord = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Where a value was found: on the target itself or on the session cluster a session job runs in. */
+export type ConfigSource = 'resource' | 'session cluster';
+
+export interface ConfigValue {
+  /** The value as a string (Flink reads every value as text; YAML numbers and booleans are stringified). */
+  value: string;
+  /** The key (or alias) that held it, as written in Flink's flat form. */
+  key: string;
+  source: ConfigSource;
+}
+
+function scalar(v: unknown): string | undefined {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return undefined;
+}
+
+/**
+ * The value of `key` in one `flinkConfiguration` map. Since operator 1.13 the map may be nested YAML, and
+ * Flink flattens any mix of the two, so `a.b.c` is found as `"a.b.c"`, `a: {b: {c}}` or `"a.b": {c}`.
+ * The flat spelling wins when both are present.
+ */
+export function configValue(configuration: unknown, key: string): string | undefined {
+  if (!isRecord(configuration)) return undefined;
+  if (Object.hasOwn(configuration, key)) {
+    const flat = scalar(configuration[key]);
+    if (flat !== undefined) return flat;
+  }
+  const parts = key.split('.');
+  for (let i = 1; i < parts.length; i++) {
+    const head = parts.slice(0, i).join('.');
+    const inner = configuration[head];
+    if (Object.hasOwn(configuration, head) && isRecord(inner)) {
+      const found = configValue(inner, parts.slice(i).join('.'));
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
+
+function flinkConfigurationOf(resource: unknown): unknown {
+  return isRecord(resource) && isRecord(resource.spec) ? resource.spec.flinkConfiguration : undefined;
+}
+
+/**
+ * Looks a key up (with its aliases, in order of preference) on the resource and then, for a session
+ * job, on its session cluster: the job's configuration is layered over the cluster's.
+ */
+export function readFlinkConfig(
+  resource: unknown,
+  keys: string | readonly string[],
+  sessionCluster?: unknown,
+): ConfigValue | undefined {
+  const names = typeof keys === 'string' ? [keys] : keys;
+  const layers: [ConfigSource, unknown][] = [['resource', flinkConfigurationOf(resource)]];
+  if (sessionCluster !== undefined) layers.push(['session cluster', flinkConfigurationOf(sessionCluster)]);
+  for (const [source, configuration] of layers) {
+    for (const key of names) {
+      const value = configValue(configuration, key);
+      if (value !== undefined) return { value, key, source };
+    }
+  }
+  return undefined;
+}

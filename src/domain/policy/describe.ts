@@ -1,0 +1,109 @@
+// The policy in plain words, as `check-policy` prints it: namespaces, who approves what, freezes, settings.
+import { globsOverlap } from './glob.js';
+import { describeSchedule, joinWords } from './schedule.js';
+import type { NamespaceEntry, Policy, Rule } from './schema.js';
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** `leads (U0LEAD1, user group S0LEADS)`. */
+function describeGroup(policy: Policy, name: string): string {
+  const group = policy.groups[name];
+  if (!group) return name;
+  const members = [...group.users, ...group.usergroups.map((id) => `user group ${id}`)];
+  return `${name} (${members.join(', ')})`;
+}
+
+function describeGroups(policy: Policy, names: readonly string[], conjunction: 'and' | 'or'): string {
+  const words = names.map((n) => describeGroup(policy, n));
+  if (words.length <= 1) return words.join('');
+  return `${words.slice(0, -1).join(', ')} ${conjunction} ${words[words.length - 1]}`;
+}
+
+function describeNamespace(policy: Policy, ns: NamespaceEntry): string {
+  const parts: string[] = [];
+  parts.push(ns.requesters ? `requests from ${describeGroups(policy, ns.requesters, 'and')}` : 'anyone may request');
+  if (ns.environment !== undefined && policy.approval.requireReason.includes(ns.environment)) {
+    parts.push('a reason (--reason) is required');
+  }
+  if (ns.incidentChannel) parts.push(`digests of every operation go to channel ${ns.incidentChannel}`);
+  const env = ns.environment === undefined ? '' : ` (environment: ${ns.environment})`;
+  const glob = ns.name.includes('*') ? ' (every namespace matching this glob)' : '';
+  return `  - ${ns.name}${glob}${env}: ${parts.join('; ')}.`;
+}
+
+/** "suspend, restart and scale in streaming-prod with upgrade mode stateless on Fridays …" plus the verb agreement. */
+function describeScope(rule: Rule): { subject: string; plural: boolean } {
+  const { namespaces, operations, upgradeModes, schedule } = rule.when;
+  const what = operations ? joinWords(operations) : 'any operation';
+  const where = namespaces ? ` in ${joinWords(namespaces)}` : ' in any managed namespace';
+  const mode = upgradeModes ? ` with upgrade mode ${upgradeModes.join(' or ')}` : '';
+  const when = schedule ? ` on ${describeSchedule(schedule)}` : '';
+  return { subject: `${what}${where}${mode}${when}`, plural: (operations?.length ?? 1) > 1 };
+}
+
+function describeRule(policy: Policy, rule: Rule): string {
+  const scope = describeScope(rule);
+  if (rule.deny !== undefined) {
+    return `  - ${rule.name}: ${scope.subject} ${scope.plural ? 'are' : 'is'} denied: "${rule.deny}".`;
+  }
+  const { approvals, from } = rule.require;
+  return `  - ${rule.name}: ${scope.subject} ${scope.plural ? 'need' : 'needs'} ${plural(approvals, 'approval')} from ${describeGroups(policy, from, 'or')}.`;
+}
+
+/** Namespace entries that no `require` rule can ever apply to. */
+function withoutApprovalRules(policy: Policy): string[] {
+  const requiring = policy.rules.filter((r) => r.require !== undefined);
+  return policy.namespaces
+    .filter((ns) => !requiring.some((r) => !r.when.namespaces || r.when.namespaces.some((p) => globsOverlap(p, ns.name))))
+    .map((ns) => ns.name);
+}
+
+function describeApprovalSettings(policy: Policy): string[] {
+  const { ttl, allowSelfApproval, requireReason } = policy.approval;
+  const lines = [`  - an operation waiting for approval expires after ${ttl};`];
+  lines.push(
+    allowSelfApproval
+      ? '  - self-approval is allowed: a requester who is in an approving group may approve their own operation;'
+      : '  - self-approval is off: a requester never approves their own operation;',
+  );
+  if (requireReason.length === 0) lines.push('  - a reason (--reason) is never required.');
+  else {
+    const namespaces = policy.namespaces.filter((n) => n.environment !== undefined && requireReason.includes(n.environment));
+    const list = namespaces.length ? ` (${joinWords(namespaces.map((n) => n.name))})` : '';
+    lines.push(`  - a reason (--reason) is required in ${joinWords(requireReason)} namespaces${list}.`);
+  }
+  return lines;
+}
+
+export function describePolicy(policy: Policy): string {
+  const out: string[] = [];
+  out.push('Namespaces (the bot touches only these; commands on any other namespace are refused):');
+  out.push(...policy.namespaces.map((ns) => describeNamespace(policy, ns)));
+
+  const requiring = policy.rules.filter((r) => r.require !== undefined);
+  const denying = policy.rules.filter((r) => r.deny !== undefined);
+  out.push('', 'Approvals (every matching rule applies; one approval counts for each rule whose groups contain the approver):');
+  if (requiring.length === 0) out.push('  - no rule requires approval.');
+  out.push(...requiring.map((r) => describeRule(policy, r)));
+  const free = withoutApprovalRules(policy);
+  const freeWords = free.length ? `; no rule requires approval in ${joinWords(free)}` : '';
+  out.push(`  Operations that match no rule run without approval${freeWords}.`);
+
+  out.push('', 'Freezes and denials (denied with the reason on the card, recorded as DENIED):');
+  if (denying.length === 0) out.push('  - none.');
+  out.push(...denying.map((r) => describeRule(policy, r)));
+
+  out.push('', 'Built-in checks on the live resource (a failed one denies): not frozen by `lock`, operator not busy,');
+  out.push('  savepoint directory and high availability for the upgrade mode, parallelism limits, job RUNNING for a savepoint,');
+  out.push('  session cluster READY; warnings (autoscaler, stateless drops state, restore discards state) are shown, not blocking.');
+
+  out.push('', 'Approval settings:', ...describeApprovalSettings(policy));
+
+  const channels = Object.entries(policy.channels);
+  out.push('', 'Channel defaults (for bare target names):');
+  if (channels.length === 0) out.push('  - none: every command must name namespace/target.');
+  out.push(...channels.map(([id, c]) => `  - in channel ${id}, a bare name means namespace ${c.defaultNamespace}.`));
+  return `${out.join('\n')}\n`;
+}

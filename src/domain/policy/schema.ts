@@ -1,0 +1,279 @@
+// The policy file's shape (SPEC §6) as strict zod schemas, and zod issues turned into one path-named line each.
+import { z } from 'zod';
+import { parseDuration } from '../duration.js';
+import { INTENT_KINDS, UPGRADE_MODES, type IntentKind, type UpgradeMode } from '../intent.js';
+import { globProblem } from './glob.js';
+import { DAYS, HHMM, isValidTimeZone, type Schedule } from './schedule.js';
+
+export interface PolicyGroup {
+  users: string[];
+  usergroups: string[];
+}
+
+export interface NamespaceEntry {
+  /** Exact namespace or glob such as `prod-*`. */
+  name: string;
+  environment?: string;
+  /** Group names; undefined = anyone may request. */
+  requesters?: string[];
+  incidentChannel?: string;
+}
+
+export interface RuleWhen {
+  namespaces?: string[];
+  operations?: IntentKind[];
+  upgradeModes?: UpgradeMode[];
+  schedule?: Schedule;
+}
+
+export type Rule =
+  | { name: string; when: RuleWhen; require: { approvals: number; from: string[] }; deny?: undefined }
+  | { name: string; when: RuleWhen; deny: string; require?: undefined };
+
+export interface ApprovalSettings {
+  /** As written, e.g. "30m". */
+  ttl: string;
+  ttlMs: number;
+  allowSelfApproval: boolean;
+  /** Environments where `--reason` is mandatory. */
+  requireReason: string[];
+}
+
+export interface Policy {
+  version: 1;
+  groups: Record<string, PolicyGroup>;
+  namespaces: NamespaceEntry[];
+  channels: Record<string, { defaultNamespace: string }>;
+  rules: Rule[];
+  approval: ApprovalSettings;
+}
+
+export const DEFAULT_APPROVAL_TTL = '30m';
+
+/**
+ * The candidate a typo most likely meant, for "did you mean" hints: same word in another case, one
+ * containing the other ("requester" → "requesters", "friday" → "fri"), or a few edits away (a swap of
+ * two letters counts as one). Words of one or two letters get no guess.
+ */
+export function nearest(word: string, candidates: readonly string[]): string | undefined {
+  const w = word.toLowerCase();
+  if (w.length < 3) return undefined;
+  const lower = candidates.map((c) => c.toLowerCase());
+  const exact = lower.indexOf(w);
+  if (exact >= 0) return candidates[exact];
+  const containing = candidates.filter((c, i) => {
+    const l = lower[i] as string;
+    return l.length >= 3 && (l.includes(w) || w.includes(l));
+  });
+  if (containing.length > 0) return containing.sort((a, b) => Math.abs(a.length - w.length) - Math.abs(b.length - w.length))[0];
+  let best: string | undefined;
+  let bestDistance = Math.max(1, Math.floor(w.length / 3)) + 1;
+  candidates.forEach((c, i) => {
+    const d = editDistance(w, lower[i] as string);
+    if (d < bestDistance) {
+      best = c;
+      bestDistance = d;
+    }
+  });
+  return best;
+}
+
+/** Optimal string alignment distance: insertions, deletions, substitutions and adjacent swaps. */
+function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const row = d[i] as number[];
+      const prev = d[i - 1] as number[];
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      row[j] = Math.min((prev[j] as number) + 1, (row[j - 1] as number) + 1, (prev[j - 1] as number) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        row[j] = Math.min(row[j] as number, ((d[i - 2] as number[])[j - 2] as number) + 1);
+      }
+    }
+  }
+  return (d[a.length] as number[])[b.length] as number;
+}
+
+/** A string that must be one of `values`; the error names the nearest one. */
+function oneOf<T extends string>(values: readonly T[], noun: string) {
+  return z.string().superRefine((value, ctx) => {
+    if ((values as readonly string[]).includes(value)) return;
+    const hint = nearest(value, values);
+    ctx.addIssue({
+      code: 'custom',
+      message: `unknown ${noun} "${value}"${hint ? ` (did you mean "${hint}"?)` : ''}; use one of ${values.join(', ')}`,
+    });
+  }) as unknown as z.ZodType<T>;
+}
+
+const nonEmpty = (what: string) => ({ error: `list at least one ${what}, or leave the key out` });
+
+const shown = (input: unknown) => JSON.stringify(input);
+const SlackUserId = z.string().regex(/^[UW][A-Z0-9]{2,}$/, {
+  error: (iss) => `${shown(iss.input)} is not a Slack user id (U… or W…, e.g. U0LEAD1)`,
+});
+const SlackUsergroupId = z.string().regex(/^S[A-Z0-9]{2,}$/, {
+  error: (iss) => `${shown(iss.input)} is not a Slack user group id (S…, e.g. S0LEADS)`,
+});
+const CHANNEL_ID = /^[CG][A-Z0-9]{2,}$/;
+const SlackChannelId = z.string().regex(CHANNEL_ID, {
+  error: (iss) => `${shown(iss.input)} is not a Slack channel id (C… or G…, e.g. C0INCIDENTS)`,
+});
+
+const NamespacePattern = z.string().superRefine((value, ctx) => {
+  const problem = globProblem(value);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
+const GroupSchema = z.strictObject({
+  users: z.array(SlackUserId).default([]),
+  usergroups: z.array(SlackUsergroupId).default([]),
+});
+
+const NamespaceSchema = z.strictObject({
+  name: NamespacePattern,
+  environment: z.string().min(1, { error: 'must not be empty' }).optional(),
+  requesters: z.array(z.string()).min(1, nonEmpty('group')).optional(),
+  incidentChannel: SlackChannelId.optional(),
+});
+
+const ChannelSchema = z.strictObject({ defaultNamespace: z.string() });
+
+const TimeSchema = z.string().regex(HHMM, { error: (iss) => `must be HH:MM between 00:00 and 23:59, not ${shown(iss.input)}` });
+
+const ScheduleSchema = z.strictObject({
+  days: z.array(oneOf(DAYS, 'day')).min(1, nonEmpty('day')),
+  from: TimeSchema,
+  to: TimeSchema,
+  timezone: z.string().refine(isValidTimeZone, {
+    error: (iss) => `unknown time zone ${shown(iss.input)}; use an IANA name such as Europe/Berlin`,
+  }),
+});
+
+const WhenSchema = z.strictObject({
+  namespaces: z.array(NamespacePattern).min(1, nonEmpty('namespace')).optional(),
+  operations: z.array(oneOf(INTENT_KINDS, 'operation')).min(1, nonEmpty('operation')).optional(),
+  upgradeModes: z.array(oneOf(UPGRADE_MODES, 'upgrade mode')).min(1, nonEmpty('upgrade mode')).optional(),
+  schedule: ScheduleSchema.optional(),
+});
+
+const RequireSchema = z.strictObject({
+  approvals: z.int().min(1, { error: 'must be at least 1' }),
+  from: z.array(z.string()).min(1, nonEmpty('group')),
+});
+
+const RuleSchema = z
+  .strictObject({
+    name: z.string().min(1, { error: 'must not be empty' }),
+    when: WhenSchema.default({}),
+    require: RequireSchema.optional(),
+    deny: z.string().min(1, { error: 'must say why, e.g. "No production changes on Friday afternoons"' }).optional(),
+  })
+  .superRefine((rule, ctx) => {
+    if (rule.require && rule.deny !== undefined) {
+      ctx.addIssue({ code: 'custom', message: 'has both "require" and "deny"; a rule does exactly one of them' });
+    } else if (!rule.require && rule.deny === undefined) {
+      ctx.addIssue({ code: 'custom', message: 'needs "require: { approvals, from }" or "deny: <why>"' });
+    }
+  });
+
+const ApprovalSchema = z
+  .strictObject({
+    ttl: z
+      .string()
+      .default(DEFAULT_APPROVAL_TTL)
+      .superRefine((value, ctx) => {
+        const parsed = parseDuration(value);
+        if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.message });
+      }),
+    allowSelfApproval: z.boolean().default(false),
+    requireReason: z.array(z.string().min(1)).default([]),
+  })
+  .prefault({})
+  .transform((a) => ({ ...a, ttlMs: (parseDuration(a.ttl) as { ms: number }).ms }));
+
+export const PolicySchema = z.strictObject({
+  version: z.literal(1, { error: 'must be 1' }),
+  groups: z.record(z.string().min(1), GroupSchema).default({}),
+  namespaces: z.array(NamespaceSchema).min(1, { error: 'list at least one namespace the bot manages' }),
+  channels: z.record(z.string(), ChannelSchema).default({}),
+  rules: z.array(RuleSchema).default([]),
+  approval: ApprovalSchema,
+});
+
+/** `rules[2].require.from[0]`; keys that are not identifiers are quoted: `groups["a b"]`. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const seg of path) {
+    if (typeof seg === 'number') out += `[${seg}]`;
+    else if (typeof seg === 'string' && /^[A-Za-z_][A-Za-z0-9_-]*$/.test(seg)) out += out ? `.${seg}` : seg;
+    else out += `[${JSON.stringify(String(seg))}]`;
+  }
+  return out || '(top level)';
+}
+
+type Def = { type: string; innerType?: Schema; in?: Schema; shape?: Record<string, Schema>; element?: Schema; valueType?: Schema };
+type Schema = { _zod: { def: unknown } };
+
+/** The object keys allowed at `path`, found by walking the schema (for "did you mean" on unknown keys). */
+function allowedKeysAt(path: readonly PropertyKey[]): string[] {
+  let schema: Schema | undefined = PolicySchema as unknown as Schema;
+  const unwrap = (s: Schema | undefined): Schema | undefined => {
+    let current = s;
+    for (let def = current?._zod.def as Def | undefined; def && (def.innerType || def.in); def = current?._zod.def as Def | undefined) {
+      current = def.innerType ?? def.in;
+    }
+    return current;
+  };
+  for (const seg of path) {
+    const def = unwrap(schema)?._zod.def as Def | undefined;
+    if (def?.type === 'object') schema = def.shape?.[String(seg)];
+    else if (def?.type === 'array') schema = def.element;
+    else if (def?.type === 'record') schema = def.valueType;
+    else return [];
+  }
+  const def = unwrap(schema)?._zod.def as Def | undefined;
+  return def?.type === 'object' && def.shape ? Object.keys(def.shape) : [];
+}
+
+function describeType(input: unknown): string {
+  if (input === null) return 'null';
+  if (Array.isArray(input)) return 'a list';
+  if (typeof input === 'object') return 'a mapping';
+  return `${typeof input} ${JSON.stringify(input)}`;
+}
+
+const TYPE_WORDS: Record<string, string> = {
+  object: 'a mapping',
+  record: 'a mapping',
+  array: 'a list',
+  string: 'a string',
+  number: 'a number',
+  int: 'a whole number',
+  boolean: 'true or false',
+};
+
+/** One line per problem, each starting with its path. */
+export function issueLines(issues: readonly z.core.$ZodIssue[]): string[] {
+  const lines: string[] = [];
+  for (const issue of issues) {
+    if (issue.code === 'unrecognized_keys') {
+      const allowed = allowedKeysAt(issue.path);
+      for (const key of issue.keys) {
+        const hint = nearest(key, allowed);
+        const tail = hint ? ` (did you mean "${hint}"?)` : allowed.length ? ` (allowed: ${allowed.join(', ')})` : '';
+        lines.push(`${formatPath([...issue.path, key])}: unknown key${tail}`);
+      }
+    } else if (issue.code === 'invalid_type') {
+      const expected = TYPE_WORDS[issue.expected] ?? issue.expected;
+      const present = 'input' in issue && issue.input !== undefined;
+      lines.push(`${formatPath(issue.path)}: ${present ? `must be ${expected}, not ${describeType(issue.input)}` : `required (${expected})`}`);
+    } else if (issue.code === 'invalid_value' && !('input' in issue && issue.input !== undefined)) {
+      lines.push(`${formatPath(issue.path)}: required (${issue.message})`);
+    } else {
+      lines.push(`${formatPath(issue.path)}: ${issue.message}`);
+    }
+  }
+  return lines;
+}

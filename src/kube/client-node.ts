@@ -1,0 +1,176 @@
+// FlinkClient over the real @kubernetes/client-node: merge patches, signals and timeouts, errors classified.
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+  Observable,
+  PatchStrategy,
+  type ConfigurationOptions,
+  type ObservableMiddleware,
+  type RequestContext,
+  type ResponseContext,
+} from '@kubernetes/client-node';
+import type { Target } from '../domain/target.js';
+import { codeForStatus, KubeError } from './errors.js';
+import { EVENT_FIELD_SELECTOR } from './watch-hub.js';
+import {
+  FLINK_GROUP,
+  FLINK_VERSION,
+  PLURALS,
+  type CallOptions,
+  type FlinkClient,
+  type FlinkResourceKind,
+  type KubeEvent,
+  type KubeObject,
+} from './flink-client.js';
+
+export interface ClientNodeOptions {
+  timeoutMs?: number;
+  /** Called after every request with its method, a path kind and the HTTP status (0 when none arrived). */
+  onCall?: (call: { method: string; resource: string; status: number }) => void;
+}
+
+export function loadKubeConfig(kubeconfigPath?: string): KubeConfig {
+  const kc = new KubeConfig();
+  if (kubeconfigPath) kc.loadFromFile(kubeconfigPath);
+  else kc.loadFromDefault();
+  return kc;
+}
+
+export class ClientNodeFlinkClient implements FlinkClient {
+  private readonly custom: CustomObjectsApi;
+  private readonly core: CoreV1Api;
+  private readonly timeoutMs: number;
+
+  constructor(
+    readonly kubeConfig: KubeConfig,
+    private readonly options: ClientNodeOptions = {},
+  ) {
+    this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
+    this.core = kubeConfig.makeApiClient(CoreV1Api);
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+  }
+
+  async get(kind: FlinkResourceKind, namespace: string, name: string, options?: CallOptions): Promise<KubeObject | undefined> {
+    try {
+      return (await this.call('get', kind, options, (o) =>
+        this.custom.getNamespacedCustomObject({ group: FLINK_GROUP, version: FLINK_VERSION, namespace, plural: PLURALS[kind], name }, o),
+      )) as KubeObject;
+    } catch (error) {
+      if (error instanceof KubeError && error.code === 'not-found') return undefined;
+      throw error;
+    }
+  }
+
+  async list(kind: FlinkResourceKind, namespace: string, options?: CallOptions & { labelSelector?: string }): Promise<KubeObject[]> {
+    const result = (await this.call('list', kind, options, (o) =>
+      this.custom.listNamespacedCustomObject(
+        { group: FLINK_GROUP, version: FLINK_VERSION, namespace, plural: PLURALS[kind], labelSelector: options?.labelSelector },
+        o,
+      ),
+    )) as { items?: KubeObject[] };
+    return result.items ?? [];
+  }
+
+  async mergePatch(target: Target, patch: Record<string, unknown>, resourceVersion: string, options?: CallOptions): Promise<KubeObject> {
+    const metadata = { ...((patch.metadata as Record<string, unknown> | undefined) ?? {}), resourceVersion };
+    const body = { ...patch, metadata };
+    return (await this.call(
+      'patch',
+      target.kind,
+      options,
+      (o) =>
+        this.custom.patchNamespacedCustomObject(
+          { group: FLINK_GROUP, version: FLINK_VERSION, namespace: target.namespace, plural: PLURALS[target.kind], name: target.name, body },
+          o,
+        ),
+      PatchStrategy.MergePatch,
+    )) as KubeObject;
+  }
+
+  async createSnapshot(namespace: string, snapshot: Record<string, unknown>, options?: CallOptions): Promise<KubeObject> {
+    return (await this.call('create', 'FlinkStateSnapshot', options, (o) =>
+      this.custom.createNamespacedCustomObject(
+        { group: FLINK_GROUP, version: FLINK_VERSION, namespace, plural: PLURALS.FlinkStateSnapshot, body: snapshot },
+        o,
+      ),
+    )) as KubeObject;
+  }
+
+  /** A whole collection with its resourceVersion, to start a watch from (see watch-hub.ts). */
+  async listCollection(kind: FlinkResourceKind | 'Event', namespace: string, options?: CallOptions): Promise<{ items: KubeObject[]; resourceVersion: string }> {
+    const result =
+      kind === 'Event'
+        ? await this.call('list', 'Event', options, (o) => this.core.listNamespacedEvent({ namespace, fieldSelector: EVENT_FIELD_SELECTOR }, o))
+        : await this.call('list', kind, options, (o) =>
+            this.custom.listNamespacedCustomObject({ group: FLINK_GROUP, version: FLINK_VERSION, namespace, plural: PLURALS[kind] }, o),
+          );
+    const list = result as { items?: KubeObject[]; metadata?: { resourceVersion?: string } };
+    return { items: list.items ?? [], resourceVersion: list.metadata?.resourceVersion ?? '' };
+  }
+
+  async listEvents(namespace: string, involvedUid: string, options?: CallOptions): Promise<KubeEvent[]> {
+    const result = await this.call('list', 'Event', options, (o) =>
+      this.core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.uid=${involvedUid}` }, o),
+    );
+    return ((result as { items?: unknown[] }).items ?? []) as KubeEvent[];
+  }
+
+  async listNamespaces(options?: CallOptions): Promise<string[]> {
+    const result = await this.call('list', 'Namespace', options, (o) => this.core.listNamespace({}, o));
+    return ((result as { items?: { metadata?: { name?: string } }[] }).items ?? []).flatMap((n) => (n.metadata?.name ? [n.metadata.name] : []));
+  }
+
+  /** Runs one request with a deadline and the caller's signal, mapping every failure to a KubeError. */
+  private async call<T>(
+    method: string,
+    resource: string,
+    options: CallOptions | undefined,
+    request: (o: ConfigurationOptions<ObservableMiddleware>) => Promise<T>,
+    contentType?: string,
+  ): Promise<T> {
+    const deadline = AbortSignal.timeout(options?.timeoutMs ?? this.timeoutMs);
+    const signal = options?.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+    const middleware: ObservableMiddleware = {
+      pre: (ctx: RequestContext) => {
+        ctx.setSignal(signal);
+        if (contentType) ctx.setHeaderParam('Content-Type', contentType);
+        return new Observable(Promise.resolve(ctx));
+      },
+      post: (response: ResponseContext) => new Observable(Promise.resolve(response)),
+    };
+    try {
+      const result = await request({ middleware: [middleware], middlewareMergeStrategy: 'append' });
+      this.options.onCall?.({ method, resource, status: 200 });
+      return result;
+    } catch (error) {
+      const classified = classify(error, deadline, options?.signal);
+      this.options.onCall?.({ method, resource, status: classified.status ?? 0 });
+      throw classified;
+    }
+  }
+}
+
+function classify(error: unknown, deadline: AbortSignal, callerSignal: AbortSignal | undefined): KubeError {
+  if (error instanceof KubeError) return error;
+  const e = error as { code?: unknown; body?: unknown; name?: string; message?: string; type?: string };
+  if (typeof e.code === 'number' && e.code >= 100) {
+    const status = statusBody(e.body);
+    const message = status?.message ?? `HTTP ${e.code}`;
+    return new KubeError(codeForStatus(e.code, status?.reason), message, e.code, { cause: error });
+  }
+  if (callerSignal?.aborted) return new KubeError('aborted', 'the call was cancelled', undefined, { cause: error });
+  if (deadline.aborted || e.name === 'AbortError') return new KubeError('timeout', 'the Kubernetes API did not answer in time', undefined, { cause: error });
+  return new KubeError('network', `the Kubernetes API connection failed: ${e.message ?? String(error)}`, undefined, { cause: error });
+}
+
+function statusBody(body: unknown): { message?: string; reason?: string } | undefined {
+  if (typeof body === 'string') {
+    try {
+      return JSON.parse(body) as { message?: string; reason?: string };
+    } catch {
+      return { message: body };
+    }
+  }
+  return body && typeof body === 'object' ? (body as { message?: string; reason?: string }) : undefined;
+}

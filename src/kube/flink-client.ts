@@ -1,0 +1,63 @@
+// The FlinkClient port: only the Kubernetes calls this bot makes, with AbortSignal and timeout on each.
+import type { Target, TargetKind } from '../domain/target.js';
+
+/** A Kubernetes object as plain JSON; fields are read defensively by src/domain/resource.ts. */
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    uid?: string;
+    generation?: number;
+    resourceVersion?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    [key: string]: unknown;
+  };
+  spec?: Record<string, unknown>;
+  status?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+export interface KubeEvent extends KubeObject {
+  type?: string;
+  reason?: string;
+  message?: string;
+  count?: number;
+  firstTimestamp?: string;
+  lastTimestamp?: string;
+  involvedObject?: { apiVersion?: string; kind?: string; name?: string; namespace?: string; uid?: string };
+  source?: { component?: string };
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Milliseconds; defaults to the client's. */
+  timeoutMs?: number;
+}
+
+export type FlinkResourceKind = TargetKind | 'FlinkStateSnapshot';
+
+export interface FlinkClient {
+  /** The object, or undefined when it does not exist. */
+  get(kind: FlinkResourceKind, namespace: string, name: string, options?: CallOptions): Promise<KubeObject | undefined>;
+  list(kind: FlinkResourceKind, namespace: string, options?: CallOptions & { labelSelector?: string }): Promise<KubeObject[]>;
+  /** JSON merge patch with `metadata.resourceVersion` as optimistic-concurrency precondition. */
+  mergePatch(target: Target, patch: Record<string, unknown>, resourceVersion: string, options?: CallOptions): Promise<KubeObject>;
+  createSnapshot(namespace: string, snapshot: Record<string, unknown>, options?: CallOptions): Promise<KubeObject>;
+  /** Events whose involvedObject is the given object (by uid). */
+  listEvents(namespace: string, involvedUid: string, options?: CallOptions): Promise<KubeEvent[]>;
+  /** Namespaces this client can read (for policy globs). */
+  listNamespaces(options?: CallOptions): Promise<string[]>;
+}
+
+export const FLINK_GROUP = 'flink.apache.org';
+export const FLINK_VERSION = 'v1beta1';
+export const FLINK_API_VERSION = `${FLINK_GROUP}/${FLINK_VERSION}`;
+
+export const PLURALS = {
+  FlinkDeployment: 'flinkdeployments',
+  FlinkSessionJob: 'flinksessionjobs',
+  FlinkStateSnapshot: 'flinkstatesnapshots',
+} as const satisfies Record<FlinkResourceKind, string>;
