@@ -4,6 +4,7 @@ import { ClientNodeFlinkClient } from '../../src/kube/client-node.js';
 import { KubeError } from '../../src/kube/errors.js';
 import { WatchHub, type WatchEventType } from '../../src/kube/watch-hub.js';
 import type { KubeObject } from '../../src/kube/flink-client.js';
+import type { KubeObject as StoredObject } from '../../src/sandbox/kube/store.js';
 import type { Target } from '../../src/domain/target.js';
 import { flinkDeployment, kubeConfigFor, startSimApi, type SimApi } from '../support/kube.js';
 
@@ -129,7 +130,7 @@ describe('ClientNodeFlinkClient', () => {
   });
 });
 
-function event(suffix: string, involvedObject: Record<string, unknown>): KubeObject {
+function event(suffix: string, involvedObject: Record<string, unknown>): StoredObject {
   return {
     apiVersion: 'v1',
     kind: 'Event',
@@ -139,7 +140,7 @@ function event(suffix: string, involvedObject: Record<string, unknown>): KubeObj
     type: 'Normal',
     message: 'UPGRADE change(s) detected',
     count: 1,
-  } as KubeObject;
+  } as StoredObject;
 }
 
 describe('WatchHub', () => {

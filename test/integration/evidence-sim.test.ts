@@ -1,0 +1,167 @@
+// Evidence judged on every change the simulated operator makes: pending until the operator is really done, then one verdict.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { evaluateEvidence, summarize, takeEventBaseline, type EvidenceKind, type EvidenceVerdict } from '../../src/domain/evidence.js';
+import { applyMergePatch } from '../../src/domain/merge-patch.js';
+import type { Plan } from '../../src/domain/plan.js';
+import { planOperation } from '../../src/domain/planner.js';
+import type { KubeObject } from '../../src/sandbox/kube/store.js';
+import { intentOf, PLAN_CONTEXT } from '../support/fixtures.js';
+import { deployment, isStable, sessionCluster, sessionJob, simRig, statusOf, waitFor, waitForStatus, waitStable, type SimRig } from '../support/sim.js';
+
+const NS = 'streaming-prod';
+let rig: SimRig;
+
+beforeEach(() => {
+  rig = simRig();
+});
+afterEach(async () => {
+  await rig.close();
+});
+
+type Cr = 'flinkdeployments' | 'flinksessionjobs';
+
+interface Run {
+  verdicts: EvidenceVerdict[];
+  /** The target as it was when each verdict was made. */
+  seen: KubeObject[];
+  final: EvidenceVerdict;
+  micros: number;
+}
+
+/** Plans `raw`, submits it as the worker would (baseline, patch or create), and judges every store change until a verdict. */
+async function submitAndWatch(kind: EvidenceKind, raw: Record<string, unknown>, resource: Cr = 'flinkdeployments'): Promise<Run> {
+  const name = (raw.target as { name: string }).name;
+  const before = rig.store.get(resource, NS, name) as KubeObject;
+  const result = planOperation(intentOf(raw), { resource: before }, { ...PLAN_CONTEXT, nonce: Date.now() });
+  if (!result.ok) throw new Error(result.refusal);
+  const plan: Plan = result.plan;
+  const baseline = takeEventBaseline(rig.store.list('events', NS), rig.store.now().getTime());
+  let submittedGeneration: number | undefined;
+  if (plan.change.type === 'patch') {
+    const patch = plan.change.patch;
+    submittedGeneration = rig.store.update(resource, NS, name, (current) => applyMergePatch(current, patch) as KubeObject).metadata.generation;
+  } else {
+    rig.store.create('flinkstatesnapshots', plan.change.snapshot as unknown as KubeObject);
+  }
+  const snapshotName = plan.change.type === 'create-snapshot' ? (plan.change.snapshot.metadata as { name: string }).name : undefined;
+  const run: Omit<Run, 'final'> = { verdicts: [], seen: [], micros: 0 };
+  const judgeNow = (): EvidenceVerdict | undefined => {
+    const target = rig.store.get(resource, NS, name);
+    const started = performance.now();
+    const verdict = evaluateEvidence({
+      kind,
+      plan,
+      baseline,
+      before,
+      ...(submittedGeneration === undefined ? {} : { submittedGeneration }),
+      observation: {
+        resource: target,
+        events: rig.store.list('events', NS),
+        ...(snapshotName ? { snapshot: rig.store.get('flinkstatesnapshots', NS, snapshotName) } : {}),
+        now: rig.store.now().getTime(),
+      },
+    });
+    run.micros += (performance.now() - started) * 1000;
+    run.verdicts.push(verdict);
+    run.seen.push(structuredClone(target as KubeObject));
+    return verdict.outcome === 'pending' ? undefined : verdict;
+  };
+  const final = await waitFor(rig.store, judgeNow, 8000, `a verdict for ${kind}`, () => run.verdicts.at(-1));
+  return { ...run, final };
+}
+
+function expectOnlyPendingBefore(run: Run): void {
+  expect(run.verdicts.slice(0, -1).every((v) => v.outcome === 'pending')).toBe(true);
+}
+
+describe('evidence on the simulated operator', () => {
+  it.each([
+    ['scale', { kind: 'scale', parallelism: 4 }],
+    ['restart', { kind: 'restart' }],
+    ['upgrade', { kind: 'upgrade', image: 'flink:1.20.2' }],
+  ] as const)('%s: pending on every intermediate status, COMPLETED only once the deployment is stable on the new generation', async (kind, extra) => {
+    rig.store.create('flinkdeployments', deployment('orders', NS));
+    await waitStable(rig.store, NS, 'orders');
+    const run = await submitAndWatch(kind, { ...extra, target: { kind: 'FlinkDeployment', namespace: NS, name: 'orders' } });
+    expect(run.final.outcome, summarize(run.final)).toBe('completed');
+    expectOnlyPendingBefore(run);
+    const last = run.seen.at(-1) as KubeObject;
+    expect(isStable(statusOf(last), last)).toBe(true);
+    // The traps were there to be fallen into: UPGRADING with observedGeneration == generation was seen and judged pending.
+    const trap = run.seen.findIndex((o) => statusOf(o).reconciliationStatus?.state === 'UPGRADING' && statusOf(o).observedGeneration === o.metadata.generation);
+    expect(trap).toBeGreaterThanOrEqual(0);
+    expect(run.verdicts[trap]?.outcome).toBe('pending');
+  });
+
+  it('an image that cannot be pulled FAILS with the container reason', async () => {
+    rig.store.create('flinkdeployments', deployment('orders', NS));
+    await waitStable(rig.store, NS, 'orders');
+    const run = await submitAndWatch('upgrade', { kind: 'upgrade', image: 'flink:broken', target: { kind: 'FlinkDeployment', namespace: NS, name: 'orders' } });
+    expect(run.final).toMatchObject({ outcome: 'failed', rollback: false, reason: expect.stringContaining('Failed to pull image "flink:broken"') });
+    expectOnlyPendingBefore(run);
+  });
+
+  it('suspend in savepoint mode COMPLETES with the new savepoint; resume then COMPLETES', async () => {
+    rig.store.create('flinkdeployments', deployment('orders', NS));
+    await waitStable(rig.store, NS, 'orders');
+    const target = { kind: 'FlinkDeployment', namespace: NS, name: 'orders' };
+    const suspend = await submitAndWatch('suspend', { kind: 'suspend', target });
+    expect(suspend.final.outcome, summarize(suspend.final)).toBe('completed');
+    expect(suspend.final.criteria.find((c) => c.name === 'savepoint-recorded')?.observed).toMatch(/^s3:\/\/flink-state\//);
+    const resume = await submitAndWatch('resume', { kind: 'resume', target });
+    expect(resume.final.outcome, summarize(resume.final)).toBe('completed');
+    expectOnlyPendingBefore(resume);
+  });
+
+  it('a failing stop-with-savepoint FAILS the suspend', async () => {
+    rig.store.create('flinkdeployments', deployment('orders', NS));
+    await waitStable(rig.store, NS, 'orders');
+    rig.operator.setScenario(NS, 'orders', 'savepoint-failure');
+    const run = await submitAndWatch('suspend', { kind: 'suspend', target: { kind: 'FlinkDeployment', namespace: NS, name: 'orders' } });
+    expect(run.final).toMatchObject({ outcome: 'failed', reason: expect.stringMatching(/could not be stopped|reports an error/) });
+  });
+
+  it('a cancel-based suspend (last-state without HA) COMPLETES', async () => {
+    rig.store.create('flinkdeployments', deployment('orders', NS, { upgradeMode: 'last-state', ha: false }));
+    await waitStable(rig.store, NS, 'orders');
+    const run = await submitAndWatch('suspend', { kind: 'suspend', target: { kind: 'FlinkDeployment', namespace: NS, name: 'orders' } });
+    expect(run.final.outcome, summarize(run.final)).toBe('completed');
+  });
+
+  it('restore of a running deployment COMPLETES only after the new job runs', async () => {
+    rig.store.create('flinkdeployments', deployment('orders', NS));
+    await waitStable(rig.store, NS, 'orders');
+    const run = await submitAndWatch('restore', { kind: 'restore', from: 's3://flink-state/streaming-prod/orders/savepoints/savepoint-x', target: { kind: 'FlinkDeployment', namespace: NS, name: 'orders' } });
+    expect(run.final.outcome, summarize(run.final)).toBe('completed');
+    expectOnlyPendingBefore(run);
+    // The operator marks the redeploy STABLE before the job runs: that moment was judged pending.
+    const early = run.seen.findIndex((o) => statusOf(o).lifecycleState === 'STABLE' && statusOf(o).jobStatus?.state !== 'RUNNING');
+    expect(early).toBeGreaterThanOrEqual(0);
+    expect(run.verdicts[early]?.outcome).toBe('pending');
+  });
+
+  it('savepoint COMPLETES with the snapshot path', async () => {
+    rig.store.create('flinkdeployments', deployment('orders', NS));
+    await waitStable(rig.store, NS, 'orders');
+    const run = await submitAndWatch('savepoint', { kind: 'savepoint', target: { kind: 'FlinkDeployment', namespace: NS, name: 'orders' } });
+    expect(run.final.outcome, summarize(run.final)).toBe('completed');
+    expect(run.final.criteria.find((c) => c.name === 'snapshot-path')?.observed).toMatch(/^s3:\/\//);
+  });
+
+  it('a session job scale COMPLETES', async () => {
+    rig.store.create('flinkdeployments', sessionCluster('session', NS));
+    await waitForStatus(rig.store, 'flinkdeployments', NS, 'session', (s) => s.jobManagerDeploymentStatus === 'READY' && s.lifecycleState === 'STABLE', 'READY');
+    rig.store.create('flinksessionjobs', sessionJob('etl', NS, 'session'));
+    await waitStable(rig.store, NS, 'etl', 'flinksessionjobs');
+    const run = await submitAndWatch('scale', { kind: 'scale', parallelism: 4, target: { kind: 'FlinkSessionJob', namespace: NS, name: 'etl' } }, 'flinksessionjobs');
+    expect(run.final.outcome, summarize(run.final)).toBe('completed');
+    expectOnlyPendingBefore(run);
+  });
+
+  it('judges quickly: well under a millisecond per observation', async () => {
+    rig.store.create('flinkdeployments', deployment('orders', NS));
+    await waitStable(rig.store, NS, 'orders');
+    const run = await submitAndWatch('restart', { kind: 'restart', target: { kind: 'FlinkDeployment', namespace: NS, name: 'orders' } });
+    expect(run.micros / run.verdicts.length).toBeLessThan(1000);
+  });
+});
