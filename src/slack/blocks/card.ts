@@ -1,0 +1,156 @@
+// The operation card (SPEC §7–§8): one message per operation, edited in place, naming its state exactly once.
+import { isTerminal, type OperationRecord, type OperationState } from '../../domain/operation.js';
+import { formatTarget } from '../../domain/target.js';
+import { enforceLimits } from './limits.js';
+import { nextStep } from './next.js';
+import {
+  approvalLines,
+  checkLines,
+  criteriaFromHistory,
+  entryReason,
+  intentLine,
+  lastStateEntry,
+  planLines,
+  planTitle,
+  readEvidence,
+  reasonLines,
+  requirementLines,
+} from './parts.js';
+import {
+  button,
+  context,
+  escapeKeepMentions,
+  fields,
+  header,
+  listSection,
+  oneLine,
+  plural,
+  relative,
+  section,
+  slackDate,
+  userText,
+  who,
+  withoutStateNames,
+  type Block,
+} from './text.js';
+import type { RenderContext, SlackMessage } from './views.js';
+
+export const ACTION_IDS = { approve: 'flink_ops_approve', reject: 'flink_ops_reject', cancel: 'flink_ops_cancel' } as const;
+
+/** A reason is context, not the point of the card: the rest is in `op <id>`. */
+const REASON_CHARS = 500;
+const BLOCK_ID_PREFIX = 'approval:';
+const DIGEST_PREFIX = /^[0-9a-f]{16}/;
+
+/** `approval:<first 16 hex of the plan digest>`: a click carries the plan it was made on. */
+export function approvalBlockId(planDigest: string): string {
+  const hex = planDigest.trim().toLowerCase();
+  if (!DIGEST_PREFIX.test(hex)) throw new Error(`approvalBlockId: "${planDigest}" is not a plan digest (64 hex characters)`);
+  return `${BLOCK_ID_PREFIX}${hex.slice(0, 16)}`;
+}
+
+/** The 16 hex of the digest a clicked actions block was rendered for; undefined for any other block id. */
+export function digestPrefixFromBlockId(blockId: string): string | undefined {
+  if (typeof blockId !== 'string' || !blockId.startsWith(BLOCK_ID_PREFIX)) return undefined;
+  const rest = blockId.slice(BLOCK_ID_PREFIX.length);
+  return /^[0-9a-f]{16}$/.test(rest) ? rest : undefined;
+}
+
+/** Only the buttons that still make sense: approval while waiting for it, cancel until submitted. */
+const BUTTONS: Partial<Record<OperationState, readonly (keyof typeof ACTION_IDS)[]>> = {
+  AWAITING_APPROVAL: ['approve', 'reject', 'cancel'],
+  ACCEPTED: ['cancel'],
+  QUEUED: ['cancel'],
+};
+const LABEL = { approve: 'Approve', reject: 'Reject', cancel: 'Cancel' } as const;
+const STYLE = { approve: 'primary', reject: 'danger', cancel: undefined } as const;
+
+function actionsBlock(record: OperationRecord): Block | undefined {
+  const buttons = BUTTONS[record.state];
+  if (!buttons) return undefined;
+  const elements = buttons.map((b) => button(LABEL[b], ACTION_IDS[b], record.id, STYLE[b]));
+  return { type: 'actions', ...(record.plan ? { block_id: approvalBlockId(record.plan.digest) } : {}), elements };
+}
+
+function summaryFields(record: OperationRecord): Block {
+  const env = record.decision?.environment;
+  return fields([
+    ['Requester', who(record.requester)],
+    ['Target', `\`${formatTarget(record.target)}\``],
+    ['Environment', env ? escapeKeepMentions(env) : '_not set_'],
+    ['Operation', intentLine(record.intent, record.target)],
+  ]);
+}
+
+function approvalSection(record: OperationRecord, ctx: RenderContext): Block | undefined {
+  const decision = record.decision;
+  if (!decision || decision.outcome === 'deny') return undefined;
+  if (decision.outcome === 'allow') return section('*Approvals*\n_none needed: policy allows it as requested_');
+  const waiting = record.state === 'AWAITING_APPROVAL';
+  const lines = requirementLines(decision.requirements, record.approvals, record.plan?.digest ?? '', waiting);
+  lines.push(...approvalLines(record.approvals, record.plan?.digest));
+  if (waiting && record.expiresAt !== undefined) {
+    const verb = record.expiresAt > ctx.now ? 'closes' : 'closed';
+    lines.push(`:hourglass_flowing_sand: Approval window ${verb} ${slackDate(record.expiresAt)} (${relative(record.expiresAt, ctx.now)})`);
+  }
+  return section(`*Approvals*\n${lines.join('\n')}`);
+}
+
+/** A count and ONE summary line; the criteria themselves go to the thread. */
+function evidenceSection(record: OperationRecord): Block | undefined {
+  const ev = readEvidence(record.evidence);
+  const seen = criteriaFromHistory(record);
+  if (ev.summary !== undefined) {
+    const count = ev.criteria.length > 0 ? ` (${plural(ev.criteria.length, 'criterion', 'criteria')}; each in the thread)` : '';
+    return section(`*Evidence*${count}\n${escapeKeepMentions(oneLine(ev.summary))}`);
+  }
+  if (seen.length > 0) {
+    return section(`*Evidence*\n${plural(seen.length, 'criterion', 'criteria')} met so far (each in the thread); still watching`);
+  }
+  return undefined;
+}
+
+function outcomeSection(record: OperationRecord): Block | undefined {
+  if (!isTerminal(record.state) && record.state !== 'UNCERTAIN') return undefined;
+  if (record.state === 'DENIED') {
+    return listSection('Not allowed', reasonLines(record.decision), '_policy gave no reason_');
+  }
+  const entry = lastStateEntry(record);
+  const reason = entryReason(entry);
+  // Without a written reason, the evidence line already says how COMPLETED, FAILED and TIMED_OUT came about.
+  const evidenceSays = ['COMPLETED', 'FAILED', 'TIMED_OUT'].includes(record.state) && readEvidence(record.evidence).summary !== undefined;
+  if (!entry || (!reason && (evidenceSays || record.state === 'COMPLETED'))) return undefined;
+  const by = `${who(entry.actor)}, ${slackDate(entry.at)}`;
+  return section(`*Why:* ${reason ? escapeKeepMentions(oneLine(reason)) : '_not recorded_'} (${by})`);
+}
+
+function bodyBlocks(record: OperationRecord, ctx: RenderContext): Block[] {
+  const blocks: (Block | undefined)[] = [summaryFields(record)];
+  const reason = record.intent.reason;
+  if (reason) blocks.push(section(`*Reason:* ${userText(reason, REASON_CHARS)}`));
+  if (record.plan) blocks.push(section(`*${planTitle(record.plan)}*\n${planLines(record.plan).join('\n')}`));
+  if (record.decision) blocks.push(listSection('Checks', checkLines(record.decision.checks), '_no checks apply_'));
+  blocks.push(approvalSection(record, ctx), outcomeSection(record), evidenceSection(record));
+  blocks.push(context(`\`${record.id}\` · requested ${slackDate(record.createdAt)} · updated ${slackDate(record.updatedAt)}`));
+  return blocks.filter((b): b is Block => b !== undefined);
+}
+
+/** Every string of the blocks with state names lowercased: the card's one state name is added afterwards. */
+function neutralise(v: unknown): unknown {
+  if (typeof v === 'string') return withoutStateNames(v);
+  if (Array.isArray(v)) return v.map(neutralise);
+  if (typeof v === 'object' && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === 'type' ? x : neutralise(x)]));
+  return v;
+}
+
+/** The card: operation id, `State: <STATE>` exactly once, who/what/where, diff, checks, approvals, evidence, buttons. */
+export function renderCard(record: OperationRecord, ctx: RenderContext): SlackMessage {
+  const title = header(`${record.id} · ${record.kind} ${formatTarget(record.target)}`);
+  const body = neutralise(bodyBlocks(record, ctx)) as Block[];
+  const next = withoutStateNames(nextStep(record));
+  const state = section(`*State: ${record.state}*\nNext: ${next}`);
+  const actions = actionsBlock(record);
+  const text = withoutStateNames(`${record.id}: ${intentLine(record.intent, record.target)}, requested by ${who(record.requester)}`);
+  const message = { text, blocks: [neutralise(title) as Block, state, ...body, ...(actions ? [actions] : [])] };
+  return enforceLimits(message);
+}

@@ -1,0 +1,10 @@
+// The Block Kit renderers: pure functions from records and views to Slack messages, always within Slack's limits.
+export { ACTION_IDS, approvalBlockId, digestPrefixFromBlockId, renderCard } from './card.js';
+export { renderIncidentDigest } from './digest.js';
+export { enforceLimits, SLACK_LIMITS, TOTAL_BUDGET } from './limits.js';
+export { nextStep } from './next.js';
+export { renderOp } from './op.js';
+export { renderExplain, renderHelp, renderList, renderLocks, renderNotice, renderOps, renderRefusal, renderStatus } from './queries.js';
+export { escapeKeepMentions, escapeText, slackDate, stateNameCount } from './text.js';
+export { renderThreadReply, threadReplyWanted } from './thread.js';
+export type { ExplainView, ListView, LocksView, RenderContext, SlackMessage, StatusView, StoredEvidence } from './views.js';

@@ -1,0 +1,173 @@
+// Answers to the read-only queries (status, list, ops, explain, locks, help) and short private replies.
+import { helpText } from '../../domain/help.js';
+import type { OperationRecord } from '../../domain/operation.js';
+import { formatTarget, type Target } from '../../domain/target.js';
+import { enforceLimits } from './limits.js';
+import { checkLines, intentLine, planLines, planTitle, reasonLines } from './parts.js';
+import {
+  ageOf,
+  context,
+  either,
+  escapeKeepMentions,
+  escapeText,
+  fields,
+  header,
+  listSection,
+  oneLine,
+  plural,
+  section,
+  slackDate,
+  userText,
+  who,
+  type Block,
+} from './text.js';
+import type { ExplainView, ListView, LocksView, RenderContext, SlackMessage, StatusView } from './views.js';
+
+const compact = (blocks: (Block | undefined)[]): Block[] => blocks.filter((b): b is Block => b !== undefined);
+const unknown = '_unknown_';
+const shown = (v: string | number | undefined): string => (v === undefined || v === '' ? unknown : escapeText(String(v)));
+
+/** A command that could not become an operation or query: what was wrong and how to write it. */
+export function renderRefusal(message: string, ctx: RenderContext & { usage?: string }): SlackMessage {
+  const blocks = [section(`:no_entry_sign: ${escapeKeepMentions(message)}`)];
+  const hint = ctx.usage ? `Usage: \`${escapeText(ctx.usage)}\`` : `\`${escapeText(ctx.command)} help\` lists every command`;
+  blocks.push(context(hint));
+  return enforceLimits({ text: escapeKeepMentions(message), blocks });
+}
+
+/** A short private answer, e.g. why a click was not counted. */
+export function renderNotice(text: string): SlackMessage {
+  const escaped = escapeKeepMentions(text);
+  return enforceLimits({ text: escaped, blocks: [section(escaped)] });
+}
+
+function leaseText(view: StatusView, now: number): string {
+  return view.lease ? `held by \`${escapeText(view.lease.opId)}\` for ${ageOf(view.lease.since, now)}` : '_free_';
+}
+
+function freezeText(view: StatusView, now: number): string {
+  const f = view.freeze;
+  return f ? `:lock: frozen by ${who(f.by)} ${ageOf(f.at, now)} ago: ${userText(f.reason, 300)}` : '_not frozen_';
+}
+
+export function renderStatus(view: StatusView, ctx: RenderContext): SlackMessage {
+  const target = formatTarget(view.target);
+  const sp = view.lastSavepoint;
+  const last = view.lastOperation;
+  const blocks = compact([
+    header(`Status of ${target}`),
+    fields([
+      ['Lifecycle', shown(view.lifecycleState)],
+      ['Job state', shown(view.jobState)],
+      ['Image', view.image ? `\`${escapeText(view.image)}\`` : unknown],
+      ['Parallelism', shown(view.parallelism)],
+      ['Upgrade mode', shown(view.upgradeMode)],
+      ['Environment', shown(view.environment)],
+    ]),
+    fields([
+      ['Last savepoint', sp ? `\`${escapeText(sp.location)}\`${sp.at === undefined ? '' : ` (${slackDate(sp.at)})`}` : '_none_'],
+      ['Lease', leaseText(view, ctx.now)],
+      ['Freeze', freezeText(view, ctx.now)],
+      ['Last operation', last ? `\`${escapeText(last.id)}\` ${escapeText(last.kind)} *${last.state}* by ${who(last.requester)}, ${slackDate(last.updatedAt)}` : '_none_'],
+    ]),
+    view.error ? section(`:warning: *Operator error:* ${escapeText(oneLine(view.error))}`) : undefined,
+  ]);
+  const text = `Status of ${target}: lifecycle ${view.lifecycleState ?? 'unknown'}, job ${view.jobState ?? 'unknown'}`;
+  return enforceLimits({ text: escapeText(text), blocks });
+}
+
+function itemLine(item: ListView['items'][number]): string {
+  const kind = item.target.kind === 'FlinkSessionJob' ? ' (session job)' : '';
+  const frozen = item.frozen ? ' · :lock: frozen' : '';
+  return `• \`${escapeText(formatTarget(item.target))}\`${kind} — lifecycle ${shown(item.lifecycleState)} · job ${shown(item.jobState)}${frozen}`;
+}
+
+export function renderList(view: ListView, _ctx: RenderContext): SlackMessage {
+  const blocks: Block[] = [header(`Flink jobs in ${plural(view.namespaces.length, 'namespace')}`)];
+  const namespaces = [...new Set([...view.namespaces, ...view.items.map((i) => i.target.namespace)])];
+  for (const ns of namespaces) {
+    const lines = view.items.filter((i) => i.target.namespace === ns).map(itemLine);
+    const problem = view.problems.find((p) => p.namespace === ns);
+    if (problem) lines.push(`:warning: ${escapeKeepMentions(oneLine(problem.message))}`);
+    blocks.push(section(`*${escapeText(ns)}*\n${lines.length > 0 ? lines.join('\n') : '_no FlinkDeployments or FlinkSessionJobs_'}`));
+  }
+  const others = view.problems.filter((p) => !namespaces.includes(p.namespace));
+  const otherBlock = listSection('Could not read', others.map((p) => `• \`${escapeText(p.namespace)}\`: ${escapeKeepMentions(oneLine(p.message))}`));
+  if (otherBlock) blocks.push(otherBlock);
+  if (namespaces.length === 0) blocks.push(section('_No managed namespaces and no recent operations._'));
+  const text = `${plural(view.items.length, 'Flink resource')} in ${plural(namespaces.length, 'namespace')}`;
+  return enforceLimits({ text, blocks });
+}
+
+function opLine(r: OperationRecord): string {
+  return `• \`${r.id}\` · ${escapeText(r.kind)} \`${escapeText(formatTarget(r.target))}\` · *${r.state}* · ${who(r.requester)} · ${slackDate(r.createdAt)}`;
+}
+
+/** Recent operations, newest first, one line each. */
+export function renderOps(records: OperationRecord[], ctx: RenderContext & { target?: Target }): SlackMessage {
+  const where = ctx.target ? ` on ${formatTarget(ctx.target)}` : '';
+  const sorted = [...records].sort((a, b) => b.createdAt - a.createdAt);
+  const lines = sorted.map(opLine);
+  const blocks = [
+    header(`Recent operations${where}`),
+    section(lines.length > 0 ? lines.join('\n') : `_No operations yet${escapeText(where)}._`),
+    context(`\`${escapeText(ctx.command)} op <op id>\` shows one operation with its full history`),
+  ];
+  return enforceLimits({ text: escapeText(`${plural(records.length, 'recent operation')}${where}`), blocks });
+}
+
+function explainDecision(view: ExplainView): Block | undefined {
+  const d = view.decision;
+  if (d.outcome === 'allow') return section(':white_check_mark: *Would run without approval*: no policy rule asks for one.');
+  if (d.outcome === 'deny') return listSection('Would be denied by policy', reasonLines(d), '_no reason given_');
+  const lines = d.requirements.map((r) => `• \`${escapeText(r.rule)}\`: ${plural(r.approvals, 'approval')} from ${either(r.from.map((g) => `*${escapeText(g)}*`))}`);
+  return listSection('Would need approval', lines);
+}
+
+const EXPLAINED = { allow: 'would run without approval', 'needs-approval': 'would need approval', deny: 'would be denied' } as const;
+
+/** The plan and policy decision for a command, without creating an operation. */
+export function renderExplain(view: ExplainView, _ctx: RenderContext): SlackMessage {
+  const target = formatTarget(view.target);
+  const blocks = compact([
+    header(`Explain: ${view.intent.kind} ${target}`),
+    fields([
+      ['Operation', intentLine(view.intent, view.target)],
+      ['Environment', shown(view.environment ?? view.decision.environment)],
+    ]),
+    view.intent.reason ? section(`*Reason:* ${userText(view.intent.reason, 1500)}`) : undefined,
+    section(`*${planTitle(view.plan)}*\n${planLines(view.plan).join('\n')}`),
+    listSection('Checks', checkLines(view.decision.checks), '_no checks apply_'),
+    explainDecision(view),
+    context('Nothing was recorded: run the same command without `explain` to request it.'),
+  ]);
+  return enforceLimits({ text: escapeText(`explain ${view.intent.kind} ${target}: ${EXPLAINED[view.decision.outcome]}`), blocks });
+}
+
+export function renderLocks(view: LocksView, ctx: RenderContext): SlackMessage {
+  const leases = view.leases.map((l) => `• \`${escapeText(l.target)}\` held by \`${escapeText(l.opId)}\` for ${ageOf(l.since, ctx.now)} (since ${slackDate(l.since)})`);
+  const freezes = view.freezes.map(
+    (f) => `• \`${escapeText(f.target)}\` :lock: frozen by ${who(f.by)} ${ageOf(f.at, ctx.now)} ago: ${userText(f.reason, 300)}`,
+  );
+  const audit = view.audit.map((a) => {
+    const reason = a.reason ? `: ${userText(a.reason, 300)}` : '';
+    return `• ${slackDate(a.at)} ${who(a.by)} ${escapeText(a.what)} \`${escapeText(a.target)}\`${reason}`;
+  });
+  const blocks = compact([
+    header('Locks and freezes'),
+    listSection('Execution leases', leases, '_none: no operation is running_'),
+    listSection('Freezes', freezes, '_none_'),
+    listSection('Audit', audit, '_nothing recorded yet_'),
+  ]);
+  const text = `${plural(view.leases.length, 'lease')}, ${plural(view.freezes.length, 'freeze')}`;
+  return enforceLimits({ text, blocks });
+}
+
+/** Help from the parser's own schema, one section per paragraph. */
+export function renderHelp(verb: string | undefined, ctx: RenderContext): SlackMessage {
+  const help = escapeText(helpText(verb, ctx.command));
+  const paragraphs = help.split(/\n{2,}/).filter((p) => p.trim() !== '');
+  const blocks = paragraphs.map((p) => section(p));
+  const first = (paragraphs[0] ?? '').split('\n')[0] ?? '';
+  return enforceLimits({ text: first.replaceAll('*', ''), blocks });
+}

@@ -1,0 +1,173 @@
+// Thread replies (SPEC §8): one per milestone of an operation, each carrying the operation id.
+import { tally } from '../../domain/approval.js';
+import { formatObserved } from '../../domain/evidence-report.js';
+import type { Criterion } from '../../domain/evidence-types.js';
+import type { HistoryEntry, OperationRecord, OperationState } from '../../domain/operation.js';
+import type { FieldChange } from '../../domain/plan.js';
+import { enforceLimits } from './limits.js';
+import { describeCommand, describeNote } from './entries.js';
+import { detailText, diffLines, entryCriteria, entryReason, readEvidence, reasonLines, stillNeeded } from './parts.js';
+import { either, escapeKeepMentions, escapeText, oneLine, plural, section, slackDate, who } from './text.js';
+import type { RenderContext, SlackMessage } from './views.js';
+
+/** States whose entry is a milestone people want in the thread; the others show on the card only. */
+const STATE_REPLIES: readonly OperationState[] = [
+  'SUBMITTED', 'COMPLETED', 'FAILED', 'TIMED_OUT', 'ABORTED', 'REJECTED', 'EXPIRED', 'CANCELLED', 'DENIED',
+];
+
+/** Which history entries get a thread reply (SPEC §8 list, plus commands and notes such as `stuck`). */
+export function threadReplyWanted(entry: HistoryEntry): boolean {
+  switch (entry.type) {
+    case 'state':
+      // Back to approval from the queue is a re-plan the thread must show; the first request is on the card.
+      if (entry.name === 'AWAITING_APPROVAL') return entry.detail.from === 'QUEUED';
+      return (STATE_REPLIES as readonly string[]).includes(entry.name);
+    case 'retry':
+      return false;
+    default:
+      return true;
+  }
+}
+
+function criterionLine(c: Criterion): string {
+  const source = c.source ? ` (${escapeText(c.source)})` : '';
+  return `• \`${escapeText(c.name)}\`: ${escapeText(formatObserved(c.observed))}${source}`;
+}
+
+const isChange = (v: unknown): v is FieldChange => typeof v === 'object' && v !== null && typeof (v as FieldChange).path === 'string';
+
+function replanReply(record: OperationRecord, entry: HistoryEntry): string {
+  const after = detailText(entry, 'after', 'behind', 'opId') ?? (Array.isArray(entry.detail.after) ? entry.detail.after.join(', ') : undefined);
+  const diff = Array.isArray(entry.detail.diff) ? entry.detail.diff.filter(isChange) : (record.plan?.diff ?? []);
+  const revision = typeof entry.detail.revision === 'number' ? entry.detail.revision : record.plan?.revision;
+  const head = `:arrows_counterclockwise: Re-planned${after ? ` after ${escapeText(after)}` : ''}${revision ? ` (revision ${revision})` : ''}`;
+  return `${head}: the target was changed by earlier operations of this bot; the new diff:\n${diffLines(diff).join('\n') || '_no field changes_'}`;
+}
+
+/** "1 more approval from leads" as of this vote: approvals given up to the entry, for the current plan. */
+function neededAfter(record: OperationRecord, entry: HistoryEntry): string {
+  if (typeof entry.detail.remaining === 'number') {
+    return entry.detail.remaining === 0 ? 'every required approval is in' : `still needed: ${plural(entry.detail.remaining, 'approval')}`;
+  }
+  const reqs = record.decision?.requirements ?? [];
+  if (!record.plan || reqs.length === 0) return '';
+  const upTo = record.approvals.filter((a) => a.at <= entry.at);
+  const { remaining } = tally(reqs, upTo, record.plan.digest);
+  if (remaining.length === 0) return 'every required approval is in';
+  return `still needed: ${remaining.map((r) => `${plural(r.needed, 'approval')} from ${either(r.from.map(escapeText))}`).join(' and ')}`;
+}
+
+function approvalReply(record: OperationRecord, entry: HistoryEntry): string {
+  const reason = entryReason(entry);
+  if (/reject/i.test(entry.name)) return `:no_entry_sign: Rejected by ${who(entry.actor)}${reason ? `: ${escapeKeepMentions(oneLine(reason))}` : ''}`;
+  const rules = Array.isArray(entry.detail.countsFor) ? entry.detail.countsFor.filter((r): r is string => typeof r === 'string') : [];
+  const counts = rules.length > 0 ? ` (counts for ${rules.map((r) => `\`${escapeText(r)}\``).join(', ')})` : '';
+  const needed = neededAfter(record, entry);
+  return `:thumbsup: Approved by ${who(entry.actor)}${counts}${needed ? `; ${needed}` : ''}`;
+}
+
+function completedReply(record: OperationRecord): string {
+  const ev = readEvidence(record.evidence);
+  if (ev.verdict?.outcome !== 'completed') {
+    return `:white_check_mark: *COMPLETED*: ${escapeKeepMentions(oneLine(ev.summary ?? 'every evidence criterion met'))}`;
+  }
+  const n = ev.verdict.criteria.length;
+  const lines = [`:white_check_mark: *COMPLETED*: ${n} of ${n} evidence criteria met on one observation.`];
+  lines.push('*Proof depth, verified:*', ...ev.verdict.proof.verified.map((v) => `• ${escapeText(v)}`));
+  lines.push('*Not verified:*', ...ev.verdict.proof.notVerified.map((v) => `• ${escapeText(v)}`));
+  lines.push(...ev.verdict.notes.map((note) => `_Note:_ ${escapeText(note)}`));
+  return lines.join('\n');
+}
+
+function failedReply(record: OperationRecord, entry: HistoryEntry): string {
+  const ev = readEvidence(record.evidence);
+  if (ev.verdict?.outcome === 'failed') {
+    const head = ev.verdict.rollback
+      ? ':leftwards_arrow_with_hook: *FAILED*: the operator *rolled back* the change'
+      : ':x: *FAILED*';
+    const lines = [`${head}: ${escapeText(oneLine(ev.verdict.reason))}`, '*Evidence:*', ...ev.verdict.evidence.map((e) => `• ${escapeText(oneLine(e))}`)];
+    return lines.join('\n');
+  }
+  const reason = entryReason(entry) ?? ev.summary;
+  return `:x: *FAILED*: ${reason ? escapeKeepMentions(oneLine(reason)) : 'no reason recorded'}`;
+}
+
+function timedOutReply(record: OperationRecord, entry: HistoryEntry): string {
+  const ev = readEvidence(record.evidence);
+  const lines = [`:hourglass: *TIMED_OUT*: ${escapeKeepMentions(oneLine(ev.summary ?? entryReason(entry) ?? 'evidence incomplete at the deadline'))}`];
+  // The warnings are listed on their own below; their criterion would only repeat them.
+  const unmet = ev.blocking.length > 0 ? ev.unmet.filter((c) => c.name !== 'no-blocking-warnings') : ev.unmet;
+  if (unmet.length > 0) lines.push('*Unmet criteria (last seen):*', ...unmet.map(criterionLine));
+  if (ev.blocking.length > 0) lines.push('*Blocking warnings:*', ...ev.blocking.map((b) => `• ${escapeText(oneLine(b))}`));
+  lines.push('The change was submitted: check the job before retrying.');
+  return lines.join('\n');
+}
+
+function stateReply(record: OperationRecord, entry: HistoryEntry): string {
+  const reason = entryReason(entry);
+  const why = reason ? `: ${escapeKeepMentions(oneLine(reason))}` : '';
+  switch (entry.name as OperationState) {
+    case 'AWAITING_APPROVAL':
+      return `${replanReply(record, entry)}\nIt needs approval again: earlier approvals no longer count${stillNeeded(record) ? ` (needed: ${stillNeeded(record)})` : ''}.`;
+    case 'SUBMITTED': {
+      const gen = typeof entry.detail.generation === 'number' ? entry.detail.generation : record.submittedGeneration;
+      const what = record.kind === 'savepoint' ? 'the snapshot was created' : `the API accepted the change${typeof gen === 'number' ? `; generation ${gen}` : ''}`;
+      return `:rocket: *SUBMITTED* by ${who(entry.actor)}: ${what}. Watching the operator for evidence.`;
+    }
+    case 'COMPLETED':
+      return completedReply(record);
+    case 'FAILED':
+      return failedReply(record, entry);
+    case 'TIMED_OUT':
+      return timedOutReply(record, entry);
+    case 'DENIED':
+      return [':no_entry: *DENIED* by policy:', ...(reasonLines(record.decision).length ? reasonLines(record.decision) : [why || '• no reason recorded'])].join('\n');
+    case 'EXPIRED':
+      return `:hourglass: *EXPIRED*: no decision before ${slackDate(entry.at)}${stillNeeded(record) ? ` (still needed: ${stillNeeded(record)})` : ''}. Request again if it is still wanted.`;
+    case 'REJECTED':
+      return `:no_entry_sign: *REJECTED* by ${who(entry.actor)}${why}`;
+    case 'CANCELLED':
+      return `:wastebasket: *CANCELLED* by ${who(entry.actor)}${why}`;
+    case 'ABORTED':
+      return `:no_entry: *ABORTED*${why || ': no reason recorded'}. Nothing was submitted by this operation.`;
+    default:
+      return `*${escapeText(entry.name)}*${why}`;
+  }
+}
+
+function evidenceReply(entry: HistoryEntry): string {
+  const met = entryCriteria(entry).filter((c) => c.met);
+  const head = `:mag: Evidence observed ${slackDate(entry.at)}: ${plural(met.length, 'criterion', 'criteria')} met`;
+  return [head, ...met.map(criterionLine)].join('\n');
+}
+
+function body(record: OperationRecord, entry: HistoryEntry): string {
+  switch (entry.type) {
+    case 'state':
+      return stateReply(record, entry);
+    case 'approval':
+      return approvalReply(record, entry);
+    case 'waiting': {
+      const behind = detailText(entry, 'behind', 'opId', 'holder', 'waitingFor') ?? entry.name;
+      return `:double_vertical_bar: Waiting behind ${escapeText(behind)}: operations on one target run one at a time, in order.`;
+    }
+    case 'replanned':
+      return replanReply(record, entry);
+    case 'evidence':
+      return evidenceReply(entry);
+    case 'command':
+      return `:memo: ${describeCommand(entry)}`;
+    case 'note':
+      return `:warning: ${describeNote(record, entry)}`;
+    case 'retry':
+      return `:repeat: Submitting again${entryReason(entry) ? `: ${escapeText(oneLine(entryReason(entry) ?? ''))}` : ''}`;
+  }
+}
+
+/** The reply for one history entry, or undefined when the entry gets none. */
+export function renderThreadReply(record: OperationRecord, entry: HistoryEntry, _ctx: RenderContext): SlackMessage | undefined {
+  if (!threadReplyWanted(entry)) return undefined;
+  const text = body(record, entry);
+  const first = (text.split('\n')[0] ?? '').replace(/:[a-z_]+: /, '');
+  return enforceLimits({ text: `${record.id}: ${first}`, blocks: [section(text)] });
+}

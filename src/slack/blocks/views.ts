@@ -1,0 +1,66 @@
+// What the query answers show: plain data the bot gathers and the renderers turn into Block Kit.
+import type { Criterion, EvidenceVerdict } from '../../domain/evidence-types.js';
+import type { PolicyDecision } from '../../domain/decision.js';
+import type { OperationIntent } from '../../domain/intent.js';
+import type { OperationRecord } from '../../domain/operation.js';
+import type { Plan } from '../../domain/plan.js';
+import type { Target } from '../../domain/target.js';
+
+/** A Slack message as sent: fallback text (always carries the op id when about one) and blocks. */
+export interface SlackMessage {
+  text: string;
+  blocks: Record<string, unknown>[];
+}
+
+export interface RenderContext {
+  /** ms; for ages and expiry. */
+  now: number;
+  /** The slash command, e.g. `/flink`, for usage hints. */
+  command: string;
+}
+
+/** What the worker stores in `record.evidence` (see src/worker); renderers read it defensively. */
+export interface StoredEvidence {
+  verdict?: EvidenceVerdict;
+  /** One line: "7 of 7 criteria met; proof depth: …". */
+  summary?: string;
+  criteria?: Criterion[];
+  [key: string]: unknown;
+}
+
+export interface StatusView {
+  target: Target;
+  environment?: string;
+  lifecycleState?: string;
+  jobState?: string;
+  image?: string;
+  parallelism?: number;
+  upgradeMode?: string;
+  lastSavepoint?: { location: string; at?: number };
+  lease?: { opId: string; since: number };
+  freeze?: { by: string; reason: string; at: number };
+  lastOperation?: Pick<OperationRecord, 'id' | 'kind' | 'state' | 'requester' | 'updatedAt'>;
+  /** status.error message, when set. */
+  error?: string;
+}
+
+export interface ListView {
+  namespaces: string[];
+  items: { target: Target; lifecycleState?: string; jobState?: string; frozen?: boolean }[];
+  /** Namespaces that could not be read, with why (e.g. "no access"). */
+  problems: { namespace: string; message: string }[];
+}
+
+export interface ExplainView {
+  intent: OperationIntent;
+  target: Target;
+  environment?: string;
+  plan: Plan;
+  decision: PolicyDecision;
+}
+
+export interface LocksView {
+  leases: { target: string; opId: string; since: number }[];
+  freezes: { target: string; by: string; reason: string; at: number }[];
+  audit: { what: string; target: string; by: string; reason?: string; at: number }[];
+}
