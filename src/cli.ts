@@ -42,13 +42,6 @@ export function parseArgs(
   return { ok: true, values, positional };
 }
 
-function notBuiltYet(what: string): SubcommandHandler {
-  return async () => {
-    process.stderr.write(`flink-chatops ${what}: not built yet (see the open issues).\n`);
-    return 2;
-  };
-}
-
 const serve: SubcommandHandler = async (args) => {
   const parsed = parseArgs(args, { role: 'value' });
   if (!parsed.ok) return usageError(parsed.message);
@@ -59,14 +52,14 @@ const serve: SubcommandHandler = async (args) => {
     process.stderr.write(`flink-chatops serve: configuration problems:\n${loaded.problems.map((p) => `  ${p}`).join('\n')}\n`);
     return 1;
   }
-  return notBuiltYet('serve')(args);
+  return (await import('./serve.js')).serve(role as Role, loaded.config);
 };
 
 const SUBCOMMANDS: Record<string, () => Promise<SubcommandHandler>> = {
   serve: async () => serve,
-  sandbox: async () => notBuiltYet('sandbox'),
-  'sim-cluster': async () => notBuiltYet('sim-cluster'),
-  'check-policy': async () => notBuiltYet('check-policy'),
+  sandbox: async () => (await import('./sandbox/sandbox.js')).runSandbox,
+  'sim-cluster': async () => (await import('./sandbox/sim-cluster-cli.js')).simClusterCommand,
+  'check-policy': async () => (await import('./policy/check-policy-cli.js')).handler,
 };
 
 function usageError(message: string): number {

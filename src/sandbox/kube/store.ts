@@ -45,6 +45,14 @@ export class ApiError extends Error {
   }
 }
 
+/** A namespace as the simulated API lists it. */
+export interface SimNamespace {
+  name: string;
+  uid: string;
+  creationTimestamp: string;
+  resourceVersion: string;
+}
+
 export type Validator = (resource: SimResource, object: KubeObject) => { field: string; message: string }[];
 export type Listener = (change: StoreChange) => void;
 
@@ -64,6 +72,9 @@ export class SimStore {
   /** Changes at or below this resourceVersion are gone: watching from there gets 410 Gone. */
   private compactedThrough = 0;
   private readonly listeners = new Set<Listener>();
+  /** Namespaces declared explicitly; the others exist because objects live in them. */
+  private readonly declaredNamespaces = new Map<string, SimNamespace>();
+  private readonly implicitNamespaces = new Map<string, SimNamespace>();
   readonly now: () => Date;
   private readonly historySize: number;
   private readonly validate: Validator | undefined;
@@ -97,7 +108,7 @@ export class SimStore {
     const { namespace, name } = object.metadata;
     const k = key(resource, namespace, name);
     if (this.objects.has(k)) {
-      throw new ApiError(409, 'AlreadyExists', `${resource}.flink.apache.org "${name}" already exists`, { name, kind: resource });
+      throw new ApiError(409, 'AlreadyExists', `${qualified(resource)} "${name}" already exists`, details(resource, name));
     }
     const stored = clone(object);
     stored.metadata.uid = randomUUID();
@@ -127,8 +138,8 @@ export class SimStore {
       throw new ApiError(
         409,
         'Conflict',
-        `Operation cannot be fulfilled on ${resource}.flink.apache.org "${name}": the object has been modified; please apply your changes to the latest version and try again`,
-        { name, kind: resource },
+        `Operation cannot be fulfilled on ${qualified(resource)} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+        details(resource, name),
       );
     }
     const next = mutate(clone(current));
@@ -179,6 +190,56 @@ export class SimStore {
     this.compactedThrough = this.rv;
   }
 
+  /** Declares a namespace that exists even while it holds no object. Idempotent. */
+  ensureNamespace(namespace: string): SimNamespace {
+    const existing = this.namespace(namespace);
+    if (existing) return existing;
+    const declared: SimNamespace = {
+      name: namespace,
+      uid: randomUUID(),
+      creationTimestamp: rfc3339(this.now()),
+      resourceVersion: String(this.rv),
+    };
+    this.declaredNamespaces.set(namespace, declared);
+    return { ...declared };
+  }
+
+  /** Declared namespaces plus those of stored objects, sorted by name. */
+  namespaces(): SimNamespace[] {
+    const found = new Map<string, SimNamespace>();
+    for (const [name, ns] of this.declaredNamespaces) found.set(name, { ...ns });
+    for (const obj of this.objects.values()) {
+      const name = obj.metadata.namespace;
+      if (found.has(name)) continue;
+      // Remembered so that the namespace keeps one uid and creation time for as long as it is listed.
+      found.set(name, this.implicitNamespace(name, obj));
+    }
+    return [...found.values()].sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  namespace(name: string): SimNamespace | undefined {
+    return this.namespaces().find((ns) => ns.name === name);
+  }
+
+  /** The oldest resourceVersion a watch may resume from without 410 Gone. */
+  get oldestResumableResourceVersion(): number {
+    return this.compactedThrough;
+  }
+
+  private implicitNamespace(name: string, first: KubeObject): SimNamespace {
+    let ns = this.implicitNamespaces.get(name);
+    if (!ns) {
+      ns = {
+        name,
+        uid: randomUUID(),
+        creationTimestamp: first.metadata.creationTimestamp ?? rfc3339(this.now()),
+        resourceVersion: first.metadata.resourceVersion ?? String(this.rv),
+      };
+      this.implicitNamespaces.set(name, ns);
+    }
+    return { ...ns };
+  }
+
   private check(resource: SimResource, object: KubeObject): void {
     const causes = this.validate?.(resource, object) ?? [];
     if (causes.length === 0) return;
@@ -218,7 +279,16 @@ function key(resource: SimResource, namespace: string, name: string): string {
 }
 
 function notFound(resource: SimResource, name: string): ApiError {
-  return new ApiError(404, 'NotFound', `${resource}.flink.apache.org "${name}" not found`, { name, kind: resource });
+  return new ApiError(404, 'NotFound', `${qualified(resource)} "${name}" not found`, details(resource, name));
+}
+
+/** The resource as Kubernetes names it in messages: `flinkdeployments.flink.apache.org`, but core `events`. */
+export function qualified(resource: SimResource): string {
+  return resource === 'events' ? resource : `${resource}.flink.apache.org`;
+}
+
+function details(resource: SimResource, name: string): Record<string, unknown> {
+  return resource === 'events' ? { name, kind: resource } : { name, group: 'flink.apache.org', kind: resource };
 }
 
 export function clone<T>(value: T): T {

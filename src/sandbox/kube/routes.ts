@@ -1,0 +1,115 @@
+// URL → what is being asked for: resource, namespace, name, subresource and the Kubernetes verb.
+import { FLINK_GROUP, FLINK_VERSION, RESOURCES, type ResourceDef } from './resources.js';
+import { SIM_RESOURCES, type SimResource } from './store.js';
+
+export type Route =
+  | {
+      kind: 'resource';
+      def: ResourceDef;
+      namespace?: string;
+      name?: string;
+      subresource?: 'status';
+      /** The deprecated `/watch/` path prefix, which means watch=true. */
+      watchPrefix: boolean;
+    }
+  | { kind: 'namespaces'; name?: string }
+  | { kind: 'other' };
+
+/** What a request does, for fault matching, RBAC denials and request counting. */
+export interface RequestInfo {
+  method: string;
+  /** get, list, watch, create, update, patch, delete, deletecollection; `get` for non-resource paths. */
+  verb: string;
+  resource?: string;
+  namespace?: string;
+  name?: string;
+  subresource?: string;
+  path: string;
+}
+
+const FLINK_PREFIX = ['apis', FLINK_GROUP, FLINK_VERSION];
+const CORE_PREFIX = ['api', 'v1'];
+
+function startsWith(parts: string[], prefix: string[]): boolean {
+  return prefix.every((p, i) => parts[i] === p);
+}
+
+function resourceRoute(rest: string[], group: 'core' | 'flink', watchPrefix: boolean): Route {
+  let namespace: string | undefined;
+  let tail = rest;
+  if (tail[0] === 'namespaces' && tail.length >= 3) {
+    namespace = tail[1];
+    tail = tail.slice(2);
+  }
+  const [plural, name, subresource, ...extra] = tail;
+  if (!plural || extra.length > 0 || !(SIM_RESOURCES as readonly string[]).includes(plural)) return { kind: 'other' };
+  const def = RESOURCES[plural as SimResource];
+  if ((def.group === '') !== (group === 'core')) return { kind: 'other' };
+  if (subresource !== undefined && !(def.subresources as readonly string[]).includes(subresource)) return { kind: 'other' };
+  if (name === '') return { kind: 'other' };
+  const route: Route = { kind: 'resource', def, watchPrefix };
+  if (namespace !== undefined) route.namespace = namespace;
+  if (name !== undefined) route.name = name;
+  if (subresource === 'status') route.subresource = 'status';
+  return route;
+}
+
+export function parseRoute(pathname: string): Route {
+  let parts: string[];
+  try {
+    parts = pathname.split('/').slice(1).map(decodeURIComponent);
+  } catch {
+    return { kind: 'other' };
+  }
+  if (parts[parts.length - 1] === '') parts.pop();
+  const group = startsWith(parts, FLINK_PREFIX) ? 'flink' : startsWith(parts, CORE_PREFIX) ? 'core' : undefined;
+  if (!group) return { kind: 'other' };
+  let rest = parts.slice(group === 'flink' ? FLINK_PREFIX.length : CORE_PREFIX.length);
+  const watchPrefix = rest[0] === 'watch';
+  if (watchPrefix) rest = rest.slice(1);
+  if (group === 'core' && !watchPrefix && rest[0] === 'namespaces' && rest.length <= 2) {
+    return rest.length === 2 ? { kind: 'namespaces', name: rest[1] as string } : { kind: 'namespaces' };
+  }
+  return resourceRoute(rest, group, watchPrefix);
+}
+
+function isWatch(query: URLSearchParams): boolean {
+  const watch = query.get('watch');
+  return watch === 'true' || watch === '1';
+}
+
+/** The Kubernetes verb of a request, as RBAC and audit logs name it. */
+export function verbOf(method: string, route: Route, query: URLSearchParams): string {
+  const named = route.kind !== 'other' && route.name !== undefined;
+  switch (method) {
+    case 'GET':
+    case 'HEAD':
+      if (route.kind === 'other') return 'get';
+      if (named) return 'get';
+      return isWatch(query) || (route.kind === 'resource' && route.watchPrefix) ? 'watch' : 'list';
+    case 'POST':
+      return 'create';
+    case 'PUT':
+      return 'update';
+    case 'PATCH':
+      return 'patch';
+    case 'DELETE':
+      return named ? 'delete' : 'deletecollection';
+    default:
+      return method.toLowerCase();
+  }
+}
+
+export function requestInfo(method: string, pathname: string, route: Route, query: URLSearchParams): RequestInfo {
+  const info: RequestInfo = { method, verb: verbOf(method, route, query), path: pathname };
+  if (route.kind === 'resource') {
+    info.resource = route.def.plural;
+    if (route.namespace !== undefined) info.namespace = route.namespace;
+    if (route.name !== undefined) info.name = route.name;
+    if (route.subresource !== undefined) info.subresource = route.subresource;
+  } else if (route.kind === 'namespaces') {
+    info.resource = 'namespaces';
+    if (route.name !== undefined) info.name = route.name;
+  }
+  return info;
+}

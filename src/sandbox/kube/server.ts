@@ -1,0 +1,243 @@
+// The simulated Kubernetes API server: HTTP on loopback for the Flink CRDs, Events and Namespaces, with fault injection.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { admin } from './admin.js';
+import { discovery } from './discovery.js';
+import { DEFAULT_SIM_USER, FaultInjector, RequestStats, type FaultSpec, type RequestStatsSnapshot } from './faults.js';
+import { openApiV3 } from './openapi.js';
+import { getObject, listObjects, namespaces, watchObjects, type Answer, type RequestContext } from './reads.js';
+import { parseRoute, requestInfo, type RequestInfo, type Route } from './routes.js';
+import { errors, failure, forbidden } from './status.js';
+import { ApiError, type SimStore } from './store.js';
+import { WatchHub } from './watch.js';
+import { createObject, deleteCollection, deleteObject, patchObject, replaceObject } from './writes.js';
+
+export { validateSpec } from './validation.js';
+export { FaultInjector } from './faults.js';
+
+export interface SimApiServer {
+  url: string;
+  port: number;
+  faults: FaultInjector;
+  /** Requests served so far, by verb and resource (the /sim endpoints are not counted). */
+  stats(): RequestStatsSnapshot;
+  resetStats(): void;
+  /**
+   * Calls `listener` once each API request has been answered successfully (for a watch: once its stream is open
+   * and its initial events are written), so tests can wait for a watcher instead of sleeping. Error answers and
+   * lost responses are not reported. Returns the unsubscribe function.
+   */
+  onRequest(listener: (info: RequestInfo) => void): () => void;
+  close(): Promise<void>;
+}
+
+export type { RequestInfo } from './routes.js';
+
+export interface SimApiServerOptions {
+  store: SimStore;
+  /** 0 (default) = a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** How often watches that allow bookmarks get one; default 60 s, as kube-apiserver. */
+  bookmarkIntervalMs?: number;
+}
+
+/** kube-apiserver's limit on request bodies. */
+export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+class BodyTooLarge extends Error {}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new BodyTooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseJsonBody(raw: string, method: string): unknown {
+  if (raw.trim() === '') {
+    if (method === 'DELETE') return undefined;
+    throw errors.badRequest('the request body is empty; a JSON object is required');
+  }
+  try {
+    return JSON.parse(raw);
+  } catch (error) {
+    throw errors.badRequest(`the request body is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, contentType = 'application/json'): void {
+  if (res.headersSent || res.destroyed) return;
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private' });
+  res.end(text);
+}
+
+function sendError(res: ServerResponse, error: unknown): void {
+  const apiError = error instanceof ApiError ? error : errors.internal(error instanceof Error ? error.message : String(error));
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  sendJson(res, apiError.code, failure(apiError));
+}
+
+function rbacDenial(info: RequestInfo, user: string): ApiError {
+  const resource = info.subresource ? `${info.resource}/${info.subresource}` : (info.resource ?? '');
+  const group = info.resource === 'events' || info.resource === 'namespaces' ? '' : 'flink.apache.org';
+  const ctx = { user, verb: info.verb, resource, group } as Parameters<typeof forbidden>[0];
+  if (info.namespace !== undefined) ctx.namespace = info.namespace;
+  if (info.name !== undefined) ctx.name = info.name;
+  return forbidden(ctx);
+}
+
+function execute(ctx: RequestContext, route: Route, info: RequestInfo, raw: string, contentType: string, faults: FaultInjector): Answer {
+  if (route.kind === 'namespaces') return namespaces(ctx, route.name, info.verb);
+  if (route.kind !== 'resource') throw errors.notFoundPath();
+  const needsBody = info.verb === 'create' || info.verb === 'update' || info.verb === 'patch' || info.verb === 'delete';
+  if ((info.verb === 'create' || info.verb === 'update') && contentType !== '' && !contentType.startsWith('application/json')) {
+    throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format (${contentType}) - accepted media types include: application/json`);
+  }
+  const body = needsBody ? parseJsonBody(raw, info.method) : undefined;
+  const named = route.name === undefined ? undefined : { ...route, name: route.name };
+  switch (info.verb) {
+    case 'get':
+      return getObject(ctx, named as typeof route & { name: string });
+    case 'list':
+      return listObjects(ctx, route);
+    case 'watch':
+      return watchObjects(ctx, route, () => faults.takeWatchExpiry());
+    case 'create':
+      return createObject(ctx, route, body);
+    case 'update':
+      if (!named) throw errors.methodNotAllowed(info.method, route.def.plural);
+      return replaceObject(ctx, named, body);
+    case 'patch':
+      if (!named) throw errors.methodNotAllowed(info.method, route.def.plural);
+      return patchObject(ctx, named, body, contentType);
+    case 'delete':
+      return deleteObject(ctx, named as typeof route & { name: string }, body);
+    case 'deletecollection':
+      return deleteCollection(ctx, route);
+    default:
+      throw errors.methodNotAllowed(info.method, route.def.plural);
+  }
+}
+
+interface Parts {
+  store: SimStore;
+  faults: FaultInjector;
+  stats: RequestStats;
+  hub: WatchHub;
+  address: () => string;
+  served: Set<(info: RequestInfo) => void>;
+}
+
+/** Applies the faults that answer instead of the server; returns whether the response must be lost. */
+async function applyFaults(hits: FaultSpec[], info: RequestInfo): Promise<boolean> {
+  const denied = hits.find((f) => f.kind === 'error-403');
+  if (denied) throw rbacDenial(info, denied.user ?? DEFAULT_SIM_USER);
+  if (hits.some((f) => f.kind === 'error-500')) throw errors.internal('injected fault: the server failed before applying the request');
+  for (const f of hits) if (f.kind === 'delay') await sleep(f.ms ?? 0);
+  return hits.some((f) => f.kind === 'lose-response');
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, parts: Parts): Promise<void> {
+  const method = (req.method ?? 'GET').toUpperCase();
+  const url = new URL(req.url ?? '/', 'http://sim.local');
+  let raw: string;
+  try {
+    raw = await readBody(req);
+  } catch (error) {
+    if (!(error instanceof BodyTooLarge)) throw error;
+    res.setHeader('Connection', 'close');
+    sendError(res, errors.tooLarge(MAX_BODY_BYTES));
+    return;
+  }
+  if (url.pathname === '/sim/faults' || url.pathname === '/sim/stats') {
+    const answer = admin(method, url.pathname, raw, parts.faults, parts.stats);
+    sendJson(res, answer.status, answer.body);
+    return;
+  }
+  const route = parseRoute(url.pathname);
+  const info = requestInfo(method, url.pathname, route, url.searchParams);
+  parts.stats.count(info);
+  if (route.kind === 'other') {
+    const doc = method === 'GET' ? discovery(url.pathname, req.headers.accept ?? '', parts.address()) : undefined;
+    const openApi = method === 'GET' && url.pathname.startsWith('/openapi/v3') ? openApiV3(url.pathname) : undefined;
+    if (doc) sendJson(res, 200, doc.body, doc.contentType);
+    else if (openApi !== undefined) sendJson(res, 200, openApi);
+    else sendError(res, errors.notFoundPath());
+    return;
+  }
+  const user = parts.faults.forbiddenUser(info.namespace);
+  if (user) throw rbacDenial(info, user);
+  const lose = await applyFaults(parts.faults.take(info), info);
+  const ctx: RequestContext = { store: parts.store, query: url.searchParams, accept: req.headers.accept ?? '' };
+  let answer: Answer | undefined;
+  let failed: unknown;
+  try {
+    answer = execute(ctx, route, info, raw, (req.headers['content-type'] ?? '').toLowerCase(), parts.faults);
+  } catch (error) {
+    failed = error;
+  }
+  if (lose) {
+    // The write (if any) happened; the client never learns the outcome.
+    req.socket.destroy();
+    return;
+  }
+  if (failed !== undefined || !answer) throw failed;
+  if (answer.kind === 'watch') parts.hub.open(res, answer.spec);
+  else sendJson(res, answer.status, answer.body);
+  for (const listener of parts.served) listener(info);
+}
+
+export async function startSimApiServer(opts: SimApiServerOptions): Promise<SimApiServer> {
+  const host = opts.host ?? '127.0.0.1';
+  const faults = new FaultInjector();
+  const stats = new RequestStats();
+  const hub = new WatchHub(opts.store, opts.bookmarkIntervalMs ?? 60_000);
+  faults.onCloseWatches((how) => hub.closeAll(how));
+  let port = 0;
+  const served = new Set<(info: RequestInfo) => void>();
+  const parts: Parts = { store: opts.store, faults, stats, hub, address: () => `${host}:${port}`, served };
+  const server = createServer({ noDelay: true, keepAlive: true }, (req, res) => {
+    res.on('error', () => undefined);
+    handle(req, res, parts).catch((error: unknown) => sendError(res, error));
+  });
+  server.on('clientError', (_error, socket) => socket.destroy());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    faults,
+    stats: () => stats.snapshot(),
+    resetStats: () => stats.reset(),
+    onRequest(listener) {
+      served.add(listener);
+      return () => served.delete(listener);
+    },
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        hub.shutdown();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,270 @@
+// Failure knobs of the simulated operator (annotation or programmatic) and the rollback they can lead to.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SCENARIO_ANNOTATION, SLOW_SECONDS_ANNOTATION } from '../../src/sandbox/kube/scenarios.js';
+import {
+  deployment,
+  editSpec,
+  eventsFor,
+  reconciledSpec,
+  recordStatuses,
+  setAnnotations,
+  simRig,
+  statusOf,
+  waitFor,
+  waitForStatus,
+  waitStable,
+  type SimRig,
+} from '../support/sim.js';
+
+const NS = 'streaming-dev';
+let rig: SimRig;
+
+beforeEach(() => {
+  rig = simRig();
+});
+afterEach(async () => {
+  await rig.close();
+});
+
+function get(name = 'orders') {
+  const object = rig.store.get('flinkdeployments', NS, name);
+  if (!object) throw new Error(`${name} missing`);
+  return object;
+}
+
+function event(reason: string, name = 'orders') {
+  return waitFor(rig.store, () => eventsFor(rig.store, get(name)).find((e) => e.reason === reason), 5000, `a ${reason} event`);
+}
+
+async function deployed(options: Parameters<typeof deployment>[2] = {}) {
+  rig.store.create('flinkdeployments', deployment('orders', NS, options));
+  return waitStable(rig.store, NS, 'orders');
+}
+
+/** Lets the operator provably do other work for a while: another deployment goes all the way to STABLE. */
+async function whileSomethingElseDeploys(): Promise<void> {
+  rig.store.create('flinkdeployments', deployment('sentinel', NS));
+  await waitStable(rig.store, NS, 'sentinel');
+}
+
+describe('image pull failure', () => {
+  const ways = [
+    { how: 'the scenario knob', image: 'flink:1.20.1', arm: () => rig.operator.setScenario(NS, 'orders', 'image-pull-failure') },
+    { how: 'an image tagged :broken', image: 'flink:broken', arm: () => undefined },
+    { how: 'an image named does-not-exist', image: 'registry.example.com/does-not-exist:1.0', arm: () => undefined },
+  ];
+
+  it.each(ways)('via $how: JM ERROR, ErrImagePull then ImagePullBackOff, job RECONCILING, lifecycle FAILED', async ({ image, arm }) => {
+    await deployed();
+    arm();
+    const generation = editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = image));
+    const failed = await waitForStatus(rig.store, 'flinkdeployments', NS, 'orders', (s) => s.jobManagerDeploymentStatus === 'ERROR', 'JM ERROR');
+    const status = statusOf(failed);
+    expect(status.observedGeneration).toBe(generation);
+    expect(status.jobStatus?.state).toBe('RECONCILING');
+    expect(status.lifecycleState).toBe('FAILED');
+    expect(status.conditions?.[0]).toMatchObject({ status: 'False', reason: 'Reconciling' });
+    const error = JSON.parse(status.error as string) as { type: string; message: string };
+    expect(error.type).toBe('org.apache.flink.kubernetes.operator.exception.DeploymentFailedException');
+    expect(error.message).toContain(`Failed to pull image "${image}"`);
+    expect(await event('ErrImagePull')).toMatchObject({ type: 'Warning', component: 'JobManagerDeployment' });
+    const backOff = await waitFor(rig.store, () => eventsFor(rig.store, get()).find((e) => e.reason === 'ImagePullBackOff' && e.count >= 2));
+    expect(backOff.message).toBe(`Back-off pulling image "${image}"`);
+  });
+
+  it('a fixed spec recovers from ERROR and clears status.error', async () => {
+    await deployed();
+    editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:broken'));
+    await event('ErrImagePull');
+    editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20.1'));
+    const fixed = statusOf(await waitStable(rig.store, NS, 'orders'));
+    expect(fixed.error).toBeUndefined();
+    expect(reconciledSpec(fixed)?.image).toBe('flink:1.20.1');
+  });
+});
+
+describe('savepoint failure', () => {
+  it('stop-with-savepoint fails: SavepointError + status.error, the upgrade does not proceed, the operator retries', async () => {
+    const first = await deployed();
+    setAnnotations(rig.store, 'flinkdeployments', NS, 'orders', { [SCENARIO_ANNOTATION]: 'savepoint-failure' });
+    const generation = editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20.1'));
+    const error = await event('SavepointError');
+    expect(error).toMatchObject({ type: 'Warning', component: 'JobManagerDeployment' });
+    let status = statusOf(get());
+    expect(status.observedGeneration).toBe(generation - 1);
+    expect(JSON.parse(status.error as string).message).toContain('Stop-with-savepoint');
+    expect(status.jobStatus).toMatchObject({ state: 'RUNNING', jobId: statusOf(first).jobStatus?.jobId });
+    expect(reconciledSpec(status)?.image).toBe('flink:1.20');
+    expect(status.lifecycleState).toBe('STABLE');
+    await waitFor(rig.store, () => eventsFor(rig.store, get()).find((e) => e.reason === 'SavepointError' && e.count >= 2));
+
+    setAnnotations(rig.store, 'flinkdeployments', NS, 'orders', { [SCENARIO_ANNOTATION]: undefined });
+    status = statusOf(await waitStable(rig.store, NS, 'orders'));
+    expect(reconciledSpec(status)?.image).toBe('flink:1.20.1');
+    expect(status.error).toBeUndefined();
+  });
+
+  it('a stateless suspend needs no savepoint and is not affected', async () => {
+    await deployed({ upgradeMode: 'stateless' });
+    rig.operator.setScenario(NS, 'orders', 'savepoint-failure');
+    editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
+    await waitForStatus(rig.store, 'flinkdeployments', NS, 'orders', (s) => s.lifecycleState === 'SUSPENDED', 'SUSPENDED');
+  });
+});
+
+describe('slow and stuck reconciles', () => {
+  it('slow-reconcile stays UPGRADING for the given (scaled) seconds', async () => {
+    await deployed();
+    setAnnotations(rig.store, 'flinkdeployments', NS, 'orders', { [SCENARIO_ANNOTATION]: 'slow-reconcile', [SLOW_SECONDS_ANNOTATION]: '40' });
+    editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20.1'));
+    await waitForStatus(rig.store, 'flinkdeployments', NS, 'orders', (s) => s.reconciliationStatus?.state === 'UPGRADING', 'UPGRADING');
+    const enteredAt = Date.now();
+    await waitForStatus(rig.store, 'flinkdeployments', NS, 'orders', (s) => s.reconciliationStatus?.state === 'DEPLOYED' && s.jobManagerDeploymentStatus === 'DEPLOYING', 'deploying');
+    // 40 operator seconds at fast speed = 400 ms.
+    expect(Date.now() - enteredAt).toBeGreaterThanOrEqual(380);
+    await waitStable(rig.store, NS, 'orders');
+  });
+
+  it('stuck-upgrading never leaves UPGRADING until the knob is cleared', async () => {
+    await deployed();
+    rig.operator.setScenario(NS, 'orders', 'stuck-upgrading');
+    const generation = editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20.1'));
+    await waitForStatus(rig.store, 'flinkdeployments', NS, 'orders', (s) => s.reconciliationStatus?.state === 'UPGRADING', 'UPGRADING');
+    await whileSomethingElseDeploys();
+    await whileSomethingElseDeploysAgain();
+    const stuck = statusOf(get());
+    expect(stuck.reconciliationStatus?.state).toBe('UPGRADING');
+    expect(stuck.lifecycleState).toBe('UPGRADING');
+    expect(stuck.observedGeneration).toBe(generation);
+    rig.operator.clearScenario(NS, 'orders');
+    await waitStable(rig.store, NS, 'orders');
+  });
+
+  it('stuck-upgrading on a suspend shows UPGRADING with the new observedGeneration, then finishes', async () => {
+    await deployed();
+    rig.operator.setScenario(NS, 'orders', 'stuck-upgrading');
+    const generation = editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
+    const stuck = await waitForStatus(rig.store, 'flinkdeployments', NS, 'orders', (s) => s.reconciliationStatus?.state === 'UPGRADING', 'UPGRADING');
+    expect(statusOf(stuck).observedGeneration).toBe(generation);
+    expect(statusOf(stuck).jobStatus?.state).toBe('RUNNING');
+    rig.operator.clearScenario(NS, 'orders');
+    const done = await waitForStatus(rig.store, 'flinkdeployments', NS, 'orders', (s) => s.lifecycleState === 'SUSPENDED', 'SUSPENDED');
+    expect(statusOf(done).jobStatus?.state).toBe('FINISHED');
+  });
+});
+
+describe('clearing a knob in the middle of its wait', () => {
+  // 10 000 operator seconds = 100 s at fast speed: only the cleared knob (which interrupts the wait) ends it in time.
+  const slow = { slowReconcileSeconds: 10_000 };
+  const cases = [
+    {
+      what: 'a first deployment',
+      name: 'orders',
+      arm: () => {
+        rig.operator.setScenario(NS, 'orders', 'slow-reconcile', slow);
+        rig.store.create('flinkdeployments', deployment('orders', NS));
+      },
+    },
+    {
+      what: 'a job upgrade',
+      name: 'orders',
+      arm: async () => {
+        await deployed();
+        rig.operator.setScenario(NS, 'orders', 'slow-reconcile', slow);
+        editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20.1'));
+      },
+    },
+    {
+      what: 'a session cluster restart',
+      name: 'session-cluster',
+      arm: async () => {
+        rig.store.create('flinkdeployments', sessionClusterOf('session-cluster'));
+        await waitForStatus(rig.store, 'flinkdeployments', NS, 'session-cluster', (s) => s.lifecycleState === 'STABLE', 'STABLE');
+        rig.operator.setScenario(NS, 'session-cluster', 'slow-reconcile', slow);
+        editSpec(rig.store, 'flinkdeployments', NS, 'session-cluster', (s) => (s.restartNonce = 3));
+      },
+    },
+  ];
+
+  it.each(cases)('$what carries on from UPGRADING to STABLE', async ({ name, arm }) => {
+    await arm();
+    await waitForStatus(rig.store, 'flinkdeployments', NS, name, (s) => s.lifecycleState === 'UPGRADING', 'UPGRADING');
+    rig.operator.clearScenario(NS, name);
+    await waitForStatus(rig.store, 'flinkdeployments', NS, name, (s, o) => s.lifecycleState === 'STABLE' && s.observedGeneration === o.metadata.generation, 'STABLE');
+  });
+});
+
+function sessionClusterOf(name: string) {
+  const base = deployment(name, NS);
+  const spec = { ...(base.spec ?? {}) };
+  delete spec.job;
+  return { ...base, spec };
+}
+
+async function whileSomethingElseDeploysAgain(): Promise<void> {
+  editSpec(rig.store, 'flinkdeployments', NS, 'sentinel', (s) => (s.restartNonce = 1));
+  await waitStable(rig.store, NS, 'sentinel');
+}
+
+describe('validation error knob', () => {
+  it('rejects the new generation: ValidationError, status.error, observedGeneration not advanced, previous spec keeps running', async () => {
+    const first = await deployed();
+    setAnnotations(rig.store, 'flinkdeployments', NS, 'orders', { [SCENARIO_ANNOTATION]: 'validation-error' });
+    const generation = editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20.1'));
+    expect(await event('ValidationError')).toMatchObject({ type: 'Warning', component: 'Operator' });
+    const status = statusOf(get());
+    expect(status.observedGeneration).toBe(generation - 1);
+    expect(JSON.parse(status.error as string).type).toBe('org.apache.flink.kubernetes.operator.exception.ValidationException');
+    expect(status.jobStatus?.jobId).toBe(statusOf(first).jobStatus?.jobId);
+    expect(reconciledSpec(status)?.image).toBe('flink:1.20');
+    setAnnotations(rig.store, 'flinkdeployments', NS, 'orders', { [SCENARIO_ANNOTATION]: undefined });
+    const fixed = statusOf(await waitStable(rig.store, NS, 'orders'));
+    expect(reconciledSpec(fixed)?.image).toBe('flink:1.20.1');
+    expect(fixed.error).toBeUndefined();
+  });
+});
+
+describe('rollback', () => {
+  const rollbackConf = { 'kubernetes.operator.deployment.rollback.enabled': 'true', 'kubernetes.operator.deployment.readiness.timeout': '30s' };
+
+  it('a deploy that does not become stable in time is rolled back to lastStableSpec; the user spec stays', async () => {
+    const first = await deployed({ conf: rollbackConf });
+    const stableSpec = statusOf(first).reconciliationStatus?.lastStableSpec;
+    const rec = recordStatuses(rig.store, 'flinkdeployments', NS, 'orders');
+    const generation = editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:broken'));
+    const rolledBack = await waitForStatus(
+      rig.store,
+      'flinkdeployments',
+      NS,
+      'orders',
+      (s) => s.lifecycleState === 'ROLLED_BACK' && s.jobStatus?.state === 'RUNNING',
+      'ROLLED_BACK and RUNNING',
+    );
+    rec.stop();
+    expect(rec.seen.some((r) => r.status.lifecycleState === 'ROLLING_BACK')).toBe(true);
+    const status = statusOf(rolledBack);
+    expect(rolledBack.spec?.image).toBe('flink:broken');
+    expect(status.observedGeneration).toBe(generation);
+    expect(status.reconciliationStatus?.state).toBe('ROLLED_BACK');
+    expect(status.reconciliationStatus?.lastStableSpec).toBe(stableSpec);
+    expect(reconciledSpec(status)?.image).toBe('flink:broken');
+    expect(status.jobManagerDeploymentStatus).toBe('READY');
+    expect(status.error).toBeUndefined();
+    expect(await event('Rollback')).toMatchObject({ type: 'Normal', message: 'Rolling back failed deployment.' });
+
+    // The way out: a spec equal to lastStableSpec is marked DEPLOYED without a redeploy.
+    const submits = eventsFor(rig.store, get()).find((e) => e.reason === 'Submit')?.count;
+    const back = editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20'));
+    const recovered = statusOf(await waitStable(rig.store, NS, 'orders'));
+    expect(recovered.observedGeneration).toBe(back);
+    expect(eventsFor(rig.store, get()).find((e) => e.reason === 'Submit')?.count).toBe(submits);
+  });
+
+  it('is not attempted when rollback is not enabled', async () => {
+    await deployed({ conf: { 'kubernetes.operator.deployment.readiness.timeout': '30s' } });
+    editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:broken'));
+    await waitFor(rig.store, () => eventsFor(rig.store, get()).find((e) => e.reason === 'ImagePullBackOff' && e.count >= 4));
+    expect(statusOf(get()).lifecycleState).toBe('FAILED');
+    expect(eventsFor(rig.store, get()).map((e) => e.reason)).not.toContain('Rollback');
+  });
+});

@@ -1,0 +1,125 @@
+// The simulated operator on FlinkStateSnapshots: completion, retries per backoffLimit, FAILED, ABANDONED, bad references.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  deployment,
+  editSpec,
+  eventsFor,
+  recordStatuses,
+  simRig,
+  snapshot,
+  statusOf,
+  waitFor,
+  waitForStatus,
+  waitStable,
+  type SimRig,
+} from '../support/sim.js';
+
+const NS = 'streaming-prod';
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+let rig: SimRig;
+
+beforeEach(async () => {
+  rig = simRig();
+  rig.store.create('flinkdeployments', deployment('orders', NS));
+  await waitStable(rig.store, NS, 'orders');
+});
+afterEach(async () => {
+  await rig.close();
+});
+
+function snap(name = 'sp') {
+  const object = rig.store.get('flinkstatesnapshots', NS, name);
+  if (!object) throw new Error(`${name} missing`);
+  return object;
+}
+
+function terminal(name = 'sp') {
+  return waitForStatus(rig.store, 'flinkstatesnapshots', NS, name, (s) => ['COMPLETED', 'FAILED', 'ABANDONED'].includes(String(s.state)), 'terminal');
+}
+
+describe('FlinkStateSnapshot', () => {
+  it('goes TRIGGER_PENDING → IN_PROGRESS → COMPLETED with a path under state.savepoints.dir and the operator labels', async () => {
+    const rec = recordStatuses(rig.store, 'flinkstatesnapshots', NS, 'sp');
+    rig.store.create('flinkstatesnapshots', snapshot('sp', NS, 'orders', { backoffLimit: 2 }));
+    const done = await terminal();
+    rec.stop();
+    expect(rec.seen.map((r) => r.status.state).filter((s, i, all) => s && s !== all[i - 1])).toEqual(['TRIGGER_PENDING', 'IN_PROGRESS', 'COMPLETED']);
+    const status = statusOf(done);
+    const jobId = statusOf(rig.store.get('flinkdeployments', NS, 'orders')).jobStatus?.jobId as string;
+    expect(status.path).toMatch(new RegExp(`^s3://flink-state/streaming-prod/orders/savepoints/savepoint-${jobId.slice(0, 6)}-[0-9a-f]{12}$`));
+    expect(status.failures).toBe(0);
+    expect(status.triggerId).toMatch(/^[0-9a-f]{32}$/);
+    expect(status.triggerTimestamp).toMatch(RFC3339);
+    expect(status.resultTimestamp).toMatch(RFC3339);
+    expect(done.metadata.labels).toEqual({
+      'snapshot.type': 'SAVEPOINT',
+      'snapshot.trigger-type': 'MANUAL',
+      'snapshot.state': 'COMPLETED',
+      'job-reference.kind': 'FlinkDeployment',
+      'job-reference.name': 'orders',
+    });
+  });
+
+  it('writes under spec.savepoint.path when given, and takes checkpoints too', async () => {
+    rig.store.create('flinkstatesnapshots', snapshot('sp', NS, 'orders', { path: 's3://adhoc/orders/' }));
+    rig.store.create('flinkstatesnapshots', snapshot('chk', NS, 'orders', { checkpoint: true }));
+    expect(statusOf(await terminal('sp')).path).toMatch(/^s3:\/\/adhoc\/orders\/savepoint-[0-9a-f]{6}-[0-9a-f]{12}$/);
+    const checkpoint = await terminal('chk');
+    expect(statusOf(checkpoint).path).toMatch(/^s3:\/\/flink-state\/streaming-prod\/orders\/checkpoints\/[0-9a-f]{32}\/chk-\d+$/);
+    expect(checkpoint.metadata.labels?.['snapshot.type']).toBe('CHECKPOINT');
+  });
+
+  it.each([
+    { backoffLimit: undefined, failures: 1, note: 'default -1: no retry in any release up to 1.15' },
+    { backoffLimit: 0, failures: 1, note: 'no retry' },
+    { backoffLimit: 2, failures: 3, note: 'two retries' },
+  ])('a failing savepoint with backoffLimit $backoffLimit ends FAILED after $failures attempt(s) ($note)', async ({ backoffLimit, failures }) => {
+    rig.operator.setScenario(NS, 'orders', 'savepoint-failure');
+    const rec = recordStatuses(rig.store, 'flinkstatesnapshots', NS, 'sp');
+    rig.store.create('flinkstatesnapshots', snapshot('sp', NS, 'orders', backoffLimit === undefined ? {} : { backoffLimit }));
+    const done = await terminal();
+    rec.stop();
+    const status = statusOf(done);
+    expect(status.state).toBe('FAILED');
+    expect(status.failures).toBe(failures);
+    expect(JSON.parse(status.error as string).message).toContain('Failure to finalize checkpoint');
+    const retries = rec.seen.filter((r, i) => r.status.state === 'TRIGGER_PENDING' && (rec.seen[i - 1]?.status.failures ?? 0) < (r.status.failures ?? 0));
+    expect(retries).toHaveLength(failures - 1);
+    const errors = eventsFor(rig.store, done).filter((e) => e.reason === 'SavepointError');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ type: 'Warning', component: 'Snapshot', count: failures });
+    expect(done.metadata.labels?.['snapshot.state']).toBe('FAILED');
+  });
+
+  it('a retry can succeed: failures counts the failed attempts', async () => {
+    rig.operator.setScenario(NS, 'orders', 'savepoint-failure');
+    rig.store.create('flinkstatesnapshots', snapshot('sp', NS, 'orders', { backoffLimit: 2 }));
+    await waitFor(rig.store, () => eventsFor(rig.store, snap()).find((e) => e.reason === 'SavepointError'));
+    rig.operator.clearScenario(NS, 'orders');
+    const done = await terminal();
+    expect(statusOf(done)).toMatchObject({ state: 'COMPLETED', failures: 1 });
+    expect(statusOf(done).error).toBeUndefined();
+  });
+
+  it('is ABANDONED with SnapshotAbandoned when the job is not RUNNING', async () => {
+    editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
+    await waitForStatus(rig.store, 'flinkdeployments', NS, 'orders', (s) => s.lifecycleState === 'SUSPENDED', 'SUSPENDED');
+    rig.store.create('flinkstatesnapshots', snapshot('sp', NS, 'orders', { backoffLimit: 2 }));
+    const done = await terminal();
+    expect(statusOf(done).state).toBe('ABANDONED');
+    expect(statusOf(done).error).toBe('Secondary resource JobReference(kind=FlinkDeployment, name=orders) for savepoint sp is not running');
+    expect(statusOf(done).path).toBeUndefined();
+    const abandoned = eventsFor(rig.store, done).find((e) => e.reason === 'SnapshotAbandoned');
+    expect(abandoned).toMatchObject({ type: 'Warning', component: 'Snapshot' });
+  });
+
+  it('a wrong jobReference.name gives a ValidationError and the snapshot stays TRIGGER_PENDING', async () => {
+    rig.store.create('flinkstatesnapshots', snapshot('sp', NS, 'nosuch', { backoffLimit: 2 }));
+    const event = await waitFor(rig.store, () => eventsFor(rig.store, snap()).find((e) => e.reason === 'ValidationError'));
+    expect(event.type).toBe('Warning');
+    rig.store.create('flinkstatesnapshots', snapshot('other', NS, 'orders'));
+    await terminal('other');
+    expect(statusOf(snap()).state).toBe('TRIGGER_PENDING');
+    expect(snap().metadata.labels?.['snapshot.state']).toBe('TRIGGER_PENDING');
+  });
+});

@@ -1,0 +1,200 @@
+// The simulated operator on FlinkDeployments: first deployment, suspend per upgrade mode, resume.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  deployment,
+  editSpec,
+  eventsFor,
+  reconciledSpec,
+  recordStatuses,
+  simRig,
+  statusOf,
+  waitFor,
+  waitForStatus,
+  waitStable,
+  type SimRig,
+  type Status,
+} from '../support/sim.js';
+
+const NS = 'streaming-prod';
+let rig: SimRig;
+
+beforeEach(() => {
+  rig = simRig();
+});
+afterEach(async () => {
+  await rig.close();
+});
+
+/** The values in order with consecutive repeats collapsed (what a watcher sees change). */
+function changes<T>(values: T[]): T[] {
+  return values.filter((v, i) => i === 0 || v !== values[i - 1]);
+}
+
+function get(name = 'orders') {
+  const object = rig.store.get('flinkdeployments', NS, name);
+  if (!object) throw new Error(`${name} missing`);
+  return object;
+}
+
+async function deployed(name = 'orders', options: Parameters<typeof deployment>[2] = {}) {
+  rig.store.create('flinkdeployments', deployment(name, NS, options));
+  return waitStable(rig.store, NS, name);
+}
+
+function reasons(name = 'orders'): string[] {
+  return eventsFor(rig.store, get(name)).map((e) => e.reason);
+}
+
+function eventCount(reason: string, name = 'orders'): number {
+  return eventsFor(rig.store, get(name))
+    .filter((e) => e.reason === reason)
+    .reduce((sum, e) => sum + e.count, 0);
+}
+
+describe('first deployment', () => {
+  it('goes CREATED → UPGRADING → DEPLOYED → STABLE with the JobManager and job sequences of the operator', async () => {
+    const rec = recordStatuses(rig.store, 'flinkdeployments', NS, 'orders');
+    await deployed();
+    rec.stop();
+    // The first change is the create itself, before the operator wrote any status.
+    expect(rec.seen[0]?.status).toEqual({});
+    const seen = rec.seen.map((r) => r.status).slice(1);
+    expect(changes(seen.map((s) => s.lifecycleState))).toEqual(['CREATED', 'UPGRADING', 'DEPLOYED', 'STABLE']);
+    expect(changes(seen.map((s) => s.jobManagerDeploymentStatus))).toEqual(['MISSING', 'DEPLOYING', 'DEPLOYED_NOT_READY', 'READY']);
+    expect(changes(seen.map((s) => s.jobStatus?.state).filter(Boolean))).toEqual(['RECONCILING', 'CREATED', 'RUNNING']);
+    expect(seen[0]?.reconciliationStatus?.state).toBe('UPGRADING');
+    // observedGeneration and the target spec (suspended) are written before anything is deployed.
+    const before = seen.find((s) => s.lifecycleState === 'UPGRADING') as Status;
+    expect(before.observedGeneration).toBe(1);
+    expect(reconciledSpec(before)?.job.state).toBe('suspended');
+
+    const status = statusOf(get());
+    const raw = JSON.parse(status.reconciliationStatus?.lastReconciledSpec as string) as Record<string, unknown>;
+    expect(raw.resource_metadata).toEqual({ apiVersion: 'flink.apache.org/v1beta1', firstDeployment: true });
+    expect(reconciledSpec(status)?.job).toMatchObject({ state: 'running', upgradeMode: 'savepoint', parallelism: 2, savepointRedeployNonce: null });
+    expect(status.reconciliationStatus?.lastStableSpec).toBe(status.reconciliationStatus?.lastReconciledSpec);
+    expect(typeof status.reconciliationStatus?.reconciliationTimestamp).toBe('number');
+    expect(status.jobStatus?.jobId).toMatch(/^[0-9a-f]{32}$/);
+    expect(status.taskManager).toEqual({ labelSelector: 'component=taskmanager,app=orders', replicas: 1 });
+    expect(status.conditions).toEqual([
+      { type: 'Running', status: 'True', reason: 'Running', message: 'Job status RUNNING', lastTransitionTime: expect.any(String) },
+    ]);
+    expect(reasons()).toEqual(['Submit', 'JobStatusChanged', 'JobStatusChanged']);
+    const submit = eventsFor(rig.store, get()).find((e) => e.reason === 'Submit');
+    expect(submit).toMatchObject({ type: 'Normal', component: 'JobManagerDeployment', message: 'Starting deployment', count: 1 });
+  });
+
+  it('deploys nothing and writes no lastReconciledSpec for a resource created suspended', async () => {
+    rig.store.create('flinkdeployments', deployment('dormant', NS, { state: 'suspended' }));
+    await deployed('sentinel');
+    const status = statusOf(get('dormant'));
+    expect(status.lifecycleState).toBe('CREATED');
+    expect(status.reconciliationStatus).toEqual({ state: 'UPGRADING' });
+    expect(status.jobManagerDeploymentStatus).toBe('MISSING');
+    expect(eventsFor(rig.store, get('dormant'))).toEqual([]);
+    editSpec(rig.store, 'flinkdeployments', NS, 'dormant', (s) => (s.job.state = 'running'));
+    await waitStable(rig.store, NS, 'dormant');
+  });
+
+  it('starts a first deployment from initialSavepointPath', async () => {
+    const path = 's3://flink-state/streaming-prod/orders/savepoints/savepoint-a1b2c3-000000000001';
+    const object = deployment('orders', NS);
+    (object.spec as { job: Record<string, unknown> }).job.initialSavepointPath = path;
+    rig.store.create('flinkdeployments', object);
+    const stable = await waitStable(rig.store, NS, 'orders');
+    expect(statusOf(stable).jobStatus?.upgradeSavepointPath).toBe(path);
+  });
+});
+
+describe('suspend', () => {
+  const cases = [
+    { mode: 'savepoint', ha: true, jm: 'READY', savepoint: true },
+    { mode: 'last-state', ha: true, jm: 'MISSING', savepoint: false },
+    { mode: 'stateless', ha: true, jm: 'MISSING', savepoint: false },
+  ] as const;
+
+  it.each(cases)('$mode: SUSPENDED, job FINISHED (written by the operator), JobManager $jm', async ({ mode, ha, jm, savepoint }) => {
+    await deployed('orders', { upgradeMode: mode, ha });
+    const generation = editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
+    const done = await waitForStatus(rig.store, 'flinkdeployments', NS, 'orders', (s) => s.lifecycleState === 'SUSPENDED', 'SUSPENDED');
+    const status = statusOf(done);
+    expect(status.observedGeneration).toBe(generation);
+    expect(status.reconciliationStatus?.state).toBe('DEPLOYED');
+    expect(status.jobStatus?.state).toBe('FINISHED');
+    expect(status.jobManagerDeploymentStatus).toBe(jm);
+    expect(status.taskManager).toEqual({ labelSelector: '', replicas: 0 });
+    expect(reconciledSpec(status)?.job.state).toBe('suspended');
+    expect(status.reconciliationStatus?.lastStableSpec).toBe(status.reconciliationStatus?.lastReconciledSpec);
+    expect(status.conditions?.[0]).toMatchObject({ status: 'False', reason: 'Finished', message: 'Job status FINISHED' });
+    const suspended = eventsFor(rig.store, done).find((e) => e.reason === 'Suspended');
+    expect(suspended).toMatchObject({ type: 'Normal', message: 'Suspending existing deployment.' });
+    expect(eventsFor(rig.store, done).find((e) => e.reason === 'SpecChanged')?.message).toBe(
+      'UPGRADE change(s) detected (Diff: FlinkDeploymentSpec[job.state : "running" -> "suspended"]), starting reconciliation.',
+    );
+    const snapshots = rig.store.list('flinkstatesnapshots', NS);
+    if (savepoint) {
+      expect(status.jobStatus?.upgradeSavepointPath).toMatch(/^s3:\/\/flink-state\/streaming-prod\/orders\/savepoints\/savepoint-[0-9a-f]{6}-[0-9a-f]{12}$/);
+      const upgrade = await waitFor(rig.store, () => rig.store.list('flinkstatesnapshots', NS).find((s) => statusOf(s).state === 'COMPLETED'));
+      expect(upgrade.metadata.name).toMatch(/^orders-savepoint-upgrade-\d{13}$/);
+      expect(upgrade.spec).toMatchObject({ savepoint: { alreadyExists: true }, jobReference: { kind: 'FlinkDeployment', name: 'orders' } });
+      expect(statusOf(upgrade).path).toBe(status.jobStatus?.upgradeSavepointPath);
+    } else {
+      expect(status.jobStatus?.upgradeSavepointPath).toBeUndefined();
+      expect(snapshots).toEqual([]);
+    }
+  });
+
+  it('last-state without HA cancels asynchronously and leaves reconciliation UPGRADING', async () => {
+    await deployed('orders', { upgradeMode: 'last-state', ha: false });
+    const rec = recordStatuses(rig.store, 'flinkdeployments', NS, 'orders');
+    const generation = editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
+    const done = await waitForStatus(
+      rig.store,
+      'flinkdeployments',
+      NS,
+      'orders',
+      (s) => s.jobStatus?.state === 'CANCELED' && s.observedGeneration === generation,
+      'CANCELED on the new generation',
+    );
+    rec.stop();
+    const cancelling = rec.seen.find((r) => r.status.jobStatus?.state === 'CANCELLING')?.status as Status;
+    expect(cancelling.reconciliationStatus?.state).toBe('UPGRADING');
+    expect(reconciledSpec(cancelling)?.job.state).toBe('suspended');
+    expect(cancelling.observedGeneration).toBe(generation - 1);
+    const status = statusOf(done);
+    expect(status.reconciliationStatus?.state).toBe('UPGRADING');
+    expect(status.lifecycleState).toBe('UPGRADING');
+    expect(status.jobStatus?.upgradeSavepointPath).toMatch(/^s3:\/\/flink-state\/streaming-prod\/orders\/checkpoints\/[0-9a-f]{32}\/chk-\d+$/);
+    expect(reconciledSpec(status)?.job.upgradeMode).toBe('savepoint');
+    expect(eventsFor(rig.store, done).some((e) => e.message === 'Job status changed from CANCELLING to CANCELED')).toBe(true);
+  });
+});
+
+describe('resume', () => {
+  const cases = [
+    { mode: 'savepoint', specMode: 'savepoint', sameJobId: false, restore: 'savepoint path' },
+    { mode: 'last-state', specMode: 'last-state', sameJobId: true, restore: 'HA' },
+    { mode: 'savepoint', specMode: 'stateless', sameJobId: false, restore: 'nothing' },
+  ] as const;
+
+  it.each(cases)('after a $mode suspend with spec mode $specMode restores from $restore', async ({ mode, specMode, sameJobId }) => {
+    const first = await deployed('orders', { upgradeMode: mode });
+    const jobId = statusOf(first).jobStatus?.jobId;
+    editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
+    const suspended = await waitForStatus(rig.store, 'flinkdeployments', NS, 'orders', (s) => s.lifecycleState === 'SUSPENDED', 'SUSPENDED');
+    const path = statusOf(suspended).jobStatus?.upgradeSavepointPath;
+    const counts = { submit: eventCount('Submit'), jobStatus: eventCount('JobStatusChanged'), spec: eventCount('SpecChanged') };
+    editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => {
+      s.job.state = 'running';
+      s.job.upgradeMode = specMode;
+    });
+    const resumed = statusOf(await waitStable(rig.store, NS, 'orders'));
+    expect(eventCount('SpecChanged')).toBe(counts.spec + 1);
+    expect(eventCount('Submit')).toBe(counts.submit + 1);
+    expect(eventCount('JobStatusChanged')).toBeGreaterThan(counts.jobStatus);
+    expect(resumed.jobStatus?.jobId === jobId).toBe(sameJobId);
+    expect(reconciledSpec(resumed)?.job.upgradeMode).toBe(specMode === 'stateless' ? 'stateless' : mode);
+    if (mode === 'savepoint') expect(resumed.jobStatus?.upgradeSavepointPath).toBe(path);
+    if (mode === 'last-state') expect(resumed.jobStatus?.upgradeSavepointPath).toBe('KUBERNETES_OPERATOR_LAST_STATE');
+  });
+});
