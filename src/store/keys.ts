@@ -67,3 +67,22 @@ export function storeKeys(prefix: string): StoreKeys {
     audit: `${tag}:audit`,
   };
 }
+
+/** Keys of the Slack notifier (src/slack/notifier*.ts). */
+export interface NotifierKeys {
+  /**
+   * hash of one operation's Slack deliveries: `card` (last rendered seq), `post:<seq>` and
+   * `digest:<start|end>:<channel>` (idempotency marks), `permalink` (the card thread's link).
+   */
+  delivery(opId: string): string;
+  /** One replica at a time makes an operation's Slack calls; value = the holder's token. */
+  lock(opId: string): string;
+}
+
+export function notifierKeys(prefix: string): NotifierKeys {
+  const tag = hashTag(prefix);
+  return {
+    delivery: (opId) => `${tag}:notifier:op:${opId}`,
+    lock: (opId) => `${tag}:notifier:lock:${opId}`,
+  };
+}

@@ -1,0 +1,159 @@
+// The notifier's delivery state in Redis: per-operation idempotency marks, the last rendered card seq, the
+// thread permalink, and the per-operation lock that lets one replica at a time make an operation's Slack calls.
+import type { Redis } from 'ioredis';
+import { notifierKeys, type NotifierKeys } from '../store/keys.js';
+
+/** What became of one post (`post:<seq>` or `digest:<phase>:<channel>`). */
+export type DeliveryMark =
+  /** About to be posted (written BEFORE the call): its outcome is unknown until `done` replaces it. */
+  | { state: 'pending'; at: number; by: string }
+  | { state: 'done'; ts: string }
+  /** Nothing to post (the renderer wanted no message). */
+  | { state: 'skipped'; why: string }
+  /** Slack refused it for good (e.g. not_in_channel): logged, never retried. */
+  | { state: 'failed'; error: string; at: number };
+
+export interface MarkRead {
+  /** The stored string, for compare-and-set; undefined when absent. */
+  raw: string | undefined;
+  mark: DeliveryMark | undefined;
+}
+
+export interface DeliverySnapshot {
+  renderedSeq: number;
+  permalink: string | undefined;
+  marks: Map<string, MarkRead>;
+}
+
+export const postField = (seq: number): string => `post:${seq}`;
+export const digestField = (phase: 'start' | 'end', channel: string): string => `digest:${phase}:${channel}`;
+
+/*
+ * KEYS[1] delivery hash. ARGV[1] field, ARGV[2] expected value ('' = absent), ARGV[3] new value, ARGV[4] ttl ms.
+ * Returns 1 when written, 0 when the field no longer holds the expected value.
+ */
+const CAS_FIELD = `
+local current = redis.call('HGET', KEYS[1], ARGV[1]) or ''
+if current ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return 1`;
+
+/*
+ * KEYS[1] delivery hash. ARGV[1] seq, ARGV[2] ttl ms. Raises `card` to seq when it was lower.
+ * Returns the value `card` held before (0 when absent).
+ */
+const RAISE_RENDERED = `
+local current = tonumber(redis.call('HGET', KEYS[1], 'card') or '0')
+if tonumber(ARGV[1]) > current then
+  redis.call('HSET', KEYS[1], 'card', ARGV[1])
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return current`;
+
+/* KEYS[1] lock. ARGV[1] token, ARGV[2] ttl ms. Extends only the caller's lock: 1 extended, 0 lost. */
+const EXTEND_LOCK = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+return redis.call('PEXPIRE', KEYS[1], ARGV[2])`;
+
+/* KEYS[1] lock. ARGV[1] token. Releases only the caller's lock. */
+const RELEASE_LOCK = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+return redis.call('DEL', KEYS[1])`;
+
+type Script = (...args: (string | number)[]) => Promise<number>;
+interface Scripts {
+  fco_notifier_casField: Script;
+  fco_notifier_raiseRendered: Script;
+  fco_notifier_extendLock: Script;
+  fco_notifier_releaseLock: Script;
+}
+
+const defined = new WeakSet<Redis>();
+
+function scripts(redis: Redis): Scripts {
+  if (!defined.has(redis)) {
+    redis.defineCommand('fco_notifier_casField', { numberOfKeys: 1, lua: CAS_FIELD });
+    redis.defineCommand('fco_notifier_raiseRendered', { numberOfKeys: 1, lua: RAISE_RENDERED });
+    redis.defineCommand('fco_notifier_extendLock', { numberOfKeys: 1, lua: EXTEND_LOCK });
+    redis.defineCommand('fco_notifier_releaseLock', { numberOfKeys: 1, lua: RELEASE_LOCK });
+    defined.add(redis);
+  }
+  return redis as unknown as Scripts;
+}
+
+function parseMark(raw: string | undefined): DeliveryMark | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    const value = JSON.parse(raw) as DeliveryMark;
+    return typeof value === 'object' && value !== null && typeof value.state === 'string' ? value : undefined;
+  } catch {
+    // A mark we cannot read is treated as unknown outcome: the caller resolves it by reading Slack.
+    return { state: 'pending', at: 0, by: 'unreadable' };
+  }
+}
+
+export class DeliveryState {
+  private readonly keys: NotifierKeys;
+
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+    /** How long an operation's marks are kept after its last write (at least as long as its record). */
+    private readonly retentionMs: number,
+  ) {
+    this.keys = notifierKeys(prefix);
+  }
+
+  async read(opId: string): Promise<DeliverySnapshot> {
+    const all = await this.redis.hgetall(this.keys.delivery(opId));
+    const marks = new Map<string, MarkRead>();
+    for (const [field, raw] of Object.entries(all)) {
+      if (field.startsWith('post:') || field.startsWith('digest:')) marks.set(field, { raw, mark: parseMark(raw) });
+    }
+    return { renderedSeq: Number(all.card ?? 0), permalink: all.permalink, marks };
+  }
+
+  async mark(opId: string, field: string): Promise<MarkRead> {
+    const raw = (await this.redis.hget(this.keys.delivery(opId), field)) ?? undefined;
+    return { raw, mark: parseMark(raw) };
+  }
+
+  /** Writes `mark` only if the field still holds `expectedRaw` (undefined = absent); false when someone else moved it. */
+  async casMark(opId: string, field: string, expectedRaw: string | undefined, mark: DeliveryMark): Promise<{ ok: boolean; raw: string }> {
+    const raw = JSON.stringify(mark);
+    const written = await scripts(this.redis).fco_notifier_casField(this.keys.delivery(opId), field, expectedRaw ?? '', raw, this.retentionMs);
+    return { ok: written === 1, raw };
+  }
+
+  async setMark(opId: string, field: string, mark: DeliveryMark): Promise<void> {
+    const key = this.keys.delivery(opId);
+    await this.redis.multi().hset(key, field, JSON.stringify(mark)).pexpire(key, this.retentionMs).exec();
+  }
+
+  async renderedSeq(opId: string): Promise<number> {
+    return Number((await this.redis.hget(this.keys.delivery(opId), 'card')) ?? 0);
+  }
+
+  /** Compare-and-set upwards only, so two replicas never move the marker back; returns the value it held before. */
+  async raiseRendered(opId: string, seq: number): Promise<number> {
+    return scripts(this.redis).fco_notifier_raiseRendered(this.keys.delivery(opId), seq, this.retentionMs);
+  }
+
+  async setPermalink(opId: string, permalink: string): Promise<void> {
+    const key = this.keys.delivery(opId);
+    await this.redis.multi().hset(key, 'permalink', permalink).pexpire(key, this.retentionMs).exec();
+  }
+
+  async tryLock(opId: string, token: string, ttlMs: number): Promise<boolean> {
+    return (await this.redis.set(this.keys.lock(opId), token, 'PX', ttlMs, 'NX')) === 'OK';
+  }
+
+  async extendLock(opId: string, token: string, ttlMs: number): Promise<boolean> {
+    return (await scripts(this.redis).fco_notifier_extendLock(this.keys.lock(opId), token, ttlMs)) === 1;
+  }
+
+  async releaseLock(opId: string, token: string): Promise<void> {
+    await scripts(this.redis).fco_notifier_releaseLock(this.keys.lock(opId), token);
+  }
+}

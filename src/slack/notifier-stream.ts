@@ -1,0 +1,79 @@
+// The notifier's side of the `{prefix}:events` stream: its consumer group, reads, claims of idle entries, acks.
+import type { Redis } from 'ioredis';
+import { storeKeys } from '../store/keys.js';
+
+/** The consumer group every notifier replica reads with (each entry goes to one of them). */
+export const NOTIFIER_GROUP = 'notifier';
+
+/** A raw stream entry; fields are null when the entry was trimmed while pending. */
+export type RawEntry = [id: string, fields: string[] | null];
+
+export class NotifierStream {
+  readonly key: string;
+
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+    private readonly consumer: string,
+  ) {
+    this.key = storeKeys(prefix).events;
+  }
+
+  /** Creates the group at the stream's start (and the stream if missing); an existing group is kept as it is. */
+  async ensureGroup(): Promise<void> {
+    try {
+      await this.redis.call('XGROUP', 'CREATE', this.key, NOTIFIER_GROUP, '0', 'MKSTREAM');
+    } catch (error) {
+      if (!String((error as Error).message).includes('BUSYGROUP')) throw error;
+    }
+  }
+
+  /**
+   * New entries for this consumer (`>`), waiting up to `blockMs`; or with `id` `0`, the entries already delivered
+   * to this consumer and not acknowledged (a restart under the same name). Blocks: pass a dedicated connection.
+   */
+  async read(connection: Redis, id: '>' | '0', count: number, blockMs?: number): Promise<RawEntry[]> {
+    const block = blockMs === undefined ? [] : ['BLOCK', blockMs];
+    const reply = (await connection.call(
+      'XREADGROUP',
+      'GROUP',
+      NOTIFIER_GROUP,
+      this.consumer,
+      'COUNT',
+      count,
+      ...block,
+      'STREAMS',
+      this.key,
+      id,
+    )) as [string, RawEntry[]][] | null;
+    return reply?.[0]?.[1] ?? [];
+  }
+
+  /** Takes over entries other consumers left unacknowledged for `minIdleMs` (a dead or stuck replica). */
+  async claimIdle(minIdleMs: number, count: number, maxPages = 10): Promise<RawEntry[]> {
+    const claimed: RawEntry[] = [];
+    let cursor = '0-0';
+    for (let page = 0; page < maxPages; page++) {
+      const reply = (await this.redis.call('XAUTOCLAIM', this.key, NOTIFIER_GROUP, this.consumer, minIdleMs, cursor, 'COUNT', count)) as [
+        string,
+        RawEntry[],
+        string[]?,
+      ];
+      claimed.push(...reply[1]);
+      cursor = reply[0];
+      if (cursor === '0-0') break;
+    }
+    return claimed;
+  }
+
+  /** Resets the idle time of entries this consumer is still working on, so no other replica claims them. */
+  async touch(ids: readonly string[]): Promise<void> {
+    for (let i = 0; i < ids.length; i += 500) {
+      await this.redis.call('XCLAIM', this.key, NOTIFIER_GROUP, this.consumer, 0, ...ids.slice(i, i + 500), 'JUSTID');
+    }
+  }
+
+  async ack(ids: readonly string[]): Promise<void> {
+    for (let i = 0; i < ids.length; i += 500) await this.redis.call('XACK', this.key, NOTIFIER_GROUP, ...ids.slice(i, i + 500));
+  }
+}
