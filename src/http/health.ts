@@ -1,0 +1,165 @@
+// /healthz, /readyz and /metrics as Bolt custom routes, and the readiness checks behind /readyz (SPEC §9).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  Observable,
+  VersionApi,
+  type KubeConfig,
+  type ObservableMiddleware,
+  type RequestContext,
+  type ResponseContext,
+} from '@kubernetes/client-node';
+import type { Logger } from '../log.js';
+import type { Metrics } from './metrics.js';
+
+export interface Readiness {
+  ok: boolean;
+  /** Check name → `ok` or why it failed. */
+  checks: Record<string, string>;
+}
+
+/** One dependency check: resolves when healthy, throws (with a readable message) when not. */
+export type ReadinessCheck = (signal: AbortSignal) => Promise<void>;
+
+/** A readiness probe; `drain()` makes every later probe fail, so a Service stops routing before shutdown. */
+export interface ReadinessProbe {
+  (): Promise<Readiness>;
+  drain(): void;
+}
+
+export const DEFAULT_CHECK_TIMEOUT_MS = 2000;
+
+/** Runs the checks side by side, each bounded by `timeoutMs`; ready only when every one passes. */
+export function readiness(checks: Record<string, ReadinessCheck>, options: { timeoutMs?: number } = {}): ReadinessProbe {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
+  let draining = false;
+  const probe = async (): Promise<Readiness> => {
+    if (draining) return { ok: false, checks: { shutdown: 'draining: the process is stopping' } };
+    const results = await Promise.all(Object.entries(checks).map(async ([name, check]) => [name, await runCheck(check, timeoutMs)] as const));
+    return { ok: results.every(([, result]) => result === 'ok'), checks: Object.fromEntries(results) };
+  };
+  return Object.assign(probe, {
+    drain: () => {
+      draining = true;
+    },
+  });
+}
+
+async function runCheck(check: ReadinessCheck, timeoutMs: number): Promise<string> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<string>((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      resolve(`no answer within ${timeoutMs}ms`);
+    }, timeoutMs);
+  });
+  const outcome = check(controller.signal).then(
+    () => 'ok',
+    (error: unknown) => (error instanceof Error ? error.message : String(error)),
+  );
+  try {
+    return await Promise.race([outcome, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** ioredis connection states in which a PING cannot succeed soon: fail at once instead of waiting out the timeout. */
+const REDIS_DOWN_STATES = new Set(['reconnecting', 'close', 'end']);
+
+/** The Redis connection answers PING within the check's timeout. */
+export function redisReady(redis: { status: string; ping(): Promise<string> }): ReadinessCheck {
+  return async () => {
+    if (REDIS_DOWN_STATES.has(redis.status)) throw new Error(`Redis connection is ${redis.status}`);
+    const reply = await redis.ping();
+    if (reply !== 'PONG') throw new Error(`Redis answered PING with ${JSON.stringify(reply)}`);
+  };
+}
+
+/**
+ * The Kubernetes API answers `GET /version`: proves reachability and credentials without needing any RBAC rule
+ * (every authenticated identity may read /version), so a namespace's missing RoleBinding never fails readiness.
+ */
+export function kubeReady(kubeConfig: KubeConfig): ReadinessCheck {
+  const api = kubeConfig.makeApiClient(VersionApi);
+  return async (signal) => {
+    const middleware: ObservableMiddleware = {
+      pre: (ctx: RequestContext) => {
+        ctx.setSignal(signal);
+        return new Observable(Promise.resolve(ctx));
+      },
+      post: (response: ResponseContext) => new Observable(Promise.resolve(response)),
+    };
+    try {
+      await api.getCode({ middleware: [middleware], middlewareMergeStrategy: 'append' });
+    } catch (error) {
+      const e = error as { code?: unknown; message?: string };
+      if (typeof e.code === 'number') throw new Error(`Kubernetes API answered /version with HTTP ${e.code}`, { cause: error });
+      throw new Error(`Kubernetes API unreachable: ${e.message ?? String(error)}`, { cause: error });
+    }
+  };
+}
+
+export interface HealthOptions {
+  ready: () => Promise<Readiness>;
+  metrics?: Pick<Metrics, 'text' | 'contentType'>;
+  logger?: Logger;
+}
+
+/** Structurally a Bolt `CustomRoute` (`customRoutes` option of App / HTTPReceiver / SocketModeReceiver). */
+export interface HealthRoute {
+  path: string;
+  method: string[];
+  handler: (req: IncomingMessage, res: ServerResponse) => void;
+}
+
+export const HEALTH_PATHS = { live: '/healthz', ready: '/readyz', metrics: '/metrics' } as const;
+
+export function healthRoutes(options: HealthOptions): HealthRoute[] {
+  // Probes come every few seconds: log readiness changes, not every failed probe.
+  let wasReady: boolean | undefined;
+  const onReport = (report: Readiness) => {
+    if (report.ok === wasReady) return;
+    wasReady = report.ok;
+    if (report.ok) options.logger?.info({ checks: report.checks }, 'ready');
+    else options.logger?.warn({ checks: report.checks }, 'not ready');
+  };
+  const routes: HealthRoute[] = [
+    { path: HEALTH_PATHS.live, method: ['GET'], handler: (_req, res) => sendJson(res, 200, { ok: true }) },
+    { path: HEALTH_PATHS.ready, method: ['GET'], handler: (_req, res) => void serveReady(res, options.ready, onReport) },
+  ];
+  const metrics = options.metrics;
+  if (metrics) routes.push({ path: HEALTH_PATHS.metrics, method: ['GET'], handler: (_req, res) => void serveMetrics(res, metrics, options.logger) });
+  return routes;
+}
+
+async function serveReady(res: ServerResponse, ready: HealthOptions['ready'], onReport: (report: Readiness) => void): Promise<void> {
+  let report: Readiness;
+  try {
+    report = await ready();
+  } catch (error) {
+    report = { ok: false, checks: { probe: error instanceof Error ? error.message : String(error) } };
+  }
+  onReport(report);
+  sendJson(res, report.ok ? 200 : 503, report);
+}
+
+async function serveMetrics(res: ServerResponse, metrics: Pick<Metrics, 'text' | 'contentType'>, logger: Logger | undefined): Promise<void> {
+  try {
+    const text = await metrics.text();
+    send(res, 200, metrics.contentType, text);
+  } catch (error) {
+    logger?.error({ err: error }, 'metrics scrape failed');
+    send(res, 500, 'text/plain; charset=utf-8', 'metrics unavailable\n');
+  }
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  send(res, status, 'application/json; charset=utf-8', `${JSON.stringify(body)}\n`);
+}
+
+export function send(res: ServerResponse, status: number, contentType: string, body: string): void {
+  if (res.headersSent) return;
+  res.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store' });
+  res.end(body);
+}

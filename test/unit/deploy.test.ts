@@ -1,0 +1,248 @@
+// deploy/: every YAML parses, the kustomizations render with the real kubectl, the Deployments are shaped for
+// production, the RBAC equals the Kubernetes calls the code makes, and the Dockerfile builds what runs.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseAllDocuments } from 'yaml';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { parsePolicyText } from '../../src/policy/load.js';
+import { kubeApiCalls, kubeClientImporters, tsFiles, type KubeCall } from '../support/kube-calls.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+const KUBECTL = '/usr/bin/kubectl';
+const APP_NAMESPACE = 'flink-chatops';
+
+type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string }; [key: string]: unknown };
+// Deployment and RBAC fields are read through this loose shape; a missing field fails the assertion that reads it.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Loose = any;
+
+function kustomize(dir: string): Obj[] {
+  let out: string;
+  try {
+    out = execFileSync(KUBECTL, ['kustomize', join(ROOT, dir)], { encoding: 'utf8', timeout: 60_000 });
+  } catch (error) {
+    const e = error as { code?: string; stderr?: string; message: string };
+    throw new Error(e.code === 'ENOENT' ? `kubectl is not installed at ${KUBECTL}` : `kubectl kustomize ${dir} failed: ${e.stderr ?? e.message}`, {
+      cause: error,
+    });
+  }
+  return parseAllDocuments(out).map((doc) => doc.toJS() as Obj);
+}
+
+const byKind = (objects: Obj[], kind: string) => objects.filter((o) => o.kind === kind);
+const named = (objects: Obj[], kind: string, name: string): Loose => {
+  const found = objects.find((o) => o.kind === kind && o.metadata.name === name);
+  if (!found) throw new Error(`no ${kind} ${name} in the render`);
+  return found;
+};
+
+/** `group/resource:verb` for every rule of a Role or ClusterRole. */
+function ruleSet(role: Loose): string[] {
+  return (role.rules as Loose[]).flatMap((r) =>
+    (r.apiGroups as string[]).flatMap((g) => (r.resources as string[]).flatMap((res) => (r.verbs as string[]).map((v) => `${g}/${res}:${v}`))),
+  ).sort();
+}
+const callSet = (calls: readonly KubeCall[]) => [...new Set(calls.map((c) => `${c.group}/${c.resource}:${c.verb}`))].sort();
+
+let base: Obj[];
+let overlay: Obj[];
+let calls: KubeCall[];
+
+beforeAll(() => {
+  base = kustomize('deploy/base');
+  overlay = kustomize('deploy/overlays/example');
+  const derived = kubeApiCalls(ROOT, kubeClientImporters(ROOT));
+  expect(derived.unexplained, 'Kubernetes calls the RBAC derivation cannot read').toEqual([]);
+  calls = derived.calls;
+}, 120_000);
+
+describe('YAML under deploy/', () => {
+  const files = ['deploy/base', 'deploy/redis', 'deploy/overlays/example'].flatMap((dir) =>
+    execFileSync('ls', [join(ROOT, dir)], { encoding: 'utf8' })
+      .split('\n')
+      .filter((f) => /\.ya?ml$/.test(f))
+      .map((f) => `${dir}/${f}`),
+  );
+  it.each(files)('%s parses', (file) => {
+    const docs = parseAllDocuments(read(file));
+    expect(docs.flatMap((d) => d.errors.map((e) => e.message))).toEqual([]);
+    expect(docs.length).toBeGreaterThan(0);
+  });
+
+  it('the optional Redis renders as one durable, non-evicting server', () => {
+    const redis = kustomize('deploy/redis');
+    expect(byKind(redis, 'StatefulSet').map((s) => (s as Loose).spec.replicas)).toEqual([1]);
+    const conf = (byKind(redis, 'ConfigMap')[0] as Loose).data['redis.conf'] as string;
+    expect(conf).toMatch(/^appendonly yes$/m);
+    expect(conf).toMatch(/^maxmemory-policy noeviction$/m);
+    const sts: Loose = byKind(redis, 'StatefulSet')[0];
+    expect(sts.spec.volumeClaimTemplates[0].metadata.name).toBe('data');
+    expect(sts.spec.template.spec.securityContext.runAsNonRoot).toBe(true);
+  });
+});
+
+describe.each([
+  ['deploy/base', () => base],
+  ['deploy/overlays/example', () => overlay],
+])('kubectl kustomize %s', (_dir, render) => {
+  it('renders every object the installation needs', () => {
+    const kinds = new Set(render().map((o) => o.kind));
+    for (const kind of ['Namespace', 'ServiceAccount', 'Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding', 'ConfigMap', 'Deployment', 'Service', 'PodDisruptionBudget']) {
+      expect(kinds, kind).toContain(kind);
+    }
+  });
+
+  it('gives every Role exactly the calls src/kube makes, bound to the ServiceAccount', () => {
+    const namespaced = callSet(calls.filter((c) => c.scope === 'namespaced'));
+    const roles = byKind(render(), 'Role');
+    expect(roles.length).toBeGreaterThan(0);
+    for (const role of roles) expect(ruleSet(role), `Role ${role.metadata.namespace}/${role.metadata.name}`).toEqual(namespaced);
+    for (const binding of byKind(render(), 'RoleBinding') as Loose[]) {
+      expect(binding.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'flink-chatops' });
+      expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'flink-chatops', namespace: APP_NAMESPACE }]);
+    }
+    expect(byKind(render(), 'RoleBinding').map((b) => b.metadata.namespace).sort()).toEqual(roles.map((r) => r.metadata.namespace).sort());
+  });
+
+  it('grants cluster-wide only what the code asks cluster-wide (listing namespaces)', () => {
+    const cluster = callSet(calls.filter((c) => c.scope === 'cluster'));
+    expect(byKind(render(), 'ClusterRole').flatMap(ruleSet).sort()).toEqual(cluster);
+  });
+
+  it('has a Role in every namespace the policy names exactly, and in no other', () => {
+    const policyMap: Loose = byKind(render(), 'ConfigMap').find((c) => c.metadata.name.startsWith('flink-chatops-policy'));
+    const policy = parsePolicyText(policyMap.data['policy.yaml'] as string);
+    if (!policy.ok) throw new Error(policy.errors.join('\n'));
+    const exact = policy.policy.namespaces.map((n) => n.name).filter((n) => !/[*?[]/.test(n));
+    expect(byKind(render(), 'Role').map((r) => r.metadata.namespace).sort()).toEqual([...exact].sort());
+  });
+
+  it('runs 2+ replicas of each role, probed on /readyz and /healthz, non-root, read-only, with resources', () => {
+    for (const role of ['bot', 'worker']) {
+      const deployment: Loose = named(render(), 'Deployment', `flink-chatops-${role}`);
+      const pod = deployment.spec.template.spec;
+      const [container] = pod.containers as Loose[];
+      expect(deployment.spec.replicas).toBeGreaterThanOrEqual(2);
+      expect(container.args).toEqual(['serve', '--role', role]);
+      const port = (container.ports as Loose[]).find((p) => p.containerPort === 3000);
+      expect(container.readinessProbe.httpGet).toEqual({ path: '/readyz', port: port.name });
+      expect(container.livenessProbe.httpGet).toEqual({ path: '/healthz', port: port.name });
+      expect(Object.keys(container.resources.requests).sort()).toEqual(['cpu', 'memory']);
+      expect(container.resources.limits.memory).toBeDefined();
+      expect(pod.securityContext.runAsNonRoot).toBe(true);
+      expect(pod.securityContext.runAsUser).toBeGreaterThan(0);
+      expect(container.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+      expect(pod.serviceAccountName).toBe('flink-chatops');
+    }
+  });
+
+  it('stops each role within its grace period: longer than one Kubernetes call, the preStop pause included', () => {
+    const kubeTimeoutSeconds = Number(/timeoutMs \?\? ([\d_]+)/.exec(read('src/kube/client-node.ts'))?.[1]?.replaceAll('_', '')) / 1000;
+    expect(kubeTimeoutSeconds).toBeGreaterThan(0);
+    for (const role of ['bot', 'worker']) {
+      const pod = (named(render(), 'Deployment', `flink-chatops-${role}`) as Loose).spec.template.spec;
+      const preStop = Number(pod.containers[0].lifecycle?.preStop?.exec?.command?.[1] ?? 0);
+      expect(pod.terminationGracePeriodSeconds, role).toBeGreaterThan(kubeTimeoutSeconds + preStop);
+    }
+  });
+
+  it('gives each role a configuration src/config.ts accepts, secrets only through secretKeyRef', () => {
+    const config: Loose = named(render(), 'ConfigMap', 'flink-chatops-config');
+    const secrets = { SLACK_BOT_TOKEN: 'xoxb-from-secret', SLACK_SIGNING_SECRET: 'from-secret', REDIS_URL: 'redis://:pw@redis:6379' };
+    for (const role of ['bot', 'worker'] as const) {
+      const [container] = (named(render(), 'Deployment', `flink-chatops-${role}`) as Loose).spec.template.spec.containers as Loose[];
+      expect(container.envFrom).toEqual([{ configMapRef: { name: 'flink-chatops-config' } }]);
+      const fromSecret = (container.env as Loose[]).map((e) => {
+        expect(e.valueFrom.secretKeyRef, e.name).toMatchObject({ name: 'flink-chatops-secrets', key: e.name });
+        return e.name as string;
+      });
+      const env: Record<string, string> = { ...config.data };
+      for (const name of fromSecret) if (name in secrets) env[name] = secrets[name as keyof typeof secrets];
+      const loaded = loadConfig(env, role);
+      expect(loaded.ok ? [] : loaded.problems, role).toEqual([]);
+      expect(fromSecret.sort(), role).toEqual(role === 'bot' ? ['REDIS_URL', 'SLACK_APP_TOKEN', 'SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET'] : ['REDIS_URL']);
+    }
+    expect(Object.keys(config.data).filter((k) => /TOKEN|SECRET|REDIS_URL/.test(k))).toEqual([]);
+  });
+
+  it('mounts the generated policy ConfigMap as a directory at POLICY_FILE', () => {
+    const policyFile = (named(render(), 'ConfigMap', 'flink-chatops-config') as Loose).data.POLICY_FILE as string;
+    const policyMap = byKind(render(), 'ConfigMap').find((c) => c.metadata.name.startsWith('flink-chatops-policy-'));
+    for (const role of ['bot', 'worker']) {
+      const pod = (named(render(), 'Deployment', `flink-chatops-${role}`) as Loose).spec.template.spec;
+      const volume = (pod.volumes as Loose[]).find((v) => v.configMap?.name === policyMap?.metadata.name);
+      const mount = (pod.containers[0].volumeMounts as Loose[]).find((m) => m.name === volume?.name);
+      expect(mount.subPath, 'a subPath mount never sees ConfigMap updates').toBeUndefined();
+      expect(policyFile).toBe(`${mount.mountPath as string}/policy.yaml`);
+    }
+  });
+
+  it('exposes the bot on port 3000 and keeps one pod of each role through disruptions', () => {
+    const service: Loose = named(render(), 'Service', 'flink-chatops-bot');
+    expect(service.spec.selector).toEqual({ 'app.kubernetes.io/name': 'flink-chatops', 'app.kubernetes.io/component': 'bot' });
+    expect(service.spec.ports).toEqual([{ name: 'http', port: 3000, targetPort: 'http' }]);
+    for (const role of ['bot', 'worker']) {
+      const pdb: Loose = named(render(), 'PodDisruptionBudget', `flink-chatops-${role}`);
+      expect(pdb.spec.minAvailable).toBe(1);
+      expect(pdb.spec.selector.matchLabels).toEqual((named(render(), 'Deployment', `flink-chatops-${role}`) as Loose).spec.selector.matchLabels);
+    }
+  });
+});
+
+describe('the base policy', () => {
+  it('is examples/policy.yaml, valid', () => {
+    expect(read('deploy/base/policy.yaml')).toBe(read('examples/policy.yaml'));
+    expect(parsePolicyText(read('deploy/base/policy.yaml')).ok).toBe(true);
+  });
+});
+
+describe('deploy/Dockerfile', () => {
+  const dockerfile = read('deploy/Dockerfile');
+  const stages = dockerfile.split(/^FROM /m).slice(1);
+  const runtime = stages.at(-1) ?? '';
+
+  it('builds on a Node LTS image the package supports, in two stages', () => {
+    const image = /^ARG NODE_IMAGE=node:(\d+)-[a-z]+-slim$/m.exec(dockerfile);
+    const major = Number(image?.[1]);
+    const minimum = Number(/>=(\d+)/.exec((JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node)?.[1]);
+    expect(major % 2, 'even majors are the LTS lines').toBe(0);
+    expect(major).toBeGreaterThanOrEqual(minimum);
+    expect(stages.map((s) => s.split('\n')[0])).toEqual(['${NODE_IMAGE} AS build', '${NODE_IMAGE} AS runtime']);
+    expect(stages[0]).toMatch(/^RUN npm ci\b/m);
+    expect(stages[0]).toMatch(/^RUN npm run build\b/m);
+  });
+
+  it('runs production dependencies and the built dist/ (with its Lua scripts) as a non-root user under tini', () => {
+    expect(runtime).toMatch(/^RUN npm ci --omit=dev\b/m);
+    expect(runtime).toMatch(/^COPY --from=build \/app\/dist \.\/dist$/m);
+    expect(read('package.json')).toContain("cpSync('src/store/lua','dist/store/lua'");
+    expect(/^USER (\d+):\d+$/m.exec(runtime)?.[1]).not.toBe('0');
+    expect(/^ENTRYPOINT (.*)$/m.exec(runtime)?.[1]).toBe('["/usr/bin/tini", "--", "node", "dist/cli.js"]');
+    expect(/^CMD (.*)$/m.exec(runtime)?.[1]).toBe('["serve", "--role", "bot"]');
+    expect(runtime).toMatch(/apt-get install -y --no-install-recommends tini/);
+  });
+
+  it('keeps local builds and secrets out of the context', () => {
+    const ignored = read('.dockerignore').split('\n').map((l) => l.trim());
+    for (const entry of ['node_modules', 'dist', '.git']) expect(ignored).toContain(entry);
+  });
+
+  it('needs nothing at run time that `npm ci --omit=dev` leaves out', () => {
+    const pkg = JSON.parse(read('package.json')) as { dependencies: Record<string, string> };
+    const builtins = new Set(builtinModules);
+    const missing = tsFiles(ROOT, 'src', [join('src', 'sandbox')]).flatMap((file) =>
+      [...read(file).matchAll(/^(?:import|export) (?!type\b)[^;]*? from '([^'.][^']*)';$|\bimport\('([^'.][^']*)'\)/gms)]
+        .map((m) => m[1] ?? m[2] ?? '')
+        .filter((spec) => !spec.startsWith('node:') && !builtins.has(spec))
+        .map((spec) => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : (spec.split('/')[0] ?? '')))
+        .filter((name) => !(name in pkg.dependencies))
+        .map((name) => `${file}: ${name}`),
+    );
+    expect(missing).toEqual([]);
+  });
+});
