@@ -1,0 +1,123 @@
+// The BullMQ queue `flink-ops` (SPEC §9): one job per operation and plan revision, carrying only the op id.
+import { Queue, type JobState } from 'bullmq';
+import { Redis, type RedisOptions } from 'ioredis';
+import { bullmqPrefix } from '../store/keys.js';
+
+export const QUEUE_NAME = 'flink-ops';
+/** The BullMQ job name; every job of this queue is one operation run. */
+export const JOB_NAME = 'run';
+
+/** The store is the source of truth: a job names the operation and nothing else. */
+export interface OperationJobData {
+  opId: string;
+}
+
+/** Job states in which a job will still be processed (the sweep's "waiting, delayed or active"). */
+export const LIVE_JOB_STATES = ['waiting', 'delayed', 'active', 'prioritized', 'waiting-children'] as const satisfies readonly JobState[];
+
+const DAY_S = 24 * 60 * 60;
+
+/** `<op id>.<plan revision>` (BullMQ refuses `:` and all-digit ids; op ids have neither). */
+export function jobIdOf(opId: string, revision: number): string {
+  if (!/^op-[a-z0-9]+$/.test(opId)) throw new Error(`"${opId}" is not an operation id`);
+  if (!Number.isSafeInteger(revision) || revision < 1) throw new Error(`plan revision must be a positive integer, got ${revision}`);
+  return `${opId}.${revision}`;
+}
+
+/** The op id and revision a job id names, or undefined when it is not one of ours. */
+export function parseJobId(jobId: string | undefined): { opId: string; revision: number } | undefined {
+  const match = /^(op-[a-z0-9]+)\.(\d+)$/.exec(jobId ?? '');
+  if (!match) return undefined;
+  return { opId: match[1] as string, revision: Number(match[2]) };
+}
+
+export interface OperationQueueOptions {
+  /** A connection for commands; shared with the stores is fine (BullMQ never closes a connection it was given). */
+  connection: Redis;
+  /** REDIS_PREFIX: BullMQ's prefix becomes the same hash tag `{prefix}` as every key of ours. */
+  prefix: string;
+  /** How long finished jobs are kept (their ids stay taken meanwhile); default 1 day completed, 7 days failed. */
+  keepCompletedSec?: number;
+  keepFailedSec?: number;
+}
+
+export class OperationQueue {
+  readonly queue: Queue<OperationJobData, string, string>;
+  private readonly keepCompletedSec: number;
+  private readonly keepFailedSec: number;
+
+  constructor(opts: OperationQueueOptions) {
+    this.queue = new Queue<OperationJobData, string, string>(QUEUE_NAME, { connection: opts.connection, prefix: bullmqPrefix(opts.prefix) });
+    this.keepCompletedSec = opts.keepCompletedSec ?? DAY_S;
+    this.keepFailedSec = opts.keepFailedSec ?? 7 * DAY_S;
+  }
+
+  /**
+   * Adds the job of `opId` at `revision`. An id that already exists in any state is silently kept as it is
+   * (BullMQ's jobId rule): enqueueing twice is harmless, and a finished job must be removed to run again.
+   */
+  async enqueue(opId: string, revision: number, options: { delayMs?: number } = {}): Promise<{ jobId: string }> {
+    const jobId = jobIdOf(opId, revision);
+    const delay = Math.max(0, Math.round(options.delayMs ?? 0));
+    await this.queue.add(
+      JOB_NAME,
+      { opId },
+      {
+        jobId,
+        ...(delay > 0 ? { delay } : {}),
+        removeOnComplete: { age: this.keepCompletedSec },
+        removeOnFail: { age: this.keepFailedSec },
+      },
+    );
+    return { jobId };
+  }
+
+  async jobState(jobId: string): Promise<JobState | 'unknown'> {
+    return this.queue.getJobState(jobId);
+  }
+
+  /** Whether the job of `opId` at `revision` is waiting, delayed or active. */
+  async hasLiveJob(opId: string, revision: number): Promise<boolean> {
+    const state = await this.jobState(jobIdOf(opId, revision));
+    return (LIVE_JOB_STATES as readonly string[]).includes(state);
+  }
+
+  /** Removes the job when it is completed or failed (so its id can run again); true when it was removed. */
+  async removeFinished(jobId: string): Promise<boolean> {
+    const state = await this.jobState(jobId);
+    if (state !== 'completed' && state !== 'failed') return false;
+    try {
+      await this.queue.remove(jobId);
+      return true;
+    } catch {
+      // Removed or picked up by someone else in between: either way it is not ours to remove any more.
+      return false;
+    }
+  }
+
+  /** Moves a delayed job to waiting now; false when it is not delayed (already running, gone or waiting). */
+  async promote(jobId: string): Promise<boolean> {
+    const job = await this.queue.getJob(jobId);
+    if (!job) return false;
+    try {
+      await job.promote();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.queue.close();
+  }
+}
+
+/** A connection for BullMQ workers: blocking commands need `maxRetriesPerRequest: null` (BullMQ insists). */
+export function workerConnection(url: string, options: RedisOptions = {}): Redis {
+  return new Redis(url, { ...options, maxRetriesPerRequest: null });
+}
+
+/** A connection for producers in request paths: fail fast instead of queueing commands while Redis is away. */
+export function producerConnection(url: string, options: RedisOptions = {}): Redis {
+  return new Redis(url, { maxRetriesPerRequest: 2, ...options });
+}

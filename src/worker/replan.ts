@@ -1,0 +1,117 @@
+// Preconditions under the lease (SPEC §4 drift rule): frozen, vanished, changed by others, already done, or re-planned.
+import { assess } from '../app/assess.js';
+import type { PolicyDecision } from '../domain/decision.js';
+import { CHANGED_REASON, checkDrift, desiredStateHolds, type DriftOutcome } from '../domain/drift.js';
+import type { EntryInput, OperationRecord } from '../domain/operation.js';
+import type { Plan } from '../domain/plan.js';
+import { expiresAt } from '../domain/approval.js';
+import { jobStatusStateOf, uidOf } from '../domain/resource.js';
+import type { KubeObject } from '../kube/flink-client.js';
+import { commit, entry, type Handback, type Run } from './context.js';
+
+/** An earlier operation of this bot on the same target object and the generation its submission produced. */
+export interface OurSubmission {
+  opId: string;
+  generation: number;
+}
+
+export const ALREADY_DESIRED = 'already in the desired state';
+export const VANISHED = 'the target no longer exists';
+
+/** Generations this bot's operations produced on the planned object after the plan (SPEC §4 "made by this bot"). */
+export async function ourSubmissionsAfter(run: Run, plan: Plan): Promise<OurSubmission[]> {
+  const records = await run.deps.store.recentForTarget(plan.target, 50);
+  return records.flatMap((r) =>
+    r.id !== run.opId && r.submittedGeneration !== undefined && r.plan?.uid === plan.uid && r.submittedGeneration > plan.generation
+      ? [{ opId: r.id, generation: r.submittedGeneration }]
+      : [],
+  );
+}
+
+/** The drift rule against `current`; the earlier submissions are read only when the generation moved. */
+export async function driftOf(run: Run, plan: Plan, current: unknown): Promise<{ drift: DriftOutcome; ours: OurSubmission[] }> {
+  const quick = checkDrift({ plan, current, ourGenerations: [], desiredAlreadyHolds: false });
+  if (quick.outcome === 'unchanged' || uidOf(current) !== plan.uid) return { drift: quick, ours: [] };
+  const ours = await ourSubmissionsAfter(run, plan);
+  const drift = checkDrift({ plan, current, ourGenerations: ours.map((o) => o.generation), desiredAlreadyHolds: desiredStateHolds(plan, current) });
+  return { drift, ours };
+}
+
+export type Precheck =
+  | { type: 'proceed'; plan: Plan; current: KubeObject; replanned?: { decision: PolicyDecision; entry: EntryInput } }
+  | { type: 'ended' }
+  | Handback;
+
+/** From QUEUED, with the target just read under the lease: may this plan (or a re-plan) be submitted now? */
+export async function precheck(run: Run, record: OperationRecord, plan: Plan, current: KubeObject | undefined): Promise<Precheck> {
+  if (!current) return abort(run, VANISHED);
+  const freeze = await run.deps.freezes.get(plan.target);
+  if (freeze) return abort(run, `target frozen by <@${freeze.by}>: ${freeze.reason}`);
+  if (plan.change.type === 'create-snapshot') {
+    if (uidOf(current) !== plan.uid) return abort(run, CHANGED_REASON);
+    const job = jobStatusStateOf(current);
+    if (job !== 'RUNNING') return abort(run, `the job is not RUNNING (it is ${job ?? 'unknown'}): a savepoint now would be abandoned`);
+    return { type: 'proceed', plan, current };
+  }
+  const { drift, ours } = await driftOf(run, plan, current);
+  switch (drift.outcome) {
+    case 'unchanged':
+      return { type: 'proceed', plan, current };
+    case 'already-desired':
+      return abort(run, ALREADY_DESIRED);
+    case 'changed':
+      return abort(run, drift.reason);
+    case 'replan':
+      return replan(run, record, plan, ours);
+  }
+}
+
+/** Re-plans against the current resource with revision + 1 and re-evaluates policy (SPEC §4). */
+async function replan(run: Run, record: OperationRecord, plan: Plan, ours: OurSubmission[]): Promise<Precheck> {
+  const { deps } = run;
+  const policy = await deps.policy.current();
+  if (!policy.ok) return abort(run, `re-plan impossible: ${policy.message}`);
+  const assessment = await assess(
+    policy.policy,
+    { intent: record.intent, opId: record.id, requester: record.requester, revision: plan.revision + 1, signal: run.signal },
+    {
+      kube: deps.kube,
+      getFreeze: (target) => deps.freezes.get(target),
+      getOperation: (id) => deps.store.get(id),
+      now: () => new Date(deps.now()),
+      nonce: deps.nonce,
+    },
+  );
+  if (!assessment.ok) return abort(run, assessment.refusal);
+  const after = ours.map((o) => o.opId);
+  const { plan: next, decision } = assessment;
+  const replanned = entry(run, 'replanned', 'replanned', {
+    message: `re-planned after ${after.join(', ')}`,
+    after,
+    revision: next.revision,
+    diff: next.diff,
+    decision: decision.outcome,
+  });
+  if (decision.outcome === 'deny') return abort(run, `after re-planning, policy denies it: ${decision.reasons.join('; ')}`);
+  if (decision.outcome === 'needs-approval') {
+    const expires = expiresAt(deps.now(), policy.policy.approval.ttlMs);
+    await commit(run, {
+      from: ['QUEUED'],
+      to: 'AWAITING_APPROVAL',
+      before: [replanned],
+      detail: { reason: `re-planned after ${after.join(', ')}; the new plan needs approval` },
+      set: { plan: next, decision, expiresAt: expires },
+    });
+    return { type: 'ended' };
+  }
+  const current = assessment.resource as KubeObject;
+  run.log.info({ revision: next.revision, after }, 're-planned; continuing without approval');
+  return { type: 'proceed', plan: next, current, replanned: { decision, entry: replanned } };
+}
+
+/** QUEUED → ABORTED with why (nothing was submitted). */
+async function abort(run: Run, reason: string): Promise<Precheck> {
+  run.log.info({ reason }, 'aborted before submitting');
+  await commit(run, { from: ['QUEUED'], to: 'ABORTED', detail: { reason } });
+  return { type: 'ended' };
+}

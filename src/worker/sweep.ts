@@ -1,0 +1,120 @@
+// The sweep (SPEC §9): expires approvals past their time and re-enqueues operations that lost their job; idempotent.
+import { isOrdered, type OperationRecord } from '../domain/operation.js';
+import type { Logger } from '../log.js';
+import { jobIdOf, type OperationQueue } from '../queue/queue.js';
+import type { LockStore } from '../store/locks.js';
+import type { OperationStore } from '../store/operations.js';
+
+/** After this many re-enqueues an operation is reported `stuck` (once); it keeps its state. */
+export const STUCK_AFTER = 5;
+export const SWEEP_INTERVAL_MS = 30_000;
+
+export interface SweepDeps {
+  store: OperationStore;
+  queue: Pick<OperationQueue, 'enqueue' | 'jobState' | 'removeFinished'>;
+  leases: Pick<LockStore, 'holder'>;
+  logger: Logger;
+  now?: () => number;
+  /** An operation changed more recently than this is left alone (its writer may be about to enqueue it). */
+  graceMs?: number;
+  /** Delay of the n-th re-enqueue: base × 2^(n-1), capped. */
+  backoffBaseMs?: number;
+  backoffMaxMs?: number;
+}
+
+export interface SweepReport {
+  expired: string[];
+  reenqueued: string[];
+  stuck: string[];
+}
+
+export class Sweep {
+  private readonly now: () => number;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<SweepReport> | undefined;
+
+  constructor(private readonly deps: SweepDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  /** Runs once now and then every `intervalMs`; a sweep still running is not started twice. */
+  start(intervalMs = SWEEP_INTERVAL_MS): void {
+    if (this.timer) return;
+    void this.runSafely();
+    this.timer = setInterval(() => void this.runSafely(), intervalMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running?.catch(() => undefined);
+  }
+
+  /** One sweep; concurrent calls share the one in progress. */
+  run(): Promise<SweepReport> {
+    this.running ??= this.sweep().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async runSafely(): Promise<void> {
+    try {
+      const report = await this.run();
+      if (report.expired.length + report.reenqueued.length > 0) this.deps.logger.info(report, 'sweep');
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, 'sweep failed; the next one tries again');
+    }
+  }
+
+  private async sweep(): Promise<SweepReport> {
+    const report: SweepReport = { expired: [], reenqueued: [], stuck: [] };
+    const now = this.now();
+    for (const id of await this.deps.store.expiredAwaitingApproval(now)) {
+      if (await this.expire(id, now)) report.expired.push(id);
+    }
+    const ids = await this.deps.store.activeIds();
+    for (const record of await this.deps.store.getMany(ids)) {
+      if (!isOrdered(record.state) || !record.plan) continue;
+      if (now - record.updatedAt < (this.deps.graceMs ?? 5000)) continue;
+      const outcome = await this.reenqueueIfLost(record);
+      if (outcome === 'reenqueued' || outcome === 'stuck') report.reenqueued.push(record.id);
+      if (outcome === 'stuck') report.stuck.push(record.id);
+    }
+    return report;
+  }
+
+  private async expire(id: string, now: number): Promise<boolean> {
+    const result = await this.deps.store.apply(id, (current) => {
+      if (current.state !== 'AWAITING_APPROVAL' || current.expiresAt === undefined || current.expiresAt > now) return { refuse: 'not expired' };
+      return { entries: [{ type: 'state', name: 'EXPIRED', actor: 'sweep', role: 'sweep', detail: { expiresAt: current.expiresAt } }] };
+    });
+    return result.ok;
+  }
+
+  /** An operation in the order with no job that will run it (and no live lease of its own) gets a new job. */
+  private async reenqueueIfLost(record: OperationRecord): Promise<'alive' | 'reenqueued' | 'stuck' | 'raced'> {
+    const { queue } = this.deps;
+    const revision = record.plan?.revision ?? 1;
+    if ((await this.deps.leases.holder(record.target))?.opId === record.id) return 'alive';
+    // A run that re-planned keeps its job of the earlier revision: any live job of this operation counts.
+    const states = await Promise.all(Array.from({ length: revision }, (_, i) => queue.jobState(jobIdOf(record.id, i + 1))));
+    if (states.some((s) => s === 'waiting' || s === 'delayed' || s === 'active' || s === 'prioritized' || s === 'waiting-children')) return 'alive';
+    const seen = record.reenqueues;
+    const count = seen + 1;
+    const result = await this.deps.store.apply(record.id, (current) => {
+      // Another sweep (another process) re-enqueued it since we looked: that one counts, this one does not.
+      if (current.reenqueues !== seen || !isOrdered(current.state)) return { refuse: 'raced' };
+      const stuck = count === STUCK_AFTER && !current.history.some((e) => e.type === 'note' && e.name === 'stuck');
+      const note = { type: 'note', name: 'stuck', actor: 'sweep', detail: { reenqueues: count, state: current.state } } as const;
+      return { set: { reenqueues: count }, entries: stuck ? [note] : [] };
+    });
+    if (!result.ok) return 'raced';
+    const jobId = jobIdOf(record.id, revision);
+    await queue.removeFinished(jobId);
+    const base = this.deps.backoffBaseMs ?? 1000;
+    const delayMs = Math.min(this.deps.backoffMaxMs ?? 5 * 60_000, base * 2 ** (count - 1));
+    await queue.enqueue(record.id, revision, { delayMs });
+    this.deps.logger.warn({ opId: record.id, state: record.state, reenqueues: count, delayMs }, 'operation had no job; enqueued again');
+    return count === STUCK_AFTER ? 'stuck' : 'reenqueued';
+  }
+}
