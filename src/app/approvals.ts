@@ -1,0 +1,152 @@
+// Approve and Reject clicks (SPEC §7): digest binding, eligibility, one vote per person, the drift re-check, quorum.
+import { addApproval, canReject, eligibility, tally, type Eligibility, type Remaining } from '../domain/approval.js';
+import type { Approval, Requirement } from '../domain/decision.js';
+import { checkDrift, desiredStateHolds } from '../domain/drift.js';
+import type { EntryInput, OperationRecord } from '../domain/operation.js';
+import { joinWords } from '../domain/policy/schedule.js';
+import { forOperation } from '../log.js';
+import { readLive } from './assess.js';
+import type { BotDeps } from './context.js';
+import type { ActionOutcome } from './ports.js';
+import { abortAtApproval, alreadyDecided, PLAN_CHANGED, replan, type Planned } from './replan.js';
+
+export interface Click {
+  opId: string;
+  /** Slack user id of who clicked. */
+  user: string;
+  /** The actions block's `approval:<first 16 hex of the plan digest>`; undefined when the click carried none. */
+  digestPrefix: string | undefined;
+}
+
+type Gate = { ok: true; record: Planned; requirements: Requirement[]; countsFor: string[] } | { ok: false; message: string };
+
+export class ApprovalService {
+  constructor(private readonly deps: BotDeps) {}
+
+  /** Faults (Redis, Kubernetes, Slack user groups) throw; the caller turns them into a private message. */
+  async approve(click: Click): Promise<ActionOutcome> {
+    const gate = await this.gate(click, eligibility);
+    if (!gate.ok) return refused(gate.message);
+    const { record } = gate;
+    if (record.approvals.some((a) => a.user === click.user && a.planDigest === record.plan.digest)) {
+      return refused(`you already approved ${record.id}`);
+    }
+    const drift = await this.recheck(record, click.user);
+    if (drift !== undefined) return drift;
+    return this.count(record, gate.requirements, gate.countsFor, click.user);
+  }
+
+  async reject(click: Click): Promise<ActionOutcome> {
+    const gate = await this.gate(click, canReject);
+    if (!gate.ok) return refused(gate.message);
+    const result = await this.deps.store.apply(click.opId, (current) => {
+      if (current.state !== 'AWAITING_APPROVAL') return { refuse: alreadyDecided(current) };
+      if (current.plan?.digest !== gate.record.plan.digest) return { refuse: `${current.id}: ${PLAN_CHANGED}` };
+      return { entries: [{ type: 'state', name: 'REJECTED', actor: click.user, role: 'bot', detail: { reason: `rejected by <@${click.user}>` } }] };
+    });
+    if (!result.ok) return refused(result.reason);
+    forOperation(this.deps.logger, click.opId).info({ user: click.user }, 'operation rejected');
+    return { type: 'done', record: result.record, message: `You rejected ${click.opId}` };
+  }
+
+  /** What every click on the approval card must pass before anything is read from the cluster. */
+  private async gate(click: Click, who: (input: Parameters<typeof eligibility>[0]) => Promise<Eligibility>): Promise<Gate> {
+    const record = await this.deps.store.get(click.opId);
+    if (!record) return { ok: false, message: `there is no operation ${click.opId}` };
+    if (record.state !== 'AWAITING_APPROVAL') return { ok: false, message: alreadyDecided(record) };
+    const plan = record.plan;
+    if (!plan || click.digestPrefix === undefined || !plan.digest.startsWith(click.digestPrefix)) {
+      return { ok: false, message: `${record.id}: ${PLAN_CHANGED}` };
+    }
+    if (record.expiresAt !== undefined && this.deps.now() >= record.expiresAt) {
+      return { ok: false, message: `the approval window of ${record.id} has closed; request it again` };
+    }
+    const state = await this.deps.policy.current();
+    if (!state.ok) return { ok: false, message: `${record.id}: ${state.message}` };
+    const requirements = record.decision?.requirements ?? [];
+    const verdict = await who({
+      user: click.user,
+      requester: record.requester,
+      requirements,
+      allowSelfApproval: state.policy.approval.allowSelfApproval,
+      isMember: (user, group) => this.deps.membership.for(state.policy, state.hash).isMember(user, group),
+    });
+    if (!verdict.eligible) return { ok: false, message: `${record.id}: ${verdict.why}` };
+    return { ok: true, record: { ...record, plan }, requirements, countsFor: verdict.countsFor };
+  }
+
+  /** SPEC §7: the target is re-read and the drift rule applies; undefined means unchanged, go on counting. */
+  private async recheck(record: Planned, user: string): Promise<ActionOutcome | undefined> {
+    const live = await readLive(record.target, this.deps.kube);
+    if (!live.ok) return abortAtApproval(this.deps, record, `${live.refusal}; request again`, user);
+    const ours = await this.ourGenerations(record);
+    const drift = checkDrift({
+      plan: record.plan,
+      current: live.resource,
+      ourGenerations: ours.map((o) => o.generation),
+      desiredAlreadyHolds: desiredStateHolds(record.plan, live.resource),
+    });
+    switch (drift.outcome) {
+      case 'unchanged':
+        return undefined;
+      case 'already-desired':
+        return abortAtApproval(this.deps, record, 'already in the desired state', user);
+      case 'changed':
+        return abortAtApproval(this.deps, record, drift.reason, user);
+      case 'replan': {
+        const after = ours.filter((o) => o.generation > record.plan.generation).map((o) => o.opId);
+        return replan(this.deps, record, { after, reason: drift.reason, clickedBy: user });
+      }
+    }
+  }
+
+  /** Generations this bot's other operations on the target produced (SPEC §4: "made by this bot"). */
+  private async ourGenerations(record: OperationRecord): Promise<{ opId: string; generation: number }[]> {
+    const others = await this.deps.store.recentForTarget(record.target, 100);
+    return others.flatMap((o) =>
+      o.id !== record.id && o.kind !== 'savepoint' && typeof o.submittedGeneration === 'number' ? [{ opId: o.id, generation: o.submittedGeneration }] : [],
+    );
+  }
+
+  /** Records the vote (computed from the record as committed, so racing replicas count each person once). */
+  private async count(record: Planned, requirements: Requirement[], countsFor: string[], user: string): Promise<ActionOutcome> {
+    const digest = record.plan.digest;
+    const at = this.deps.now();
+    let remaining: Remaining[] = [];
+    const result = await this.deps.store.apply(record.id, (current) => {
+      if (current.state !== 'AWAITING_APPROVAL') return { refuse: alreadyDecided(current) };
+      if (current.plan?.digest !== digest) return { refuse: `${current.id}: ${PLAN_CHANGED}` };
+      const vote: Approval = { user, at, planDigest: digest, countsFor };
+      const added = addApproval(current.approvals, vote);
+      if (!added.added) return { refuse: `you already approved ${current.id}` };
+      const t = tally(requirements, added.approvals, digest);
+      remaining = t.remaining;
+      const entries: EntryInput[] = [{ type: 'approval', name: 'approved', actor: user, detail: { countsFor, remaining: t.remaining } }];
+      if (t.satisfied) {
+        const approvers = added.approvals.filter((a) => a.planDigest === digest).map((a) => a.user);
+        entries.push({ type: 'state', name: 'QUEUED', actor: user, role: 'bot', detail: { approvedBy: approvers } });
+      }
+      return { set: { approvals: added.approvals }, entries };
+    });
+    if (!result.ok) return refused(result.reason);
+    const log = forOperation(this.deps.logger, record.id);
+    log.info({ user, state: result.record.state }, 'approval recorded');
+    if (result.record.state !== 'QUEUED') return { type: 'done', record: result.record, message: `You approved ${record.id}; ${stillNeeded(remaining)}` };
+    try {
+      await this.deps.enqueuer.enqueue(record.id, record.plan.revision);
+    } catch (error) {
+      log.error({ err: error }, 'enqueue failed; the sweep will enqueue it again');
+    }
+    return { type: 'done', record: result.record, message: `You approved ${record.id}; it has every approval it needs and is queued` };
+  }
+}
+
+function stillNeeded(remaining: readonly Remaining[]): string {
+  if (remaining.length === 0) return 'no more approvals are needed';
+  const parts = remaining.map((r) => `${r.needed} more from ${joinWords(r.from)} (rule ${r.rule})`);
+  return `still needed: ${parts.join('; ')}`;
+}
+
+function refused(message: string): ActionOutcome {
+  return { type: 'refused', message };
+}

@@ -1,0 +1,76 @@
+// `lock` and `unlock` (SPEC §3, §6): manual freezes, who may set and lift them, and the line in each affected thread.
+import { isTerminal } from '../domain/operation.js';
+import { canLock, canUnlock, findNamespace, unmanagedMessage } from '../domain/policy/evaluate.js';
+import { approverGroups } from '../domain/policy/groups.js';
+import { joinWords } from '../domain/policy/schedule.js';
+import { formatTarget, type Target } from '../domain/target.js';
+import { forOperation } from '../log.js';
+import { readLive } from './assess.js';
+import type { BotDeps } from './context.js';
+
+export type CommandOutcome = { ok: true; message: string } | { ok: false; message: string };
+
+export class FreezeCommands {
+  constructor(private readonly deps: BotDeps) {}
+
+  /** Anyone who may request operations in the namespace; the target must exist (a typo would freeze nothing). */
+  async lock(target: Target, reason: string, user: string): Promise<CommandOutcome> {
+    const state = await this.deps.policy.current();
+    if (!state.ok) return { ok: false, message: state.message };
+    const shown = formatTarget(target);
+    if (!findNamespace(state.policy, target.namespace)) return { ok: false, message: unmanagedMessage(state.policy, target.namespace) };
+    const membership = this.deps.membership.for(state.policy, state.hash);
+    if (!(await canLock(state.policy, target.namespace, user, membership))) {
+      return { ok: false, message: `you may not lock ${shown}: only those who may request operations in ${target.namespace} can` };
+    }
+    const live = await readLive(target, this.deps.kube);
+    if (!live.ok) return { ok: false, message: live.refusal };
+    const result = await this.deps.freezes.freeze(target, { by: user, reason, at: this.deps.now() });
+    if (!result.ok) {
+      const { by, reason: why } = result.existing;
+      return { ok: false, message: `${shown} is already frozen by <@${by}>: ${why}` };
+    }
+    const notified = await this.tellThreads(target, user, 'lock', reason);
+    this.deps.logger.info({ target: shown, user, notified }, 'target frozen');
+    return { ok: true, message: `${shown} is frozen: every operation on it is denied until \`unlock\`.${threads(notified)}` };
+  }
+
+  /** The one who froze it, or anyone in a group that approves operations in the namespace. */
+  async unlock(target: Target, user: string): Promise<CommandOutcome> {
+    const shown = formatTarget(target);
+    const freeze = await this.deps.freezes.get(target);
+    if (!freeze) return { ok: false, message: `${shown} is not frozen` };
+    const state = await this.deps.policy.current();
+    // Whoever froze it can always lift it, even while the policy file is missing or broken.
+    if (!state.ok && user !== freeze.by) return { ok: false, message: state.message };
+    const allowed = !state.ok || (await canUnlock(state.policy, target.namespace, user, freeze.by, this.deps.membership.for(state.policy, state.hash)));
+    if (!allowed) {
+      const groups = state.ok ? approverGroups(state.policy, target.namespace) : [];
+      const who = groups.length === 0 ? `<@${freeze.by}>, who froze it` : `<@${freeze.by}>, who froze it, or a member of ${joinWords(groups)}`;
+      return { ok: false, message: `you may not unlock ${shown}: only ${who} can` };
+    }
+    const result = await this.deps.freezes.unfreeze(target, user);
+    if (!result.ok) return { ok: false, message: `${shown} is not frozen` };
+    const notified = await this.tellThreads(target, user, 'unlock', `it was frozen by <@${result.was.by}>: ${result.was.reason}`);
+    this.deps.logger.info({ target: shown, user, notified }, 'target unfrozen');
+    return { ok: true, message: `${shown} is no longer frozen.${threads(notified)}` };
+  }
+
+  /** A `command` history entry on every operation of the target still in flight, so its thread gets the line. */
+  private async tellThreads(target: Target, user: string, name: 'lock' | 'unlock', reason: string): Promise<number> {
+    const records = await this.deps.store.recentForTarget(target, 100);
+    let told = 0;
+    for (const record of records.filter((r) => !isTerminal(r.state))) {
+      const result = await this.deps.store.apply(record.id, (current) =>
+        isTerminal(current.state) ? { refuse: 'finished meanwhile' } : { entries: [{ type: 'command', name, actor: user, detail: { reason, target: formatTarget(target) } }] },
+      );
+      if (result.ok) told++;
+      else forOperation(this.deps.logger, record.id).debug({ reason: result.reason }, `no ${name} line for this operation`);
+    }
+    return told;
+  }
+}
+
+function threads(count: number): string {
+  return count === 0 ? '' : ` ${count} operation${count === 1 ? '' : 's'} in flight on it got a line in ${count === 1 ? 'its thread' : 'their threads'}.`;
+}

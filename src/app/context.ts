@@ -1,0 +1,77 @@
+// What the bot's services share: their dependencies, ids and nonces, cached group membership, faults in plain words.
+import type { Logger } from '../log.js';
+import { newOperationId } from '../domain/operation.js';
+import { GroupMembership, UsergroupResolutionError, type MembershipLookup } from '../domain/policy/groups.js';
+import type { Policy } from '../domain/policy/schema.js';
+import { isKubeError } from '../kube/errors.js';
+import type { FlinkClient } from '../kube/flink-client.js';
+import type { FreezeStore } from '../store/freezes.js';
+import type { LockStore } from '../store/locks.js';
+import type { OperationStore } from '../store/operations.js';
+import type { AssessDeps } from './assess.js';
+import type { PolicyProvider } from './policy-source.js';
+import type { CardPoster, Enqueuer, UsergroupMembers } from './ports.js';
+
+export interface BotDeps {
+  store: OperationStore;
+  freezes: FreezeStore;
+  leases: Pick<LockStore, 'holder' | 'listLeases'>;
+  kube: FlinkClient;
+  policy: PolicyProvider;
+  membership: MembershipSource;
+  enqueuer: Enqueuer;
+  cards: CardPoster;
+  logger: Logger;
+  /** ms; policy schedules, expiry and history times all read this clock. */
+  now: () => number;
+  /** `crypto.randomBytes` in production. */
+  random: (size: number) => Uint8Array;
+}
+
+/** `op-` + 10 base36 characters. */
+export function newOpId(random: (size: number) => Uint8Array): string {
+  return newOperationId(() => random(16));
+}
+
+/** A positive 48-bit integer: exact in JSON and JavaScript, and as an int64 in Kubernetes. */
+export function newNonce(random: (size: number) => Uint8Array): number {
+  return Buffer.from(random(6)).readUIntBE(0, 6) + 1;
+}
+
+export function assessDeps(deps: BotDeps): AssessDeps {
+  return {
+    kube: deps.kube,
+    getFreeze: (target) => deps.freezes.get(target),
+    getOperation: (id) => deps.store.get(id),
+    now: () => new Date(deps.now()),
+    nonce: () => newNonce(deps.random),
+  };
+}
+
+/**
+ * One GroupMembership per policy version, so user groups are resolved once per TTL across requests; a new
+ * policy (other groups) starts a fresh cache.
+ */
+export class MembershipSource {
+  private cached: { hash: string; membership: GroupMembership } | undefined;
+
+  constructor(
+    private readonly members: UsergroupMembers,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  for(policy: Policy, hash: string): MembershipLookup {
+    if (this.cached?.hash !== hash) {
+      this.cached = { hash, membership: new GroupMembership(policy, this.members, { now: this.now }) };
+    }
+    return this.cached.membership;
+  }
+}
+
+/** A fault (not a denial) in words the person in Slack can act on. */
+export function describeFault(error: unknown): string {
+  if (isKubeError(error)) return `the Kubernetes API call failed (${error.code}): ${error.message}`;
+  if (error instanceof UsergroupResolutionError) return `${error.message}; group membership could not be checked`;
+  const message = error instanceof Error ? error.message : String(error);
+  return `an internal error happened: ${message}`;
+}

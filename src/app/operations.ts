@@ -1,0 +1,199 @@
+// The operation service: a request becomes a recorded, carded and decided operation (or a refusal); cancel.
+import type { PolicyDecision } from '../domain/decision.js';
+import { expiresAt } from '../domain/approval.js';
+import type { OperationIntent } from '../domain/intent.js';
+import type { CardRef, EntryInput, OperationRecord } from '../domain/operation.js';
+import { checkRequest } from '../domain/policy/evaluate.js';
+import type { Policy } from '../domain/policy/schema.js';
+import type { Change, Refusal } from '../store/operations.js';
+import { forOperation, type Logger } from '../log.js';
+import { assess, resolveTarget } from './assess.js';
+import { assessDeps, describeFault, newOpId, type BotDeps } from './context.js';
+import type { ActionOutcome, RequestOutcome } from './ports.js';
+
+export interface OperationRequest {
+  intent: OperationIntent;
+  /** Slack user id. */
+  requester: string;
+  /** Slack channel the command was typed in: the card goes there. */
+  channel: string;
+  responseUrl?: string;
+}
+
+/** Card-post errors that mean "the bot cannot post here" (SPEC §8: tell the requester to invite it). */
+const NOT_IN_CHANNEL = ['not_in_channel', 'channel_not_found'];
+const CANCELLABLE = ['ACCEPTED', 'AWAITING_APPROVAL', 'QUEUED'] as const;
+
+export class OperationService {
+  constructor(
+    private readonly deps: BotDeps,
+    private readonly botName: string,
+  ) {}
+
+  /**
+   * SPEC §4 and §8: refuse what cannot become an operation (nothing recorded), else record ACCEPTED, post the
+   * card, and decide (DENIED / AWAITING_APPROVAL / QUEUED + enqueue). Faults become messages too.
+   */
+  async request(req: OperationRequest): Promise<RequestOutcome> {
+    let recorded: OperationRecord | undefined;
+    try {
+      const prepared = await this.prepare(req);
+      if (prepared.type === 'refused') return prepared;
+      const created = await this.deps.store.create(prepared.fields, req.requester);
+      if (!created.ok) return refused(`operation id ${prepared.fields.id} is taken; please run the command again`);
+      recorded = created.record;
+      return await this.publish(created.record, prepared.policy);
+    } catch (error) {
+      if (recorded === undefined) {
+        this.deps.logger.error({ err: error, kind: req.intent.kind }, 'operation request failed; nothing recorded');
+        return refused(`Nothing was recorded: ${describeFault(error)}`);
+      }
+      const log = forOperation(this.deps.logger, recorded.id);
+      log.error({ err: error }, 'operation request failed after it was recorded');
+      return this.cancelAccepted(recorded, describeFault(error), log, { what: 'it could not be completed' }).catch(() => refused(`${recorded?.id}: ${describeFault(error)}`));
+    }
+  }
+
+  /** Only the requester, and only before submission (approvers use Reject). */
+  async cancel(opId: string, user: string): Promise<ActionOutcome> {
+    const record = await this.deps.store.get(opId);
+    if (!record) return { type: 'refused', message: `there is no operation ${opId}` };
+    if (record.requester !== user) {
+      return { type: 'refused', message: `only <@${record.requester}>, who requested ${opId}, can cancel it; approvers use Reject` };
+    }
+    if (!(CANCELLABLE as readonly string[]).includes(record.state)) {
+      return { type: 'refused', message: `${opId} is ${record.state} now and can no longer be cancelled` };
+    }
+    const result = await this.deps.store.transition(opId, {
+      from: CANCELLABLE,
+      to: 'CANCELLED',
+      actor: user,
+      role: 'bot',
+      detail: { reason: `cancelled by <@${user}>` },
+    });
+    if (!result.ok) return { type: 'refused', message: `${opId} could not be cancelled: ${result.reason}` };
+    forOperation(this.deps.logger, opId).info({ user }, 'operation cancelled by its requester');
+    return { type: 'done', record: result.record, message: `${opId} is cancelled` };
+  }
+
+  private async prepare(req: OperationRequest) {
+    const { deps } = this;
+    const state = await deps.policy.current();
+    if (!state.ok) return refused(state.message);
+    const resolved = await resolveTarget(req.intent, { getOperation: (id) => deps.store.get(id) });
+    if (!resolved.ok) return refused(resolved.refusal);
+    const membership = deps.membership.for(state.policy, state.hash);
+    const check = await checkRequest(
+      state.policy,
+      { namespace: resolved.target.namespace, requester: req.requester, hasReason: req.intent.reason !== undefined, intentKind: req.intent.kind },
+      membership,
+    );
+    if (!check.ok) return refused(check.message);
+    const id = newOpId(deps.random);
+    const assessed = await assess(state.policy, { intent: req.intent, opId: id, requester: req.requester }, assessDeps(deps));
+    if (!assessed.ok) return refused(assessed.refusal);
+    const incident = check.namespaceEntry.incidentChannel;
+    const incidentChannels = [...new Set([...req.intent.incidentChannels, ...(incident === undefined ? [] : [incident])])];
+    const fields = {
+      id,
+      kind: req.intent.kind,
+      intent: req.intent,
+      target: assessed.target,
+      requester: req.requester,
+      channel: req.channel,
+      ...(req.responseUrl === undefined ? {} : { responseUrl: req.responseUrl }),
+      incidentChannels,
+      plan: assessed.plan,
+      decision: assessed.decision,
+    };
+    return { type: 'prepared' as const, fields, policy: state.policy };
+  }
+
+  /** Card first (SPEC §8), then the decision in the same commit that stores the card reference. */
+  private async publish(record: OperationRecord, policy: Policy): Promise<RequestOutcome> {
+    const log = forOperation(this.deps.logger, record.id);
+    let posted;
+    try {
+      posted = await this.deps.cards.postCard(record);
+    } catch (error) {
+      posted = { ok: false as const, error: describeFault(error) };
+    }
+    if (!posted.ok) return this.cancelAccepted(record, posted.error, log);
+    const card: CardRef = { channel: record.channel, ts: posted.ts };
+    const at = this.deps.now();
+    const decided = await this.deps.store.apply(record.id, (current) => decideAfterCard(current, card, policy, at));
+    if (!decided.ok) {
+      log.error({ reason: decided.reason }, 'could not record the decision after posting the card');
+      return this.cancelAccepted(record, decided.reason, log, { what: 'its decision could not be recorded', card });
+    }
+    log.info({ state: decided.record.state, card }, 'operation recorded');
+    if (decided.record.state === 'QUEUED' && decided.record.plan) await this.enqueue(decided.record.id, decided.record.plan.revision, log);
+    return { type: 'recorded', record: decided.record };
+  }
+
+  /**
+   * Nothing may be left half-done: an ACCEPTED record whose card could not be posted (or whose decision could not
+   * be recorded) is CANCELLED by the system, with why, and keeps its card reference when there is one.
+   */
+  private async cancelAccepted(
+    record: OperationRecord,
+    error: string,
+    log: Logger,
+    opts: { what?: string; card?: CardRef } = {},
+  ): Promise<RequestOutcome> {
+    const notInChannel = NOT_IN_CHANNEL.includes(error);
+    const reason = notInChannel ? `the bot cannot post in <#${record.channel}> (${error})` : `${opts.what ?? 'the card could not be posted'} (${error})`;
+    log.warn({ error }, 'cancelling an operation that could not be completed');
+    const result = await this.deps.store.transition(record.id, {
+      from: ['ACCEPTED'],
+      to: 'CANCELLED',
+      actor: 'system',
+      role: 'bot',
+      detail: { reason },
+      ...(opts.card ? { set: { card: opts.card } } : {}),
+    });
+    if (!result.ok) log.error({ reason: result.reason }, 'could not cancel the unfinished operation');
+    const message = notInChannel
+      ? `${record.id} was cancelled: I am not in this channel, so I could not post its card. Invite me with \`/invite @${this.botName}\` and run the command again.`
+      : `${record.id} was cancelled: ${reason}. Nothing was changed; please run the command again.`;
+    return { type: 'cancelled', record: result.ok ? result.record : record, message };
+  }
+
+  private async enqueue(opId: string, revision: number, log: Logger): Promise<void> {
+    try {
+      await this.deps.enqueuer.enqueue(opId, revision);
+    } catch (error) {
+      // QUEUED is recorded: the sweep enqueues it again, so this is logged, not undone.
+      log.error({ err: error, revision }, 'enqueue failed; the sweep will enqueue it again');
+    }
+  }
+}
+
+function refused(message: string): { type: 'refused'; message: string } {
+  return { type: 'refused', message };
+}
+
+/** The transition the policy decision asks for; if someone cancelled meanwhile, only the card reference is stored. */
+export function decideAfterCard(current: OperationRecord, card: CardRef, policy: Policy, at: number): Change | Refusal {
+  if (current.state !== 'ACCEPTED') return { set: { card }, entries: [] };
+  const decision = current.decision as PolicyDecision | undefined;
+  if (!decision) return { refuse: `${current.id} has no policy decision` };
+  const entry = (name: 'DENIED' | 'AWAITING_APPROVAL' | 'QUEUED', detail: Record<string, unknown>): EntryInput => ({
+    type: 'state',
+    name,
+    actor: 'system',
+    role: 'bot',
+    detail,
+  });
+  switch (decision.outcome) {
+    case 'deny':
+      return { set: { card }, entries: [entry('DENIED', { reasons: decision.reasons })] };
+    case 'needs-approval':
+      return {
+        set: { card, expiresAt: expiresAt(at, policy.approval.ttlMs) },
+        entries: [entry('AWAITING_APPROVAL', { requirements: decision.requirements })],
+      };
+    case 'allow':
+      return { set: { card }, entries: [entry('QUEUED', { reason: 'no policy rule requires approval' })] };
+  }
+}

@@ -1,0 +1,181 @@
+// Read-only queries (SPEC §3): the views behind status, list, ops, op, explain and locks; they never write.
+import type { OperationIntent, Query } from '../domain/intent.js';
+import type { OperationRecord } from '../domain/operation.js';
+import { checkRequest, findNamespace, unmanagedMessage } from '../domain/policy/evaluate.js';
+import {
+  imageOf,
+  jobSpecOf,
+  jobStatusStateOf,
+  lastSavepoint,
+  lifecycleStateOf,
+  nameOf,
+  parallelismOf,
+  statusErrorOf,
+  upgradeModeOf,
+} from '../domain/resource.js';
+import { formatTarget, targetKey, type Target, type TargetKind } from '../domain/target.js';
+import { isKubeError } from '../kube/errors.js';
+import type { ExplainView, ListView, LocksView, StatusView } from '../slack/blocks/views.js';
+import { assess, readLive, resolveTarget } from './assess.js';
+import { assessDeps, describeFault, type BotDeps } from './context.js';
+
+export type QueryAnswer =
+  | { kind: 'help'; verb?: string }
+  | { kind: 'status'; view: StatusView }
+  | { kind: 'list'; view: ListView }
+  | { kind: 'ops'; records: OperationRecord[]; target?: Target }
+  | { kind: 'op'; record: OperationRecord }
+  | { kind: 'explain'; view: ExplainView }
+  | { kind: 'locks'; view: LocksView }
+  | { kind: 'refused'; message: string };
+
+/** The id `explain` plans under: valid, never recorded. */
+export const EXPLAIN_OP_ID = 'op-explain0';
+const AUDIT_LINES = 20;
+
+export class QueryService {
+  constructor(private readonly deps: BotDeps) {}
+
+  /** Kubernetes and Redis faults throw; the caller answers them in words. */
+  async answer(query: Query, asker: string): Promise<QueryAnswer> {
+    switch (query.kind) {
+      case 'help':
+        return query.verb === undefined ? { kind: 'help' } : { kind: 'help', verb: query.verb };
+      case 'status':
+        return this.status(query.target);
+      case 'list':
+        return this.list(query.namespace);
+      case 'ops': {
+        const records = query.target ? await this.deps.store.recentForTarget(query.target, query.limit) : await this.deps.store.recent(query.limit);
+        return query.target ? { kind: 'ops', records, target: query.target } : { kind: 'ops', records };
+      }
+      case 'op': {
+        const record = await this.deps.store.get(query.opId);
+        return record ? { kind: 'op', record } : refused(`there is no operation ${query.opId} (records are kept for 30 days)`);
+      }
+      case 'explain':
+        return this.explain(query.intent, asker);
+      case 'locks':
+        return this.locks();
+    }
+  }
+
+  private async status(target: Target): Promise<QueryAnswer> {
+    const state = await this.deps.policy.current();
+    if (state.ok && !findNamespace(state.policy, target.namespace)) return refused(unmanagedMessage(state.policy, target.namespace));
+    const live = await readLive(target, this.deps.kube);
+    if (!live.ok) return refused(live.refusal);
+    const resource = live.resource;
+    const [savepoint, lease, freeze, last] = await Promise.all([
+      this.lastSavepoint(target, resource),
+      this.deps.leases.holder(target),
+      this.deps.freezes.get(target),
+      this.deps.store.recentForTarget(target, 1),
+    ]);
+    const environment = state.ok ? findNamespace(state.policy, target.namespace)?.environment : undefined;
+    const view: StatusView = {
+      target,
+      ...defined({
+        environment,
+        lifecycleState: lifecycleStateOf(resource),
+        jobState: jobStatusStateOf(resource),
+        image: imageOf(resource),
+        parallelism: parallelismOf(resource),
+        upgradeMode: upgradeModeOf(resource) ?? (jobSpecOf(resource) ? 'stateless (not set)' : undefined),
+        lastSavepoint: savepoint,
+        lease: lease ? { opId: lease.opId, since: lease.since } : undefined,
+        freeze: freeze ? { by: freeze.by, reason: freeze.reason, at: freeze.at } : undefined,
+        lastOperation: last[0] ? pickLast(last[0]) : undefined,
+        error: statusErrorOf(resource),
+      }),
+    };
+    return { kind: 'status', view };
+  }
+
+  /** SPEC §5 "Last savepoint"; a snapshot list the bot may not read leaves the legacy field as the answer. */
+  private async lastSavepoint(target: Target, resource: unknown): Promise<{ location: string; at?: number } | undefined> {
+    let snapshots: unknown[] = [];
+    try {
+      snapshots = await this.deps.kube.list('FlinkStateSnapshot', target.namespace, { labelSelector: `job-reference.name=${target.name}` });
+    } catch (error) {
+      this.deps.logger.warn({ err: error, target: formatTarget(target) }, 'could not list FlinkStateSnapshots for status');
+    }
+    const found = lastSavepoint(target, snapshots, resource);
+    return found ? { location: found.location, ...(found.at === undefined ? {} : { at: found.at }) } : undefined;
+  }
+
+  /** The exact namespaces of the policy plus those of recent operations (globs list nothing by themselves). */
+  private async list(namespace: string | undefined): Promise<QueryAnswer> {
+    const state = await this.deps.policy.current();
+    if (namespace !== undefined && state.ok && !findNamespace(state.policy, namespace)) return refused(unmanagedMessage(state.policy, namespace));
+    const fromPolicy = state.ok ? state.policy.namespaces.map((n) => n.name).filter((n) => !/[*?[]/.test(n)) : [];
+    const namespaces =
+      namespace !== undefined ? [namespace] : [...new Set([...fromPolicy, ...(await this.deps.store.namespacesOfRecentOperations())])].sort();
+    const frozen = new Set((await this.deps.freezes.list()).map((f) => targetKey(f.target)));
+    const view: ListView = { namespaces, items: [], problems: [] };
+    const results = await Promise.all(namespaces.map((ns) => this.listNamespace(ns)));
+    for (const [i, result] of results.entries()) {
+      const ns = namespaces[i] as string;
+      if ('problem' in result) view.problems.push({ namespace: ns, message: result.problem });
+      else for (const item of result.items) view.items.push({ ...item, ...(frozen.has(targetKey(item.target)) ? { frozen: true } : {}) });
+    }
+    return { kind: 'list', view };
+  }
+
+  private async listNamespace(namespace: string): Promise<{ items: ListView['items'] } | { problem: string }> {
+    try {
+      const kinds: TargetKind[] = ['FlinkDeployment', 'FlinkSessionJob'];
+      const lists = await Promise.all(kinds.map((kind) => this.deps.kube.list(kind, namespace)));
+      const items = lists.flatMap((objects, i) =>
+        objects.map((o) => ({
+          target: { kind: kinds[i] as TargetKind, namespace, name: nameOf(o) ?? '?' },
+          ...defined({ lifecycleState: lifecycleStateOf(o), jobState: jobStatusStateOf(o) }),
+        })),
+      );
+      return { items };
+    } catch (error) {
+      if (isKubeError(error, 'forbidden')) return { problem: `the bot has no access to namespace ${namespace} (add a RoleBinding)` };
+      return { problem: describeFault(error) };
+    }
+  }
+
+  /** The plan and decision the command would get now, without recording anything; refusals are answered as such. */
+  private async explain(intent: OperationIntent, asker: string): Promise<QueryAnswer> {
+    const state = await this.deps.policy.current();
+    if (!state.ok) return refused(state.message);
+    const resolved = await resolveTarget(intent, { getOperation: (id) => this.deps.store.get(id) });
+    if (!resolved.ok) return refused(`it would be refused: ${resolved.refusal}`);
+    const membership = this.deps.membership.for(state.policy, state.hash);
+    const request = { namespace: resolved.target.namespace, requester: asker, hasReason: intent.reason !== undefined, intentKind: intent.kind };
+    const check = await checkRequest(state.policy, request, membership);
+    if (!check.ok) return refused(`it would be refused: ${check.message}`);
+    const assessed = await assess(state.policy, { intent, opId: EXPLAIN_OP_ID, requester: asker }, assessDeps(this.deps));
+    if (!assessed.ok) return refused(`it would be refused: ${assessed.refusal}`);
+    const environment = check.namespaceEntry.environment;
+    const view: ExplainView = { intent, target: assessed.target, plan: assessed.plan, decision: assessed.decision, ...defined({ environment }) };
+    return { kind: 'explain', view };
+  }
+
+  private async locks(): Promise<QueryAnswer> {
+    const [leases, freezes, audit] = await Promise.all([this.deps.leases.listLeases(), this.deps.freezes.list(), this.deps.freezes.auditLog(AUDIT_LINES)]);
+    const view: LocksView = {
+      leases: leases.map((l) => ({ target: formatTarget(l.target), opId: l.opId, since: l.since })),
+      freezes: freezes.map((f) => ({ target: formatTarget(f.target), by: f.by, reason: f.reason, at: f.at })),
+      audit: audit.map((a) => ({ what: a.what, target: formatTarget(a.target), by: a.by, reason: a.reason, at: a.at })),
+    };
+    return { kind: 'locks', view };
+  }
+}
+
+function refused(message: string): QueryAnswer {
+  return { kind: 'refused', message };
+}
+
+function pickLast(r: OperationRecord): NonNullable<StatusView['lastOperation']> {
+  return { id: r.id, kind: r.kind, state: r.state, requester: r.requester, updatedAt: r.updatedAt };
+}
+
+/** Drops undefined fields, so views carry only what is known. */
+function defined<T extends Record<string, unknown>>(o: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
+}

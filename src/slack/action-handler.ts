@@ -1,0 +1,46 @@
+// The card's buttons (SPEC §7): ack first, then approve / reject / cancel; the clicker is answered privately.
+import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import type { Click } from '../app/approvals.js';
+import { describeFault } from '../app/context.js';
+import type { ActionOutcome } from '../app/ports.js';
+import { OP_ID_PATTERN } from '../domain/intent.js';
+import { forOperation } from '../log.js';
+import { ACTION_IDS, digestPrefixFromBlockId, renderNotice } from './blocks/index.js';
+import type { HandlerDeps } from './command-handler.js';
+
+type Act = (deps: HandlerDeps, click: Click) => Promise<ActionOutcome>;
+
+const ACTIONS: Record<keyof typeof ACTION_IDS, Act> = {
+  approve: (deps, click) => deps.approvals.approve(click),
+  reject: (deps, click) => deps.approvals.reject(click),
+  cancel: (deps, click) => deps.operations.cancel(click.opId, click.user),
+};
+
+export function registerActionHandlers(app: App, deps: HandlerDeps): void {
+  for (const [name, actionId] of Object.entries(ACTION_IDS) as [keyof typeof ACTION_IDS, string][]) {
+    app.action<BlockAction<ButtonAction>>(actionId, async ({ ack, action, body }) => {
+      // block_actions take nothing in the ack (reference §1.1); the answer goes through the response_url.
+      await ack();
+      const click: Click = { opId: action.value ?? '', user: body.user.id, digestPrefix: digestPrefixFromBlockId(action.block_id) };
+      const message = await handleClick(deps, ACTIONS[name], click, name);
+      if (body.response_url === undefined) return;
+      await deps.responder
+        .respond(body.response_url, { ...renderNotice(message), response_type: 'ephemeral', replace_original: false })
+        .catch((error: unknown) => forOperation(deps.logger, click.opId).error({ err: error }, 'could not answer a click through its response_url'));
+    });
+  }
+}
+
+/** What to tell the clicker; never throws. */
+async function handleClick(deps: HandlerDeps, act: Act, click: Click, name: string): Promise<string> {
+  if (!OP_ID_PATTERN.test(click.opId)) return 'this button does not name an operation; nothing was changed';
+  const log = forOperation(deps.logger, click.opId);
+  try {
+    const outcome = await act(deps, click);
+    log.info({ action: name, user: click.user, outcome: outcome.type }, 'button handled');
+    return outcome.message;
+  } catch (error) {
+    log.error({ err: error, action: name, user: click.user }, 'button failed');
+    return `${click.opId}: nothing was changed: ${describeFault(error)}`;
+  }
+}

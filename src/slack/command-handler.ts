@@ -1,0 +1,146 @@
+// The slash command: ack at once (no network call, no op id), then parse, answer queries, run commands or request.
+import { performance } from 'node:perf_hooks';
+import type { App, SlashCommand } from '@slack/bolt';
+import type { ApprovalService } from '../app/approvals.js';
+import type { FreezeCommands } from '../app/commands.js';
+import { describeFault } from '../app/context.js';
+import type { OperationService } from '../app/operations.js';
+import type { PolicyProvider } from '../app/policy-source.js';
+import type { Responder } from '../app/ports.js';
+import type { QueryAnswer, QueryService } from '../app/queries.js';
+import { isVerb, verbSpec } from '../domain/command-spec.js';
+import { parseCommand } from '../domain/command.js';
+import type { Command, OperationIntent } from '../domain/intent.js';
+import { channelDefaultNamespace } from '../domain/policy/evaluate.js';
+import type { Logger } from '../log.js';
+import {
+  renderExplain,
+  renderHelp,
+  renderList,
+  renderLocks,
+  renderNotice,
+  renderOp,
+  renderOps,
+  renderRefusal,
+  renderStatus,
+  type RenderContext,
+  type SlackMessage,
+} from './blocks/index.js';
+
+export interface HandlerDeps {
+  operations: OperationService;
+  approvals: ApprovalService;
+  freezes: FreezeCommands;
+  queries: QueryService;
+  policy: PolicyProvider;
+  responder: Responder;
+  /** The slash command, e.g. `/flink`. */
+  command: string;
+  logger: Logger;
+  now: () => number;
+  /** Seconds from the listener's start to the ack (the ack latency histogram). */
+  onAck?: (seconds: number) => void;
+}
+
+/** The ack text for operations: a sign of life, no op id (the card brings that). Queries and commands ack empty. */
+export function ackText(text: string): string | undefined {
+  const first = text.trim().split(/\s+/, 1)[0]?.toLowerCase() ?? '';
+  return isVerb(first) && verbSpec(first).group === 'operation' ? `Working on \`${first}\`…` : undefined;
+}
+
+export function registerCommandHandler(app: App, deps: HandlerDeps): void {
+  app.command(deps.command, async ({ command, ack }) => {
+    const started = performance.now();
+    const text = ackText(command.text);
+    await (text === undefined ? ack() : ack({ response_type: 'ephemeral', text }));
+    deps.onAck?.((performance.now() - started) / 1000);
+    // Yield once: under a burst, the acks of requests already read go out before this one's planning starts.
+    await new Promise((resolve) => setImmediate(resolve));
+    await handleCommand(deps, command);
+  });
+}
+
+/** Everything after the ack; never throws: every fault becomes a private message to the person who typed it. */
+export async function handleCommand(deps: HandlerDeps, command: SlashCommand): Promise<void> {
+  const ctx: RenderContext = { now: deps.now(), command: deps.command };
+  const reply = async (message: SlackMessage, inChannel = false): Promise<void> => {
+    await deps.responder.respond(command.response_url, { ...message, response_type: inChannel ? 'in_channel' : 'ephemeral' });
+  };
+  try {
+    const state = await deps.policy.current();
+    const defaultNamespace = state.ok ? channelDefaultNamespace(state.policy, command.channel_id) : undefined;
+    const parsed = parseCommand(command.text, { ...(defaultNamespace === undefined ? {} : { defaultNamespace }), command: deps.command });
+    switch (parsed.type) {
+      case 'reply':
+        return await reply(renderRefusal(parsed.message, ctx));
+      case 'query': {
+        const answer = await deps.queries.answer(parsed.query, command.user_id);
+        return await reply(renderAnswer(answer, ctx), answer.kind !== 'refused' && parsed.query.public);
+      }
+      case 'command':
+        return await reply(await runCommand(deps, parsed.command, command.user_id, ctx));
+      case 'intent': {
+        const message = await requestOperation(deps, parsed.intent, command);
+        if (message !== undefined) await reply(message);
+        return;
+      }
+    }
+  } catch (error) {
+    deps.logger.error({ err: error, user: command.user_id, channel: command.channel_id }, 'slash command failed');
+    await reply(renderRefusal(`that did not work: ${describeFault(error)}`, ctx)).catch((e: unknown) =>
+      deps.logger.error({ err: e }, 'could not answer through the response_url'),
+    );
+  }
+}
+
+/** The card is the answer to a recorded operation; only refusals and cancellations are answered privately. */
+async function requestOperation(deps: HandlerDeps, intent: OperationIntent, command: SlashCommand): Promise<SlackMessage | undefined> {
+  const outcome = await deps.operations.request({
+    intent,
+    requester: command.user_id,
+    channel: command.channel_id,
+    responseUrl: command.response_url,
+  });
+  const ctx: RenderContext = { now: deps.now(), command: deps.command };
+  if (outcome.type === 'refused') return renderRefusal(outcome.message, ctx);
+  if (outcome.type === 'cancelled') return renderNotice(outcome.message);
+  return undefined;
+}
+
+async function runCommand(deps: HandlerDeps, command: Command, user: string, ctx: RenderContext): Promise<SlackMessage> {
+  switch (command.kind) {
+    case 'cancel': {
+      const outcome = await deps.operations.cancel(command.opId, user);
+      return outcome.type === 'done' ? renderNotice(outcome.message) : renderRefusal(outcome.message, ctx);
+    }
+    case 'lock': {
+      const outcome = await deps.freezes.lock(command.target, command.reason, user);
+      return outcome.ok ? renderNotice(outcome.message) : renderRefusal(outcome.message, ctx);
+    }
+    case 'unlock': {
+      const outcome = await deps.freezes.unlock(command.target, user);
+      return outcome.ok ? renderNotice(outcome.message) : renderRefusal(outcome.message, ctx);
+    }
+  }
+}
+
+export function renderAnswer(answer: QueryAnswer, ctx: RenderContext): SlackMessage {
+  switch (answer.kind) {
+    case 'help':
+      return renderHelp(answer.verb, ctx);
+    case 'status':
+      return renderStatus(answer.view, ctx);
+    case 'list':
+      return renderList(answer.view, ctx);
+    case 'ops':
+      return renderOps(answer.records, answer.target ? { ...ctx, target: answer.target } : ctx);
+    case 'op':
+      return renderOp(answer.record, ctx);
+    case 'explain':
+      return renderExplain(answer.view, ctx);
+    case 'locks':
+      return renderLocks(answer.view, ctx);
+    case 'refused':
+      return renderRefusal(answer.message, ctx);
+  }
+}

@@ -1,0 +1,124 @@
+// The bot's Slack-side port implementations: a WebClient that never retries on its own, the card poster,
+// user group members, the response_url responder and the bot's identity (auth.test).
+import { LogLevel, webApi, type Logger as BoltLogger } from '@slack/bolt';
+import type { Config } from '../config.js';
+import type { OperationRecord } from '../domain/operation.js';
+import type { Logger } from '../log.js';
+import type { CardPoster, PostOutcome, Responder, ResponseMessage, UsergroupMembers } from '../app/ports.js';
+import { renderCard } from './blocks/index.js';
+
+export type WebClient = webApi.WebClient;
+
+/** Slack API calls from the request path give up quickly: a slow Slack must not hold a request for minutes. */
+export const SLACK_CALL_TIMEOUT_MS = 10_000;
+export const RESPONSE_URL_TIMEOUT_MS = 10_000;
+export const METADATA_EVENT_TYPE = 'flink_chatops';
+
+/** Bolt's logger interface over pino, so Bolt and the WebClient log JSON lines like everything else. */
+export function boltLogger(logger: Logger, name = 'slack'): BoltLogger {
+  const child = logger.child({ component: name });
+  let level: LogLevel = LogLevel.INFO;
+  const line = (parts: unknown[]): string => parts.map((p) => (p instanceof Error ? p.message : typeof p === 'string' ? p : JSON.stringify(p))).join(' ');
+  return {
+    debug: (...m: unknown[]) => child.debug(line(m)),
+    info: (...m: unknown[]) => child.info(line(m)),
+    warn: (...m: unknown[]) => child.warn(line(m)),
+    error: (...m: unknown[]) => child.error(line(m)),
+    setLevel: (l: LogLevel) => {
+      level = l;
+    },
+    getLevel: () => level,
+    setName: () => undefined,
+  };
+}
+
+/**
+ * The WebClient options the bot uses everywhere (reference §1.6): no retries and rate-limited calls rejected,
+ * so a timed-out post is never sent twice behind our back, and a timeout on every call.
+ */
+export function clientOptions(config: Pick<Config, 'slack'>, logger?: Logger): webApi.WebClientOptions {
+  return {
+    slackApiUrl: config.slack.apiUrl,
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+    timeout: SLACK_CALL_TIMEOUT_MS,
+    ...(logger ? { logger: boltLogger(logger, 'slack-web-api') } : {}),
+  };
+}
+
+export function createSlackClient(config: Pick<Config, 'slack'>, logger?: Logger): WebClient {
+  return new webApi.WebClient(config.slack.botToken, clientOptions(config, logger));
+}
+
+export interface BotIdentity {
+  botUserId: string;
+  botId: string;
+  /** The bot user's name, for "/invite @<name>". */
+  botName: string;
+}
+
+/** auth.test, once at start: Bolt then needs no Slack call on the request path before the ack. */
+export async function resolveBotIdentity(client: WebClient): Promise<BotIdentity> {
+  const result = await client.auth.test();
+  if (!result.user_id || !result.bot_id) throw new Error('auth.test did not name the bot user (is SLACK_BOT_TOKEN a bot token?)');
+  return { botUserId: result.user_id, botId: result.bot_id, botName: result.user ?? 'flink-ops' };
+}
+
+/** Slack's error code of a failed call (`not_in_channel`, `ratelimited`, `request_timeout`, …). */
+export function slackErrorCode(error: unknown): string {
+  const e = error as { code?: string; data?: { error?: string }; statusCode?: number; original?: { message?: string } };
+  if (e.code === webApi.ErrorCode.PlatformError) return e.data?.error ?? 'platform_error';
+  if (e.code === webApi.ErrorCode.RateLimitedError) return 'ratelimited';
+  if (e.code === webApi.ErrorCode.HTTPError) return `http_error_${e.statusCode ?? 'unknown'}`;
+  if (e.code === webApi.ErrorCode.RequestError) return /timeout/i.test(e.original?.message ?? '') ? 'request_timeout' : 'request_failed';
+  return error instanceof Error ? error.message : String(error);
+}
+
+export class SlackCardPoster implements CardPoster {
+  constructor(
+    private readonly client: WebClient,
+    private readonly command: string,
+    private readonly now: () => number,
+  ) {}
+
+  /** The card carries `{op, seq}` metadata like every post about an operation (SPEC §8). */
+  async postCard(record: OperationRecord): Promise<PostOutcome> {
+    const message = renderCard(record, { now: this.now(), command: this.command });
+    try {
+      const result = await this.client.chat.postMessage({
+        channel: record.channel,
+        text: message.text,
+        blocks: message.blocks as unknown as webApi.KnownBlock[],
+        metadata: { event_type: METADATA_EVENT_TYPE, event_payload: { op: record.id, seq: record.history.length } },
+        unfurl_links: false,
+        unfurl_media: false,
+      });
+      return result.ts ? { ok: true, ts: result.ts } : { ok: false, error: result.error ?? 'no_ts' };
+    } catch (error) {
+      return { ok: false, error: slackErrorCode(error) };
+    }
+  }
+}
+
+/** `usergroups.users.list` (needs `usergroups:read`); GroupMembership caches the answers. */
+export function usergroupMembers(client: WebClient): UsergroupMembers {
+  return async (usergroup) => {
+    const result = await client.usergroups.users.list({ usergroup });
+    return result.users ?? [];
+  };
+}
+
+/** Posts to a `response_url` (5 uses within 30 minutes; reference §1.1) with a deadline. */
+export class FetchResponder implements Responder {
+  constructor(private readonly timeoutMs = RESPONSE_URL_TIMEOUT_MS) {}
+
+  async respond(responseUrl: string, message: ResponseMessage): Promise<void> {
+    const response = await fetch(responseUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(message),
+      signal: AbortSignal.timeout(this.timeoutMs),
+    });
+    if (!response.ok) throw new Error(`the response_url answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
+  }
+}

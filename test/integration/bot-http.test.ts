@@ -1,0 +1,88 @@
+// The HTTP surface of the bot (SPEC §8): signatures verified, the ack first (no Slack or Kubernetes call before it)
+// and without an operation id.
+import { performance } from 'node:perf_hooks';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { SimCluster } from '../../src/sandbox/kube/cluster.js';
+import { startBotEnv, startTestCluster, USERS, type BotEnv } from '../support/bot-env.js';
+import { nowSeconds } from '../support/slack.js';
+
+let cluster: SimCluster;
+let env: BotEnv | undefined;
+
+beforeAll(async () => {
+  cluster = await startTestCluster();
+});
+afterAll(async () => {
+  await cluster.close();
+});
+afterEach(async () => {
+  await env?.close();
+  env = undefined;
+});
+
+const OP_ID = /op-[a-z0-9]{6,12}/;
+
+describe('request verification', () => {
+  it.each([
+    ['a forged signature', { badSignature: true }],
+    ['a timestamp older than 5 minutes', { ts: nowSeconds() - 301 }],
+  ])('answers 401 to a slash command with %s and records nothing', async (_name, opts) => {
+    env = await startBotEnv(cluster);
+    const e = env;
+    const callsBefore = e.sim.calls.length;
+    const refused = await e.command('restart streaming-dev/orders', USERS.alice, opts);
+    expect(refused.status).toBe(401);
+    // A correctly signed command sent afterwards is answered; the refused one would have been handled first.
+    await (await e.command('help')).reply();
+    expect(await e.operationCount()).toBe(0);
+    expect(e.sim.calls.slice(callsBefore)).toEqual([]);
+    expect(e.sim.responses.map((r) => r.id)).toEqual(['cmd-2']);
+  });
+
+  it('answers 401 to a forged click and changes nothing', async () => {
+    env = await startBotEnv(cluster);
+    const record = await env.request('restart streaming-prod/orders --reason "forged click"', USERS.alice);
+    const forged = await env.click('approve', record, USERS.lead1, { post: { badSignature: true } });
+    expect(forged.status).toBe(401);
+    // The same click correctly signed is acted on: the forged one would have been handled before it.
+    await (await env.click('reject', record, USERS.lead1)).reply();
+    const after = await env.record(record.id);
+    expect(after.state).toBe('REJECTED');
+    expect(after.approvals).toEqual([]);
+    expect(after.history.filter((h) => h.type === 'approval')).toEqual([]);
+  });
+});
+
+describe('the ack', () => {
+  it('comes back before any Slack or Kubernetes call for the command, and carries no operation id', async () => {
+    env = await startBotEnv(cluster);
+    const e = env;
+    const kubeTimes: number[] = [];
+    const off = cluster.server.onRequest(() => kubeTimes.push(performance.now()));
+    try {
+      const callsBefore = e.sim.calls.length;
+      const sent = await e.command('restart streaming-dev/orders', USERS.alice);
+      expect(sent.status).toBe(200);
+      expect(sent.body).not.toMatch(OP_ID);
+      expect(JSON.parse(sent.body)).toEqual({ response_type: 'ephemeral', text: 'Working on `restart`…' });
+      const post = await e.sim.waitFor(() => e.sim.calls.slice(callsBefore).find((c) => c.method === 'chat.postMessage'));
+      const firstSlackCall = Math.min(...e.sim.calls.slice(callsBefore).map((c) => e.callTimes.get(c.seq) ?? Infinity));
+      expect(sent.answeredAt).toBeLessThan(firstSlackCall);
+      expect(kubeTimes.length).toBeGreaterThan(0);
+      expect(sent.answeredAt).toBeLessThan(Math.min(...kubeTimes));
+      expect(String(post.args.text)).toMatch(OP_ID);
+    } finally {
+      off();
+    }
+  });
+
+  it('is empty for queries and commands; their answers come through the response_url', async () => {
+    env = await startBotEnv(cluster);
+    for (const text of ['status streaming-dev/orders', 'lock streaming-dev/orders --reason "ack test"', 'nonsense words']) {
+      const sent = await env.command(text, USERS.alice);
+      expect(sent.status).toBe(200);
+      expect(sent.body).toBe('');
+      expect((await sent.reply()).text.length).toBeGreaterThan(0);
+    }
+  });
+});

@@ -1,0 +1,143 @@
+// Refused vs DENIED (SPEC §4), freezes (lock/unlock, §3 and §6) and a card that cannot be posted (§8).
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { SimCluster } from '../../src/sandbox/kube/cluster.js';
+import { clockFrom, FRIDAY_AFTERNOON, startBotEnv, startTestCluster, USERS, type BotEnv, type BotEnvOptions } from '../support/bot-env.js';
+
+let cluster: SimCluster;
+let env: BotEnv | undefined;
+
+beforeAll(async () => {
+  cluster = await startTestCluster();
+});
+afterAll(async () => {
+  await cluster.close();
+});
+afterEach(async () => {
+  await env?.close();
+  env = undefined;
+});
+
+async function started(opts: BotEnvOptions = {}): Promise<BotEnv> {
+  env = await startBotEnv(cluster, opts);
+  return env;
+}
+
+
+describe('refused: answered privately, nothing recorded, no card', () => {
+  it.each([
+    ['malformed input', 'scael streaming-dev/orders 3', USERS.alice, 'unknown command "scael"; did you mean `scale`?'],
+    ['an unmanaged namespace', 'scale kube-system/orders 3', USERS.alice, 'the bot does not manage namespace kube-system'],
+    ['a target that does not exist', 'scale streaming-dev/nope 3', USERS.alice, 'there is no FlinkDeployment streaming-dev/nope'],
+    ['nothing to do', 'scale streaming-dev/orders 2', USERS.alice, 'already has parallelism 2 (spec.job.parallelism); nothing to do'],
+    ['a verb the target kind does not support', 'upgrade sessionjob:streaming-prod/sessionjob-etl --image x:1 --reason r', USERS.alice, 'session jobs have no image'],
+    ['a requester the namespace does not allow', 'scale streaming-prod/orders 5 --reason "x"', USERS.bob, 'you may not request scale in streaming-prod'],
+    ['a missing --reason where the policy demands one', 'scale orders 5', USERS.alice, 'say why with --reason'],
+    ['an undo of an unknown operation', 'undo op-nosuchop1', USERS.alice, 'there is no operation op-nosuchop1 to undo'],
+  ])('%s', async (_name, text, user, message) => {
+    const e = await started();
+    const sent = await e.command(text, user);
+    expect(sent.status).toBe(200);
+    const reply = await sent.reply();
+    expect(reply.text).toContain(message);
+    expect(reply.body.response_type).toBe('ephemeral');
+    expect(await e.operationCount()).toBe(0);
+    expect(e.sim.messages(e.channel)).toEqual([]);
+  });
+
+  it('a namespace the bot may not read (403): says which RoleBinding is missing', async () => {
+    const e = await started();
+    cluster.server.faults.forbidNamespace('streaming-dev');
+    try {
+      const reply = await (await e.command('restart streaming-dev/orders')).reply();
+      expect(reply.text).toContain('the bot has no access to namespace streaming-dev (add a RoleBinding)');
+    } finally {
+      cluster.server.faults.allowNamespace('streaming-dev');
+    }
+    expect(await e.operationCount()).toBe(0);
+  });
+
+  it('no policy file: every operation is refused, saying so', async () => {
+    const e = await started({ noPolicy: true });
+    const reply = await (await e.command('restart streaming-dev/orders')).reply();
+    expect(reply.text).toContain('there is no policy file');
+    expect(await e.operationCount()).toBe(0);
+  });
+});
+
+describe('DENIED: recorded, with a card showing every reason', () => {
+  it('a schedule deny (injected Friday afternoon) and a failed built-in check together', async () => {
+    const e = await started({ now: clockFrom(FRIDAY_AFTERNOON) });
+    const record = await e.request('scale streaming-prod/payments 6 --reason "more"', USERS.alice);
+    expect(record.state).toBe('DENIED');
+    const reasons = record.decision?.outcome === 'deny' ? record.decision.reasons : [];
+    expect(reasons).toEqual([
+      'No production changes on Friday afternoons (rule friday-freeze)',
+      expect.stringContaining('spec.taskManager.replicas'),
+    ]);
+    expect(record.history.at(-1)).toMatchObject({ type: 'state', name: 'DENIED', actor: 'system', detail: { reasons } });
+    const card = JSON.stringify(await e.cardIn(record, 'DENIED'));
+    for (const reason of reasons) expect(card).toContain(reason.slice(0, 40));
+    expect(card).not.toContain('flink_ops_approve');
+    expect(await e.jobState(record.id, 1)).toBe('unknown');
+  });
+});
+
+describe('lock and unlock', () => {
+  it('a lock denies new operations, tells threads in flight, and only the owner or an approver can unlock', async () => {
+    const e = await started();
+    const inFlight = await e.request('restart streaming-prod/ledger-export --reason "before lock"', USERS.alice);
+    const locked = await (await e.command('lock streaming-prod/ledger-export --reason "quarter-end close"', USERS.alice)).reply();
+    expect(locked.text).toContain('streaming-prod/ledger-export is frozen');
+    expect(locked.body.response_type).toBe('ephemeral');
+    expect((await e.record(inFlight.id)).history.at(-1)).toMatchObject({ type: 'command', name: 'lock', actor: USERS.alice, detail: { reason: 'quarter-end close' } });
+
+    const denied = await e.request('restart streaming-prod/ledger-export --reason "during lock"', USERS.lead1);
+    expect(denied.state).toBe('DENIED');
+    expect(denied.decision?.outcome === 'deny' && denied.decision.reasons).toEqual([expect.stringContaining('"quarter-end close"; it must be unlocked first')]);
+
+    const again = await (await e.command('lock streaming-prod/ledger-export --reason "twice"', USERS.lead1)).reply();
+    expect(again.text).toContain(`already frozen by <@${USERS.alice}>: quarter-end close`);
+    const byOther = await (await e.command('unlock streaming-prod/ledger-export', USERS.bob)).reply();
+    expect(byOther.text).toContain(`you may not unlock streaming-prod/ledger-export: only <@${USERS.alice}>, who froze it, or a member of leads can`);
+    expect(await e.bot.deps.freezes.get(inFlight.target)).toMatchObject({ by: USERS.alice });
+
+    const byApprover = await (await e.command('unlock streaming-prod/ledger-export', USERS.lead2)).reply();
+    expect(byApprover.text).toContain('streaming-prod/ledger-export is no longer frozen');
+    expect(await e.bot.deps.freezes.get(inFlight.target)).toBeUndefined();
+    expect((await e.record(inFlight.id)).history.at(-1)).toMatchObject({ type: 'command', name: 'unlock', actor: USERS.lead2 });
+    expect((await e.request('restart streaming-prod/ledger-export --reason "after unlock"', USERS.alice)).state).toBe('AWAITING_APPROVAL');
+  });
+
+  it('refuses a lock by someone who may not request there', async () => {
+    const e = await started();
+    const reply = await (await e.command('lock streaming-prod/orders --reason "mine"', USERS.bob)).reply();
+    expect(reply.text).toContain('you may not lock streaming-prod/orders');
+    expect(await e.bot.deps.freezes.list()).toEqual([]);
+  });
+});
+
+describe('the card cannot be posted', () => {
+  it.each([
+    ['not_in_channel', { botMember: false }],
+    ['channel_not_found', { botMember: false, is_private: true }],
+  ])('%s: CANCELLED by the system, nothing enqueued, the requester told to /invite the bot', async (error, channel) => {
+    const e = await started({ channel });
+    const reply = await (await e.command('restart streaming-dev/orders', USERS.alice)).reply();
+    expect(reply.text).toContain('/invite @flink-ops');
+    const opId = /op-[a-z0-9]{6,12}/.exec(reply.text)?.[0] as string;
+    const record = await e.record(opId);
+    expect(record.state).toBe('CANCELLED');
+    expect(record.history.at(-1)).toMatchObject({ name: 'CANCELLED', actor: 'system', detail: { from: 'ACCEPTED', reason: expect.stringContaining(error) } });
+    expect(await e.jobState(opId, 1)).toBe('unknown');
+  });
+
+  it('any other Slack error: CANCELLED with why, and the requester told so', async () => {
+    const e = await started();
+    e.sim.faults.failNext('chat.postMessage', 'fatal_error');
+    const reply = await (await e.command('restart streaming-dev/orders', USERS.alice)).reply();
+    const opId = /op-[a-z0-9]{6,12}/.exec(reply.text)?.[0] as string;
+    expect(reply.text).toContain(`${opId} was cancelled: the card could not be posted (fatal_error). Nothing was changed`);
+    expect(await e.record(opId)).toMatchObject({ state: 'CANCELLED' });
+    expect(await e.jobState(opId, 1)).toBe('unknown');
+  });
+});

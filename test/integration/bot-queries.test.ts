@@ -1,0 +1,127 @@
+// Read-only queries (SPEC §3): answered only to the asker unless --public; status, list, ops, op, explain, locks.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { SimCluster } from '../../src/sandbox/kube/cluster.js';
+import { startBotEnv, startTestCluster, USERS, type BotEnv } from '../support/bot-env.js';
+
+let cluster: SimCluster;
+let env: BotEnv | undefined;
+
+beforeAll(async () => {
+  cluster = await startTestCluster();
+});
+afterAll(async () => {
+  await cluster.close();
+});
+afterEach(async () => {
+  await env?.close();
+  env = undefined;
+});
+
+async function ask(e: BotEnv, text: string, user: string = USERS.alice) {
+  const sent = await e.command(text, user);
+  expect(sent.status).toBe(200);
+  const reply = await sent.reply();
+  return { ...reply, all: JSON.stringify(reply.body) };
+}
+
+describe('every query is private unless --public', () => {
+  const QUERIES = ['help', 'help scale', 'status streaming-prod/orders', 'list', 'ops', 'op <op>', 'explain restart streaming-dev/orders', 'locks'];
+
+  it.each(QUERIES)('%s', async (query) => {
+    env = await startBotEnv(cluster);
+    const e = env;
+    const op = await e.request('scale streaming-dev/orders 3', USERS.bob);
+    const text = query.replace('<op>', op.id);
+    const before = e.sim.messages(e.channel).length;
+
+    const privately = await ask(e, text);
+    expect(privately.body.response_type).toBe('ephemeral');
+    expect(privately.text.length).toBeGreaterThan(0);
+    expect(e.sim.ephemerals(e.channel, USERS.alice).some((m) => m.source === 'response_url')).toBe(true);
+    expect(e.sim.messages(e.channel)).toHaveLength(before);
+
+    const inChannel = await ask(e, `${text} --public`);
+    expect(inChannel.body.response_type).toBe('in_channel');
+    await e.sim.waitFor(() => e.sim.messages(e.channel).length === before + 1);
+  });
+});
+
+describe('answers', () => {
+  it('status: lifecycle, job state, image, parallelism, upgrade mode, last savepoint, lease, freeze, last operation', async () => {
+    env = await startBotEnv(cluster);
+    const e = env;
+    const op = await e.request('scale streaming-prod/orders 5 --reason "status test"', USERS.alice);
+    await (await e.command('lock streaming-prod/orders --reason "audit"', USERS.alice)).reply();
+    const status = await ask(e, 'status streaming-prod/orders');
+    for (const expected of ['STABLE', 'RUNNING', 'flink:1.20', 'savepoint', 's3://', op.id, 'audit', 'production']) {
+      expect(status.all).toContain(expected);
+    }
+  });
+
+  it('status of a target that does not exist is refused in words', async () => {
+    env = await startBotEnv(cluster);
+    expect((await ask(env, 'status streaming-dev/ghost')).text).toContain('there is no FlinkDeployment streaming-dev/ghost');
+  });
+
+  it('list: the managed deployments and session jobs, and a problem line for a namespace the bot cannot read', async () => {
+    env = await startBotEnv(cluster);
+    const e = env;
+    const all = await ask(e, 'list');
+    for (const name of ['streaming-prod/orders', 'streaming-prod/payments', 'sessionjob:streaming-prod/sessionjob-etl', 'streaming-dev/orders']) {
+      expect(all.all).toContain(name);
+    }
+    cluster.server.faults.forbidNamespace('streaming-dev');
+    try {
+      const partial = await ask(e, 'list');
+      expect(partial.all).toContain('the bot has no access to namespace streaming-dev (add a RoleBinding)');
+      expect(partial.all).toContain('streaming-prod/orders');
+    } finally {
+      cluster.server.faults.allowNamespace('streaming-dev');
+    }
+    expect((await ask(e, 'list kube-system')).text).toContain('the bot does not manage namespace kube-system');
+  });
+
+  it('ops lists recent operations newest first (with --limit and per target); op shows one with its history', async () => {
+    env = await startBotEnv(cluster);
+    const e = env;
+    const first = await e.request('scale streaming-dev/orders 3', USERS.bob);
+    const second = await e.request('restart streaming-prod/orders --reason "ops test"', USERS.alice);
+    await (await e.click('reject', second, USERS.lead1)).reply();
+
+    const ops = await ask(e, 'ops');
+    expect(ops.all.indexOf(second.id)).toBeGreaterThan(-1);
+    expect(ops.all.indexOf(second.id)).toBeLessThan(ops.all.indexOf(first.id));
+    const limited = await ask(e, 'ops --limit 1');
+    expect(limited.all).toContain(second.id);
+    expect(limited.all).not.toContain(first.id);
+    const forTarget = await ask(e, 'ops streaming-dev/orders');
+    expect(forTarget.all).toContain(first.id);
+    expect(forTarget.all).not.toContain(second.id);
+
+    const op = await ask(e, `op ${second.id}`);
+    expect(op.text).toContain(second.id);
+    for (const expected of ['ACCEPTED', 'AWAITING_APPROVAL', 'REJECTED', USERS.alice, USERS.lead1, 'ops test']) expect(op.all).toContain(expected);
+    expect((await ask(e, 'op op-missing00')).text).toContain('there is no operation op-missing00');
+  });
+
+  it('explain shows the plan and decision without recording an operation, and says when it would be refused', async () => {
+    env = await startBotEnv(cluster);
+    const e = env;
+    const explained = await ask(e, 'explain scale streaming-prod/orders 7 --reason "what if"');
+    for (const expected of ['spec.job.parallelism', '7', 'prod-needs-a-lead']) expect(explained.all).toContain(expected);
+    const refused = await ask(e, 'explain scale streaming-prod/orders 7 --reason "what if"', USERS.bob);
+    expect(refused.text).toContain('it would be refused: you may not request scale in streaming-prod');
+    expect(await e.operationCount()).toBe(0);
+    expect(e.sim.messages(e.channel)).toEqual([]);
+  });
+
+  it('locks shows freezes with their holders and the audit of lock and unlock', async () => {
+    env = await startBotEnv(cluster);
+    const e = env;
+    await (await e.command('lock streaming-dev/orders --reason "load test"', USERS.bob)).reply();
+    await (await e.command('lock streaming-prod/payments --reason "migration"', USERS.alice)).reply();
+    await (await e.command('unlock streaming-prod/payments', USERS.alice)).reply();
+    const locks = await ask(e, 'locks');
+    for (const expected of ['streaming-dev/orders', 'load test', USERS.bob, 'streaming-prod/payments', 'migration']) expect(locks.all).toContain(expected);
+  });
+});
