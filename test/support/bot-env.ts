@@ -1,0 +1,250 @@
+// Test harness for the bot: a real Redis prefix, the simulated cluster, the simulated Slack Web API, a policy file,
+// the real Bolt app from startBot, and helpers that send signed slash commands and clicks and await their effects.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Redis } from 'ioredis';
+import { stringify } from 'yaml';
+import { loadConfig, type Config } from '../../src/config.js';
+import type { OperationRecord, OperationState } from '../../src/domain/operation.js';
+import { createLogger } from '../../src/log.js';
+import { jobIdOf, OperationQueue } from '../../src/queue/queue.js';
+import { startSimCluster, type SimCluster } from '../../src/sandbox/kube/cluster.js';
+import { startSimSlack, type SimChannel, type SimMessage, type SimSlack } from '../../src/sandbox/slack-api.js';
+import { ACTION_IDS, approvalBlockId } from '../../src/slack/blocks/index.js';
+import { startBot, type BotOverrides, type RunningBot } from '../../src/slack/main.js';
+import { waitForEvents } from '../../src/store/events.js';
+import { redisForTest, type TestRedis } from './redis.js';
+import { blockActionsBody, postSigned, slashCommandBody, type PostSignedOptions } from './slack.js';
+
+export const SECRET = 'bot-test-signing-secret';
+export const TOKEN = 'xoxb-bot-test';
+export const USERS = {
+  alice: 'U0ALICE', // oncall: may request in streaming-prod
+  lead1: 'U0LEAD1', // leads, listed by id
+  lead2: 'U0LEAD2', // leads, through the Slack user group S0LEADS
+  bob: 'U0BOB', // in no group
+} as const;
+export const INCIDENTS = 'C0INCIDENTS';
+
+/** Wednesday 2026-11-25 10:00 UTC: outside the example policy's Friday freeze, whatever day the tests run. */
+export const WEDNESDAY = Date.parse('2026-11-25T10:00:00Z');
+/** Friday 2026-11-27 16:00 Europe/Berlin (15:00 UTC): inside the Friday freeze. */
+export const FRIDAY_AFTERNOON = Date.parse('2026-11-27T15:00:00Z');
+
+/** A clock that starts at `base` and moves with real time (record times stay ordered). */
+export function clockFrom(base: number): () => number {
+  const start = Date.now();
+  return () => base + (Date.now() - start);
+}
+
+/** examples/policy.yaml with the test users; the test's channel defaults to streaming-prod. */
+export function testPolicy(channel: string): Record<string, unknown> {
+  return {
+    version: 1,
+    groups: { leads: { users: [USERS.lead1], usergroups: ['S0LEADS'] }, oncall: { users: [USERS.alice] } },
+    namespaces: [
+      { name: 'streaming-prod', environment: 'production', requesters: ['oncall', 'leads'], incidentChannel: INCIDENTS },
+      { name: 'streaming-dev' },
+    ],
+    channels: { [channel]: { defaultNamespace: 'streaming-prod' } },
+    rules: [
+      { name: 'prod-needs-a-lead', when: { namespaces: ['streaming-prod'], operations: ['suspend', 'restart', 'scale', 'upgrade', 'restore', 'undo'] }, require: { approvals: 1, from: ['leads'] } },
+      { name: 'stateless-in-prod-needs-two', when: { namespaces: ['streaming-prod'], upgradeModes: ['stateless'] }, require: { approvals: 2, from: ['leads'] } },
+      {
+        name: 'friday-freeze',
+        when: { namespaces: ['streaming-prod'], schedule: { days: ['fri'], from: '15:00', to: '23:59', timezone: 'Europe/Berlin' } },
+        deny: 'No production changes on Friday afternoons',
+      },
+    ],
+    approval: { ttl: '30m', allowSelfApproval: false, requireReason: ['production'] },
+  };
+}
+
+export async function startTestCluster(): Promise<SimCluster> {
+  const cluster = await startSimCluster({ port: 0, seed: 'demo', speed: 'fast' });
+  await cluster.seeded;
+  return cluster;
+}
+
+export interface BotEnvOptions {
+  /** Default: WEDNESDAY, moving. */
+  now?: () => number;
+  /** The test's channel; the bot is a member unless `botMember: false`. */
+  channel?: Partial<SimChannel>;
+  /** No policy file at all. */
+  noPolicy?: boolean;
+  overrides?: BotOverrides;
+}
+
+export interface Sent {
+  status: number;
+  body: string;
+  /** performance.now() when the HTTP response arrived. */
+  answeredAt: number;
+  /** The private (or in-channel) answer through the response_url. */
+  reply(): Promise<{ text: string; body: Record<string, unknown> }>;
+}
+
+export interface BotEnv {
+  bot: RunningBot;
+  sim: SimSlack;
+  redis: TestRedis;
+  config: Config;
+  channel: string;
+  queue: OperationQueue;
+  /** performance.now() of each simulated Slack API call, by call seq. */
+  callTimes: Map<number, number>;
+  command(text: string, user?: string, opts?: PostSignedOptions): Promise<Sent>;
+  /** Sends an operation command and resolves once its card is posted and its state left ACCEPTED. */
+  request(text: string, user?: string): Promise<OperationRecord>;
+  click(action: keyof typeof ACTION_IDS, record: OperationRecord, user: string, opts?: { blockId?: string; post?: PostSignedOptions }): Promise<Sent>;
+  record(opId: string): Promise<OperationRecord>;
+  waitForState(opId: string, states: OperationState[], timeoutMs?: number): Promise<OperationRecord>;
+  /** The card as Slack shows it, once the notifier has edited it to `state` (its blocks say `State: <state>`). */
+  cardIn(record: OperationRecord, state: OperationState): Promise<SimMessage>;
+  operationCount(): Promise<number>;
+  jobState(opId: string, revision: number): Promise<string>;
+  /** The BullMQ job of `opId` at `revision` once it exists (enqueueing follows the QUEUED commit). */
+  waitForJob(opId: string, revision: number): Promise<string>;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+export async function startBotEnv(cluster: SimCluster, opts: BotEnvOptions = {}): Promise<BotEnv> {
+  const redis = await redisForTest('bot');
+  const channel = opts.channel?.id ?? `C0T${(++counter).toString(36).toUpperCase()}${redis.prefix.slice(-4).toUpperCase()}`;
+  const sim = await startSimSlack({
+    botToken: TOKEN,
+    botName: 'flink-ops',
+    users: Object.values(USERS).map((id) => ({ id, name: id.toLowerCase() })),
+    channels: [{ id: channel, name: `test-${channel.toLowerCase()}`, ...opts.channel }, { id: INCIDENTS, name: 'incidents' }],
+    usergroups: [{ id: 'S0LEADS', handle: 'leads', users: [USERS.lead2] }],
+    chatPostMessagePerChannelPerSecond: Infinity,
+  });
+  const callTimes = new Map<number, number>();
+  sim.on('call', (call) => callTimes.set(call.seq, performance.now()));
+  const dir = await mkdtemp(join(tmpdir(), 'bot-policy-'));
+  const policyFile = join(dir, 'policy.yaml');
+  if (!opts.noPolicy) await writeFile(policyFile, stringify(testPolicy(channel)));
+  const loaded = loadConfig(
+    {
+      SLACK_BOT_TOKEN: TOKEN,
+      SLACK_SIGNING_SECRET: SECRET,
+      SLACK_API_URL: sim.apiUrl,
+      PORT: '0',
+      REDIS_URL: redis.url,
+      REDIS_PREFIX: redis.prefix,
+      KUBECONFIG: cluster.kubeconfigPath,
+      POLICY_FILE: policyFile,
+      LOG_LEVEL: 'silent',
+    },
+    'bot',
+  );
+  if (!loaded.ok) throw new Error(loaded.problems.join('\n'));
+  const config = loaded.config;
+  const bot = await startBot(config, { logger: createLogger(process.env.BOT_TEST_LOG ?? 'silent'), now: opts.now ?? clockFrom(WEDNESDAY), ...opts.overrides });
+  const queue = new OperationQueue({ connection: redis.redis, prefix: redis.prefix });
+  const blocking = new Redis(redis.url, { maxRetriesPerRequest: null });
+  let sends = 0;
+
+  const send = async (body: string, responseId: string, postOpts?: PostSignedOptions): Promise<Sent> => {
+    const res = await postSigned(bot.url as string, body, SECRET, postOpts);
+    const answeredAt = performance.now();
+    const text = await res.text();
+    const reply = async () => {
+      const found = await sim.waitFor(() => sim.responses.find((r) => r.id === responseId), 10_000);
+      const replyBody = typeof found.body === 'string' ? { text: found.body } : found.body;
+      return { text: String(replyBody.text ?? ''), body: replyBody };
+    };
+    return { status: res.status, body: text, answeredAt, reply };
+  };
+
+  const env: BotEnv = {
+    bot,
+    sim,
+    redis,
+    config,
+    channel,
+    queue,
+    callTimes,
+    async command(text, user = USERS.alice, postOpts) {
+      const id = `cmd-${++sends}`;
+      const responseUrl = sim.responseUrl(id, { channel, user });
+      return send(slashCommandBody({ text, user_id: user, channel_id: channel, response_url: responseUrl }), id, postOpts);
+    },
+    async request(text, user = USERS.alice) {
+      const before = sim.messages(channel).length;
+      const sent = await env.command(text, user);
+      if (sent.status !== 200) throw new Error(`the command was answered ${sent.status}`);
+      const card = await sim.waitFor(() => sim.messages(channel)[before], 10_000);
+      const opId = /op-[a-z0-9]{6,12}/.exec(card.text)?.[0];
+      if (!opId) throw new Error(`the card names no operation: ${card.text}`);
+      return env.waitForState(opId, ['DENIED', 'AWAITING_APPROVAL', 'QUEUED', 'CANCELLED']);
+    },
+    async click(action, record, user, opts = {}) {
+      const id = `click-${++sends}`;
+      const card = record.card;
+      if (!card || !record.plan) throw new Error(`${record.id} has no card or plan to click on`);
+      const responseUrl = sim.responseUrl(id, { channel: card.channel, user, messageTs: card.ts });
+      const body = blockActionsBody({
+        user,
+        channel: card.channel,
+        message_ts: card.ts,
+        action_id: ACTION_IDS[action],
+        value: record.id,
+        block_id: opts.blockId ?? approvalBlockId(record.plan.digest),
+        response_url: responseUrl,
+      });
+      return send(body, id, opts.post);
+    },
+    async record(opId) {
+      const record = await bot.deps.store.get(opId);
+      if (!record) throw new Error(`no record ${opId}`);
+      return record;
+    },
+    async waitForState(opId, states, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      let after = '0-0';
+      for (;;) {
+        const record = await bot.deps.store.get(opId);
+        if (record && states.includes(record.state)) return record;
+        if (Date.now() > deadline) throw new Error(`${opId} did not reach ${states.join('|')} (is ${record?.state ?? 'missing'})`);
+        const events = await waitForEvents(blocking, redis.prefix, after, 500);
+        after = events.at(-1)?.id ?? after;
+      }
+    },
+    async cardIn(record, state) {
+      const ts = record.card?.ts;
+      if (ts === undefined) throw new Error(`${record.id} has no card`);
+      const shows = (m: SimMessage) => m.ts === ts && JSON.stringify(m.blocks ?? []).includes(`State: ${state}`);
+      return sim.waitFor(() => sim.messages(channel).find(shows), 10_000);
+    },
+    async operationCount() {
+      return (await bot.deps.store.recent(100)).length;
+    },
+    async jobState(opId, revision) {
+      return queue.jobState(jobIdOf(opId, revision));
+    },
+    async waitForJob(opId, revision) {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const state = await queue.jobState(jobIdOf(opId, revision));
+        if (state !== 'unknown') return state;
+        if (Date.now() > deadline) throw new Error(`no BullMQ job for ${opId} at revision ${revision}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    },
+    async close() {
+      await queue.close();
+      blocking.disconnect();
+      await bot.close();
+      await sim.close();
+      await redis.cleanup();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+  return env;
+}
