@@ -23,6 +23,7 @@ import { LeaseStore } from '../store/locks.js';
 import { OperationStore } from '../store/operations.js';
 import { createBotApp } from './app.js';
 import type { HandlerDeps } from './command-handler.js';
+import type { SlackCallObserver } from './instrument.js';
 import { createNotifierClient, Notifier } from './notifier.js';
 import { createSlackClient, FetchResponder, resolveBotIdentity, SlackCardPoster, usergroupMembers, type BotIdentity, type WebClient } from './slack-ports.js';
 
@@ -41,6 +42,8 @@ export interface BotOverrides {
   customRoutes?: CustomRoute[];
   onAck?: (seconds: number) => void;
   onKubeCall?: (call: { method: string; resource: string; status: number }) => void;
+  /** Observes every Slack Web API call of this role (metrics). */
+  onSlackCall?: SlackCallObserver;
   /** false: no notifier in this process (card edits, thread replies and digests are then another process's job). */
   notifier?: boolean;
   /** The notifier's consumer name; default `<hostname>-<pid>`, so a restarted pod first finishes its own entries. */
@@ -70,7 +73,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   try {
     const redis = producerConnection(config.redis.url);
     closers.push(async () => redis.quit());
-    const client = createSlackClient(config, logger);
+    const client = createSlackClient(config, { logger, ...(overrides.onSlackCall ? { onCall: overrides.onSlackCall } : {}) });
     const identity = await resolveBotIdentity(client);
     const queue = overrides.enqueuer ? undefined : new OperationQueue({ connection: redis, prefix: config.redis.prefix });
     if (queue) closers.push(() => queue.close());
@@ -89,7 +92,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     };
     if (overrides.notifier !== false) {
       // Started before the app and so stopped after it: updates of the last requests still go out.
-      const notifier = await startNotifier(config, deps, redis, overrides.consumer);
+      const notifier = await startNotifier(config, deps, redis, overrides.consumer, overrides.onSlackCall);
       closers.push(() => notifier.stop());
     }
     const app = createBotApp({ config, identity, handlers, logger, ...(overrides.customRoutes ? { customRoutes: overrides.customRoutes } : {}) });
@@ -105,12 +108,12 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   }
 }
 
-async function startNotifier(config: Config, deps: BotDeps, redis: Redis, consumer?: string): Promise<Notifier> {
+async function startNotifier(config: Config, deps: BotDeps, redis: Redis, consumer?: string, onSlackCall?: SlackCallObserver): Promise<Notifier> {
   const notifier = new Notifier({
     redis,
     prefix: config.redis.prefix,
     store: deps.store,
-    client: createNotifierClient(config, { logger: deps.logger }),
+    client: createNotifierClient(config, { logger: deps.logger, ...(onSlackCall ? { onCall: onSlackCall } : {}) }),
     consumer: consumer ?? `${hostname()}-${process.pid}`,
     command: config.slack.command,
     logger: deps.logger,

@@ -1,6 +1,8 @@
 // The notifier's Slack calls: the WebClient it needs (no retries of its own), call outcomes as values, Retry-After
 // gates, and the reads that resolve a post whose outcome is unknown (thread or channel history, by metadata).
 import { webApi } from '@slack/bolt';
+import type { SlackCallObserver } from './instrument.js';
+import { createSlackClient } from './slack-ports.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { RetryAfterGates, sleep } from './pacer.js';
@@ -34,33 +36,9 @@ const TRANSIENT_ERRORS = new Set(['internal_error', 'fatal_error', 'service_unav
  */
 export function createNotifierClient(
   config: Pick<Config, 'slack'>,
-  opts: { timeoutMs?: number; logger?: Logger } = {},
+  opts: { timeoutMs?: number; logger?: Logger; onCall?: SlackCallObserver } = {},
 ): WebClient {
-  const token = config.slack.botToken;
-  if (token === undefined || token === '') throw new Error('the Slack notifier needs SLACK_BOT_TOKEN (xoxb-…)');
-  return new webApi.WebClient(token, {
-    slackApiUrl: config.slack.apiUrl,
-    retryConfig: { retries: 0 },
-    rejectRateLimitedCalls: true,
-    timeout: opts.timeoutMs ?? DEFAULT_SLACK_TIMEOUT_MS,
-    ...(opts.logger === undefined ? {} : { logger: slackLogger(opts.logger) }),
-  });
-}
-
-/** The WebClient's logger interface over pino (the client redacts the token from what it logs). */
-export function slackLogger(logger: Logger): webApi.Logger {
-  const log = logger.child({ component: 'slack-web-api' });
-  let level = webApi.LogLevel.INFO;
-  const text = (msg: unknown[]): string => msg.map((m) => (typeof m === 'string' ? m : JSON.stringify(m))).join(' ');
-  return {
-    debug: (...msg) => log.debug(text(msg)),
-    info: (...msg) => log.info(text(msg)),
-    warn: (...msg) => log.warn(text(msg)),
-    error: (...msg) => log.error(text(msg)),
-    setLevel: (l) => (level = l),
-    getLevel: () => level,
-    setName: () => undefined,
-  };
+  return createSlackClient(config, { timeoutMs: opts.timeoutMs ?? DEFAULT_SLACK_TIMEOUT_MS, ...opts });
 }
 
 /** Turns whatever the WebClient threw into an outcome. */

@@ -2,6 +2,7 @@
 // user group members, the response_url responder and the bot's identity (auth.test).
 import { LogLevel, webApi, type Logger as BoltLogger } from '@slack/bolt';
 import type { Config } from '../config.js';
+import { ObservedWebClient, type SlackCallObserver } from './instrument.js';
 import type { OperationRecord } from '../domain/operation.js';
 import type { Logger } from '../log.js';
 import type { CardPoster, PostOutcome, Responder, ResponseMessage, UsergroupMembers } from '../app/ports.js';
@@ -46,8 +47,19 @@ export function clientOptions(config: Pick<Config, 'slack'>, logger?: Logger): w
   };
 }
 
-export function createSlackClient(config: Pick<Config, 'slack'>, logger?: Logger): WebClient {
-  return new webApi.WebClient(config.slack.botToken, clientOptions(config, logger));
+/**
+ * The one way this code builds a WebClient: no retries of its own (callers decide), 429s rejected with their
+ * Retry-After, a timeout; `onCall` observes every call (metrics) — including the convenience methods, which the
+ * client binds to `apiCall` when it is constructed, hence the subclass.
+ */
+export function createSlackClient(
+  config: Pick<Config, 'slack'>,
+  opts: { logger?: Logger; timeoutMs?: number; onCall?: SlackCallObserver } = {},
+): WebClient {
+  const token = config.slack.botToken;
+  if (token === undefined || token === '') throw new Error('the Slack client needs SLACK_BOT_TOKEN (xoxb-…)');
+  const options = { ...clientOptions(config, opts.logger), ...(opts.timeoutMs === undefined ? {} : { timeout: opts.timeoutMs }) };
+  return opts.onCall ? new ObservedWebClient(token, options, opts.onCall) : new webApi.WebClient(token, options);
 }
 
 export interface BotIdentity {

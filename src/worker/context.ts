@@ -46,6 +46,8 @@ export interface RunnerDeps {
   now: () => number;
   /** A fresh int64-safe nonce for re-plans (restartNonce, savepointRedeployNonce). */
   nonce: () => number;
+  /** Observes how long an operation waited from QUEUED to holding its target's lease (metrics). */
+  onLockWait?: (seconds: number) => void;
 }
 
 /** What the worker keeps in `record.evidence`: the baseline before the call, then the verdict (StoredEvidence-compatible). */

@@ -24,6 +24,8 @@ export interface WorkerOverrides {
   sweepIntervalMs?: number;
   /** Observes every Kubernetes call (metrics, tests). */
   onKubeCall?: ClientNodeOptions['onCall'];
+  /** Observes lease waits (QUEUED → holding the lease), in seconds. */
+  onLockWait?: (seconds: number) => void;
   settings?: Partial<RunnerSettings>;
   /** Called with each Redis connection this worker opens (benchmarks count commands through it). */
   instrumentRedis?: (connection: Redis) => void;
@@ -76,6 +78,7 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
       settings,
       now,
       nonce: monotonicNonce(now),
+      ...(overrides.onLockWait ? { onLockWait: overrides.onLockWait } : {}),
     });
     const worker = new OperationWorker({ connection: blocking, prefix, concurrency: config.workerConcurrency, lockDurationMs: config.leaseTtlMs, runner, logger });
     closers.unshift(() => worker.close());

@@ -39,7 +39,13 @@ export class Runner {
     if (!record.plan) return { type: 'done', why: 'no plan recorded' };
     const acquired = await deps.leases.tryAcquire(record.target, record.id, deps.settings.leaseTtlMs);
     if (!acquired.acquired) return this.wait(record, acquired, request.attempt, log);
+    if (record.state === 'QUEUED') this.observeLockWait(record);
     return this.withLease(record, acquired.lease, request.signal, log);
+  }
+
+  private observeLockWait(record: OperationRecord): void {
+    const queued = record.history.findLast((e) => e.type === 'state' && e.name === 'QUEUED');
+    if (queued && this.deps.onLockWait) this.deps.onLockWait(Math.max(0, this.deps.now() - queued.at) / 1000);
   }
 
   /** After parking: if the lease is free now and this op heads the order, wake its job at once (no lost wake-up). */

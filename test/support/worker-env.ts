@@ -106,6 +106,7 @@ export class WorkerEnv {
       VERIFY_TIMEOUT: '30s',
       VERIFY_TIMEOUT_SAVEPOINT: '30s',
       WORKER_CONCURRENCY: '8',
+      PORT: '0',
       LOG_LEVEL: 'silent',
       ...this.options.env,
       ...extra,
