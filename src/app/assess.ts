@@ -32,6 +32,8 @@ export interface AssessRequest {
   requester: string;
   revision?: number;
   signal?: AbortSignal;
+  /** The target as the caller has just read it (the worker, under the lease): saves reading it again. */
+  current?: unknown;
 }
 
 export interface Assessment {
@@ -58,7 +60,7 @@ export async function assess(policy: Policy, request: AssessRequest, deps: Asses
   const resolved = await resolveTarget(request.intent, deps);
   if (!resolved.ok) return resolved;
   const { target, undone } = resolved;
-  const live = await readLive(target, deps.kube, request.signal);
+  const live = request.current === undefined ? await readLive(target, deps.kube, request.signal) : await withSessionCluster(target, request.current, deps.kube, request.signal);
   if (!live.ok) return live;
   const ctx = { opId: request.opId, requester: request.requester, nonce: deps.nonce(), revision: request.revision ?? 1 };
 
@@ -113,16 +115,21 @@ export async function readLive(target: Target, kube: FlinkClient, signal?: Abort
   try {
     const resource = await kube.get(target.kind, target.namespace, target.name, signal ? { signal } : {});
     if (!resource) return { ok: false, refusal: `there is no ${target.kind} ${formatTarget(target)}` };
-    if (target.kind !== 'FlinkSessionJob') return { ok: true, resource };
-    const clusterName = deploymentNameOf(resource);
-    const sessionCluster = clusterName ? await kube.get('FlinkDeployment', target.namespace, clusterName, signal ? { signal } : {}) : undefined;
-    return { ok: true, resource, sessionCluster };
+    return await withSessionCluster(target, resource, kube, signal);
   } catch (error) {
     if (isKubeError(error, 'forbidden')) {
       return { ok: false, refusal: `the bot has no access to namespace ${target.namespace} (add a RoleBinding)` };
     }
     throw error;
   }
+}
+
+/** A target already read, plus a session job's cluster (which planning checks need). */
+async function withSessionCluster(target: Target, resource: unknown, kube: FlinkClient, signal?: AbortSignal): Promise<LiveRead> {
+  if (target.kind !== 'FlinkSessionJob') return { ok: true, resource };
+  const clusterName = deploymentNameOf(resource);
+  const sessionCluster = clusterName ? await kube.get('FlinkDeployment', target.namespace, clusterName, signal ? { signal } : {}) : undefined;
+  return { ok: true, resource, sessionCluster };
 }
 
 async function readLastSavepoint(target: Target, resource: unknown, kube: FlinkClient, signal?: AbortSignal) {

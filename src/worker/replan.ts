@@ -62,18 +62,18 @@ export async function precheck(run: Run, record: OperationRecord, plan: Plan, cu
     case 'changed':
       return abort(run, drift.reason);
     case 'replan':
-      return replan(run, record, plan, ours);
+      return replan(run, record, plan, ours, current);
   }
 }
 
 /** Re-plans against the current resource with revision + 1 and re-evaluates policy (SPEC §4). */
-async function replan(run: Run, record: OperationRecord, plan: Plan, ours: OurSubmission[]): Promise<Precheck> {
+async function replan(run: Run, record: OperationRecord, plan: Plan, ours: OurSubmission[], current: KubeObject): Promise<Precheck> {
   const { deps } = run;
   const policy = await deps.policy.current();
   if (!policy.ok) return abort(run, `re-plan impossible: ${policy.message}`);
   const assessment = await assess(
     policy.policy,
-    { intent: record.intent, opId: record.id, requester: record.requester, revision: plan.revision + 1, signal: run.signal },
+    { intent: record.intent, opId: record.id, requester: record.requester, revision: plan.revision + 1, signal: run.signal, current },
     {
       kube: deps.kube,
       getFreeze: (target) => deps.freezes.get(target),
@@ -104,7 +104,6 @@ async function replan(run: Run, record: OperationRecord, plan: Plan, ours: OurSu
     });
     return { type: 'ended' };
   }
-  const current = assessment.resource as KubeObject;
   run.log.info({ revision: next.revision, after }, 're-planned; continuing without approval');
   return { type: 'proceed', plan: next, current, replanned: { decision, entry: replanned } };
 }
