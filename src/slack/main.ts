@@ -18,6 +18,7 @@ import type { FlinkClient } from '../kube/flink-client.js';
 import { redactUrl, type Config } from '../config.js';
 import { createLogger, type Logger } from '../log.js';
 import { OperationQueue, producerConnection } from '../queue/queue.js';
+import { Sweep, SWEEP_INTERVAL_MS } from '../worker/sweep.js';
 import { FreezeStore } from '../store/freezes.js';
 import { LeaseStore } from '../store/locks.js';
 import { OperationStore } from '../store/operations.js';
@@ -44,6 +45,8 @@ export interface BotOverrides {
   onKubeCall?: (call: { method: string; resource: string; status: number }) => void;
   /** Observes every Slack Web API call of this role (metrics). */
   onSlackCall?: SlackCallObserver;
+  /** false: no sweep in this process (tests that drive the sweep themselves). */
+  sweep?: boolean;
   /** false: no notifier in this process (card edits, thread replies and digests are then another process's job). */
   notifier?: boolean;
   /** The notifier's consumer name; default `<hostname>-<pid>`, so a restarted pod first finishes its own entries. */
@@ -94,6 +97,12 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       // Started before the app and so stopped after it: updates of the last requests still go out.
       const notifier = await startNotifier(config, deps, redis, overrides.consumer, overrides.onSlackCall);
       closers.push(() => notifier.stop());
+    }
+    if (queue && overrides.sweep !== false) {
+      // SPEC §9: every process sweeps (expiry, lost jobs); the sweep's effects are idempotent across replicas.
+      const sweep = new Sweep({ store: deps.store, queue, leases: deps.leases, logger, now });
+      sweep.start(SWEEP_INTERVAL_MS);
+      closers.push(async () => sweep.stop());
     }
     const app = createBotApp({ config, identity, handlers, logger, ...(overrides.customRoutes ? { customRoutes: overrides.customRoutes } : {}) });
     const started = await app.start(config.port);

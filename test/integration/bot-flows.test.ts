@@ -1,0 +1,68 @@
+// Flows of SPEC §7–§8 end to end through the real Bolt app, notifier, queue, worker and simulated cluster:
+// a dev operation that needs no approval, and an approval window that expires.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createLogger } from '../../src/log.js';
+import type { SimCluster } from '../../src/sandbox/kube/cluster.js';
+import { startWorker } from '../../src/worker/main.js';
+import { Sweep } from '../../src/worker/sweep.js';
+import { startBotEnv, startTestCluster, USERS } from '../support/bot-env.js';
+
+let cluster: SimCluster;
+beforeAll(async () => {
+  cluster = await startTestCluster();
+});
+afterAll(async () => {
+  await cluster.close();
+});
+
+it('a dev operation runs without approval to COMPLETED; the card keeps no buttons and the thread has the outcome', async () => {
+  const env = await startBotEnv(cluster);
+  const worker = await startWorker(env.config, { logger: createLogger('silent'), sweepIntervalMs: 60_000 });
+  try {
+    const requested = await env.request('scale streaming-dev/orders 3', USERS.bob);
+    expect(requested.state).toBe('QUEUED');
+    expect(requested.history.some((e) => e.type === 'approval')).toBe(false);
+    const done = await env.waitForState(requested.id, ['COMPLETED', 'FAILED', 'TIMED_OUT', 'ABORTED'], 60_000);
+    expect(done.state).toBe('COMPLETED');
+    const card = await env.cardIn(done, 'COMPLETED');
+    expect(JSON.stringify(card.blocks)).not.toContain('"type":"actions"');
+    const outcome = await env.sim.waitFor(() => env.sim.replies(env.channel, done.card?.ts ?? '').find((r) => r.text.includes('COMPLETED')), 20_000);
+    expect(outcome.text).toContain(done.id);
+    const live = cluster.store.get('flinkdeployments', 'streaming-dev', 'orders');
+    expect((live?.spec?.job as { parallelism?: number }).parallelism).toBe(3);
+  } finally {
+    await worker.close();
+    await env.close();
+  }
+}, 90_000);
+
+it('an approval window that passes ends EXPIRED: buttons gone, a late click is answered and changes nothing', async () => {
+  const env = await startBotEnv(cluster, { overrides: { sweep: false } });
+  try {
+    const requested = await env.request('restart streaming-prod/orders --reason "expiry test"', USERS.alice);
+    expect(requested.state).toBe('AWAITING_APPROVAL');
+    expect(requested.expiresAt).toBeGreaterThan(0);
+    const sweep = new Sweep({
+      store: env.bot.deps.store,
+      queue: env.queue,
+      leases: env.bot.deps.leases,
+      logger: createLogger('silent'),
+      now: () => (requested.expiresAt as number) + 1,
+    });
+    expect((await sweep.run()).expired).toEqual([requested.id]);
+    const expired = await env.record(requested.id);
+    expect(expired.state).toBe('EXPIRED');
+    expect(expired.history.at(-1)).toMatchObject({ type: 'state', name: 'EXPIRED', actor: 'sweep' });
+    const card = await env.cardIn(expired, 'EXPIRED');
+    expect(JSON.stringify(card.blocks)).not.toContain('flink_ops_approve');
+
+    const late = await (await env.click('approve', requested, USERS.lead1)).reply();
+    expect(late.text).toMatch(/EXPIRED|expired|already/);
+    const after = await env.record(requested.id);
+    expect(after.state).toBe('EXPIRED');
+    expect(after.approvals).toEqual([]);
+    expect(after.version).toBe(expired.version);
+  } finally {
+    await env.close();
+  }
+}, 60_000);
