@@ -18,4 +18,16 @@ export default tseslint.config(
       'no-constant-condition': ['error', { checkLoops: false }],
     },
   },
+  {
+    // The sandbox page's browser modules: plain JavaScript served as is (no build step), so no type information.
+    files: ['src/sandbox/page/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      sourceType: 'module',
+      parserOptions: { projectService: false },
+      globals: Object.fromEntries(
+        ['document', 'window', 'location', 'sessionStorage', 'fetch', 'EventSource', 'CSS', 'URL', 'setTimeout', 'clearTimeout', 'console'].map((g) => [g, 'readonly']),
+      ),
+    },
+  },
 );

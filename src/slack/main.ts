@@ -26,7 +26,8 @@ import { createBotApp } from './app.js';
 import type { HandlerDeps } from './command-handler.js';
 import type { SlackCallObserver } from './instrument.js';
 import { createNotifierClient, Notifier } from './notifier.js';
-import { createSlackClient, FetchResponder, resolveBotIdentity, SlackCardPoster, usergroupMembers, type BotIdentity, type WebClient } from './slack-ports.js';
+import { SlackCardPoster } from './card-poster.js';
+import { createSlackClient, FetchResponder, resolveBotIdentity, usergroupMembers, type BotIdentity, type WebClient } from './slack-ports.js';
 
 export interface BotOverrides {
   logger?: Logger;

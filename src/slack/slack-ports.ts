@@ -3,10 +3,8 @@
 import { LogLevel, webApi, type Logger as BoltLogger } from '@slack/bolt';
 import type { Config } from '../config.js';
 import { ObservedWebClient, type SlackCallObserver } from './instrument.js';
-import type { OperationRecord } from '../domain/operation.js';
 import type { Logger } from '../log.js';
-import type { CardPoster, PostOutcome, Responder, ResponseMessage, UsergroupMembers } from '../app/ports.js';
-import { renderCard } from './blocks/index.js';
+import type { Responder, ResponseMessage, UsergroupMembers } from '../app/ports.js';
 
 export type WebClient = webApi.WebClient;
 
@@ -84,32 +82,6 @@ export function slackErrorCode(error: unknown): string {
   if (e.code === webApi.ErrorCode.HTTPError) return `http_error_${e.statusCode ?? 'unknown'}`;
   if (e.code === webApi.ErrorCode.RequestError) return /timeout/i.test(e.original?.message ?? '') ? 'request_timeout' : 'request_failed';
   return error instanceof Error ? error.message : String(error);
-}
-
-export class SlackCardPoster implements CardPoster {
-  constructor(
-    private readonly client: WebClient,
-    private readonly command: string,
-    private readonly now: () => number,
-  ) {}
-
-  /** The card carries `{op, seq}` metadata like every post about an operation (SPEC §8). */
-  async postCard(record: OperationRecord): Promise<PostOutcome> {
-    const message = renderCard(record, { now: this.now(), command: this.command });
-    try {
-      const result = await this.client.chat.postMessage({
-        channel: record.channel,
-        text: message.text,
-        blocks: message.blocks as unknown as webApi.KnownBlock[],
-        metadata: { event_type: METADATA_EVENT_TYPE, event_payload: { op: record.id, seq: record.history.length } },
-        unfurl_links: false,
-        unfurl_media: false,
-      });
-      return result.ts ? { ok: true, ts: result.ts } : { ok: false, error: result.error ?? 'no_ts' };
-    } catch (error) {
-      return { ok: false, error: slackErrorCode(error) };
-    }
-  }
 }
 
 /** `usergroups.users.list` (needs `usergroups:read`); GroupMembership caches the answers. */

@@ -1,0 +1,143 @@
+// The page's cluster panel: one row per simulated FlinkDeployment/FlinkSessionJob, and the failure knobs behind its buttons.
+import type { SimCluster } from './kube/cluster.js';
+import type { Scenario } from './kube/scenarios.js';
+import type { KubeObject } from './kube/store.js';
+
+/** The knobs the page offers: operator scenarios, plus one lost API response on the next patch of the target. */
+export const KNOBS = {
+  'image-pull-failure': 'image pulls fail (ImagePullBackOff)',
+  'savepoint-failure': 'savepoints fail',
+  'slow-reconcile': 'slow reconcile (20 s of operator time per upgrade)',
+  'lose-response': "lose the API server's answer to the next patch",
+} as const;
+export type Knob = keyof typeof KNOBS;
+export const SLOW_RECONCILE_SECONDS = 20;
+
+export function isKnob(value: unknown): value is Knob {
+  return typeof value === 'string' && Object.hasOwn(KNOBS, value);
+}
+
+export interface ClusterRow {
+  kind: 'FlinkDeployment' | 'FlinkSessionJob';
+  namespace: string;
+  name: string;
+  generation?: number;
+  observedGeneration?: number;
+  lifecycleState?: string;
+  jobState?: string;
+  desiredState?: string;
+  reconciliationState?: string;
+  jobManager?: string;
+  image?: string;
+  /** Session jobs: the session cluster they run on. */
+  sessionCluster?: string;
+  parallelism?: number;
+  upgradeMode?: string;
+  lastSavepoint?: { location: string; at?: number };
+  error?: string;
+  knobs: Knob[];
+}
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {});
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+/** Which knobs are set, per `namespace/name`; scenario knobs are applied to the simulated operator as a set. */
+export class KnobBoard {
+  private readonly scenarios = new Map<string, Set<Scenario>>();
+
+  constructor(private readonly cluster: Pick<SimCluster, 'operator' | 'server'>) {}
+
+  /** Turns a knob on or off (`on` omitted: toggles it); returns the knobs now set on the target. */
+  set(namespace: string, name: string, knob: Knob, on?: boolean): Knob[] {
+    const active = this.active(namespace, name).includes(knob);
+    const want = on ?? !active;
+    if (knob === 'lose-response') this.setLostResponse(namespace, name, want);
+    else this.setScenario(namespace, name, knob, want);
+    return this.active(namespace, name);
+  }
+
+  active(namespace: string, name: string): Knob[] {
+    const knobs: Knob[] = [...(this.scenarios.get(`${namespace}/${name}`) ?? [])].filter((s): s is Scenario & Knob => isKnob(s));
+    if (this.lostResponseFault(namespace, name) !== undefined) knobs.push('lose-response');
+    return knobs;
+  }
+
+  private setScenario(namespace: string, name: string, scenario: Scenario & Knob, on: boolean): void {
+    const key = `${namespace}/${name}`;
+    const set = this.scenarios.get(key) ?? new Set<Scenario>();
+    if (on) set.add(scenario);
+    else set.delete(scenario);
+    this.scenarios.set(key, set);
+    if (set.size === 0) this.cluster.operator.clearScenario(namespace, name);
+    else this.cluster.operator.setScenario(namespace, name, [...set], { slowReconcileSeconds: SLOW_RECONCILE_SECONDS });
+  }
+
+  private setLostResponse(namespace: string, name: string, on: boolean): void {
+    const { faults } = this.cluster.server;
+    const existing = this.lostResponseFault(namespace, name);
+    if (on && existing === undefined) faults.inject({ kind: 'lose-response', verb: 'patch', namespace, name, times: 1 });
+    if (!on && existing !== undefined) {
+      // The injector removes faults only all at once: put back every other one.
+      const others = faults.list().filter((f) => f.id !== existing);
+      faults.clear();
+      for (const { id: _id, remaining, ...spec } of others) faults.inject({ ...spec, times: remaining });
+    }
+  }
+
+  private lostResponseFault(namespace: string, name: string): number | undefined {
+    return this.cluster.server.faults.list().find((f) => f.kind === 'lose-response' && f.verb === 'patch' && f.namespace === namespace && f.name === name)?.id;
+  }
+}
+
+/** The newest COMPLETED snapshot of the target, else the operator's last savepoint (SPEC §5 "Last savepoint"). */
+function lastSavepoint(target: KubeObject, snapshots: KubeObject[]): ClusterRow['lastSavepoint'] {
+  const mine = snapshots
+    .filter((s) => s.metadata.namespace === target.metadata.namespace)
+    .filter((s) => str(obj(s.spec?.jobReference).name) === target.metadata.name && str(obj(s.spec?.jobReference).kind) === target.kind)
+    .filter((s) => s.status?.state === 'COMPLETED' && str(s.status.path) !== undefined)
+    .map((s) => ({ location: String(s.status?.path), at: Date.parse(String(s.status?.resultTimestamp ?? '')) }))
+    .sort((a, b) => (b.at || 0) - (a.at || 0));
+  if (mine[0]) return Number.isFinite(mine[0].at) ? mine[0] : { location: mine[0].location };
+  const last = obj(obj(obj(target.status?.jobStatus).savepointInfo).lastSavepoint);
+  const location = str(last.location);
+  if (location === undefined) return undefined;
+  const at = num(last.timeStamp);
+  return at === undefined ? { location } : { location, at };
+}
+
+function row(object: KubeObject, snapshots: KubeObject[], knobs: Knob[]): ClusterRow {
+  const spec = obj(object.spec);
+  const status = obj(object.status);
+  const job = obj(spec.job);
+  const sessionJob = object.kind === 'FlinkSessionJob';
+  const savepoint = lastSavepoint(object, snapshots);
+  const fields: Partial<ClusterRow> = {
+    generation: num(object.metadata.generation),
+    observedGeneration: num(status.observedGeneration),
+    lifecycleState: str(status.lifecycleState),
+    jobState: str(obj(status.jobStatus).state),
+    desiredState: str(job.state),
+    reconciliationState: str(obj(status.reconciliationStatus).state),
+    jobManager: sessionJob ? undefined : str(status.jobManagerDeploymentStatus),
+    image: sessionJob ? undefined : str(spec.image),
+    sessionCluster: sessionJob ? str(spec.deploymentName) : undefined,
+    parallelism: num(job.parallelism),
+    upgradeMode: str(job.upgradeMode),
+    lastSavepoint: savepoint,
+    error: str(status.error),
+  };
+  const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+  return { kind: sessionJob ? 'FlinkSessionJob' : 'FlinkDeployment', namespace: object.metadata.namespace, name: object.metadata.name, ...defined, knobs };
+}
+
+/** Every deployment and session job, by namespace then name. */
+export function clusterRows(cluster: Pick<SimCluster, 'store'>, knobs: KnobBoard): ClusterRow[] {
+  const { store } = cluster;
+  const snapshots = store.list('flinkstatesnapshots');
+  const objects = [...store.list('flinkdeployments'), ...store.list('flinksessionjobs')];
+  return objects
+    .map((o) => row(o, snapshots, knobs.active(o.metadata.namespace, o.metadata.name)))
+    .sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name) || a.kind.localeCompare(b.kind));
+}

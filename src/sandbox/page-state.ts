@@ -1,0 +1,93 @@
+// What the sandbox page shows, as plain JSON: the workspace, channel messages, threads, ephemerals and the cluster.
+import { VERB_NAMES, usageLine, verbSpec } from '../domain/command-spec.js';
+import type { Policy } from '../domain/policy/schema.js';
+import type { SimCluster } from './kube/cluster.js';
+import { clusterRows, KNOBS, type ClusterRow, type KnobBoard } from './page-cluster.js';
+import type { PageEphemeral } from './page-api.js';
+import type { SimMessage, SimSlack } from './slack-api.js';
+import { BOT, CHANNELS, TEAM, USERGROUPS, USERS } from './workspace.js';
+
+export interface PageUser {
+  id: string;
+  name: string;
+  realName: string;
+  title: string;
+  /** Policy groups the person is in, directly or through a Slack user group. */
+  groups: string[];
+}
+
+export interface PageState {
+  team: { id: string; name: string };
+  bot: { userId: string; name: string };
+  command: string;
+  policyFile: string;
+  users: PageUser[];
+  channels: { id: string; name: string; topic: string; defaultNamespace?: string }[];
+  usergroups: { id: string; handle: string }[];
+  usage: { verb: string; usage: string; summary: string }[];
+  messages: Record<string, SimMessage[]>;
+  /** Per channel, per thread parent ts: the replies, oldest first (the parent is not repeated). */
+  threads: Record<string, Record<string, SimMessage[]>>;
+  /** Every ephemeral message; the page shows each only to its user. */
+  ephemerals: PageEphemeral[];
+  cluster: ClusterRow[];
+  knobs: { id: string; label: string }[];
+}
+
+export interface StateSources {
+  slack: SimSlack;
+  cluster: Pick<SimCluster, 'store'>;
+  knobs: KnobBoard;
+  policy: Policy | undefined;
+  policyFile: string;
+  command: string;
+  /** Ephemerals only the page knows: the immediate answers to slash commands (Slack shows them, nothing records them). */
+  acks: () => PageEphemeral[];
+}
+
+export function pageUsers(policy: Policy | undefined): PageUser[] {
+  return USERS.map((u) => {
+    const groups = Object.entries(policy?.groups ?? {})
+      .filter(([, g]) => g.users.includes(u.id) || g.usergroups.some((s) => USERGROUPS.find((ug) => ug.id === s)?.users.includes(u.id)))
+      .map(([name]) => name);
+    return { id: u.id, name: u.name, realName: u.real_name, title: u.title, groups };
+  });
+}
+
+/** One line per verb, from the parser's own table: the composer's usage hint. */
+export function usageHints(command: string): PageState['usage'] {
+  return VERB_NAMES.map((verb) => ({ verb, usage: usageLine(verb, command), summary: verbSpec(verb).summary }));
+}
+
+export function buildState(src: StateSources): PageState {
+  const messages: PageState['messages'] = {};
+  const threads: PageState['threads'] = {};
+  const ephemerals: PageEphemeral[] = [...src.acks()];
+  for (const channel of CHANNELS) {
+    const top = src.slack.messages(channel.id);
+    messages[channel.id] = top;
+    const byParent: Record<string, SimMessage[]> = {};
+    for (const m of top) if ((m.reply_count ?? 0) > 0) byParent[m.ts] = src.slack.replies(channel.id, m.ts).slice(1);
+    threads[channel.id] = byParent;
+    ephemerals.push(...src.slack.ephemerals(channel.id));
+  }
+  ephemerals.sort((a, b) => Number(a.ts) - Number(b.ts));
+  return {
+    team: { id: TEAM.teamId, name: TEAM.teamName },
+    bot: { userId: BOT.botUserId, name: BOT.botName },
+    command: src.command,
+    policyFile: src.policyFile,
+    users: pageUsers(src.policy),
+    channels: CHANNELS.map((c) => {
+      const ns = src.policy?.channels[c.id]?.defaultNamespace;
+      return { id: c.id, name: c.name, topic: c.topic, ...(ns === undefined ? {} : { defaultNamespace: ns }) };
+    }),
+    usergroups: USERGROUPS.map((g) => ({ id: g.id, handle: g.handle })),
+    usage: usageHints(src.command),
+    messages,
+    threads,
+    ephemerals,
+    cluster: clusterRows(src.cluster, src.knobs),
+    knobs: Object.entries(KNOBS).map(([id, label]) => ({ id, label })),
+  };
+}

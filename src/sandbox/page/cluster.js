@@ -1,0 +1,102 @@
+// The cluster panel: every simulated FlinkDeployment and FlinkSessionJob, live, with the failure knobs as toggles.
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+const SHORT_KNOB = {
+  'image-pull-failure': 'Image pull fails',
+  'savepoint-failure': 'Savepoints fail',
+  'slow-reconcile': 'Slow reconcile',
+  'lose-response': 'Lose next API response',
+};
+
+const TONE = {
+  STABLE: 'good', RUNNING: 'good', READY: 'good', DEPLOYED: 'good', SUSPENDED: 'muted', FINISHED: 'muted',
+  UPGRADING: 'busy', DEPLOYING: 'busy', DEPLOYED_NOT_READY: 'busy', CREATED: 'busy', RECONCILING: 'busy',
+  ROLLING_BACK: 'busy', CANCELLING: 'busy', RESTARTING: 'busy',
+  FAILED: 'bad', ERROR: 'bad', ROLLED_BACK: 'bad', MISSING: 'bad', FAILING: 'bad',
+};
+
+function chip(label, value) {
+  const c = el('span', `chip tone-${TONE[value] ?? 'plain'}`);
+  c.append(el('span', 'chip-label', label), el('span', 'chip-value', value));
+  return c;
+}
+
+function fact(dl, term, value) {
+  if (value === undefined || value === '') return;
+  dl.append(el('dt', '', term), el('dd', '', value));
+}
+
+function savepointText(sp) {
+  if (!sp) return 'none';
+  if (!sp.at) return sp.location;
+  const d = new Date(sp.at);
+  return `${sp.location} (${d.toLocaleTimeString()})`;
+}
+
+function rowNode(row, view) {
+  const node = el('div', 'resource');
+  const target = `${row.namespace}/${row.name}`;
+  node.dataset.target = target;
+  node.dataset.kind = row.kind;
+  const title = el('div', 'resource-title');
+  title.append(el('span', 'kind-badge', row.kind === 'FlinkSessionJob' ? 'session job' : 'deployment'), el('span', 'resource-name', row.name));
+  if (row.generation !== undefined) {
+    const gen = el('span', 'generation', `gen ${row.generation}${row.observedGeneration !== undefined ? ` · observed ${row.observedGeneration}` : ''}`);
+    title.append(gen);
+  }
+  node.append(title);
+  const chips = el('div', 'chips');
+  if (row.lifecycleState) chips.append(chip('lifecycle', row.lifecycleState));
+  if (row.jobState) chips.append(chip('job', row.jobState));
+  if (row.jobManager) chips.append(chip('JM', row.jobManager));
+  if (row.reconciliationState) chips.append(chip('reconcile', row.reconciliationState));
+  node.append(chips);
+  const dl = el('dl', 'facts');
+  fact(dl, 'image', row.image);
+  fact(dl, 'session cluster', row.sessionCluster);
+  fact(dl, 'parallelism', row.parallelism === undefined ? undefined : String(row.parallelism));
+  fact(dl, 'upgrade mode', row.upgradeMode);
+  fact(dl, 'desired', row.desiredState);
+  fact(dl, 'last savepoint', savepointText(row.lastSavepoint));
+  node.append(dl);
+  if (row.error) node.append(el('div', 'resource-error', row.error.length > 300 ? `${row.error.slice(0, 300)}…` : row.error));
+  const knobs = el('div', 'knobs');
+  for (const knob of view.knobs) {
+    if (knob.id === 'image-pull-failure' && row.kind === 'FlinkSessionJob') continue;
+    const on = row.knobs.includes(knob.id);
+    const b = el('button', `knob${on ? ' knob-on' : ''}`, SHORT_KNOB[knob.id] ?? knob.id);
+    b.type = 'button';
+    b.title = `${knob.label}${on ? ' (on: click to turn off)' : ''}`;
+    b.dataset.knob = knob.id;
+    b.setAttribute('aria-pressed', String(on));
+    b.addEventListener('click', () => view.onKnob(row, knob.id, !on));
+    knobs.append(b);
+  }
+  node.append(knobs);
+  return node;
+}
+
+/** Renders the panel; a row whose content changed flashes once. */
+export function renderCluster(container, rows, view) {
+  const previous = new Map([...container.querySelectorAll('.resource')].map((n) => [`${n.dataset.kind}:${n.dataset.target}`, n.dataset.signature]));
+  container.replaceChildren();
+  let namespace;
+  for (const row of rows) {
+    if (row.namespace !== namespace) {
+      namespace = row.namespace;
+      container.append(el('h3', 'namespace', namespace));
+    }
+    const node = rowNode(row, view);
+    const signature = JSON.stringify(row);
+    node.dataset.signature = signature;
+    const before = previous.get(`${row.kind}:${row.namespace}/${row.name}`);
+    if (before !== undefined && before !== signature) node.classList.add('changed');
+    container.append(node);
+  }
+}

@@ -1,0 +1,161 @@
+// The sandbox page in headless Chromium: request as alice, approve as a lead, watch COMPLETED; a broken image ends FAILED.
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
+import { baseEnv, REPO_ROOT, startSandboxProcess, type SandboxProcess } from '../support/sandbox-process.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update'];
+const RESULTS = join(REPO_ROOT, 'test-results');
+/** docs/sandbox.png is rewritten only on request, so a test run leaves the tracked files alone. */
+const DOCS_SCREENSHOT = process.env.UPDATE_DOCS_SCREENSHOT === '1' ? join(REPO_ROOT, 'docs', 'sandbox.png') : undefined;
+const OUTCOME_MS = 60_000;
+
+let sandbox: SandboxProcess | undefined;
+let context: BrowserContext | undefined;
+let profile: string | undefined;
+let page: Page;
+
+/** The bot's card for an operation: the top-level message whose header names it. */
+function card(opId: string): Locator {
+  return page.locator('#messages .message.from-bot').filter({ has: page.locator('.bk-header', { hasText: opId }) });
+}
+
+/** Types into the channel composer and sends, as a person would. */
+async function type(text: string): Promise<void> {
+  await page.locator('#composer-input').fill(text);
+  await page.locator('#composer-input').press('Enter');
+}
+
+/** The id of the newest card whose header mentions `what`. */
+async function newestCard(what: string): Promise<string> {
+  const header = page.locator('#messages .bk-header', { hasText: what }).last();
+  await header.waitFor({ timeout: OUTCOME_MS });
+  const opId = /op-[a-z0-9]{6,12}/.exec(await header.innerText())?.[0];
+  expect(opId, 'the card header names the operation').toBeDefined();
+  return opId as string;
+}
+
+async function switchUser(id: string): Promise<void> {
+  await page.locator(`[data-user="${id}"]`).click();
+  await expect.poll(() => page.locator(`[data-user="${id}"]`).getAttribute('aria-pressed')).toBe('true');
+}
+
+/**
+ * Started by the first test that needs it. Not a beforeAll: a missing Chromium must fail every test with the
+ * install command, never leave them reported as skipped.
+ */
+let starting: Promise<void> | undefined;
+function ready(): Promise<void> {
+  starting ??= (async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`Chromium is missing at ${CHROMIUM}: install it: apt-get install -y chromium`);
+    sandbox = await startSandboxProcess({ env: baseEnv({ REDIS_URL: inject('redisUrl') }) });
+    profile = await mkdtemp(join(tmpdir(), 'sandbox-chromium-'));
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      args: CHROMIUM_ARGS,
+      headless: true,
+      viewport: { width: 1600, height: 1000 },
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+    await page.goto(sandbox.url);
+    await page.locator('body.ready').waitFor();
+    await mkdir(RESULTS, { recursive: true });
+  })();
+  return starting;
+}
+
+afterEach(async (test) => {
+  if (test.task.result?.state === 'fail') await page?.screenshot({ path: join(RESULTS, `failed-${test.task.name.slice(0, 40).replace(/\W+/g, '-')}.png`) });
+});
+
+afterAll(async () => {
+  await context?.close();
+  if (profile) await rm(profile, { recursive: true, force: true });
+  if (sandbox) expect(await sandbox.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+});
+
+describe('sandbox page in Chromium', () => {
+  it('shows the usage hint from the parser while a command is typed', async () => {
+    await ready();
+    await page.locator('#composer-input').fill('/flink sca');
+    await expect.poll(() => page.locator('#composer-hint').innerText()).toContain('/flink scale <target> <parallelism>');
+    await page.locator('#composer-input').fill('');
+  });
+
+  it('a prod scale waits for a lead; a non-lead is told privately; a lead approves; the card reaches COMPLETED', async () => {
+    await ready();
+    await type('/flink scale streaming-prod/orders 6 --reason "peak traffic"');
+    const opId = await newestCard('scale streaming-prod/orders');
+    await expect.poll(() => card(opId).innerText()).toContain('State: AWAITING_APPROVAL');
+    await expect.poll(() => page.locator('#messages .ephemeral').last().innerText()).toContain('Working on');
+
+    await switchUser('U0BOB');
+    await card(opId).getByRole('button', { name: 'Approve' }).click();
+    await expect.poll(() => page.locator('#messages .ephemeral').last().innerText()).toContain(opId);
+    expect(await page.locator('#messages .ephemeral').last().innerText()).toContain('Only visible to you');
+    expect(await card(opId).innerText()).toContain('State: AWAITING_APPROVAL');
+
+    await switchUser('U0LEAD1');
+    expect(await page.locator('#messages .ephemeral').allInnerTexts()).not.toContainEqual(expect.stringContaining(opId)); // bob's stays bob's
+    await card(opId).getByRole('button', { name: 'Approve' }).click();
+    await expect.poll(() => card(opId).innerText(), { timeout: OUTCOME_MS }).toContain('State: COMPLETED');
+    await expect.poll(() => card(opId).locator('.bk-button').count()).toBe(0); // decided: no buttons left
+
+    await card(opId).locator('.replies-link').click();
+    // The replies, without the card at the top of the panel: approval, submission, evidence, outcome.
+    const replies = async (): Promise<string> => (await page.locator('#thread-messages .message').allInnerTexts()).slice(1).join('\n');
+    await expect.poll(replies, { timeout: OUTCOME_MS }).toMatch(/COMPLETED.*evidence criteria met/);
+    const threadText = await replies();
+    expect(threadText).toContain('Approved by @lena');
+    expect(threadText).toContain('SUBMITTED');
+    expect(threadText).toMatch(/Evidence observed/);
+    const orders = page.locator('.resource[data-target="streaming-prod/orders"][data-kind="FlinkDeployment"]');
+    await expect.poll(() => orders.innerText()).toMatch(/parallelism\s+6/);
+    await orders.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(RESULTS, 'sandbox-approval.png') });
+    if (DOCS_SCREENSHOT) await page.screenshot({ path: DOCS_SCREENSHOT });
+
+    await page.locator('[data-channel="C0INCIDENTS"]').click();
+    await expect.poll(() => page.locator('#messages').innerText()).toContain(`Flink operation started: ${opId}`);
+    await expect.poll(() => page.locator('#messages').innerText(), { timeout: OUTCOME_MS }).toContain(opId);
+    await page.locator('[data-channel="C0DATAPLATFORM"]').click();
+  });
+
+  it('an upgrade to an image that cannot be pulled ends FAILED, and the cluster panel shows why', async () => {
+    await ready();
+    await switchUser('U0BOB');
+    await type('/flink upgrade orders --image flink:broken');
+    const opId = await newestCard('upgrade streaming-dev/orders');
+    await expect.poll(() => card(opId).innerText(), { timeout: OUTCOME_MS }).toContain('State: FAILED');
+    const devOrders = page.locator('.resource[data-target="streaming-dev/orders"]');
+    expect(await devOrders.innerText()).toContain('flink:broken');
+    await page.screenshot({ path: join(RESULTS, 'sandbox-broken-upgrade.png') });
+  });
+
+  it('a knob on the cluster panel makes the next savepoint fail', async () => {
+    await ready();
+    const knob = page.locator('.resource[data-target="streaming-prod/fraud-detection"] [data-knob="savepoint-failure"]');
+    await knob.click();
+    await expect.poll(() => knob.getAttribute('aria-pressed')).toBe('true');
+    await switchUser('U0ALICE');
+    await type('/flink savepoint streaming-prod/fraud-detection --reason "before the release"');
+    const opId = await newestCard('savepoint streaming-prod/fraud-detection');
+    await expect.poll(() => card(opId).innerText(), { timeout: OUTCOME_MS }).toContain('State: FAILED');
+    await page.screenshot({ path: join(RESULTS, 'sandbox-savepoint-knob.png') });
+  });
+
+  it('shows what people type as text, never as markup', async () => {
+    await ready();
+    await type('<img src=x onerror="document.title=1"> *bold* & <b>tags</b>');
+    const message = page.locator('#messages .message', { hasText: 'onerror' }).last();
+    await message.waitFor();
+    expect(await message.locator('img').count()).toBe(0);
+    expect(await message.locator('.content').innerText()).toContain('<img src=x onerror="document.title=1"> bold & <b>tags</b>');
+    expect(await message.locator('.content b').innerText()).toBe('bold');
+    expect(await page.title()).toBe('flink-chatops sandbox');
+  });
+});

@@ -1,0 +1,63 @@
+// The sandbox's Redis fallbacks (SPEC §10): a private redis-server when none answers, a clear message when none is installed.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { freePort, redisAnswers } from '../../src/sandbox/redis.js';
+import { baseEnv, runSandboxToExit, startSandboxProcess } from '../support/sandbox-process.js';
+
+/** SPEC §10 / issue 8: `npm start` serves the page within 15 s on the 2-core machine. */
+const START_BUDGET_MS = 15_000;
+
+describe('sandbox start', () => {
+  it('starts a private redis-server when nothing answers at REDIS_URL, serves the page, and stops it on SIGTERM', async () => {
+    const closed = `redis://127.0.0.1:${await freePort()}`;
+    const started = Date.now();
+    const sandbox = await startSandboxProcess({ env: baseEnv({ REDIS_URL: closed }) });
+    try {
+      const page = await fetch(sandbox.url);
+      const pageMs = Date.now() - started;
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('flink-chatops sandbox');
+      expect(pageMs).toBeLessThan(START_BUDGET_MS);
+
+      const { stdout } = sandbox.output();
+      expect(stdout).toMatch(/policy: .*examples\/sandbox-policy\.yaml/);
+      const privateUrl = /a private redis-server at (redis:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1];
+      expect(privateUrl, stdout).toBeDefined();
+      expect(privateUrl).not.toBe(closed);
+      expect(await redisAnswers(privateUrl as string)).toBe(true);
+
+      const state = (await (await fetch(`${sandbox.url}/api/state`)).json()) as { cluster: { namespace: string; name: string }[] };
+      expect(state.cluster.map((r) => `${r.namespace}/${r.name}`)).toEqual(expect.arrayContaining(['streaming-prod/orders', 'streaming-dev/orders']));
+
+      expect(await sandbox.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+      expect(await redisAnswers(privateUrl as string, 300)).toBe(false);
+      expect(sandbox.output().stdout).toContain('stopped.');
+    } finally {
+      await sandbox.stop('SIGKILL');
+    }
+  });
+
+  it('says how to install Redis and exits 1 when none answers and redis-server is not on the PATH', async () => {
+    const emptyBin = await mkdtemp(join(tmpdir(), 'no-redis-'));
+    try {
+      const closed = `redis://127.0.0.1:${await freePort()}`;
+      const result = await runSandboxToExit({ env: baseEnv({ REDIS_URL: closed, PATH: emptyBin }) });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('apt-get install -y redis-server');
+      expect(result.stderr).toContain('brew install redis');
+      expect(result.stderr).not.toMatch(/\n\s+at /); // a message, not a stack trace
+      expect(result.stdout).not.toContain('open http');
+    } finally {
+      await rm(emptyBin, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses bad arguments with the usage line', async () => {
+    const result = await runSandboxToExit({ env: baseEnv({}), args: ['--speed', 'warp'] });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('--speed must be one of fast, realistic, not "warp"');
+    expect(result.stderr).toContain('usage: flink-chatops sandbox');
+  });
+});
