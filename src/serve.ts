@@ -47,7 +47,9 @@ export async function serve(role: Role, config: Config): Promise<number> {
   logger.info({ signal }, 'shutting down');
   observability.drain();
   // A second signal while draining means "now": the operations stay as recorded and are resumed elsewhere.
-  void untilSignal().then((again) => {
+  // One Ctrl-C can arrive twice (the terminal and a wrapper relaying it), so a repeat within a second is ignored.
+  const firstAt = Date.now();
+  void untilSignal(() => Date.now() - firstAt > 1000).then((again) => {
     logger.warn({ signal: again }, 'second signal; exiting without waiting');
     process.exit(1);
   });
@@ -95,14 +97,15 @@ async function startObservability(role: Role, config: Config, logger: Logger): P
   };
 }
 
-function untilSignal(): Promise<NodeJS.Signals> {
+function untilSignal(counts: () => boolean = () => true): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
     const on = (signal: NodeJS.Signals): void => {
+      if (!counts()) return;
       process.off('SIGTERM', on);
       process.off('SIGINT', on);
       resolve(signal);
     };
-    process.once('SIGTERM', on);
-    process.once('SIGINT', on);
+    process.on('SIGTERM', on);
+    process.on('SIGINT', on);
   });
 }

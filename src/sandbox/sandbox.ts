@@ -133,7 +133,7 @@ export async function startSandbox(options: SandboxOptions, env: NodeJS.ProcessE
 /** A worker and the bot (with its notifier), each started as `serve --role all` starts it (but side by side). */
 async function startRoles(config: Config, logger: Logger): Promise<{ botEventsUrl: string; close(): Promise<void> }> {
   const [{ startBot }, { startWorker }] = await Promise.all([import('../slack/main.js'), import('../worker/main.js')]);
-  const [worker, bot] = await Promise.allSettled([startWorker(config, { logger }), startBot(config, { logger })]);
+  const [worker, bot] = await Promise.allSettled([startWorker(config, { logger }), startBot(config, { logger, host: '127.0.0.1' })]);
   const close = async (): Promise<void> => {
     // As serve: the bot first (its notifier sends what is pending), then the worker hands back what it holds.
     if (bot.status === 'fulfilled') await bot.value.close();

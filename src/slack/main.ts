@@ -46,6 +46,8 @@ export interface BotOverrides {
   onKubeCall?: (call: { method: string; resource: string; status: number }) => void;
   /** Observes every Slack Web API call of this role (metrics). */
   onSlackCall?: SlackCallObserver;
+  /** The interface the HTTP receiver listens on (default: all; the sandbox keeps it on loopback). */
+  host?: string;
   /** false: no sweep in this process (tests that drive the sweep themselves). */
   sweep?: boolean;
   /** false: no notifier in this process (card edits, thread replies and digests are then another process's job). */
@@ -106,7 +108,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       closers.push(async () => sweep.stop());
     }
     const app = createBotApp({ config, identity, handlers, logger, ...(overrides.customRoutes ? { customRoutes: overrides.customRoutes } : {}) });
-    const started = await app.start(config.port);
+    const started = await (overrides.host && !config.slack.socketMode ? app.start({ port: config.port, host: overrides.host }) : app.start(config.port));
     closers.push(() => app.stop());
     const port = config.slack.socketMode ? undefined : ((started as Server).address() as AddressInfo).port;
     const url = port === undefined ? undefined : `http://127.0.0.1:${port}/slack/events`;
