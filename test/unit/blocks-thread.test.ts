@@ -12,7 +12,10 @@ const replyTo = (r: OperationRecord, e: HistoryEntry = last(r)) => {
   if (!reply) throw new Error(`no reply for entry ${e.seq} (${e.type} ${e.name})`);
   expectValid(reply);
   expect(reply.text.startsWith(`${r.id}: `)).toBe(true);
-  return visibleText(reply);
+  // Every reply ends with a context line naming the operation, so a thread read later names it too.
+  const id = reply.blocks.at(-1);
+  expect(id).toEqual({ type: 'context', elements: [{ type: 'mrkdwn', text: `\`${r.id}\`` }] });
+  return visibleText({ ...reply, blocks: reply.blocks.slice(0, -1) });
 };
 
 describe('which entries get a reply', () => {

@@ -7,7 +7,7 @@ import type { FieldChange } from '../../domain/plan.js';
 import { enforceLimits } from './limits.js';
 import { describeCommand, describeNote } from './entries.js';
 import { detailText, diffLines, entryCriteria, entryReason, readEvidence, reasonLines, stillNeeded } from './parts.js';
-import { either, escapeKeepMentions, escapeText, oneLine, plural, section, slackDate, who } from './text.js';
+import { context, either, escapeKeepMentions, escapeText, oneLine, plural, section, slackDate, who } from './text.js';
 import type { RenderContext, SlackMessage } from './views.js';
 
 /** States whose entry is a milestone people want in the thread; the others show on the card only. */
@@ -169,5 +169,6 @@ export function renderThreadReply(record: OperationRecord, entry: HistoryEntry, 
   if (!threadReplyWanted(entry)) return undefined;
   const text = body(record, entry);
   const first = (text.split('\n')[0] ?? '').replace(/:[a-z_]+: /, '');
-  return enforceLimits({ text: `${record.id}: ${first}`, blocks: [section(text)] });
+  // The id shows in the reply itself too (not only in the notification text), so a thread read later names it.
+  return enforceLimits({ text: `${record.id}: ${first}`, blocks: [section(text), context(`\`${record.id}\``)] });
 }
