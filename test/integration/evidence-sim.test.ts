@@ -1,22 +1,15 @@
 // Evidence judged on every change the simulated operator makes: pending until the operator is really done, then one verdict.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { evaluateEvidence, summarize, takeEventBaseline, type EvidenceKind, type EvidenceVerdict } from '../../src/domain/evidence.js';
 import { applyMergePatch } from '../../src/domain/merge-patch.js';
 import type { Plan } from '../../src/domain/plan.js';
 import { planOperation } from '../../src/domain/planner.js';
 import type { KubeObject } from '../../src/sandbox/kube/store.js';
 import { intentOf, PLAN_CONTEXT } from '../support/fixtures.js';
-import { deployment, isStable, sessionCluster, sessionJob, simRig, statusOf, waitFor, waitForStatus, waitStable, type SimRig } from '../support/sim.js';
+import { deployment, isStable, sessionCluster, sessionJob, statusOf, useSimRig, waitFor, waitForStatus, waitStable } from '../support/sim.js';
 
 const NS = 'streaming-prod';
-let rig: SimRig;
-
-beforeEach(() => {
-  rig = simRig();
-});
-afterEach(async () => {
-  await rig.close();
-});
+const sim = useSimRig(NS);
 
 type Cr = 'flinkdeployments' | 'flinksessionjobs';
 
@@ -31,22 +24,22 @@ interface Run {
 /** Plans `raw`, submits it as the worker would (baseline, patch or create), and judges every store change until a verdict. */
 async function submitAndWatch(kind: EvidenceKind, raw: Record<string, unknown>, resource: Cr = 'flinkdeployments'): Promise<Run> {
   const name = (raw.target as { name: string }).name;
-  const before = rig.store.get(resource, NS, name) as KubeObject;
+  const before = sim.rig.store.get(resource, NS, name) as KubeObject;
   const result = planOperation(intentOf(raw), { resource: before }, { ...PLAN_CONTEXT, nonce: Date.now() });
   if (!result.ok) throw new Error(result.refusal);
   const plan: Plan = result.plan;
-  const baseline = takeEventBaseline(rig.store.list('events', NS), rig.store.now().getTime());
+  const baseline = takeEventBaseline(sim.rig.store.list('events', NS), sim.rig.store.now().getTime());
   let submittedGeneration: number | undefined;
   if (plan.change.type === 'patch') {
     const patch = plan.change.patch;
-    submittedGeneration = rig.store.update(resource, NS, name, (current) => applyMergePatch(current, patch) as KubeObject).metadata.generation;
+    submittedGeneration = sim.rig.store.update(resource, NS, name, (current) => applyMergePatch(current, patch) as KubeObject).metadata.generation;
   } else {
-    rig.store.create('flinkstatesnapshots', plan.change.snapshot as unknown as KubeObject);
+    sim.rig.store.create('flinkstatesnapshots', plan.change.snapshot as unknown as KubeObject);
   }
   const snapshotName = plan.change.type === 'create-snapshot' ? (plan.change.snapshot.metadata as { name: string }).name : undefined;
   const run: Omit<Run, 'final'> = { verdicts: [], seen: [], micros: 0 };
   const judgeNow = (): EvidenceVerdict | undefined => {
-    const target = rig.store.get(resource, NS, name);
+    const target = sim.rig.store.get(resource, NS, name);
     const started = performance.now();
     const verdict = evaluateEvidence({
       kind,
@@ -56,9 +49,9 @@ async function submitAndWatch(kind: EvidenceKind, raw: Record<string, unknown>, 
       ...(submittedGeneration === undefined ? {} : { submittedGeneration }),
       observation: {
         resource: target,
-        events: rig.store.list('events', NS),
-        ...(snapshotName ? { snapshot: rig.store.get('flinkstatesnapshots', NS, snapshotName) } : {}),
-        now: rig.store.now().getTime(),
+        events: sim.rig.store.list('events', NS),
+        ...(snapshotName ? { snapshot: sim.rig.store.get('flinkstatesnapshots', NS, snapshotName) } : {}),
+        now: sim.rig.store.now().getTime(),
       },
     });
     run.micros += (performance.now() - started) * 1000;
@@ -66,7 +59,7 @@ async function submitAndWatch(kind: EvidenceKind, raw: Record<string, unknown>, 
     run.seen.push(structuredClone(target as KubeObject));
     return verdict.outcome === 'pending' ? undefined : verdict;
   };
-  const final = await waitFor(rig.store, judgeNow, 8000, `a verdict for ${kind}`, () => run.verdicts.at(-1));
+  const final = await waitFor(sim.rig.store, judgeNow, 8000, `a verdict for ${kind}`, () => run.verdicts.at(-1));
   return { ...run, final };
 }
 
@@ -80,8 +73,8 @@ describe('evidence on the simulated operator', () => {
     ['restart', { kind: 'restart' }],
     ['upgrade', { kind: 'upgrade', image: 'flink:1.20.2' }],
   ] as const)('%s: pending on every intermediate status, COMPLETED only once the deployment is stable on the new generation', async (kind, extra) => {
-    rig.store.create('flinkdeployments', deployment('orders', NS));
-    await waitStable(rig.store, NS, 'orders');
+    sim.rig.store.create('flinkdeployments', deployment('orders', NS));
+    await waitStable(sim.rig.store, NS, 'orders');
     const run = await submitAndWatch(kind, { ...extra, target: { kind: 'FlinkDeployment', namespace: NS, name: 'orders' } });
     expect(run.final.outcome, summarize(run.final)).toBe('completed');
     expectOnlyPendingBefore(run);
@@ -94,16 +87,16 @@ describe('evidence on the simulated operator', () => {
   });
 
   it('an image that cannot be pulled FAILS with the container reason', async () => {
-    rig.store.create('flinkdeployments', deployment('orders', NS));
-    await waitStable(rig.store, NS, 'orders');
+    sim.rig.store.create('flinkdeployments', deployment('orders', NS));
+    await waitStable(sim.rig.store, NS, 'orders');
     const run = await submitAndWatch('upgrade', { kind: 'upgrade', image: 'flink:broken', target: { kind: 'FlinkDeployment', namespace: NS, name: 'orders' } });
     expect(run.final).toMatchObject({ outcome: 'failed', rollback: false, reason: expect.stringContaining('Failed to pull image "flink:broken"') });
     expectOnlyPendingBefore(run);
   });
 
   it('suspend in savepoint mode COMPLETES with the new savepoint; resume then COMPLETES', async () => {
-    rig.store.create('flinkdeployments', deployment('orders', NS));
-    await waitStable(rig.store, NS, 'orders');
+    sim.rig.store.create('flinkdeployments', deployment('orders', NS));
+    await waitStable(sim.rig.store, NS, 'orders');
     const target = { kind: 'FlinkDeployment', namespace: NS, name: 'orders' };
     const suspend = await submitAndWatch('suspend', { kind: 'suspend', target });
     expect(suspend.final.outcome, summarize(suspend.final)).toBe('completed');
@@ -114,23 +107,23 @@ describe('evidence on the simulated operator', () => {
   });
 
   it('a failing stop-with-savepoint FAILS the suspend', async () => {
-    rig.store.create('flinkdeployments', deployment('orders', NS));
-    await waitStable(rig.store, NS, 'orders');
-    rig.operator.setScenario(NS, 'orders', 'savepoint-failure');
+    sim.rig.store.create('flinkdeployments', deployment('orders', NS));
+    await waitStable(sim.rig.store, NS, 'orders');
+    sim.rig.operator.setScenario(NS, 'orders', 'savepoint-failure');
     const run = await submitAndWatch('suspend', { kind: 'suspend', target: { kind: 'FlinkDeployment', namespace: NS, name: 'orders' } });
     expect(run.final).toMatchObject({ outcome: 'failed', reason: expect.stringMatching(/could not be stopped|reports an error/) });
   });
 
   it('a cancel-based suspend (last-state without HA) COMPLETES', async () => {
-    rig.store.create('flinkdeployments', deployment('orders', NS, { upgradeMode: 'last-state', ha: false }));
-    await waitStable(rig.store, NS, 'orders');
+    sim.rig.store.create('flinkdeployments', deployment('orders', NS, { upgradeMode: 'last-state', ha: false }));
+    await waitStable(sim.rig.store, NS, 'orders');
     const run = await submitAndWatch('suspend', { kind: 'suspend', target: { kind: 'FlinkDeployment', namespace: NS, name: 'orders' } });
     expect(run.final.outcome, summarize(run.final)).toBe('completed');
   });
 
   it('restore of a running deployment COMPLETES only after the new job runs', async () => {
-    rig.store.create('flinkdeployments', deployment('orders', NS));
-    await waitStable(rig.store, NS, 'orders');
+    sim.rig.store.create('flinkdeployments', deployment('orders', NS));
+    await waitStable(sim.rig.store, NS, 'orders');
     const run = await submitAndWatch('restore', { kind: 'restore', from: 's3://flink-state/streaming-prod/orders/savepoints/savepoint-x', target: { kind: 'FlinkDeployment', namespace: NS, name: 'orders' } });
     expect(run.final.outcome, summarize(run.final)).toBe('completed');
     expectOnlyPendingBefore(run);
@@ -141,26 +134,26 @@ describe('evidence on the simulated operator', () => {
   });
 
   it('savepoint COMPLETES with the snapshot path', async () => {
-    rig.store.create('flinkdeployments', deployment('orders', NS));
-    await waitStable(rig.store, NS, 'orders');
+    sim.rig.store.create('flinkdeployments', deployment('orders', NS));
+    await waitStable(sim.rig.store, NS, 'orders');
     const run = await submitAndWatch('savepoint', { kind: 'savepoint', target: { kind: 'FlinkDeployment', namespace: NS, name: 'orders' } });
     expect(run.final.outcome, summarize(run.final)).toBe('completed');
     expect(run.final.criteria.find((c) => c.name === 'snapshot-path')?.observed).toMatch(/^s3:\/\//);
   });
 
   it('a session job scale COMPLETES', async () => {
-    rig.store.create('flinkdeployments', sessionCluster('session', NS));
-    await waitForStatus(rig.store, 'flinkdeployments', NS, 'session', (s) => s.jobManagerDeploymentStatus === 'READY' && s.lifecycleState === 'STABLE', 'READY');
-    rig.store.create('flinksessionjobs', sessionJob('etl', NS, 'session'));
-    await waitStable(rig.store, NS, 'etl', 'flinksessionjobs');
+    sim.rig.store.create('flinkdeployments', sessionCluster('session', NS));
+    await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'session', (s) => s.jobManagerDeploymentStatus === 'READY' && s.lifecycleState === 'STABLE', 'READY');
+    sim.rig.store.create('flinksessionjobs', sessionJob('etl', NS, 'session'));
+    await waitStable(sim.rig.store, NS, 'etl', 'flinksessionjobs');
     const run = await submitAndWatch('scale', { kind: 'scale', parallelism: 4, target: { kind: 'FlinkSessionJob', namespace: NS, name: 'etl' } }, 'flinksessionjobs');
     expect(run.final.outcome, summarize(run.final)).toBe('completed');
     expectOnlyPendingBefore(run);
   });
 
   it('judges quickly: well under a millisecond per observation', async () => {
-    rig.store.create('flinkdeployments', deployment('orders', NS));
-    await waitStable(rig.store, NS, 'orders');
+    sim.rig.store.create('flinkdeployments', deployment('orders', NS));
+    await waitStable(sim.rig.store, NS, 'orders');
     const run = await submitAndWatch('restart', { kind: 'restart', target: { kind: 'FlinkDeployment', namespace: NS, name: 'orders' } });
     expect(run.micros / run.verdicts.length).toBeLessThan(1000);
   });

@@ -1,5 +1,5 @@
 // Failure knobs of the simulated operator (annotation or programmatic) and the rollback they can lead to.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SCENARIO_ANNOTATION, SLOW_SECONDS_ANNOTATION } from '../../src/sandbox/kube/scenarios.js';
 import {
   deployment,
@@ -8,48 +8,36 @@ import {
   reconciledSpec,
   recordStatuses,
   setAnnotations,
-  simRig,
+  useSimRig,
   statusOf,
   waitFor,
   waitForStatus,
   waitStable,
-  type SimRig,
 } from '../support/sim.js';
 
 const NS = 'streaming-dev';
-let rig: SimRig;
+const sim = useSimRig(NS);
 
-beforeEach(() => {
-  rig = simRig();
-});
-afterEach(async () => {
-  await rig.close();
-});
-
-function get(name = 'orders') {
-  const object = rig.store.get('flinkdeployments', NS, name);
-  if (!object) throw new Error(`${name} missing`);
-  return object;
-}
+const { get } = sim;
 
 function event(reason: string, name = 'orders') {
-  return waitFor(rig.store, () => eventsFor(rig.store, get(name)).find((e) => e.reason === reason), 5000, `a ${reason} event`);
+  return waitFor(sim.rig.store, () => eventsFor(sim.rig.store, get(name)).find((e) => e.reason === reason), 5000, `a ${reason} event`);
 }
 
 async function deployed(options: Parameters<typeof deployment>[2] = {}) {
-  rig.store.create('flinkdeployments', deployment('orders', NS, options));
-  return waitStable(rig.store, NS, 'orders');
+  sim.rig.store.create('flinkdeployments', deployment('orders', NS, options));
+  return waitStable(sim.rig.store, NS, 'orders');
 }
 
 /** Lets the operator provably do other work for a while: another deployment goes all the way to STABLE. */
 async function whileSomethingElseDeploys(): Promise<void> {
-  rig.store.create('flinkdeployments', deployment('sentinel', NS));
-  await waitStable(rig.store, NS, 'sentinel');
+  sim.rig.store.create('flinkdeployments', deployment('sentinel', NS));
+  await waitStable(sim.rig.store, NS, 'sentinel');
 }
 
 describe('image pull failure', () => {
   const ways = [
-    { how: 'the scenario knob', image: 'flink:1.20.1', arm: () => rig.operator.setScenario(NS, 'orders', 'image-pull-failure') },
+    { how: 'the scenario knob', image: 'flink:1.20.1', arm: () => sim.rig.operator.setScenario(NS, 'orders', 'image-pull-failure') },
     { how: 'an image tagged :broken', image: 'flink:broken', arm: () => undefined },
     { how: 'an image named does-not-exist', image: 'registry.example.com/does-not-exist:1.0', arm: () => undefined },
   ];
@@ -57,8 +45,8 @@ describe('image pull failure', () => {
   it.each(ways)('via $how: JM ERROR, ErrImagePull then ImagePullBackOff, job RECONCILING, lifecycle FAILED', async ({ image, arm }) => {
     await deployed();
     arm();
-    const generation = editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = image));
-    const failed = await waitForStatus(rig.store, 'flinkdeployments', NS, 'orders', (s) => s.jobManagerDeploymentStatus === 'ERROR', 'JM ERROR');
+    const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = image));
+    const failed = await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.jobManagerDeploymentStatus === 'ERROR', 'JM ERROR');
     const status = statusOf(failed);
     expect(status.observedGeneration).toBe(generation);
     expect(status.jobStatus?.state).toBe('RECONCILING');
@@ -68,16 +56,16 @@ describe('image pull failure', () => {
     expect(error.type).toBe('org.apache.flink.kubernetes.operator.exception.DeploymentFailedException');
     expect(error.message).toContain(`Failed to pull image "${image}"`);
     expect(await event('ErrImagePull')).toMatchObject({ type: 'Warning', component: 'JobManagerDeployment' });
-    const backOff = await waitFor(rig.store, () => eventsFor(rig.store, get()).find((e) => e.reason === 'ImagePullBackOff' && e.count >= 2));
+    const backOff = await waitFor(sim.rig.store, () => eventsFor(sim.rig.store, get()).find((e) => e.reason === 'ImagePullBackOff' && e.count >= 2));
     expect(backOff.message).toBe(`Back-off pulling image "${image}"`);
   });
 
   it('a fixed spec recovers from ERROR and clears status.error', async () => {
     await deployed();
-    editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:broken'));
+    editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:broken'));
     await event('ErrImagePull');
-    editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20.1'));
-    const fixed = statusOf(await waitStable(rig.store, NS, 'orders'));
+    editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20.1'));
+    const fixed = statusOf(await waitStable(sim.rig.store, NS, 'orders'));
     expect(fixed.error).toBeUndefined();
     expect(reconciledSpec(fixed)?.image).toBe('flink:1.20.1');
   });
@@ -86,8 +74,8 @@ describe('image pull failure', () => {
 describe('savepoint failure', () => {
   it('stop-with-savepoint fails: SavepointError + status.error, the upgrade does not proceed, the operator retries', async () => {
     const first = await deployed();
-    setAnnotations(rig.store, 'flinkdeployments', NS, 'orders', { [SCENARIO_ANNOTATION]: 'savepoint-failure' });
-    const generation = editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20.1'));
+    setAnnotations(sim.rig.store, 'flinkdeployments', NS, 'orders', { [SCENARIO_ANNOTATION]: 'savepoint-failure' });
+    const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20.1'));
     const error = await event('SavepointError');
     expect(error).toMatchObject({ type: 'Warning', component: 'JobManagerDeployment' });
     let status = statusOf(get());
@@ -96,59 +84,59 @@ describe('savepoint failure', () => {
     expect(status.jobStatus).toMatchObject({ state: 'RUNNING', jobId: statusOf(first).jobStatus?.jobId });
     expect(reconciledSpec(status)?.image).toBe('flink:1.20');
     expect(status.lifecycleState).toBe('STABLE');
-    await waitFor(rig.store, () => eventsFor(rig.store, get()).find((e) => e.reason === 'SavepointError' && e.count >= 2));
+    await waitFor(sim.rig.store, () => eventsFor(sim.rig.store, get()).find((e) => e.reason === 'SavepointError' && e.count >= 2));
 
-    setAnnotations(rig.store, 'flinkdeployments', NS, 'orders', { [SCENARIO_ANNOTATION]: undefined });
-    status = statusOf(await waitStable(rig.store, NS, 'orders'));
+    setAnnotations(sim.rig.store, 'flinkdeployments', NS, 'orders', { [SCENARIO_ANNOTATION]: undefined });
+    status = statusOf(await waitStable(sim.rig.store, NS, 'orders'));
     expect(reconciledSpec(status)?.image).toBe('flink:1.20.1');
     expect(status.error).toBeUndefined();
   });
 
   it('a stateless suspend needs no savepoint and is not affected', async () => {
     await deployed({ upgradeMode: 'stateless' });
-    rig.operator.setScenario(NS, 'orders', 'savepoint-failure');
-    editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
-    await waitForStatus(rig.store, 'flinkdeployments', NS, 'orders', (s) => s.lifecycleState === 'SUSPENDED', 'SUSPENDED');
+    sim.rig.operator.setScenario(NS, 'orders', 'savepoint-failure');
+    editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
+    await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.lifecycleState === 'SUSPENDED', 'SUSPENDED');
   });
 });
 
 describe('slow and stuck reconciles', () => {
   it('slow-reconcile stays UPGRADING for the given (scaled) seconds', async () => {
     await deployed();
-    setAnnotations(rig.store, 'flinkdeployments', NS, 'orders', { [SCENARIO_ANNOTATION]: 'slow-reconcile', [SLOW_SECONDS_ANNOTATION]: '40' });
-    editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20.1'));
-    await waitForStatus(rig.store, 'flinkdeployments', NS, 'orders', (s) => s.reconciliationStatus?.state === 'UPGRADING', 'UPGRADING');
+    setAnnotations(sim.rig.store, 'flinkdeployments', NS, 'orders', { [SCENARIO_ANNOTATION]: 'slow-reconcile', [SLOW_SECONDS_ANNOTATION]: '40' });
+    editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20.1'));
+    await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.reconciliationStatus?.state === 'UPGRADING', 'UPGRADING');
     const enteredAt = Date.now();
-    await waitForStatus(rig.store, 'flinkdeployments', NS, 'orders', (s) => s.reconciliationStatus?.state === 'DEPLOYED' && s.jobManagerDeploymentStatus === 'DEPLOYING', 'deploying');
+    await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.reconciliationStatus?.state === 'DEPLOYED' && s.jobManagerDeploymentStatus === 'DEPLOYING', 'deploying');
     // 40 operator seconds at fast speed = 400 ms.
     expect(Date.now() - enteredAt).toBeGreaterThanOrEqual(380);
-    await waitStable(rig.store, NS, 'orders');
+    await waitStable(sim.rig.store, NS, 'orders');
   });
 
   it('stuck-upgrading never leaves UPGRADING until the knob is cleared', async () => {
     await deployed();
-    rig.operator.setScenario(NS, 'orders', 'stuck-upgrading');
-    const generation = editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20.1'));
-    await waitForStatus(rig.store, 'flinkdeployments', NS, 'orders', (s) => s.reconciliationStatus?.state === 'UPGRADING', 'UPGRADING');
+    sim.rig.operator.setScenario(NS, 'orders', 'stuck-upgrading');
+    const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20.1'));
+    await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.reconciliationStatus?.state === 'UPGRADING', 'UPGRADING');
     await whileSomethingElseDeploys();
     await whileSomethingElseDeploysAgain();
     const stuck = statusOf(get());
     expect(stuck.reconciliationStatus?.state).toBe('UPGRADING');
     expect(stuck.lifecycleState).toBe('UPGRADING');
     expect(stuck.observedGeneration).toBe(generation);
-    rig.operator.clearScenario(NS, 'orders');
-    await waitStable(rig.store, NS, 'orders');
+    sim.rig.operator.clearScenario(NS, 'orders');
+    await waitStable(sim.rig.store, NS, 'orders');
   });
 
   it('stuck-upgrading on a suspend shows UPGRADING with the new observedGeneration, then finishes', async () => {
     await deployed();
-    rig.operator.setScenario(NS, 'orders', 'stuck-upgrading');
-    const generation = editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
-    const stuck = await waitForStatus(rig.store, 'flinkdeployments', NS, 'orders', (s) => s.reconciliationStatus?.state === 'UPGRADING', 'UPGRADING');
+    sim.rig.operator.setScenario(NS, 'orders', 'stuck-upgrading');
+    const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
+    const stuck = await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.reconciliationStatus?.state === 'UPGRADING', 'UPGRADING');
     expect(statusOf(stuck).observedGeneration).toBe(generation);
     expect(statusOf(stuck).jobStatus?.state).toBe('RUNNING');
-    rig.operator.clearScenario(NS, 'orders');
-    const done = await waitForStatus(rig.store, 'flinkdeployments', NS, 'orders', (s) => s.lifecycleState === 'SUSPENDED', 'SUSPENDED');
+    sim.rig.operator.clearScenario(NS, 'orders');
+    const done = await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.lifecycleState === 'SUSPENDED', 'SUSPENDED');
     expect(statusOf(done).jobStatus?.state).toBe('FINISHED');
   });
 });
@@ -161,8 +149,8 @@ describe('clearing a knob in the middle of its wait', () => {
       what: 'a first deployment',
       name: 'orders',
       arm: () => {
-        rig.operator.setScenario(NS, 'orders', 'slow-reconcile', slow);
-        rig.store.create('flinkdeployments', deployment('orders', NS));
+        sim.rig.operator.setScenario(NS, 'orders', 'slow-reconcile', slow);
+        sim.rig.store.create('flinkdeployments', deployment('orders', NS));
       },
     },
     {
@@ -170,27 +158,27 @@ describe('clearing a knob in the middle of its wait', () => {
       name: 'orders',
       arm: async () => {
         await deployed();
-        rig.operator.setScenario(NS, 'orders', 'slow-reconcile', slow);
-        editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20.1'));
+        sim.rig.operator.setScenario(NS, 'orders', 'slow-reconcile', slow);
+        editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20.1'));
       },
     },
     {
       what: 'a session cluster restart',
       name: 'session-cluster',
       arm: async () => {
-        rig.store.create('flinkdeployments', sessionClusterOf('session-cluster'));
-        await waitForStatus(rig.store, 'flinkdeployments', NS, 'session-cluster', (s) => s.lifecycleState === 'STABLE', 'STABLE');
-        rig.operator.setScenario(NS, 'session-cluster', 'slow-reconcile', slow);
-        editSpec(rig.store, 'flinkdeployments', NS, 'session-cluster', (s) => (s.restartNonce = 3));
+        sim.rig.store.create('flinkdeployments', sessionClusterOf('session-cluster'));
+        await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'session-cluster', (s) => s.lifecycleState === 'STABLE', 'STABLE');
+        sim.rig.operator.setScenario(NS, 'session-cluster', 'slow-reconcile', slow);
+        editSpec(sim.rig.store, 'flinkdeployments', NS, 'session-cluster', (s) => (s.restartNonce = 3));
       },
     },
   ];
 
   it.each(cases)('$what carries on from UPGRADING to STABLE', async ({ name, arm }) => {
     await arm();
-    await waitForStatus(rig.store, 'flinkdeployments', NS, name, (s) => s.lifecycleState === 'UPGRADING', 'UPGRADING');
-    rig.operator.clearScenario(NS, name);
-    await waitForStatus(rig.store, 'flinkdeployments', NS, name, (s, o) => s.lifecycleState === 'STABLE' && s.observedGeneration === o.metadata.generation, 'STABLE');
+    await waitForStatus(sim.rig.store, 'flinkdeployments', NS, name, (s) => s.lifecycleState === 'UPGRADING', 'UPGRADING');
+    sim.rig.operator.clearScenario(NS, name);
+    await waitForStatus(sim.rig.store, 'flinkdeployments', NS, name, (s, o) => s.lifecycleState === 'STABLE' && s.observedGeneration === o.metadata.generation, 'STABLE');
   });
 });
 
@@ -202,23 +190,23 @@ function sessionClusterOf(name: string) {
 }
 
 async function whileSomethingElseDeploysAgain(): Promise<void> {
-  editSpec(rig.store, 'flinkdeployments', NS, 'sentinel', (s) => (s.restartNonce = 1));
-  await waitStable(rig.store, NS, 'sentinel');
+  editSpec(sim.rig.store, 'flinkdeployments', NS, 'sentinel', (s) => (s.restartNonce = 1));
+  await waitStable(sim.rig.store, NS, 'sentinel');
 }
 
 describe('validation error knob', () => {
   it('rejects the new generation: ValidationError, status.error, observedGeneration not advanced, previous spec keeps running', async () => {
     const first = await deployed();
-    setAnnotations(rig.store, 'flinkdeployments', NS, 'orders', { [SCENARIO_ANNOTATION]: 'validation-error' });
-    const generation = editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20.1'));
+    setAnnotations(sim.rig.store, 'flinkdeployments', NS, 'orders', { [SCENARIO_ANNOTATION]: 'validation-error' });
+    const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20.1'));
     expect(await event('ValidationError')).toMatchObject({ type: 'Warning', component: 'Operator' });
     const status = statusOf(get());
     expect(status.observedGeneration).toBe(generation - 1);
     expect(JSON.parse(status.error as string).type).toBe('org.apache.flink.kubernetes.operator.exception.ValidationException');
     expect(status.jobStatus?.jobId).toBe(statusOf(first).jobStatus?.jobId);
     expect(reconciledSpec(status)?.image).toBe('flink:1.20');
-    setAnnotations(rig.store, 'flinkdeployments', NS, 'orders', { [SCENARIO_ANNOTATION]: undefined });
-    const fixed = statusOf(await waitStable(rig.store, NS, 'orders'));
+    setAnnotations(sim.rig.store, 'flinkdeployments', NS, 'orders', { [SCENARIO_ANNOTATION]: undefined });
+    const fixed = statusOf(await waitStable(sim.rig.store, NS, 'orders'));
     expect(reconciledSpec(fixed)?.image).toBe('flink:1.20.1');
     expect(fixed.error).toBeUndefined();
   });
@@ -230,10 +218,10 @@ describe('rollback', () => {
   it('a deploy that does not become stable in time is rolled back to lastStableSpec; the user spec stays', async () => {
     const first = await deployed({ conf: rollbackConf });
     const stableSpec = statusOf(first).reconciliationStatus?.lastStableSpec;
-    const rec = recordStatuses(rig.store, 'flinkdeployments', NS, 'orders');
-    const generation = editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:broken'));
+    const rec = recordStatuses(sim.rig.store, 'flinkdeployments', NS, 'orders');
+    const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:broken'));
     const rolledBack = await waitForStatus(
-      rig.store,
+      sim.rig.store,
       'flinkdeployments',
       NS,
       'orders',
@@ -253,18 +241,18 @@ describe('rollback', () => {
     expect(await event('Rollback')).toMatchObject({ type: 'Normal', message: 'Rolling back failed deployment.' });
 
     // The way out: a spec equal to lastStableSpec is marked DEPLOYED without a redeploy.
-    const submits = eventsFor(rig.store, get()).find((e) => e.reason === 'Submit')?.count;
-    const back = editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20'));
-    const recovered = statusOf(await waitStable(rig.store, NS, 'orders'));
+    const submits = eventsFor(sim.rig.store, get()).find((e) => e.reason === 'Submit')?.count;
+    const back = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20'));
+    const recovered = statusOf(await waitStable(sim.rig.store, NS, 'orders'));
     expect(recovered.observedGeneration).toBe(back);
-    expect(eventsFor(rig.store, get()).find((e) => e.reason === 'Submit')?.count).toBe(submits);
+    expect(eventsFor(sim.rig.store, get()).find((e) => e.reason === 'Submit')?.count).toBe(submits);
   });
 
   it('is not attempted when rollback is not enabled', async () => {
     await deployed({ conf: { 'kubernetes.operator.deployment.readiness.timeout': '30s' } });
-    editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:broken'));
-    await waitFor(rig.store, () => eventsFor(rig.store, get()).find((e) => e.reason === 'ImagePullBackOff' && e.count >= 4));
+    editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:broken'));
+    await waitFor(sim.rig.store, () => eventsFor(sim.rig.store, get()).find((e) => e.reason === 'ImagePullBackOff' && e.count >= 4));
     expect(statusOf(get()).lifecycleState).toBe('FAILED');
-    expect(eventsFor(rig.store, get()).map((e) => e.reason)).not.toContain('Rollback');
+    expect(eventsFor(sim.rig.store, get()).map((e) => e.reason)).not.toContain('Rollback');
   });
 });

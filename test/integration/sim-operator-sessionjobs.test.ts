@@ -1,5 +1,5 @@
 // The simulated operator on session clusters and FlinkSessionJobs: readiness gate, cancel-based suspends, no JM fields.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   deployment,
   editSpec,
@@ -8,41 +8,33 @@ import {
   recordStatuses,
   sessionCluster,
   sessionJob,
-  simRig,
+  useSimRig,
   statusOf,
   waitFor,
   waitForStatus,
   waitStable,
-  type SimRig,
   type Status,
 } from '../support/sim.js';
 
 const NS = 'streaming-prod';
-let rig: SimRig;
-
-beforeEach(() => {
-  rig = simRig();
-});
-afterEach(async () => {
-  await rig.close();
-});
+const sim = useSimRig(NS);
 
 function job(name = 'etl') {
-  const object = rig.store.get('flinksessionjobs', NS, name);
+  const object = sim.rig.store.get('flinksessionjobs', NS, name);
   if (!object) throw new Error(`${name} missing`);
   return object;
 }
 
 async function runningJob(options: Parameters<typeof sessionJob>[3] = {}) {
-  rig.store.create('flinkdeployments', sessionCluster('session-cluster', NS));
-  rig.store.create('flinksessionjobs', sessionJob('etl', NS, 'session-cluster', options));
-  return waitStable(rig.store, NS, 'etl', 'flinksessionjobs');
+  sim.rig.store.create('flinkdeployments', sessionCluster('session-cluster', NS));
+  sim.rig.store.create('flinksessionjobs', sessionJob('etl', NS, 'session-cluster', options));
+  return waitStable(sim.rig.store, NS, 'etl', 'flinksessionjobs');
 }
 
 describe('session cluster', () => {
   it('is STABLE once its JobManager is READY, with a Running condition on the JobManager and no job state', async () => {
-    rig.store.create('flinkdeployments', sessionCluster('session-cluster', NS));
-    const cluster = await waitForStatus(rig.store, 'flinkdeployments', NS, 'session-cluster', (s) => s.lifecycleState === 'STABLE', 'STABLE');
+    sim.rig.store.create('flinkdeployments', sessionCluster('session-cluster', NS));
+    const cluster = await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'session-cluster', (s) => s.lifecycleState === 'STABLE', 'STABLE');
     const status = statusOf(cluster);
     expect(status.jobManagerDeploymentStatus).toBe('READY');
     expect(status.jobStatus?.state).toBeUndefined();
@@ -53,47 +45,47 @@ describe('session cluster', () => {
 
 describe('FlinkSessionJob', () => {
   it('reconciles only once the session cluster is READY; Submit comes from component Job; no JM fields or conditions', async () => {
-    rig.store.create('flinksessionjobs', sessionJob('etl', NS, 'session-cluster'));
-    rig.store.create('flinkdeployments', deployment('sentinel', NS));
-    await waitStable(rig.store, NS, 'sentinel');
+    sim.rig.store.create('flinksessionjobs', sessionJob('etl', NS, 'session-cluster'));
+    sim.rig.store.create('flinkdeployments', deployment('sentinel', NS));
+    await waitStable(sim.rig.store, NS, 'sentinel');
     expect(statusOf(job()).reconciliationStatus?.lastReconciledSpec).toBeUndefined();
     expect(statusOf(job()).observedGeneration).toBeUndefined();
-    expect(eventsFor(rig.store, job())).toEqual([]);
+    expect(eventsFor(sim.rig.store, job())).toEqual([]);
 
-    rig.store.create('flinkdeployments', sessionCluster('session-cluster', NS));
-    const stable = await waitStable(rig.store, NS, 'etl', 'flinksessionjobs');
+    sim.rig.store.create('flinkdeployments', sessionCluster('session-cluster', NS));
+    const stable = await waitStable(sim.rig.store, NS, 'etl', 'flinksessionjobs');
     const status = statusOf(stable);
     expect(status.jobManagerDeploymentStatus).toBeUndefined();
     expect(status.conditions).toBeUndefined();
     expect(status.taskManager).toBeUndefined();
-    const submit = eventsFor(rig.store, stable).find((e) => e.reason === 'Submit');
+    const submit = eventsFor(sim.rig.store, stable).find((e) => e.reason === 'Submit');
     expect(submit).toMatchObject({ component: 'Job', message: 'Starting deployment' });
   });
 
   it('a change waits while the cluster is not READY: observedGeneration unchanged, no event', async () => {
     await runningJob();
-    rig.operator.setScenario(NS, 'session-cluster', 'stuck-upgrading');
-    editSpec(rig.store, 'flinkdeployments', NS, 'session-cluster', (s) => (s.restartNonce = 1));
-    await waitForStatus(rig.store, 'flinkdeployments', NS, 'session-cluster', (s) => s.lifecycleState === 'UPGRADING', 'cluster UPGRADING');
-    expect(statusOf(rig.store.get('flinkdeployments', NS, 'session-cluster')).jobManagerDeploymentStatus).toBe('MISSING');
-    const eventsBefore = eventsFor(rig.store, job()).length;
-    const generation = editSpec(rig.store, 'flinksessionjobs', NS, 'etl', (s) => (s.job.parallelism = 4));
-    rig.store.create('flinkdeployments', deployment('sentinel', NS));
-    await waitStable(rig.store, NS, 'sentinel');
+    sim.rig.operator.setScenario(NS, 'session-cluster', 'stuck-upgrading');
+    editSpec(sim.rig.store, 'flinkdeployments', NS, 'session-cluster', (s) => (s.restartNonce = 1));
+    await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'session-cluster', (s) => s.lifecycleState === 'UPGRADING', 'cluster UPGRADING');
+    expect(statusOf(sim.rig.store.get('flinkdeployments', NS, 'session-cluster')).jobManagerDeploymentStatus).toBe('MISSING');
+    const eventsBefore = eventsFor(sim.rig.store, job()).length;
+    const generation = editSpec(sim.rig.store, 'flinksessionjobs', NS, 'etl', (s) => (s.job.parallelism = 4));
+    sim.rig.store.create('flinkdeployments', deployment('sentinel', NS));
+    await waitStable(sim.rig.store, NS, 'sentinel');
     expect(statusOf(job()).observedGeneration).toBe(generation - 1);
-    expect(eventsFor(rig.store, job())).toHaveLength(eventsBefore);
+    expect(eventsFor(sim.rig.store, job())).toHaveLength(eventsBefore);
 
-    rig.operator.clearScenario(NS, 'session-cluster');
-    const after = await waitStable(rig.store, NS, 'etl', 'flinksessionjobs');
+    sim.rig.operator.clearScenario(NS, 'session-cluster');
+    const after = await waitStable(sim.rig.store, NS, 'etl', 'flinksessionjobs');
     expect(reconciledSpec(statusOf(after))?.job.parallelism).toBe(4);
   });
 
   it.each(['stateless', 'last-state'] as const)('a %s suspend is a cancel: CANCELLING → CANCELED, reconciliation may stay UPGRADING', async (mode) => {
     const first = await runningJob({ upgradeMode: mode });
-    const rec = recordStatuses(rig.store, 'flinksessionjobs', NS, 'etl');
-    const generation = editSpec(rig.store, 'flinksessionjobs', NS, 'etl', (s) => (s.job.state = 'suspended'));
+    const rec = recordStatuses(sim.rig.store, 'flinksessionjobs', NS, 'etl');
+    const generation = editSpec(sim.rig.store, 'flinksessionjobs', NS, 'etl', (s) => (s.job.state = 'suspended'));
     const done = await waitForStatus(
-      rig.store,
+      sim.rig.store,
       'flinksessionjobs',
       NS,
       'etl',
@@ -108,22 +100,22 @@ describe('FlinkSessionJob', () => {
     expect(status.reconciliationStatus?.state).toBe('UPGRADING');
     expect(reconciledSpec(status)?.job.state).toBe('suspended');
     if (mode === 'last-state') expect(status.jobStatus?.upgradeSavepointPath).toMatch(/\/checkpoints\/[0-9a-f]{32}\/chk-\d+$/);
-    expect(eventsFor(rig.store, done).map((e) => e.reason)).toContain('Suspended');
+    expect(eventsFor(sim.rig.store, done).map((e) => e.reason)).toContain('Suspended');
 
-    editSpec(rig.store, 'flinksessionjobs', NS, 'etl', (s) => (s.job.state = 'running'));
-    const resumed = statusOf(await waitStable(rig.store, NS, 'etl', 'flinksessionjobs'));
+    editSpec(sim.rig.store, 'flinksessionjobs', NS, 'etl', (s) => (s.job.state = 'running'));
+    const resumed = statusOf(await waitStable(sim.rig.store, NS, 'etl', 'flinksessionjobs'));
     expect(resumed.jobStatus?.jobId).not.toBe(statusOf(first).jobStatus?.jobId);
   });
 
   it('a savepoint suspend is synchronous: SUSPENDED, FINISHED, jobId cleared, an UPGRADE snapshot of the session job', async () => {
     await runningJob({ upgradeMode: 'savepoint' });
-    editSpec(rig.store, 'flinksessionjobs', NS, 'etl', (s) => (s.job.state = 'suspended'));
-    const done = await waitForStatus(rig.store, 'flinksessionjobs', NS, 'etl', (s) => s.lifecycleState === 'SUSPENDED', 'SUSPENDED');
+    editSpec(sim.rig.store, 'flinksessionjobs', NS, 'etl', (s) => (s.job.state = 'suspended'));
+    const done = await waitForStatus(sim.rig.store, 'flinksessionjobs', NS, 'etl', (s) => s.lifecycleState === 'SUSPENDED', 'SUSPENDED');
     const status = statusOf(done);
     expect(status.jobStatus?.state).toBe('FINISHED');
     expect(status.jobStatus?.jobId).toBeUndefined();
     expect(status.reconciliationStatus?.state).toBe('DEPLOYED');
-    const snapshot = await waitFor(rig.store, () => rig.store.list('flinkstatesnapshots', NS).find((s) => statusOf(s).state === 'COMPLETED'));
+    const snapshot = await waitFor(sim.rig.store, () => sim.rig.store.list('flinkstatesnapshots', NS).find((s) => statusOf(s).state === 'COMPLETED'));
     expect(snapshot.spec?.jobReference).toEqual({ kind: 'FlinkSessionJob', name: 'etl' });
     expect(statusOf(snapshot).path).toBe(status.jobStatus?.upgradeSavepointPath);
     expect(snapshot.metadata.labels).toMatchObject({ 'job-reference.kind': 'FlinkSessionJob', 'snapshot.trigger-type': 'UPGRADE' });
@@ -131,10 +123,10 @@ describe('FlinkSessionJob', () => {
 
   it('refuses a changed deploymentName', async () => {
     await runningJob();
-    rig.store.create('flinkdeployments', sessionCluster('other-cluster', NS));
-    await waitForStatus(rig.store, 'flinkdeployments', NS, 'other-cluster', (s) => s.jobManagerDeploymentStatus === 'READY', 'READY');
-    editSpec(rig.store, 'flinksessionjobs', NS, 'etl', (s) => (s.deploymentName = 'other-cluster'));
-    const event = await waitFor(rig.store, () => eventsFor(rig.store, job()).find((e) => e.reason === 'ValidationError'));
+    sim.rig.store.create('flinkdeployments', sessionCluster('other-cluster', NS));
+    await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'other-cluster', (s) => s.jobManagerDeploymentStatus === 'READY', 'READY');
+    editSpec(sim.rig.store, 'flinksessionjobs', NS, 'etl', (s) => (s.deploymentName = 'other-cluster'));
+    const event = await waitFor(sim.rig.store, () => eventsFor(sim.rig.store, job()).find((e) => e.reason === 'ValidationError'));
     expect(event.message).toBe("The deploymentName can't be changed");
   });
 });

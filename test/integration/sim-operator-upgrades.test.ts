@@ -1,5 +1,5 @@
 // The simulated operator on FlinkDeployment spec changes: restart, scale, image upgrade and its traps, savepoint redeploy, validation, events.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eventName, javaStringHashCode, recordEvent } from '../../src/sandbox/kube/events.js';
 import { SimStore } from '../../src/sandbox/kube/store.js';
 import {
@@ -8,53 +8,26 @@ import {
   eventsFor,
   reconciledSpec,
   recordStatuses,
-  simRig,
+  useSimRig,
   statusOf,
   waitFor,
   waitForStatus,
   waitStable,
   type Loose,
-  type SimRig,
   type Status,
 } from '../support/sim.js';
 
 const NS = 'streaming-prod';
-let rig: SimRig;
+const sim = useSimRig(NS);
+const { get, deployed, reasons, eventCount } = sim;
 
-beforeEach(() => {
-  rig = simRig();
-});
-afterEach(async () => {
-  await rig.close();
-});
-
-function get(name = 'orders') {
-  const object = rig.store.get('flinkdeployments', NS, name);
-  if (!object) throw new Error(`${name} missing`);
-  return object;
-}
-
-async function deployed(name = 'orders', options: Parameters<typeof deployment>[2] = {}) {
-  rig.store.create('flinkdeployments', deployment(name, NS, options));
-  return waitStable(rig.store, NS, name);
-}
-
-function reasons(name = 'orders'): string[] {
-  return eventsFor(rig.store, get(name)).map((e) => e.reason);
-}
-
-function eventCount(reason: string, name = 'orders'): number {
-  return eventsFor(rig.store, get(name))
-    .filter((e) => e.reason === reason)
-    .reduce((sum, e) => sum + e.count, 0);
-}
 
 describe('redeploying changes', () => {
   it('restartNonce: a full redeploy with the current mode (a new upgrade savepoint)', async () => {
     const first = await deployed();
     const events = { suspended: eventCount('Suspended'), submit: eventCount('Submit') };
-    const generation = editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.restartNonce = 42));
-    const after = await waitStable(rig.store, NS, 'orders');
+    const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.restartNonce = 42));
+    const after = await waitStable(sim.rig.store, NS, 'orders');
     const status = statusOf(after);
     expect(status.observedGeneration).toBe(generation);
     expect(reconciledSpec(status)?.restartNonce).toBe(42);
@@ -62,42 +35,42 @@ describe('redeploying changes', () => {
     expect(status.jobStatus?.upgradeSavepointPath).toMatch(/savepoint-/);
     expect(eventCount('Suspended')).toBe(events.suspended + 1);
     expect(eventCount('Submit')).toBe(events.submit + 1);
-    expect(eventsFor(rig.store, after).find((e) => e.reason === 'SpecChanged')?.message).toContain('FlinkDeploymentSpec[restartNonce : null -> 42]');
+    expect(eventsFor(sim.rig.store, after).find((e) => e.reason === 'SpecChanged')?.message).toContain('FlinkDeploymentSpec[restartNonce : null -> 42]');
   });
 
   it('an HA last-state restart keeps the jobId', async () => {
     const first = await deployed('orders', { upgradeMode: 'last-state' });
-    editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.restartNonce = 7));
-    const after = await waitStable(rig.store, NS, 'orders');
+    editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.restartNonce = 7));
+    const after = await waitStable(sim.rig.store, NS, 'orders');
     expect(statusOf(after).jobStatus?.jobId).toBe(statusOf(first).jobStatus?.jobId);
     expect(statusOf(after).jobStatus?.upgradeSavepointPath).toBe('KUBERNETES_OPERATOR_LAST_STATE');
   });
 
   it('a stateless restart gets a new jobId and keeps no state', async () => {
     const first = await deployed('orders', { upgradeMode: 'stateless' });
-    editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.restartNonce = 7));
-    const after = await waitStable(rig.store, NS, 'orders');
+    editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.restartNonce = 7));
+    const after = await waitStable(sim.rig.store, NS, 'orders');
     expect(statusOf(after).jobStatus?.jobId).not.toBe(statusOf(first).jobStatus?.jobId);
-    expect(rig.store.list('flinkstatesnapshots', NS)).toEqual([]);
+    expect(sim.rig.store.list('flinkstatesnapshots', NS)).toEqual([]);
   });
 
   it('scale: a parallelism change is a full redeploy in native mode', async () => {
     await deployed();
     const submits = eventCount('Submit');
-    editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.parallelism = 4));
-    const status = statusOf(await waitStable(rig.store, NS, 'orders'));
+    editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.parallelism = 4));
+    const status = statusOf(await waitStable(sim.rig.store, NS, 'orders'));
     expect(reconciledSpec(status)?.job.parallelism).toBe(4);
     expect(status.taskManager?.replicas).toBe(2);
     expect(eventCount('Submit')).toBe(submits + 1);
-    expect(eventsFor(rig.store, get()).find((e) => e.reason === 'SpecChanged')?.message).toContain('UPGRADE change(s) detected (Diff: FlinkDeploymentSpec[job.parallelism : 2 -> 4])');
+    expect(eventsFor(sim.rig.store, get()).find((e) => e.reason === 'SpecChanged')?.message).toContain('UPGRADE change(s) detected (Diff: FlinkDeploymentSpec[job.parallelism : 2 -> 4])');
   });
 
   it('scale with taskManager.replicas set: parallelism is ignored, yet the change still redeploys', async () => {
     await deployed('orders', { replicas: 3 });
     expect(statusOf(get()).taskManager?.replicas).toBe(3);
     const submits = eventCount('Submit');
-    editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.parallelism = 16));
-    const status = statusOf(await waitStable(rig.store, NS, 'orders'));
+    editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.parallelism = 16));
+    const status = statusOf(await waitStable(sim.rig.store, NS, 'orders'));
     expect(eventCount('Submit')).toBe(submits + 1);
     expect(status.taskManager).toEqual({ labelSelector: 'component=taskmanager,app=orders', replicas: 3 });
     expect(reconciledSpec(status)?.job.parallelism).toBe(16);
@@ -105,25 +78,25 @@ describe('redeploying changes', () => {
 
   it('in-place scaling of the parallelism overrides: a Scaling event, no redeploy', async () => {
     const first = await deployed('orders', { conf: { 'jobmanager.scheduler': 'adaptive' } });
-    const generation = editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => {
+    const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => {
       s.flinkConfiguration['pipeline.jobvertex-parallelism-overrides'] = 'bc764cd8ddf7a0cff126f51c16239658:4';
     });
-    const after = await waitForStatus(rig.store, 'flinkdeployments', NS, 'orders', (s) => s.observedGeneration === generation, 'observed');
+    const after = await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.observedGeneration === generation, 'observed');
     expect(reasons()).toContain('Scaling');
     expect(reasons()).not.toContain('Suspended');
     expect(statusOf(after).jobStatus?.jobId).toBe(statusOf(first).jobStatus?.jobId);
     expect(statusOf(after).reconciliationStatus?.state).toBe('DEPLOYED');
-    expect(eventsFor(rig.store, after).find((e) => e.reason === 'SpecChanged')?.message).toMatch(/^SCALE change\(s\) detected/);
+    expect(eventsFor(sim.rig.store, after).find((e) => e.reason === 'SpecChanged')?.message).toMatch(/^SCALE change\(s\) detected/);
   });
 });
 
 describe('image upgrade and the traps', () => {
   it('observedGeneration == generation and Running=True while UPGRADING; events deduplicated by content', async () => {
     const first = await deployed();
-    const submit = eventsFor(rig.store, first).find((e) => e.reason === 'Submit');
-    const rec = recordStatuses(rig.store, 'flinkdeployments', NS, 'orders');
-    const generation = editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20.1'));
-    const after = await waitStable(rig.store, NS, 'orders');
+    const submit = eventsFor(sim.rig.store, first).find((e) => e.reason === 'Submit');
+    const rec = recordStatuses(sim.rig.store, 'flinkdeployments', NS, 'orders');
+    const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20.1'));
+    const after = await waitStable(sim.rig.store, NS, 'orders');
     rec.stop();
     const upgrading = rec.seen.filter((r) => r.status.reconciliationStatus?.state === 'UPGRADING').map((r) => r.status);
     expect(upgrading.length).toBeGreaterThan(0);
@@ -132,17 +105,17 @@ describe('image upgrade and the traps', () => {
     // Trap 2: the Running condition still says True while the job is FINISHED mid-upgrade.
     expect(upgrading.some((s) => s.conditions?.[0]?.status === 'True' && s.jobStatus?.state === 'FINISHED')).toBe(true);
     expect(reconciledSpec(upgrading[0] as Status)?.job.state).toBe('suspended');
-    expect(eventsFor(rig.store, after).find((e) => e.reason === 'SpecChanged')?.message).toBe(
+    expect(eventsFor(sim.rig.store, after).find((e) => e.reason === 'SpecChanged')?.message).toBe(
       'UPGRADE change(s) detected (Diff: FlinkDeploymentSpec[image : "flink:1.20" -> "flink:1.20.1"]), starting reconciliation.',
     );
     expect(reconciledSpec(statusOf(after))?.image).toBe('flink:1.20.1');
     // Trap 8: the second Submit is the same Event object with count 2.
-    const submitAfter = eventsFor(rig.store, after).find((e) => e.reason === 'Submit');
+    const submitAfter = eventsFor(sim.rig.store, after).find((e) => e.reason === 'Submit');
     expect(submitAfter?.name).toBe(submit?.name);
     expect(submitAfter?.count).toBe(2);
     expect(submitAfter?.firstTimestamp).toBe(submit?.firstTimestamp);
     expect(submitAfter!.lastTimestamp >= submit!.lastTimestamp).toBe(true);
-    expect(eventsFor(rig.store, after).filter((e) => e.reason === 'Submit')).toHaveLength(1);
+    expect(eventsFor(sim.rig.store, after).filter((e) => e.reason === 'Submit')).toHaveLength(1);
   });
 
   it('IGNORE-class changes advance observedGeneration and redeploy nothing', async () => {
@@ -156,8 +129,8 @@ describe('image upgrade and the traps', () => {
       (s) => (s.job.allowNonRestoredState = true),
     ];
     for (const edit of edits) {
-      const generation = editSpec(rig.store, 'flinkdeployments', NS, 'orders', edit);
-      const after = await waitForStatus(rig.store, 'flinkdeployments', NS, 'orders', (s) => s.observedGeneration === generation, `generation ${generation}`);
+      const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', edit);
+      const after = await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.observedGeneration === generation, `generation ${generation}`);
       const status = statusOf(after);
       expect(status.reconciliationStatus?.lastReconciledSpec).toBe(before.reconciliationStatus?.lastReconciledSpec);
       expect(status.jobStatus?.jobId).toBe(before.jobStatus?.jobId);
@@ -173,12 +146,12 @@ describe('savepoint redeploy', () => {
     const first = await deployed();
     const path = 's3://backups/orders/savepoint-0a1b2c-d3e4f5a6b7c8';
     const suspendedEvents = eventCount('Suspended');
-    const rec = recordStatuses(rig.store, 'flinkdeployments', NS, 'orders');
-    const generation = editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => {
+    const rec = recordStatuses(sim.rig.store, 'flinkdeployments', NS, 'orders');
+    const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => {
       s.job.initialSavepointPath = path;
       s.job.savepointRedeployNonce = 1001;
     });
-    const after = await waitStable(rig.store, NS, 'orders');
+    const after = await waitStable(sim.rig.store, NS, 'orders');
     rec.stop();
     const early = rec.seen.find((r) => r.generation === generation && r.status.lifecycleState === 'STABLE' && r.status.jobStatus?.state !== 'RUNNING');
     expect(early?.status.jobStatus?.state).toBe('RECONCILING');
@@ -187,21 +160,21 @@ describe('savepoint redeploy', () => {
     expect(status.jobStatus?.jobId).not.toBe(statusOf(first).jobStatus?.jobId);
     expect(reconciledSpec(status)?.job).toMatchObject({ savepointRedeployNonce: 1001, upgradeMode: 'savepoint' });
     expect(eventCount('Suspended')).toBe(suspendedEvents);
-    expect(eventsFor(rig.store, after).find((e) => e.reason === 'SpecChanged')?.message).toMatch(/^SAVEPOINT_REDEPLOY change\(s\) detected/);
+    expect(eventsFor(sim.rig.store, after).find((e) => e.reason === 'SpecChanged')?.message).toMatch(/^SAVEPOINT_REDEPLOY change\(s\) detected/);
     expect(eventCount('Submit')).toBe(2);
-    expect(rig.store.list('flinkstatesnapshots', NS)).toEqual([]);
+    expect(sim.rig.store.list('flinkstatesnapshots', NS)).toEqual([]);
   });
 
   it('on a suspended target only records the path', async () => {
     await deployed();
-    editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
-    await waitForStatus(rig.store, 'flinkdeployments', NS, 'orders', (s) => s.lifecycleState === 'SUSPENDED', 'SUSPENDED');
+    editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
+    await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.lifecycleState === 'SUSPENDED', 'SUSPENDED');
     const submits = eventCount('Submit');
-    const generation = editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => {
+    const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => {
       s.job.initialSavepointPath = 's3://backups/orders/savepoint-1';
       s.job.savepointRedeployNonce = 5;
     });
-    const after = await waitForStatus(rig.store, 'flinkdeployments', NS, 'orders', (s) => s.observedGeneration === generation, 'observed');
+    const after = await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.observedGeneration === generation, 'observed');
     const status = statusOf(after);
     expect(status.jobStatus?.upgradeSavepointPath).toBe('s3://backups/orders/savepoint-1');
     expect(status.lifecycleState).toBe('SUSPENDED');
@@ -213,8 +186,8 @@ describe('savepoint redeploy', () => {
 describe('operator-side validation', () => {
   it('rejects savepointRedeployNonce without initialSavepointPath: ValidationError, status.error, old spec keeps running', async () => {
     const first = await deployed();
-    const generation = editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.savepointRedeployNonce = 3));
-    await waitFor(rig.store, () => eventsFor(rig.store, get()).find((e) => e.reason === 'ValidationError'));
+    const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.savepointRedeployNonce = 3));
+    await waitFor(sim.rig.store, () => eventsFor(sim.rig.store, get()).find((e) => e.reason === 'ValidationError'));
     const status = statusOf(get());
     expect(status.observedGeneration).toBe(generation - 1);
     expect(JSON.parse(status.error as string)).toEqual({
@@ -224,17 +197,17 @@ describe('operator-side validation', () => {
     });
     expect(status.jobStatus?.jobId).toBe(statusOf(first).jobStatus?.jobId);
     expect(status.jobStatus?.state).toBe('RUNNING');
-    const event = eventsFor(rig.store, get()).find((e) => e.reason === 'ValidationError');
+    const event = eventsFor(sim.rig.store, get()).find((e) => e.reason === 'ValidationError');
     expect(event).toMatchObject({ type: 'Warning', component: 'Operator' });
-    editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.initialSavepointPath = 's3://backups/orders/savepoint-2'));
-    const fixed = statusOf(await waitStable(rig.store, NS, 'orders'));
+    editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.initialSavepointPath = 's3://backups/orders/savepoint-2'));
+    const fixed = statusOf(await waitStable(sim.rig.store, NS, 'orders'));
     expect(fixed.error).toBeUndefined();
   });
 
   it('rejects a switch from job to session cluster', async () => {
     await deployed();
-    editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => delete s.job);
-    const event = await waitFor(rig.store, () => eventsFor(rig.store, get()).find((e) => e.reason === 'ValidationError'));
+    editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => delete s.job);
+    const event = await waitFor(sim.rig.store, () => eventsFor(sim.rig.store, get()).find((e) => e.reason === 'ValidationError'));
     expect(event.message).toBe('Cannot switch from job to session cluster');
   });
 });

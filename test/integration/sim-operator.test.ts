@@ -1,59 +1,31 @@
 // The simulated operator on FlinkDeployments: first deployment, suspend per upgrade mode, resume.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   deployment,
   editSpec,
   eventsFor,
   reconciledSpec,
   recordStatuses,
-  simRig,
+  useSimRig,
   statusOf,
   waitFor,
   waitForStatus,
   waitStable,
-  type SimRig,
   type Status,
 } from '../support/sim.js';
 
 const NS = 'streaming-prod';
-let rig: SimRig;
-
-beforeEach(() => {
-  rig = simRig();
-});
-afterEach(async () => {
-  await rig.close();
-});
+const sim = useSimRig(NS);
+const { get, deployed, reasons, eventCount } = sim;
 
 /** The values in order with consecutive repeats collapsed (what a watcher sees change). */
 function changes<T>(values: T[]): T[] {
   return values.filter((v, i) => i === 0 || v !== values[i - 1]);
 }
 
-function get(name = 'orders') {
-  const object = rig.store.get('flinkdeployments', NS, name);
-  if (!object) throw new Error(`${name} missing`);
-  return object;
-}
-
-async function deployed(name = 'orders', options: Parameters<typeof deployment>[2] = {}) {
-  rig.store.create('flinkdeployments', deployment(name, NS, options));
-  return waitStable(rig.store, NS, name);
-}
-
-function reasons(name = 'orders'): string[] {
-  return eventsFor(rig.store, get(name)).map((e) => e.reason);
-}
-
-function eventCount(reason: string, name = 'orders'): number {
-  return eventsFor(rig.store, get(name))
-    .filter((e) => e.reason === reason)
-    .reduce((sum, e) => sum + e.count, 0);
-}
-
 describe('first deployment', () => {
   it('goes CREATED → UPGRADING → DEPLOYED → STABLE with the JobManager and job sequences of the operator', async () => {
-    const rec = recordStatuses(rig.store, 'flinkdeployments', NS, 'orders');
+    const rec = recordStatuses(sim.rig.store, 'flinkdeployments', NS, 'orders');
     await deployed();
     rec.stop();
     // The first change is the create itself, before the operator wrote any status.
@@ -80,28 +52,28 @@ describe('first deployment', () => {
       { type: 'Running', status: 'True', reason: 'Running', message: 'Job status RUNNING', lastTransitionTime: expect.any(String) },
     ]);
     expect(reasons()).toEqual(['Submit', 'JobStatusChanged', 'JobStatusChanged']);
-    const submit = eventsFor(rig.store, get()).find((e) => e.reason === 'Submit');
+    const submit = eventsFor(sim.rig.store, get()).find((e) => e.reason === 'Submit');
     expect(submit).toMatchObject({ type: 'Normal', component: 'JobManagerDeployment', message: 'Starting deployment', count: 1 });
   });
 
   it('deploys nothing and writes no lastReconciledSpec for a resource created suspended', async () => {
-    rig.store.create('flinkdeployments', deployment('dormant', NS, { state: 'suspended' }));
+    sim.rig.store.create('flinkdeployments', deployment('dormant', NS, { state: 'suspended' }));
     await deployed('sentinel');
     const status = statusOf(get('dormant'));
     expect(status.lifecycleState).toBe('CREATED');
     expect(status.reconciliationStatus).toEqual({ state: 'UPGRADING' });
     expect(status.jobManagerDeploymentStatus).toBe('MISSING');
-    expect(eventsFor(rig.store, get('dormant'))).toEqual([]);
-    editSpec(rig.store, 'flinkdeployments', NS, 'dormant', (s) => (s.job.state = 'running'));
-    await waitStable(rig.store, NS, 'dormant');
+    expect(eventsFor(sim.rig.store, get('dormant'))).toEqual([]);
+    editSpec(sim.rig.store, 'flinkdeployments', NS, 'dormant', (s) => (s.job.state = 'running'));
+    await waitStable(sim.rig.store, NS, 'dormant');
   });
 
   it('starts a first deployment from initialSavepointPath', async () => {
     const path = 's3://flink-state/streaming-prod/orders/savepoints/savepoint-a1b2c3-000000000001';
     const object = deployment('orders', NS);
     (object.spec as { job: Record<string, unknown> }).job.initialSavepointPath = path;
-    rig.store.create('flinkdeployments', object);
-    const stable = await waitStable(rig.store, NS, 'orders');
+    sim.rig.store.create('flinkdeployments', object);
+    const stable = await waitStable(sim.rig.store, NS, 'orders');
     expect(statusOf(stable).jobStatus?.upgradeSavepointPath).toBe(path);
   });
 });
@@ -115,8 +87,8 @@ describe('suspend', () => {
 
   it.each(cases)('$mode: SUSPENDED, job FINISHED (written by the operator), JobManager $jm', async ({ mode, ha, jm, savepoint }) => {
     await deployed('orders', { upgradeMode: mode, ha });
-    const generation = editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
-    const done = await waitForStatus(rig.store, 'flinkdeployments', NS, 'orders', (s) => s.lifecycleState === 'SUSPENDED', 'SUSPENDED');
+    const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
+    const done = await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.lifecycleState === 'SUSPENDED', 'SUSPENDED');
     const status = statusOf(done);
     expect(status.observedGeneration).toBe(generation);
     expect(status.reconciliationStatus?.state).toBe('DEPLOYED');
@@ -126,15 +98,15 @@ describe('suspend', () => {
     expect(reconciledSpec(status)?.job.state).toBe('suspended');
     expect(status.reconciliationStatus?.lastStableSpec).toBe(status.reconciliationStatus?.lastReconciledSpec);
     expect(status.conditions?.[0]).toMatchObject({ status: 'False', reason: 'Finished', message: 'Job status FINISHED' });
-    const suspended = eventsFor(rig.store, done).find((e) => e.reason === 'Suspended');
+    const suspended = eventsFor(sim.rig.store, done).find((e) => e.reason === 'Suspended');
     expect(suspended).toMatchObject({ type: 'Normal', message: 'Suspending existing deployment.' });
-    expect(eventsFor(rig.store, done).find((e) => e.reason === 'SpecChanged')?.message).toBe(
+    expect(eventsFor(sim.rig.store, done).find((e) => e.reason === 'SpecChanged')?.message).toBe(
       'UPGRADE change(s) detected (Diff: FlinkDeploymentSpec[job.state : "running" -> "suspended"]), starting reconciliation.',
     );
-    const snapshots = rig.store.list('flinkstatesnapshots', NS);
+    const snapshots = sim.rig.store.list('flinkstatesnapshots', NS);
     if (savepoint) {
       expect(status.jobStatus?.upgradeSavepointPath).toMatch(/^s3:\/\/flink-state\/streaming-prod\/orders\/savepoints\/savepoint-[0-9a-f]{6}-[0-9a-f]{12}$/);
-      const upgrade = await waitFor(rig.store, () => rig.store.list('flinkstatesnapshots', NS).find((s) => statusOf(s).state === 'COMPLETED'));
+      const upgrade = await waitFor(sim.rig.store, () => sim.rig.store.list('flinkstatesnapshots', NS).find((s) => statusOf(s).state === 'COMPLETED'));
       expect(upgrade.metadata.name).toMatch(/^orders-savepoint-upgrade-\d{13}$/);
       expect(upgrade.spec).toMatchObject({ savepoint: { alreadyExists: true }, jobReference: { kind: 'FlinkDeployment', name: 'orders' } });
       expect(statusOf(upgrade).path).toBe(status.jobStatus?.upgradeSavepointPath);
@@ -146,10 +118,10 @@ describe('suspend', () => {
 
   it('last-state without HA cancels asynchronously and leaves reconciliation UPGRADING', async () => {
     await deployed('orders', { upgradeMode: 'last-state', ha: false });
-    const rec = recordStatuses(rig.store, 'flinkdeployments', NS, 'orders');
-    const generation = editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
+    const rec = recordStatuses(sim.rig.store, 'flinkdeployments', NS, 'orders');
+    const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
     const done = await waitForStatus(
-      rig.store,
+      sim.rig.store,
       'flinkdeployments',
       NS,
       'orders',
@@ -166,7 +138,7 @@ describe('suspend', () => {
     expect(status.lifecycleState).toBe('UPGRADING');
     expect(status.jobStatus?.upgradeSavepointPath).toMatch(/^s3:\/\/flink-state\/streaming-prod\/orders\/checkpoints\/[0-9a-f]{32}\/chk-\d+$/);
     expect(reconciledSpec(status)?.job.upgradeMode).toBe('savepoint');
-    expect(eventsFor(rig.store, done).some((e) => e.message === 'Job status changed from CANCELLING to CANCELED')).toBe(true);
+    expect(eventsFor(sim.rig.store, done).some((e) => e.message === 'Job status changed from CANCELLING to CANCELED')).toBe(true);
   });
 });
 
@@ -180,15 +152,15 @@ describe('resume', () => {
   it.each(cases)('after a $mode suspend with spec mode $specMode restores from $restore', async ({ mode, specMode, sameJobId }) => {
     const first = await deployed('orders', { upgradeMode: mode });
     const jobId = statusOf(first).jobStatus?.jobId;
-    editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
-    const suspended = await waitForStatus(rig.store, 'flinkdeployments', NS, 'orders', (s) => s.lifecycleState === 'SUSPENDED', 'SUSPENDED');
+    editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
+    const suspended = await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.lifecycleState === 'SUSPENDED', 'SUSPENDED');
     const path = statusOf(suspended).jobStatus?.upgradeSavepointPath;
     const counts = { submit: eventCount('Submit'), jobStatus: eventCount('JobStatusChanged'), spec: eventCount('SpecChanged') };
-    editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => {
+    editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => {
       s.job.state = 'running';
       s.job.upgradeMode = specMode;
     });
-    const resumed = statusOf(await waitStable(rig.store, NS, 'orders'));
+    const resumed = statusOf(await waitStable(sim.rig.store, NS, 'orders'));
     expect(eventCount('SpecChanged')).toBe(counts.spec + 1);
     expect(eventCount('Submit')).toBe(counts.submit + 1);
     expect(eventCount('JobStatusChanged')).toBeGreaterThan(counts.jobStatus);

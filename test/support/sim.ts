@@ -1,4 +1,5 @@
 // Test helpers for the simulated operator: a store + operator, builders, waitFor on store changes, recorders.
+import { afterEach, beforeEach } from 'vitest';
 import { startSimOperator, type SimOperator } from '../../src/sandbox/kube/operator.js';
 import type { Speed } from '../../src/sandbox/kube/speed.js';
 import { SimStore, type KubeObject, type SimResource, type StoreChange, type StoreOptions } from '../../src/sandbox/kube/store.js';
@@ -262,4 +263,50 @@ export function snapshot(name: string, namespace: string, target: string, option
       ...(options.checkpoint ? { checkpoint: {} } : { savepoint: { disposeOnDelete: false, ...(options.path ? { path: options.path } : {}) } }),
     },
   };
+}
+
+/** What the operator test files share: a fresh rig per test, and readers over one namespace's deployments. */
+export interface SimRigHooks {
+  /** The current test's rig. */
+  readonly rig: SimRig;
+  get(name?: string): KubeObject;
+  /** Creates a deployment and resolves once it is STABLE. */
+  deployed(name?: string, options?: DeploymentOptions): ReturnType<typeof waitStable>;
+  /** Reasons of the deployment's events, oldest first. */
+  reasons(name?: string): string[];
+  /** How often events with this reason were recorded (deduplicated events count by `count`). */
+  eventCount(reason: string, name?: string): number;
+}
+
+/** Registers beforeEach/afterEach hooks that give every test its own simulated operator on a fresh store. */
+export function useSimRig(namespace: string): SimRigHooks {
+  let current: SimRig | undefined;
+  beforeEach(() => {
+    current = simRig();
+  });
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  const hooks: SimRigHooks = {
+    get rig() {
+      if (!current) throw new Error('no simulated operator outside a test');
+      return current;
+    },
+    get(name = 'orders') {
+      const object = hooks.rig.store.get('flinkdeployments', namespace, name);
+      if (!object) throw new Error(`${name} missing`);
+      return object;
+    },
+    async deployed(name = 'orders', options = {}) {
+      hooks.rig.store.create('flinkdeployments', deployment(name, namespace, options));
+      return waitStable(hooks.rig.store, namespace, name);
+    },
+    reasons: (name = 'orders') => eventsFor(hooks.rig.store, hooks.get(name)).map((e) => e.reason),
+    eventCount: (reason, name = 'orders') =>
+      eventsFor(hooks.rig.store, hooks.get(name))
+        .filter((e) => e.reason === reason)
+        .reduce((sum, e) => sum + e.count, 0),
+  };
+  return hooks;
 }
