@@ -1,27 +1,15 @@
 // The bot end to end through signed HTTP: requests become QUEUED or wait for approval; approve, reject and cancel
 // clicks with eligibility, self-approval, double clicks and stale digests (real Bolt, Redis, simulated Slack and cluster).
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { SimCluster } from '../../src/sandbox/kube/cluster.js';
-import { startBotEnv, startTestCluster, USERS, type BotEnv } from '../support/bot-env.js';
+import { describe, expect, it } from 'vitest';
+import { USERS, type BotEnv, useBotEnvs } from '../support/bot-env.js';
 
-let cluster: SimCluster;
+const bots = useBotEnvs();
 let env: BotEnv | undefined;
-
-beforeAll(async () => {
-  cluster = await startTestCluster();
-});
-afterAll(async () => {
-  await cluster.close();
-});
-afterEach(async () => {
-  await env?.close();
-  env = undefined;
-});
 
 const PROD_SCALE = 'scale streaming-prod/orders 5 --reason "backlog"';
 
 async function awaitingApproval(): Promise<{ env: BotEnv; opId: string }> {
-  env = await startBotEnv(cluster);
+  env = await bots.start();
   const record = await env.request(PROD_SCALE, USERS.alice);
   expect(record.state).toBe('AWAITING_APPROVAL');
   return { env, opId: record.id };
@@ -29,7 +17,7 @@ async function awaitingApproval(): Promise<{ env: BotEnv; opId: string }> {
 
 describe('requests', () => {
   it('runs a dev operation without approval: QUEUED and its BullMQ job waiting', async () => {
-    env = await startBotEnv(cluster);
+    env = await bots.start();
     const record = await env.request('scale streaming-dev/orders 3', USERS.bob);
     expect(record).toMatchObject({ state: 'QUEUED', requester: USERS.bob, channel: env.channel, card: { channel: env.channel } });
     expect(record.plan?.diff).toEqual([{ path: 'spec.job.parallelism', before: 2, after: 3 }]);
@@ -84,7 +72,7 @@ describe('approvals', () => {
   });
 
   it('counts a double click once; each person counts for every rule their groups satisfy', async () => {
-    env = await startBotEnv(cluster);
+    env = await bots.start();
     const e = env;
     const requested = await e.request('upgrade streaming-prod/orders --image flink:1.20.1 --mode stateless --reason "hotfix"', USERS.alice);
     expect(requested.decision?.requirements.map((r) => [r.rule, r.approvals])).toEqual([

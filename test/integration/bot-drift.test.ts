@@ -1,30 +1,18 @@
 // The drift rule at approval time (SPEC §4, §7): someone else's change aborts; our own earlier operation re-plans.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { OperationRecord } from '../../src/domain/operation.js';
 import { ClientNodeFlinkClient, loadKubeConfig } from '../../src/kube/client-node.js';
-import type { SimCluster } from '../../src/sandbox/kube/cluster.js';
 import type { KubeObject } from '../../src/sandbox/kube/store.js';
-import { startBotEnv, startTestCluster, USERS, type BotEnv } from '../support/bot-env.js';
+import { USERS, type BotEnv, useBotEnvs } from '../support/bot-env.js';
 
-let cluster: SimCluster;
+const bots = useBotEnvs();
 let env: BotEnv | undefined;
-
-beforeAll(async () => {
-  cluster = await startTestCluster();
-});
-afterAll(async () => {
-  await cluster.close();
-});
-afterEach(async () => {
-  await env?.close();
-  env = undefined;
-});
 
 type Job = Record<string, unknown>;
 
 /** Someone else edits the spec directly (as kubectl would): a new generation nobody of ours recorded. */
 function editJob(name: string, edit: (job: Job) => Job): void {
-  cluster.store.update('flinkdeployments', 'streaming-prod', name, (d: KubeObject) => ({
+  bots.cluster.store.update('flinkdeployments', 'streaming-prod', name, (d: KubeObject) => ({
     ...d,
     spec: { ...d.spec, job: edit({ ...(d.spec?.job as Job) }) },
   }));
@@ -35,7 +23,7 @@ describe('approval after someone else changed the target', () => {
     ['a different spec change', 'fraud-detection', (job: Job) => ({ ...job, parallelism: 9 }), 'target changed since the plan; request again'],
     ['the very change the operation wanted', 'payments', (job: Job) => ({ ...job, state: 'suspended' }), 'already in the desired state'],
   ])('aborts on %s, without counting the approval', async (_name, target, edit, reason) => {
-    env = await startBotEnv(cluster);
+    env = await bots.start();
     const verb = target === 'payments' ? 'suspend' : 'scale';
     const text = verb === 'suspend' ? `suspend streaming-prod/${target} --reason "drift"` : `scale streaming-prod/${target} 10 --reason "drift"`;
     const record = await env.request(text, USERS.alice);
@@ -54,7 +42,7 @@ describe("approval after this bot's own earlier operation changed the target", (
   /** Plays the worker for `op`: SUBMITTING, the patch through the real client, SUBMITTED with its generation. */
   async function submitAsWorker(e: BotEnv, op: OperationRecord): Promise<number> {
     const { store } = e.bot.deps;
-    const kube = new ClientNodeFlinkClient(loadKubeConfig(cluster.kubeconfigPath));
+    const kube = new ClientNodeFlinkClient(loadKubeConfig(bots.cluster.kubeconfigPath));
     expect((await store.transition(op.id, { from: ['QUEUED'], to: 'SUBMITTING', actor: 'worker', role: 'worker' })).ok).toBe(true);
     const live = await kube.get('FlinkDeployment', op.target.namespace, op.target.name);
     if (op.plan?.change.type !== 'patch' || !live?.metadata.resourceVersion) throw new Error('expected a patch plan and a live target');
@@ -66,7 +54,7 @@ describe("approval after this bot's own earlier operation changed the target", (
   }
 
   it('re-plans back to AWAITING_APPROVAL with a new digest; the click is not counted; approving the new plan queues it', async () => {
-    env = await startBotEnv(cluster);
+    env = await bots.start();
     const e = env;
     const waiting = await e.request('scale streaming-prod/orders 6 --reason "more throughput"', USERS.alice);
     const ahead = await e.request('restart streaming-prod/orders --reason "stuck checkpoints"', USERS.alice);

@@ -1,21 +1,14 @@
 // The bot role and a worker together (what `serve --role all` runs): a slash command ends COMPLETED, the card
-// shows it, and the thread tells the story — through the real Bolt app, notifier, queue, worker and cluster.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+// shows it, and the thread tells the story — through the real Bolt app, notifier, queue, worker and bots.cluster.
+import { expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
-import type { SimCluster } from '../../src/sandbox/kube/cluster.js';
 import { startWorker } from '../../src/worker/main.js';
-import { INCIDENTS, startBotEnv, startTestCluster, USERS } from '../support/bot-env.js';
+import { INCIDENTS, USERS, useBotEnvs } from '../support/bot-env.js';
 
-let cluster: SimCluster;
-beforeAll(async () => {
-  cluster = await startTestCluster();
-});
-afterAll(async () => {
-  await cluster.close();
-});
+const bots = useBotEnvs();
 
 it('a production scale approved by a lead runs to COMPLETED; card, thread and incident digests follow', async () => {
-  const env = await startBotEnv(cluster);
+  const env = await bots.start();
   const worker = await startWorker(env.config, { logger: createLogger('silent'), sweepIntervalMs: 60_000 });
   try {
     const requested = await env.request('scale streaming-prod/fraud-detection 6 --reason "e2e"', USERS.alice);

@@ -1,22 +1,15 @@
 // Flows of SPEC §7–§8 end to end through the real Bolt app, notifier, queue, worker and simulated cluster:
 // a dev operation that needs no approval, and an approval window that expires.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
-import type { SimCluster } from '../../src/sandbox/kube/cluster.js';
 import { startWorker } from '../../src/worker/main.js';
 import { Sweep } from '../../src/worker/sweep.js';
-import { startBotEnv, startTestCluster, USERS } from '../support/bot-env.js';
+import { USERS, useBotEnvs } from '../support/bot-env.js';
 
-let cluster: SimCluster;
-beforeAll(async () => {
-  cluster = await startTestCluster();
-});
-afterAll(async () => {
-  await cluster.close();
-});
+const bots = useBotEnvs();
 
 it('a dev operation runs without approval to COMPLETED; the card keeps no buttons and the thread has the outcome', async () => {
-  const env = await startBotEnv(cluster);
+  const env = await bots.start();
   const worker = await startWorker(env.config, { logger: createLogger('silent'), sweepIntervalMs: 60_000 });
   try {
     const requested = await env.request('scale streaming-dev/orders 3', USERS.bob);
@@ -28,7 +21,7 @@ it('a dev operation runs without approval to COMPLETED; the card keeps no button
     expect(JSON.stringify(card.blocks)).not.toContain('"type":"actions"');
     const outcome = await env.sim.waitFor(() => env.sim.replies(env.channel, done.card?.ts ?? '').find((r) => r.text.includes('COMPLETED')), 20_000);
     expect(outcome.text).toContain(done.id);
-    const live = cluster.store.get('flinkdeployments', 'streaming-dev', 'orders');
+    const live = bots.cluster.store.get('flinkdeployments', 'streaming-dev', 'orders');
     expect((live?.spec?.job as { parallelism?: number }).parallelism).toBe(3);
   } finally {
     await worker.close();
@@ -37,7 +30,7 @@ it('a dev operation runs without approval to COMPLETED; the card keeps no button
 }, 90_000);
 
 it('an approval window that passes ends EXPIRED: buttons gone, a late click is answered and changes nothing', async () => {
-  const env = await startBotEnv(cluster, { overrides: { sweep: false } });
+  const env = await bots.start({ overrides: { sweep: false } });
   try {
     const requested = await env.request('restart streaming-prod/orders --reason "expiry test"', USERS.alice);
     expect(requested.state).toBe('AWAITING_APPROVAL');

@@ -1,24 +1,12 @@
 // The HTTP surface of the bot (SPEC §8): signatures verified, the ack first (no Slack or Kubernetes call before it)
 // and without an operation id.
 import { performance } from 'node:perf_hooks';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { SimCluster } from '../../src/sandbox/kube/cluster.js';
-import { startBotEnv, startTestCluster, USERS, type BotEnv } from '../support/bot-env.js';
+import { describe, expect, it } from 'vitest';
+import { USERS, type BotEnv, useBotEnvs } from '../support/bot-env.js';
 import { nowSeconds } from '../support/slack.js';
 
-let cluster: SimCluster;
+const bots = useBotEnvs();
 let env: BotEnv | undefined;
-
-beforeAll(async () => {
-  cluster = await startTestCluster();
-});
-afterAll(async () => {
-  await cluster.close();
-});
-afterEach(async () => {
-  await env?.close();
-  env = undefined;
-});
 
 const OP_ID = /op-[a-z0-9]{6,12}/;
 
@@ -27,7 +15,7 @@ describe('request verification', () => {
     ['a forged signature', { badSignature: true }],
     ['a timestamp older than 5 minutes', { ts: nowSeconds() - 301 }],
   ])('answers 401 to a slash command with %s and records nothing', async (_name, opts) => {
-    env = await startBotEnv(cluster);
+    env = await bots.start();
     const e = env;
     const callsBefore = e.sim.calls.length;
     const refused = await e.command('restart streaming-dev/orders', USERS.alice, opts);
@@ -40,7 +28,7 @@ describe('request verification', () => {
   });
 
   it('answers 401 to a forged click and changes nothing', async () => {
-    env = await startBotEnv(cluster);
+    env = await bots.start();
     const record = await env.request('restart streaming-prod/orders --reason "forged click"', USERS.alice);
     const forged = await env.click('approve', record, USERS.lead1, { post: { badSignature: true } });
     expect(forged.status).toBe(401);
@@ -55,10 +43,10 @@ describe('request verification', () => {
 
 describe('the ack', () => {
   it('comes back before any Slack or Kubernetes call for the command, and carries no operation id', async () => {
-    env = await startBotEnv(cluster);
+    env = await bots.start();
     const e = env;
     const kubeTimes: number[] = [];
-    const off = cluster.server.onRequest(() => kubeTimes.push(performance.now()));
+    const off = bots.cluster.server.onRequest(() => kubeTimes.push(performance.now()));
     try {
       const callsBefore = e.sim.calls.length;
       const sent = await e.command('restart streaming-dev/orders', USERS.alice);
@@ -77,7 +65,7 @@ describe('the ack', () => {
   });
 
   it('is empty for queries and commands; their answers come through the response_url', async () => {
-    env = await startBotEnv(cluster);
+    env = await bots.start();
     for (const text of ['status streaming-dev/orders', 'lock streaming-dev/orders --reason "ack test"', 'nonsense words']) {
       const sent = await env.command(text, USERS.alice);
       expect(sent.status).toBe(200);

@@ -1,24 +1,12 @@
 // Refused vs DENIED (SPEC §4), freezes (lock/unlock, §3 and §6) and a card that cannot be posted (§8).
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { SimCluster } from '../../src/sandbox/kube/cluster.js';
-import { clockFrom, FRIDAY_AFTERNOON, startBotEnv, startTestCluster, USERS, type BotEnv, type BotEnvOptions } from '../support/bot-env.js';
+import { describe, expect, it } from 'vitest';
+import { clockFrom, FRIDAY_AFTERNOON, USERS, type BotEnv, type BotEnvOptions, useBotEnvs } from '../support/bot-env.js';
 
-let cluster: SimCluster;
+const bots = useBotEnvs();
 let env: BotEnv | undefined;
 
-beforeAll(async () => {
-  cluster = await startTestCluster();
-});
-afterAll(async () => {
-  await cluster.close();
-});
-afterEach(async () => {
-  await env?.close();
-  env = undefined;
-});
-
 async function started(opts: BotEnvOptions = {}): Promise<BotEnv> {
-  env = await startBotEnv(cluster, opts);
+  env = await bots.start(opts);
   return env;
 }
 
@@ -46,12 +34,12 @@ describe('refused: answered privately, nothing recorded, no card', () => {
 
   it('a namespace the bot may not read (403): says which RoleBinding is missing', async () => {
     const e = await started();
-    cluster.server.faults.forbidNamespace('streaming-dev');
+    bots.cluster.server.faults.forbidNamespace('streaming-dev');
     try {
       const reply = await (await e.command('restart streaming-dev/orders')).reply();
       expect(reply.text).toContain('the bot has no access to namespace streaming-dev (add a RoleBinding)');
     } finally {
-      cluster.server.faults.allowNamespace('streaming-dev');
+      bots.cluster.server.faults.allowNamespace('streaming-dev');
     }
     expect(await e.operationCount()).toBe(0);
   });

@@ -1,21 +1,9 @@
 // Read-only queries (SPEC §3): answered only to the asker unless --public; status, list, ops, op, explain, locks.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { SimCluster } from '../../src/sandbox/kube/cluster.js';
-import { startBotEnv, startTestCluster, USERS, type BotEnv } from '../support/bot-env.js';
+import { describe, expect, it } from 'vitest';
+import { USERS, type BotEnv, useBotEnvs } from '../support/bot-env.js';
 
-let cluster: SimCluster;
+const bots = useBotEnvs();
 let env: BotEnv | undefined;
-
-beforeAll(async () => {
-  cluster = await startTestCluster();
-});
-afterAll(async () => {
-  await cluster.close();
-});
-afterEach(async () => {
-  await env?.close();
-  env = undefined;
-});
 
 async function ask(e: BotEnv, text: string, user: string = USERS.alice) {
   const sent = await e.command(text, user);
@@ -28,7 +16,7 @@ describe('every query is private unless --public', () => {
   const QUERIES = ['help', 'help scale', 'status streaming-prod/orders', 'list', 'ops', 'op <op>', 'explain restart streaming-dev/orders', 'locks'];
 
   it.each(QUERIES)('%s', async (query) => {
-    env = await startBotEnv(cluster);
+    env = await bots.start();
     const e = env;
     const op = await e.request('scale streaming-dev/orders 3', USERS.bob);
     const text = query.replace('<op>', op.id);
@@ -48,7 +36,7 @@ describe('every query is private unless --public', () => {
 
 describe('answers', () => {
   it('status: lifecycle, job state, image, parallelism, upgrade mode, last savepoint, lease, freeze, last operation', async () => {
-    env = await startBotEnv(cluster);
+    env = await bots.start();
     const e = env;
     const op = await e.request('scale streaming-prod/orders 5 --reason "status test"', USERS.alice);
     await (await e.command('lock streaming-prod/orders --reason "audit"', USERS.alice)).reply();
@@ -59,30 +47,30 @@ describe('answers', () => {
   });
 
   it('status of a target that does not exist is refused in words', async () => {
-    env = await startBotEnv(cluster);
+    env = await bots.start();
     expect((await ask(env, 'status streaming-dev/ghost')).text).toContain('there is no FlinkDeployment streaming-dev/ghost');
   });
 
   it('list: the managed deployments and session jobs, and a problem line for a namespace the bot cannot read', async () => {
-    env = await startBotEnv(cluster);
+    env = await bots.start();
     const e = env;
     const all = await ask(e, 'list');
     for (const name of ['streaming-prod/orders', 'streaming-prod/payments', 'sessionjob:streaming-prod/sessionjob-etl', 'streaming-dev/orders']) {
       expect(all.all).toContain(name);
     }
-    cluster.server.faults.forbidNamespace('streaming-dev');
+    bots.cluster.server.faults.forbidNamespace('streaming-dev');
     try {
       const partial = await ask(e, 'list');
       expect(partial.all).toContain('the bot has no access to namespace streaming-dev (add a RoleBinding)');
       expect(partial.all).toContain('streaming-prod/orders');
     } finally {
-      cluster.server.faults.allowNamespace('streaming-dev');
+      bots.cluster.server.faults.allowNamespace('streaming-dev');
     }
     expect((await ask(e, 'list kube-system')).text).toContain('the bot does not manage namespace kube-system');
   });
 
   it('ops lists recent operations newest first (with --limit and per target); op shows one with its history', async () => {
-    env = await startBotEnv(cluster);
+    env = await bots.start();
     const e = env;
     const first = await e.request('scale streaming-dev/orders 3', USERS.bob);
     const second = await e.request('restart streaming-prod/orders --reason "ops test"', USERS.alice);
@@ -105,7 +93,7 @@ describe('answers', () => {
   });
 
   it('explain shows the plan and decision without recording an operation, and says when it would be refused', async () => {
-    env = await startBotEnv(cluster);
+    env = await bots.start();
     const e = env;
     const explained = await ask(e, 'explain scale streaming-prod/orders 7 --reason "what if"');
     for (const expected of ['spec.job.parallelism', '7', 'prod-needs-a-lead']) expect(explained.all).toContain(expected);
@@ -116,7 +104,7 @@ describe('answers', () => {
   });
 
   it('locks shows freezes with their holders and the audit of lock and unlock', async () => {
-    env = await startBotEnv(cluster);
+    env = await bots.start();
     const e = env;
     await (await e.command('lock streaming-dev/orders --reason "load test"', USERS.bob)).reply();
     await (await e.command('lock streaming-prod/payments --reason "migration"', USERS.alice)).reply();

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { stringify } from 'yaml';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { OperationRecord, OperationState } from '../../src/domain/operation.js';
@@ -149,6 +150,7 @@ export async function startBotEnv(cluster: SimCluster, opts: BotEnvOptions = {})
   const queue = new OperationQueue({ connection: redis.redis, prefix: redis.prefix });
   const blocking = new Redis(redis.url, { maxRetriesPerRequest: null });
   let sends = 0;
+  let closing: Promise<void> | undefined;
 
   const send = async (body: string, responseId: string, postOpts?: PostSignedOptions): Promise<Sent> => {
     const res = await postSigned(bot.url as string, body, SECRET, postOpts);
@@ -237,14 +239,49 @@ export async function startBotEnv(cluster: SimCluster, opts: BotEnvOptions = {})
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     },
-    async close() {
-      await queue.close();
-      blocking.disconnect();
-      await bot.close();
-      await sim.close();
-      await redis.cleanup();
-      await rm(dir, { recursive: true, force: true });
+    close() {
+      // Idempotent: a test may close its env itself, and the file's hooks close it again.
+      closing ??= (async () => {
+        await queue.close();
+        blocking.disconnect();
+        await bot.close();
+        await sim.close();
+        await redis.cleanup();
+        await rm(dir, { recursive: true, force: true });
+      })();
+      return closing;
     },
   };
   return env;
+}
+
+/** What bot test files share: one demo cluster per file, and every env a test starts is closed after that test. */
+export interface BotTestHooks {
+  readonly cluster: SimCluster;
+  start(opts?: BotEnvOptions): Promise<BotEnv>;
+}
+
+export function useBotEnvs(): BotTestHooks {
+  let cluster: SimCluster | undefined;
+  const open: BotEnv[] = [];
+  beforeAll(async () => {
+    cluster = await startTestCluster();
+  });
+  afterAll(async () => {
+    await cluster?.close();
+  });
+  afterEach(async () => {
+    for (const env of open.splice(0)) await env.close();
+  });
+  return {
+    get cluster() {
+      if (!cluster) throw new Error('no simulated cluster outside the tests');
+      return cluster;
+    },
+    async start(opts) {
+      const env = await startBotEnv(this.cluster, opts);
+      open.push(env);
+      return env;
+    },
+  };
 }
