@@ -4,7 +4,8 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import type { OperationIntent } from '../../src/domain/intent.js';
 import type { Target } from '../../src/domain/target.js';
-import { storeKeys } from '../../src/store/keys.js';
+import { jobIdOf, QUEUE_NAME } from '../../src/queue/queue.js';
+import { bullmqPrefix, storeKeys } from '../../src/store/keys.js';
 import { NS, WorkerEnv } from '../support/worker-env.js';
 
 let env: WorkerEnv;
@@ -75,6 +76,25 @@ it('a lost lease aborts the run without throwing; the operation is resumed under
   const done = await env.waitTerminal(op.id);
   expect(done.state).toBe('COMPLETED');
   expect(lines.filter((l) => l.level === 'error')).toEqual([]);
+  expect(env.cluster.server.stats().requests['patch flinkdeployments']).toBe(1);
+});
+
+it("a job lock BullMQ cannot renew cancels the run (lockRenewalFailed); the operation is finished once, all the same", async () => {
+  env.cluster.operator.setScenario(NS, 'orders', 'slow-reconcile', { slowReconcileSeconds: 1000 });
+  const { lines, logger, logged } = capturingLogger();
+  await env.startWorker({}, { logger });
+  const op = await env.request(restart);
+  await env.waitForState(op.id, 'SUBMITTED');
+  // The job's BullMQ lock vanished (a Redis failover, an expiry during a pause): its next renewal fails.
+  await env.redis.redis.del(`${bullmqPrefix(env.prefix)}:${QUEUE_NAME}:${jobIdOf(op.id, 1)}:lock`);
+  await logged((l) => l.msg === 'job lock renewal failed; cancelling its run' && l.jobId === jobIdOf(op.id, 1));
+  env.cluster.operator.clearScenario(NS, 'orders');
+  const done = await env.waitTerminal(op.id);
+  expect(done.state).toBe('COMPLETED');
+  expect(done.history.filter((e) => e.type === 'state' && e.name === 'SUBMITTED')).toHaveLength(1);
+  // BullMQ reports the lost lock itself (renewal, then finishing the cancelled job); nothing else went wrong.
+  const errors = lines.filter((l) => l.level === 'error').map((l) => JSON.stringify(l));
+  expect(errors.every((e) => e.includes(`lock for job ${jobIdOf(op.id, 1)}`))).toBe(true);
   expect(env.cluster.server.stats().requests['patch flinkdeployments']).toBe(1);
 });
 
