@@ -131,7 +131,12 @@ export function patchPlan(input: PatchPlanInput): Plan {
     setPath(patch, edit.path, edit.after);
     diff.push({ path: edit.path.join('.'), before: getPath(identity.resource, edit.path) ?? null, after: edit.after });
   }
-  const change: PlanChange = { type: 'patch', patch };
+  const plan = assemblePlan(target, identity, { type: 'patch', patch }, diff, input.notes, ctx);
+  return input.effectiveUpgradeMode === undefined ? plan : { ...plan, effectiveUpgradeMode: input.effectiveUpgradeMode };
+}
+
+/** The plan around a change: identity as planned, the digest approvals bind to, the revision. */
+function assemblePlan(target: Target, identity: Identity, change: PlanChange, diff: FieldChange[], notes: string[], ctx: PlanContext): Plan {
   return {
     revision: ctx.revision ?? 1,
     target,
@@ -141,8 +146,7 @@ export function patchPlan(input: PatchPlanInput): Plan {
     change,
     diff,
     digest: planDigest({ target, uid: identity.uid, generation: identity.generation, change }),
-    ...(input.effectiveUpgradeMode === undefined ? {} : { effectiveUpgradeMode: input.effectiveUpgradeMode }),
-    notes: input.notes,
+    notes,
   };
 }
 
@@ -177,15 +181,6 @@ function snapshotPlan(target: Target, identity: Identity, ctx: PlanContext): Pla
     { path: 'snapshot.spec.savepoint.disposeOnDelete', before: null, after: false },
     { path: 'snapshot.spec.backoffLimit', before: null, after: 2 },
   ];
-  return {
-    revision: ctx.revision ?? 1,
-    target,
-    uid: identity.uid,
-    generation: identity.generation,
-    resourceVersion: identity.resourceVersion,
-    change,
-    diff,
-    digest: planDigest({ target, uid: identity.uid, generation: identity.generation, change }),
-    notes: [`creates FlinkStateSnapshot ${target.namespace}/${name}; the spec of ${formatTarget(target)} does not change`],
-  };
+  const notes = [`creates FlinkStateSnapshot ${target.namespace}/${name}; the spec of ${formatTarget(target)} does not change`];
+  return assemblePlan(target, identity, change, diff, notes, ctx);
 }

@@ -2,7 +2,7 @@
 import type { Redis } from 'ioredis';
 import { targetKey, type Target } from '../domain/target.js';
 import { storeKeys, type StoreKeys } from './keys.js';
-import { DEFAULT_RETENTION_MS, MIN_RETENTION_MS } from './operations.js';
+import { checkedRetention } from './operations.js';
 import { defineScripts, runScript } from './scripts.js';
 
 export interface Freeze {
@@ -49,10 +49,7 @@ export class FreezeStore {
   ) {
     this.keys = storeKeys(opts.prefix);
     this.now = opts.now ?? Date.now;
-    this.retentionMs = opts.retentionMs ?? DEFAULT_RETENTION_MS;
-    if (!(this.retentionMs >= MIN_RETENTION_MS)) {
-      throw new Error(`retentionMs must be at least ${MIN_RETENTION_MS} (30 days), got ${this.retentionMs}`);
-    }
+    this.retentionMs = checkedRetention(opts.retentionMs);
     defineScripts(redis);
   }
 

@@ -63,6 +63,14 @@ export interface OperationStoreOptions {
 
 type CommitReply = ['ok', number] | ['exists'] | ['missing'] | ['conflict'];
 
+/** The retention a store keeps records for: at least 30 days (SPEC §4), 35 unless told otherwise. */
+export function checkedRetention(retentionMs: number = DEFAULT_RETENTION_MS): number {
+  if (!(retentionMs >= MIN_RETENTION_MS)) {
+    throw new Error(`retentionMs must be at least ${MIN_RETENTION_MS} (30 days), got ${retentionMs}`);
+  }
+  return retentionMs;
+}
+
 export class OperationStore {
   private readonly keys: StoreKeys;
   private readonly now: () => number;
@@ -74,10 +82,7 @@ export class OperationStore {
   ) {
     this.keys = storeKeys(opts.prefix);
     this.now = opts.now ?? Date.now;
-    this.retentionMs = opts.retentionMs ?? DEFAULT_RETENTION_MS;
-    if (!(this.retentionMs >= MIN_RETENTION_MS)) {
-      throw new Error(`retentionMs must be at least ${MIN_RETENTION_MS} (30 days), got ${this.retentionMs}`);
-    }
+    this.retentionMs = checkedRetention(opts.retentionMs);
     defineScripts(redis);
   }
 
