@@ -17,9 +17,9 @@ import { Redis } from 'ioredis';
 import { stringify } from 'yaml';
 import { loadConfig } from '../src/config.js';
 import { ClientNodeFlinkClient, loadKubeConfig } from '../src/kube/client-node.js';
-import { hasOperatorStatus } from '../src/domain/resource.js';
+import { hasOperatorStatus } from '../src/domain/model/resource.js';
 import { createLogger } from '../src/log.js';
-import { startBot } from '../src/slack/main.js';
+import { startBot } from '../src/roles/bot.js';
 import { redisAnswers, startPrivateRedis, type PrivateRedis } from '../test/support/redis-server.js';
 import { slashCommandBody } from '../test/support/slack.js';
 

@@ -1,9 +1,9 @@
 // Redis round trips (and time) per operation lifecycle: create + 5 transitions through the operation store.
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { newOperationId, type ActorRole, type OperationState } from '../src/domain/operation.js';
-import type { OperationIntent } from '../src/domain/intent.js';
-import type { Target } from '../src/domain/target.js';
+import { newOperationId, type ActorRole, type OperationState } from '../src/domain/model/operation.js';
+import type { OperationIntent } from '../src/domain/model/intent.js';
+import type { Target } from '../src/domain/model/target.js';
 import { redactUrl } from '../src/config.js';
 import { OperationStore } from '../src/store/operations.js';
 

@@ -3,13 +3,13 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const built = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+const built = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 let cli;
 if (existsSync(built)) {
   cli = await import(pathToFileURL(built).href);
 } else {
   const { register } = await import('tsx/esm/api');
   register();
-  cli = await import(new URL('../src/cli.ts', import.meta.url).href);
+  cli = await import(new URL('../src/cli/main.ts', import.meta.url).href);
 }
 cli.run(process.argv.slice(2));

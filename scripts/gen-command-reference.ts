@@ -15,7 +15,7 @@ import {
   type ArgSpec,
   type FlagSpec,
   type VerbGroup,
-} from '../src/domain/command-spec.js';
+} from '../src/domain/language/verbs.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const README_PATH = `${ROOT}README.md`;

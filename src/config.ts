@@ -1,6 +1,6 @@
 // Environment → frozen Config, validated once at start; nothing else reads process.env.
 import { z } from 'zod';
-import { parseDuration } from './domain/duration.js';
+import { parseDuration } from './domain/model/duration.js';
 
 export const ROLES = ['bot', 'worker', 'all'] as const;
 export type Role = (typeof ROLES)[number];

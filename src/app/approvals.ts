@@ -1,8 +1,8 @@
 // Approve and Reject clicks (SPEC §7): digest binding, eligibility, one vote per person, the drift re-check, quorum.
-import { addApproval, canReject, eligibility, tally, type Eligibility, type Remaining } from '../domain/approval.js';
-import type { Approval, Requirement } from '../domain/decision.js';
-import { checkDrift, desiredStateHolds } from '../domain/drift.js';
-import type { EntryInput, OperationRecord } from '../domain/operation.js';
+import { addApproval, canReject, eligibility, tally, type Eligibility, type Remaining } from '../domain/policy/approval.js';
+import type { Approval, Requirement } from '../domain/model/decision.js';
+import { checkDrift, desiredStateHolds } from '../domain/planning/drift.js';
+import type { EntryInput, OperationRecord } from '../domain/model/operation.js';
 import { joinWords } from '../domain/policy/schedule.js';
 import { forOperation } from '../log.js';
 import { readLive } from './assess.js';

@@ -1,18 +1,18 @@
 // Assessment of one operation against the live cluster: read, plan, built-in checks and the policy decision.
 // Shared by the bot (request, explain, approval re-check) and the worker (re-plan under the lease).
-import type { PolicyDecision } from '../domain/decision.js';
-import { lastSavepoint as findLastSavepoint, deploymentNameOf } from '../domain/resource.js';
-import type { IntentKind, OperationIntent } from '../domain/intent.js';
-import type { OperationRecord } from '../domain/operation.js';
-import type { Plan } from '../domain/plan.js';
-import { planOperation } from '../domain/planner.js';
-import type { PlannableIntent } from '../domain/planner-kinds.js';
+import type { PolicyDecision } from '../domain/model/decision.js';
+import { lastSavepoint as findLastSavepoint, deploymentNameOf } from '../domain/model/resource.js';
+import type { IntentKind, OperationIntent } from '../domain/model/intent.js';
+import type { OperationRecord } from '../domain/model/operation.js';
+import type { Plan } from '../domain/model/plan.js';
+import { planOperation } from '../domain/planning/planner.js';
+import type { PlannableIntent } from '../domain/planning/kind-planners.js';
 import { runChecks, type Freeze } from '../domain/policy/checks.js';
 import { evaluate } from '../domain/policy/evaluate.js';
 import type { Policy } from '../domain/policy/schema.js';
-import { formatTarget, type Target } from '../domain/target.js';
-import { planUndo } from '../domain/undo.js';
-import { getPath } from '../domain/merge-patch.js';
+import { formatTarget, type Target } from '../domain/model/target.js';
+import { planUndo } from '../domain/planning/undo.js';
+import { getPath } from '../domain/model/merge-patch.js';
 import { isKubeError } from '../kube/errors.js';
 import type { FlinkClient } from '../kube/flink-client.js';
 

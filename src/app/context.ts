@@ -1,7 +1,7 @@
 // What the bot's services share: their dependencies, ids and nonces, cached group membership, faults in plain words.
 import type { Logger } from '../log.js';
-import { newOperationId } from '../domain/operation.js';
-import { GroupMembership, UsergroupResolutionError, type MembershipLookup } from '../domain/policy/groups.js';
+import { newOperationId } from '../domain/model/operation.js';
+import { GroupMembership, UsergroupResolutionError, type MembershipLookup } from './groups.js';
 import type { Policy } from '../domain/policy/schema.js';
 import { isKubeError } from '../kube/errors.js';
 import type { FlinkClient } from '../kube/flink-client.js';

@@ -1,7 +1,7 @@
 // The policy in force: read from POLICY_FILE at start and again whenever the file changes (ConfigMap updates).
 import { stat } from 'node:fs/promises';
 import type { Policy } from '../domain/policy/schema.js';
-import { loadPolicyFile } from '../policy/load.js';
+import { loadPolicyFile } from './policy-load.js';
 
 export type PolicyState = { ok: true; policy: Policy; hash: string } | { ok: false; message: string };
 

@@ -1,5 +1,5 @@
 // The small ports the bot's services call out through (queue, card poster, response_url, user groups), and their results.
-import type { OperationRecord } from '../domain/operation.js';
+import type { OperationRecord } from '../domain/model/operation.js';
 
 /** Puts an operation on the execution queue (BullMQ `flink-ops`, jobId `<op id>.<revision>`). */
 export interface Enqueuer {

@@ -1,6 +1,6 @@
 // Read-only queries (SPEC §3): the views behind status, list, ops, op, explain and locks; they never write.
-import type { OperationIntent, Query } from '../domain/intent.js';
-import type { OperationRecord } from '../domain/operation.js';
+import type { OperationIntent, Query } from '../domain/model/intent.js';
+import type { OperationRecord } from '../domain/model/operation.js';
 import { checkRequest, findNamespace, unmanagedMessage } from '../domain/policy/evaluate.js';
 import {
   imageOf,
@@ -12,8 +12,8 @@ import {
   parallelismOf,
   statusErrorOf,
   upgradeModeOf,
-} from '../domain/resource.js';
-import { formatTarget, targetKey, type Target, type TargetKind } from '../domain/target.js';
+} from '../domain/model/resource.js';
+import { formatTarget, targetKey, type Target, type TargetKind } from '../domain/model/target.js';
 import { isKubeError } from '../kube/errors.js';
 import type { ExplainView, ListView, LocksView, StatusView } from '../slack/blocks/views.js';
 import { assess, readLive, resolveTarget } from './assess.js';

@@ -1,7 +1,7 @@
 // What an approval click does when the target drifted: abort, or re-plan after this bot's own earlier operations.
-import type { EntryInput, OperationRecord } from '../domain/operation.js';
-import type { Plan } from '../domain/plan.js';
-import { expiresAt } from '../domain/approval.js';
+import type { EntryInput, OperationRecord } from '../domain/model/operation.js';
+import type { Plan } from '../domain/model/plan.js';
+import { expiresAt } from '../domain/policy/approval.js';
 import { forOperation } from '../log.js';
 import { assess } from './assess.js';
 import { assessDeps, type BotDeps } from './context.js';

@@ -10,7 +10,7 @@ import {
   type RequestContext,
   type ResponseContext,
 } from '@kubernetes/client-node';
-import type { Target } from '../domain/target.js';
+import type { Target } from '../domain/model/target.js';
 import { codeForStatus, KubeError } from './errors.js';
 import { EVENT_FIELD_SELECTOR } from './watch-hub.js';
 import {

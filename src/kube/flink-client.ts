@@ -1,5 +1,5 @@
 // The FlinkClient port: only the Kubernetes calls this bot makes, with AbortSignal and timeout on each.
-import type { Target, TargetKind } from '../domain/target.js';
+import type { Target, TargetKind } from '../domain/model/target.js';
 
 /** A Kubernetes object as plain JSON; fields are read defensively by src/domain/resource.ts. */
 export interface KubeObject {

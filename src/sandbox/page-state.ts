@@ -1,5 +1,5 @@
 // What the sandbox page shows, as plain JSON: the workspace, channel messages, threads, ephemerals and the cluster.
-import { VERB_NAMES, usageLine, verbSpec } from '../domain/command-spec.js';
+import { VERB_NAMES, usageLine, verbSpec } from '../domain/language/verbs.js';
 import type { Policy } from '../domain/policy/schema.js';
 import type { SimCluster } from './kube/cluster.js';
 import { clusterRows, KNOBS, type ClusterRow, type KnobBoard } from './page-cluster.js';

@@ -3,11 +3,11 @@
 import { randomBytes } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs, type SubcommandHandler } from '../cli.js';
+import { parseArgs, type SubcommandHandler } from '../cli/main.js';
 import { loadConfig, redactUrl, type Config } from '../config.js';
 import type { Policy } from '../domain/policy/schema.js';
 import { createLogger, type Logger } from '../log.js';
-import { loadPolicyFile } from '../policy/load.js';
+import { loadPolicyFile } from '../app/policy-load.js';
 import { startSimCluster, type SimCluster } from './kube/cluster.js';
 import { isSpeed, SPEEDS, type Speed } from './kube/speed.js';
 import { startPageServer, type PageServer } from './page-server.js';
@@ -132,7 +132,7 @@ export async function startSandbox(options: SandboxOptions, env: NodeJS.ProcessE
 
 /** A worker and the bot (with its notifier), each started as `serve --role all` starts it (but side by side). */
 async function startRoles(config: Config, logger: Logger): Promise<{ botEventsUrl: string; close(): Promise<void> }> {
-  const [{ startBot }, { startWorker }] = await Promise.all([import('../slack/main.js'), import('../worker/main.js')]);
+  const [{ startBot }, { startWorker }] = await Promise.all([import('../roles/bot.js'), import('../roles/worker.js')]);
   const [worker, bot] = await Promise.allSettled([startWorker(config, { logger }), startBot(config, { logger, host: '127.0.0.1' })]);
   const close = async (): Promise<void> => {
     // As serve: the bot first (its notifier sends what is pending), then the worker hands back what it holds.

@@ -1,6 +1,6 @@
 // `flink-chatops sim-cluster`: the simulated API server and Flink operator alone, until SIGINT/SIGTERM.
 import { once } from 'node:events';
-import { parseArgs, type SubcommandHandler } from '../cli.js';
+import { parseArgs, type SubcommandHandler } from '../cli/main.js';
 import { createLogger } from '../log.js';
 import { SEEDS, startSimCluster, type Seed } from './kube/cluster.js';
 import { isSpeed, SPEEDS } from './kube/speed.js';

@@ -3,7 +3,7 @@
 // cancelled only when Slack really refuses it (SPEC §8: not_in_channel, channel_not_found).
 import type { webApi } from '@slack/bolt';
 import type { CardPoster, PostOutcome } from '../app/ports.js';
-import type { OperationRecord } from '../domain/operation.js';
+import type { OperationRecord } from '../domain/model/operation.js';
 import { renderCard } from './blocks/index.js';
 import { METADATA_EVENT_TYPE, slackErrorCode, type WebClient } from './slack-ports.js';
 

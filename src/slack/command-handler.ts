@@ -8,9 +8,9 @@ import type { OperationService } from '../app/operations.js';
 import type { PolicyProvider } from '../app/policy-source.js';
 import type { Responder } from '../app/ports.js';
 import type { QueryAnswer, QueryService } from '../app/queries.js';
-import { isVerb, verbSpec } from '../domain/command-spec.js';
-import { parseCommand } from '../domain/command.js';
-import type { Command, OperationIntent } from '../domain/intent.js';
+import { isVerb, verbSpec } from '../domain/language/verbs.js';
+import { parseCommand } from '../domain/language/parse.js';
+import type { Command, OperationIntent } from '../domain/model/intent.js';
 import { channelDefaultNamespace } from '../domain/policy/evaluate.js';
 import type { Logger } from '../log.js';
 import {

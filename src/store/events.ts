@@ -1,6 +1,6 @@
 // The `{prefix}:events` stream: how history entries are written to it and read back by consumers (SPEC §4).
 import type { Redis } from 'ioredis';
-import { HISTORY_TYPES, type HistoryEntry, type HistoryType } from '../domain/operation.js';
+import { HISTORY_TYPES, type HistoryEntry, type HistoryType } from '../domain/model/operation.js';
 import { storeKeys } from './keys.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -1,6 +1,6 @@
 // Manual freezes of targets (`lock`/`unlock`, SPEC §3) and their audit history; kept apart from leases.
 import type { Redis } from 'ioredis';
-import { targetKey, type Target } from '../domain/target.js';
+import { targetKey, type Target } from '../domain/model/target.js';
 import { storeKeys, type StoreKeys } from './keys.js';
 import { checkedRetention } from './operations.js';
 import { defineScripts, runScript } from './scripts.js';

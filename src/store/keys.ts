@@ -1,6 +1,6 @@
 // Every Redis key of the project, built in one place; each carries the hash tag `{<prefix>}` (one Cluster slot).
-import type { Target } from '../domain/target.js';
-import { targetKey } from '../domain/target.js';
+import type { Target } from '../domain/model/target.js';
+import { targetKey } from '../domain/model/target.js';
 
 /** Same rule as REDIS_PREFIX in config.ts: no braces, so the hash tag is exactly `{<prefix>}`. */
 const PREFIX_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;

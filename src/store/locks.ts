@@ -1,7 +1,7 @@
 // Per-target execution leases (SPEC §9): only the head of the target's FIFO order may hold one; token-checked.
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { Target } from '../domain/target.js';
+import type { Target } from '../domain/model/target.js';
 import { storeKeys, type StoreKeys } from './keys.js';
 import { defineScripts, runScript } from './scripts.js';
 

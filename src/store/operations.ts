@@ -1,7 +1,7 @@
 // The operation store: records in Redis, changed only by compare-and-set commits that also append the history
 // entries to the event stream and keep the indexes and each target's FIFO order, in one Lua script.
 import type { Redis } from 'ioredis';
-import type { Approval } from '../domain/decision.js';
+import type { Approval } from '../domain/model/decision.js';
 import {
   applyChange,
   initialRecord,
@@ -14,8 +14,8 @@ import {
   type OperationRecord,
   type OperationState,
   type OrderMove,
-} from '../domain/operation.js';
-import type { Target } from '../domain/target.js';
+} from '../domain/model/operation.js';
+import type { Target } from '../domain/model/target.js';
 import { entryArgs, EVENTS_MAX_AGE_MS } from './events.js';
 import { storeKeys, type StoreKeys } from './keys.js';
 import { defineScripts, runScript } from './scripts.js';

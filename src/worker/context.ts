@@ -1,7 +1,7 @@
 // What one run of an operation works with (dependencies, settings, its signal) and the small helpers every phase shares.
 import type { PolicyProvider } from '../app/policy-source.js';
-import type { Criterion, EventBaseline, EvidenceVerdict } from '../domain/evidence-types.js';
-import type { EntryInput, MutableFields, OperationRecord, OperationState } from '../domain/operation.js';
+import type { Criterion, EventBaseline, EvidenceVerdict } from '../domain/evidence/types.js';
+import type { EntryInput, MutableFields, OperationRecord, OperationState } from '../domain/model/operation.js';
 import { isKubeError } from '../kube/errors.js';
 import type { CallOptions, FlinkClient } from '../kube/flink-client.js';
 import type { WatchHub } from '../kube/watch-hub.js';

@@ -1,8 +1,8 @@
 // After a 409, a timeout, a reset or a 5xx (or a resumed submission): read the target, then decide (SPEC §4).
-import { CHANGED_REASON } from '../domain/drift.js';
-import type { OperationRecord } from '../domain/operation.js';
-import { ANNOTATION_OPERATION_ID, type Plan } from '../domain/plan.js';
-import { annotationsOf, generationOf, nameOf, resourceVersionOf, uidOf } from '../domain/resource.js';
+import { CHANGED_REASON } from '../domain/planning/drift.js';
+import type { OperationRecord } from '../domain/model/operation.js';
+import { ANNOTATION_OPERATION_ID, type Plan } from '../domain/model/plan.js';
+import { annotationsOf, generationOf, nameOf, resourceVersionOf, uidOf } from '../domain/model/resource.js';
 import type { KubeObject } from '../kube/flink-client.js';
 import { commit, readWithRetry, type Handback, type Run, type WorkerEvidence } from './context.js';
 import { ALREADY_DESIRED, driftOf, VANISHED } from './replan.js';

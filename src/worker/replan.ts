@@ -1,11 +1,11 @@
 // Preconditions under the lease (SPEC §4 drift rule): frozen, vanished, changed by others, already done, or re-planned.
 import { assess } from '../app/assess.js';
-import type { PolicyDecision } from '../domain/decision.js';
-import { CHANGED_REASON, checkDrift, desiredStateHolds, type DriftOutcome } from '../domain/drift.js';
-import type { EntryInput, OperationRecord } from '../domain/operation.js';
-import type { Plan } from '../domain/plan.js';
-import { expiresAt } from '../domain/approval.js';
-import { jobStatusStateOf, uidOf } from '../domain/resource.js';
+import type { PolicyDecision } from '../domain/model/decision.js';
+import { CHANGED_REASON, checkDrift, desiredStateHolds, type DriftOutcome } from '../domain/planning/drift.js';
+import type { EntryInput, OperationRecord } from '../domain/model/operation.js';
+import type { Plan } from '../domain/model/plan.js';
+import { expiresAt } from '../domain/policy/approval.js';
+import { jobStatusStateOf, uidOf } from '../domain/model/resource.js';
 import type { KubeObject } from '../kube/flink-client.js';
 import { commit, entry, type Handback, type Run } from './context.js';
 

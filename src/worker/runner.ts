@@ -1,6 +1,6 @@
 // One run of one operation (SPEC §4, §9): load → lease (or wait in order) → re-check → submit → verify → release.
-import { isOrdered, isTerminal, type OperationRecord } from '../domain/operation.js';
-import type { Target } from '../domain/target.js';
+import { isOrdered, isTerminal, type OperationRecord } from '../domain/model/operation.js';
+import type { Target } from '../domain/model/target.js';
 import { forOperation, type Logger } from '../log.js';
 import { jobIdOf } from '../queue/queue.js';
 import type { AcquireResult, Lease } from '../store/locks.js';

@@ -1,10 +1,10 @@
 // Submission (SPEC §4): the events baseline and SUBMITTING written before the call, the call, and each outcome.
-import { takeEventBaseline } from '../domain/events-filter.js';
-import { getPath, isRecord, setPath, type JsonRecord } from '../domain/merge-patch.js';
-import type { PolicyDecision } from '../domain/decision.js';
-import type { EntryInput, OperationRecord } from '../domain/operation.js';
-import type { Plan } from '../domain/plan.js';
-import { deploymentNameOf, jobIdOf, nameOf, upgradeSavepointPathOf } from '../domain/resource.js';
+import { takeEventBaseline } from '../domain/evidence/events.js';
+import { getPath, isRecord, setPath, type JsonRecord } from '../domain/model/merge-patch.js';
+import type { PolicyDecision } from '../domain/model/decision.js';
+import type { EntryInput, OperationRecord } from '../domain/model/operation.js';
+import type { Plan } from '../domain/model/plan.js';
+import { deploymentNameOf, jobIdOf, nameOf, upgradeSavepointPathOf } from '../domain/model/resource.js';
 import { isKubeError } from '../kube/errors.js';
 import type { KubeObject } from '../kube/flink-client.js';
 import { callOptions, commit, entry, interrupted, readWithRetry, type Handback, type Run, type WorkerEvidence } from './context.js';

@@ -1,5 +1,5 @@
 // The sweep (SPEC §9): expires approvals past their time and re-enqueues operations that lost their job; idempotent.
-import { isOrdered, type OperationRecord } from '../domain/operation.js';
+import { isOrdered, type OperationRecord } from '../domain/model/operation.js';
 import type { Logger } from '../log.js';
 import { jobIdOf, type OperationQueue } from '../queue/queue.js';
 import type { LockStore } from '../store/locks.js';

@@ -1,6 +1,6 @@
 // One operation's view of its target through the process's shared watches: the object, its events, its snapshot.
-import type { Observation } from '../domain/evidence-types.js';
-import type { Target } from '../domain/target.js';
+import type { Observation } from '../domain/evidence/types.js';
+import type { Target } from '../domain/model/target.js';
 import type { KubeObject } from '../kube/flink-client.js';
 import type { WatchEventType, WatchHub, WatchedKind } from '../kube/watch-hub.js';
 

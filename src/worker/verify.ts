@@ -1,9 +1,9 @@
 // Verification (SPEC §5): judge every change seen through the shared watches until COMPLETED, FAILED or the deadline.
-import { evaluateEvidence, summarize, timedOutReport } from '../domain/evidence.js';
-import type { Criterion, EvidenceKind, EvidenceVerdict } from '../domain/evidence-types.js';
-import { getPath } from '../domain/merge-patch.js';
-import type { HistoryEntry, OperationRecord } from '../domain/operation.js';
-import type { Plan } from '../domain/plan.js';
+import { evaluateEvidence, summarize, timedOutReport } from '../domain/evidence/judge.js';
+import type { Criterion, EvidenceKind, EvidenceVerdict } from '../domain/evidence/types.js';
+import { getPath } from '../domain/model/merge-patch.js';
+import type { HistoryEntry, OperationRecord } from '../domain/model/operation.js';
+import type { Plan } from '../domain/model/plan.js';
 import { commit, entry, interrupted, readWithRetry, type Handback, type Run, type WorkerEvidence } from './context.js';
 import { openView } from './submit.js';
 import type { TargetView } from './target-view.js';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { threadReplyWanted } from '../../src/slack/blocks/index.js';
 import { createLogger } from '../../src/log.js';
 import type { SimCluster } from '../../src/sandbox/kube/cluster.js';
-import { startWorker } from '../../src/worker/main.js';
+import { startWorker } from '../../src/roles/worker.js';
 import { SECRET, startBotEnv, startTestCluster, TOKEN, USERS, type BotEnv } from '../support/bot-env.js';
 
 const REPO = new URL('../..', import.meta.url).pathname;

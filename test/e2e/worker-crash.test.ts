@@ -1,9 +1,9 @@
 // Worker processes killed with SIGKILL at every point of a run: another process finishes each operation, exactly once.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { OperationIntent } from '../../src/domain/intent.js';
-import type { OperationRecord } from '../../src/domain/operation.js';
-import { ANNOTATION_OPERATION_ID } from '../../src/domain/plan.js';
-import type { Target } from '../../src/domain/target.js';
+import type { OperationIntent } from '../../src/domain/model/intent.js';
+import type { OperationRecord } from '../../src/domain/model/operation.js';
+import { ANNOTATION_OPERATION_ID } from '../../src/domain/model/plan.js';
+import type { Target } from '../../src/domain/model/target.js';
 import type { RequestInfo } from '../../src/sandbox/kube/routes.js';
 import { APPROVAL_NS, NS, spawnWorker, WorkerEnv, type WorkerProcess } from '../support/worker-env.js';
 

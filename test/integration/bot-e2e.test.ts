@@ -2,7 +2,7 @@
 // shows it, and the thread tells the story — through the real Bolt app, notifier, queue, worker and bots.cluster.
 import { expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
-import { startWorker } from '../../src/worker/main.js';
+import { startWorker } from '../../src/roles/worker.js';
 import { INCIDENTS, USERS, useBotEnvs } from '../support/bot-env.js';
 
 const bots = useBotEnvs();

@@ -2,7 +2,7 @@
 // a dev operation that needs no approval, and an approval window that expires.
 import { expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
-import { startWorker } from '../../src/worker/main.js';
+import { startWorker } from '../../src/roles/worker.js';
 import { Sweep } from '../../src/worker/sweep.js';
 import { USERS, useBotEnvs } from '../support/bot-env.js';
 

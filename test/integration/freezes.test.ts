@@ -1,7 +1,7 @@
 // Manual freezes (`lock`/`unlock`): one per target, atomic, audited, and kept apart from leases.
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Target } from '../../src/domain/target.js';
+import type { Target } from '../../src/domain/model/target.js';
 import { FreezeStore } from '../../src/store/freezes.js';
 import { LeaseStore } from '../../src/store/locks.js';
 import { redisForTest, type TestRedis } from '../support/redis.js';

@@ -5,7 +5,7 @@ import { KubeError } from '../../src/kube/errors.js';
 import { WatchHub, type WatchEventType } from '../../src/kube/watch-hub.js';
 import type { KubeObject } from '../../src/kube/flink-client.js';
 import type { KubeObject as StoredObject } from '../../src/sandbox/kube/store.js';
-import type { Target } from '../../src/domain/target.js';
+import type { Target } from '../../src/domain/model/target.js';
 import { flinkDeployment, kubeConfigFor, startSimApi, type SimApi } from '../support/kube.js';
 
 const NS = 'streaming-dev';

@@ -1,9 +1,9 @@
 // Target leases in Redis: the lock conformance suite, plus what is specific to the Redis implementation.
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { OperationIntent } from '../../src/domain/intent.js';
-import type { EntryInput } from '../../src/domain/operation.js';
-import type { Target } from '../../src/domain/target.js';
+import type { OperationIntent } from '../../src/domain/model/intent.js';
+import type { EntryInput } from '../../src/domain/model/operation.js';
+import type { Target } from '../../src/domain/model/target.js';
 import { FreezeStore } from '../../src/store/freezes.js';
 import { storeKeys } from '../../src/store/keys.js';
 import { LeaseStore } from '../../src/store/locks.js';

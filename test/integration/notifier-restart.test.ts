@@ -2,8 +2,8 @@
 // pending, a dead consumer's entries, and two replicas at once — never a reply twice, never one lost.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SimSlack } from '../../src/sandbox/slack-api.js';
-import { DeliveryState, postField } from '../../src/slack/notifier-state.js';
-import { METADATA_EVENT_TYPE, NOTIFIER_GROUP, type Notifier, type NotifierOptions, type WebClient } from '../../src/slack/notifier.js';
+import { DeliveryState, postField } from '../../src/notifier/state.js';
+import { METADATA_EVENT_TYPE, NOTIFIER_GROUP, type Notifier, type NotifierOptions, type WebClient } from '../../src/notifier/notifier.js';
 import { storeKeys } from '../../src/store/keys.js';
 import { DEFAULT_RETENTION_MS, OperationStore } from '../../src/store/operations.js';
 import {

@@ -2,7 +2,7 @@
 // WebClient: card edits, thread replies in order with metadata, hold-back, 429 storms, digests and pacing.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SimSlack } from '../../src/sandbox/slack-api.js';
-import type { Notifier, NotifierOptions, WebClient } from '../../src/slack/notifier.js';
+import type { Notifier, NotifierOptions, WebClient } from '../../src/notifier/notifier.js';
 import { OperationStore } from '../../src/store/operations.js';
 import {
   allAcked,

@@ -1,8 +1,8 @@
 // Each operation kind reaches its outcome with evidence, through the real worker against the simulated cluster.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OperationIntent } from '../../src/domain/intent.js';
-import type { OperationRecord } from '../../src/domain/operation.js';
-import type { Target } from '../../src/domain/target.js';
+import type { OperationIntent } from '../../src/domain/model/intent.js';
+import type { OperationRecord } from '../../src/domain/model/operation.js';
+import type { Target } from '../../src/domain/model/target.js';
 import type { WorkerEvidence } from '../../src/worker/context.js';
 import { isStable, recordStatuses, sessionCluster, sessionJob, statusOf, waitForStatus, waitStable, type Status } from '../support/sim.js';
 import { NS, WorkerEnv } from '../support/worker-env.js';

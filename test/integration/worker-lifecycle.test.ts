@@ -2,8 +2,8 @@
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
-import type { OperationIntent } from '../../src/domain/intent.js';
-import type { Target } from '../../src/domain/target.js';
+import type { OperationIntent } from '../../src/domain/model/intent.js';
+import type { Target } from '../../src/domain/model/target.js';
 import { jobIdOf, QUEUE_NAME } from '../../src/queue/queue.js';
 import { bullmqPrefix, storeKeys } from '../../src/store/keys.js';
 import { NS, WorkerEnv } from '../support/worker-env.js';

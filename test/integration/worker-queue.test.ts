@@ -1,7 +1,7 @@
 // The queue of operations (SPEC §9) against real Redis, and the small pure helpers of the worker.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EvidenceVerdict } from '../../src/domain/evidence-types.js';
-import type { Plan } from '../../src/domain/plan.js';
+import type { EvidenceVerdict } from '../../src/domain/evidence/types.js';
+import type { Plan } from '../../src/domain/model/plan.js';
 import { jobIdOf, OperationQueue, parseJobId } from '../../src/queue/queue.js';
 import { trimBefore } from '../../src/worker/submit.js';
 import { evidenceKindOf, progressOf } from '../../src/worker/verify.js';

@@ -1,10 +1,10 @@
 // Submission outcomes (SPEC §4): lost responses, 5xx, timeouts, 409s, concurrent writers, other 4xx, freezes.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CHANGED_REASON } from '../../src/domain/drift.js';
-import type { OperationRecord } from '../../src/domain/operation.js';
-import { ANNOTATION_OPERATION_ID } from '../../src/domain/plan.js';
-import type { OperationIntent } from '../../src/domain/intent.js';
-import type { Target } from '../../src/domain/target.js';
+import { CHANGED_REASON } from '../../src/domain/planning/drift.js';
+import type { OperationRecord } from '../../src/domain/model/operation.js';
+import { ANNOTATION_OPERATION_ID } from '../../src/domain/model/plan.js';
+import type { OperationIntent } from '../../src/domain/model/intent.js';
+import type { Target } from '../../src/domain/model/target.js';
 import { editSpec } from '../support/sim.js';
 import { NS, WorkerEnv } from '../support/worker-env.js';
 

@@ -6,8 +6,8 @@ import { createLogger } from '../../src/log.js';
 import { jobIdOf, QUEUE_NAME } from '../../src/queue/queue.js';
 import { bullmqPrefix } from '../../src/store/keys.js';
 import { Sweep } from '../../src/worker/sweep.js';
-import type { OperationIntent } from '../../src/domain/intent.js';
-import type { Target } from '../../src/domain/target.js';
+import type { OperationIntent } from '../../src/domain/model/intent.js';
+import type { Target } from '../../src/domain/model/target.js';
 import { NS, WorkerEnv } from '../support/worker-env.js';
 
 let env: WorkerEnv;

@@ -1,10 +1,10 @@
 // Builders for evidence tests: events as the operator records them, targets mid-change and settled, one judge call.
 import { createHash } from 'node:crypto';
-import { evaluateEvidence, takeEventBaseline, type EvidenceKind, type EvidenceVerdict } from '../../src/domain/evidence.js';
-import type { UpgradeMode } from '../../src/domain/intent.js';
-import { applyMergePatch, isRecord, type JsonRecord } from '../../src/domain/merge-patch.js';
-import type { Plan } from '../../src/domain/plan.js';
-import type { Target } from '../../src/domain/target.js';
+import { evaluateEvidence, takeEventBaseline, type EvidenceKind, type EvidenceVerdict } from '../../src/domain/evidence/judge.js';
+import type { UpgradeMode } from '../../src/domain/model/intent.js';
+import { applyMergePatch, isRecord, type JsonRecord } from '../../src/domain/model/merge-patch.js';
+import type { Plan } from '../../src/domain/model/plan.js';
+import type { Target } from '../../src/domain/model/target.js';
 import type { KubeObject } from '../../src/sandbox/kube/store.js';
 import { editSpec, FIXTURE_EPOCH_MS, reconciledSpecJson, writeStatus, type ResourceOptions } from './fixtures.js';
 

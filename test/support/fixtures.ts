@@ -1,10 +1,10 @@
 // Builders of live Flink resources as the operator leaves them (spec + status), for tests and the simulator.
 import { createHash } from 'node:crypto';
-import { OperationIntentSchema } from '../../src/domain/intent.js';
-import { applyMergePatch, isRecord, type JsonRecord } from '../../src/domain/merge-patch.js';
-import type { Plan } from '../../src/domain/plan.js';
-import type { PlannableIntent } from '../../src/domain/planner-kinds.js';
-import { planOperation, type PlanContext } from '../../src/domain/planner.js';
+import { OperationIntentSchema } from '../../src/domain/model/intent.js';
+import { applyMergePatch, isRecord, type JsonRecord } from '../../src/domain/model/merge-patch.js';
+import type { Plan } from '../../src/domain/model/plan.js';
+import type { PlannableIntent } from '../../src/domain/planning/kind-planners.js';
+import { planOperation, type PlanContext } from '../../src/domain/planning/planner.js';
 import type { KubeObject } from '../../src/sandbox/kube/store.js';
 
 export const FLINK_API_VERSION = 'flink.apache.org/v1beta1';

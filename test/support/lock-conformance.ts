@@ -1,6 +1,6 @@
 // The lock conformance suite (SPEC §9): the same lease tests for every LockStore implementation.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Target } from '../../src/domain/target.js';
+import type { Target } from '../../src/domain/model/target.js';
 import type { FreezeStore } from '../../src/store/freezes.js';
 import type { Lease, LockStore } from '../../src/store/locks.js';
 

@@ -2,8 +2,8 @@
 // handler does, then moved through the entries bot and worker append; plus the simulated Slack and notifiers.
 import type { Redis } from 'ioredis';
 import type { Config } from '../../src/config.js';
-import type { EntryInput, OperationRecord, OperationState } from '../../src/domain/operation.js';
-import type { Target } from '../../src/domain/target.js';
+import type { EntryInput, OperationRecord, OperationState } from '../../src/domain/model/operation.js';
+import type { Target } from '../../src/domain/model/target.js';
 import { createLogger } from '../../src/log.js';
 import { startSimSlack, type SimMessage, type SimSlack } from '../../src/sandbox/slack-api.js';
 import { renderCard, threadReplyWanted } from '../../src/slack/blocks/index.js';
@@ -14,7 +14,7 @@ import {
   NOTIFIER_GROUP,
   type NotifierOptions,
   type WebClient,
-} from '../../src/slack/notifier.js';
+} from '../../src/notifier/notifier.js';
 import { storeKeys } from '../../src/store/keys.js';
 import type { NewOperation, OperationStore } from '../../src/store/operations.js';
 

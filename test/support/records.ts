@@ -1,8 +1,8 @@
 // Builders of realistic operation records in every state (plan, decision, approvals, history, evidence), made
 // through the domain's own applyChange so every history is one the store would accept.
-import { timedOutReport, summarize } from '../../src/domain/evidence-report.js';
-import type { EvidenceVerdict } from '../../src/domain/evidence-types.js';
-import type { Approval, PolicyDecision } from '../../src/domain/decision.js';
+import { timedOutReport, summarize } from '../../src/domain/evidence/report.js';
+import type { EvidenceVerdict } from '../../src/domain/evidence/types.js';
+import type { Approval, PolicyDecision } from '../../src/domain/model/decision.js';
 import {
   applyChange,
   initialRecord,
@@ -11,8 +11,8 @@ import {
   type MutableFields,
   type OperationRecord,
   type OperationState,
-} from '../../src/domain/operation.js';
-import { OperationIntentSchema, type OperationIntent } from '../../src/domain/intent.js';
+} from '../../src/domain/model/operation.js';
+import { OperationIntentSchema, type OperationIntent } from '../../src/domain/model/intent.js';
 import { runChecks } from '../../src/domain/policy/checks.js';
 import type { RenderContext } from '../../src/slack/blocks/views.js';
 import { DEP, judge, kubeEvent, settled, specPatchOf, warning } from './evidence-fixtures.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { addApproval, canReject, eligibility, expiresAt, tally, type IsMember } from '../../src/domain/approval.js';
-import type { Approval, Requirement } from '../../src/domain/decision.js';
+import { addApproval, canReject, eligibility, expiresAt, tally, type IsMember } from '../../src/domain/policy/approval.js';
+import type { Approval, Requirement } from '../../src/domain/model/decision.js';
 
 const GROUPS: Record<string, string[]> = {
   leads: ['U0LEAD1', 'U0LEAD2', 'U0BOTH'],

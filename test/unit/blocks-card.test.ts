@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OPERATION_STATES, type OperationState } from '../../src/domain/operation.js';
+import { OPERATION_STATES, type OperationState } from '../../src/domain/model/operation.js';
 import { ACTION_IDS, approvalBlockId, digestPrefixFromBlockId, renderCard, stateNameCount } from '../../src/slack/blocks/index.js';
 import { actionsOf, buttonsOf, expectValid, visibleText } from '../support/blocks.js';
 import { CTX, LEAD, OP_ID, recordIn, REQUESTER, step, T0, toState, FREEZE_RULE_REASON } from '../support/records.js';

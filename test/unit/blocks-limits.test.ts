@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OPERATION_STATES } from '../../src/domain/operation.js';
+import { OPERATION_STATES } from '../../src/domain/model/operation.js';
 import {
   enforceLimits,
   renderCard,

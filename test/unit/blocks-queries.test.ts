@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { usageLine } from '../../src/domain/help.js';
-import type { OperationState } from '../../src/domain/operation.js';
-import type { Target } from '../../src/domain/target.js';
+import { usageLine } from '../../src/domain/language/help.js';
+import type { OperationState } from '../../src/domain/model/operation.js';
+import type { Target } from '../../src/domain/model/target.js';
 import {
   renderExplain,
   renderHelp,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { formatObserved } from '../../src/domain/evidence-report.js';
-import type { Criterion } from '../../src/domain/evidence-types.js';
-import { OPERATION_STATES, type HistoryEntry, type OperationRecord } from '../../src/domain/operation.js';
+import { formatObserved } from '../../src/domain/evidence/report.js';
+import type { Criterion } from '../../src/domain/evidence/types.js';
+import { OPERATION_STATES, type HistoryEntry, type OperationRecord } from '../../src/domain/model/operation.js';
 import { renderThreadReply, threadReplyWanted } from '../../src/slack/blocks/index.js';
 import { expectValid, visibleText } from '../support/blocks.js';
 import { approvalOf, CTX, LEAD, OP_ID, recordIn, REQUESTER, RULE, step, toState } from '../support/records.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalDigest, canonicalJson, jsonEqual, sha256Hex } from '../../src/domain/canonical.js';
+import { canonicalDigest, canonicalJson, jsonEqual, sha256Hex } from '../../src/domain/model/canonical.js';
 
 describe('canonicalJson', () => {
   it.each([

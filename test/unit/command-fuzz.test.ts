@@ -1,8 +1,8 @@
 // Fuzzing the parser: 100,000 seeded random inputs never throw, and every non-reply passes its zod schema.
 import { describe, expect, it } from 'vitest';
-import { parseCommand, type ParseContext } from '../../src/domain/command.js';
-import { VERB_NAMES, FLAG_OWNERS } from '../../src/domain/command-spec.js';
-import { CommandSchema, OperationIntentSchema, QuerySchema, type ParseResult } from '../../src/domain/intent.js';
+import { parseCommand, type ParseContext } from '../../src/domain/language/parse.js';
+import { VERB_NAMES, FLAG_OWNERS } from '../../src/domain/language/verbs.js';
+import { CommandSchema, OperationIntentSchema, QuerySchema, type ParseResult } from '../../src/domain/model/intent.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 0x5eed_f11c);
 const COUNT = 100_000;

@@ -1,8 +1,8 @@
 // The /flink command language (SPEC §3) as one table: input → exact result, or refusal message + suggestion.
 import { describe, expect, it } from 'vitest';
-import { parseCommand, usageLine, type ParseContext } from '../../src/domain/command.js';
-import type { Command, OperationIntent, ParseResult, Query } from '../../src/domain/intent.js';
-import type { Target } from '../../src/domain/target.js';
+import { parseCommand, usageLine, type ParseContext } from '../../src/domain/language/parse.js';
+import type { Command, OperationIntent, ParseResult, Query } from '../../src/domain/model/intent.js';
+import type { Target } from '../../src/domain/model/target.js';
 
 const NS: ParseContext = { defaultNamespace: 'analytics' };
 const NONE: ParseContext = {};

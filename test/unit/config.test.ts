@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig, redactUrl } from '../../src/config.js';
-import { formatDuration, parseDuration } from '../../src/domain/duration.js';
+import { formatDuration, parseDuration } from '../../src/domain/model/duration.js';
 
 const slack = { SLACK_BOT_TOKEN: 'xoxb-1-2-abc', SLACK_SIGNING_SECRET: 'shh' };
 

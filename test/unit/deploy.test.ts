@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { parsePolicyText } from '../../src/policy/load.js';
+import { parsePolicyText } from '../../src/app/policy-load.js';
 import { kubeApiCalls, kubeClientImporters, tsFiles, type KubeCall } from '../support/kube-calls.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -222,7 +222,7 @@ describe('deploy/Dockerfile', () => {
     expect(runtime).toMatch(/^COPY --from=build \/app\/dist \.\/dist$/m);
     expect(read('package.json')).toContain("cpSync('src/store/lua','dist/store/lua'");
     expect(/^USER (\d+):\d+$/m.exec(runtime)?.[1]).not.toBe('0');
-    expect(/^ENTRYPOINT (.*)$/m.exec(runtime)?.[1]).toBe('["/usr/bin/tini", "--", "node", "dist/cli.js"]');
+    expect(/^ENTRYPOINT (.*)$/m.exec(runtime)?.[1]).toBe('["/usr/bin/tini", "--", "node", "dist/cli/main.js"]');
     expect(/^CMD (.*)$/m.exec(runtime)?.[1]).toBe('["serve", "--role", "bot"]');
     expect(runtime).toMatch(/apt-get install -y --no-install-recommends tini/);
   });

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { checkDrift, desiredStateHolds, CHANGED_REASON } from '../../src/domain/drift.js';
-import { OperationIntentSchema } from '../../src/domain/intent.js';
-import type { Plan } from '../../src/domain/plan.js';
-import type { PlannableIntent } from '../../src/domain/planner-kinds.js';
-import { planOperation } from '../../src/domain/planner.js';
-import type { Target } from '../../src/domain/target.js';
+import { checkDrift, desiredStateHolds, CHANGED_REASON } from '../../src/domain/planning/drift.js';
+import { OperationIntentSchema } from '../../src/domain/model/intent.js';
+import type { Plan } from '../../src/domain/model/plan.js';
+import type { PlannableIntent } from '../../src/domain/planning/kind-planners.js';
+import { planOperation } from '../../src/domain/planning/planner.js';
+import type { Target } from '../../src/domain/model/target.js';
 import { editSpec, flinkDeployment, writeStatus } from '../support/fixtures.js';
 
 const DEP: Target = { kind: 'FlinkDeployment', namespace: 'streaming-prod', name: 'orders-enricher' };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateEvidence, takeEventBaseline, type EvidenceKind } from '../../src/domain/evidence.js';
-import { applyMergePatch, type JsonRecord } from '../../src/domain/merge-patch.js';
-import { jobIdOf } from '../../src/domain/resource.js';
-import { planUndo } from '../../src/domain/undo.js';
+import { evaluateEvidence, takeEventBaseline, type EvidenceKind } from '../../src/domain/evidence/judge.js';
+import { applyMergePatch, type JsonRecord } from '../../src/domain/model/merge-patch.js';
+import { jobIdOf } from '../../src/domain/model/resource.js';
+import { planUndo } from '../../src/domain/planning/undo.js';
 import { editSpec, flinkDeployment, flinkSessionJob, intentOf, planFor, sessionCluster } from '../support/fixtures.js';
 import { DEP, judge, kubeEvent, metMap, NOW, SESSION_CLUSTER, SESSION_JOB, secondsAfter, settled, specPatchOf, SUBMITTED_AT, unmet, warning } from '../support/evidence-fixtures.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { summarize } from '../../src/domain/evidence.js';
-import type { JsonRecord } from '../../src/domain/merge-patch.js';
+import { summarize } from '../../src/domain/evidence/judge.js';
+import type { JsonRecord } from '../../src/domain/model/merge-patch.js';
 import { editSpec, flinkDeployment, flinkSessionJob, flinkStateSnapshot, planFor, reconciledSpecJson, writeStatus, type SnapshotOptions } from '../support/fixtures.js';
 import { DEP, judge, kubeEvent, metMap, SESSION_JOB, settled, specPatchOf, unmet, warning } from '../support/evidence-fixtures.js';
 

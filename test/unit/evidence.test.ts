@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { eventsAfter, summarize, takeEventBaseline, timedOutReport, type EvidenceKind } from '../../src/domain/evidence.js';
-import type { Plan } from '../../src/domain/plan.js';
+import { eventsAfter, summarize, takeEventBaseline, timedOutReport, type EvidenceKind } from '../../src/domain/evidence/judge.js';
+import type { Plan } from '../../src/domain/model/plan.js';
 import { editSpec, flinkDeployment, planFor, writeStatus } from '../support/fixtures.js';
 import { DEP, judge, kubeEvent, metMap, secondsAfter, settled, specPatchOf, SUBMITTED_AT, unmet, upgrading, warning } from '../support/evidence-fixtures.js';
 

@@ -1,9 +1,9 @@
 // Help and parser share one table: every documented verb, flag and example parses; nothing undocumented does.
 import { describe, expect, it } from 'vitest';
-import { parseCommand, type ParseContext } from '../../src/domain/command.js';
-import { FLAG_OWNERS, VERB_NAMES, argPlaceholder, verbSpec, type ValueKind, type Verb } from '../../src/domain/command-spec.js';
-import { helpText, usageLine } from '../../src/domain/help.js';
-import type { ParseResult } from '../../src/domain/intent.js';
+import { parseCommand, type ParseContext } from '../../src/domain/language/parse.js';
+import { FLAG_OWNERS, VERB_NAMES, argPlaceholder, verbSpec, type ValueKind, type Verb } from '../../src/domain/language/verbs.js';
+import { helpText, usageLine } from '../../src/domain/language/help.js';
+import type { ParseResult } from '../../src/domain/model/intent.js';
 
 const CTX: ParseContext = { defaultNamespace: 'analytics' };
 

@@ -7,7 +7,7 @@ import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { loadConfig } from '../../src/config.js';
-import { DEFAULT_COMMAND, isVerb } from '../../src/domain/command-spec.js';
+import { DEFAULT_COMMAND, isVerb } from '../../src/domain/language/verbs.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const manifest: unknown = parse(readFileSync(join(ROOT, 'manifest.yml'), 'utf8'));

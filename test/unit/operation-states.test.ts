@@ -16,8 +16,8 @@ import {
   type FromState,
   type OperationRecord,
   type OperationState,
-} from '../../src/domain/operation.js';
-import { OP_ID_PATTERN } from '../../src/domain/intent.js';
+} from '../../src/domain/model/operation.js';
+import { OP_ID_PATTERN } from '../../src/domain/model/intent.js';
 
 // SPEC §4's block, transcribed line by line (a line with two roles is split into two lines here).
 const SPEC_TRANSITIONS = `

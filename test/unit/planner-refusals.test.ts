@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { planOperation } from '../../src/domain/planner.js';
-import type { Target } from '../../src/domain/target.js';
+import { planOperation } from '../../src/domain/planning/planner.js';
+import type { Target } from '../../src/domain/model/target.js';
 import { PLAN_CONTEXT as CTX, flinkDeployment, flinkSessionJob, intentOf as intent, planFor as planned, refusalFor as refusal, sessionCluster } from '../support/fixtures.js';
 
 const NS = 'streaming-prod';

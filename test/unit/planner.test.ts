@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalDigest } from '../../src/domain/canonical.js';
-import { applyMergePatch } from '../../src/domain/merge-patch.js';
-import { planDigest, snapshotName } from '../../src/domain/planner.js';
-import { nameProblem, type Target } from '../../src/domain/target.js';
+import { canonicalDigest } from '../../src/domain/model/canonical.js';
+import { applyMergePatch } from '../../src/domain/model/merge-patch.js';
+import { planDigest, snapshotName } from '../../src/domain/planning/planner.js';
+import { nameProblem, type Target } from '../../src/domain/model/target.js';
 import { PLAN_CONTEXT as CTX, editSpec, flinkDeployment, flinkSessionJob, planFor as planned, writeStatus } from '../support/fixtures.js';
 
 const NS = 'streaming-prod';

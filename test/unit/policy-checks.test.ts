@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { CheckOutcome } from '../../src/domain/decision.js';
-import type { OperationIntent } from '../../src/domain/intent.js';
+import type { CheckOutcome } from '../../src/domain/model/decision.js';
+import type { OperationIntent } from '../../src/domain/model/intent.js';
 import { CHECK, effectiveUpgradeMode, formatAge, runChecks, type CheckInput } from '../../src/domain/policy/checks.js';
 
 const NOW = new Date('2025-06-02T10:00:00Z');

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { CheckResult } from '../../src/domain/decision.js';
-import type { IntentKind, UpgradeMode } from '../../src/domain/intent.js';
+import type { CheckResult } from '../../src/domain/model/decision.js';
+import type { IntentKind, UpgradeMode } from '../../src/domain/model/intent.js';
 import { canLock, canUnlock, checkRequest, evaluate, findNamespace } from '../../src/domain/policy/evaluate.js';
-import { approverGroups, GroupMembership } from '../../src/domain/policy/groups.js';
+import { approverGroups, GroupMembership } from '../../src/app/groups.js';
 import { inSchedule, type Schedule } from '../../src/domain/policy/schedule.js';
 import type { Policy } from '../../src/domain/policy/schema.js';
 import { validatePolicy } from '../../src/domain/policy/validate.js';

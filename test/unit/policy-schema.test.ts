@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { configValue, readFlinkConfig } from '../../src/domain/flink-config.js';
+import { configValue, readFlinkConfig } from '../../src/domain/model/flink-config.js';
 import { describePolicy } from '../../src/domain/policy/describe.js';
 import { globsOverlap, matchesGlob } from '../../src/domain/policy/glob.js';
 import { formatPath } from '../../src/domain/policy/schema.js';
 import { validatePolicy } from '../../src/domain/policy/validate.js';
-import { loadPolicyFile, parsePolicyText } from '../../src/policy/load.js';
+import { loadPolicyFile, parsePolicyText } from '../../src/app/policy-load.js';
 
 const EXAMPLE = new URL('../../examples/policy.yaml', import.meta.url);
 

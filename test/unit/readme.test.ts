@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { isVerb } from '../../src/domain/command-spec.js';
+import { isVerb } from '../../src/domain/language/verbs.js';
 import { createMetrics, METRIC_PREFIX } from '../../src/http/metrics.js';
 import { BLOCKS, currentBlock } from '../../scripts/gen-command-reference.js';
 
@@ -76,7 +76,7 @@ describe('the two commands', () => {
   it('are `npm ci && npm start` and `npm test`, and both scripts exist', () => {
     expect(text).toContain('```sh\nnpm ci && npm start\n```');
     expect(text).toContain('```sh\nnpm test\n```');
-    expect(pkg.scripts.start).toMatch(/src\/cli\.ts sandbox$/);
+    expect(pkg.scripts.start).toMatch(/src\/cli\/main\.ts sandbox$/);
     expect(pkg.scripts.test).toBeDefined();
   });
 });

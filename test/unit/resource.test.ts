@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyMergePatch, patchLeaves } from '../../src/domain/merge-patch.js';
+import { applyMergePatch, patchLeaves } from '../../src/domain/model/merge-patch.js';
 import {
   annotationsOf,
   generationOf,
@@ -17,8 +17,8 @@ import {
   statusErrorOf,
   taskManagerReplicasOf,
   upgradeModeOf,
-} from '../../src/domain/resource.js';
-import type { Target } from '../../src/domain/target.js';
+} from '../../src/domain/model/resource.js';
+import type { Target } from '../../src/domain/model/target.js';
 import { FIXTURE_EPOCH_MS, flinkDeployment, flinkSessionJob, flinkStateSnapshot, reconciledSpecJson, sessionCluster } from '../support/fixtures.js';
 
 const DEP: Target = { kind: 'FlinkDeployment', namespace: 'streaming-prod', name: 'orders-enricher' };

@@ -1,7 +1,7 @@
 // The sandbox's small parts: what people type encoded as Slack does, requests Bolt accepts, the CLI's arguments.
 import { isValidSlackRequest } from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
-import { parseCommand } from '../../src/domain/command.js';
+import { parseCommand } from '../../src/domain/language/parse.js';
 import { parseSandboxArgs, SANDBOX_POLICY } from '../../src/sandbox/sandbox.js';
 import { blockActionsBody, signedHeaders, slashCommandBody } from '../../src/sandbox/signing.js';
 import { encodeTyped } from '../../src/sandbox/workspace.js';

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { OperationIntentSchema, type OperationIntent } from '../../src/domain/intent.js';
-import { applyMergePatch } from '../../src/domain/merge-patch.js';
-import type { Plan } from '../../src/domain/plan.js';
-import type { PlannableIntent } from '../../src/domain/planner-kinds.js';
-import { planOperation, type PlanContext } from '../../src/domain/planner.js';
-import { planUndo, type UndoneOperation } from '../../src/domain/undo.js';
-import type { Target } from '../../src/domain/target.js';
+import { OperationIntentSchema, type OperationIntent } from '../../src/domain/model/intent.js';
+import { applyMergePatch } from '../../src/domain/model/merge-patch.js';
+import type { Plan } from '../../src/domain/model/plan.js';
+import type { PlannableIntent } from '../../src/domain/planning/kind-planners.js';
+import { planOperation, type PlanContext } from '../../src/domain/planning/planner.js';
+import { planUndo, type UndoneOperation } from '../../src/domain/planning/undo.js';
+import type { Target } from '../../src/domain/model/target.js';
 import type { KubeObject } from '../../src/sandbox/kube/store.js';
 import { editSpec, flinkDeployment, flinkSessionJob } from '../support/fixtures.js';
 

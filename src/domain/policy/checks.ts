@@ -1,7 +1,7 @@
 // The built-in checks of SPEC §6, computed from the live resource: each a named pass / warn / fail in plain words.
-import type { CheckResult } from '../decision.js';
-import { readFlinkConfig, type ConfigValue } from '../flink-config.js';
-import { UPGRADE_MODES, type OperationIntent, type UpgradeMode } from '../intent.js';
+import type { CheckResult } from '../model/decision.js';
+import { readFlinkConfig, type ConfigValue } from '../model/flink-config.js';
+import { UPGRADE_MODES, type OperationIntent, type UpgradeMode } from '../model/intent.js';
 
 export const CHECK = {
   notFrozen: 'not-frozen',

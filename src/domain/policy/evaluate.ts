@@ -1,8 +1,8 @@
 // Policy evaluation: the refusal preconditions of a request, and the decision (allow / needs-approval / deny) for a plan.
-import type { CheckResult, PolicyDecision, Requirement } from '../decision.js';
-import type { IntentKind, UpgradeMode } from '../intent.js';
+import type { CheckResult, PolicyDecision, Requirement } from '../model/decision.js';
+import type { IntentKind, UpgradeMode } from '../model/intent.js';
 import { isGlob, matchesAny, matchesGlob } from './glob.js';
-import { approverGroups, isRequester, type MembershipLookup } from './groups.js';
+import { approverGroups, isRequester, type MembershipLookup } from '../../app/groups.js';
 import { inSchedule, joinWords } from './schedule.js';
 import type { NamespaceEntry, Policy, Rule } from './schema.js';
 

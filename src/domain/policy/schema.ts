@@ -1,7 +1,7 @@
 // The policy file's shape (SPEC §6) as strict zod schemas, and zod issues turned into one path-named line each.
 import { z } from 'zod';
-import { parseDuration } from '../duration.js';
-import { INTENT_KINDS, UPGRADE_MODES, type IntentKind, type UpgradeMode } from '../intent.js';
+import { parseDuration } from '../model/duration.js';
+import { INTENT_KINDS, UPGRADE_MODES, type IntentKind, type UpgradeMode } from '../model/intent.js';
 import { globProblem } from './glob.js';
 import { DAYS, HHMM, isValidTimeZone, type Schedule } from './schedule.js';
 

@@ -1,8 +1,8 @@
 // Whole-policy validation: the strict schema plus the cross-checks a schema cannot express (SPEC §6).
 import { globsOverlap, isGlob, matchesGlob } from './glob.js';
 import { formatPath, issueLines, PolicySchema, type Policy } from './schema.js';
-import { INTENT_KINDS } from '../intent.js';
-import { namespaceProblem } from '../target.js';
+import { INTENT_KINDS } from '../model/intent.js';
+import { namespaceProblem } from '../model/target.js';
 
 export type ValidationResult =
   | { ok: true; policy: Policy; warnings: string[] }

@@ -1,5 +1,5 @@
 // Admission-time validation of the spec fields the bot writes, with kube-apiserver's wording for schema errors.
-import { nameProblem } from '../../domain/target.js';
+import { nameProblem } from '../../domain/model/target.js';
 import type { KubeObject, SimResource, Validator } from './store.js';
 
 type Cause = { field: string; message: string };

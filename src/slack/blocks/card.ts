@@ -1,6 +1,6 @@
 // The operation card (SPEC §7–§8): one message per operation, edited in place, naming its state exactly once.
-import { isTerminal, type OperationRecord, type OperationState } from '../../domain/operation.js';
-import { formatTarget } from '../../domain/target.js';
+import { isTerminal, type OperationRecord, type OperationState } from '../../domain/model/operation.js';
+import { formatTarget } from '../../domain/model/target.js';
 import { enforceLimits } from './limits.js';
 import { nextStep } from './next.js';
 import {

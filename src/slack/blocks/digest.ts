@@ -1,6 +1,6 @@
 // Incident digests (SPEC §8): the start and the end of an operation, mirrored into an incident channel.
-import type { OperationRecord } from '../../domain/operation.js';
-import { formatTarget } from '../../domain/target.js';
+import type { OperationRecord } from '../../domain/model/operation.js';
+import { formatTarget } from '../../domain/model/target.js';
 import { enforceLimits } from './limits.js';
 import { nextStep } from './next.js';
 import { entryReason, intentLine, lastStateEntry, readEvidence } from './parts.js';

@@ -1,5 +1,5 @@
 // History entries in words: commands (lock, unlock, cancel), notes such as `stuck`, and one line per entry for `op`.
-import type { HistoryEntry, OperationRecord } from '../../domain/operation.js';
+import type { HistoryEntry, OperationRecord } from '../../domain/model/operation.js';
 import { detailText, entryCriteria, entryReason } from './parts.js';
 import { escapeKeepMentions, escapeText, oneLine, plural, slackDate, who } from './text.js';
 

@@ -1,6 +1,6 @@
 // The `op <id>` answer: one operation in full — intent, plan, checks, approvals, evidence and its whole history.
-import type { OperationRecord } from '../../domain/operation.js';
-import { formatTarget } from '../../domain/target.js';
+import type { OperationRecord } from '../../domain/model/operation.js';
+import { formatTarget } from '../../domain/model/target.js';
 import { historyLine } from './entries.js';
 import { enforceLimits } from './limits.js';
 import {
@@ -14,7 +14,7 @@ import {
   reasonLines,
   requirementLines,
 } from './parts.js';
-import { formatObserved } from '../../domain/evidence-report.js';
+import { formatObserved } from '../../domain/evidence/report.js';
 import {
   channelRef,
   context,

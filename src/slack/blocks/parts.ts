@@ -1,12 +1,12 @@
 // Pieces several messages share: the intent in words, the diff, checks, approvals, evidence and why a state was reached.
-import { tally } from '../../domain/approval.js';
-import type { Approval, CheckOutcome, CheckResult, PolicyDecision, Requirement } from '../../domain/decision.js';
-import { summarize } from '../../domain/evidence-report.js';
-import type { Criterion, EvidenceVerdict } from '../../domain/evidence-types.js';
-import type { OperationIntent } from '../../domain/intent.js';
-import type { HistoryEntry, OperationRecord } from '../../domain/operation.js';
-import type { FieldChange, Plan } from '../../domain/plan.js';
-import { formatTarget } from '../../domain/target.js';
+import { tally } from '../../domain/policy/approval.js';
+import type { Approval, CheckOutcome, CheckResult, PolicyDecision, Requirement } from '../../domain/model/decision.js';
+import { summarize } from '../../domain/evidence/report.js';
+import type { Criterion, EvidenceVerdict } from '../../domain/evidence/types.js';
+import type { OperationIntent } from '../../domain/model/intent.js';
+import type { HistoryEntry, OperationRecord } from '../../domain/model/operation.js';
+import type { FieldChange, Plan } from '../../domain/model/plan.js';
+import { formatTarget } from '../../domain/model/target.js';
 import { either, escapeKeepMentions, escapeText, formatValue, oneLine, plural, slackDate, who } from './text.js';
 
 type Obj = Record<string, unknown>;

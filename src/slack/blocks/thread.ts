@@ -1,9 +1,9 @@
 // Thread replies (SPEC §8): one per milestone of an operation, each carrying the operation id.
-import { tally } from '../../domain/approval.js';
-import { formatObserved } from '../../domain/evidence-report.js';
-import type { Criterion } from '../../domain/evidence-types.js';
-import type { HistoryEntry, OperationRecord, OperationState } from '../../domain/operation.js';
-import type { FieldChange } from '../../domain/plan.js';
+import { tally } from '../../domain/policy/approval.js';
+import { formatObserved } from '../../domain/evidence/report.js';
+import type { Criterion } from '../../domain/evidence/types.js';
+import type { HistoryEntry, OperationRecord, OperationState } from '../../domain/model/operation.js';
+import type { FieldChange } from '../../domain/model/plan.js';
 import { enforceLimits } from './limits.js';
 import { describeCommand, describeNote } from './entries.js';
 import { detailText, diffLines, entryCriteria, entryReason, readEvidence, reasonLines, stillNeeded } from './parts.js';

@@ -1,10 +1,10 @@
 // What the query answers show: plain data the bot gathers and the renderers turn into Block Kit.
-import type { Criterion, EvidenceVerdict } from '../../domain/evidence-types.js';
-import type { PolicyDecision } from '../../domain/decision.js';
-import type { OperationIntent } from '../../domain/intent.js';
-import type { OperationRecord } from '../../domain/operation.js';
-import type { Plan } from '../../domain/plan.js';
-import type { Target } from '../../domain/target.js';
+import type { Criterion, EvidenceVerdict } from '../../domain/evidence/types.js';
+import type { PolicyDecision } from '../../domain/model/decision.js';
+import type { OperationIntent } from '../../domain/model/intent.js';
+import type { OperationRecord } from '../../domain/model/operation.js';
+import type { Plan } from '../../domain/model/plan.js';
+import type { Target } from '../../domain/model/target.js';
 
 /** A Slack message as sent: fallback text (always carries the op id when about one) and blocks. */
 export interface SlackMessage {

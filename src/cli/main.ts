@@ -1,0 +1,95 @@
+// flink-chatops: the one executable. Subcommands dispatch to their modules; bad usage exits 1 with a message.
+import { loadConfig, ROLES, type Role } from '../config.js';
+
+const USAGE = `flink-chatops — operate Apache Flink jobs on Kubernetes from Slack
+
+Usage:
+  flink-chatops serve [--role bot|worker|all]     run the bot and/or worker against Slack, Redis and a cluster
+  flink-chatops sandbox [--speed fast|realistic]  run everything locally with a Slack-like page (npm start)
+  flink-chatops sim-cluster [--port N] [--seed demo] [--speed fast|realistic]
+                                                  run the simulated Kubernetes API server and Flink operator
+  flink-chatops check-policy FILE                 validate a policy file and print what it allows
+  flink-chatops --help                            this text
+
+Configuration comes from the environment (see README.md).`;
+
+export type SubcommandHandler = (args: string[]) => Promise<number>;
+
+/** Parses `--name value` and `--flag` arguments; unknown ones are reported, not ignored. */
+export function parseArgs(
+  args: string[],
+  spec: Record<string, 'value' | 'flag'>,
+): { ok: true; values: Record<string, string | true>; positional: string[] } | { ok: false; message: string } {
+  const values: Record<string, string | true> = {};
+  const positional: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (!arg.startsWith('--')) {
+      positional.push(arg);
+      continue;
+    }
+    const [name, inline] = arg.slice(2).split('=', 2) as [string, string | undefined];
+    const kind = spec[name];
+    if (!kind) return { ok: false, message: `unknown option --${name}` };
+    if (kind === 'flag') {
+      values[name] = true;
+      continue;
+    }
+    const value = inline ?? args[++i];
+    if (value === undefined || value.startsWith('--')) return { ok: false, message: `--${name} needs a value` };
+    values[name] = value;
+  }
+  return { ok: true, values, positional };
+}
+
+const serve: SubcommandHandler = async (args) => {
+  const parsed = parseArgs(args, { role: 'value' });
+  if (!parsed.ok) return usageError(parsed.message);
+  const role = (parsed.values.role ?? 'all') as string;
+  if (!(ROLES as readonly string[]).includes(role)) return usageError(`--role must be one of ${ROLES.join(', ')}`);
+  const loaded = loadConfig(process.env, role as Role);
+  if (!loaded.ok) {
+    process.stderr.write(`flink-chatops serve: configuration problems:\n${loaded.problems.map((p) => `  ${p}`).join('\n')}\n`);
+    return 1;
+  }
+  return (await import('../roles/serve.js')).serve(role as Role, loaded.config);
+};
+
+const SUBCOMMANDS: Record<string, () => Promise<SubcommandHandler>> = {
+  serve: async () => serve,
+  sandbox: async () => (await import('../sandbox/sandbox.js')).runSandbox,
+  'sim-cluster': async () => (await import('../sandbox/sim-cluster-cli.js')).simClusterCommand,
+  'check-policy': async () => (await import('./check-policy.js')).handler,
+};
+
+function usageError(message: string): number {
+  process.stderr.write(`flink-chatops: ${message}\n\n${USAGE}\n`);
+  return 1;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return sub === undefined ? 1 : 0;
+  }
+  const load = SUBCOMMANDS[sub];
+  if (!load) return usageError(`unknown subcommand "${sub}"`);
+  const handler = await load();
+  return handler(rest);
+}
+
+/** Runs the CLI as a process: sets the exit code, never prints a stack trace. */
+export function run(argv: string[]): void {
+  main(argv).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`flink-chatops: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}
+
+if (process.argv[1] !== undefined && /[/\\]cli\.(ts|js)$/.test(process.argv[1])) run(process.argv.slice(2));

@@ -1,0 +1,316 @@
+// Parses /flink command text into an operation intent, a query, a command or a reply; never throws.
+import { CommandSchema, OperationIntentSchema, QuerySchema, type OperationIntent, type ParseResult, type UpgradeMode } from '../model/intent.js';
+import type { Target } from '../model/target.js';
+import {
+  DEFAULT_COMMAND,
+  FLAG_OWNERS,
+  HELP_FLAG,
+  VERB_NAMES,
+  VERB_SYNONYMS,
+  argPlaceholder,
+  flagSyntax,
+  isVerb,
+  usageLine,
+  verbSpec,
+  type BoundKey,
+  type FlagSpec,
+  type Verb,
+  type VerbSpec,
+} from './verbs.js';
+import { checkValue, show, type Env } from './values.js';
+import { nearest } from './suggest.js';
+import { tokenize, unwrapLinks, type Token } from './tokenize.js';
+
+export { usageLine } from './verbs.js';
+
+export interface ParseContext {
+  /** The channel's default namespace from the policy; bare target names use it. */
+  defaultNamespace?: string;
+  /** The slash command as configured (`SLACK_COMMAND`), used in usage lines. */
+  command?: string;
+}
+
+/** What the arguments and flags of one command bound to, before the intent is built. */
+interface BoundValues extends Record<BoundKey, unknown> {
+  target: Target;
+  namespace: string;
+  verb: Verb;
+  opId: string;
+  parallelism: number;
+  limit: number;
+  mode: UpgradeMode;
+  image: string;
+  from: string;
+  reason: string;
+  incidentChannels: string[];
+  public: boolean;
+  allowNonRestoredState: boolean;
+  command: OperationIntent;
+}
+type Bound = Partial<BoundValues> & Pick<BoundValues, 'incidentChannels' | 'public' | 'allowNonRestoredState'>;
+type Reply = Extract<ParseResult, { type: 'reply' }>;
+type Binding = { ok: true; bound: Bound } | { ok: false; reply: Reply };
+
+const BOOLEAN_WORDS = /^(true|false|yes|no|on|off)$/i;
+const OPERATION_VERBS = VERB_NAMES.filter((v) => verbSpec(v).group === 'operation');
+const OPERATION_SYNONYMS = Object.fromEntries(Object.entries(VERB_SYNONYMS).filter(([, v]) => OPERATION_VERBS.includes(v)));
+
+/** Drops undefined fields so results compare exactly and match what the schemas produce. */
+function defined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
+const common = (b: Bound) => defined({ reason: b.reason, incidentChannels: b.incidentChannels });
+const q = (query: Extract<ParseResult, { type: 'query' }>['query']): ParseResult => ({ type: 'query', query });
+const op = (intent: OperationIntent): ParseResult => ({ type: 'intent', intent });
+const cmd = (command: Extract<ParseResult, { type: 'command' }>['command']): ParseResult => ({ type: 'command', command });
+
+// Required arguments are guaranteed by bind(); `!` marks where, and finish() re-checks with the schemas.
+const BUILDERS = {
+  help: (b) => q(defined({ kind: 'help', verb: b.verb, public: b.public })),
+  status: (b) => q({ kind: 'status', target: b.target!, public: b.public }),
+  list: (b) => q(defined({ kind: 'list', namespace: b.namespace, public: b.public })),
+  ops: (b) => q(defined({ kind: 'ops', target: b.target, limit: b.limit ?? 10, public: b.public })),
+  op: (b) => q({ kind: 'op', opId: b.opId!, public: b.public }),
+  explain: (b) => q({ kind: 'explain', intent: b.command!, public: b.public }),
+  locks: (b) => q({ kind: 'locks', public: b.public }),
+  suspend: (b) => op(defined({ kind: 'suspend', target: b.target!, mode: b.mode, ...common(b) })),
+  resume: (b) => op({ kind: 'resume', target: b.target!, ...common(b) }),
+  restart: (b) => op({ kind: 'restart', target: b.target!, ...common(b) }),
+  scale: (b) => op({ kind: 'scale', target: b.target!, parallelism: b.parallelism!, ...common(b) }),
+  upgrade: (b) => op(defined({ kind: 'upgrade', target: b.target!, image: b.image!, mode: b.mode, ...common(b) })),
+  savepoint: (b) => op({ kind: 'savepoint', target: b.target!, ...common(b) }),
+  restore: (b) =>
+    op({ kind: 'restore', target: b.target!, from: b.from!, allowNonRestoredState: b.allowNonRestoredState, ...common(b) }),
+  undo: (b) => op({ kind: 'undo', opId: b.opId!, ...common(b) }),
+  cancel: (b) => cmd({ kind: 'cancel', opId: b.opId! }),
+  lock: (b) => cmd({ kind: 'lock', target: b.target!, reason: b.reason! }),
+  unlock: (b) => cmd({ kind: 'unlock', target: b.target! }),
+} satisfies Record<Verb, (b: Bound) => ParseResult>;
+
+/**
+ * The command language of SPEC §3. Repeated flags: `--incident` accumulates (duplicates dropped); a switch
+ * may repeat; any other flag may repeat only with the same value, else it is refused naming the flag (a
+ * silent last-wins could run `--mode stateless` when the person also wrote `--mode savepoint`).
+ */
+export function parseCommand(text: string, ctx: ParseContext): ParseResult {
+  const env: Env = { ctx, command: ctx.command ?? DEFAULT_COMMAND };
+  const tokenized = tokenize(text);
+  if (!tokenized.ok) {
+    const first = text.trim().split(/\s+/, 1)[0]?.toLowerCase() ?? '';
+    return refuse(env, isVerb(first) ? first : undefined, tokenized.message);
+  }
+  let tokens = tokenized.tokens;
+  // Slack strips the command; a person pasting "/flink status x" into the text still means "status x".
+  const head = tokens[0];
+  if (head?.type === 'word' && head.text.toLowerCase() === env.command.toLowerCase()) tokens = tokens.slice(1);
+  return parseTokens(tokens, env);
+}
+
+function parseTokens(tokens: readonly Token[], env: Env): ParseResult {
+  const [first, ...rest] = tokens;
+  if (first === undefined) return q({ kind: 'help', public: false });
+  if (first.type === 'flag') {
+    if (first.name === HELP_FLAG) return q({ kind: 'help', public: false });
+    return refuse(env, undefined, `start with a command word, e.g. \`${env.command} status <target>\`; ${show(first.raw)} is an option`);
+  }
+  const word = unwrapLinks(first.text).toLowerCase();
+  if (!isVerb(word)) return unknownVerb(env, first.text, VERB_NAMES, VERB_SYNONYMS, 'command');
+  if (rest.some((t) => t.type === 'flag' && t.name === HELP_FLAG)) return q({ kind: 'help', verb: word, public: false });
+  if (word === 'explain') return parseExplain(rest, env);
+  const binding = bind(word, rest, env);
+  return binding.ok ? finish(BUILDERS[word](binding.bound)) : binding.reply;
+}
+
+/** `explain <operation command…> [--public]`: --public is explain's; everything else is the inner command's. */
+function parseExplain(tokens: readonly Token[], env: Env): ParseResult {
+  let isPublic = false;
+  const inner: Token[] = [];
+  for (const [i, t] of tokens.entries()) {
+    if (t.type === 'flag' && t.name === 'public') {
+      const problem = switchProblem(t, tokens[i + 1]);
+      if (problem !== undefined) return refuse(env, 'explain', problem);
+      isPublic = true;
+    } else inner.push(t);
+  }
+  const [first, ...rest] = inner;
+  if (first === undefined) return refuse(env, 'explain', 'explain needs the operation command to explain');
+  if (first.type === 'flag') return refuse(env, 'explain', `explain needs an operation command first; ${show(first.raw)} is an option`);
+  const word = unwrapLinks(first.text).toLowerCase();
+  if (!isVerb(word)) return unknownVerb(env, first.text, OPERATION_VERBS, OPERATION_SYNONYMS, 'operation', 'explain');
+  if (verbSpec(word).group !== 'operation') {
+    const problem = `explain works on operation commands (${OPERATION_VERBS.join(', ')}); \`${word}\` is a ${verbSpec(word).group}`;
+    return refuse(env, 'explain', problem);
+  }
+  const binding = bind(word, rest, env);
+  if (!binding.ok) return binding.reply;
+  const explained = finish(BUILDERS[word](binding.bound));
+  if (explained.type !== 'intent') return explained;
+  return finish(BUILDERS.explain({ command: explained.intent, public: isPublic, incidentChannels: [], allowNonRestoredState: false }));
+}
+
+function unknownVerb(
+  env: Env,
+  word: string,
+  candidates: readonly Verb[],
+  synonyms: Readonly<Record<string, string>>,
+  what: 'command' | 'operation',
+  usageVerb?: Verb,
+): Reply {
+  const suggestion = nearest(word, candidates, synonyms) as Verb | undefined;
+  if (suggestion !== undefined) {
+    return refuse(env, usageVerb ?? suggestion, `unknown ${what} ${show(word)}; did you mean \`${suggestion}\`?`, suggestion);
+  }
+  return refuse(env, usageVerb, `unknown ${what} ${show(word)}; the ${what}s are ${candidates.join(', ')}`);
+}
+
+/** A switch given a value: `--public=yes`, or `--public true` (which would otherwise be an odd positional). */
+function switchProblem(flag: Extract<Token, { type: 'flag' }>, next: Token | undefined): string | undefined {
+  const valued = flag.value !== undefined || (next?.type === 'word' && !next.quoted && BOOLEAN_WORDS.test(next.text));
+  return valued ? `--${flag.name} takes no value; write just --${flag.name} (leave it out for the default)` : undefined;
+}
+
+interface Positional {
+  text: string;
+  /** Set when this word followed an unquoted free-text value: probably the rest of an unquoted --reason. */
+  spill?: { flag: string; words: string[] };
+}
+
+function bind(verb: Verb, tokens: readonly Token[], env: Env): Binding {
+  const spec = verbSpec(verb);
+  const positionals: Positional[] = [];
+  const given = new Map<FlagSpec, string[]>();
+  let spill: Positional['spill'];
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i] as Token;
+    if (t.type === 'word') {
+      spill?.words.push(t.text);
+      positionals.push({ text: t.text, spill });
+      continue;
+    }
+    spill = undefined;
+    const flag = spec.flags.find((f) => f.name === t.name);
+    if (flag === undefined) return { ok: false, reply: unknownFlag(env, verb, spec, t) };
+    if (flag.kind === 'switch') {
+      const problem = switchProblem(t, tokens[i + 1]);
+      if (problem !== undefined) return { ok: false, reply: refuse(env, verb, problem) };
+      given.set(flag, ['']);
+      continue;
+    }
+    let value = t.value;
+    let quoted = t.quoted;
+    if (value === undefined) {
+      const next = tokens[i + 1];
+      if (next?.type !== 'word') return { ok: false, reply: refuse(env, verb, `--${flag.name} needs a value: ${flagSyntax(flag)}`) };
+      value = next.text;
+      quoted = next.quoted;
+      i++;
+    }
+    if (flag.kind === 'text' && !quoted) spill = { flag: flag.name, words: [value] };
+    given.set(flag, [...(given.get(flag) ?? []), value]);
+  }
+  const bound: Bound = { incidentChannels: [], public: false, allowNonRestoredState: false };
+  const args = bindArgs(verb, spec, positionals, bound, env);
+  if (args !== undefined) return { ok: false, reply: args };
+  for (const flag of spec.flags) {
+    const values = given.get(flag);
+    if (values === undefined) {
+      if (flag.required) return { ok: false, reply: refuse(env, verb, `${verb} needs ${flagSyntax(flag)}`) };
+      continue;
+    }
+    const problem = bindFlag(flag, values, bound, env);
+    if (problem !== undefined) return { ok: false, reply: refuse(env, verb, problem.message, problem.suggestion) };
+  }
+  return { ok: true, bound };
+}
+
+function bindArgs(verb: Verb, spec: VerbSpec, positionals: readonly Positional[], bound: Bound, env: Env): Reply | undefined {
+  if (positionals.length > spec.args.length) {
+    const spilled = positionals.find((p) => p.spill !== undefined)?.spill;
+    if (spilled !== undefined) {
+      const words = Array.from(spilled.words.join(' '));
+      const text = words.length > 60 ? `${words.slice(0, 60).join('')}…` : words.join('');
+      return refuse(env, verb, `--${spilled.flag} takes one word unless quoted; write \`--${spilled.flag} "${text}"\``);
+    }
+    const extra = positionals[spec.args.length]?.text ?? '';
+    const dashHint = /^-[a-z]/i.test(extra) ? `; options start with two dashes (-${extra})` : '';
+    const takes = spec.args.length === 0 ? `${verb} takes no arguments` : `${verb} takes ${spec.args.map(argPlaceholder).join(' ')}`;
+    return refuse(env, verb, `unexpected ${show(extra)}: ${takes}${dashHint}`);
+  }
+  for (const [k, arg] of spec.args.entries()) {
+    const p = positionals[k];
+    if (p === undefined) {
+      if (arg.required) return refuse(env, verb, `${verb} needs ${argPlaceholder(arg)}`);
+      continue;
+    }
+    const checked = checkValue(arg.kind, p.text, env, argPlaceholder(arg).replace(/^<(.*)>$/, '$1'));
+    if (!checked.ok) return refuse(env, verb, checked.message, checked.suggestion);
+    (bound as Record<BoundKey, unknown>)[arg.key] = checked.value;
+  }
+  return undefined;
+}
+
+function bindFlag(flag: FlagSpec, values: readonly string[], bound: Bound, env: Env): { message: string; suggestion?: string } | undefined {
+  const checkedValues: unknown[] = [];
+  for (const value of values) {
+    const checked = checkValue(flag.kind, value, env, `--${flag.name}`);
+    if (!checked.ok) return checked;
+    if (!checkedValues.includes(checked.value)) checkedValues.push(checked.value);
+  }
+  if (flag.repeatable) {
+    (bound as Record<BoundKey, unknown>)[flag.key] = checkedValues;
+    return undefined;
+  }
+  if (checkedValues.length > 1) {
+    const shown = values.map((v) => show(v, 30)).join(', ');
+    return { message: `--${flag.name} was given ${values.length} times with different values (${shown}); give it once` };
+  }
+  (bound as Record<BoundKey, unknown>)[flag.key] = checkedValues[0];
+  return undefined;
+}
+
+function unknownFlag(env: Env, verb: Verb, spec: VerbSpec, t: Extract<Token, { type: 'flag' }>): Reply {
+  const owners = FLAG_OWNERS.get(t.name);
+  if (owners !== undefined) {
+    const list = owners.length <= 3 ? owners.join(', ') : `${owners.slice(0, 3).join(', ')} and others`;
+    return refuse(env, verb, `--${t.name} is not an option of ${verb}; it belongs to ${list}`);
+  }
+  const names = spec.flags.map((f) => f.name);
+  const suggestion = nearest(t.name, names);
+  if (suggestion !== undefined) {
+    return refuse(env, verb, `unknown option ${show(t.raw)} for ${verb}; did you mean --${suggestion}?`, `--${suggestion}`);
+  }
+  const options = names.length === 0 ? `${verb} takes no options` : `its options are ${names.map((n) => `--${n}`).join(', ')}`;
+  return refuse(env, verb, `unknown option ${show(t.raw)} for ${verb}; ${options}`);
+}
+
+/** Every refusal says what was wrong and shows the usage of the verb it concerns. */
+function refuse(env: Env, verb: Verb | undefined, problem: string, suggestion?: string): Reply {
+  const message = `${problem}\nUsage: \`${usageLine(verb ?? '', env.command)}\``;
+  return suggestion === undefined ? { type: 'reply', message } : { type: 'reply', message, suggestion };
+}
+
+/** The schemas have the last word, so nothing that leaves the parser can be malformed. */
+function finish(result: ParseResult): ParseResult {
+  switch (result.type) {
+    case 'intent': {
+      const parsed = OperationIntentSchema.safeParse(result.intent);
+      return parsed.success ? { type: 'intent', intent: parsed.data } : malformed(parsed.error.issues);
+    }
+    case 'query': {
+      const parsed = QuerySchema.safeParse(result.query);
+      return parsed.success ? { type: 'query', query: parsed.data } : malformed(parsed.error.issues);
+    }
+    case 'command': {
+      const parsed = CommandSchema.safeParse(result.command);
+      return parsed.success ? { type: 'command', command: parsed.data } : malformed(parsed.error.issues);
+    }
+    default:
+      return result;
+  }
+}
+
+function malformed(issues: readonly { path: readonly PropertyKey[]; message: string }[]): Reply {
+  const issue = issues[0];
+  return { type: 'reply', message: `that command is not well-formed: ${issue?.path.map(String).join('.') ?? ''} ${issue?.message ?? ''}`.trim() };
+}

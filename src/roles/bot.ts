@@ -1,0 +1,166 @@
+// The bot role's composition root: Redis, stores, queue, Kubernetes client, policy source, Slack ports, the notifier
+// and the Bolt app.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { App, CustomRoute } from '@slack/bolt';
+import type { Redis } from 'ioredis';
+import { ApprovalService } from '../app/approvals.js';
+import { FreezeCommands } from '../app/commands.js';
+import { MembershipSource, type BotDeps } from '../app/context.js';
+import { OperationService } from '../app/operations.js';
+import { PolicyFileSource, type PolicyProvider } from '../app/policy-source.js';
+import type { Enqueuer, Responder } from '../app/ports.js';
+import { QueryService } from '../app/queries.js';
+import { ClientNodeFlinkClient, loadKubeConfig } from '../kube/client-node.js';
+import type { FlinkClient } from '../kube/flink-client.js';
+import { redactUrl, type Config } from '../config.js';
+import { createLogger, type Logger } from '../log.js';
+import { OperationQueue, producerConnection } from '../queue/queue.js';
+import { Sweep, SWEEP_INTERVAL_MS } from '../worker/sweep.js';
+import { FreezeStore } from '../store/freezes.js';
+import { LeaseStore } from '../store/locks.js';
+import { OperationStore } from '../store/operations.js';
+import { createBotApp } from '../slack/app.js';
+import type { HandlerDeps } from '../slack/command-handler.js';
+import type { SlackCallObserver } from '../slack/instrument.js';
+import { createNotifierClient, Notifier } from '../notifier/notifier.js';
+import { SlackCardPoster } from '../slack/card-poster.js';
+import { createSlackClient, FetchResponder, resolveBotIdentity, usergroupMembers, type BotIdentity, type WebClient } from '../slack/slack-ports.js';
+
+export interface BotOverrides {
+  logger?: Logger;
+  /** ms; policy schedules, expiry and record times (tests inject a fixed day). */
+  now?: () => number;
+  random?: (size: number) => Uint8Array;
+  /** A kubeconfig file other than `config.kubeconfig`. */
+  kubeconfigPath?: string;
+  kube?: FlinkClient;
+  policy?: PolicyProvider;
+  /** Instead of the BullMQ queue. */
+  enqueuer?: Enqueuer;
+  responder?: Responder;
+  customRoutes?: CustomRoute[];
+  onAck?: (seconds: number) => void;
+  onKubeCall?: (call: { method: string; resource: string; status: number }) => void;
+  /** Observes every Slack Web API call of this role (metrics). */
+  onSlackCall?: SlackCallObserver;
+  /** The interface the HTTP receiver listens on (default: all; the sandbox keeps it on loopback). */
+  host?: string;
+  /** false: no sweep in this process (tests that drive the sweep themselves). */
+  sweep?: boolean;
+  /** false: no notifier in this process (card edits, thread replies and digests are then another process's job). */
+  notifier?: boolean;
+  /** The notifier's consumer name; default `<hostname>-<pid>`, so a restarted pod first finishes its own entries. */
+  consumer?: string;
+}
+
+export interface RunningBot {
+  /** `http://127.0.0.1:<port>/slack/events` in HTTP mode. */
+  url?: string;
+  port?: number;
+  app: App;
+  identity: BotIdentity;
+  deps: BotDeps;
+  redis: Redis;
+  client: WebClient;
+  close(): Promise<void>;
+}
+
+/** Starts the Slack side of the bot role; everything it opened is closed by `close()`, in reverse order. */
+export async function startBot(config: Config, overrides: BotOverrides = {}): Promise<RunningBot> {
+  const logger = overrides.logger ?? createLogger(config.logLevel);
+  const now = overrides.now ?? Date.now;
+  const closers: (() => Promise<unknown>)[] = [];
+  const close = async (): Promise<void> => {
+    for (const fn of closers.reverse()) await fn().catch((error: unknown) => logger.warn({ err: error }, 'error while closing the bot'));
+  };
+  try {
+    const redis = producerConnection(config.redis.url);
+    closers.push(async () => redis.quit());
+    const client = createSlackClient(config, { logger, ...(overrides.onSlackCall ? { onCall: overrides.onSlackCall } : {}) });
+    const identity = await resolveBotIdentity(client);
+    const queue = overrides.enqueuer ? undefined : new OperationQueue({ connection: redis, prefix: config.redis.prefix });
+    if (queue) closers.push(() => queue.close());
+    const deps = botDeps(config, { ...overrides, logger, now }, redis, client, queue);
+    const handlers: HandlerDeps = {
+      operations: new OperationService(deps, identity.botName),
+      approvals: new ApprovalService(deps),
+      freezes: new FreezeCommands(deps),
+      queries: new QueryService(deps),
+      policy: deps.policy,
+      responder: overrides.responder ?? new FetchResponder(),
+      command: config.slack.command,
+      logger,
+      now,
+      ...(overrides.onAck ? { onAck: overrides.onAck } : {}),
+    };
+    if (overrides.notifier !== false) {
+      // Started before the app and so stopped after it: updates of the last requests still go out.
+      const notifier = await startNotifier(config, deps, redis, overrides.consumer, overrides.onSlackCall);
+      closers.push(() => notifier.stop());
+    }
+    if (queue && overrides.sweep !== false) {
+      // SPEC §9: every process sweeps (expiry, lost jobs); the sweep's effects are idempotent across replicas.
+      const sweep = new Sweep({ store: deps.store, queue, leases: deps.leases, logger, now });
+      sweep.start(SWEEP_INTERVAL_MS);
+      closers.push(async () => sweep.stop());
+    }
+    const app = createBotApp({ config, identity, handlers, logger, ...(overrides.customRoutes ? { customRoutes: overrides.customRoutes } : {}) });
+    const started = await (overrides.host && !config.slack.socketMode ? app.start({ port: config.port, host: overrides.host }) : app.start(config.port));
+    closers.push(() => app.stop());
+    const port = config.slack.socketMode ? undefined : ((started as Server).address() as AddressInfo).port;
+    const url = port === undefined ? undefined : `http://127.0.0.1:${port}/slack/events`;
+    logger.info({ port, socketMode: config.slack.socketMode, redis: redactUrl(config.redis.url), bot: identity.botUserId }, 'bot started');
+    return { ...(url ? { url, port } : {}), app, identity, deps, redis, client, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+async function startNotifier(config: Config, deps: BotDeps, redis: Redis, consumer?: string, onSlackCall?: SlackCallObserver): Promise<Notifier> {
+  const notifier = new Notifier({
+    redis,
+    prefix: config.redis.prefix,
+    store: deps.store,
+    client: createNotifierClient(config, { logger: deps.logger, ...(onSlackCall ? { onCall: onSlackCall } : {}) }),
+    consumer: consumer ?? `${hostname()}-${process.pid}`,
+    command: config.slack.command,
+    logger: deps.logger,
+    now: deps.now,
+  });
+  await notifier.start();
+  return notifier;
+}
+
+function botDeps(
+  config: Config,
+  o: BotOverrides & { logger: Logger; now: () => number },
+  redis: Redis,
+  client: WebClient,
+  queue: OperationQueue | undefined,
+): BotDeps {
+  const prefix = config.redis.prefix;
+  const kube =
+    o.kube ?? new ClientNodeFlinkClient(loadKubeConfig(o.kubeconfigPath ?? config.kubeconfig), o.onKubeCall ? { onCall: o.onKubeCall } : {});
+  const enqueuer: Enqueuer = o.enqueuer ?? {
+    enqueue: async (opId, revision) => {
+      await (queue as OperationQueue).enqueue(opId, revision);
+    },
+  };
+  return {
+    store: new OperationStore(redis, { prefix, now: o.now }),
+    freezes: new FreezeStore(redis, { prefix, now: o.now }),
+    leases: new LeaseStore(redis, { prefix, now: o.now }),
+    kube,
+    policy: o.policy ?? new PolicyFileSource(config.policyFile),
+    membership: new MembershipSource(usergroupMembers(client), o.now),
+    enqueuer,
+    cards: new SlackCardPoster(client, config.slack.command, o.now),
+    logger: o.logger,
+    now: o.now,
+    random: o.random ?? ((size) => randomBytes(size)),
+  };
+}
