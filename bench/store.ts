@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { newOperationId, type ActorRole, type OperationState } from '../src/domain/model/operation.js';
-import type { OperationIntent } from '../src/domain/model/intent.js';
+import type { OperationIntent } from '../src/domain/kinds/index.js';
 import type { Target } from '../src/domain/model/target.js';
 import { redactUrl } from '../src/config.js';
 import { OperationStore } from '../src/store/operations.js';

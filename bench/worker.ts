@@ -13,7 +13,7 @@ import { CustomObjectsApi } from '@kubernetes/client-node';
 import { Redis } from 'ioredis';
 import { assess } from '../src/app/assess.js';
 import { loadConfig, redactUrl } from '../src/config.js';
-import type { OperationIntent } from '../src/domain/model/intent.js';
+import type { OperationIntent } from '../src/domain/kinds/index.js';
 import { isTerminal, newOperationId, TERMINAL_STATES } from '../src/domain/model/operation.js';
 import type { Target } from '../src/domain/model/target.js';
 import { ClientNodeFlinkClient, loadKubeConfig } from '../src/kube/client-node.js';

@@ -1,4 +1,4 @@
-// Renders README.md's generated blocks: the command reference from the parser's schema (src/domain/command-spec.ts)
+// Renders README.md's generated blocks: the command reference from the parser's schema (src/domain/language/verbs.ts and the kind modules in src/domain/kinds/)
 // and the example policy (examples/policy.yaml). `npm run docs:commands` writes them; `-- --check` only compares.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -63,7 +63,7 @@ const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.slice(1
 /** The whole command reference, in help order, grouped as `help` groups it. */
 export function renderCommandReference(command: string = DEFAULT_COMMAND): string {
   const lines = [
-    GENERATED_NOTE('src/domain/command-spec.ts'),
+    GENERATED_NOTE('src/domain/language/verbs.ts and the kind modules in src/domain/kinds/'),
     '',
     `Write \`${usageLine('', command)}\`. A target is ${VALUE_KINDS.target.description}. Quote values that have spaces.`,
     `\`${command} help\` shows this in Slack; \`${command} help <verb>\` or \`--${HELP_FLAG}\` after any command shows one command.`,

@@ -51,6 +51,7 @@ const EnvSchema = z.object({
   LEASE_TTL: duration('LEASE_TTL', '30s'),
   VERIFY_TIMEOUT: duration('VERIFY_TIMEOUT', '10m'),
   VERIFY_TIMEOUT_SAVEPOINT: duration('VERIFY_TIMEOUT_SAVEPOINT', '15m'),
+  FAILURE_GRACE: duration('FAILURE_GRACE', '2m'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -72,6 +73,8 @@ export interface Config {
   readonly leaseTtlMs: number;
   readonly verifyTimeoutMs: number;
   readonly verifyTimeoutSavepointMs: number;
+  /** How long a JobManager or container failure may persist before the operation is FAILED (SPEC §5). */
+  readonly failureGraceMs: number;
   readonly logLevel: string;
 }
 
@@ -102,6 +105,7 @@ export function loadConfig(env: Record<string, string | undefined>, role: Role =
     leaseTtlMs: e.LEASE_TTL,
     verifyTimeoutMs: e.VERIFY_TIMEOUT,
     verifyTimeoutSavepointMs: e.VERIFY_TIMEOUT_SAVEPOINT,
+    failureGraceMs: e.FAILURE_GRACE,
     logLevel: e.LOG_LEVEL,
   };
   return { ok: true, config: deepFreeze(config) };

@@ -2,7 +2,8 @@
 import { addApproval, canReject, eligibility, tally, type Eligibility, type Remaining } from '../domain/policy/approval.js';
 import type { Approval, Requirement } from '../domain/model/decision.js';
 import { checkDrift, desiredStateHolds } from '../domain/planning/drift.js';
-import type { EntryInput, OperationRecord } from '../domain/model/operation.js';
+import { OURS_LOOKBACK, ourSubmissionsAfter } from '../domain/planning/ours.js';
+import type { EntryInput } from '../domain/model/operation.js';
 import { joinWords } from '../domain/policy/schedule.js';
 import { forOperation } from '../log.js';
 import { readLive } from './assess.js';
@@ -79,7 +80,7 @@ export class ApprovalService {
   private async recheck(record: Planned, user: string): Promise<ActionOutcome | undefined> {
     const live = await readLive(record.target, this.deps.kube);
     if (!live.ok) return abortAtApproval(this.deps, record, `${live.refusal}; request again`, user);
-    const ours = await this.ourGenerations(record);
+    const ours = ourSubmissionsAfter(await this.deps.store.recentForTarget(record.target, OURS_LOOKBACK), record.plan, record.id);
     const drift = checkDrift({
       plan: record.plan,
       current: live.resource,
@@ -94,18 +95,10 @@ export class ApprovalService {
       case 'changed':
         return abortAtApproval(this.deps, record, drift.reason, user);
       case 'replan': {
-        const after = ours.filter((o) => o.generation > record.plan.generation).map((o) => o.opId);
+        const after = ours.map((o) => o.opId);
         return replan(this.deps, record, { after, reason: drift.reason, clickedBy: user });
       }
     }
-  }
-
-  /** Generations this bot's other operations on the target produced (SPEC §4: "made by this bot"). */
-  private async ourGenerations(record: OperationRecord): Promise<{ opId: string; generation: number }[]> {
-    const others = await this.deps.store.recentForTarget(record.target, 100);
-    return others.flatMap((o) =>
-      o.id !== record.id && o.kind !== 'savepoint' && typeof o.submittedGeneration === 'number' ? [{ opId: o.id, generation: o.submittedGeneration }] : [],
-    );
   }
 
   /** Records the vote (computed from the record as committed, so racing replicas count each person once). */

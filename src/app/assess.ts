@@ -2,17 +2,15 @@
 // Shared by the bot (request, explain, approval re-check) and the worker (re-plan under the lease).
 import type { PolicyDecision } from '../domain/model/decision.js';
 import { lastSavepoint as findLastSavepoint, deploymentNameOf } from '../domain/model/resource.js';
-import type { IntentKind, OperationIntent } from '../domain/model/intent.js';
+import { isUndo, judgedKind, kindModule, type KindIntent, type KindName, type OperationIntent } from '../domain/kinds/index.js';
 import type { OperationRecord } from '../domain/model/operation.js';
 import type { Plan } from '../domain/model/plan.js';
-import { planOperation } from '../domain/planning/planner.js';
-import type { PlannableIntent } from '../domain/planning/kind-planners.js';
+import { planOperation, type PlanContext } from '../domain/planning/planner.js';
 import { runChecks, type Freeze } from '../domain/policy/checks.js';
 import { evaluate } from '../domain/policy/evaluate.js';
 import type { Policy } from '../domain/policy/schema.js';
 import { formatTarget, type Target } from '../domain/model/target.js';
 import { planUndo } from '../domain/planning/undo.js';
-import { getPath } from '../domain/model/merge-patch.js';
 import { isKubeError } from '../kube/errors.js';
 import type { FlinkClient } from '../kube/flink-client.js';
 
@@ -41,8 +39,8 @@ export interface Assessment {
   target: Target;
   plan: Plan;
   decision: PolicyDecision;
-  /** The kind evidence and checks use: the inverted kind for an undo, else the intent's. */
-  effectiveKind: Exclude<IntentKind, 'undo'>;
+  /** The kind evidence and checks use: the inverted kind for an undo (recorded on its plan), else the intent's. */
+  effectiveKind: KindName;
   resource: unknown;
 }
 
@@ -50,7 +48,7 @@ export type AssessResult = Assessment | { ok: false; refusal: string };
 
 /** The target an intent acts on (for undo: the undone operation's), or why there is none. */
 export async function resolveTarget(intent: OperationIntent, deps: Pick<AssessDeps, 'getOperation'>): Promise<{ ok: true; target: Target; undone?: OperationRecord } | { ok: false; refusal: string }> {
-  if (intent.kind !== 'undo') return { ok: true, target: intent.target };
+  if (!isUndo(intent)) return { ok: true, target: intent.target };
   const undone = await deps.getOperation(intent.opId);
   if (!undone) return { ok: false, refusal: `there is no operation ${intent.opId} to undo` };
   return { ok: true, target: undone.target, undone };
@@ -64,27 +62,15 @@ export async function assess(policy: Policy, request: AssessRequest, deps: Asses
   if (!live.ok) return live;
   const ctx = { opId: request.opId, requester: request.requester, nonce: deps.nonce(), revision: request.revision ?? 1 };
 
-  let plan: Plan;
-  let checkIntent: OperationIntent;
-  let effectiveKind: Exclude<IntentKind, 'undo'>;
-  if (request.intent.kind === 'undo') {
-    if (!undone?.plan) return { ok: false, refusal: `${request.intent.opId} has no plan to undo` };
-    const result = planUndo({ id: undone.id, kind: undone.kind, state: undone.state, plan: undone.plan, intent: undone.intent }, live, ctx);
-    if (!result.ok) return result;
-    plan = result.plan;
-    effectiveKind = result.invertedKind;
-    checkIntent = invertedIntent(result.invertedKind, target, plan);
-  } else {
-    const result = planOperation(request.intent as PlannableIntent, live, ctx);
-    if (!result.ok) return result;
-    plan = result.plan;
-    effectiveKind = request.intent.kind;
-    checkIntent = request.intent;
-  }
+  const planned = planFor(request.intent, undone, live, ctx);
+  if (!planned.ok) return planned;
+  const { plan } = planned;
+  const effectiveKind = judgedKind(request.intent.kind, plan);
+  const checkIntent = isUndo(request.intent) ? inverseIntent(effectiveKind, target, plan) : request.intent;
 
   const freeze = await deps.getFreeze(target);
   const now = deps.now();
-  const lastSavepoint = effectiveKind === 'restore' ? await readLastSavepoint(target, live.resource, deps.kube, request.signal) : undefined;
+  const lastSavepoint = kindModule(effectiveKind).traits.readsLastSavepoint ? await readLastSavepoint(target, live.resource, deps.kube, request.signal) : undefined;
   const checks = runChecks({
     intent: checkIntent,
     resource: live.resource,
@@ -141,12 +127,18 @@ async function readLastSavepoint(target: Target, resource: unknown, kube: FlinkC
   return found ? { location: found.location, ...(found.at === undefined ? {} : { at: found.at }) } : undefined;
 }
 
+type Planned = { ok: true; plan: Plan } | { ok: false; refusal: string };
+
+/** The plan of the intent itself, or of an undo from the operation it undoes. */
+function planFor(intent: OperationIntent, undone: OperationRecord | undefined, live: LiveRead, ctx: PlanContext): Planned {
+  if (!isUndo(intent)) return planOperation(intent, live, ctx);
+  if (!undone?.plan) return { ok: false, refusal: `${intent.opId} has no plan to undo` };
+  return planUndo({ id: undone.id, kind: undone.kind, state: undone.state, plan: undone.plan, intent: undone.intent }, live, ctx);
+}
+
 /** The intent an undo behaves as, for the built-in checks (its patch holds the values it puts back). */
-function invertedIntent(kind: Exclude<IntentKind, 'undo'>, target: Target, plan: Plan): OperationIntent {
-  const patch = plan.change.type === 'patch' ? plan.change.patch : {};
-  const base = { target, incidentChannels: [] };
-  if (kind === 'scale') return { ...base, kind, parallelism: Number(getPath(patch, ['spec', 'job', 'parallelism'])) || 1 };
-  if (kind === 'upgrade') return { ...base, kind, image: String(getPath(patch, ['spec', 'image']) ?? '') };
-  if (kind === 'suspend' || kind === 'resume') return { ...base, kind };
-  return { ...base, kind: 'restart' };
+function inverseIntent(kind: KindName, target: Target, plan: Plan): KindIntent {
+  const asInverse = kindModule(kind).asInverse;
+  if (asInverse === undefined) throw new TypeError(`undo: ${kind} cannot be the kind an undo is judged as`);
+  return asInverse(target, plan.change.type === 'patch' ? plan.change.patch : {}) as KindIntent;
 }

@@ -1,11 +1,10 @@
-// Policy group membership: listed users plus Slack user groups resolved through an injected, cached resolver.
-import { matchesGlob } from '../domain/policy/glob.js';
+// Slack user-group membership behind the policy's groups: listed users plus user groups resolved through an injected,
+// cached resolver (state that lives in the bot's process, so it is an application service, not the pure domain).
+import type { MembershipLookup } from '../domain/policy/groups.js';
 import type { Policy } from '../domain/policy/schema.js';
 
-/** What policy evaluation and approvals need from membership. */
-export interface MembershipLookup {
-  isMember(user: string, group: string): Promise<boolean>;
-}
+export type { MembershipLookup } from '../domain/policy/groups.js';
+export { approverGroups, isRequester } from '../domain/policy/groups.js';
 
 export interface GroupMembershipOptions {
   /** How long a resolved user group is trusted; default 5 minutes. */
@@ -84,27 +83,3 @@ export class GroupMembership implements MembershipLookup {
   }
 }
 
-/** Whether `user` may request operations in a namespace entry (no `requesters` = anyone). */
-export async function isRequester(requesters: readonly string[] | undefined, user: string, membership: MembershipLookup): Promise<boolean> {
-  if (requesters === undefined) return true;
-  for (const group of requesters) {
-    if (await membership.isMember(user, group)) return true;
-  }
-  return false;
-}
-
-/**
- * Groups that approve something in `namespace`: the `require.from` groups of every rule that can apply
- * there (optionally only rules that can apply to `intentKind`). Used for `unlock` (SPEC §6).
- */
-export function approverGroups(policy: Pick<Policy, 'rules'>, namespace: string, intentKind?: string): string[] {
-  const groups = new Set<string>();
-  for (const rule of policy.rules) {
-    if (!rule.require) continue;
-    const { namespaces, operations } = rule.when;
-    if (namespaces && !namespaces.some((p) => matchesGlob(p, namespace))) continue;
-    if (intentKind && operations && !(operations as readonly string[]).includes(intentKind)) continue;
-    for (const g of rule.require.from) groups.add(g);
-  }
-  return [...groups];
-}

@@ -1,7 +1,7 @@
 // The operation service: a request becomes a recorded, carded and decided operation (or a refusal); cancel.
 import type { PolicyDecision } from '../domain/model/decision.js';
 import { expiresAt } from '../domain/policy/approval.js';
-import type { OperationIntent } from '../domain/model/intent.js';
+import type { OperationIntent } from '../domain/kinds/index.js';
 import type { CardRef, EntryInput, OperationRecord } from '../domain/model/operation.js';
 import { checkRequest } from '../domain/policy/evaluate.js';
 import type { Policy } from '../domain/policy/schema.js';

@@ -1,5 +1,6 @@
 // Read-only queries (SPEC §3): the views behind status, list, ops, op, explain and locks; they never write.
-import type { OperationIntent, Query } from '../domain/model/intent.js';
+import type { OperationIntent } from '../domain/kinds/index.js';
+import type { Query } from '../domain/language/requests.js';
 import type { OperationRecord } from '../domain/model/operation.js';
 import { checkRequest, findNamespace, unmanagedMessage } from '../domain/policy/evaluate.js';
 import {
@@ -15,7 +16,7 @@ import {
 } from '../domain/model/resource.js';
 import { formatTarget, targetKey, type Target, type TargetKind } from '../domain/model/target.js';
 import { isKubeError } from '../kube/errors.js';
-import type { ExplainView, ListView, LocksView, StatusView } from '../slack/blocks/views.js';
+import type { ExplainView, ListView, LocksView, StatusView } from './views.js';
 import { assess, readLive, resolveTarget } from './assess.js';
 import { assessDeps, describeFault, type BotDeps } from './context.js';
 

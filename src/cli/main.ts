@@ -1,5 +1,6 @@
 // flink-chatops: the one executable. Subcommands dispatch to their modules; bad usage exits 1 with a message.
 import { loadConfig, ROLES, type Role } from '../config.js';
+import { parseArgs, type SubcommandHandler } from './args.js';
 
 const USAGE = `flink-chatops — operate Apache Flink jobs on Kubernetes from Slack
 
@@ -12,35 +13,6 @@ Usage:
   flink-chatops --help                            this text
 
 Configuration comes from the environment (see README.md).`;
-
-export type SubcommandHandler = (args: string[]) => Promise<number>;
-
-/** Parses `--name value` and `--flag` arguments; unknown ones are reported, not ignored. */
-export function parseArgs(
-  args: string[],
-  spec: Record<string, 'value' | 'flag'>,
-): { ok: true; values: Record<string, string | true>; positional: string[] } | { ok: false; message: string } {
-  const values: Record<string, string | true> = {};
-  const positional: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] as string;
-    if (!arg.startsWith('--')) {
-      positional.push(arg);
-      continue;
-    }
-    const [name, inline] = arg.slice(2).split('=', 2) as [string, string | undefined];
-    const kind = spec[name];
-    if (!kind) return { ok: false, message: `unknown option --${name}` };
-    if (kind === 'flag') {
-      values[name] = true;
-      continue;
-    }
-    const value = inline ?? args[++i];
-    if (value === undefined || value.startsWith('--')) return { ok: false, message: `--${name} needs a value` };
-    values[name] = value;
-  }
-  return { ok: true, values, positional };
-}
 
 const serve: SubcommandHandler = async (args) => {
   const parsed = parseArgs(args, { role: 'value' });
@@ -92,4 +64,4 @@ export function run(argv: string[]): void {
   );
 }
 
-if (process.argv[1] !== undefined && /[/\\]cli\.(ts|js)$/.test(process.argv[1])) run(process.argv.slice(2));
+if (process.argv[1] !== undefined && /[/\\]cli[/\\]main\.(ts|js)$/.test(process.argv[1])) run(process.argv.slice(2));

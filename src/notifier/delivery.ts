@@ -4,11 +4,11 @@ import { randomUUID } from 'node:crypto';
 import { isTerminal, type HistoryEntry, type OperationRecord } from '../domain/model/operation.js';
 import { forOperation, type Logger } from '../log.js';
 import type { OperationStore } from '../store/operations.js';
-import type { RenderContext, SlackMessage } from '../slack/blocks/views.js';
-import { digestField, postField, type DeliverySnapshot } from './state.js';
+import type { RenderContext, SlackMessage } from '../slack/blocks/message.js';
+import { digestField, postField, type DeliverySnapshot } from '../store/delivery.js';
 import { SlackUnavailable } from './slack-calls.js';
 import { Poster, withOpId, type PostOutcome, type PosterDeps } from './posts.js';
-import { sleep } from '../slack/pacer.js';
+import { sleep } from './pacer.js';
 
 /** The renderers the notifier calls (src/slack/blocks); a parameter so the notifier is not tied to one module. */
 export interface NotifierRenderers {

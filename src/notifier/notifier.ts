@@ -6,13 +6,15 @@ import { parseEvent } from '../store/events.js';
 import { DEFAULT_RETENTION_MS, type OperationStore } from '../store/operations.js';
 import * as blocks from '../slack/blocks/index.js';
 import { OperationDelivery, type NotifierRenderers, type SyncOutcome } from './delivery.js';
-import { DEFAULT_SLACK_TIMEOUT_MS, SlackCalls, type WebClient } from './slack-calls.js';
-import { DeliveryState } from './state.js';
-import { NotifierStream, type RawEntry } from './stream.js';
-import { ChannelPacer, sleep, WaitAborted } from '../slack/pacer.js';
+import type { WebClient } from '../slack-client/client.js';
+import { DEFAULT_SLACK_TIMEOUT_MS, SlackCalls } from './slack-calls.js';
+import { DeliveryState } from '../store/delivery.js';
+import { NotifierStream, type RawEntry } from '../store/notifier-stream.js';
+import { ChannelPacer, sleep, WaitAborted } from './pacer.js';
 
-export { createNotifierClient, DEFAULT_SLACK_TIMEOUT_MS, METADATA_EVENT_TYPE, type WebClient } from './slack-calls.js';
-export { NOTIFIER_GROUP } from './stream.js';
+export { METADATA_EVENT_TYPE, type WebClient } from '../slack-client/client.js';
+export { createNotifierClient, DEFAULT_SLACK_TIMEOUT_MS } from './slack-calls.js';
+export { NOTIFIER_GROUP } from '../store/notifier-stream.js';
 export type { NotifierRenderers } from './delivery.js';
 
 export interface NotifierOptions {

@@ -1,10 +1,11 @@
 // Exactly-once posting: a post is marked pending (with its attempt time) before the call and done (with its ts)
 // after; a post whose outcome is unknown is looked up in Slack by its metadata before anything is posted again.
 import type { Logger } from '../log.js';
-import type { SlackMessage } from '../slack/blocks/views.js';
-import type { DeliveryMark, DeliveryState, MarkRead } from './state.js';
-import { METADATA_EVENT_TYPE, postScope, SlackUnavailable, type PostPlace, type SlackCalls } from './slack-calls.js';
-import { sleep, WaitAborted, type ChannelPacer } from '../slack/pacer.js';
+import type { SlackMessage } from '../slack/blocks/message.js';
+import type { DeliveryMark, DeliveryState, MarkRead } from '../store/delivery.js';
+import { METADATA_EVENT_TYPE } from '../slack-client/client.js';
+import { postScope, SlackUnavailable, type PostPlace, type SlackCalls } from './slack-calls.js';
+import { sleep, WaitAborted, type ChannelPacer } from './pacer.js';
 
 /** Slack refusals caused by our blocks: the post is tried once more as plain text rather than lost. */
 const BLOCK_ERRORS = new Set(['invalid_blocks', 'invalid_blocks_format', 'msg_blocks_too_long', 'invalid_attachments']);

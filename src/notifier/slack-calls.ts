@@ -1,19 +1,14 @@
 // The notifier's Slack calls: the WebClient it needs (no retries of its own), call outcomes as values, Retry-After
 // gates, and the reads that resolve a post whose outcome is unknown (thread or channel history, by metadata).
 import { webApi } from '@slack/bolt';
-import type { SlackCallObserver } from '../slack/instrument.js';
-import { createSlackClient } from '../slack/slack-ports.js';
+import { createSlackClient, METADATA_EVENT_TYPE, type WebClient } from '../slack-client/client.js';
+import type { SlackCallObserver } from '../slack-client/instrument.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
-import { RetryAfterGates, sleep } from '../slack/pacer.js';
-
-export type WebClient = webApi.WebClient;
+import { RetryAfterGates, sleep } from './pacer.js';
 
 /** Slack's own timeout for one call: long enough for a slow Slack, short enough to resolve and move on. */
 export const DEFAULT_SLACK_TIMEOUT_MS = 10_000;
-
-/** The `event_type` of every message metadata we post (SPEC §8). */
-export const METADATA_EVENT_TYPE = 'flink_chatops';
 
 export type CallResult =
   | { ok: true; data: Record<string, unknown> }

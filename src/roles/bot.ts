@@ -13,21 +13,22 @@ import { OperationService } from '../app/operations.js';
 import { PolicyFileSource, type PolicyProvider } from '../app/policy-source.js';
 import type { Enqueuer, Responder } from '../app/ports.js';
 import { QueryService } from '../app/queries.js';
+import { Sweep, SWEEP_INTERVAL_MS } from '../app/sweep.js';
 import { ClientNodeFlinkClient, loadKubeConfig } from '../kube/client-node.js';
 import type { FlinkClient } from '../kube/flink-client.js';
 import { redactUrl, type Config } from '../config.js';
 import { createLogger, type Logger } from '../log.js';
 import { OperationQueue, producerConnection } from '../queue/queue.js';
-import { Sweep, SWEEP_INTERVAL_MS } from '../worker/sweep.js';
 import { FreezeStore } from '../store/freezes.js';
 import { LeaseStore } from '../store/locks.js';
 import { OperationStore } from '../store/operations.js';
 import { createBotApp } from '../slack/app.js';
 import type { HandlerDeps } from '../slack/command-handler.js';
-import type { SlackCallObserver } from '../slack/instrument.js';
 import { createNotifierClient, Notifier } from '../notifier/notifier.js';
 import { SlackCardPoster } from '../slack/card-poster.js';
-import { createSlackClient, FetchResponder, resolveBotIdentity, usergroupMembers, type BotIdentity, type WebClient } from '../slack/slack-ports.js';
+import { FetchResponder, resolveBotIdentity, usergroupMembers, type BotIdentity } from '../slack/slack-ports.js';
+import { createSlackClient, type WebClient } from '../slack-client/client.js';
+import type { SlackCallObserver } from '../slack-client/instrument.js';
 
 export interface BotOverrides {
   logger?: Logger;

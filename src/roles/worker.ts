@@ -12,7 +12,7 @@ import { LeaseStore } from '../store/locks.js';
 import { OperationStore } from '../store/operations.js';
 import { DEFAULT_SETTINGS, type RunnerSettings } from '../worker/context.js';
 import { Runner } from '../worker/runner.js';
-import { Sweep, SWEEP_INTERVAL_MS } from '../worker/sweep.js';
+import { Sweep, SWEEP_INTERVAL_MS } from '../app/sweep.js';
 import { OperationWorker } from '../worker/worker.js';
 
 export interface WorkerOverrides {
@@ -64,6 +64,7 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
       leaseTtlMs: config.leaseTtlMs,
       verifyTimeoutMs: config.verifyTimeoutMs,
       verifyTimeoutSavepointMs: config.verifyTimeoutSavepointMs,
+      failureGraceMs: config.failureGraceMs,
       ...overrides.settings,
     };
     const runner = new Runner({

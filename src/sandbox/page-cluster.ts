@@ -1,20 +1,51 @@
 // The page's cluster panel: one row per simulated FlinkDeployment/FlinkSessionJob, and the failure knobs behind its buttons.
 import type { SimCluster } from './kube/cluster.js';
-import type { Scenario } from './kube/scenarios.js';
+import type { ScenarioSpec } from './kube/scenarios.js';
+
+/** How long the "image pull recovers" knob keeps the pull failing (operator time, scaled by --speed). */
+const IMAGE_PULL_RECOVERY = '30s';
+/** Task failovers the "task failovers" knob produces after each start of the job. */
+const TASK_FAILOVERS = 3;
 import type { KubeObject } from './kube/store.js';
 
 /** The knobs the page offers: operator scenarios, plus one lost API response on the next patch of the target. */
 export const KNOBS = {
-  'image-pull-failure': 'image pulls fail (ImagePullBackOff)',
-  'savepoint-failure': 'savepoints fail',
+  'image-pull-failure': 'image pulls fail for good (one ErrImagePull; the JobManager stays in ERROR)',
+  'image-pull-recovers': `image pulls fail, then succeed after ${IMAGE_PULL_RECOVERY} of operator time (ERROR → READY)`,
+  'savepoint-failure': 'savepoints fail (stop-with-savepoint and snapshots, on every attempt)',
+  'stop-fails-once': 'stop-with-savepoint times out once; the next reconcile succeeds',
+  'task-failovers': `task failovers: ${TASK_FAILOVERS} JobException warnings after each start of the job`,
+  'upgrade-failed': 'redeploys fail with UpgradeFailed ("Manual restore required.") until turned off',
   'slow-reconcile': 'slow reconcile (20 s of operator time per upgrade)',
   'lose-response': "lose the API server's answer to the next patch",
 } as const;
 export type Knob = keyof typeof KNOBS;
 export const SLOW_RECONCILE_SECONDS = 20;
 
+/** Page knobs that are simulated-operator scenarios, and the scenario each one sets. */
+const SCENARIO_KNOBS = {
+  'image-pull-failure': 'image-pull-failure',
+  'image-pull-recovers': `image-pull-failure=${IMAGE_PULL_RECOVERY}`,
+  'savepoint-failure': 'savepoint-failure',
+  'stop-fails-once': 'savepoint-failure=once',
+  'task-failovers': `job-exceptions=${TASK_FAILOVERS}`,
+  'upgrade-failed': 'upgrade-failed',
+  'slow-reconcile': 'slow-reconcile',
+} as const satisfies Partial<Record<Knob, ScenarioSpec>>;
+type ScenarioKnob = keyof typeof SCENARIO_KNOBS;
+
+/** Knobs that set the same scenario with different values: turning one on turns the other off. */
+const EXCLUSIVE: readonly (readonly Knob[])[] = [
+  ['image-pull-failure', 'image-pull-recovers'],
+  ['savepoint-failure', 'stop-fails-once'],
+];
+
 export function isKnob(value: unknown): value is Knob {
   return typeof value === 'string' && Object.hasOwn(KNOBS, value);
+}
+
+function isScenarioKnob(knob: Knob): knob is ScenarioKnob {
+  return Object.hasOwn(SCENARIO_KNOBS, knob);
 }
 
 export interface ClusterRow {
@@ -45,7 +76,7 @@ const num = (v: unknown): number | undefined => (typeof v === 'number' && Number
 
 /** Which knobs are set, per `namespace/name`; scenario knobs are applied to the simulated operator as a set. */
 export class KnobBoard {
-  private readonly scenarios = new Map<string, Set<Scenario>>();
+  private readonly scenarios = new Map<string, Set<ScenarioKnob>>();
 
   constructor(private readonly cluster: Pick<SimCluster, 'operator' | 'server'>) {}
 
@@ -53,25 +84,29 @@ export class KnobBoard {
   set(namespace: string, name: string, knob: Knob, on?: boolean): Knob[] {
     const active = this.active(namespace, name).includes(knob);
     const want = on ?? !active;
-    if (knob === 'lose-response') this.setLostResponse(namespace, name, want);
-    else this.setScenario(namespace, name, knob, want);
+    if (isScenarioKnob(knob)) this.setScenario(namespace, name, knob, want);
+    else this.setLostResponse(namespace, name, want);
     return this.active(namespace, name);
   }
 
   active(namespace: string, name: string): Knob[] {
-    const knobs: Knob[] = [...(this.scenarios.get(`${namespace}/${name}`) ?? [])].filter((s): s is Scenario & Knob => isKnob(s));
+    const knobs: Knob[] = [...(this.scenarios.get(`${namespace}/${name}`) ?? [])];
     if (this.lostResponseFault(namespace, name) !== undefined) knobs.push('lose-response');
     return knobs;
   }
 
-  private setScenario(namespace: string, name: string, scenario: Scenario & Knob, on: boolean): void {
+  private setScenario(namespace: string, name: string, knob: ScenarioKnob, on: boolean): void {
     const key = `${namespace}/${name}`;
-    const set = this.scenarios.get(key) ?? new Set<Scenario>();
-    if (on) set.add(scenario);
-    else set.delete(scenario);
+    const set = this.scenarios.get(key) ?? new Set<ScenarioKnob>();
+    if (on) {
+      for (const group of EXCLUSIVE) if (group.includes(knob)) for (const other of group) if (other !== knob && isScenarioKnob(other)) set.delete(other);
+      set.add(knob);
+    } else {
+      set.delete(knob);
+    }
     this.scenarios.set(key, set);
     if (set.size === 0) this.cluster.operator.clearScenario(namespace, name);
-    else this.cluster.operator.setScenario(namespace, name, [...set], { slowReconcileSeconds: SLOW_RECONCILE_SECONDS });
+    else this.cluster.operator.setScenario(namespace, name, [...set].map((k) => SCENARIO_KNOBS[k]), { slowReconcileSeconds: SLOW_RECONCILE_SECONDS });
   }
 
   private setLostResponse(namespace: string, name: string, on: boolean): void {

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs, type SubcommandHandler } from '../cli/main.js';
+import { parseArgs, type SubcommandHandler } from '../cli/args.js';
 import { loadConfig, redactUrl, type Config } from '../config.js';
 import type { Policy } from '../domain/policy/schema.js';
 import { createLogger, type Logger } from '../log.js';
@@ -68,7 +68,8 @@ export function sandboxEnv(parts: { slackApiUrl: string; redisUrl: string; prefi
     PORT: '0',
     LOG_LEVEL: parts.logLevel ?? 'warn',
     // The fast simulation does in milliseconds what takes the operator seconds: short deadlines show a stuck one.
-    ...(parts.speed === 'fast' ? { LEASE_TTL: '5s', VERIFY_TIMEOUT: '60s', VERIFY_TIMEOUT_SAVEPOINT: '60s' } : {}),
+    // A short failure grace lets the walkthrough's broken upgrade end FAILED in seconds (production: 2 minutes).
+    ...(parts.speed === 'fast' ? { LEASE_TTL: '5s', VERIFY_TIMEOUT: '60s', VERIFY_TIMEOUT_SAVEPOINT: '60s', FAILURE_GRACE: '3s' } : { FAILURE_GRACE: '20s' }),
   };
 }
 

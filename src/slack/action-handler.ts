@@ -3,7 +3,7 @@ import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import type { Click } from '../app/approvals.js';
 import { describeFault } from '../app/context.js';
 import type { ActionOutcome } from '../app/ports.js';
-import { OP_ID_PATTERN } from '../domain/model/intent.js';
+import { OP_ID_PATTERN } from '../domain/model/intent-base.js';
 import { forOperation } from '../log.js';
 import { ACTION_IDS, digestPrefixFromBlockId, renderNotice } from './blocks/index.js';
 import type { HandlerDeps } from './command-handler.js';

@@ -4,7 +4,8 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { registerActionHandlers } from './action-handler.js';
 import { registerCommandHandler, type HandlerDeps } from './command-handler.js';
-import { boltLogger, clientOptions, type BotIdentity } from './slack-ports.js';
+import { boltLogger, clientOptions } from '../slack-client/client.js';
+import type { BotIdentity } from './slack-ports.js';
 
 export interface BotAppOptions {
   config: Pick<Config, 'slack' | 'port'>;

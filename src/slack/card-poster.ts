@@ -5,7 +5,7 @@ import type { webApi } from '@slack/bolt';
 import type { CardPoster, PostOutcome } from '../app/ports.js';
 import type { OperationRecord } from '../domain/model/operation.js';
 import { renderCard } from './blocks/index.js';
-import { METADATA_EVENT_TYPE, slackErrorCode, type WebClient } from './slack-ports.js';
+import { METADATA_EVENT_TYPE, slackErrorCode, type WebClient } from '../slack-client/client.js';
 
 export interface CardPosterOptions {
   /** Attempts in all (default 5). */

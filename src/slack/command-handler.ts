@@ -10,7 +10,8 @@ import type { Responder } from '../app/ports.js';
 import type { QueryAnswer, QueryService } from '../app/queries.js';
 import { isVerb, verbSpec } from '../domain/language/verbs.js';
 import { parseCommand } from '../domain/language/parse.js';
-import type { Command, OperationIntent } from '../domain/model/intent.js';
+import type { Command } from '../domain/language/requests.js';
+import type { OperationIntent } from '../domain/kinds/index.js';
 import { channelDefaultNamespace } from '../domain/policy/evaluate.js';
 import type { Logger } from '../log.js';
 import {

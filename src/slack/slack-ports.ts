@@ -1,64 +1,9 @@
-// The bot's Slack-side port implementations: a WebClient that never retries on its own, the card poster,
-// user group members, the response_url responder and the bot's identity (auth.test).
-import { LogLevel, webApi, type Logger as BoltLogger } from '@slack/bolt';
-import type { Config } from '../config.js';
-import { ObservedWebClient, type SlackCallObserver } from './instrument.js';
-import type { Logger } from '../log.js';
+// The bot's Slack-side port implementations: user group members, the response_url responder and the bot's
+// identity (auth.test). The WebClient itself is built in src/slack-client.
 import type { Responder, ResponseMessage, UsergroupMembers } from '../app/ports.js';
+import type { WebClient } from '../slack-client/client.js';
 
-export type WebClient = webApi.WebClient;
-
-/** Slack API calls from the request path give up quickly: a slow Slack must not hold a request for minutes. */
-export const SLACK_CALL_TIMEOUT_MS = 10_000;
 export const RESPONSE_URL_TIMEOUT_MS = 10_000;
-export const METADATA_EVENT_TYPE = 'flink_chatops';
-
-/** Bolt's logger interface over pino, so Bolt and the WebClient log JSON lines like everything else. */
-export function boltLogger(logger: Logger, name = 'slack'): BoltLogger {
-  const child = logger.child({ component: name });
-  let level: LogLevel = LogLevel.INFO;
-  const line = (parts: unknown[]): string => parts.map((p) => (p instanceof Error ? p.message : typeof p === 'string' ? p : JSON.stringify(p))).join(' ');
-  return {
-    debug: (...m: unknown[]) => child.debug(line(m)),
-    info: (...m: unknown[]) => child.info(line(m)),
-    warn: (...m: unknown[]) => child.warn(line(m)),
-    error: (...m: unknown[]) => child.error(line(m)),
-    setLevel: (l: LogLevel) => {
-      level = l;
-    },
-    getLevel: () => level,
-    setName: () => undefined,
-  };
-}
-
-/**
- * The WebClient options the bot uses everywhere (reference §1.6): no retries and rate-limited calls rejected,
- * so a timed-out post is never sent twice behind our back, and a timeout on every call.
- */
-export function clientOptions(config: Pick<Config, 'slack'>, logger?: Logger): webApi.WebClientOptions {
-  return {
-    slackApiUrl: config.slack.apiUrl,
-    retryConfig: { retries: 0 },
-    rejectRateLimitedCalls: true,
-    timeout: SLACK_CALL_TIMEOUT_MS,
-    ...(logger ? { logger: boltLogger(logger, 'slack-web-api') } : {}),
-  };
-}
-
-/**
- * The one way this code builds a WebClient: no retries of its own (callers decide), 429s rejected with their
- * Retry-After, a timeout; `onCall` observes every call (metrics) — including the convenience methods, which the
- * client binds to `apiCall` when it is constructed, hence the subclass.
- */
-export function createSlackClient(
-  config: Pick<Config, 'slack'>,
-  opts: { logger?: Logger; timeoutMs?: number; onCall?: SlackCallObserver } = {},
-): WebClient {
-  const token = config.slack.botToken;
-  if (token === undefined || token === '') throw new Error('the Slack client needs SLACK_BOT_TOKEN (xoxb-…)');
-  const options = { ...clientOptions(config, opts.logger), ...(opts.timeoutMs === undefined ? {} : { timeout: opts.timeoutMs }) };
-  return opts.onCall ? new ObservedWebClient(token, options, opts.onCall) : new webApi.WebClient(token, options);
-}
 
 export interface BotIdentity {
   botUserId: string;
@@ -72,16 +17,6 @@ export async function resolveBotIdentity(client: WebClient): Promise<BotIdentity
   const result = await client.auth.test();
   if (!result.user_id || !result.bot_id) throw new Error('auth.test did not name the bot user (is SLACK_BOT_TOKEN a bot token?)');
   return { botUserId: result.user_id, botId: result.bot_id, botName: result.user ?? 'flink-ops' };
-}
-
-/** Slack's error code of a failed call (`not_in_channel`, `ratelimited`, `request_timeout`, …). */
-export function slackErrorCode(error: unknown): string {
-  const e = error as { code?: string; data?: { error?: string }; statusCode?: number; original?: { message?: string } };
-  if (e.code === webApi.ErrorCode.PlatformError) return e.data?.error ?? 'platform_error';
-  if (e.code === webApi.ErrorCode.RateLimitedError) return 'ratelimited';
-  if (e.code === webApi.ErrorCode.HTTPError) return `http_error_${e.statusCode ?? 'unknown'}`;
-  if (e.code === webApi.ErrorCode.RequestError) return /timeout/i.test(e.original?.message ?? '') ? 'request_timeout' : 'request_failed';
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** `usergroups.users.list` (needs `usergroups:read`); GroupMembership caches the answers. */

@@ -68,7 +68,7 @@ export function storeKeys(prefix: string): StoreKeys {
   };
 }
 
-/** Keys of the Slack notifier (src/slack/notifier*.ts). */
+/** Keys of the Slack notifier's delivery state (src/store/delivery.ts). */
 export interface NotifierKeys {
   /**
    * hash of one operation's Slack deliveries: `card` (last rendered seq), `post:<seq>` and

@@ -10,6 +10,10 @@ export const SCRIPTS = {
   releaseLease: 2,
   freeze: 2,
   unfreeze: 2,
+  casDeliveryMark: 1,
+  raiseRenderedSeq: 1,
+  extendDeliveryLock: 1,
+  releaseDeliveryLock: 1,
 } as const satisfies Record<string, number>;
 export type ScriptName = keyof typeof SCRIPTS;
 

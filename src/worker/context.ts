@@ -18,6 +18,8 @@ export interface RunnerSettings {
   leaseTtlMs: number;
   verifyTimeoutMs: number;
   verifyTimeoutSavepointMs: number;
+  /** FAILURE_GRACE: how long a JobManager or container failure may persist before it is FAILED. */
+  failureGraceMs: number;
   /** Deadline of each Kubernetes call. */
   kubeTimeoutMs: number;
   /** API calls per run before an unresolved submission is handed back (its state stays as recorded). */
@@ -28,6 +30,7 @@ export interface RunnerSettings {
 
 export const DEFAULT_SETTINGS: Omit<RunnerSettings, 'leaseTtlMs' | 'verifyTimeoutMs' | 'verifyTimeoutSavepointMs'> = {
   actor: 'worker',
+  failureGraceMs: 120_000,
   kubeTimeoutMs: 10_000,
   maxSubmitAttempts: 5,
   maxReadAttempts: 12,

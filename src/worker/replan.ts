@@ -2,6 +2,7 @@
 import { assess } from '../app/assess.js';
 import type { PolicyDecision } from '../domain/model/decision.js';
 import { CHANGED_REASON, checkDrift, desiredStateHolds, type DriftOutcome } from '../domain/planning/drift.js';
+import { OURS_LOOKBACK, ourSubmissionsAfter, type OurSubmission } from '../domain/planning/ours.js';
 import type { EntryInput, OperationRecord } from '../domain/model/operation.js';
 import type { Plan } from '../domain/model/plan.js';
 import { expiresAt } from '../domain/policy/approval.js';
@@ -9,30 +10,19 @@ import { jobStatusStateOf, uidOf } from '../domain/model/resource.js';
 import type { KubeObject } from '../kube/flink-client.js';
 import { commit, entry, type Handback, type Run } from './context.js';
 
-/** An earlier operation of this bot on the same target object and the generation its submission produced. */
-export interface OurSubmission {
-  opId: string;
-  generation: number;
-}
-
 export const ALREADY_DESIRED = 'already in the desired state';
 export const VANISHED = 'the target no longer exists';
 
 /** Generations this bot's operations produced on the planned object after the plan (SPEC §4 "made by this bot"). */
-export async function ourSubmissionsAfter(run: Run, plan: Plan): Promise<OurSubmission[]> {
-  const records = await run.deps.store.recentForTarget(plan.target, 50);
-  return records.flatMap((r) =>
-    r.id !== run.opId && r.submittedGeneration !== undefined && r.plan?.uid === plan.uid && r.submittedGeneration > plan.generation
-      ? [{ opId: r.id, generation: r.submittedGeneration }]
-      : [],
-  );
+async function oursAfter(run: Run, plan: Plan): Promise<OurSubmission[]> {
+  return ourSubmissionsAfter(await run.deps.store.recentForTarget(plan.target, OURS_LOOKBACK), plan, run.opId);
 }
 
 /** The drift rule against `current`; the earlier submissions are read only when the generation moved. */
 export async function driftOf(run: Run, plan: Plan, current: unknown): Promise<{ drift: DriftOutcome; ours: OurSubmission[] }> {
   const quick = checkDrift({ plan, current, ourGenerations: [], desiredAlreadyHolds: false });
   if (quick.outcome === 'unchanged' || uidOf(current) !== plan.uid) return { drift: quick, ours: [] };
-  const ours = await ourSubmissionsAfter(run, plan);
+  const ours = await oursAfter(run, plan);
   const drift = checkDrift({ plan, current, ourGenerations: ours.map((o) => o.generation), desiredAlreadyHolds: desiredStateHolds(plan, current) });
   return { drift, ours };
 }

@@ -1,30 +1,20 @@
 // Verification (SPEC §5): judge every change seen through the shared watches until COMPLETED, FAILED or the deadline.
 import { evaluateEvidence, summarize, timedOutReport } from '../domain/evidence/judge.js';
-import type { Criterion, EvidenceKind, EvidenceVerdict } from '../domain/evidence/types.js';
-import { getPath } from '../domain/model/merge-patch.js';
+import type { Criterion, EvidenceVerdict } from '../domain/evidence/types.js';
+import { judgedKind } from '../domain/kinds/index.js';
+import { MODE } from '../domain/model/upgrade-mode.js';
 import type { HistoryEntry, OperationRecord } from '../domain/model/operation.js';
 import type { Plan } from '../domain/model/plan.js';
 import { commit, entry, interrupted, readWithRetry, type Handback, type Run, type WorkerEvidence } from './context.js';
 import { openView } from './submit.js';
+import { nextGraceEnd, waitingNotes, waitingStateOf } from './waiting.js';
 import type { TargetView } from './target-view.js';
 
 export type Verification = { type: 'ended' } | Handback;
 
-/** The kind evidence judges: an undo is judged as the kind it inverts, read off the fields its patch puts back. */
-export function evidenceKindOf(record: Pick<OperationRecord, 'kind'>, plan: Plan): EvidenceKind {
-  if (record.kind !== 'undo') return record.kind;
-  const patch = plan.change.type === 'patch' ? plan.change.patch : {};
-  const state = getPath(patch, ['spec', 'job', 'state']);
-  if (state === 'suspended') return 'suspend';
-  if (state === 'running') return 'resume';
-  if (getPath(patch, ['spec', 'image']) !== undefined) return 'upgrade';
-  if (getPath(patch, ['spec', 'job', 'parallelism']) !== undefined) return 'scale';
-  throw new Error(`cannot tell which kind undo ${JSON.stringify(patch)} inverts`);
-}
-
 /** VERIFY_TIMEOUT_SAVEPOINT for savepoints and for kinds that stop the job with a savepoint. */
-export function verifyTimeoutOf(run: Run, kind: EvidenceKind, plan: Plan): number {
-  const slow = kind === 'savepoint' || plan.effectiveUpgradeMode === 'savepoint';
+export function verifyTimeoutOf(run: Run, plan: Plan): number {
+  const slow = plan.change.type === 'create-snapshot' || plan.effectiveUpgradeMode === MODE.savepoint;
   return slow ? run.deps.settings.verifyTimeoutSavepointMs : run.deps.settings.verifyTimeoutMs;
 }
 
@@ -62,16 +52,17 @@ function submittedAt(record: OperationRecord): number {
 /** SUBMITTED → COMPLETED, FAILED or TIMED_OUT; the deadline runs from the SUBMITTED entry, so a resumed run keeps it. */
 export async function verify(run: Run, record: OperationRecord, plan: Plan): Promise<Verification> {
   const { deps } = run;
-  const kind = evidenceKindOf(record, plan);
+  const kind = judgedKind(record.kind, plan);
   const since = submittedAt(record);
   // A record submitted without a baseline (written by an older worker) counts every event from the submission on.
   const recorded = record.evidence as Partial<WorkerEvidence> | undefined;
-  const stored: WorkerEvidence = { ...recorded, baseline: recorded?.baseline ?? { takenAt: since, counts: {} }, before: recorded?.before };
-  const deadline = since + verifyTimeoutOf(run, kind, plan);
+  const stored: WorkerEvidence = { ...recorded, baseline: recorded?.baseline ?? { takenAt: since, counts: {}, wallClock: true }, before: recorded?.before };
+  const deadline = since + verifyTimeoutOf(run, plan);
   const view = await openView(run, plan, stored.before);
   const seeded = await seed(run, view, plan, stored);
   if (seeded) return seeded;
   const met = metCriteria(record.history);
+  const waiting = waitingStateOf(record.history);
   for (;;) {
     const seen = view.changes;
     const now = deps.now();
@@ -83,9 +74,12 @@ export async function verify(run: Run, record: OperationRecord, plan: Plan): Pro
       before: stored.before,
       ...(stored.previousJobId ? { previousJobId: stored.previousJobId } : {}),
       observation: view.observation(now),
+      transientSince: { ...waiting.since },
+      failureGraceMs: deps.settings.failureGraceMs,
     });
     const fresh = progressOf(verdict, met);
     const progress = fresh.length > 0 ? [entry(run, 'evidence', fresh.map((c) => c.name).join(', '), { criteria: fresh })] : [];
+    progress.push(...waitingNotes(run, verdict, waiting));
     if (verdict.outcome !== 'pending' || now >= deadline) {
       await finish(run, stored, verdict, progress);
       return { type: 'ended' };
@@ -94,7 +88,8 @@ export async function verify(run: Run, record: OperationRecord, plan: Plan): Pro
       if (!(await commit(run, { from: ['SUBMITTED'], before: progress }))) return { type: 'ended' };
       for (const c of fresh) met.add(c.name);
     }
-    if ((await view.waitForChange(seen, deadline, run.signal, deps.now)) === 'aborted') return interrupted(run);
+    const wakeAt = Math.min(deadline, nextGraceEnd(verdict) ?? deadline);
+    if ((await view.waitForChange(seen, wakeAt, run.signal, deps.now)) === 'aborted') return interrupted(run);
   }
 }
 

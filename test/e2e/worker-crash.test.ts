@@ -1,6 +1,6 @@
 // Worker processes killed with SIGKILL at every point of a run: another process finishes each operation, exactly once.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { OperationIntent } from '../../src/domain/model/intent.js';
+import type { OperationIntent } from '../../src/domain/kinds/index.js';
 import type { OperationRecord } from '../../src/domain/model/operation.js';
 import { ANNOTATION_OPERATION_ID } from '../../src/domain/model/plan.js';
 import type { Target } from '../../src/domain/model/target.js';

@@ -1,6 +1,6 @@
 // 200 operations over 50 targets with two worker processes: all end, none applied twice, none lost.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { OperationIntent } from '../../src/domain/model/intent.js';
+import type { OperationIntent } from '../../src/domain/kinds/index.js';
 import { ANNOTATION_OPERATION_ID } from '../../src/domain/model/plan.js';
 import type { Target } from '../../src/domain/model/target.js';
 import { NS, spawnWorker, WorkerEnv, type WorkerProcess } from '../support/worker-env.js';

@@ -3,7 +3,7 @@
 import { expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { startWorker } from '../../src/roles/worker.js';
-import { Sweep } from '../../src/worker/sweep.js';
+import { Sweep } from '../../src/app/sweep.js';
 import { USERS, useBotEnvs } from '../support/bot-env.js';
 
 const bots = useBotEnvs();

@@ -73,27 +73,27 @@ describe('DENIED: recorded, with a card showing every reason', () => {
 describe('lock and unlock', () => {
   it('a lock denies new operations, tells threads in flight, and only the owner or an approver can unlock', async () => {
     const e = await started();
-    const inFlight = await e.request('restart streaming-prod/ledger-export --reason "before lock"', USERS.alice);
-    const locked = await (await e.command('lock streaming-prod/ledger-export --reason "quarter-end close"', USERS.alice)).reply();
-    expect(locked.text).toContain('streaming-prod/ledger-export is frozen');
+    const inFlight = await e.request('restart streaming-prod/orders --reason "before lock"', USERS.alice);
+    const locked = await (await e.command('lock streaming-prod/orders --reason "quarter-end close"', USERS.alice)).reply();
+    expect(locked.text).toContain('streaming-prod/orders is frozen');
     expect(locked.body.response_type).toBe('ephemeral');
     expect((await e.record(inFlight.id)).history.at(-1)).toMatchObject({ type: 'command', name: 'lock', actor: USERS.alice, detail: { reason: 'quarter-end close' } });
 
-    const denied = await e.request('restart streaming-prod/ledger-export --reason "during lock"', USERS.lead1);
+    const denied = await e.request('restart streaming-prod/orders --reason "during lock"', USERS.lead1);
     expect(denied.state).toBe('DENIED');
     expect(denied.decision?.outcome === 'deny' && denied.decision.reasons).toEqual([expect.stringContaining('"quarter-end close"; it must be unlocked first')]);
 
-    const again = await (await e.command('lock streaming-prod/ledger-export --reason "twice"', USERS.lead1)).reply();
+    const again = await (await e.command('lock streaming-prod/orders --reason "twice"', USERS.lead1)).reply();
     expect(again.text).toContain(`already frozen by <@${USERS.alice}>: quarter-end close`);
-    const byOther = await (await e.command('unlock streaming-prod/ledger-export', USERS.bob)).reply();
-    expect(byOther.text).toContain(`you may not unlock streaming-prod/ledger-export: only <@${USERS.alice}>, who froze it, or a member of leads can`);
+    const byOther = await (await e.command('unlock streaming-prod/orders', USERS.bob)).reply();
+    expect(byOther.text).toContain(`you may not unlock streaming-prod/orders: only <@${USERS.alice}>, who froze it, or a member of leads can`);
     expect(await e.bot.deps.freezes.get(inFlight.target)).toMatchObject({ by: USERS.alice });
 
-    const byApprover = await (await e.command('unlock streaming-prod/ledger-export', USERS.lead2)).reply();
-    expect(byApprover.text).toContain('streaming-prod/ledger-export is no longer frozen');
+    const byApprover = await (await e.command('unlock streaming-prod/orders', USERS.lead2)).reply();
+    expect(byApprover.text).toContain('streaming-prod/orders is no longer frozen');
     expect(await e.bot.deps.freezes.get(inFlight.target)).toBeUndefined();
     expect((await e.record(inFlight.id)).history.at(-1)).toMatchObject({ type: 'command', name: 'unlock', actor: USERS.lead2 });
-    expect((await e.request('restart streaming-prod/ledger-export --reason "after unlock"', USERS.alice)).state).toBe('AWAITING_APPROVAL');
+    expect((await e.request('restart streaming-prod/orders --reason "after unlock"', USERS.alice)).state).toBe('AWAITING_APPROVAL');
   });
 
   it('refuses a lock by someone who may not request there', async () => {

@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { startSimSlack, type SimSlack } from '../../src/sandbox/slack-api.js';
 import { SlackCardPoster } from '../../src/slack/card-poster.js';
-import { createSlackClient } from '../../src/slack/slack-ports.js';
+import { createSlackClient } from '../../src/slack-client/client.js';
 import { acceptedRecord } from '../support/records.js';
 
 const CHANNEL = 'C0CARDS';

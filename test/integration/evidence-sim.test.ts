@@ -22,7 +22,13 @@ interface Run {
 }
 
 /** Plans `raw`, submits it as the worker would (baseline, patch or create), and judges every store change until a verdict. */
-async function submitAndWatch(kind: EvidenceKind, raw: Record<string, unknown>, resource: Cr = 'flinkdeployments'): Promise<Run> {
+async function submitAndWatch(
+  kind: EvidenceKind,
+  raw: Record<string, unknown>,
+  resource: Cr = 'flinkdeployments',
+  until: (v: EvidenceVerdict) => boolean = (v) => v.outcome !== 'pending',
+  failureGraceMs?: number,
+): Promise<Run> {
   const name = (raw.target as { name: string }).name;
   const before = sim.rig.store.get(resource, NS, name) as KubeObject;
   const result = planOperation(intentOf(raw), { resource: before }, { ...PLAN_CONTEXT, nonce: Date.now() });
@@ -38,6 +44,8 @@ async function submitAndWatch(kind: EvidenceKind, raw: Record<string, unknown>, 
   }
   const snapshotName = plan.change.type === 'create-snapshot' ? (plan.change.snapshot.metadata as { name: string }).name : undefined;
   const run: Omit<Run, 'final'> = { verdicts: [], seen: [], micros: 0 };
+  // Like the worker: each transient failure is timed from its first sighting.
+  const transientSince: Record<string, number> = {};
   const judgeNow = (): EvidenceVerdict | undefined => {
     const target = sim.rig.store.get(resource, NS, name);
     const started = performance.now();
@@ -47,6 +55,8 @@ async function submitAndWatch(kind: EvidenceKind, raw: Record<string, unknown>, 
       baseline,
       before,
       ...(submittedGeneration === undefined ? {} : { submittedGeneration }),
+      transientSince: { ...transientSince },
+      ...(failureGraceMs === undefined ? {} : { failureGraceMs }),
       observation: {
         resource: target,
         events: sim.rig.store.list('events', NS),
@@ -57,7 +67,8 @@ async function submitAndWatch(kind: EvidenceKind, raw: Record<string, unknown>, 
     run.micros += (performance.now() - started) * 1000;
     run.verdicts.push(verdict);
     run.seen.push(structuredClone(target as KubeObject));
-    return verdict.outcome === 'pending' ? undefined : verdict;
+    if (verdict.outcome === 'pending') for (const s of verdict.transient ?? []) transientSince[s.key] ??= s.since;
+    return until(verdict) ? verdict : undefined;
   };
   const final = await waitFor(sim.rig.store, judgeNow, 8000, `a verdict for ${kind}`, () => run.verdicts.at(-1));
   return { ...run, final };
@@ -86,10 +97,15 @@ describe('evidence on the simulated operator', () => {
     expect(run.verdicts[trap]?.outcome).toBe('pending');
   });
 
-  it('an image that cannot be pulled FAILS with the container reason', async () => {
+  it('an image that cannot be pulled is blocked at first sight, and FAILS with the container reason once the grace is over', async () => {
     sim.rig.store.create('flinkdeployments', deployment('orders', NS));
     await waitStable(sim.rig.store, NS, 'orders');
-    const run = await submitAndWatch('upgrade', { kind: 'upgrade', image: 'flink:broken', target: { kind: 'FlinkDeployment', namespace: NS, name: 'orders' } });
+    const target = { kind: 'FlinkDeployment', namespace: NS, name: 'orders' };
+    const blocked = await submitAndWatch('upgrade', { kind: 'upgrade', image: 'flink:broken', target }, 'flinkdeployments', (v) => v.outcome !== 'pending' || (v.transient ?? []).length > 0);
+    expect(blocked.final).toMatchObject({ outcome: 'pending', blocking: [expect.stringMatching(/^blocked by ErrImagePull: .*Failed to pull image "flink:broken".*FAILED if it persists until/)] });
+    sim.rig.store.create('flinkdeployments', deployment('orders-2', NS));
+    await waitStable(sim.rig.store, NS, 'orders-2');
+    const run = await submitAndWatch('upgrade', { kind: 'upgrade', image: 'flink:broken', target: { ...target, name: 'orders-2' } }, 'flinkdeployments', undefined, 0);
     expect(run.final).toMatchObject({ outcome: 'failed', rollback: false, reason: expect.stringContaining('Failed to pull image "flink:broken"') });
     expectOnlyPendingBefore(run);
   });
@@ -106,12 +122,14 @@ describe('evidence on the simulated operator', () => {
     expectOnlyPendingBefore(resume);
   });
 
-  it('a failing stop-with-savepoint FAILS the suspend', async () => {
+  it('a stop-with-savepoint that keeps failing: the operator retries, the suspend waits and says so, never FAILED', async () => {
     sim.rig.store.create('flinkdeployments', deployment('orders', NS));
     await waitStable(sim.rig.store, NS, 'orders');
     sim.rig.operator.setScenario(NS, 'orders', 'savepoint-failure');
-    const run = await submitAndWatch('suspend', { kind: 'suspend', target: { kind: 'FlinkDeployment', namespace: NS, name: 'orders' } });
-    expect(run.final).toMatchObject({ outcome: 'failed', reason: expect.stringMatching(/could not be stopped|reports an error/) });
+    const retried = (v: EvidenceVerdict) => v.outcome !== 'pending' || (v.alerts ?? []).some((a) => a.key === 'stop-retry:2');
+    const run = await submitAndWatch('suspend', { kind: 'suspend', target: { kind: 'FlinkDeployment', namespace: NS, name: 'orders' } }, 'flinkdeployments', retried);
+    expect(run.final).toMatchObject({ outcome: 'pending', alerts: [{ message: expect.stringMatching(/^stop failed, the operator retries \(×2\): SavepointError/) }] });
+    expect(run.verdicts.every((v) => v.outcome === 'pending')).toBe(true);
   });
 
   it('a cancel-based suspend (last-state without HA) COMPLETES', async () => {
@@ -119,6 +137,15 @@ describe('evidence on the simulated operator', () => {
     await waitStable(sim.rig.store, NS, 'orders');
     const run = await submitAndWatch('suspend', { kind: 'suspend', target: { kind: 'FlinkDeployment', namespace: NS, name: 'orders' } });
     expect(run.final.outcome, summarize(run.final)).toBe('completed');
+    // The real operator's intermediate state: CANCELLING with the old spec (job.state running) still reconciled
+    // and the old observedGeneration; it was judged pending, and the final one keeps the old generation too.
+    const cancelling = run.seen.findIndex((o) => statusOf(o).jobStatus?.state === 'CANCELLING');
+    expect(cancelling).toBeGreaterThanOrEqual(0);
+    const seen = run.seen[cancelling] as KubeObject;
+    expect(JSON.parse(String(statusOf(seen).reconciliationStatus?.lastReconciledSpec)).spec.job.state).toBe('running');
+    expect(statusOf(seen).observedGeneration).toBe(1);
+    expect(run.verdicts[cancelling]?.outcome).toBe('pending');
+    expect(statusOf(run.seen.at(-1) as KubeObject)).toMatchObject({ observedGeneration: 1, reconciliationStatus: { state: 'UPGRADING' } });
   });
 
   it('restore of a running deployment COMPLETES only after the new job runs', async () => {

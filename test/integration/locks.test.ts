@@ -1,7 +1,7 @@
 // Target leases in Redis: the lock conformance suite, plus what is specific to the Redis implementation.
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { OperationIntent } from '../../src/domain/model/intent.js';
+import type { OperationIntent } from '../../src/domain/kinds/index.js';
 import type { EntryInput } from '../../src/domain/model/operation.js';
 import type { Target } from '../../src/domain/model/target.js';
 import { FreezeStore } from '../../src/store/freezes.js';

@@ -2,7 +2,7 @@
 // pending, a dead consumer's entries, and two replicas at once — never a reply twice, never one lost.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SimSlack } from '../../src/sandbox/slack-api.js';
-import { DeliveryState, postField } from '../../src/notifier/state.js';
+import { DeliveryState, postField } from '../../src/store/delivery.js';
 import { METADATA_EVENT_TYPE, NOTIFIER_GROUP, type Notifier, type NotifierOptions, type WebClient } from '../../src/notifier/notifier.js';
 import { storeKeys } from '../../src/store/keys.js';
 import { DEFAULT_RETENTION_MS, OperationStore } from '../../src/store/operations.js';

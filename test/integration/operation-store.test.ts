@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newOperationId, type EntryInput, type OperationState } from '../../src/domain/model/operation.js';
-import { OP_ID_PATTERN } from '../../src/domain/model/intent.js';
+import { OP_ID_PATTERN } from '../../src/domain/model/intent-base.js';
 import type { Target } from '../../src/domain/model/target.js';
 import { EVENTS_MAX_AGE_MS, readEvents } from '../../src/store/events.js';
 import { FreezeStore } from '../../src/store/freezes.js';

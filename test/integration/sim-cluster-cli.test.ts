@@ -85,7 +85,20 @@ describe('flink-chatops sim-cluster', () => {
     }
   });
 
+  it('--clock-offset -30s puts the cluster 30 s behind: the API server answers with its own Date', async () => {
+    const child = start(['--speed', 'fast', '--clock-offset', '-30s']);
+    const { server } = await firstLine(child);
+    const response = await fetch(`${server}/api/v1/namespaces/default/events`);
+    const skew = Date.parse(response.headers.get('date') ?? '') - Date.now();
+    expect(skew).toBeGreaterThan(-35_000);
+    expect(skew).toBeLessThan(-25_000);
+    child.kill('SIGTERM');
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(code).toBe(0);
+  });
+
   it.each([
+    [['--clock-offset', 'later'], '--clock-offset must be a duration such as 30s, -30s or 2m, not "later"'],
     [['--speed', 'warp'], '--speed must be one of fast, realistic, not "warp"'],
     [['--port', 'eighty'], '--port must be a port number 0–65535'],
     [['--port', '70000'], '--port must be a port number 0–65535'],

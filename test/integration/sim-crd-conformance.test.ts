@@ -6,6 +6,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { startSimCluster } from '../../src/sandbox/kube/cluster.js';
+import { SCENARIO_ANNOTATION, type ScenarioSpec } from '../../src/sandbox/kube/scenarios.js';
 import type { KubeObject, SimStore } from '../../src/sandbox/kube/store.js';
 import { deployment, editSpec, snapshot, statusOf, waitFor, waitForStatus, waitStable } from '../support/sim.js';
 
@@ -53,7 +54,9 @@ function prunedFields(schema: Schema | undefined, value: unknown, path: string, 
 /** Generous waits: this file runs a long workload and CI runs it beside the rest of the suite on 2 cores. */
 const SLOW = 20_000;
 
-async function runWorkload(store: SimStore, setScenario: (ns: string, name: string, s: 'savepoint-failure') => void): Promise<void> {
+type SetScenario = (ns: string, name: string, s: ScenarioSpec | ScenarioSpec[]) => void;
+
+async function runWorkload(store: SimStore, setScenario: SetScenario): Promise<void> {
   const prod = 'streaming-prod';
   const dev = 'streaming-dev';
   for (const name of ['orders', 'payments', 'clickstream', 'fraud-detection']) await waitStable(store, prod, name, 'flinkdeployments', SLOW);
@@ -91,6 +94,24 @@ async function runWorkload(store: SimStore, setScenario: (ns: string, name: stri
   await waitStable(store, prod, 'orders', 'flinkdeployments', SLOW);
 }
 
+/** The failure modes real operators show on healthy clusters: a failed job suspended by NOOP, a recovering pull, UpgradeFailed. */
+async function runFailureModes(store: SimStore, setScenario: SetScenario): Promise<void> {
+  const dev = 'streaming-dev';
+  store.create('flinkdeployments', deployment('flaky', dev, { annotations: { [SCENARIO_ANNOTATION]: 'job-exceptions=1,job-failure' } }));
+  store.create('flinkdeployments', deployment('pull', dev, { annotations: { [SCENARIO_ANNOTATION]: 'image-pull-failure=1s' } }));
+  store.create('flinkdeployments', deployment('stuck', dev, { upgradeMode: 'last-state', ha: false }));
+  await waitForStatus(store, 'flinkdeployments', dev, 'flaky', (s) => s.jobStatus?.state === 'FAILED', 'failed', SLOW);
+  editSpec(store, 'flinkdeployments', dev, 'flaky', (s) => (s.job.state = 'suspended'));
+  await waitStable(store, dev, 'pull', 'flinkdeployments', SLOW);
+  await waitStable(store, dev, 'stuck', 'flinkdeployments', SLOW);
+  setScenario(dev, 'stuck', ['upgrade-failed', 'savepoint-failure=once']);
+  editSpec(store, 'flinkdeployments', dev, 'stuck', (s) => (s.restartNonce = 1));
+  await waitForStatus(store, 'flinkdeployments', dev, 'flaky', (s) => s.lifecycleState === 'SUSPENDED', 'suspended', SLOW);
+  await waitFor(store, () => statusOf(store.get('flinkdeployments', dev, 'stuck')).error, SLOW);
+  editSpec(store, 'flinkdeployments', dev, 'stuck', (s) => (s.job.state = 'suspended'));
+  await waitForStatus(store, 'flinkdeployments', dev, 'stuck', (s) => s.jobStatus?.state === 'CANCELED', 'cancelled', SLOW);
+}
+
 describe('CRD conformance of the simulated operator', () => {
   it('every version of every FlinkDeployment, FlinkSessionJob and FlinkStateSnapshot validates against its CRD schema', async () => {
     if (!existsSync(CRD_DIR)) {
@@ -120,6 +141,7 @@ describe('CRD conformance of the simulated operator', () => {
     });
     try {
       await runWorkload(cluster.store, (ns, name, s) => cluster.operator.setScenario(ns, name, s));
+      await runFailureModes(cluster.store, (ns, name, s) => cluster.operator.setScenario(ns, name, s));
       await cluster.seeded;
       for (const plural of Object.keys(CRDS) as Plural[]) for (const object of cluster.store.list(plural)) check(plural, object);
     } finally {

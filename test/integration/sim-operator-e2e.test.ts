@@ -4,7 +4,7 @@ import { startSimCluster, type SimCluster } from '../../src/sandbox/kube/cluster
 import { SCENARIO_ANNOTATION } from '../../src/sandbox/kube/scenarios.js';
 import type { KubeObject } from '../../src/sandbox/kube/store.js';
 import { collectWatch, crPath, kubeClients, MERGE_PATCH, type KubeClients } from '../support/kube.js';
-import { deployment, isStable, snapshot, statusOf, waitForStatus, waitStable, type Status } from '../support/sim.js';
+import { deployment, isStable, snapshot, statusOf, waitFor, waitForStatus, waitStable, type Status } from '../support/sim.js';
 
 const NS = 'streaming-prod';
 let cluster: SimCluster;
@@ -79,9 +79,36 @@ describe('through client-node', () => {
     await waitForStatus(cluster.store, 'flinkdeployments', NS, 'orders', (s) => s.jobManagerDeploymentStatus === 'ERROR', 'JM ERROR');
     const events = await eventsOf(await read('orders'));
     expect(events.find((e) => e.reason === 'ErrImagePull')?.type).toBe('Warning');
-    expect(statusOf(await read('orders')).lifecycleState).toBe('FAILED');
+    // A failed image pull is not one of CommonStatus rule 7's manual-restore errors.
+    expect(statusOf(await read('orders')).lifecycleState).toBe('DEPLOYED');
+  });
+
+  it('job-exceptions=2 by annotation: two JobException Warnings with the observer annotations after RUNNING', async () => {
+    await kube.custom.patchNamespacedCustomObject(
+      { ...crPath(NS), name: 'orders', body: { metadata: { annotations: { [SCENARIO_ANNOTATION]: 'job-exceptions=2' } }, spec: { image: 'flink:1.20.2' } } },
+      MERGE_PATCH,
+    );
+    await waitForStatus(cluster.store, 'flinkdeployments', NS, 'orders', (s, o) => o.metadata.generation === 4 && isStable(s, o), 'generation 4 STABLE');
+    const failovers = await waitForEvents(2, 'JobException');
+    for (const event of failovers) {
+      expect(event).toMatchObject({ type: 'Warning', count: 1, source: { component: 'Job' } });
+      expect(event.message).toMatch(/^java\.lang\.RuntimeException: Simulated task failure #\d+ in .+\n\tat /);
+      expect(Object.keys(event.metadata.annotations ?? {}).sort()).toEqual(['endpoint', 'exception-timestamp', 'task-name', 'tm-id']);
+      expect(event.metadata.name).toMatch(/^Job\.\d+$/);
+    }
+    const running = (await eventsOf(await read('orders'))).find((e) => e.reason === 'JobStatusChanged' && e.message?.endsWith('to RUNNING'));
+    expect(Date.parse(String(failovers[0]?.lastTimestamp))).toBeGreaterThanOrEqual(Date.parse(String(running?.lastTimestamp)));
   });
 });
+
+/** Polls the events through client-node until `count` events of `reason` are listed (the cluster emits them on timers). */
+async function waitForEvents(count: number, reason: string) {
+  const orders = await read('orders');
+  return waitFor(cluster.store, () => {
+    const seen = cluster.store.list('events', NS).filter((e) => e.reason === reason && (e.involvedObject as { uid?: string }).uid === orders.metadata.uid);
+    return seen.length >= count;
+  }).then(async () => (await eventsOf(orders)).filter((e) => e.reason === reason));
+}
 
 function waitFor2Stable(): Promise<KubeObject> {
   return waitForStatus(cluster.store, 'flinkdeployments', NS, 'orders', (s, o) => o.metadata.generation === 2 && isStable(s, o), 'generation 2 STABLE');

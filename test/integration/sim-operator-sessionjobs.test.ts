@@ -32,6 +32,14 @@ async function runningJob(options: Parameters<typeof sessionJob>[3] = {}) {
 }
 
 describe('session cluster', () => {
+  it('an upgrade (SessionReconciler) emits neither Suspended nor Submit', async () => {
+    sim.rig.store.create('flinkdeployments', sessionCluster('session-cluster', NS));
+    await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'session-cluster', (s) => s.lifecycleState === 'STABLE', 'STABLE');
+    const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'session-cluster', (s) => (s.image = 'flink:1.20.1'));
+    const done = await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'session-cluster', (s) => s.lifecycleState === 'STABLE' && s.observedGeneration === generation, 'upgraded');
+    expect(eventsFor(sim.rig.store, done).map((e) => e.reason)).toEqual(['SpecChanged']);
+  });
+
   it('is STABLE once its JobManager is READY, with a Running condition on the JobManager and no job state', async () => {
     sim.rig.store.create('flinkdeployments', sessionCluster('session-cluster', NS));
     const cluster = await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'session-cluster', (s) => s.lifecycleState === 'STABLE', 'STABLE');
@@ -80,25 +88,21 @@ describe('FlinkSessionJob', () => {
     expect(reconciledSpec(statusOf(after))?.job.parallelism).toBe(4);
   });
 
-  it.each(['stateless', 'last-state'] as const)('a %s suspend is a cancel: CANCELLING → CANCELED, reconciliation may stay UPGRADING', async (mode) => {
+  it.each(['stateless', 'last-state'] as const)('a %s suspend is an async cancel: the old spec while CANCELLING, job.state suspended at CANCELED, generation not observed', async (mode) => {
     const first = await runningJob({ upgradeMode: mode });
     const rec = recordStatuses(sim.rig.store, 'flinksessionjobs', NS, 'etl');
     const generation = editSpec(sim.rig.store, 'flinksessionjobs', NS, 'etl', (s) => (s.job.state = 'suspended'));
-    const done = await waitForStatus(
-      sim.rig.store,
-      'flinksessionjobs',
-      NS,
-      'etl',
-      (s) => s.jobStatus?.state === 'CANCELED' && s.observedGeneration === generation,
-      'CANCELED and observed',
-    );
+    const done = await waitForStatus(sim.rig.store, 'flinksessionjobs', NS, 'etl', (s) => s.jobStatus?.state === 'CANCELED', 'CANCELED');
     rec.stop();
     const cancelling = rec.seen.find((r) => r.status.jobStatus?.state === 'CANCELLING')?.status as Status;
     expect(cancelling.observedGeneration).toBe(generation - 1);
     expect(cancelling.lifecycleState).toBe('UPGRADING');
+    expect(reconciledSpec(cancelling)?.job).toMatchObject({ state: 'running', upgradeMode: mode === 'stateless' ? 'stateless' : 'savepoint' });
     const status = statusOf(done);
+    expect(status.observedGeneration).toBe(generation - 1);
     expect(status.reconciliationStatus?.state).toBe('UPGRADING');
     expect(reconciledSpec(status)?.job.state).toBe('suspended');
+    expect(status.jobStatus?.jobId).toBe(statusOf(first).jobStatus?.jobId);
     if (mode === 'last-state') expect(status.jobStatus?.upgradeSavepointPath).toMatch(/\/checkpoints\/[0-9a-f]{32}\/chk-\d+$/);
     expect(eventsFor(sim.rig.store, done).map((e) => e.reason)).toContain('Suspended');
 

@@ -3,6 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   deployment,
   editSpec,
+  sessionCluster,
+  sessionJob,
   eventsFor,
   recordStatuses,
   simRig,
@@ -88,6 +90,11 @@ describe('FlinkStateSnapshot', () => {
     const errors = eventsFor(rig.store, done).filter((e) => e.reason === 'SavepointError');
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatchObject({ type: 'Warning', component: 'Snapshot', count: failures });
+    // The event's message is the snapshot's status.error JSON, as FlinkStateSnapshotController writes it.
+    expect(errors[0]?.message).toBe(status.error);
+    expect(JSON.parse(status.error as string).type).toBe('org.apache.flink.kubernetes.operator.exception.ReconciliationException');
+    // status.error is already there while the snapshot waits for its retry.
+    for (const retry of retries) expect(retry.status.error).toBeDefined();
     expect(done.metadata.labels?.['snapshot.state']).toBe('FAILED');
   });
 
@@ -113,13 +120,68 @@ describe('FlinkStateSnapshot', () => {
     expect(abandoned).toMatchObject({ type: 'Warning', component: 'Snapshot' });
   });
 
-  it('a wrong jobReference.name gives a ValidationError and the snapshot stays TRIGGER_PENDING', async () => {
+  it('a wrong jobReference.name gives a ValidationError on every reconcile and the snapshot stays TRIGGER_PENDING', async () => {
     rig.store.create('flinkstatesnapshots', snapshot('sp', NS, 'nosuch', { backoffLimit: 2 }));
-    const event = await waitFor(rig.store, () => eventsFor(rig.store, snap()).find((e) => e.reason === 'ValidationError'));
-    expect(event.type).toBe('Warning');
+    // Re-validated every reconcile interval (60 s, 600 ms at fast speed): the same event with a growing count.
+    const event = await waitFor(rig.store, () => eventsFor(rig.store, snap()).find((e) => e.reason === 'ValidationError' && e.count >= 2));
+    expect(event).toMatchObject({ type: 'Warning', component: 'Operator', message: `Target for snapshot ${NS}/nosuch was not found` });
     rig.store.create('flinkstatesnapshots', snapshot('other', NS, 'orders'));
     await terminal('other');
     expect(statusOf(snap()).state).toBe('TRIGGER_PENDING');
     expect(snap().metadata.labels?.['snapshot.state']).toBe('TRIGGER_PENDING');
+  });
+
+  it('savepoint-failure=once: the first attempt fails, the retry completes', async () => {
+    rig.operator.setScenario(NS, 'orders', 'savepoint-failure=once');
+    const rec = recordStatuses(rig.store, 'flinkstatesnapshots', NS, 'sp');
+    rig.store.create('flinkstatesnapshots', snapshot('sp', NS, 'orders', { backoffLimit: 2 }));
+    const done = await terminal();
+    rec.stop();
+    expect(statusOf(done)).toMatchObject({ state: 'COMPLETED', failures: 1 });
+    const pending = rec.seen.find((r) => r.status.state === 'TRIGGER_PENDING' && r.status.failures === 1);
+    expect(JSON.parse(pending?.status.error as string).message).toContain('Failure to finalize checkpoint');
+  });
+
+  it('an IN_PROGRESS snapshot polls the job\'s current jobId: a resubmitted job fails the attempt, the retry completes', async () => {
+    rig.store.create('flinkstatesnapshots', snapshot('sp', NS, 'orders', { backoffLimit: 2 }));
+    const inProgress = await waitForStatus(rig.store, 'flinkstatesnapshots', NS, 'sp', (s) => s.state === 'IN_PROGRESS', 'IN_PROGRESS');
+    const newJobId = 'f'.repeat(32);
+    rig.store.update('flinkdeployments', NS, 'orders', (o) => ({ ...o, status: { ...o.status, jobStatus: { ...(o.status?.jobStatus as object), jobId: newJobId } } }), { subresource: 'status' });
+    const error = await waitFor(rig.store, () => eventsFor(rig.store, snap()).find((e) => e.reason === 'SavepointError'));
+    const triggerId = String(statusOf(inProgress).triggerId);
+    expect(JSON.parse(error.message).message).toContain(`AsynchronousJobOperationKey{triggerId=${triggerId}, jobId=${newJobId}}`);
+    const done = statusOf(await terminal());
+    expect(done).toMatchObject({ state: 'COMPLETED', failures: 1 });
+    expect(done.path).toMatch(/\/savepoint-ffffff-[0-9a-f]{12}$/);
+  });
+});
+
+describe('FlinkStateSnapshot of a session job (1.15: the directory comes from the session cluster only)', () => {
+  /** A session cluster without state.savepoints.dir, and a session job that sets one in its own configuration. */
+  async function sessionJobWithOwnDir(): Promise<void> {
+    const cluster = sessionCluster('session-cluster', NS);
+    delete (cluster.spec?.flinkConfiguration as Record<string, unknown>)['state.savepoints.dir'];
+    rig.store.create('flinkdeployments', cluster);
+    rig.store.create('flinksessionjobs', sessionJob('etl', NS, 'session-cluster', { upgradeMode: 'stateless', conf: { 'state.savepoints.dir': 's3://jobs/etl/savepoints' } }));
+    await waitStable(rig.store, NS, 'etl', 'flinksessionjobs');
+  }
+
+  it('ignores the job\'s own state.savepoints.dir: FAILED after backoffLimit + 1 attempts', async () => {
+    await sessionJobWithOwnDir();
+    rig.store.create('flinkstatesnapshots', snapshot('sp', NS, 'etl', { kind: 'FlinkSessionJob', backoffLimit: 2 }));
+    const done = statusOf(await terminal());
+    expect(done).toMatchObject({ state: 'FAILED', failures: 3 });
+    const message = 'Either the savepoint path in the spec or configuration state.savepoints.dir in the Flink resource has to be supplied';
+    expect(JSON.parse(done.error as string)).toEqual({
+      type: 'org.apache.flink.kubernetes.operator.exception.ReconciliationException',
+      message: `java.lang.IllegalArgumentException: ${message}`,
+      throwableList: [{ type: 'java.lang.IllegalArgumentException', message }],
+    });
+  });
+
+  it('uses spec.savepoint.path when given', async () => {
+    await sessionJobWithOwnDir();
+    rig.store.create('flinkstatesnapshots', snapshot('sp', NS, 'etl', { kind: 'FlinkSessionJob', backoffLimit: 2, path: 's3://jobs/etl/savepoints' }));
+    expect(statusOf(await terminal())).toMatchObject({ state: 'COMPLETED', path: expect.stringMatching(/^s3:\/\/jobs\/etl\/savepoints\/savepoint-/) });
   });
 });

@@ -116,29 +116,72 @@ describe('suspend', () => {
     }
   });
 
-  it('last-state without HA cancels asynchronously and leaves reconciliation UPGRADING', async () => {
-    await deployed('orders', { upgradeMode: 'last-state', ha: false });
+  it('last-state without HA is an async cancel: the old spec with only upgradeMode changed, then markSuspended', async () => {
+    const first = await deployed('orders', { upgradeMode: 'last-state', ha: false });
+    const before = statusOf(first);
     const rec = recordStatuses(sim.rig.store, 'flinkdeployments', NS, 'orders');
     const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
-    const done = await waitForStatus(
-      sim.rig.store,
-      'flinkdeployments',
-      NS,
-      'orders',
-      (s) => s.jobStatus?.state === 'CANCELED' && s.observedGeneration === generation,
-      'CANCELED on the new generation',
-    );
+    const done = await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.jobStatus?.state === 'CANCELED', 'CANCELED');
     rec.stop();
     const cancelling = rec.seen.find((r) => r.status.jobStatus?.state === 'CANCELLING')?.status as Status;
     expect(cancelling.reconciliationStatus?.state).toBe('UPGRADING');
-    expect(reconciledSpec(cancelling)?.job.state).toBe('suspended');
     expect(cancelling.observedGeneration).toBe(generation - 1);
+    expect(cancelling.jobManagerDeploymentStatus).toBe('READY');
+    expect(cancelling.jobStatus?.updateTime).toBe(before.jobStatus?.updateTime);
+    // The OLD spec: still running, only the restore mode recorded (cancel restores "as a savepoint").
+    expect(reconciledSpec(cancelling)).toEqual({ ...reconciledSpec(before), job: { ...reconciledSpec(before)?.job, upgradeMode: 'savepoint' } });
     const status = statusOf(done);
+    expect(status.observedGeneration).toBe(generation - 1);
     expect(status.reconciliationStatus?.state).toBe('UPGRADING');
     expect(status.lifecycleState).toBe('UPGRADING');
+    expect(status.jobManagerDeploymentStatus).toBe('READY');
+    expect(reconciledSpec(status)?.job).toMatchObject({ state: 'suspended', upgradeMode: 'savepoint' });
+    expect(status.jobStatus?.updateTime).not.toBe(before.jobStatus?.updateTime);
     expect(status.jobStatus?.upgradeSavepointPath).toMatch(/^s3:\/\/flink-state\/streaming-prod\/orders\/checkpoints\/[0-9a-f]{32}\/chk-\d+$/);
-    expect(reconciledSpec(status)?.job.upgradeMode).toBe('savepoint');
     expect(eventsFor(sim.rig.store, done).some((e) => e.message === 'Job status changed from CANCELLING to CANCELED')).toBe(true);
+    expect(reasons()).toContain('Suspended');
+
+    // Nothing moves on later reconciles: suspended → suspended writes nothing.
+    sim.rig.operator.setScenario(NS, 'orders', 'slow-reconcile');
+    sim.rig.operator.clearScenario(NS, 'orders');
+    await deployed('sentinel');
+    expect(statusOf(get()).reconciliationStatus).toEqual(status.reconciliationStatus);
+    expect(statusOf(get()).observedGeneration).toBe(generation - 1);
+  });
+
+  it('updateTime moves only on observed job changes, not on the FINISHED the operator writes', async () => {
+    const first = await deployed('orders', { upgradeMode: 'savepoint' });
+    const running = statusOf(first).jobStatus?.updateTime;
+    expect(running).toMatch(/^\d{13}$/);
+    editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
+    const done = await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.lifecycleState === 'SUSPENDED', 'SUSPENDED');
+    expect(statusOf(done).jobStatus).toMatchObject({ state: 'FINISHED', updateTime: running });
+  });
+});
+
+describe('unset parallelism', () => {
+  it('reads 0 in lastReconciledSpec (JobSpec.parallelism is an int) when taskManager.replicas decides it', async () => {
+    const object = deployment('orders', NS, { replicas: 2 });
+    delete (object.spec as { job: Record<string, unknown> }).job.parallelism;
+    sim.rig.store.create('flinkdeployments', object);
+    const stable = await waitStable(sim.rig.store, NS, 'orders');
+    expect(reconciledSpec(statusOf(stable))?.job.parallelism).toBe(0);
+    expect(statusOf(stable).reconciliationStatus?.lastReconciledSpec).toContain('"parallelism":0');
+    editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.parallelism = 4));
+    await waitStable(sim.rig.store, NS, 'orders');
+    editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => delete s.job.parallelism);
+    const back = statusOf(await waitStable(sim.rig.store, NS, 'orders'));
+    expect(reconciledSpec(back)?.job.parallelism).toBe(0);
+    expect(eventsFor(sim.rig.store, get()).filter((e) => e.reason === 'SpecChanged').map((e) => e.message)).toContainEqual(
+      expect.stringContaining('FlinkDeploymentSpec[job.parallelism : 4 -> 0]'),
+    );
+  });
+
+  it('without taskManager.replicas it is refused: Job parallelism must be larger than 0', async () => {
+    await deployed();
+    editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => delete s.job.parallelism);
+    const event = await waitFor(sim.rig.store, () => eventsFor(sim.rig.store, get()).find((e) => e.reason === 'ValidationError'));
+    expect(event.message).toBe('Job parallelism must be larger than 0');
   });
 });
 

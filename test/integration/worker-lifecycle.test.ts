@@ -2,7 +2,7 @@
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
-import type { OperationIntent } from '../../src/domain/model/intent.js';
+import type { OperationIntent } from '../../src/domain/kinds/index.js';
 import type { Target } from '../../src/domain/model/target.js';
 import { jobIdOf, QUEUE_NAME } from '../../src/queue/queue.js';
 import { bullmqPrefix, storeKeys } from '../../src/store/keys.js';

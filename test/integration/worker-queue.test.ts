@@ -4,7 +4,8 @@ import type { EvidenceVerdict } from '../../src/domain/evidence/types.js';
 import type { Plan } from '../../src/domain/model/plan.js';
 import { jobIdOf, OperationQueue, parseJobId } from '../../src/queue/queue.js';
 import { trimBefore } from '../../src/worker/submit.js';
-import { evidenceKindOf, progressOf } from '../../src/worker/verify.js';
+import { progressOf } from '../../src/worker/verify.js';
+import { judgedKind } from '../../src/domain/kinds/index.js';
 import { redisForTest, type TestRedis } from '../support/redis.js';
 
 describe('job ids', () => {
@@ -77,18 +78,13 @@ describe('OperationQueue', () => {
 describe('evidence helpers', () => {
   const patchPlan = (patch: Record<string, unknown>): Plan => ({ change: { type: 'patch', patch } }) as unknown as Plan;
 
-  it.each([
-    [{ spec: { job: { state: 'suspended' } } }, 'suspend'],
-    [{ spec: { job: { state: 'running', upgradeMode: 'savepoint' } } }, 'resume'],
-    [{ spec: { image: 'flink:1.19' } }, 'upgrade'],
-    [{ spec: { job: { parallelism: 2 } } }, 'scale'],
-  ])('an undo putting back %j is judged as a %s', (patch, kind) => {
-    expect(evidenceKindOf({ kind: 'undo' }, patchPlan(patch))).toBe(kind);
+  it.each(['suspend', 'resume', 'upgrade', 'scale'] as const)('an undo whose plan records judgedAs %s is judged as a %s', (kind) => {
+    expect(judgedKind('undo', { ...patchPlan({}), judgedAs: kind })).toBe(kind);
   });
 
-  it('other kinds are judged as themselves; an undo of nothing known is an error', () => {
-    expect(evidenceKindOf({ kind: 'restart' }, patchPlan({}))).toBe('restart');
-    expect(() => evidenceKindOf({ kind: 'undo' }, patchPlan({ spec: { restartNonce: 3 } }))).toThrow(/cannot tell/);
+  it('other kinds are judged as themselves; an undo plan without judgedAs is an error', () => {
+    expect(judgedKind('restart', patchPlan({}))).toBe('restart');
+    expect(() => judgedKind('undo', patchPlan({ spec: { restartNonce: 3 } }))).toThrow(/judgedAs/);
   });
 
   const criterion = (name: string, met: boolean) => ({ name, met, observed: null, source: 's', at: 1 });

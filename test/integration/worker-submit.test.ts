@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CHANGED_REASON } from '../../src/domain/planning/drift.js';
 import type { OperationRecord } from '../../src/domain/model/operation.js';
 import { ANNOTATION_OPERATION_ID } from '../../src/domain/model/plan.js';
-import type { OperationIntent } from '../../src/domain/model/intent.js';
+import type { OperationIntent } from '../../src/domain/kinds/index.js';
 import type { Target } from '../../src/domain/model/target.js';
 import { editSpec } from '../support/sim.js';
 import { NS, WorkerEnv } from '../support/worker-env.js';

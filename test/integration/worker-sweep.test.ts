@@ -5,8 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { jobIdOf, QUEUE_NAME } from '../../src/queue/queue.js';
 import { bullmqPrefix } from '../../src/store/keys.js';
-import { Sweep } from '../../src/worker/sweep.js';
-import type { OperationIntent } from '../../src/domain/model/intent.js';
+import { Sweep } from '../../src/app/sweep.js';
+import type { OperationIntent } from '../../src/domain/kinds/index.js';
 import type { Target } from '../../src/domain/model/target.js';
 import { NS, WorkerEnv } from '../support/worker-env.js';
 

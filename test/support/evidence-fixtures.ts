@@ -1,7 +1,7 @@
 // Builders for evidence tests: events as the operator records them, targets mid-change and settled, one judge call.
 import { createHash } from 'node:crypto';
 import { evaluateEvidence, takeEventBaseline, type EvidenceKind, type EvidenceVerdict } from '../../src/domain/evidence/judge.js';
-import type { UpgradeMode } from '../../src/domain/model/intent.js';
+import type { UpgradeMode } from '../../src/domain/model/upgrade-mode.js';
 import { applyMergePatch, isRecord, type JsonRecord } from '../../src/domain/model/merge-patch.js';
 import type { Plan } from '../../src/domain/model/plan.js';
 import type { Target } from '../../src/domain/model/target.js';
@@ -111,6 +111,9 @@ export interface Scenario {
   previousJobId?: string;
   upgradeMode?: UpgradeMode;
   submittedGeneration?: number;
+  /** Transient failure key → when the worker first saw it (default: now). */
+  transientSince?: Record<string, number>;
+  failureGraceMs?: number;
 }
 
 /** One evaluation with the baseline taken at SUBMITTED_AT and the observation made at NOW. */
@@ -134,6 +137,8 @@ export function judge(s: Scenario): EvidenceVerdict {
     ...(s.previousJobId === undefined ? {} : { previousJobId: s.previousJobId }),
     ...(s.upgradeMode === undefined ? {} : { upgradeMode: s.upgradeMode }),
     ...(s.submittedGeneration === undefined ? {} : { submittedGeneration: s.submittedGeneration }),
+    ...(s.transientSince === undefined ? {} : { transientSince: s.transientSince }),
+    ...(s.failureGraceMs === undefined ? {} : { failureGraceMs: s.failureGraceMs }),
   });
 }
 

@@ -1,9 +1,9 @@
 // Builders of live Flink resources as the operator leaves them (spec + status), for tests and the simulator.
 import { createHash } from 'node:crypto';
-import { OperationIntentSchema } from '../../src/domain/model/intent.js';
+import { OperationIntentSchema } from '../../src/domain/kinds/index.js';
 import { applyMergePatch, isRecord, type JsonRecord } from '../../src/domain/model/merge-patch.js';
 import type { Plan } from '../../src/domain/model/plan.js';
-import type { PlannableIntent } from '../../src/domain/planning/kind-planners.js';
+import type { KindIntent as PlannableIntent } from '../../src/domain/kinds/index.js';
 import { planOperation, type PlanContext } from '../../src/domain/planning/planner.js';
 import type { KubeObject } from '../../src/sandbox/kube/store.js';
 

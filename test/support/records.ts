@@ -12,9 +12,9 @@ import {
   type OperationRecord,
   type OperationState,
 } from '../../src/domain/model/operation.js';
-import { OperationIntentSchema, type OperationIntent } from '../../src/domain/model/intent.js';
+import { OperationIntentSchema, type OperationIntent } from '../../src/domain/kinds/index.js';
 import { runChecks } from '../../src/domain/policy/checks.js';
-import type { RenderContext } from '../../src/slack/blocks/views.js';
+import type { RenderContext } from '../../src/slack/blocks/message.js';
 import { DEP, judge, kubeEvent, settled, specPatchOf, warning } from './evidence-fixtures.js';
 import { FIXTURE_EPOCH_MS, flinkDeployment, planFor } from './fixtures.js';
 

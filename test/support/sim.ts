@@ -1,5 +1,6 @@
 // Test helpers for the simulated operator: a store + operator, builders, waitFor on store changes, recorders.
 import { afterEach, beforeEach } from 'vitest';
+import { offsetClock } from '../../src/sandbox/kube/cluster.js';
 import { startSimOperator, type SimOperator } from '../../src/sandbox/kube/operator.js';
 import type { Speed } from '../../src/sandbox/kube/speed.js';
 import { SimStore, type KubeObject, type SimResource, type StoreChange, type StoreOptions } from '../../src/sandbox/kube/store.js';
@@ -16,9 +17,12 @@ export interface SimRig {
   close(): Promise<void>;
 }
 
-/** A store (no admission validation unless given) with the operator running at `speed` (fast by default). */
-export function simRig(options: { speed?: Speed; store?: StoreOptions } = {}): SimRig {
-  const store = new SimStore(options.store ?? {});
+/**
+ * A store (no admission validation unless given) with the operator running at `speed` (fast by default);
+ * `clockOffsetMs` sets the cluster's clock apart from the test's, as `startSimCluster` does.
+ */
+export function simRig(options: { speed?: Speed; store?: StoreOptions; clockOffsetMs?: number } = {}): SimRig {
+  const store = new SimStore({ now: offsetClock(options.clockOffsetMs ?? 0), ...options.store });
   const operator = startSimOperator({ store, speed: options.speed ?? 'fast' });
   return { store, operator, close: () => operator.close() };
 }
@@ -158,6 +162,7 @@ export interface EventView {
   component: string;
   firstTimestamp: string;
   lastTimestamp: string;
+  annotations: Record<string, string>;
 }
 
 /** Events about one object (by uid), oldest first. */
@@ -174,6 +179,7 @@ export function eventsFor(store: SimStore, object: KubeObject): EventView[] {
       component: String((e.source as { component?: string }).component),
       firstTimestamp: String(e.firstTimestamp),
       lastTimestamp: String(e.lastTimestamp),
+      annotations: e.metadata.annotations ?? {},
     }));
 }
 

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { assess } from '../../src/app/assess.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import type { OperationIntent } from '../../src/domain/model/intent.js';
+import type { OperationIntent } from '../../src/domain/kinds/index.js';
 import { isTerminal, newOperationId, type OperationRecord, type OperationState } from '../../src/domain/model/operation.js';
 import type { Policy } from '../../src/domain/policy/schema.js';
 import { ClientNodeFlinkClient, loadKubeConfig } from '../../src/kube/client-node.js';
@@ -49,6 +49,8 @@ approval:
 export interface WorkerEnvOptions {
   /** Extra environment for the worker config (LEASE_TTL, VERIFY_TIMEOUT, …). */
   env?: Record<string, string>;
+  /** How far the simulated cluster's clock is from the worker's (its events, status times and `Date` header). */
+  clockOffsetMs?: number;
 }
 
 export class WorkerEnv {
@@ -85,7 +87,8 @@ export class WorkerEnv {
     const dir = await mkdtemp(join(tmpdir(), 'worker-env-'));
     const policyPath = join(dir, 'policy.yaml');
     await writeFile(policyPath, POLICY_YAML);
-    const cluster = await startSimCluster({ port: 0, seed: 'none', speed: 'fast', kubeconfigPath: join(dir, 'kubeconfig') });
+    const clock = options.clockOffsetMs === undefined ? {} : { clockOffsetMs: options.clockOffsetMs };
+    const cluster = await startSimCluster({ port: 0, seed: 'none', speed: 'fast', kubeconfigPath: join(dir, 'kubeconfig'), ...clock });
     const env = new WorkerEnv(redis, cluster, policyPath, dir, options);
     await env.pump.start();
     return env;
@@ -105,6 +108,7 @@ export class WorkerEnv {
       LEASE_TTL: '5s',
       VERIFY_TIMEOUT: '30s',
       VERIFY_TIMEOUT_SAVEPOINT: '30s',
+      FAILURE_GRACE: '2s',
       WORKER_CONCURRENCY: '8',
       PORT: '0',
       LOG_LEVEL: 'silent',

@@ -14,7 +14,7 @@ import {
   renderRefusal,
   renderStatus,
 } from '../../src/slack/blocks/index.js';
-import type { ListView, LocksView, StatusView } from '../../src/slack/blocks/views.js';
+import type { ListView, LocksView, StatusView } from '../../src/app/views.js';
 import { DEP } from '../support/evidence-fixtures.js';
 import { expectValid, visibleText } from '../support/blocks.js';
 import { CTX, LEAD, OP_ID, recordIn, REQUESTER } from '../support/records.js';

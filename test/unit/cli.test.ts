@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { parseArgs } from '../../src/cli/main.js';
+import { parseArgs } from '../../src/cli/args.js';
 
 const BIN = new URL('../../bin/flink-chatops.js', import.meta.url).pathname;
 

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseCommand, type ParseContext } from '../../src/domain/language/parse.js';
 import { VERB_NAMES, FLAG_OWNERS } from '../../src/domain/language/verbs.js';
-import { CommandSchema, OperationIntentSchema, QuerySchema, type ParseResult } from '../../src/domain/model/intent.js';
+import { CommandSchema, QuerySchema, type ParseResult } from '../../src/domain/language/requests.js';
+import { OperationIntentSchema } from '../../src/domain/kinds/index.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 0x5eed_f11c);
 const COUNT = 100_000;

@@ -1,7 +1,8 @@
 // The /flink command language (SPEC §3) as one table: input → exact result, or refusal message + suggestion.
 import { describe, expect, it } from 'vitest';
 import { parseCommand, usageLine, type ParseContext } from '../../src/domain/language/parse.js';
-import type { Command, OperationIntent, ParseResult, Query } from '../../src/domain/model/intent.js';
+import type { Command, ParseResult, Query } from '../../src/domain/language/requests.js';
+import type { OperationIntent } from '../../src/domain/kinds/index.js';
 import type { Target } from '../../src/domain/model/target.js';
 
 const NS: ParseContext = { defaultNamespace: 'analytics' };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { checkDrift, desiredStateHolds, CHANGED_REASON } from '../../src/domain/planning/drift.js';
-import { OperationIntentSchema } from '../../src/domain/model/intent.js';
+import { OperationIntentSchema } from '../../src/domain/kinds/index.js';
 import type { Plan } from '../../src/domain/model/plan.js';
-import type { PlannableIntent } from '../../src/domain/planning/kind-planners.js';
+import type { KindIntent as PlannableIntent } from '../../src/domain/kinds/index.js';
 import { planOperation } from '../../src/domain/planning/planner.js';
 import type { Target } from '../../src/domain/model/target.js';
 import { editSpec, flinkDeployment, writeStatus } from '../support/fixtures.js';

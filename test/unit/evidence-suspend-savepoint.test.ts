@@ -63,22 +63,47 @@ describe('suspend (synchronous stop): SUSPENDED, FINISHED, and in savepoint mode
   });
 
   it.each([
-    ['SavepointError', /could not be stopped \(SavepointError\).*operator retries/],
-    ['UpgradeFailed', /could not be stopped \(UpgradeFailed\)/],
+    ['UpgradeFailed', /could not apply the change \(UpgradeFailed\): Stop-with-savepoint failed.*restore the job from a savepoint/],
     ['ValidationError', /rejected the spec \(ValidationError\): Stop-with-savepoint failed; it keeps running the previous spec/],
-  ])('a %s Warning after the submission fails it', (reason, expected) => {
+  ])('a %s Warning after the submission fails it at once', (reason, expected) => {
     const v = judge({ kind: 'suspend', plan, before, resource: editSpec(before, specPatchOf(plan)), events: [warning(reason, { message: 'Stop-with-savepoint failed' })] });
     expect(v.outcome).toBe('failed');
     expect(v.outcome === 'failed' && v.reason).toMatch(expected);
   });
 
-  it('a new status.error fails it; the same status.error as before does not', () => {
+  it.each(['SavepointError', 'Error', 'CleanupFailed'])('a %s Warning means the operator retries the stop: pending, said once per count, COMPLETED when a retry succeeds', (reason) => {
+    const failedOnce = warning(reason, { name: 'JobManagerDeployment.9', message: 'Savepoint Error -> Timed out stopping the job', count: 1 });
+    const v = judge({ kind: 'suspend', plan, before, resource: editSpec(before, specPatchOf(plan)), events: [failedOnce] });
+    expect(v).toMatchObject({ outcome: 'pending', alerts: [{ key: 'stop-retry:1', message: `stop failed, the operator retries (×1): ${reason}: Savepoint Error -> Timed out stopping the job` }] });
+    const twice = judge({ kind: 'suspend', plan, before, resource: editSpec(before, specPatchOf(plan)), events: [{ ...failedOnce, count: 2 }] });
+    expect(twice.outcome === 'pending' && twice.alerts?.map((a) => a.key)).toEqual(['stop-retry:2']);
+    const p = planFor({ kind: 'suspend', target: DEP }, before);
+    const done = judge({ kind: 'suspend', plan: p, before, resource: settled(flinkDeployment, specPatchOf(p), { status: { jobStatus: { upgradeSavepointPath: 's3://sp/new' } } }), events: [failedOnce] });
+    expect(done).toMatchObject({ outcome: 'completed', notes: [expect.stringContaining('stop failed, the operator retries (×1)')] });
+  });
+
+  it('a new status.error means the operator retries; one that needs a person fails it; the same status.error as before says nothing', () => {
     const error = JSON.stringify({ type: 'UpgradeFailureException', message: 'Savepoint directory is not set' });
     const erred = writeStatus(editSpec(before, specPatchOf(plan)), { error });
     const v = judge({ kind: 'suspend', plan, before, resource: erred });
-    expect(v).toMatchObject({ outcome: 'failed', reason: 'the operator reports an error: Savepoint directory is not set' });
+    expect(v).toMatchObject({ outcome: 'pending', alerts: [{ message: 'stop failed, the operator retries (×1): Savepoint directory is not set' }] });
+    const manual = writeStatus(editSpec(before, specPatchOf(plan)), { error: JSON.stringify({ message: 'Job is in terminal state but last checkpoint is unknown. Manual restore required.' }) });
+    expect(judge({ kind: 'suspend', plan, before, resource: manual }).outcome).toBe('failed');
     const alreadyErred = flinkDeployment({ status: { error } });
-    expect(judge({ kind: 'suspend', plan, before: alreadyErred, resource: erred }).outcome).toBe('pending');
+    const same = judge({ kind: 'suspend', plan, before: alreadyErred, resource: erred });
+    expect(same.outcome === 'pending' && same.alerts).toBeFalsy();
+  });
+
+  it.each(['FAILED', 'FINISHED', 'CANCELED'])('a savepoint-mode suspend of a job already %s takes no savepoint: COMPLETED with a note (NOOP)', (jobState) => {
+    const stopped = flinkDeployment({ status: { jobStatus: { state: jobState, upgradeSavepointPath: 's3://sp/last-checkpoint' } } });
+    const p = planFor({ kind: 'suspend', target: DEP, mode: 'savepoint' }, stopped);
+    const resource = settled(flinkDeployment, specPatchOf(p), { status: { jobStatus: { upgradeSavepointPath: 's3://sp/last-checkpoint' } } });
+    const v = judge({ kind: 'suspend', plan: p, before: stopped, resource });
+    expect(v.outcome).toBe('completed');
+    expect(Object.keys(metMap(v))).not.toContain('savepoint-recorded');
+    expect(v.outcome === 'completed' && v.notes).toContain(
+      `no savepoint was taken: the job had already stopped (${jobState}); resume restores from s3://sp/last-checkpoint`,
+    );
   });
 });
 
@@ -179,10 +204,18 @@ describe('savepoint: the snapshot COMPLETED with its path; retries by backoffLim
     expect(v).toMatchObject({ outcome: 'failed', reason: expect.stringContaining('Target for snapshot does not exist') });
   });
 
-  it('a Warning on the target blocks; an autoscaler Warning is a note; a Normal event is nothing', () => {
-    const events = [warning('JobException', { message: 'task failed' }), warning('ScalingReport'), kubeEvent({ reason: 'SnapshotCompleted', involved: snapshot() })];
+  it('Warnings on the target do not block a COMPLETED snapshot (they are reported); a Normal event is nothing', () => {
+    const events = [warning('JobException', { message: 'task failed' }), warning('Error', { message: 'boom' }), kubeEvent({ reason: 'SnapshotCompleted', involved: snapshot() })];
     const v = judge({ kind: 'savepoint', plan, resource: before, snapshot: snapshot(), events });
-    expect(v).toMatchObject({ outcome: 'pending', blocking: [expect.stringContaining('JobException')], notes: [expect.stringContaining('ScalingReport')] });
+    expect(v).toMatchObject({ outcome: 'completed', notes: [expect.stringContaining('on the target: Warning JobException'), expect.stringContaining('on the target: Warning Error')] });
+  });
+
+  it('shows a snapshot error as its text, not the JSON the operator puts in the event', () => {
+    const error = JSON.stringify({ type: 'org.apache.flink.util.SerializedThrowable', message: 'Checkpoint Coordinator is suspending.', throwableList: [] });
+    const failed = snapshot({ state: 'FAILED', status: { failures: 3, error } });
+    const v = judge({ kind: 'savepoint', plan, resource: before, snapshot: failed, events: [onSnapshot('SavepointError', { message: error })] });
+    expect(v.outcome === 'failed' && v.reason).toBe('the savepoint FAILED after 3 attempt(s) (backoffLimit 2): Checkpoint Coordinator is suspending.');
+    expect(v.outcome === 'failed' && v.evidence.join(' ')).not.toContain('{"type"');
   });
 
   it('refuses an observation of another snapshot', () => {

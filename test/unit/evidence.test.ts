@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { eventsAfter, summarize, takeEventBaseline, timedOutReport, type EvidenceKind } from '../../src/domain/evidence/judge.js';
 import type { Plan } from '../../src/domain/model/plan.js';
 import { editSpec, flinkDeployment, planFor, writeStatus } from '../support/fixtures.js';
-import { DEP, judge, kubeEvent, metMap, secondsAfter, settled, specPatchOf, SUBMITTED_AT, unmet, upgrading, warning } from '../support/evidence-fixtures.js';
+import { DEP, judge, kubeEvent, metMap, NOW, secondsAfter, settled, specPatchOf, SUBMITTED_AT, unmet, upgrading, warning } from '../support/evidence-fixtures.js';
 
 const before = flinkDeployment();
 const PLANS: Record<'resume' | 'restart' | 'scale' | 'upgrade', { plan: Plan; before: ReturnType<typeof flinkDeployment>; field: string }> = {
@@ -20,7 +20,7 @@ function done(kind: keyof typeof PLANS, opts: Parameters<typeof settled>[2] = {}
   return settled(flinkDeployment, specPatchOf(PLANS[kind].plan), opts);
 }
 
-describe('eventsAfter: new or count grown; the second of the submission is necessary, not sufficient', () => {
+describe('eventsAfter: new or count grown, by the counts alone (cluster times are never compared with the worker clock)', () => {
   const listed = kubeEvent({ reason: 'SpecChanged', name: 'JobManagerDeployment.1', count: 2, last: SUBMITTED_AT - 60_000 });
   const baseline = takeEventBaseline([listed], SUBMITTED_AT);
   it.each([
@@ -28,7 +28,7 @@ describe('eventsAfter: new or count grown; the second of the submission is neces
     ['the listed event, same count (deduplicated, stale)', listed, false],
     ['the listed event, same count, lastTimestamp bumped', { ...listed, lastTimestamp: '2026-01-01T00:00:15Z' }, false],
     ['the listed event with its count grown', kubeEvent({ reason: 'SpecChanged', name: 'JobManagerDeployment.1', count: 3 }), true],
-    ['a new name whose lastTimestamp is before the submission second', kubeEvent({ reason: 'Submit', name: 'Job.8', last: SUBMITTED_AT - 1_000 }), false],
+    ['a new name whose lastTimestamp reads before the submission (the cluster clock runs behind)', kubeEvent({ reason: 'Submit', name: 'Job.8', last: SUBMITTED_AT - 30_000 }), true],
     ['a new name in the same second as the submission', kubeEvent({ reason: 'Submit', name: 'Job.7', last: SUBMITTED_AT - 500 }), true],
     ['the listed name expired and recorded again (count 1, first seen after)', kubeEvent({ reason: 'SpecChanged', name: 'JobManagerDeployment.1', count: 1 }), true],
     ['the listed name with a lower count first seen long ago', kubeEvent({ reason: 'SpecChanged', name: 'JobManagerDeployment.1', count: 1, first: SUBMITTED_AT - 90_000 }), false],
@@ -129,28 +129,63 @@ describe('redeploy kinds: FAILED signals', () => {
     expect(judge({ kind: 'upgrade', plan, before, resource, baselineEvents: [old], events: [grown] }).outcome).toBe('failed');
   });
 
-  it.each([
-    ['ErrImagePull with status.error and JobManager ERROR', warning('ErrImagePull', { message: 'pull failed' }), { jobManagerDeploymentStatus: 'ERROR', error: pullError, jobStatus: { state: 'RECONCILING' } }, /ErrImagePull.*Failed to pull image/],
-    ['CrashLoopBackOff with status.error', warning('CrashLoopBackOff'), { error: 'back-off restarting failed container', jobStatus: { state: 'RECONCILING' } }, /CrashLoopBackOff/],
-  ])('container reason: %s', (_, event, status, reason) => {
-    const v = judge({ kind: 'upgrade', plan, before, resource: done('upgrade', { status }), events: [event] });
+  const jmError = { jobManagerDeploymentStatus: 'ERROR', error: pullError, jobStatus: { state: 'RECONCILING' } };
+  it('a container reason with the JobManager in ERROR is shown at once as blocked, with when it turns FAILED', () => {
+    const v = judge({ kind: 'upgrade', plan, before, resource: done('upgrade', { status: jmError }), events: [warning('ErrImagePull', { message: 'pull failed' })] });
+    expect(v).toMatchObject({ outcome: 'pending', transient: [{ key: 'jobmanager-error', since: NOW, until: NOW + 120_000 }] });
+    expect(v.outcome === 'pending' && v.blocking[0]).toMatch(/^blocked by ErrImagePull: pull failed; FAILED if it persists until 00:03:10 UTC$/);
+  });
+
+  it('FAILED once it has persisted for FAILURE_GRACE since the worker first saw it, with the evidence', () => {
+    const events = [warning('ErrImagePull', { message: 'pull failed' })];
+    const since = { 'jobmanager-error': NOW - 120_000 };
+    const v = judge({ kind: 'upgrade', plan, before, resource: done('upgrade', { status: jmError }), events, transientSince: since });
     expect(v.outcome).toBe('failed');
-    expect(v.outcome === 'failed' && v.reason).toMatch(reason);
+    expect(v.outcome === 'failed' && v.reason).toMatch(/JobManager cannot start \(ErrImagePull: pull failed\).*persisted for 2 min.*did not recover/);
+    expect(v.outcome === 'failed' && v.evidence).toEqual(expect.arrayContaining(['status.jobManagerDeploymentStatus: ERROR']));
+    const shorter = judge({ kind: 'upgrade', plan, before, resource: done('upgrade', { status: jmError }), events, transientSince: { 'jobmanager-error': NOW - 30_000 }, failureGraceMs: 30_000 });
+    expect(shorter.outcome).toBe('failed');
   });
 
-  it('ImagePullBackOff without status.error blocks but does not fail yet', () => {
-    const v = judge({ kind: 'upgrade', plan, before, resource: done('upgrade', { status: { jobManagerDeploymentStatus: 'DEPLOYING' } }), events: [warning('ImagePullBackOff')] });
-    expect(v).toMatchObject({ outcome: 'pending', blocking: [expect.stringContaining('ImagePullBackOff')] });
+  it('a container reason while the JobManager is still being deployed is transient too (the event comes before the status)', () => {
+    const v = judge({ kind: 'upgrade', plan, before, resource: done('upgrade', { status: { jobManagerDeploymentStatus: 'DEPLOYING', jobStatus: { state: 'RECONCILING' } } }), events: [warning('ImagePullBackOff')] });
+    expect(v).toMatchObject({ outcome: 'pending', blocking: [expect.stringContaining('blocked by ImagePullBackOff')] });
+  });
+
+  it('a recovered JobManager: the container Warning blocks until the job runs again after it, then it is a note', () => {
+    const events = [warning('CrashLoopBackOff', { message: 'back-off' })];
+    const notYet = judge({ kind: 'upgrade', plan, before, resource: done('upgrade', { status: { jobStatus: { state: 'RECONCILING' } } }), events });
+    expect(notYet).toMatchObject({ outcome: 'pending', blocking: [expect.stringContaining('Warning CrashLoopBackOff')] });
+    expect(notYet.outcome === 'pending' && notYet.transient).toBeFalsy();
+    const running = judge({ kind: 'upgrade', plan, before, resource: done('upgrade'), events });
+    expect(running).toMatchObject({ outcome: 'completed', notes: [expect.stringContaining('CrashLoopBackOff')] });
+  });
+
+  it('JobManager ERROR on our generation alone is transient, then FAILED after the grace', () => {
+    const resource = done('restart', { status: { jobManagerDeploymentStatus: 'ERROR' } });
+    expect(judge({ kind: 'restart', plan: PLANS.restart.plan, before, resource })).toMatchObject({ outcome: 'pending', transient: [{ key: 'jobmanager-error' }] });
+    const v = judge({ kind: 'restart', plan: PLANS.restart.plan, before, resource, transientSince: { 'jobmanager-error': NOW - 121_000 } });
+    expect(v.outcome === 'failed' && v.reason).toMatch(/JobManager cannot start \(JobManager ERROR\)/);
   });
 
   it.each([
-    ['JobManager ERROR', { jobManagerDeploymentStatus: 'ERROR' }, /JobManager deployment is in ERROR/],
     ['job FAILED', { jobStatus: { state: 'FAILED' }, lifecycleState: 'FAILED' }, /job FAILED/],
     ['lifecycle FAILED', { lifecycleState: 'FAILED' }, /FAILED/],
   ])('%s on our generation fails', (_, status, reason) => {
     const v = judge({ kind: 'restart', plan: PLANS.restart.plan, before, resource: done('restart', { status }) });
     expect(v.outcome).toBe('failed');
     expect(v.outcome === 'failed' && v.reason).toMatch(reason);
+  });
+
+  it.each([
+    ['an UpgradeFailed Warning', { events: [warning('UpgradeFailed', { message: 'Job is in terminal state but last checkpoint is unknown, possibly due to an unrecoverable restore error. Manual restore required.' })] }],
+    ['status.error "Manual restore required."', { resource: writeStatus(editSpec(before, specPatchOf(PLANS.restart.plan)), { error: '{"type":"org.apache.flink.kubernetes.operator.exception.UpgradeFailureException","message":"Job is in terminal state but last checkpoint is unknown. Manual restore required."}' }) }],
+    ['status.error "HA metadata is not available"', { resource: writeStatus(editSpec(before, specPatchOf(PLANS.restart.plan)), { error: 'JobManager deployment is missing and HA metadata is not available to make stateful upgrades.' }) }],
+  ])('%s is FAILED at once, even before the operator observed our generation, with what a person must do', (_, scenario) => {
+    const v = judge({ kind: 'restart', plan: PLANS.restart.plan, before, resource: editSpec(before, specPatchOf(PLANS.restart.plan)), ...scenario });
+    expect(v.outcome).toBe('failed');
+    expect(v.outcome === 'failed' && v.reason).toMatch(/(Manual restore required|HA metadata is not available).*restore the job from a savepoint \(`restore streaming-prod\/orders-enricher --from <savepoint path>`\)/);
+    expect(v.outcome === 'failed' && v.reason).not.toContain('{"type"');
   });
 
   it('a restart of a FAILED job is not failed by the FAILED state it starts from', () => {
@@ -188,10 +223,27 @@ describe('Warning events after the submission', () => {
     expect(v).toMatchObject({ outcome: 'completed', notes: [expect.stringContaining(reason)] });
   });
 
-  it.each(['JobException', 'Error', 'SavepointError', 'Missing', 'RestartUnhealthyJob'])('%s blocks COMPLETED and is listed', (reason) => {
-    const v = judge({ kind: 'restart', plan, before, resource: done('restart'), events: [warning(reason, { message: 'boom' })] });
-    expect(v).toMatchObject({ outcome: 'pending', blocking: [`Warning ${reason} at 00:00:15 UTC: boom`] });
-    expect(unmet(v)).toEqual(['no-blocking-warnings']);
+  it('JobException (a task failover) is a note, never blocking, counted over every failover', () => {
+    const late = warning('JobException', { name: 'Job.77', message: 'java.lang.RuntimeException: boom\n\tat x.y', count: 2, last: secondsAfter(50) });
+    const v = judge({ kind: 'restart', plan, before, resource: done('restart'), events: [warning('JobException', { message: 'java.io.IOException: gone' }), late] });
+    expect(v).toMatchObject({ outcome: 'completed', notes: [expect.stringMatching(/^3 task failovers after the change .*the last at 00:01:00 UTC: java\.lang\.RuntimeException: boom$/)] });
+  });
+
+  it.each(['Error', 'SavepointError', 'CleanupFailed', 'Missing', 'RecoverDeployment', 'RestartUnhealthyJob'])(
+    '%s blocks COMPLETED while it is the latest word, and is a note once the job ran on our generation after it',
+    (reason) => {
+      // The job has been RUNNING on our generation since 00:00:40 UTC (jobStatus.updateTime, the cluster's clock).
+      const after = judge({ kind: 'restart', plan, before, resource: done('restart'), events: [warning(reason, { message: 'boom', last: secondsAfter(45) })] });
+      expect(after).toMatchObject({ outcome: 'pending', blocking: [`Warning ${reason} at 00:00:55 UTC: boom`] });
+      expect(unmet(after)).toEqual(['no-blocking-warnings']);
+      const earlier = judge({ kind: 'restart', plan, before, resource: done('restart'), events: [warning(reason, { message: 'boom' })] });
+      expect(earlier).toMatchObject({ outcome: 'completed', notes: [expect.stringContaining(`Warning ${reason} at 00:00:15 UTC: boom (before the job reached RUNNING`)] });
+    },
+  );
+
+  it('a JobStatusChanged event to RUNNING after the Warning supersedes it too (cluster times against cluster times)', () => {
+    const events = [warning('Error', { message: 'boom', last: secondsAfter(45) }), kubeEvent({ reason: 'JobStatusChanged', name: 'Job.5', message: 'Job status changed from RECONCILING to RUNNING', last: secondsAfter(46) })];
+    expect(judge({ kind: 'restart', plan, before, resource: done('restart'), events }).outcome).toBe('completed');
   });
 
   it('ignores Normal events, and Warnings about other objects or from before the submission', () => {
@@ -211,7 +263,7 @@ describe('proof depth, summary and the TIMED_OUT report', () => {
     if (v.outcome !== 'completed') throw new Error(`expected completed, got ${v.outcome}`);
     expect(v.proof.verified[0]).toMatch(/^operator reconciled generation 4 \(DEPLOYED; lastReconciledSpec /);
     expect(v.proof.verified).toContain('JobManager READY');
-    expect(v.proof.verified.join('; ')).toMatch(/job RUNNING on it since 00:00:40 UTC \(started 00:00:30 UTC, after the submission\)/);
+    expect(v.proof.verified.join('; ')).toMatch(/job RUNNING on it since 00:00:40 UTC \(started 00:00:30 UTC\)/);
     expect(v.proof.notVerified).toEqual(expect.arrayContaining(notVerified));
   });
 
@@ -223,17 +275,18 @@ describe('proof depth, summary and the TIMED_OUT report', () => {
   });
 
   it('summarizes a pending verdict with what it waits for and what blocks it', () => {
-    const v = judge({ kind: 'scale', plan: PLANS.scale.plan, before, resource: upgrading(before, specPatchOf(PLANS.scale.plan)), events: [warning('JobException')] });
-    expect(summarize(v)).toMatch(/^\d of 8 criteria met; waiting for reconciled-deployed \(UPGRADING\), reconciled-running \(suspended\), .*job-running \(RECONCILING\).*; blocked by Warning JobException$/);
+    const v = judge({ kind: 'scale', plan: PLANS.scale.plan, before, resource: upgrading(before, specPatchOf(PLANS.scale.plan)), events: [warning('Missing')] });
+    expect(summarize(v)).toMatch(/^\d of 8 criteria met; waiting for reconciled-deployed \(UPGRADING\), reconciled-running \(suspended\), .*job-running \(RECONCILING\).*; blocked by Warning Missing$/);
   });
 
   it('records in TIMED_OUT the unmet criteria and the blocking Warnings by name', () => {
-    const v = judge({ kind: 'scale', plan: PLANS.scale.plan, before, resource: done('scale', { status: { lifecycleState: 'DEPLOYED' } }), events: [warning('Error', { message: 'reconcile failed' })] });
+    const events = [warning('Error', { message: 'reconcile failed', last: secondsAfter(45) })];
+    const v = judge({ kind: 'scale', plan: PLANS.scale.plan, before, resource: done('scale', { status: { lifecycleState: 'DEPLOYED' } }), events });
     const report = timedOutReport(v);
     expect(report.unmet.map((c) => c.name)).toEqual(['lifecycle-stable', 'no-blocking-warnings']);
-    expect(report.blocking).toEqual(['Warning Error at 00:00:15 UTC: reconcile failed']);
+    expect(report.blocking).toEqual(['Warning Error at 00:00:55 UTC: reconcile failed']);
     expect(report.summary).toBe(
-      'evidence incomplete at the deadline: 6 of 8 criteria met; unmet: lifecycle-stable (DEPLOYED); blocking Warning events: Warning Error at 00:00:15 UTC: reconcile failed',
+      'evidence incomplete at the deadline: 6 of 8 criteria met; unmet: lifecycle-stable (DEPLOYED); blocking Warning events: Warning Error at 00:00:55 UTC: reconcile failed',
     );
   });
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseCommand, type ParseContext } from '../../src/domain/language/parse.js';
 import { FLAG_OWNERS, VERB_NAMES, argPlaceholder, verbSpec, type ValueKind, type Verb } from '../../src/domain/language/verbs.js';
 import { helpText, usageLine } from '../../src/domain/language/help.js';
-import type { ParseResult } from '../../src/domain/model/intent.js';
+import type { ParseResult } from '../../src/domain/language/requests.js';
 
 const CTX: ParseContext = { defaultNamespace: 'analytics' };
 

@@ -17,7 +17,7 @@ import {
   type OperationRecord,
   type OperationState,
 } from '../../src/domain/model/operation.js';
-import { OP_ID_PATTERN } from '../../src/domain/model/intent.js';
+import { OP_ID_PATTERN } from '../../src/domain/model/intent-base.js';
 
 // SPEC §4's block, transcribed line by line (a line with two roles is split into two lines here).
 const SPEC_TRANSITIONS = `

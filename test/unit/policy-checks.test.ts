@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckOutcome } from '../../src/domain/model/decision.js';
-import type { OperationIntent } from '../../src/domain/model/intent.js';
-import { CHECK, effectiveUpgradeMode, formatAge, runChecks, type CheckInput } from '../../src/domain/policy/checks.js';
+import type { OperationIntent } from '../../src/domain/kinds/index.js';
+import { CHECK, formatAge, runChecks, upgradeModeFor, type CheckInput } from '../../src/domain/policy/checks.js';
 
 const NOW = new Date('2025-06-02T10:00:00Z');
 const target = { kind: 'FlinkDeployment', namespace: 'streaming-prod', name: 'orders' } as const;
@@ -169,7 +169,7 @@ describe('built-in checks', () => {
     [intents.upgrade, deployment({ spec: { job: { upgradeMode: undefined } } }), 'stateless'],
     [intents.savepoint, deployment(), undefined],
   ])('effective upgrade mode of %o', (intent, resource, expected) => {
-    expect(effectiveUpgradeMode(intent, resource)).toBe(expected);
+    expect(upgradeModeFor(intent, resource)).toBe(expected);
   });
 
   it.each([

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckResult } from '../../src/domain/model/decision.js';
-import type { IntentKind, UpgradeMode } from '../../src/domain/model/intent.js';
+import type { IntentKind } from '../../src/domain/kinds/index.js';
+import type { UpgradeMode } from '../../src/domain/model/upgrade-mode.js';
 import { canLock, canUnlock, checkRequest, evaluate, findNamespace } from '../../src/domain/policy/evaluate.js';
 import { approverGroups, GroupMembership } from '../../src/app/groups.js';
 import { inSchedule, type Schedule } from '../../src/domain/policy/schedule.js';

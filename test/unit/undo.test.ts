@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { OperationIntentSchema, type OperationIntent } from '../../src/domain/model/intent.js';
+import { OperationIntentSchema, type OperationIntent } from '../../src/domain/kinds/index.js';
 import { applyMergePatch } from '../../src/domain/model/merge-patch.js';
 import type { Plan } from '../../src/domain/model/plan.js';
-import type { PlannableIntent } from '../../src/domain/planning/kind-planners.js';
+import type { KindIntent as PlannableIntent } from '../../src/domain/kinds/index.js';
 import { planOperation, type PlanContext } from '../../src/domain/planning/planner.js';
 import { planUndo, type UndoneOperation } from '../../src/domain/planning/undo.js';
 import type { Target } from '../../src/domain/model/target.js';

@@ -1,7 +1,7 @@
 // The named criteria evidence is made of, read from one observation of the target (SPEC §5 base predicate).
-import type { Criterion, EvidenceKind, Observation } from './types.js';
+import type { Criterion, Observation } from './types.js';
 import { describeEvent, isNonBlocking, type EventView } from './events.js';
-import type { UpgradeMode } from '../model/intent.js';
+import type { UpgradeMode } from '../model/upgrade-mode.js';
 import { jsonEqual } from '../model/canonical.js';
 import { getPath, patchLeaves, type JsonRecord } from '../model/merge-patch.js';
 import type { Plan } from '../model/plan.js';
@@ -18,7 +18,8 @@ import {
 
 /** Everything one judgement reads, resolved once from the input. */
 export interface Ctx {
-  kind: EvidenceKind;
+  /** The kind the evidence is judged as (an undo: the kind it inverts). */
+  kind: string;
   plan: Plan;
   observation: Observation;
   resource: unknown;
@@ -90,9 +91,12 @@ export function desiredFields(plan: Plan): DesiredField[] {
     .map((leaf) => ({ path: leaf.path.join('.'), specPath: leaf.path.slice(1), value: leaf.value }));
 }
 
+/** How the operator writes a field that is unset: job.state means running; job.parallelism is a Java int (0). */
+const UNSET_READS_AS: Readonly<Record<string, unknown>> = { 'spec.job.state': 'running', 'spec.job.parallelism': 0 };
+
 function reconciledMatches(field: DesiredField, actual: unknown): boolean {
-  // A removed field (undo back to "unset") reads as absent; an unset job.state is `running` to the operator.
-  if (field.value === null) return field.path === 'spec.job.state' ? actual === undefined || actual === 'running' : actual === undefined || actual === null;
+  // A removed field (undo back to "unset") reads as absent, null, or the operator's own value for unset.
+  if (field.value === null) return actual === undefined || actual === null || (Object.hasOwn(UNSET_READS_AS, field.path) && actual === UNSET_READS_AS[field.path]);
   return jsonEqual(actual, field.value);
 }
 

@@ -1,5 +1,6 @@
 // Kubernetes Events as evidence: which ones happened after the submission, and what each Warning reason means.
 import { isRecord } from '../model/merge-patch.js';
+import { errorText } from '../model/resource.js';
 import type { EventBaseline } from './types.js';
 
 /** Autoscaler activity: reported with the outcome, never blocking it (SPEC §5). */
@@ -17,6 +18,7 @@ export const CONTAINER_REASONS = [
   'RunContainerError',
   'OOMKilled',
   'FailedCreate',
+  'FailedMount',
 ] as const;
 
 /** A core/v1 Event read defensively: absent or mistyped fields read as absent. */
@@ -69,32 +71,41 @@ function checkBaseline(baseline: EventBaseline): void {
   if (!isRecord(baseline.counts)) throw new TypeError('event baseline: counts is not an object of event name → count');
 }
 
-/** The baseline to take right before submitting: every listed event's count, by name. */
+/**
+ * The baseline to take right before submitting: every listed event's count, by name, and the latest time the
+ * cluster wrote on any of them (cluster clock: only ever compared with other cluster-written times).
+ */
 export function takeEventBaseline(events: readonly unknown[], takenAt: number): EventBaseline {
   const counts: Record<string, number> = {};
+  let clusterLatest: number | undefined;
   for (const raw of events) {
     const event = readEvent(raw);
     if (event?.name === undefined) continue;
     counts[event.name] = Math.max(counts[event.name] ?? 0, event.count);
+    if (event.lastSeen !== undefined) clusterLatest = Math.max(clusterLatest ?? event.lastSeen, event.lastSeen);
   }
-  const baseline = { takenAt, counts };
+  const baseline: EventBaseline = { takenAt, counts, ...(clusterLatest === undefined ? {} : { clusterLatest }) };
   checkBaseline(baseline);
   return baseline;
 }
 
 /**
- * Whether the event happened after the submission: new since the baseline or its count grew. Event times
- * have one-second resolution, so a last time at or after the submission's second is required but proves
- * nothing on its own (a deduplicated event keeps its name and only bumps count and lastTimestamp).
+ * Whether the event happened after the submission: not listed then, or its count grew since (SPEC §5). Event
+ * times are written by the cluster's clock, which may be minutes away from the worker's, so they are never
+ * compared with the baseline's own time; only a legacy baseline without counts (`wallClock`) falls back to it.
  */
 export function isAfterSubmission(baseline: EventBaseline, event: EventView): boolean {
-  const second = Math.floor(baseline.takenAt / 1000) * 1000;
-  if (event.lastSeen !== undefined && event.lastSeen < second) return false;
+  if (baseline.wallClock === true) {
+    const second = Math.floor(baseline.takenAt / 1000) * 1000;
+    if (event.lastSeen !== undefined && event.lastSeen < second) return false;
+  }
   if (event.name === undefined || !Object.hasOwn(baseline.counts, event.name)) return true;
   const before = baseline.counts[event.name] ?? 0;
   if (event.count > before) return true;
-  // Expired (after about an hour) and recorded again since the listing: a lower count, first seen after it.
-  return event.count < before && event.firstSeen !== undefined && event.firstSeen >= second;
+  // Expired (after about an hour) and recorded again since the listing: a lower count, first seen after the
+  // latest time the cluster had written on any listed event.
+  const latest = baseline.clusterLatest;
+  return event.count < before && event.firstSeen !== undefined && latest !== undefined && event.firstSeen >= latest;
 }
 
 /** The events that happened after the submission (SPEC §5), as given. */
@@ -122,7 +133,7 @@ export function clockTime(ms: number): string {
 export function describeEvent(event: EventView): string {
   const when = event.lastSeen === undefined ? '' : ` at ${clockTime(event.lastSeen)}`;
   const times = event.count > 1 ? ` (×${event.count})` : '';
-  const message = event.message === '' ? '' : `: ${event.message}`;
+  const message = event.message === '' ? '' : `: ${errorText(event.message)}`;
   return `${event.type} ${event.reason}${when}${times}${message}`;
 }
 

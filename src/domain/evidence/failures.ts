@@ -1,31 +1,12 @@
-// What makes a submitted spec change FAILED (SPEC §5 "FAILED when"), and the warnings each kind fails on.
+// What makes a submitted spec change FAILED (SPEC §5): terminal failures for every kind, the redeploy and suspend
+// failures, transient JobManager failures (judged with the grace), and the retried stops of a suspend.
 import { PATH, desiredFields, newStatusError, settledOnOurs, type Ctx } from './criteria.js';
-import type { Failure } from './types.js';
-import { describeEvent, isContainerReason, type EventView } from './events.js';
+import type { Alert, Failure, Transient } from './types.js';
+import { describeEvent, type EventView } from './events.js';
+import { MANUAL_RESTORE_MARKERS, type TargetWarnings } from './warnings.js';
 import { getPath } from '../model/merge-patch.js';
-import {
-  jobManagerStatusOf,
-  jobStatusStateOf,
-  lifecycleStateOf,
-  observedGenerationOf,
-  reconciliationStateOf,
-  statusErrorOf,
-} from '../model/resource.js';
-
-
-/** Warning reasons that fail a suspend: the stop (with savepoint) did not work, or the spec was refused. */
-const SUSPEND_FAILURE_REASONS = new Set(['SavepointError', 'UpgradeFailed', 'ValidationError']);
-
-export function suspendWarning(event: EventView): 'failure' | undefined {
-  return SUSPEND_FAILURE_REASONS.has(event.reason) ? 'failure' : undefined;
-}
-
-/** resume/restart/scale/upgrade/restore: a refused spec fails; a container reason fails once status.error says so. */
-export function redeployWarning(ctx: Ctx, event: EventView): 'failure' | 'blocking' | undefined {
-  if (event.reason === 'ValidationError') return 'failure';
-  if (isContainerReason(event.reason)) return statusErrorOf(ctx.resource) === undefined ? 'blocking' : 'failure';
-  return undefined;
-}
+import { errorText, jobManagerStatusOf, jobStatusStateOf, lifecycleStateOf, observedGenerationOf, reconciliationStateOf, statusErrorOf } from '../model/resource.js';
+import { formatTarget } from '../model/target.js';
 
 class FailureBuilder {
   reason: string | undefined;
@@ -45,14 +26,30 @@ class FailureBuilder {
   }
 }
 
-function eventReason(ctx: Ctx, event: EventView): string {
-  if (event.reason === 'ValidationError') {
-    return `the operator rejected the spec (ValidationError): ${event.message || statusErrorOf(ctx.resource) || 'no message'}; it keeps running the previous spec`;
+/** What a person must do when the operator waits for one (reference D5). */
+function manualAdvice(ctx: Ctx): string {
+  return (
+    `the operator will not proceed without a person: restore the job from a savepoint (\`restore ${formatTarget(ctx.plan.target)} --from <savepoint path>\`), ` +
+    'or delete and recreate it with spec.job.initialSavepointPath'
+  );
+}
+
+function needsPerson(text: string): boolean {
+  return MANUAL_RESTORE_MARKERS.some((marker) => text.includes(marker));
+}
+
+/** ValidationError, UpgradeFailed and a status.error that needs a person: FAILED at once, for every kind (SPEC §5). */
+function addTerminal(ctx: Ctx, terminal: readonly EventView[], out: FailureBuilder): void {
+  for (const event of terminal) {
+    const message = errorText(event.message) || statusErrorOf(ctx.resource) || 'no message';
+    if (event.reason === 'ValidationError') {
+      out.add(`the operator rejected the spec (ValidationError): ${message}; it keeps running the previous spec`, describeEvent(event));
+    } else {
+      out.add(`the operator could not apply the change (${event.reason}): ${message} — ${manualAdvice(ctx)}`, describeEvent(event));
+    }
   }
-  if (isContainerReason(event.reason)) {
-    return `the JobManager cannot start (${event.reason}): ${statusErrorOf(ctx.resource) ?? event.message}`;
-  }
-  return `${event.reason}: ${event.message || 'no message'}`;
+  const error = newStatusError(ctx);
+  if (error !== undefined && needsPerson(error)) out.add(`the operator reports: ${error} — ${manualAdvice(ctx)}`, `${PATH.error}: ${error}`);
 }
 
 /** The new values the spec still holds although the operator runs the last stable spec. */
@@ -79,46 +76,66 @@ function addRollback(ctx: Ctx, out: FailureBuilder): void {
   );
 }
 
-/** FAILED signals of resume, restart, scale, upgrade and restore (SPEC §5). */
-export function redeployFailure(ctx: Ctx, failures: readonly EventView[]): Failure | undefined {
+/** FAILED signals of resume, restart, scale, upgrade and restore (SPEC §5); JobManager ERROR is transient (below). */
+export function redeployFailure(ctx: Ctx, warnings: TargetWarnings): Failure | undefined {
   const out = new FailureBuilder();
   addRollback(ctx, out);
-  for (const event of failures) out.add(eventReason(ctx, event), describeEvent(event));
+  addTerminal(ctx, warnings.terminal, out);
   // Status fields count only once they describe our generation: a restart of a FAILED job starts FAILED.
   if (settledOnOurs(ctx)) {
-    const jm = jobManagerStatusOf(ctx.resource);
     const job = jobStatusStateOf(ctx.resource);
     const lifecycle = lifecycleStateOf(ctx.resource);
     const error = statusErrorOf(ctx.resource);
     const cause = error === undefined ? '' : `: ${error}`;
-    if (!ctx.sessionJob && jm === 'ERROR') out.add(`the JobManager deployment is in ERROR after the redeploy${cause}`, `${PATH.jobManager}: ERROR`);
     if (!ctx.sessionCluster && job === 'FAILED') out.add(`the job FAILED after the redeploy${cause}`, `${PATH.job}: FAILED`);
     if (lifecycle === 'FAILED') out.add(`the operator reports the resource FAILED after the redeploy${cause}`, `${PATH.lifecycle}: FAILED`);
   }
   return out.build(ctx);
 }
 
-/** FAILED signals of a suspend: a failed stop, a refused spec, or a new status.error. */
-export function suspendFailure(ctx: Ctx, failures: readonly EventView[]): Failure | undefined {
+/**
+ * A JobManager that cannot start (container reasons, ERROR): the operator's observer recovers ERROR → READY when
+ * the pod comes up, so it is FAILED only once it persists for the grace. Container Warnings while the JobManager
+ * is not in ERROR block like any other Warning until the job runs again.
+ */
+export function jobManagerTransient(ctx: Ctx, warnings: TargetWarnings): { transient: Transient[]; blocking: string[] } {
+  const container = warnings.container;
+  const latest = container.reduce<EventView | undefined>((a, b) => (a === undefined || (b.lastSeen ?? 0) >= (a.lastSeen ?? 0) ? b : a), undefined);
+  const jm = jobManagerStatusOf(ctx.resource);
+  const inError = !ctx.sessionJob && jm === 'ERROR' && (settledOnOurs(ctx) || latest !== undefined);
+  const pending = latest !== undefined && !inError && jm !== 'READY' && jm !== 'DEPLOYED_NOT_READY';
+  if (!inError && !pending) return { transient: [], blocking: container.map(describeEvent) };
+  const error = statusErrorOf(ctx.resource);
+  const what = latest === undefined ? `JobManager ERROR${error === undefined ? '' : `: ${error}`}` : `${latest.reason}: ${errorText(latest.message) || error || 'no message'}`;
+  const evidence = [`${PATH.jobManager}: ${jm ?? 'unset'}`, ...container.map(describeEvent)];
+  const reason = `the JobManager cannot start (${what})`;
+  return { transient: [{ key: 'jobmanager-error', what, reason, evidence }], blocking: [] };
+}
+
+/** FAILED signals of a suspend: only terminal ones; a failed stop is retried by the operator (SPEC §5). */
+export function suspendFailure(ctx: Ctx, warnings: TargetWarnings): Failure | undefined {
   const out = new FailureBuilder();
-  for (const event of failures) {
-    const reason =
-      event.reason === 'ValidationError'
-        ? eventReason(ctx, event)
-        : `the job could not be stopped (${event.reason}): ${event.message || 'no message'}; ` +
-          'the operator retries the stop while spec.job.state is suspended — resume (or undo) puts it back to running';
-    out.add(reason, describeEvent(event));
-  }
-  const error = newStatusError(ctx);
-  if (error !== undefined) out.add(`the operator reports an error: ${error}`, `${PATH.error}: ${error}`);
+  addTerminal(ctx, warnings.terminal, out);
   return out.build(ctx);
+}
+
+/** `stop failed, the operator retries (×N): …`: said in the thread once per new count, kept as a note. */
+export function stopRetries(ctx: Ctx, warnings: TargetWarnings): { notes: string[]; alerts: Alert[] } {
+  const error = newStatusError(ctx);
+  const count = warnings.retries.reduce((n, e) => n + e.count, 0);
+  if (count === 0 && (error === undefined || needsPerson(error))) return { notes: [], alerts: [] };
+  const latest = warnings.retries.reduce<EventView | undefined>((a, b) => (a === undefined || (b.lastSeen ?? 0) >= (a.lastSeen ?? 0) ? b : a), undefined);
+  const last = latest === undefined ? (error ?? '') : `${latest.reason}: ${errorText(latest.message) || error || 'no message'}`;
+  const times = Math.max(count, 1);
+  const message = `stop failed, the operator retries (×${times}): ${last}`;
+  return { notes: [message], alerts: [{ key: `stop-retry:${times}`, message }] };
 }
 
 /** Reported with a pending verdict: status.error that fails nothing on its own, a rollback in progress. */
 export function statusNotes(ctx: Ctx): string[] {
   const notes: string[] = [];
   const error = newStatusError(ctx);
-  if (error !== undefined) notes.push(`${PATH.error}: ${error}`);
+  if (error !== undefined && !needsPerson(error)) notes.push(`${PATH.error}: ${error}`);
   if (reconciliationStateOf(ctx.resource) === 'ROLLING_BACK') notes.push('the operator is rolling back to the last stable spec');
   return notes;
 }

@@ -1,27 +1,27 @@
 // Judges one observation after a submission (SPEC §5): pending, COMPLETED with its proof depth, or FAILED.
 import { previousJobIdOf, type Ctx } from './criteria.js';
-import { RULES } from './kind-rules.js';
-import { EVIDENCE_KINDS, type Criterion, type EvidenceInput, type EvidenceVerdict, type Judgement } from './types.js';
-import { involves, isAfterSubmission, readEvent, type EventView } from './events.js';
+import { KIND_NAMES, isKindName, kindModule, kindsWhere, type KindName } from '../kinds/index.js';
+import type { Criterion, EvidenceInput, EvidenceVerdict, Failure, Judgement, TransientState } from './types.js';
+import { clockTime, involves, isAfterSubmission, readEvent, type EventView } from './events.js';
 import { isRecord } from '../model/merge-patch.js';
-import { isSessionCluster, lastReconciledSpecOf, nameOf, uidOf, upgradeModeOf } from '../model/resource.js';
+import { isSessionCluster, lastReconciledSpecOf, nameOf, uidOf } from '../model/resource.js';
+import { effectiveUpgradeMode } from '../model/upgrade-mode.js';
 import { formatTarget } from '../model/target.js';
 
-export type { Criterion, EventBaseline, EvidenceInput, EvidenceKind, EvidenceVerdict, Observation, Proof } from './types.js';
-export { EVIDENCE_KINDS } from './types.js';
+export type { Criterion, EventBaseline, EvidenceInput, EvidenceVerdict, Observation, Proof } from './types.js';
+/** The kinds evidence is judged as (an undo is judged as the kind it inverts). */
+export type EvidenceKind = KindName;
 export { eventsAfter, takeEventBaseline } from './events.js';
 export { summarize, timedOutReport } from './report.js';
 
-/** Kinds a session cluster (a FlinkDeployment without spec.job) accepts; it has no job for the others. */
-const SESSION_CLUSTER_KINDS = new Set(['restart', 'upgrade']);
-
 /** Bad input is a bug in the caller: say exactly what is wrong. */
-function checkInput(input: EvidenceInput): void {
+function checkInput(input: EvidenceInput): asserts input is EvidenceInput & { kind: KindName } {
   const { kind, plan, observation, baseline } = input;
-  if (!(EVIDENCE_KINDS as readonly string[]).includes(kind)) {
-    throw new TypeError(`evidence: unknown kind "${String(kind)}" (one of ${EVIDENCE_KINDS.join(', ')}; an undo passes the kind it inverts)`);
+  if (!isKindName(kind)) {
+    throw new TypeError(`evidence: unknown kind "${String(kind)}" (one of ${KIND_NAMES.join(', ')}; an undo passes the kind it inverts)`);
   }
-  const wanted = kind === 'savepoint' ? 'create-snapshot' : 'patch';
+  const traits = kindModule(kind).traits;
+  const wanted = traits.change;
   if (plan.change.type !== wanted) throw new TypeError(`evidence: a ${kind} plan must be a ${wanted} change, got ${plan.change.type}`);
   if (!Number.isFinite(observation.now)) throw new TypeError(`evidence: observation.now ${String(observation.now)} is not a time in ms`);
   if (!Number.isFinite(baseline.takenAt) || !isRecord(baseline.counts)) {
@@ -29,11 +29,12 @@ function checkInput(input: EvidenceInput): void {
   }
   if (!Array.isArray(observation.events)) throw new TypeError('evidence: observation.events must be an array (empty when none)');
   const seen = nameOf(observation.snapshot);
-  if (kind === 'savepoint' && seen !== undefined && seen !== snapshotName(input)) {
+  if (wanted === 'create-snapshot' && seen !== undefined && seen !== snapshotName(input)) {
     throw new TypeError(`evidence: observation.snapshot is ${seen}, but this plan creates ${snapshotName(input) ?? '?'}`);
   }
-  if (kind === 'upgrade' && plan.target.kind === 'FlinkSessionJob') {
-    throw new TypeError(`evidence: upgrade does not apply to ${formatTarget(plan.target)}: session jobs have no image`);
+  if (!traits.onSessionJob && plan.target.kind === 'FlinkSessionJob') {
+    const why = kindModule(kind).sessionJobRefusal ?? 'it is a session job';
+    throw new TypeError(`evidence: ${kind} does not apply to ${formatTarget(plan.target)}: ${why}`);
   }
 }
 
@@ -73,20 +74,55 @@ function contextOf(input: EvidenceInput): Ctx {
     snapshotEvents: events.snapshot,
     before: input.before,
     previousJobId: previousJobIdOf(input),
-    upgradeMode: input.upgradeMode ?? plan.effectiveUpgradeMode ?? upgradeModeOf(input.before ?? resource) ?? 'stateless',
+    upgradeMode: effectiveUpgradeMode(input.upgradeMode ?? plan.effectiveUpgradeMode, input.before ?? resource),
   };
 }
 
-function verdictOf(judgement: Judgement): EvidenceVerdict {
+/** FAILURE_GRACE's default: how long a JobManager or container failure may persist before it is FAILED. */
+export const DEFAULT_FAILURE_GRACE_MS = 120_000;
+
+function graceWords(ms: number): string {
+  return ms % 60_000 === 0 ? `${ms / 60_000} min` : `${Math.round(ms / 1000)} s`;
+}
+
+/** Transient failures timed from the worker's first sighting: FAILED once one persisted for the grace. */
+function transientStates(judgement: Judgement, input: EvidenceInput): { states: TransientState[]; expired?: Failure } {
+  const now = input.observation.now;
+  const grace = input.failureGraceMs ?? DEFAULT_FAILURE_GRACE_MS;
+  const states: TransientState[] = [];
+  for (const t of judgement.transient ?? []) {
+    const since = Math.min(input.transientSince?.[t.key] ?? now, now);
+    const until = since + grace;
+    if (now >= until) {
+      const reason = `${t.reason}; it persisted for ${graceWords(grace)} (first seen ${clockTime(since)}) and the operator did not recover it`;
+      return { states, expired: { reason, rollback: false, evidence: t.evidence } };
+    }
+    states.push({ key: t.key, what: t.what, since, until });
+  }
+  return { states };
+}
+
+function verdictOf(judgement: Judgement, input: EvidenceInput): EvidenceVerdict {
   const { criteria, failure, notes, blocking, proof } = judgement;
   if (failure) return { outcome: 'failed', criteria, reason: failure.reason, rollback: failure.rollback, evidence: failure.evidence };
-  if (blocking.length === 0 && criteria.every((c) => c.met)) return { outcome: 'completed', criteria, notes, proof };
-  return { outcome: 'pending', criteria, blocking, notes };
+  const { states, expired } = transientStates(judgement, input);
+  if (expired) return { outcome: 'failed', criteria, reason: expired.reason, rollback: false, evidence: expired.evidence };
+  if (states.length === 0 && blocking.length === 0 && criteria.every((c) => c.met)) return { outcome: 'completed', criteria, notes, proof };
+  const blocked = states.map((s) => `blocked by ${s.what}; FAILED if it persists until ${clockTime(s.until)}`);
+  const alerts = judgement.alerts ?? [];
+  return {
+    outcome: 'pending',
+    criteria,
+    blocking: [...blocked, ...blocking],
+    notes,
+    ...(alerts.length > 0 ? { alerts } : {}),
+    ...(states.length > 0 ? { transient: states } : {}),
+  };
 }
 
 /** The target is unreadable (pending) or was replaced by another object of the same name (failed). */
 function identityVerdict(ctx: Ctx): EvidenceVerdict | undefined {
-  if (ctx.kind === 'savepoint') return undefined;
+  if (isKindName(ctx.kind) && kindModule(ctx.kind).traits.change === 'create-snapshot') return undefined;
   const shown = formatTarget(ctx.plan.target);
   if (!isRecord(ctx.resource)) {
     const missing: Criterion = { name: 'target-present', met: false, observed: null, source: shown, at: ctx.now };
@@ -113,8 +149,9 @@ export function evaluateEvidence(input: EvidenceInput): EvidenceVerdict {
   const ctx = contextOf(input);
   const identity = identityVerdict(ctx);
   if (identity) return identity;
-  if (ctx.sessionCluster && !SESSION_CLUSTER_KINDS.has(ctx.kind)) {
-    throw new TypeError(`evidence: ${ctx.kind} does not apply to ${formatTarget(ctx.plan.target)}, a session cluster (only restart and upgrade)`);
+  const module = kindModule(input.kind);
+  if (ctx.sessionCluster && !module.traits.onSessionCluster) {
+    throw new TypeError(`evidence: ${ctx.kind} does not apply to ${formatTarget(ctx.plan.target)}, a session cluster (only ${kindsWhere('onSessionCluster').join(' and ')})`);
   }
-  return verdictOf(RULES[ctx.kind](ctx));
+  return verdictOf(module.evidence(ctx), input);
 }

@@ -2,8 +2,7 @@
 import { desiredFields, jobTimes, type Ctx } from './criteria.js';
 import { clockTime } from './events.js';
 import { getPath } from '../model/merge-patch.js';
-import { jobIdOf, observedGenerationOf, reconciliationStateOf, taskManagerReplicasOf } from '../model/resource.js';
-import { readFlinkConfig } from '../model/flink-config.js';
+import { jobIdOf, observedGenerationOf, reconciliationStateOf } from '../model/resource.js';
 
 function shown(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value ?? null);
@@ -37,7 +36,10 @@ export function runningLine(ctx: Ctx): string {
   const head = since === undefined ? 'job RUNNING on it' : `job RUNNING on it since ${clockTime(since)}`;
   let started = '';
   if (start !== undefined && start !== since) {
-    started = start >= ctx.submittedAt ? ` (started ${clockTime(start)}, after the submission)` : ` (started ${clockTime(start)})`;
+    // Cluster times are compared only with cluster times: the Submit event the operator wrote after our submission.
+    const submit = ctx.events.filter((e) => e.reason === 'Submit' && e.lastSeen !== undefined).map((e) => Math.floor((e.lastSeen ?? 0) / 1000) * 1000);
+    const after = submit.length > 0 && start >= Math.max(...submit);
+    started = after ? ` (started ${clockTime(start)}, after the Submit event)` : ` (started ${clockTime(start)})`;
   }
   return `${head}${started}; ${jobIdLine(ctx)}`;
 }
@@ -45,36 +47,21 @@ export function runningLine(ctx: Ctx): string {
 const NO_WARNINGS = 'no blocking Warning event after the submission';
 const RUNNING_UNVERIFIED = ['a checkpoint completed after the change', 'output correctness'];
 
-/** resume, restart, scale, upgrade (and their session-job / session-cluster variants). */
-export function redeployProof(ctx: Ctx): { verified: string[]; notVerified: string[] } {
+/** resume, restart, scale, upgrade (and their session-job / session-cluster variants); `unverified`: the kind's own. */
+export function redeployProof(ctx: Ctx, unverified: readonly string[] = []): { verified: string[]; notVerified: string[] } {
   const verified = [reconciledLine(ctx)];
   if (!ctx.sessionJob) verified.push('JobManager READY');
   if (!ctx.sessionCluster) verified.push(runningLine(ctx));
   verified.push('lifecycle STABLE', NO_WARNINGS);
   const notVerified = ctx.sessionCluster ? ['the session jobs on this cluster (check each sessionjob)'] : [...RUNNING_UNVERIFIED];
-  if (ctx.kind === 'scale') notVerified.push('actual per-vertex parallelism (Flink REST) not checked');
-  if (ctx.kind === 'upgrade') notVerified.push('the image the pods actually run (pod containerStatuses) not checked');
+  notVerified.push(...unverified);
   return { verified, notVerified };
 }
 
-/** Scale caveats from the spec itself: replicas override parallelism; the autoscaler may change it again. */
-export function scaleNotes(ctx: Ctx): string[] {
-  if (ctx.kind !== 'scale') return [];
-  const notes: string[] = [];
-  const replicas = taskManagerReplicasOf(ctx.resource);
-  if (replicas !== undefined) {
-    notes.push(`spec.taskManager.replicas is ${replicas}: the operator ignores spec.job.parallelism (parallelism = replicas × task slots)`);
-  }
-  const autoscaler = readFlinkConfig(ctx.resource, ['job.autoscaler.enabled', 'kubernetes.operator.job.autoscaler.enabled'], ctx.observation.sessionCluster);
-  if (autoscaler?.value.trim().toLowerCase() === 'true') notes.push('the autoscaler is enabled: it may override the parallelism set here');
-  return notes;
-}
-
 export function suspendProof(ctx: Ctx, mechanism: 'cancel' | 'stop', savepointPath: string | undefined): { verified: string[]; notVerified: string[] } {
-  const { update } = jobTimes(ctx.resource);
+  // jobStatus.updateTime moves only on states Flink reports, not on the FINISHED the operator writes: no "since".
   const state = getPath(ctx.resource, ['status', 'jobStatus', 'state']);
-  const since = update === undefined ? '' : ` since ${clockTime(update)}`;
-  const verified = [reconciledLine(ctx), `job ${shown(state)}${since} (written by the operator when it stops the job)`];
+  const verified = [reconciledLine(ctx), `job ${shown(state)} (written by the operator when it stops the job)`];
   if (mechanism === 'stop') verified.push('lifecycle SUSPENDED');
   if (savepointPath !== undefined) verified.push(`savepoint ${savepointPath} recorded as jobStatus.upgradeSavepointPath`);
   verified.push(NO_WARNINGS);

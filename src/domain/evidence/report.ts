@@ -33,7 +33,7 @@ function counted(criteria: readonly Criterion[]): string {
 
 function reasons(blocking: readonly string[]): string {
   // "Warning ValidationError at …: msg" → "ValidationError": the summary names them, the report quotes them.
-  return blocking.map((b) => b.split(' ')[1] ?? b).join(', ');
+  return blocking.map((b) => (b.startsWith('Warning ') ? (b.split(' ')[1] ?? b) : b)).join(', ');
 }
 
 /** One line for the thread and the card. */
@@ -47,7 +47,10 @@ export function summarize(v: EvidenceVerdict): string {
       const waiting = unmetList(v.criteria);
       const parts = [counted(v.criteria)];
       if (waiting !== '') parts.push(`waiting for ${waiting}`);
-      if (v.blocking.length > 0) parts.push(`blocked by Warning ${reasons(v.blocking)}`);
+      const warnings = v.blocking.filter((b) => b.startsWith('Warning '));
+      const other = v.blocking.filter((b) => !b.startsWith('Warning '));
+      parts.push(...other);
+      if (warnings.length > 0) parts.push(`blocked by Warning ${reasons(warnings)}`);
       return parts.join('; ');
     }
   }
@@ -64,5 +67,7 @@ export function timedOutReport(last: EvidenceVerdict): { summary: string; unmet:
   const waiting = unmetList(last.criteria);
   if (waiting !== '') parts.push(`unmet: ${waiting}`);
   if (blocking.length > 0) parts.push(`blocking Warning events: ${blocking.join(' | ')}`);
+  const alert = last.alerts?.at(-1)?.message;
+  if (alert !== undefined) parts.push(`last: ${alert}`);
   return { summary: parts.join('; '), unmet, blocking };
 }

@@ -1,10 +1,6 @@
 // The vocabulary of evidence (SPEC §5): criteria, event baselines, observations, verdicts.
-import type { UpgradeMode } from '../model/intent.js';
+import type { UpgradeMode } from '../model/upgrade-mode.js';
 import type { Plan } from '../model/plan.js';
-
-/** The kinds evidence is judged for; an `undo` is judged as the kind it inverts. */
-export const EVIDENCE_KINDS = ['suspend', 'resume', 'restart', 'scale', 'upgrade', 'savepoint', 'restore'] as const;
-export type EvidenceKind = (typeof EVIDENCE_KINDS)[number];
 
 /** One named fact read from one observation. `name` is a stable identifier people read in the thread. */
 export interface Criterion {
@@ -19,10 +15,14 @@ export interface Criterion {
 
 /** The target's events as listed right before submitting: what "after the submission" is measured against. */
 export interface EventBaseline {
-  /** ms, right before submitting. */
+  /** ms, right before submitting (the worker's clock: never compared with cluster-written times). */
   takenAt: number;
   /** Event `metadata.name` → its `count` then. */
   counts: Record<string, number>;
+  /** The latest `lastTimestamp` on any listed event (the cluster's clock), to recognise an expired event recorded again. */
+  clusterLatest?: number;
+  /** Only for records written before baselines had counts: bound "after" by the worker's clock. */
+  wallClock?: boolean;
 }
 
 /** Everything read at one moment after the submission; the judge needs nothing else. */
@@ -44,14 +44,35 @@ export interface Proof {
   notVerified: string[];
 }
 
+/**
+ * A failure the operator may still recover from (a JobManager in ERROR, an image pull that fails): shown at once,
+ * FAILED only once it has persisted for the failure grace, timed from the worker's first observation (SPEC §5).
+ */
+export interface Transient {
+  /** Stable for one kind of condition, e.g. `jobmanager-error`: the worker times each key from its first sighting. */
+  key: string;
+  /** `ErrImagePull: [flink-main-container] …` */
+  what: string;
+  /** The FAILED reason once the grace has passed. */
+  reason: string;
+  evidence: string[];
+}
+
+/** Something the thread should say once while the operation waits, e.g. "stop failed, the operator retries (×2): …". */
+export interface Alert {
+  /** Said once per key; a new count or a new condition makes a new key. */
+  key: string;
+  message: string;
+}
+
 export type EvidenceVerdict =
-  | { outcome: 'pending'; criteria: Criterion[]; blocking: string[]; notes: string[] }
+  | { outcome: 'pending'; criteria: Criterion[]; blocking: string[]; notes: string[]; alerts?: Alert[]; transient?: TransientState[] }
   | { outcome: 'completed'; criteria: Criterion[]; notes: string[]; proof: Proof }
   | { outcome: 'failed'; criteria: Criterion[]; reason: string; rollback: boolean; evidence: string[] };
 
 export interface EvidenceInput {
-  /** undo: pass the inverted kind (undo.ts `invertedKind`). */
-  kind: EvidenceKind;
+  /** The kind the change is judged as; an undo: the kind it inverts (recorded on its plan as `judgedAs`). */
+  kind: string;
   plan: Plan;
   /** metadata.generation the submission produced; default: the planned generation + 1. */
   submittedGeneration?: number;
@@ -66,6 +87,20 @@ export interface EvidenceInput {
   observation: Observation;
   /** The upgrade mode the operator stops the job with; default: plan.effectiveUpgradeMode, else the spec's. */
   upgradeMode?: UpgradeMode;
+  /** Transient failure key → ms (worker clock) of its first observation in this episode; absent: first seen now. */
+  transientSince?: Record<string, number>;
+  /** How long a transient failure may persist before it is FAILED (FAILURE_GRACE); default 2 minutes. */
+  failureGraceMs?: number;
+}
+
+/** A transient failure as judged: since when the worker has seen it and when it turns FAILED. */
+export interface TransientState {
+  key: string;
+  what: string;
+  /** ms (the worker's clock) of the first observation. */
+  since: number;
+  /** ms (the worker's clock) when it becomes FAILED if it persists. */
+  until: number;
 }
 
 /** Why a change FAILED, with the evidence lines; `rollback` when the operator rolled our spec back. */
@@ -82,4 +117,7 @@ export interface Judgement {
   notes: string[];
   blocking: string[];
   proof: Proof;
+  /** Failures the operator may still recover from (judge.ts applies the grace). */
+  transient?: Transient[];
+  alerts?: Alert[];
 }

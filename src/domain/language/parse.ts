@@ -1,6 +1,6 @@
 // Parses /flink command text into an operation intent, a query, a command or a reply; never throws.
-import { CommandSchema, OperationIntentSchema, QuerySchema, type OperationIntent, type ParseResult, type UpgradeMode } from '../model/intent.js';
-import type { Target } from '../model/target.js';
+import { KINDS, OperationIntentSchema, isKindName, undo, type OperationIntent } from '../kinds/index.js';
+import { CommandSchema, QuerySchema, type ParseResult } from './requests.js';
 import {
   DEFAULT_COMMAND,
   FLAG_OWNERS,
@@ -12,6 +12,7 @@ import {
   isVerb,
   usageLine,
   verbSpec,
+  type Bound,
   type BoundKey,
   type FlagSpec,
   type Verb,
@@ -30,24 +31,6 @@ export interface ParseContext {
   command?: string;
 }
 
-/** What the arguments and flags of one command bound to, before the intent is built. */
-interface BoundValues extends Record<BoundKey, unknown> {
-  target: Target;
-  namespace: string;
-  verb: Verb;
-  opId: string;
-  parallelism: number;
-  limit: number;
-  mode: UpgradeMode;
-  image: string;
-  from: string;
-  reason: string;
-  incidentChannels: string[];
-  public: boolean;
-  allowNonRestoredState: boolean;
-  command: OperationIntent;
-}
-type Bound = Partial<BoundValues> & Pick<BoundValues, 'incidentChannels' | 'public' | 'allowNonRestoredState'>;
 type Reply = Extract<ParseResult, { type: 'reply' }>;
 type Binding = { ok: true; bound: Bound } | { ok: false; reply: Reply };
 
@@ -62,7 +45,7 @@ function defined<T extends object>(o: T): T {
 
 const common = (b: Bound) => defined({ reason: b.reason, incidentChannels: b.incidentChannels });
 const q = (query: Extract<ParseResult, { type: 'query' }>['query']): ParseResult => ({ type: 'query', query });
-const op = (intent: OperationIntent): ParseResult => ({ type: 'intent', intent });
+const op = (intent: Record<string, unknown>): ParseResult => ({ type: 'intent', intent: intent as OperationIntent });
 const cmd = (command: Extract<ParseResult, { type: 'command' }>['command']): ParseResult => ({ type: 'command', command });
 
 // Required arguments are guaranteed by bind(); `!` marks where, and finish() re-checks with the schemas.
@@ -72,21 +55,24 @@ const BUILDERS = {
   list: (b) => q(defined({ kind: 'list', namespace: b.namespace, public: b.public })),
   ops: (b) => q(defined({ kind: 'ops', target: b.target, limit: b.limit ?? 10, public: b.public })),
   op: (b) => q({ kind: 'op', opId: b.opId!, public: b.public }),
-  explain: (b) => q({ kind: 'explain', intent: b.command!, public: b.public }),
+  explain: (b) => q({ kind: 'explain', intent: b.command as OperationIntent, public: b.public }),
   locks: (b) => q({ kind: 'locks', public: b.public }),
-  suspend: (b) => op(defined({ kind: 'suspend', target: b.target!, mode: b.mode, ...common(b) })),
-  resume: (b) => op({ kind: 'resume', target: b.target!, ...common(b) }),
-  restart: (b) => op({ kind: 'restart', target: b.target!, ...common(b) }),
-  scale: (b) => op({ kind: 'scale', target: b.target!, parallelism: b.parallelism!, ...common(b) }),
-  upgrade: (b) => op(defined({ kind: 'upgrade', target: b.target!, image: b.image!, mode: b.mode, ...common(b) })),
-  savepoint: (b) => op({ kind: 'savepoint', target: b.target!, ...common(b) }),
-  restore: (b) =>
-    op({ kind: 'restore', target: b.target!, from: b.from!, allowNonRestoredState: b.allowNonRestoredState, ...common(b) }),
-  undo: (b) => op({ kind: 'undo', opId: b.opId!, ...common(b) }),
   cancel: (b) => cmd({ kind: 'cancel', opId: b.opId! }),
   lock: (b) => cmd({ kind: 'lock', target: b.target!, reason: b.reason! }),
   unlock: (b) => cmd({ kind: 'unlock', target: b.target! }),
-} satisfies Record<Verb, (b: Bound) => ParseResult>;
+} satisfies Record<Exclude<Verb, OperationVerb>, (b: Bound) => ParseResult>;
+
+type OperationVerb = keyof typeof KINDS | typeof undo.name;
+
+/** An operation verb's intent: the kind's own fields from its verb, then the options every operation takes. */
+function operationIntent(verb: OperationVerb, b: Bound): ParseResult {
+  const fields = isKindName(verb) ? KINDS[verb].verb.build(b) : undo.verb.build(b);
+  return op(defined({ kind: verb, ...fields, ...common(b) }));
+}
+
+function build(verb: Verb, b: Bound): ParseResult {
+  return verb === undo.name || isKindName(verb) ? operationIntent(verb, b) : BUILDERS[verb as Exclude<Verb, OperationVerb>](b);
+}
 
 /**
  * The command language of SPEC §3. Repeated flags: `--incident` accumulates (duplicates dropped); a switch
@@ -119,7 +105,7 @@ function parseTokens(tokens: readonly Token[], env: Env): ParseResult {
   if (rest.some((t) => t.type === 'flag' && t.name === HELP_FLAG)) return q({ kind: 'help', verb: word, public: false });
   if (word === 'explain') return parseExplain(rest, env);
   const binding = bind(word, rest, env);
-  return binding.ok ? finish(BUILDERS[word](binding.bound)) : binding.reply;
+  return binding.ok ? finish(build(word, binding.bound)) : binding.reply;
 }
 
 /** `explain <operation command…> [--public]`: --public is explain's; everything else is the inner command's. */
@@ -144,7 +130,7 @@ function parseExplain(tokens: readonly Token[], env: Env): ParseResult {
   }
   const binding = bind(word, rest, env);
   if (!binding.ok) return binding.reply;
-  const explained = finish(BUILDERS[word](binding.bound));
+  const explained = finish(build(word, binding.bound));
   if (explained.type !== 'intent') return explained;
   return finish(BUILDERS.explain({ command: explained.intent, public: isPublic, incidentChannels: [], allowNonRestoredState: false }));
 }

@@ -1,6 +1,7 @@
 // Checks for each kind of value in the command language (numbers, ids, image refs, URIs, channels…),
 // each refusal saying what is wrong and what would be right.
-import { MAX_PARALLELISM, MIN_PARALLELISM, OP_ID_PATTERN, UPGRADE_MODES } from '../model/intent.js';
+import { MAX_PARALLELISM, MIN_PARALLELISM, OP_ID_PATTERN } from '../model/intent-base.js';
+import { UPGRADE_MODES } from '../model/upgrade-mode.js';
 import { namespaceProblem, parseTarget } from '../model/target.js';
 import { VERB_NAMES, VERB_SYNONYMS, isVerb, type ValueKind } from './verbs.js';
 import { nearest } from './suggest.js';

@@ -1,114 +1,19 @@
-// The one table of the /flink command language — verbs, arguments, flags, value kinds, descriptions and
-// examples — read by both the parser (command.ts) and the help (help.ts), so neither can drift from the other.
-import { MAX_PARALLELISM, MIN_PARALLELISM, UPGRADE_MODES } from '../model/intent.js';
+// The one table of the /flink command language — verbs, arguments, flags, value kinds, descriptions and examples —
+// read by both the parser (parse.ts) and the help (help.ts). Operation verbs come from the kind modules.
+import { KINDS, KIND_NAMES, undo, type KindName } from '../kinds/index.js';
+import { DEFAULT_COMMAND, OP_ID, PUBLIC, REASON, TARGET, VALUE_KINDS, type ArgSpec, type FlagSpec, type OperationVerbSpec, type VerbSpec } from './verb-kit.js';
 
-export const DEFAULT_COMMAND = '/flink';
+export { DEFAULT_COMMAND, VALUE_KINDS, VERB_GROUPS } from './verb-kit.js';
+export type { ArgSpec, Bound, BoundKey, BoundValues, FlagSpec, OperationVerbSpec, ValueKind, VerbGroup, VerbSpec } from './verb-kit.js';
 
-export const VERB_GROUPS = {
-  query: 'Queries: read-only, answered only to you unless --public',
-  operation: 'Operations: planned, checked against policy, may need approval; progress and evidence in a thread',
-  command: 'Commands: act at once and are kept in the audit history',
-} as const;
-export type VerbGroup = keyof typeof VERB_GROUPS;
+/** The operation verbs, in the registry's order, then undo. */
+const OPERATION_VERBS = { ...kindVerbs(), undo: undo.verb };
 
-/** How each kind of value is written and described; command.ts owns the checks (`satisfies` keeps them 1:1). */
-export const VALUE_KINDS = {
-  target: {
-    placeholder: '<target>',
-    description: "`name`, `namespace/name`, or `sessionjob:namespace/name` for a FlinkSessionJob; a bare name uses the channel's default namespace",
-  },
-  namespace: { placeholder: '<namespace>', description: 'a Kubernetes namespace' },
-  verb: { placeholder: '<verb>', description: 'a command name, e.g. `scale`' },
-  opId: { placeholder: '<op id>', description: '`op-` followed by 6–12 lowercase letters or digits, as shown on the card' },
-  parallelism: {
-    placeholder: '<parallelism>',
-    description: `the new job parallelism, a whole number from ${MIN_PARALLELISM} to ${MAX_PARALLELISM}`,
-  },
-  limit: { placeholder: '<n>', description: 'a whole number from 1 to 100 (default 10)' },
-  mode: {
-    placeholder: UPGRADE_MODES.join('|'),
-    description: 'the upgrade mode: `savepoint` (take one first), `last-state` (resume from HA metadata), `stateless` (drop state)',
-  },
-  image: {
-    placeholder: '<image>',
-    description: 'a container image reference: `registry/repository[:tag][@sha256:<digest>]`',
-  },
-  uri: {
-    placeholder: '<uri>',
-    description: 'the savepoint or checkpoint directory as a URI with a scheme, e.g. `s3://bucket/savepoints/savepoint-1a2b3c`',
-  },
-  text: { placeholder: '"…"', description: 'free text; quote it when it has spaces ("…", \'…\', “…” all work)' },
-  channel: { placeholder: '<#channel>', description: 'a Slack channel: type # and pick it from the list' },
-  command: { placeholder: '<operation command…>', description: 'a whole operation command, exactly as you would run it' },
-  switch: { placeholder: '', description: 'takes no value' },
-} as const;
-export type ValueKind = keyof typeof VALUE_KINDS;
-
-/** Where a value lands in the parser's bound values (command.ts builds intents from them). */
-export type BoundKey =
-  | 'target'
-  | 'namespace'
-  | 'verb'
-  | 'opId'
-  | 'parallelism'
-  | 'limit'
-  | 'mode'
-  | 'image'
-  | 'from'
-  | 'reason'
-  | 'incidentChannels'
-  | 'public'
-  | 'allowNonRestoredState'
-  | 'command';
-
-export interface ArgSpec {
-  readonly key: BoundKey;
-  readonly kind: ValueKind;
-  readonly required: boolean;
-  /** Overrides the kind's description where the verb gives the value a narrower meaning. */
-  readonly description?: string;
+function kindVerbs(): Record<KindName, OperationVerbSpec> {
+  const verbs = {} as Record<KindName, OperationVerbSpec>;
+  for (const name of KIND_NAMES) verbs[name] = KINDS[name].verb;
+  return verbs;
 }
-
-export interface FlagSpec {
-  /** Written `--name`; lowercase. */
-  readonly name: string;
-  readonly key: BoundKey;
-  readonly kind: ValueKind;
-  readonly description: string;
-  readonly required?: boolean;
-  /** Repeatable flags accumulate; any other flag may repeat only with the same value. */
-  readonly repeatable?: boolean;
-}
-
-export interface VerbSpec {
-  readonly group: VerbGroup;
-  readonly summary: string;
-  readonly args: readonly ArgSpec[];
-  readonly flags: readonly FlagSpec[];
-  /** Written without the command name; each must parse (help.test.ts proves it). */
-  readonly examples: readonly string[];
-  /** Words people type meaning this verb; they only ever produce a suggestion, never run anything. */
-  readonly synonyms?: readonly string[];
-}
-
-const TARGET: ArgSpec = { key: 'target', kind: 'target', required: true };
-const OP_ID: ArgSpec = { key: 'opId', kind: 'opId', required: true };
-const PUBLIC: FlagSpec = { name: 'public', key: 'public', kind: 'switch', description: 'post the answer in the channel instead of only to you' };
-const REASON: FlagSpec = {
-  name: 'reason',
-  key: 'reason',
-  kind: 'text',
-  description: 'why; kept in the operation record and shown on the card; policy may require it',
-};
-const INCIDENT: FlagSpec = {
-  name: 'incident',
-  key: 'incidentChannels',
-  kind: 'channel',
-  repeatable: true,
-  description: 'also post a digest at start and end in that channel',
-};
-const MODE: FlagSpec = { name: 'mode', key: 'mode', kind: 'mode', description: 'the upgrade mode to use (default: the one in the spec)' };
-const OPERATION_FLAGS = [REASON, INCIDENT] as const;
 
 export const VERBS = {
   help: {
@@ -167,83 +72,7 @@ export const VERBS = {
     examples: ['locks'],
     synonyms: ['leases', 'freezes'],
   },
-  suspend: {
-    group: 'operation',
-    summary: 'stop the job (spec.job.state: suspended)',
-    args: [TARGET],
-    flags: [MODE, ...OPERATION_FLAGS],
-    examples: ['suspend analytics/clickstream --mode savepoint --reason "schema migration"', 'suspend sessionjob:analytics/sessionizer'],
-    synonyms: ['stop', 'pause', 'halt'],
-  },
-  resume: {
-    group: 'operation',
-    summary: 'start a suspended job again (spec.job.state: running)',
-    args: [TARGET],
-    flags: [...OPERATION_FLAGS],
-    examples: ['resume analytics/clickstream'],
-    synonyms: ['start', 'unpause', 'run', 'unsuspend'],
-  },
-  restart: {
-    group: 'operation',
-    summary: 'restart the job with the same spec (a new spec.restartNonce)',
-    args: [TARGET],
-    flags: [...OPERATION_FLAGS],
-    examples: ['restart analytics/clickstream --incident <#C0123ABCD|inc-4711>', 'restart clickstream --reason "stuck checkpoints"'],
-    synonyms: ['bounce', 'reboot', 'redeploy', 'reload'],
-  },
-  scale: {
-    group: 'operation',
-    summary: 'change the job parallelism (spec.job.parallelism)',
-    args: [TARGET, { key: 'parallelism', kind: 'parallelism', required: true }],
-    flags: [...OPERATION_FLAGS],
-    examples: ['scale analytics/clickstream 12', 'scale clickstream 4 --reason "backlog drained"'],
-    synonyms: ['rescale', 'parallelism', 'resize'],
-  },
-  upgrade: {
-    group: 'operation',
-    summary: 'deploy a new image (spec.image)',
-    args: [TARGET],
-    flags: [
-      { name: 'image', key: 'image', kind: 'image', required: true, description: 'the image to run' },
-      MODE,
-      ...OPERATION_FLAGS,
-    ],
-    examples: ['upgrade analytics/clickstream --image registry.example.com/analytics/clickstream:2.4.1 --mode savepoint'],
-    synonyms: ['deploy', 'update', 'rollout', 'image'],
-  },
-  savepoint: {
-    group: 'operation',
-    summary: 'take a savepoint (creates a FlinkStateSnapshot that is never deleted with its record)',
-    args: [TARGET],
-    flags: [...OPERATION_FLAGS],
-    examples: ['savepoint analytics/clickstream --reason "before the schema change"'],
-    synonyms: ['snapshot', 'checkpoint', 'backup', 'sp'],
-  },
-  restore: {
-    group: 'operation',
-    summary: 'redeploy the job from a savepoint (spec.job.initialSavepointPath + savepointRedeployNonce)',
-    args: [TARGET],
-    flags: [
-      { name: 'from', key: 'from', kind: 'uri', required: true, description: 'where to start from' },
-      {
-        name: 'allow-non-restored-state',
-        key: 'allowNonRestoredState',
-        kind: 'switch',
-        description: 'start even if some state in the savepoint maps to no operator (it stays set after the restore)',
-      },
-      ...OPERATION_FLAGS,
-    ],
-    examples: ['restore analytics/clickstream --from s3://flink-state/savepoints/savepoint-4c1d2e-8f0a1b2c3d4e', 'restore clickstream --from=gs://state/sp-1 --allow-non-restored-state'],
-    synonyms: ['recover', 'reset'],
-  },
-  undo: {
-    group: 'operation',
-    summary: 'put back what a finished suspend, resume, scale or upgrade changed',
-    args: [{ ...OP_ID, description: 'the suspend, resume, scale or upgrade to invert' }],
-    flags: [...OPERATION_FLAGS],
-    examples: ['undo op-7f3c2a9b --reason "the new image leaks memory"'],
-    synonyms: ['revert', 'rollback'],
-  },
+  ...OPERATION_VERBS,
   cancel: {
     group: 'command',
     summary: 'cancel your operation before it is submitted (approvers use Reject)',
@@ -268,7 +97,7 @@ export const VERBS = {
     examples: ['unlock analytics/clickstream'],
     synonyms: ['unfreeze', 'thaw'],
   },
-} as const satisfies Record<string, VerbSpec>;
+} satisfies Record<string, VerbSpec>;
 export type Verb = keyof typeof VERBS;
 
 /** In help order, which is also the order ties between suggestions are broken in. */

@@ -1,6 +1,7 @@
 // Operation records as values: the states, the legal transitions of SPEC §4 (and who writes each), history and ids.
 import type { Approval, PolicyDecision } from './decision.js';
-import { OP_ID_PATTERN, type IntentKind, type OperationIntent } from './intent.js';
+import type { IntentKind, OperationIntent } from '../kinds/index.js';
+import { OP_ID_PATTERN } from './intent-base.js';
 import type { Plan } from './plan.js';
 import type { Target } from './target.js';
 

@@ -1,5 +1,5 @@
 // The plan of an operation: the exact change to submit, its human diff and the digest approvals bind to.
-import type { UpgradeMode } from './intent.js';
+import type { UpgradeMode } from './upgrade-mode.js';
 import type { Target } from './target.js';
 
 export const ANNOTATION_OPERATION_ID = 'flink-chatops/operation-id';
@@ -35,6 +35,8 @@ export interface Plan {
   digest: string;
   /** The upgrade mode the operator will use for kinds that redeploy (policy `upgradeModes` match it). */
   effectiveUpgradeMode?: UpgradeMode;
+  /** An undo's plan: the kind it is judged as (evidence, checks, timeouts), recorded once when planned. */
+  judgedAs?: string;
   /** Plain-words notes for the card, e.g. "allowNonRestoredState: true stays set after the restore". */
   notes: string[];
 }

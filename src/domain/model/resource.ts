@@ -1,5 +1,5 @@
 // Defensive typed readers over live Flink resource JSON (FlinkDeployment, FlinkSessionJob, FlinkStateSnapshot).
-import { UPGRADE_MODES, type UpgradeMode } from './intent.js';
+import { isUpgradeMode, type UpgradeMode } from './upgrade-mode.js';
 import { getPath, isRecord, type JsonRecord } from './merge-patch.js';
 import type { Target } from './target.js';
 
@@ -73,7 +73,7 @@ export function jobStateOf(resource: unknown): string | undefined {
 /** `spec.job.upgradeMode` when it is one of the three modes; the operator treats unset as `stateless`. */
 export function upgradeModeOf(resource: unknown): UpgradeMode | undefined {
   const mode = getPath(resource, ['spec', 'job', 'upgradeMode']);
-  return (UPGRADE_MODES as readonly unknown[]).includes(mode) ? (mode as UpgradeMode) : undefined;
+  return isUpgradeMode(mode) ? mode : undefined;
 }
 export function parallelismOf(resource: unknown): number | undefined {
   return int(getPath(resource, ['spec', 'job', 'parallelism']));
@@ -137,10 +137,16 @@ export function observedGenerationOf(resource: unknown): number | undefined {
 export function statusErrorOf(resource: unknown): string | undefined {
   const error = getPath(resource, ['status', 'error']);
   if (typeof error !== 'string' || error.length === 0) return undefined;
+  return errorText(error);
+}
+
+/** The operator writes errors as JSON (`{"type":…,"message":…}`); people should read the message, not the JSON. */
+export function errorText(error: string): string {
+  if (!error.trimStart().startsWith('{')) return error;
   try {
     const parsed: unknown = JSON.parse(error);
     const message = getPath(parsed, ['message']);
-    return typeof message === 'string' ? message : error;
+    return typeof message === 'string' && message.length > 0 ? message : error;
   } catch {
     return error;
   }

@@ -1,18 +1,12 @@
 // Plans an operation against the live target: preconditions, the exact merge patch or snapshot, diff and digest.
 import { canonicalDigest } from '../model/canonical.js';
-import { OP_ID_PATTERN, type UpgradeMode } from '../model/intent.js';
+import { OP_ID_PATTERN } from '../model/intent-base.js';
+import type { UpgradeMode } from '../model/upgrade-mode.js';
+import { kindModule, kindsWhere, type KindIntent, type KindName } from '../kinds/index.js';
 import { getPath, setPath, type JsonRecord } from '../model/merge-patch.js';
 import { ANNOTATION_OPERATION_ID, ANNOTATION_REQUESTED_BY, type FieldChange, type Plan, type PlanChange } from '../model/plan.js';
-import {
-  KIND_PLANNERS,
-  notApplicable,
-  type FieldEdit,
-  type KindInput,
-  type KindOutcome,
-  type PlannableIntent,
-  type PlannableKind,
-} from './kind-planners.js';
-import { generationOf, hasOperatorStatus, isSessionCluster, kindOf, nameOf, namespaceOf, resourceVersionOf, uidOf } from '../model/resource.js';
+import type { FieldEdit } from './edits.js';
+import { deploymentNameOf, jobStateOf, generationOf, hasOperatorStatus, isSessionCluster, kindOf, nameOf, namespaceOf, resourceVersionOf, uidOf } from '../model/resource.js';
 import { formatTarget, type Target } from '../model/target.js';
 
 export interface PlanContext {
@@ -37,18 +31,18 @@ export const SNAPSHOT_API_VERSION = 'flink.apache.org/v1beta1';
 const MAX_NAME = 253;
 
 /** The plan of one operation (every kind but undo), or the reason it is refused (SPEC §4 "refused"). */
-export function planOperation(intent: PlannableIntent, live: LiveTarget, ctx: PlanContext): PlanResult {
+export function planOperation(intent: KindIntent, live: LiveTarget, ctx: PlanContext): PlanResult {
   checkContext(ctx);
   const identity = identify(intent.target, live.resource);
   if (!identity.ok) return identity;
   const sessionCluster = intent.target.kind === 'FlinkDeployment' && isSessionCluster(live.resource);
-  const why = notApplicable(intent.kind, intent.target, live.resource, sessionCluster);
+  const why = notApplicable(intent.kind, intent.target, live.resource, sessionCluster) ?? suspendedRefusal(intent.kind, intent.target, live.resource);
   if (why !== undefined) return { ok: false, refusal: why };
 
-  const input = { intent, resource: live.resource, sessionCluster, nonce: ctx.nonce };
-  const outcome = (KIND_PLANNERS[intent.kind] as (input: KindInput<PlannableKind>) => KindOutcome)(input);
+  const input = { intent, resource: live.resource, sessionCluster, nonce: ctx.nonce, sessionClusterResource: live.sessionCluster };
+  const outcome = kindModule(intent.kind).plan(input);
   if (!outcome.ok) return outcome;
-  if (outcome.type === 'create-snapshot') return { ok: true, plan: snapshotPlan(intent.target, identity, ctx) };
+  if (outcome.type === 'create-snapshot') return { ok: true, plan: snapshotPlan(intent.target, identity, ctx, outcome.savepointPath) };
   const plan = patchPlan({
     target: intent.target,
     identity,
@@ -161,8 +155,9 @@ export function snapshotName(targetName: string, opId: string): string {
   return `${head}-${opId}`;
 }
 
-function snapshotPlan(target: Target, identity: Identity, ctx: PlanContext): Plan {
+function snapshotPlan(target: Target, identity: Identity, ctx: PlanContext, savepointPath: string | undefined): Plan {
   const name = snapshotName(target.name, ctx.opId);
+  const savepoint: JsonRecord = savepointPath === undefined ? { disposeOnDelete: false } : { disposeOnDelete: false, path: savepointPath };
   const snapshot: JsonRecord = {
     apiVersion: SNAPSHOT_API_VERSION,
     kind: 'FlinkStateSnapshot',
@@ -170,7 +165,7 @@ function snapshotPlan(target: Target, identity: Identity, ctx: PlanContext): Pla
     spec: {
       jobReference: { kind: target.kind, name: target.name },
       // Deleting the record must never delete the data; -1 (the default) means no retry up to 1.15.
-      savepoint: { disposeOnDelete: false },
+      savepoint,
       backoffLimit: 2,
     },
   };
@@ -180,7 +175,33 @@ function snapshotPlan(target: Target, identity: Identity, ctx: PlanContext): Pla
     { path: 'snapshot.spec.jobReference', before: null, after: `${target.kind}/${target.name}` },
     { path: 'snapshot.spec.savepoint.disposeOnDelete', before: null, after: false },
     { path: 'snapshot.spec.backoffLimit', before: null, after: 2 },
+    ...(savepointPath === undefined ? [] : [{ path: 'snapshot.spec.savepoint.path', before: null, after: savepointPath }]),
   ];
   const notes = [`creates FlinkStateSnapshot ${target.namespace}/${name}; the spec of ${formatTarget(target)} does not change`];
   return assemblePlan(target, identity, change, diff, notes, ctx);
+}
+
+/** SPEC §3 "Refusals before planning": a change the operator would only record on a suspended job. */
+function suspendedRefusal(kind: KindName, target: Target, resource: unknown): string | undefined {
+  if (!kindModule(kind).traits.refusedWhileSuspended || jobStateOf(resource) !== 'suspended') return undefined;
+  return `${formatTarget(target)} is suspended: the operator records the change but applies it only at resume; resume first`;
+}
+
+/** Why `kind` does not apply to this target, or undefined when it does (SPEC §5); from the kind's traits. */
+export function notApplicable(kind: KindName, target: Target, resource: unknown, sessionCluster: boolean): string | undefined {
+  const module = kindModule(kind);
+  const traits = module.traits;
+  if (target.kind === 'FlinkSessionJob' && !traits.onSessionJob) {
+    const deployment = deploymentNameOf(resource);
+    const cluster = deployment === undefined ? '' : ` (${target.namespace}/${deployment})`;
+    return `${module.sessionJobRefusal ?? `${kind} does not apply to session jobs`}; ${kind} the session cluster${cluster}`;
+  }
+  if (sessionCluster && !traits.onSessionCluster) {
+    const allowed = kindsWhere('onSessionCluster').join(' and ');
+    return (
+      `${formatTarget(target)} is a session cluster (a FlinkDeployment without spec.job): only ${allowed} apply to it; ` +
+      `to ${kind} one of its jobs, target the job as sessionjob:${target.namespace}/<name>`
+    );
+  }
+  return undefined;
 }

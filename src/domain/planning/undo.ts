@@ -1,27 +1,17 @@
-// Undo: the plan that puts back what a finished suspend, resume, scale or upgrade changed (SPEC §3 `undo`).
-import { UPGRADE_MODES, type IntentKind, type OperationIntent, type UpgradeMode } from '../model/intent.js';
+// Undo: the plan that puts back what a finished operation changed (SPEC §3 `undo`), from the undone kind's undo spec.
+import { KIND_NAMES, isKindName, kindModule, type IntentKind, type KindName, type OperationIntent } from '../kinds/index.js';
 import { jsonEqual } from '../model/canonical.js';
 import { getPath } from '../model/merge-patch.js';
 import type { Plan } from '../model/plan.js';
-import { DEFAULT_UPGRADE_MODE, PATHS, type FieldEdit } from './kind-planners.js';
-import { identify, patchPlan, type LiveTarget, type PlanContext } from './planner.js';
-import { upgradeModeOf } from '../model/resource.js';
 import { formatTarget } from '../model/target.js';
+import { effectiveUpgradeMode, isUpgradeMode, type UpgradeMode } from '../model/upgrade-mode.js';
+import { PATHS, type FieldEdit } from './edits.js';
+import { identify, patchPlan, type LiveTarget, type PlanContext } from './planner.js';
 
-export const UNDOABLE_KINDS = ['suspend', 'resume', 'scale', 'upgrade'] as const;
-export type UndoableKind = (typeof UNDOABLE_KINDS)[number];
 export const UNDOABLE_STATES = ['COMPLETED', 'FAILED', 'TIMED_OUT'] as const;
 
-/** The fields undo may put back; nothing else an operation touches is reversible. */
-const UNDOABLE_PATHS: readonly (readonly string[])[] = [PATHS.jobState, PATHS.upgradeMode, PATHS.parallelism, PATHS.image];
-
-/** What policy and evidence treat the undo as: the operation that has the inverse effect. */
-const INVERTED_KIND = {
-  suspend: 'resume',
-  resume: 'suspend',
-  scale: 'scale',
-  upgrade: 'upgrade',
-} as const satisfies Record<UndoableKind, UndoableKind>;
+/** The kinds an undo can invert (those with an undo spec), in registry order. */
+export const UNDOABLE_KINDS: readonly KindName[] = KIND_NAMES.filter((k) => kindModule(k).undo !== undefined);
 
 export interface UndoneOperation {
   id: string;
@@ -32,23 +22,24 @@ export interface UndoneOperation {
   intent: OperationIntent;
 }
 
-export type UndoResult = { ok: true; plan: Plan; invertedKind: UndoableKind } | { ok: false; refusal: string };
-
-function isUndoable(kind: IntentKind): kind is UndoableKind {
-  return (UNDOABLE_KINDS as readonly string[]).includes(kind);
-}
+export type UndoResult = { ok: true; plan: Plan; invertedKind: KindName } | { ok: false; refusal: string };
 
 function shown(value: unknown): string {
   if (value === undefined || value === null) return 'unset';
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
+function words(list: readonly string[]): string {
+  return list.length <= 1 ? list.join('') : `${list.slice(0, -1).join(', ')} and ${list.at(-1) ?? ''}`;
+}
+
 /** Why `undone` cannot be undone at all, before looking at the live target. */
 function undoRefusal(undone: UndoneOperation): string | undefined {
-  if (undone.kind === 'restart' || undone.kind === 'savepoint' || undone.kind === 'restore') {
-    return `${undone.id} was a ${undone.kind}: restart, savepoint and restore are nonce-driven: nothing can be put back`;
+  if (!isKindName(undone.kind)) return `${undone.id} was an ${undone.kind}: an undo cannot be undone; request the change again`;
+  if (kindModule(undone.kind).undo === undefined) {
+    const nonceDriven = KIND_NAMES.filter((k) => kindModule(k).undo === undefined);
+    return `${undone.id} was a ${undone.kind}: ${words(nonceDriven)} are nonce-driven: nothing can be put back`;
   }
-  if (!isUndoable(undone.kind)) return `${undone.id} was an ${undone.kind}: an undo cannot be undone; request the change again`;
   if (!(UNDOABLE_STATES as readonly string[]).includes(undone.state)) {
     return `${undone.id} is ${undone.state}: only a COMPLETED, FAILED or TIMED_OUT operation can be undone`;
   }
@@ -57,14 +48,16 @@ function undoRefusal(undone: UndoneOperation): string | undefined {
 }
 
 /**
- * The undo plan for `undone` against the live target: every undoable field of its diff goes back to its
- * `before` value (`null`, i.e. removed, when it was absent), provided the target still holds what the
- * operation set. The plan carries the undo's own op id and requester in its annotations.
+ * The undo plan for `undone` against the live target: every field of its kind's undo spec that its diff set goes
+ * back to its `before` value (`null`, i.e. removed, when it was absent), provided the target still holds what the
+ * operation set. The plan records the kind it is judged as (`judgedAs`) and carries the undo's own annotations.
  */
 export function planUndo(undone: UndoneOperation, live: LiveTarget, ctx: PlanContext): UndoResult {
   const refusal = undoRefusal(undone);
   if (refusal !== undefined) return { ok: false, refusal };
-  const kind = undone.kind as UndoableKind;
+  const kind = undone.kind as KindName;
+  const spec = kindModule(kind).undo;
+  if (spec === undefined || !isKindName(spec.inverse)) throw new TypeError(`undo: ${kind} names no known inverse kind`);
   const target = undone.plan.target;
   const identity = identify(target, live.resource);
   if (!identity.ok) return identity;
@@ -73,7 +66,7 @@ export function planUndo(undone: UndoneOperation, live: LiveTarget, ctx: PlanCon
   }
 
   const edits: FieldEdit[] = [];
-  for (const path of UNDOABLE_PATHS) {
+  for (const path of spec.paths) {
     const change = undone.plan.diff.find((c) => c.path === path.join('.'));
     if (!change) continue;
     const now = getPath(live.resource, path);
@@ -82,7 +75,7 @@ export function planUndo(undone: UndoneOperation, live: LiveTarget, ctx: PlanCon
     }
     edits.push({ path, after: change.before ?? null });
   }
-  if (edits.length === 0) return { ok: false, refusal: `${undone.id} changed none of job.state, job.upgradeMode, job.parallelism, image` };
+  if (edits.length === 0) return { ok: false, refusal: `${undone.id} changed none of ${spec.paths.map((p) => p.slice(1).join('.')).join(', ')}` };
 
   const plan = patchPlan({
     target,
@@ -92,13 +85,12 @@ export function planUndo(undone: UndoneOperation, live: LiveTarget, ctx: PlanCon
     effectiveUpgradeMode: modeAfterUndo(edits, live.resource),
     ctx,
   });
-  return { ok: true, plan, invertedKind: INVERTED_KIND[kind] };
+  return { ok: true, plan: { ...plan, judgedAs: spec.inverse }, invertedKind: spec.inverse };
 }
 
 /** The upgrade mode the inverted change redeploys with: the restored one when undo puts it back. */
 function modeAfterUndo(edits: readonly FieldEdit[], resource: unknown): UpgradeMode {
   const restored = edits.find((e) => e.path === PATHS.upgradeMode);
-  if (restored === undefined) return upgradeModeOf(resource) ?? DEFAULT_UPGRADE_MODE;
-  const mode = restored.after;
-  return (UPGRADE_MODES as readonly unknown[]).includes(mode) ? (mode as UpgradeMode) : DEFAULT_UPGRADE_MODE;
+  if (restored === undefined) return effectiveUpgradeMode(undefined, resource);
+  return isUpgradeMode(restored.after) ? restored.after : effectiveUpgradeMode(undefined, {});
 }

@@ -1,8 +1,9 @@
 // Policy evaluation: the refusal preconditions of a request, and the decision (allow / needs-approval / deny) for a plan.
 import type { CheckResult, PolicyDecision, Requirement } from '../model/decision.js';
-import type { IntentKind, UpgradeMode } from '../model/intent.js';
+import type { IntentKind } from '../kinds/index.js';
+import type { UpgradeMode } from '../model/upgrade-mode.js';
 import { isGlob, matchesAny, matchesGlob } from './glob.js';
-import { approverGroups, isRequester, type MembershipLookup } from '../../app/groups.js';
+import { approverGroups, isRequester, type MembershipLookup } from './groups.js';
 import { inSchedule, joinWords } from './schedule.js';
 import type { NamespaceEntry, Policy, Rule } from './schema.js';
 

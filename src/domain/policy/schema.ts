@@ -1,7 +1,8 @@
 // The policy file's shape (SPEC §6) as strict zod schemas, and zod issues turned into one path-named line each.
 import { z } from 'zod';
 import { parseDuration } from '../model/duration.js';
-import { INTENT_KINDS, UPGRADE_MODES, type IntentKind, type UpgradeMode } from '../model/intent.js';
+import { INTENT_KINDS, type IntentKind } from '../kinds/index.js';
+import { UPGRADE_MODES, type UpgradeMode } from '../model/upgrade-mode.js';
 import { globProblem } from './glob.js';
 import { DAYS, HHMM, isValidTimeZone, type Schedule } from './schedule.js';
 

@@ -1,15 +1,15 @@
 // Whole-policy validation: the strict schema plus the cross-checks a schema cannot express (SPEC §6).
 import { globsOverlap, isGlob, matchesGlob } from './glob.js';
 import { formatPath, issueLines, PolicySchema, type Policy } from './schema.js';
-import { INTENT_KINDS } from '../model/intent.js';
+import { INTENT_KINDS, usesUpgradeMode } from '../kinds/index.js';
 import { namespaceProblem } from '../model/target.js';
 
 export type ValidationResult =
   | { ok: true; policy: Policy; warnings: string[] }
   | { ok: false; errors: string[]; warnings: string[] };
 
-/** Kinds whose rules can match on `upgradeModes` (they stop or redeploy the job); a savepoint has no mode. */
-export const KINDS_WITH_UPGRADE_MODE = ['suspend', 'resume', 'restart', 'scale', 'upgrade', 'restore', 'undo'] as const;
+/** Kinds whose rules can match on `upgradeModes` (they stop or redeploy the job); derived from the kinds' traits. */
+export const KINDS_WITH_UPGRADE_MODE: readonly string[] = INTENT_KINDS.filter(usesUpgradeMode);
 
 const CHANNEL_ID = /^[CGD][A-Z0-9]{2,}$/;
 
@@ -131,7 +131,7 @@ function checkRule(rule: Raw, i: number, ctx: RuleContext, found: Found): void {
   });
   const operations = strings(when.operations);
   const known = operations.every((op) => (INTENT_KINDS as readonly string[]).includes(op));
-  const withMode = operations.filter((op) => (KINDS_WITH_UPGRADE_MODE as readonly string[]).includes(op));
+  const withMode = operations.filter((op) => KINDS_WITH_UPGRADE_MODE.includes(op));
   if (Array.isArray(when.upgradeModes) && known && operations.length > 0 && withMode.length === 0) {
     found.errors.push(`rules[${i}].when.upgradeModes: ${operations.join(', ')} has no upgrade mode; the rule would never apply`);
   }

@@ -7,6 +7,7 @@ import { writeKubeconfig } from './kubeconfig.js';
 import { startSimOperator, type SimOperator } from './operator.js';
 import { seedDemo } from './seed.js';
 import { startSimApiServer, type SimApiServer } from './server.js';
+import { durationSeconds } from './scenarios.js';
 import type { Speed } from './speed.js';
 import { SimStore } from './store.js';
 import { validateSpec } from './validation.js';
@@ -24,6 +25,12 @@ export interface SimClusterOptions {
   kubeconfigPath?: string;
   logger?: Logger;
   random?: () => number;
+  /**
+   * How far the cluster's clock is from this process's (ms, may be negative): everything the simulated cluster
+   * writes — event and object timestamps, status times, the HTTP `Date` header — is on that clock, as a real
+   * cluster's clocks are rarely the bot's.
+   */
+  clockOffsetMs?: number;
 }
 
 export interface SimCluster {
@@ -37,11 +44,27 @@ export interface SimCluster {
   close(): Promise<void>;
 }
 
+/** `--clock-offset`: a signed duration ("30s", "-30s", "+2m", "1500ms"; a bare number is seconds) in ms, or undefined. */
+export function parseClockOffsetMs(text: string): number | undefined {
+  const match = /^([+-]?)\s*(.+)$/.exec(text.trim());
+  const seconds = match ? durationSeconds(match[2] as string) : undefined;
+  if (seconds === undefined) return undefined;
+  return Math.round((match?.[1] === '-' ? -seconds : seconds) * 1000);
+}
+
+/** A clock `offsetMs` away from this process's (a cluster whose clocks differ from the bot's). */
+export function offsetClock(offsetMs: number): () => Date {
+  return offsetMs === 0 ? () => new Date() : () => new Date(Date.now() + offsetMs);
+}
+
 export async function startSimCluster(options: SimClusterOptions = {}): Promise<SimCluster> {
-  const store = new SimStore({ validate: validateSpec });
+  const store = new SimStore({ validate: validateSpec, now: offsetClock(options.clockOffsetMs ?? 0) });
+  const speed = options.speed ?? 'fast';
   const operator = startSimOperator({
     store,
-    speed: options.speed ?? 'fast',
+    speed,
+    // The realistic demo shows the occasional task failover a live cluster has; tests and fast runs only get them by knob.
+    ambientJobExceptions: options.seed === 'demo' && speed === 'realistic',
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.random ? { random: options.random } : {}),
   });

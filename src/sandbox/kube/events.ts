@@ -27,6 +27,12 @@ export function javaStringHashCode(text: string): number {
   return hash;
 }
 
+/** `"jobmanager-exception-" + Integer.toHexString(Objects.hash(message))`: the JobException messageKey. */
+export function jobExceptionKey(message: string): string {
+  const objectsHash = (31 + javaStringHashCode(message)) | 0;
+  return `jobmanager-exception-${(objectsHash >>> 0).toString(16)}`;
+}
+
 export interface EventInput {
   /** The CR the event is about (needs metadata.uid). */
   involved: KubeObject;
@@ -36,6 +42,8 @@ export interface EventInput {
   message: string;
   /** Replaces the message in the name hash (the operator's `messageKey`, e.g. "SpecChange: 7"). */
   messageKey?: string;
+  /** Event metadata.annotations (JobException carries `exception-timestamp`, `task-name`, …); replaced on a repeat. */
+  annotations?: Record<string, string>;
 }
 
 /** `<component>.<hashCode(reason + (messageKey ?? message) + type + kind + name + uid) & 0x7fffffff>`. */
@@ -66,6 +74,7 @@ export function recordEvent(store: SimStore, input: EventInput): KubeObject {
   ) {
     return store.update('events', namespace, name, (current) => ({
       ...current,
+      ...(input.annotations ? { metadata: { ...current.metadata, annotations: { ...input.annotations } } } : {}),
       count: Number(current.count ?? 1) + 1,
       lastTimestamp: now,
       message: input.message,
@@ -75,7 +84,7 @@ export function recordEvent(store: SimStore, input: EventInput): KubeObject {
   return store.create('events', {
     apiVersion: 'v1',
     kind: 'Event',
-    metadata: { name, namespace },
+    metadata: { name, namespace, ...(input.annotations ? { annotations: { ...input.annotations } } : {}) },
     involvedObject: {
       apiVersion: involved.apiVersion,
       kind: involved.kind,

@@ -49,11 +49,28 @@ export function lifecycleState(status: Status): string {
   if (reconciliation.state === 'ROLLING_BACK') return 'ROLLING_BACK';
   if (jobOf(lastReconciled)?.state === 'suspended') return 'SUSPENDED';
   if (status.jobStatus?.state === 'FAILED') return 'FAILED';
-  const jm = status.jobManagerDeploymentStatus;
-  if (status.error && (jm === 'ERROR' || jm === 'MISSING')) return 'FAILED';
+  if (isFlinkDeploymentStatus(status) && needsManualRestore(status)) return 'FAILED';
   if (reconciliation.state === 'ROLLED_BACK') return 'ROLLED_BACK';
   if (reconciliation.lastStableSpec !== undefined && reconciliation.lastStableSpec === reconciliation.lastReconciledSpec) return 'STABLE';
   return 'DEPLOYED';
+}
+
+/** CommonStatus rule 7: an unrecoverable deployment, told apart from a transient error by the error text alone. */
+export const MANUAL_RESTORE_MARKERS = [
+  'Manual restore required.',
+  'It is possible that the job has finished or terminally failed, or the configmaps have been deleted.',
+  'HA metadata is not available',
+] as const;
+
+function needsManualRestore(status: Status): boolean {
+  const jm = status.jobManagerDeploymentStatus;
+  const error = status.error;
+  return (jm === 'ERROR' || jm === 'MISSING') && error !== undefined && MANUAL_RESTORE_MARKERS.some((m) => error.includes(m));
+}
+
+/** Only FlinkDeploymentStatus has a JobManager deployment status (rule 7 does not apply to session jobs). */
+function isFlinkDeploymentStatus(status: Status): boolean {
+  return status.jobManagerDeploymentStatus !== undefined;
 }
 
 function camelCase(state: string): string {
@@ -87,9 +104,14 @@ export function runningCondition(status: Status, isSession: boolean, previous: C
   return [{ ...next, lastTransitionTime }];
 }
 
-/** status.error as the operator writes it: a JSON string. */
-export function errorJson(type: string, message: string): string {
-  return JSON.stringify({ type, message, throwableList: [] });
+export interface ErrorCause {
+  type: string;
+  message?: string;
+}
+
+/** status.error as the operator writes it: a FlinkResourceException as JSON (nulls left out), causes in throwableList. */
+export function errorJson(type: string, message: string, causes: readonly ErrorCause[] = []): string {
+  return JSON.stringify({ type, message, throwableList: causes.map((c) => (c.message === undefined ? { type: c.type } : { type: c.type, message: c.message })) });
 }
 
 export const ERROR_TYPES = {

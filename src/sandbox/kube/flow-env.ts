@@ -12,8 +12,10 @@ export interface ResourceMemo {
   specChangedGeneration?: number;
   /** Generation whose ValidationError was reported. */
   invalidGeneration?: number;
-  /** Generations whose snapshot ValidationError was reported. */
-  snapshotInvalidGeneration?: number;
+  /** Generation whose stop-with-savepoint already failed once (the `savepoint-failure=once` knob). */
+  stopFailedGeneration?: number;
+  /** A JobManager whose image pull fails but will succeed: when it failed (cluster ms) and for how long. */
+  imagePull?: { failedAtMs: number; recoverAfterSeconds: number };
 }
 
 export interface FlowEnv {
@@ -74,8 +76,9 @@ export function emit(
   component: Component,
   message: string,
   messageKey?: string,
+  annotations?: Record<string, string>,
 ): void {
-  recordEvent(env.store, { involved, type, reason, component, message, ...(messageKey ? { messageKey } : {}) });
+  recordEvent(env.store, { involved, type, reason, component, message, ...(messageKey ? { messageKey } : {}), ...(annotations ? { annotations } : {}) });
 }
 
 export function epochMs(env: FlowEnv): number {

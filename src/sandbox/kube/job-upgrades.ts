@@ -1,8 +1,11 @@
 // Spec changes the operator acts on: upgrade or suspend a running job, resume, savepoint redeploy, rollback.
 import { COMPONENTS, EVENT_TYPES, MESSAGES } from './events.js';
 import { emit, epochMs, readRef, type FlowEnv } from './flow-env.js';
-import { errorJson, ERROR_TYPES, reconciliationOf, statusOf, writeStatus, type ResourceRef, type Status } from './flink-status.js';
-import { chooseStop, deployJob, stopJob, withJob, writeBeforeDeployment, setJobState, type DeployOutcome, type Restore, type StopResult } from './job-steps.js';
+import { reconciliationOf, statusOf, writeStatus, type ResourceRef, type Status } from './flink-status.js';
+import { deployJob, writeBeforeDeployment, type DeployOutcome } from './job-deploy.js';
+import { LAST_STATE_PLACEHOLDER, setJobState, suspendedSpec, withJob, type Restore } from './job-steps.js';
+import { cancelAsync, chooseStop, stopJob, type StopPlan, type StopResult } from './job-stop.js';
+import { nullJobId, reportReconcileError } from './reconcile-errors.js';
 import { jobConf, kindOf } from './resource-conf.js';
 import { haEnabled, jobOf, parseReconciledSpec, serializeReconciledSpec, type Spec } from './spec-json.js';
 import { STEP_SECONDS } from './speed.js';
@@ -21,21 +24,36 @@ function hasKnobs(env: FlowEnv, ref: ResourceRef): boolean {
   return scenarios.has('slow-reconcile') || scenarios.has('stuck-upgrading');
 }
 
-/** A running job (or session cluster) gets a new spec: stop it by its upgrade mode, then redeploy or stay suspended. */
+/**
+ * A running job (or session cluster) gets a new spec: stop it the way getJobUpgrade chooses, then redeploy or
+ * stay suspended. `Suspended` is emitted only when something is stopped (not for NOOP, nor by SessionReconciler).
+ */
 export async function upgradeRunning(env: FlowEnv, ref: ResourceRef, last: Spec): Promise<StepResult> {
   const object = readRef(env, ref);
   const spec = object.spec ?? {};
+  const choice = chooseStop(env.store, object, last);
+  if (choice.kind === 'wait') return 'done';
+  if (choice.kind === 'error') return reportReconcileError(env, ref, choice.error);
+  const { plan } = choice;
+  if (plan.mechanism !== 'noop' && jobOf(spec)) emit(env, object, EVENT_TYPES.normal, 'Suspended', COMPONENTS.jobManagerDeployment, MESSAGES.suspended);
+  if (plan.mechanism === 'cancel') {
+    await cancelAsync(env, ref, last, plan);
+    // A suspend is done once CANCELED; an upgrade is deployed by the next reconcile (suspended → running).
+    return jobOf(spec)?.state === 'suspended' ? 'done' : 'retry';
+  }
+  return stopSynchronously(env, ref, spec, plan);
+}
+
+async function stopSynchronously(env: FlowEnv, ref: ResourceRef, spec: Spec, plan: StopPlan): Promise<StepResult> {
   const suspending = jobOf(spec)?.state === 'suspended';
-  emit(env, object, EVENT_TYPES.normal, 'Suspended', COMPONENTS.jobManagerDeployment, MESSAGES.suspended);
-  const plan = chooseStop(env.store, object, last);
-  if (suspending && plan.mechanism !== 'cancel' && hasKnobs(env, ref)) {
+  if (suspending && hasKnobs(env, ref)) {
     writeBeforeDeployment(env, ref, spec, plan.recordedMode, false);
     await applyKnobs(env, ref);
   }
-  const result = await stopJob(env, ref, plan, spec, false);
-  if (!result.ok) return savepointFailed(env, ref, result.message);
+  const result = await stopJob(env, ref, plan);
+  if (!result.ok) return reportReconcileError(env, ref, result.error);
   if (suspending) {
-    finishSuspend(env, ref, spec, plan.recordedMode, result, plan.mechanism === 'cancel');
+    finishSuspend(env, ref, spec, plan.recordedMode, result);
     return 'done';
   }
   writeStatus(env.store, ref, (status, current) => {
@@ -44,6 +62,7 @@ export async function upgradeRunning(env: FlowEnv, ref: ResourceRef, last: Spec)
     reconciliation.lastReconciledSpec = serializeReconciledSpec(kindOf(current), suspendedSpec(spec, plan.recordedMode), false);
     reconciliation.reconciliationTimestamp = epochMs(env);
     status.observedGeneration = current.metadata.generation;
+    delete status.error;
     applyStop(env, status, result, jobOf(current.spec) !== undefined);
   });
   await applyKnobs(env, ref);
@@ -51,23 +70,19 @@ export async function upgradeRunning(env: FlowEnv, ref: ResourceRef, last: Spec)
   return afterDeploy(await deployJob(env, ref, spec, { firstDeployment: false, recordedMode: plan.recordedMode, restore: restoreFor(env, ref, plan.recordedMode) }));
 }
 
-function suspendedSpec(spec: Spec, mode: string): Spec {
-  return jobOf(spec) ? withJob(spec, { state: 'suspended', upgradeMode: mode }) : spec;
-}
-
-/** What a stop leaves in the status: FINISHED (written by the operator) or CANCELED, JM, TaskManagers gone. */
+/** What a synchronous stop leaves: FINISHED (written by the operator), the JobManager as the mode leaves it, no TaskManagers. */
 function applyStop(env: FlowEnv, status: Status, result: Extract<StopResult, { ok: true }>, hasJob = true): void {
-  if (hasJob) setJobState(status, result.jobState, epochMs(env));
+  if (hasJob) setJobState(status, result.jobState, epochMs(env), false);
   if (result.jm !== undefined) status.jobManagerDeploymentStatus = result.jm;
   if (result.upgradeSavepointPath !== undefined) (status.jobStatus ??= {}).upgradeSavepointPath = result.upgradeSavepointPath;
   if (status.taskManager) status.taskManager = { labelSelector: '', replicas: 0 };
 }
 
 /**
- * The end of a suspend. Synchronous: DEPLOYED, job FINISHED, spec marked stable. Cancel-based: only
- * observedGeneration moves; reconciliation stays UPGRADING (as the reference reads the code).
+ * A synchronous suspend: the stop and updateStatusForDeployedSpec in one patch — DEPLOYED, the generation, job
+ * FINISHED, the suspended spec marked stable. A completed stop of a session job clears its jobId.
  */
-function finishSuspend(env: FlowEnv, ref: ResourceRef, spec: Spec, mode: string, result: Extract<StopResult, { ok: true }>, cancelBased: boolean): void {
+function finishSuspend(env: FlowEnv, ref: ResourceRef, spec: Spec, mode: string, result: Extract<StopResult, { ok: true }>): void {
   writeStatus(
     env.store,
     ref,
@@ -75,31 +90,22 @@ function finishSuspend(env: FlowEnv, ref: ResourceRef, spec: Spec, mode: string,
       const reconciliation = reconciliationOf(status);
       status.observedGeneration = current.metadata.generation;
       applyStop(env, status, result);
-      if (ref.resource === 'flinksessionjobs' && !cancelBased && status.jobStatus) delete status.jobStatus.jobId;
-      if (cancelBased) return;
+      if (ref.resource === 'flinksessionjobs' && status.jobStatus) delete status.jobStatus.jobId;
       reconciliation.state = 'DEPLOYED';
       reconciliation.lastReconciledSpec = serializeReconciledSpec(kindOf(current), suspendedSpec(spec, mode), false);
       reconciliation.lastStableSpec = reconciliation.lastReconciledSpec;
       reconciliation.reconciliationTimestamp = epochMs(env);
       delete status.error;
     },
-    { conditions: !cancelBased },
+    { conditions: true },
   );
-}
-
-/** Stop-with-savepoint failed: SavepointError, status.error, nothing else moves; the operator retries later. */
-async function savepointFailed(env: FlowEnv, ref: ResourceRef, message: string): Promise<StepResult> {
-  const updated = writeStatus(env.store, ref, (status) => void (status.error = errorJson(ERROR_TYPES.upgradeFailure, message)));
-  emit(env, updated, EVENT_TYPES.warning, 'SavepointError', COMPONENTS.jobManagerDeployment, message);
-  await env.interruptibleSleep(STEP_SECONDS.reconcileRetry);
-  return 'retry';
 }
 
 /** Where a restore starts: the recorded mode decides (savepoint → upgradeSavepointPath, last-state → HA). */
 function restoreFor(env: FlowEnv, ref: ResourceRef, mode: string): Restore {
   const object = readRef(env, ref);
   const path = statusOf(object).jobStatus?.upgradeSavepointPath;
-  const usablePath: Restore = path && path !== 'KUBERNETES_OPERATOR_LAST_STATE' ? { kind: 'path', path } : { kind: 'none' };
+  const usablePath: Restore = path && path !== LAST_STATE_PLACEHOLDER ? { kind: 'path', path } : { kind: 'none' };
   if (mode === 'savepoint') return usablePath;
   if (mode === 'last-state') return kindOf(object) === 'FlinkDeployment' && haEnabled(jobConf(env.store, object)) ? { kind: 'ha' } : usablePath;
   return { kind: 'none' };
@@ -128,16 +134,19 @@ export async function firstDeploy(env: FlowEnv, ref: ResourceRef): Promise<StepR
 }
 
 function afterDeploy(outcome: DeployOutcome): StepResult {
-  // A failed pull is watched further (ImagePullBackOff, rollback deadline) by the next reconcile.
+  // A failed pull is watched further (recovery, rollback deadline) by the next reconcile.
   return outcome === 'image-pull-failed' ? 'retry' : 'done';
 }
 
 /**
  * savepointRedeployNonce + initialSavepointPath: cancel without savepoint, deploy from the path with a new jobId,
  * and mark the spec stable at once (before the job runs). On a suspended target only the path is recorded.
+ * A session job whose jobId a savepoint suspend cleared cannot be cancelled: `Error` on every reconcile.
  */
 export async function savepointRedeploy(env: FlowEnv, ref: ResourceRef, last: Spec): Promise<StepResult> {
-  const spec = readRef(env, ref).spec ?? {};
+  const current = readRef(env, ref);
+  if (kindOf(current) === 'FlinkSessionJob' && !statusOf(current).jobStatus?.jobId) return reportReconcileError(env, ref, nullJobId());
+  const spec = current.spec ?? {};
   const path = String(jobOf(spec)?.initialSavepointPath ?? '');
   const wasRunning = jobOf(last)?.state === 'running';
   if (wasRunning) await env.sleep(STEP_SECONDS.suspend);
@@ -147,32 +156,19 @@ export async function savepointRedeploy(env: FlowEnv, ref: ResourceRef, last: Sp
   writeStatus(
     env.store,
     ref,
-    (status, current) => {
+    (status, object) => {
       const reconciliation = reconciliationOf(status);
       reconciliation.state = 'DEPLOYED';
-      reconciliation.lastReconciledSpec = serializeReconciledSpec(kindOf(current), suspendedSpec(spec, 'savepoint'), false);
+      reconciliation.lastReconciledSpec = serializeReconciledSpec(kindOf(object), suspendedSpec(spec, 'savepoint'), false);
       reconciliation.lastStableSpec = reconciliation.lastReconciledSpec;
       reconciliation.reconciliationTimestamp = epochMs(env);
-      status.observedGeneration = current.metadata.generation;
+      status.observedGeneration = object.metadata.generation;
       if (wasRunning) applyStop(env, status, { ok: true, jobState: 'FINISHED', jm: ref.resource === 'flinkdeployments' ? 'MISSING' : undefined });
       (status.jobStatus ??= {}).upgradeSavepointPath = path;
       delete status.error;
     },
     { conditions: true },
   );
-  return 'done';
-}
-
-/** A suspended resource whose other fields changed: the new spec is recorded, nothing runs. */
-export function recordSuspendedSpec(env: FlowEnv, ref: ResourceRef): StepResult {
-  writeStatus(env.store, ref, (status, current) => {
-    const reconciliation = reconciliationOf(status);
-    reconciliation.lastReconciledSpec = serializeReconciledSpec(kindOf(current), current.spec ?? {}, false);
-    if (reconciliation.state === 'DEPLOYED') reconciliation.lastStableSpec = reconciliation.lastReconciledSpec;
-    reconciliation.reconciliationTimestamp = epochMs(env);
-    status.observedGeneration = current.metadata.generation;
-    delete status.error;
-  });
   return 'done';
 }
 
@@ -197,7 +193,11 @@ export function scaleInPlace(env: FlowEnv, ref: ResourceRef, last: Spec): StepRe
   return 'done';
 }
 
-/** Rolls back to lastStableSpec: the user spec and observedGeneration stay; ROLLING_BACK → ROLLED_BACK. */
+/**
+ * Rolls back to lastStableSpec: the user spec and observedGeneration stay. ROLLING_BACK while the failed deploy
+ * is torn down, ROLLED_BACK as soon as the stable spec is deployed (updateStatusForSpecReconciliation), before
+ * its job runs.
+ */
 export async function rollBack(env: FlowEnv, ref: ResourceRef): Promise<StepResult> {
   const object = readRef(env, ref);
   const stable = parseReconciledSpec(reconciliationOf(statusOf(object)).lastStableSpec);

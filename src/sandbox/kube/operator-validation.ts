@@ -28,7 +28,8 @@ export function validationProblem(store: SimStore, object: KubeObject, lastRecon
     }
   }
   if (typeof spec.image !== 'string' || spec.image.trim() === '') return 'Image must be specified';
-  return job ? jobProblem(specConf(spec), job) : undefined;
+  const replicas = (spec.taskManager as { replicas?: unknown } | undefined)?.replicas;
+  return job ? jobProblem(specConf(spec), job, replicas) : undefined;
 }
 
 function sessionJobProblem(store: SimStore, object: KubeObject, lastReconciled: Spec | undefined, job: Spec | undefined): string | undefined {
@@ -37,11 +38,16 @@ function sessionJobProblem(store: SimStore, object: KubeObject, lastReconciled: 
   if (lastReconciled && lastReconciled.deploymentName !== spec.deploymentName) return "The deploymentName can't be changed";
   const cluster = store.get('flinkdeployments', object.metadata.namespace, String(spec.deploymentName ?? ''));
   if (cluster && jobOf(cluster.spec)) return 'Can not submit session job to application cluster';
-  return jobProblem(jobConf(store, object), job);
+  return jobProblem(jobConf(store, object), job, undefined);
 }
 
-function jobProblem(conf: Record<string, string>, job: Spec): string | undefined {
-  if (typeof job.parallelism === 'number' && job.parallelism < 1) return 'Job parallelism must be larger than 0';
+/** DefaultValidator.validateJobSpec; `parallelism` is an int there, so unset counts as 0. */
+function jobProblem(conf: Record<string, string>, job: Spec, taskManagerReplicas: unknown): string | undefined {
+  if (typeof taskManagerReplicas === 'number') {
+    if (taskManagerReplicas < 1) return 'TaskManager replicas must be larger than 0';
+  } else if (typeof job.parallelism !== 'number' || job.parallelism < 1) {
+    return 'Job parallelism must be larger than 0';
+  }
   if (job.savepointRedeployNonce !== undefined && job.savepointRedeployNonce !== null) {
     const path = job.initialSavepointPath;
     if (typeof path !== 'string' || path.trim() === '') return 'savepointRedeployNonce can only be used together with a non-empty initialSavepointPath';

@@ -3,8 +3,9 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from '../../log.js';
 import { isFlowStop, type FlowEnv, type ResourceMemo } from './flow-env.js';
 import type { ResourceRef } from './flink-status.js';
+import { JobIncidents } from './job-incidents.js';
 import { reconcileJobResource } from './reconcile-job.js';
-import { SCENARIO_ANNOTATION, ScenarioRegistry, SLOW_SECONDS_ANNOTATION, type Scenario } from './scenarios.js';
+import { SCENARIO_ANNOTATION, ScenarioRegistry, SLOW_SECONDS_ANNOTATION, type ScenarioSpec } from './scenarios.js';
 import { reconcileSnapshot } from './snapshots.js';
 import { scaledMs, STEP_SECONDS, type Speed } from './speed.js';
 import type { KubeObject, SimResource, SimStore, StoreChange } from './store.js';
@@ -15,6 +16,8 @@ export interface SimOperatorOptions {
   /** Source of job ids, savepoint names and checkpoint numbers (inject a seeded one for repeatable runs). */
   random?: () => number;
   logger?: Logger;
+  /** Occasional task failovers (JobException events) on every running job, as a live cluster has; off by default. */
+  ambientJobExceptions?: boolean;
 }
 
 type Watched = Extract<SimResource, 'flinkdeployments' | 'flinksessionjobs' | 'flinkstatesnapshots'>;
@@ -42,6 +45,7 @@ export class SimOperator {
   private readonly registry = new ScenarioRegistry();
   private readonly runtimes = new Map<string, Runtime>();
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly incidents: JobIncidents;
   private unsubscribe: (() => void) | undefined;
   private closed = false;
 
@@ -50,6 +54,13 @@ export class SimOperator {
     this.speed = options.speed ?? 'fast';
     this.random = options.random ?? Math.random;
     this.log = options.logger;
+    this.incidents = new JobIncidents({
+      store: this.store,
+      speed: this.speed,
+      random: this.random,
+      settings: (object) => this.registry.settings(object.metadata.namespace, object.metadata.name, object.metadata.annotations),
+      ambient: options.ambientJobExceptions ?? false,
+    });
   }
 
   /** Subscribes to the store and reconciles what is already there. */
@@ -62,8 +73,11 @@ export class SimOperator {
     return this;
   }
 
-  /** Sets failure knobs for `namespace/name` (FlinkDeployment or FlinkSessionJob); they stay until cleared. */
-  setScenario(namespace: string, name: string, scenario: Scenario | readonly Scenario[], options: { slowReconcileSeconds?: number } = {}): void {
+  /**
+   * Sets failure knobs for `namespace/name` (FlinkDeployment or FlinkSessionJob); they stay until cleared. A knob
+   * may carry a value: `savepoint-failure=once`, `job-exceptions=2`, `image-pull-failure=30s`, `slow-reconcile=40`.
+   */
+  setScenario(namespace: string, name: string, scenario: ScenarioSpec | readonly ScenarioSpec[], options: { slowReconcileSeconds?: number } = {}): void {
     this.registry.set(namespace, name, scenario, options);
     this.kickNamed(namespace, name);
   }
@@ -77,6 +91,7 @@ export class SimOperator {
   async close(): Promise<void> {
     this.closed = true;
     this.unsubscribe?.();
+    this.incidents.close();
     for (const runtime of this.runtimes.values()) this.stop(runtime);
     this.runtimes.clear();
     await Promise.allSettled([...this.inFlight]);
@@ -90,9 +105,11 @@ export class SimOperator {
       const runtime = this.runtimes.get(runtimeKey(resource, namespace, name));
       if (runtime) this.stop(runtime);
       this.runtimes.delete(runtimeKey(resource, namespace, name));
+      if (resource !== 'flinkstatesnapshots') this.incidents.forget(change.object);
       return;
     }
     this.observe(resource, change.object);
+    if (resource !== 'flinkstatesnapshots') this.incidents.observe(change.object);
   }
 
   /** Reconciles on what the operator reacts to: new generations, knob annotations, session-cluster readiness. */
@@ -134,7 +151,11 @@ export class SimOperator {
 
   private kickNamed(namespace: string, name: string): void {
     for (const resource of ['flinkdeployments', 'flinksessionjobs'] as const) {
-      if (this.store.get(resource, namespace, name)) this.kick(this.runtime(resource, namespace, name), 0);
+      const object = this.store.get(resource, namespace, name);
+      if (!object) continue;
+      this.kick(this.runtime(resource, namespace, name), 0);
+      // A knob set on a job that already runs takes effect on this run.
+      this.incidents.observe(object);
     }
   }
 

@@ -2,18 +2,10 @@
 import { COMPONENTS, EVENT_TYPES } from './events.js';
 import { emit, readRef, realMs, type FlowEnv } from './flow-env.js';
 import { errorJson, ERROR_TYPES, reconciliationOf, statusOf, writeStatus, type ResourceRef } from './flink-status.js';
-import { reportImagePullBackOff } from './job-steps.js';
-import {
-  firstDeploy,
-  recordSuspendedSpec,
-  resume,
-  rollBack,
-  savepointRedeploy,
-  scaleInPlace,
-  upgradeRunning,
-  type StepResult,
-} from './job-upgrades.js';
+import { imagePullRecoveryDue, recoverImagePull } from './job-deploy.js';
+import { firstDeploy, resume, rollBack, savepointRedeploy, scaleInPlace, upgradeRunning, type StepResult } from './job-upgrades.js';
 import { validationProblem } from './operator-validation.js';
+import { reportReconcileError, terminalWithoutCheckpoint } from './reconcile-errors.js';
 import { kindOf, sessionClusterOf } from './resource-conf.js';
 import {
   confFlag,
@@ -28,7 +20,7 @@ import {
   type Spec,
   type SpecDiff,
 } from './spec-json.js';
-import { parseFlinkDurationSeconds, STEP_SECONDS } from './speed.js';
+import { parseFlinkDurationSeconds } from './speed.js';
 import type { KubeObject } from './store.js';
 
 export type { StepResult };
@@ -48,7 +40,7 @@ export async function reconcileJobResource(env: FlowEnv, ref: ResourceRef): Prom
   if (interrupted === 'session-cluster') return resume(env, ref, last);
   if (interruptedSuspend(object, last)) return upgradeRunning(env, ref, last);
   const diff = diffSpecs(kindOf(object), last, spec);
-  if (diff.type === 'IGNORE') return noSpecChange(env, ref, object);
+  if (diff.type === 'IGNORE') return noSpecChange(env, ref, object, last);
   if (env.memo.specChangedGeneration !== object.metadata.generation) {
     env.memo.specChangedGeneration = object.metadata.generation;
     const generation = String(object.metadata.generation);
@@ -67,9 +59,14 @@ function route(env: FlowEnv, ref: ResourceRef, object: KubeObject, last: Spec, d
   if (diff.type === 'SCALE' && canScaleInPlace(object, diff)) return scaleInPlace(env, ref, last);
   const current = jobOf(last)?.state ?? 'running';
   const desired = jobOf(object.spec)?.state ?? 'running';
+  // The `upgrade-failed` knob: getJobUpgrade throws before anything is written, on every reconcile.
+  if (desired === 'running' && jobOf(object.spec) && env.settings(object).scenarios.has('upgrade-failed')) {
+    return reportReconcileError(env, ref, terminalWithoutCheckpoint());
+  }
   if (current === 'running') return upgradeRunning(env, ref, last);
   if (desired === 'running') return resume(env, ref, last);
-  return recordSuspendedSpec(env, ref);
+  // suspended → suspended (AbstractJobReconciler:211): SpecChanged only, nothing recorded until a resume.
+  return 'done';
 }
 
 function writeInitialStatus(env: FlowEnv, ref: ResourceRef, object: KubeObject): KubeObject {
@@ -89,8 +86,9 @@ function sessionClusterReady(env: FlowEnv, object: KubeObject): boolean {
 function reportInvalid(env: FlowEnv, ref: ResourceRef, object: KubeObject, problem: string): StepResult {
   if (env.memo.invalidGeneration === object.metadata.generation) return 'done';
   env.memo.invalidGeneration = object.metadata.generation;
-  const updated = writeStatus(env.store, ref, (status) => void (status.error = errorJson(ERROR_TYPES.validation, problem)));
-  emit(env, updated, EVENT_TYPES.warning, 'ValidationError', COMPONENTS.operator, problem);
+  // validateDeployment emits the event, then the error is patched with the status.
+  emit(env, object, EVENT_TYPES.warning, 'ValidationError', COMPONENTS.operator, problem);
+  writeStatus(env.store, ref, (status) => void (status.error = errorJson(ERROR_TYPES.validation, problem)));
   return 'done';
 }
 
@@ -121,10 +119,13 @@ function interruptedSuspend(object: KubeObject, last: Spec): boolean {
 
 /**
  * Nothing to deploy. Since 1.11 observedGeneration still advances for IGNORE-class changes (nothing else
- * moves); a failed image pull keeps reporting ImagePullBackOff; the rollback deadline is checked.
+ * moves) — but not while UPGRADING, which counts as a spec change: a cancel-based suspend that left UPGRADING
+ * is suspended → suspended and writes nothing. Then the deadlines of a JobManager in ERROR: the rollback, and
+ * the image pull that succeeds after a while.
  */
-async function noSpecChange(env: FlowEnv, ref: ResourceRef, object: KubeObject): Promise<StepResult> {
+async function noSpecChange(env: FlowEnv, ref: ResourceRef, object: KubeObject, last: Spec): Promise<StepResult> {
   const status = statusOf(object);
+  if (status.reconciliationStatus?.state === 'UPGRADING' && jobOf(last)?.state === 'suspended') return 'done';
   if (status.observedGeneration !== object.metadata.generation) {
     writeStatus(env.store, ref, (s, current) => {
       s.observedGeneration = current.metadata.generation;
@@ -132,14 +133,13 @@ async function noSpecChange(env: FlowEnv, ref: ResourceRef, object: KubeObject):
     });
   }
   if (kindOf(object) !== 'FlinkDeployment') return 'done';
-  const due = rollbackDue(env, readRef(env, ref));
-  if (due === 'now') return rollBack(env, ref);
-  if (due !== undefined) env.reconcileAfterMs(due);
-  if (status.jobManagerDeploymentStatus === 'ERROR') {
-    await env.interruptibleSleep(STEP_SECONDS.imagePullRetry);
-    reportImagePullBackOff(env, readRef(env, ref));
-    return 'retry';
-  }
+  const current = readRef(env, ref);
+  const rollback = rollbackDue(env, current);
+  if (rollback === 'now') return rollBack(env, ref);
+  const recovery = imagePullRecoveryDue(env, current);
+  if (recovery === 'now') return recoverImagePull(env, ref);
+  const next = Math.min(...[rollback, recovery].filter((ms): ms is number => ms !== undefined));
+  if (Number.isFinite(next)) env.reconcileAfterMs(next);
   return 'done';
 }
 

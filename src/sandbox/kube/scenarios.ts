@@ -1,11 +1,25 @@
 // Failure knobs of the simulated operator: set per resource by annotation or programmatically; persistent.
+import { parseFlinkDurationSeconds } from './speed.js';
 
-export const SCENARIOS = ['image-pull-failure', 'savepoint-failure', 'slow-reconcile', 'stuck-upgrading', 'validation-error'] as const;
+export const SCENARIOS = [
+  'image-pull-failure',
+  'job-exceptions',
+  'job-failure',
+  'savepoint-failure',
+  'slow-reconcile',
+  'stuck-upgrading',
+  'upgrade-failed',
+  'validation-error',
+] as const;
 export type Scenario = (typeof SCENARIOS)[number];
+/** A knob as written in the annotation or passed to `setScenario`: a name, or `name=value` (e.g. `job-exceptions=2`). */
+export type ScenarioSpec = Scenario | `${Scenario}=${string}`;
 
 export const SCENARIO_ANNOTATION = 'sim.flink-chatops.io/scenario';
 export const SLOW_SECONDS_ANNOTATION = 'sim.flink-chatops.io/slow-reconcile-seconds';
 export const DEFAULT_SLOW_RECONCILE_SECONDS = 5;
+/** Task failovers after each start of the job when `job-exceptions` is given without a count. */
+export const DEFAULT_JOB_EXCEPTIONS = 3;
 
 /** Images that never pull, whatever the knobs say (handy for demos: `upgrade orders --image flink:broken`). */
 export function imageFailsToPull(image: unknown): boolean {
@@ -14,6 +28,8 @@ export function imageFailsToPull(image: unknown): boolean {
 
 export interface ScenarioSettings {
   scenarios: ReadonlySet<Scenario>;
+  /** The `=value` part of each knob that has one. */
+  values: ReadonlyMap<Scenario, string>;
   slowReconcileSeconds: number;
 }
 
@@ -21,17 +37,78 @@ export function isScenario(value: string): value is Scenario {
   return (SCENARIOS as readonly string[]).includes(value);
 }
 
-/** Parses the annotation: a comma-separated list; unknown names are reported, not silently dropped. */
-export function parseScenarioList(text: string | undefined): { scenarios: Scenario[]; unknown: string[] } {
-  const scenarios: Scenario[] = [];
+/** Which values a knob accepts; a knob with an unreadable value is reported as unknown, not half-applied. */
+function validValue(scenario: Scenario, value: string): boolean {
+  switch (scenario) {
+    case 'savepoint-failure':
+      return value === 'once' || value === 'always';
+    case 'job-exceptions':
+      return /^\d+$/.test(value);
+    case 'image-pull-failure':
+    case 'slow-reconcile':
+      return durationSeconds(value) !== undefined;
+    default:
+      return false;
+  }
+}
+
+/** Knob durations are operator seconds: "2s", "1 min", or a bare number of seconds (not Flink's milliseconds). */
+export function durationSeconds(value: string): number | undefined {
+  const text = value.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return Number(text);
+  return parseFlinkDurationSeconds(text);
+}
+
+export interface ScenarioEntry {
+  scenario: Scenario;
+  value?: string;
+}
+
+/** Parses the annotation: a comma-separated list of `name` or `name=value`; unknown entries are reported, not silently dropped. */
+export function parseScenarioList(text: string | undefined): { scenarios: Scenario[]; entries: ScenarioEntry[]; unknown: string[] } {
+  const entries: ScenarioEntry[] = [];
   const unknown: string[] = [];
   for (const part of (text ?? '').split(',')) {
-    const name = part.trim();
-    if (name === '') continue;
-    if (isScenario(name)) scenarios.push(name);
-    else unknown.push(name);
+    const entry = parseEntry(part.trim());
+    if (entry === 'empty') continue;
+    if (entry) entries.push(entry);
+    else unknown.push(part.trim());
   }
-  return { scenarios, unknown };
+  return { scenarios: entries.map((e) => e.scenario), entries, unknown };
+}
+
+function parseEntry(text: string): ScenarioEntry | undefined | 'empty' {
+  if (text === '') return 'empty';
+  const at = text.indexOf('=');
+  const name = (at < 0 ? text : text.slice(0, at)).trim();
+  if (!isScenario(name)) return undefined;
+  if (at < 0) return { scenario: name };
+  const value = text.slice(at + 1).trim();
+  return validValue(name, value) ? { scenario: name, value } : undefined;
+}
+
+/** How a stop-with-savepoint (and a triggered savepoint) fails: every time, or only the first attempt. */
+export function savepointFailureMode(settings: ScenarioSettings): 'always' | 'once' | undefined {
+  if (!settings.scenarios.has('savepoint-failure')) return undefined;
+  return settings.values.get('savepoint-failure') === 'once' ? 'once' : 'always';
+}
+
+/** JobException events to emit after each start of the job (0 without the knob). */
+export function jobExceptionCount(settings: ScenarioSettings): number {
+  if (!settings.scenarios.has('job-exceptions')) return 0;
+  const value = settings.values.get('job-exceptions');
+  return value === undefined ? DEFAULT_JOB_EXCEPTIONS : Number(value);
+}
+
+/** Operator seconds after which a failing image pull succeeds; undefined = it never does. */
+export function imagePullRecoverySeconds(settings: ScenarioSettings): number | undefined {
+  const value = settings.values.get('image-pull-failure');
+  return settings.scenarios.has('image-pull-failure') && value !== undefined ? durationSeconds(value) : undefined;
+}
+
+interface Programmatic {
+  entries: ScenarioEntry[];
+  slowReconcileSeconds?: number;
 }
 
 /**
@@ -39,26 +116,32 @@ export function parseScenarioList(text: string | undefined): { scenarios: Scenar
  * a FlinkSessionJob of that name alike, and stay until cleared (as an annotation stays until removed).
  */
 export class ScenarioRegistry {
-  private readonly byTarget = new Map<string, { scenarios: Set<Scenario>; slowReconcileSeconds?: number }>();
+  private readonly byTarget = new Map<string, Programmatic>();
 
-  set(namespace: string, name: string, scenario: Scenario | readonly Scenario[], options: { slowReconcileSeconds?: number } = {}): void {
-    const list = typeof scenario === 'string' ? [scenario] : scenario;
-    for (const s of list) if (!isScenario(s)) throw new Error(`unknown scenario "${String(s)}"; known: ${SCENARIOS.join(', ')}`);
-    this.byTarget.set(`${namespace}/${name}`, { scenarios: new Set(list), slowReconcileSeconds: options.slowReconcileSeconds });
+  set(namespace: string, name: string, scenario: ScenarioSpec | readonly ScenarioSpec[], options: { slowReconcileSeconds?: number } = {}): void {
+    const list: readonly string[] = typeof scenario === 'string' ? [scenario] : scenario;
+    const parsed = parseScenarioList(list.join(','));
+    if (parsed.unknown.length > 0) throw new Error(`unknown scenario "${parsed.unknown.join('", "')}"; known: ${SCENARIOS.join(', ')}`);
+    this.byTarget.set(`${namespace}/${name}`, { entries: parsed.entries, slowReconcileSeconds: options.slowReconcileSeconds });
   }
 
   clear(namespace: string, name: string): void {
     this.byTarget.delete(`${namespace}/${name}`);
   }
 
-  /** Programmatic knobs merged with the resource's annotations. */
+  /** Programmatic knobs merged with the resource's annotations (an annotated value wins over a programmatic one). */
   settings(namespace: string, name: string, annotations: Record<string, string> | undefined): ScenarioSettings {
     const programmatic = this.byTarget.get(`${namespace}/${name}`);
-    const scenarios = new Set<Scenario>(programmatic?.scenarios ?? []);
-    for (const s of parseScenarioList(annotations?.[SCENARIO_ANNOTATION]).scenarios) scenarios.add(s);
+    const entries = [...(programmatic?.entries ?? []), ...parseScenarioList(annotations?.[SCENARIO_ANNOTATION]).entries];
+    const scenarios = new Set<Scenario>(entries.map((e) => e.scenario));
+    const values = new Map<Scenario, string>();
+    for (const e of entries) if (e.value !== undefined) values.set(e.scenario, e.value);
     const annotated = Number(annotations?.[SLOW_SECONDS_ANNOTATION]);
+    const fromValue = values.has('slow-reconcile') ? durationSeconds(values.get('slow-reconcile') as string) : undefined;
     const slowReconcileSeconds =
-      programmatic?.slowReconcileSeconds ?? (Number.isFinite(annotated) && annotated >= 0 ? annotated : DEFAULT_SLOW_RECONCILE_SECONDS);
-    return { scenarios, slowReconcileSeconds };
+      programmatic?.slowReconcileSeconds ??
+      fromValue ??
+      (Number.isFinite(annotated) && annotated >= 0 ? annotated : DEFAULT_SLOW_RECONCILE_SECONDS);
+    return { scenarios, values, slowReconcileSeconds };
   }
 }

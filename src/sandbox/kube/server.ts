@@ -209,6 +209,8 @@ export async function startSimApiServer(opts: SimApiServerOptions): Promise<SimA
   const parts: Parts = { store: opts.store, faults, stats, hub, address: () => `${host}:${port}`, served };
   const server = createServer({ noDelay: true, keepAlive: true }, (req, res) => {
     res.on('error', () => undefined);
+    // The API server's clock is the cluster's (SimStore.now), which may be set apart from this process's.
+    res.setHeader('Date', opts.store.now().toUTCString());
     handle(req, res, parts).catch((error: unknown) => sendError(res, error));
   });
   server.on('clientError', (_error, socket) => socket.destroy());

@@ -1,9 +1,10 @@
 // FlinkStateSnapshot reconciliation: TRIGGER_PENDING → IN_PROGRESS → COMPLETED | FAILED | ABANDONED, with retries.
 import { COMPONENTS, EVENT_TYPES } from './events.js';
-import { emit, epochMs, FlowStopped, hex, newSavepointPath, type FlowEnv } from './flow-env.js';
-import { errorJson, ERROR_TYPES } from './flink-status.js';
-import { jobConf } from './resource-conf.js';
-import { API_VERSION, checkpointDir, savepointDir } from './spec-json.js';
+import { emit, epochMs, FlowStopped, hex, newSavepointPath, realMs, type FlowEnv } from './flow-env.js';
+import { errorJson, ERROR_TYPES, type ErrorCause } from './flink-status.js';
+import { kindOf, sessionClusterOf } from './resource-conf.js';
+import { savepointFailureMode } from './scenarios.js';
+import { API_VERSION, checkpointDir, savepointDir, specConf, type FlinkConf } from './spec-json.js';
 import { STEP_SECONDS } from './speed.js';
 import { rfc3339, type KubeObject } from './store.js';
 
@@ -45,7 +46,10 @@ export function createUpgradeSnapshot(env: FlowEnv, job: KubeObject, path: strin
   });
 }
 
-/** Runs one snapshot to a terminal state (or leaves it TRIGGER_PENDING when its job reference is wrong). */
+/**
+ * Runs one snapshot to a terminal state, or leaves it TRIGGER_PENDING while its target does not exist (then the
+ * validation runs again every reconcile interval, each time with a ValidationError).
+ */
 export async function reconcileSnapshot(env: FlowEnv, ref: SnapshotRef): Promise<void> {
   let snapshot = read(env, ref);
   if (!snapshot) return;
@@ -60,11 +64,9 @@ export async function reconcileSnapshot(env: FlowEnv, ref: SnapshotRef): Promise
   }
   const reference = (spec.jobReference ?? {}) as JobReference;
   if (!findJob(env, snapshot, reference)) {
-    if (env.memo.snapshotInvalidGeneration !== snapshot.metadata.generation) {
-      env.memo.snapshotInvalidGeneration = snapshot.metadata.generation;
-      const message = `Referenced job ${reference.kind ?? 'FlinkDeployment'} "${reference.name ?? ''}" of snapshot ${snapshot.metadata.name} was not found in namespace ${snapshot.metadata.namespace}`;
-      emit(env, snapshot, EVENT_TYPES.warning, 'ValidationError', COMPONENTS.operator, message);
-    }
+    const message = `Target for snapshot ${snapshot.metadata.namespace}/${reference.name ?? ''} was not found`;
+    emit(env, snapshot, EVENT_TYPES.warning, 'ValidationError', COMPONENTS.operator, message);
+    env.reconcileAfterMs(realMs(env, STEP_SECONDS.reconcileInterval));
     return;
   }
   await runAttempts(env, ref, reference);
@@ -74,72 +76,114 @@ async function runAttempts(env: FlowEnv, ref: SnapshotRef, reference: JobReferen
   for (;;) {
     const job = runningJob(env, ref, reference);
     if (!job) return abandon(env, ref, reference);
-    const jobId = job.status?.jobStatus as { jobId?: string } | undefined;
-    write(env, ref, (s) =>
-      Object.assign(s, { state: 'IN_PROGRESS', triggerId: hex(env.random, 32), triggerTimestamp: rfc3339(env.store.now()) }),
-    );
-    await env.sleep(STEP_SECONDS.snapshotComplete);
-    const after = runningJob(env, ref, reference);
-    const afterId = after?.status?.jobStatus as { jobId?: string } | undefined;
-    if (!after || afterId?.jobId !== jobId?.jobId) return abandon(env, ref, reference);
-    const snapshot = read(env, ref);
-    if (!snapshot) return;
-    const outcome = attemptOutcome(env, snapshot, after);
+    const outcome = await attempt(env, ref, reference, job);
+    if (outcome === undefined) return;
     if (outcome.ok) {
-      if (outcome.warning) emit(env, snapshot, EVENT_TYPES.warning, 'CheckpointError', COMPONENTS.snapshot, outcome.warning);
+      const snapshot = read(env, ref);
+      if (snapshot && outcome.warning) emit(env, snapshot, EVENT_TYPES.warning, 'CheckpointError', COMPONENTS.snapshot, outcome.warning);
       write(env, ref, (s) => {
         Object.assign(s, { state: 'COMPLETED', path: outcome.path, resultTimestamp: rfc3339(env.store.now()) });
         delete s.error;
       });
       return;
     }
-    const failures = Number(statusOf(snapshot).failures ?? 0) + 1;
-    const backoffLimit = Number(snapshot.spec?.backoffLimit ?? -1);
-    const reason = snapshot.spec?.checkpoint ? 'CheckpointError' : 'SavepointError';
-    emit(env, snapshot, EVENT_TYPES.warning, reason, COMPONENTS.snapshot, outcome.message);
-    // Releases up to 1.15.0 test `failures > backoffLimit`: the default -1 means no retry at all.
-    if (failures > backoffLimit) {
-      write(env, ref, (s) =>
-        Object.assign(s, {
-          state: 'FAILED',
-          failures,
-          error: errorJson(ERROR_TYPES.reconciliation, outcome.message),
-          resultTimestamp: rfc3339(env.store.now()),
-        }),
-      );
-      return;
-    }
-    write(env, ref, (s) => Object.assign(s, { state: 'TRIGGER_PENDING', failures }));
+    const failures = recordFailure(env, ref, outcome);
+    if (failures === undefined) return;
     await env.sleep(10 * 2 ** (failures - 1));
   }
 }
 
-type Outcome = { ok: true; path: string; warning?: string } | { ok: false; message: string };
+/**
+ * One trigger and its result. A trigger that throws fails at once; otherwise IN_PROGRESS, and the observer
+ * polls the target's CURRENT jobId: a job no longer running abandons the snapshot, a job restarted under a new
+ * id no longer knows the trigger (a failure, retried per backoffLimit). Undefined when the snapshot is gone or
+ * was abandoned.
+ */
+async function attempt(env: FlowEnv, ref: SnapshotRef, reference: JobReference, job: KubeObject): Promise<Outcome | undefined> {
+  const triggerFailure = triggerProblem(env, read(env, ref), job);
+  if (triggerFailure) return triggerFailure;
+  const triggerId = hex(env.random, 32);
+  write(env, ref, (s) => Object.assign(s, { state: 'IN_PROGRESS', triggerId, triggerTimestamp: rfc3339(env.store.now()) }));
+  await env.sleep(STEP_SECONDS.snapshotComplete);
+  const after = runningJob(env, ref, reference);
+  if (!after) {
+    abandon(env, ref, reference);
+    return undefined;
+  }
+  const snapshot = read(env, ref);
+  if (!snapshot) return undefined;
+  const jobId = jobIdOf(after);
+  if (jobId !== jobIdOf(job)) {
+    return { ok: false, message: `org.apache.flink.runtime.rest.util.RestClientException: [Operation not found under key: AsynchronousJobOperationKey{triggerId=${triggerId}, jobId=${jobId}}]` };
+  }
+  return resultOf(env, snapshot, after);
+}
 
-function attemptOutcome(env: FlowEnv, snapshot: KubeObject, job: KubeObject): Outcome {
-  const conf = jobConf(env.store, job);
-  const jobId = (job.status?.jobStatus as { jobId?: string } | undefined)?.jobId ?? '';
-  const failing = env.settings(job).scenarios.has('savepoint-failure') || env.settings(snapshot).scenarios.has('savepoint-failure');
+type Outcome = { ok: true; path: string; warning?: string } | { ok: false; message: string; causes?: ErrorCause[] };
+
+/**
+ * Where StateSnapshotReconciler looks before triggering. The configuration is the referenced FlinkDeployment's:
+ * for a session job that is its SESSION CLUSTER's, the job's own flinkConfiguration is not read (1.10–1.15).
+ */
+function triggerProblem(env: FlowEnv, snapshot: KubeObject | undefined, job: KubeObject): Outcome | undefined {
+  if (!snapshot) return undefined;
   if (snapshot.spec?.checkpoint) {
-    if (/^v1_1[3-6]$/.test(String(job.spec?.flinkVersion ?? ''))) {
-      return { ok: false, message: 'Manual checkpoint triggering is not supported for this Flink job (requires Flink 1.17+)' };
-    }
-    if (failing) return { ok: false, message: `Checkpoint of job ${jobId} failed: org.apache.flink.runtime.checkpoint.CheckpointException: Failure to finalize checkpoint.` };
-    const dir = checkpointDir(conf);
+    if (!/^v1_1[3-6]$/.test(String(job.spec?.flinkVersion ?? ''))) return undefined;
+    return wrapped('java.lang.IllegalStateException', 'Manual checkpoint triggering is not supported for this Flink job (requires Flink 1.17+)');
+  }
+  if (snapshotSavepointDir(env, snapshot, job) !== undefined) return undefined;
+  return wrapped('java.lang.IllegalArgumentException', 'Either the savepoint path in the spec or configuration state.savepoints.dir in the Flink resource has to be supplied');
+}
+
+/** `throw new ReconciliationException(e)`: the message is the cause's toString, the cause is listed. */
+function wrapped(type: string, message: string): Outcome {
+  return { ok: false, message: `${type}: ${message}`, causes: [{ type, message }] };
+}
+
+function snapshotConf(env: FlowEnv, job: KubeObject): FlinkConf {
+  return kindOf(job) === 'FlinkSessionJob' ? specConf(sessionClusterOf(env.store, job)?.spec) : specConf(job.spec);
+}
+
+function snapshotSavepointDir(env: FlowEnv, snapshot: KubeObject, job: KubeObject): string | undefined {
+  const path = (snapshot.spec?.savepoint as { path?: string } | undefined)?.path?.replace(/\/+$/, '');
+  return path || savepointDir(snapshotConf(env, job));
+}
+
+/** What Flink reports for the trigger: the knob's failure (`once`: only the first attempt), or the snapshot's path. */
+function resultOf(env: FlowEnv, snapshot: KubeObject, job: KubeObject): Outcome {
+  const jobId = jobIdOf(job);
+  const failures = Number(statusOf(snapshot).failures ?? 0);
+  const modes = [savepointFailureMode(env.settings(job)), savepointFailureMode(env.settings(snapshot))];
+  const failing = modes.includes('always') || (modes.includes('once') && failures === 0);
+  if (failing) return { ok: false, message: 'org.apache.flink.runtime.checkpoint.CheckpointException: Failure to finalize checkpoint.' };
+  if (snapshot.spec?.checkpoint) {
+    const dir = checkpointDir(snapshotConf(env, job));
     if (dir === undefined) return { ok: true, path: '', warning: `Checkpoint path of job ${jobId} could not be fetched` };
     return { ok: true, path: `${dir}/${jobId}/chk-${1 + Math.floor(env.random() * 500)}` };
   }
-  const dir = (snapshot.spec?.savepoint as { path?: string } | undefined)?.path?.replace(/\/+$/, '') ?? savepointDir(conf);
-  if (dir === undefined) {
-    return {
-      ok: false,
-      message: 'Either the savepoint path in the spec or configuration state.savepoints.dir in the Flink resource has to be supplied',
-    };
-  }
-  if (failing) {
-    return { ok: false, message: `Savepoint of job ${jobId} failed: org.apache.flink.runtime.checkpoint.CheckpointException: Failure to finalize checkpoint.` };
-  }
-  return { ok: true, path: newSavepointPath(env, dir, jobId) };
+  return { ok: true, path: newSavepointPath(env, snapshotSavepointDir(env, snapshot, job) as string, jobId) };
+}
+
+/**
+ * FlinkStateSnapshotController.updateErrorStatus: failures+1, status.error (kept while retrying), a
+ * SavepointError/CheckpointError whose message IS that error JSON, then FAILED past backoffLimit or back to
+ * TRIGGER_PENDING. Returns the failure count when a retry follows.
+ */
+function recordFailure(env: FlowEnv, ref: SnapshotRef, outcome: Extract<Outcome, { ok: false }>): number | undefined {
+  const snapshot = read(env, ref);
+  if (!snapshot) return undefined;
+  const failures = Number(statusOf(snapshot).failures ?? 0) + 1;
+  const backoffLimit = Number(snapshot.spec?.backoffLimit ?? -1);
+  const error = errorJson(ERROR_TYPES.reconciliation, outcome.message, outcome.causes);
+  emit(env, snapshot, EVENT_TYPES.warning, snapshot.spec?.checkpoint ? 'CheckpointError' : 'SavepointError', COMPONENTS.snapshot, error);
+  // Releases up to 1.15.0 test `failures > backoffLimit`: the default -1 means no retry at all.
+  const failed = failures > backoffLimit;
+  write(env, ref, (s) => Object.assign(s, { state: failed ? 'FAILED' : 'TRIGGER_PENDING', failures, error, resultTimestamp: rfc3339(env.store.now()) }));
+  return failed ? undefined : failures;
+}
+
+function jobIdOf(job: KubeObject): string {
+  return (job.status?.jobStatus as { jobId?: string } | undefined)?.jobId ?? '';
 }
 
 function abandon(env: FlowEnv, ref: SnapshotRef, reference: JobReference): void {

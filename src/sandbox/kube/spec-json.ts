@@ -19,10 +19,13 @@ export interface SpecDiff {
   diffs: FieldDiff[];
 }
 
-/** JobSpec fields in the operator's serialisation order, with their defaults (null = unset). */
+/**
+ * JobSpec fields in the operator's serialisation order, with their defaults (null = unset). `parallelism` is a
+ * Java `int`, so an unset one reads 0 in lastReconciledSpec, never null.
+ */
 const JOB_DEFAULTS: [string, unknown][] = [
   ['jarURI', null],
-  ['parallelism', null],
+  ['parallelism', 0],
   ['entryClass', null],
   ['args', []],
   ['state', 'running'],
@@ -146,7 +149,8 @@ export function effectiveParallelism(spec: Spec): number {
   const replicas = (spec.taskManager as Spec | undefined)?.replicas;
   if (typeof replicas === 'number') return replicas * slots;
   const parallelism = jobOf(spec)?.parallelism;
-  if (typeof parallelism === 'number') return parallelism;
+  // 0 is how a reconciled spec says "unset".
+  if (typeof parallelism === 'number' && parallelism > 0) return parallelism;
   return Number(conf['parallelism.default'] ?? 1) || 1;
 }
 

@@ -28,10 +28,14 @@ export const STEP_SECONDS = {
   /** snapshot trigger → completion */
   snapshotTrigger: 1,
   snapshotComplete: 3,
-  /** the kubelet retries a failed image pull (ImagePullBackOff is re-reported) */
-  imagePullRetry: 10,
   /** the operator retries a failed reconcile (e.g. a failed stop-with-savepoint) */
   reconcileRetry: 10,
+  /** JOSDK retries a reconcile that threw (every session-job error) after this back-off */
+  errorRetry: 5,
+  /** kubernetes.operator.reconcile.interval: a resource is looked at again this often without any change */
+  reconcileInterval: 60,
+  /** between two task failovers the `job-exceptions` knob produces */
+  jobException: 2,
   /** how often a stuck reconcile looks again whether its knob was cleared */
   stuckPoll: 1,
 } as const;

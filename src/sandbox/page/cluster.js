@@ -9,10 +9,17 @@ function el(tag, className, text) {
 
 const SHORT_KNOB = {
   'image-pull-failure': 'Image pull fails',
+  'image-pull-recovers': 'Image pull recovers',
   'savepoint-failure': 'Savepoints fail',
+  'stop-fails-once': 'Stop fails once',
+  'task-failovers': 'Task failovers',
+  'upgrade-failed': 'Upgrade failed',
   'slow-reconcile': 'Slow reconcile',
   'lose-response': 'Lose next API response',
 };
+
+/** Knobs about the JobManager pod: a session job has none of its own. */
+const DEPLOYMENT_ONLY = new Set(['image-pull-failure', 'image-pull-recovers']);
 
 const TONE = {
   STABLE: 'good', RUNNING: 'good', READY: 'good', DEPLOYED: 'good', SUSPENDED: 'muted', FINISHED: 'muted',
@@ -68,7 +75,7 @@ function rowNode(row, view) {
   if (row.error) node.append(el('div', 'resource-error', row.error.length > 300 ? `${row.error.slice(0, 300)}…` : row.error));
   const knobs = el('div', 'knobs');
   for (const knob of view.knobs) {
-    if (knob.id === 'image-pull-failure' && row.kind === 'FlinkSessionJob') continue;
+    if (DEPLOYMENT_ONLY.has(knob.id) && row.kind === 'FlinkSessionJob') continue;
     const on = row.knobs.includes(knob.id);
     const b = el('button', `knob${on ? ' knob-on' : ''}`, SHORT_KNOB[knob.id] ?? knob.id);
     b.type = 'button';

@@ -33,7 +33,7 @@ import {
   withoutStateNames,
   type Block,
 } from './text.js';
-import type { RenderContext, SlackMessage } from './views.js';
+import type { RenderContext, SlackMessage } from './message.js';
 
 export const ACTION_IDS = { approve: 'flink_ops_approve', reject: 'flink_ops_reject', cancel: 'flink_ops_cancel' } as const;
 

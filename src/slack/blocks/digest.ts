@@ -5,7 +5,7 @@ import { enforceLimits } from './limits.js';
 import { nextStep } from './next.js';
 import { entryReason, intentLine, lastStateEntry, readEvidence } from './parts.js';
 import { context, escapeKeepMentions, escapeText, fields, header, oneLine, section, slackDate, userText, who } from './text.js';
-import type { RenderContext, SlackMessage } from './views.js';
+import type { RenderContext, SlackMessage } from './message.js';
 
 function approvers(record: OperationRecord): string {
   const digest = record.plan?.digest;

@@ -24,6 +24,11 @@ export function describeNote(record: OperationRecord, entry: HistoryEntry): stri
     const n = [entry.detail.reenqueues, entry.detail.count, entry.detail.times].find((v) => typeof v === 'number') ?? record.reenqueues;
     return `Stuck: re-enqueued ${plural(Number(n), 'time')}; an operator should look.`;
   }
+  // What the worker says while it waits: blocked (with when it turns FAILED), recovered, the operator retrying.
+  const message = typeof entry.detail.message === 'string' ? entry.detail.message : undefined;
+  if (['blocked', 'cleared', 'retrying'].includes(entry.name) && message !== undefined) {
+    return escapeText(oneLine(`${message.charAt(0).toUpperCase()}${message.slice(1)}`));
+  }
   return `${escapeText(entry.name)}${because(entry)}`;
 }
 

@@ -7,4 +7,4 @@ export { renderOp } from './op.js';
 export { renderExplain, renderHelp, renderList, renderLocks, renderNotice, renderOps, renderRefusal, renderStatus } from './queries.js';
 export { escapeKeepMentions, escapeText, slackDate, stateNameCount } from './text.js';
 export { renderThreadReply, threadReplyWanted } from './thread.js';
-export type { ExplainView, ListView, LocksView, RenderContext, SlackMessage, StatusView, StoredEvidence } from './views.js';
+export type { RenderContext, SlackMessage } from './message.js';

@@ -1,6 +1,6 @@
 // The last step of every renderer: any message brought within Slack's Block Kit limits by truncation, never by failing.
 import { clip, context, fitLines, moreLine, type Block } from './text.js';
-import type { SlackMessage } from './views.js';
+import type { SlackMessage } from './message.js';
 
 /** Slack's limits (reference §1.7), as the platform enforces them on `chat.postMessage` / `chat.update`. */
 export const SLACK_LIMITS = {

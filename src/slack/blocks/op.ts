@@ -31,7 +31,7 @@ import {
   who,
   type Block,
 } from './text.js';
-import type { RenderContext, SlackMessage } from './views.js';
+import type { RenderContext, SlackMessage } from './message.js';
 
 /** Room for the history section; older entries give way first (the first one stays: it says when it began). */
 const HISTORY_CHARS = 2900;

@@ -3,35 +3,18 @@ import { tally } from '../../domain/policy/approval.js';
 import type { Approval, CheckOutcome, CheckResult, PolicyDecision, Requirement } from '../../domain/model/decision.js';
 import { summarize } from '../../domain/evidence/report.js';
 import type { Criterion, EvidenceVerdict } from '../../domain/evidence/types.js';
-import type { OperationIntent } from '../../domain/model/intent.js';
+import { describeIntent, type OperationIntent } from '../../domain/kinds/index.js';
 import type { HistoryEntry, OperationRecord } from '../../domain/model/operation.js';
 import type { FieldChange, Plan } from '../../domain/model/plan.js';
-import { formatTarget } from '../../domain/model/target.js';
 import { either, escapeKeepMentions, escapeText, formatValue, oneLine, plural, slackDate, who } from './text.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
 
-/** `scale streaming-prod/orders to 8`: what was asked, with its arguments, escaped. */
+/** `scale streaming-prod/orders to parallelism 8`: what was asked, with its arguments, escaped. */
 export function intentLine(intent: OperationIntent, target?: OperationRecord['target']): string {
-  const where = target ? formatTarget(target) : 'target' in intent ? formatTarget(intent.target) : '';
-  const mode = 'mode' in intent && intent.mode ? ` (mode ${intent.mode})` : '';
-  const base = `${intent.kind} ${where}`.trim();
-  switch (intent.kind) {
-    case 'scale':
-      return escapeText(`${base} to parallelism ${intent.parallelism}`);
-    case 'upgrade':
-      return escapeText(`${base} to image ${intent.image}${mode}`);
-    case 'suspend':
-      return escapeText(`${base}${mode}`);
-    case 'restore':
-      return escapeText(`${base} from ${intent.from}${intent.allowNonRestoredState ? ' (allowing non-restored state)' : ''}`);
-    case 'undo':
-      return escapeText(`undo ${intent.opId}${where ? ` on ${where}` : ''}`);
-    default:
-      return escapeText(base);
-  }
+  return escapeText(describeIntent(intent, target));
 }
 
 /** `spec.job.parallelism: 4 → 8` per field, in code style so values read exactly. */

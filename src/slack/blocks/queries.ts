@@ -21,7 +21,8 @@ import {
   who,
   type Block,
 } from './text.js';
-import type { ExplainView, ListView, LocksView, RenderContext, SlackMessage, StatusView } from './views.js';
+import type { ExplainView, ListView, LocksView, StatusView } from '../../app/views.js';
+import type { RenderContext, SlackMessage } from './message.js';
 
 const compact = (blocks: (Block | undefined)[]): Block[] => blocks.filter((b): b is Block => b !== undefined);
 const unknown = '_unknown_';

@@ -8,7 +8,7 @@ import { enforceLimits } from './limits.js';
 import { describeCommand, describeNote } from './entries.js';
 import { detailText, diffLines, entryCriteria, entryReason, readEvidence, reasonLines, stillNeeded } from './parts.js';
 import { context, either, escapeKeepMentions, escapeText, oneLine, plural, section, slackDate, who } from './text.js';
-import type { RenderContext, SlackMessage } from './views.js';
+import type { RenderContext, SlackMessage } from './message.js';
 
 /** States whose entry is a milestone people want in the thread; the others show on the card only. */
 const STATE_REPLIES: readonly OperationState[] = [
@@ -111,7 +111,7 @@ function stateReply(record: OperationRecord, entry: HistoryEntry): string {
       return `${replanReply(record, entry)}\nIt needs approval again: earlier approvals no longer count${stillNeeded(record) ? ` (needed: ${stillNeeded(record)})` : ''}.`;
     case 'SUBMITTED': {
       const gen = typeof entry.detail.generation === 'number' ? entry.detail.generation : record.submittedGeneration;
-      const what = record.kind === 'savepoint' ? 'the snapshot was created' : `the API accepted the change${typeof gen === 'number' ? `; generation ${gen}` : ''}`;
+      const what = record.plan?.change.type === 'create-snapshot' ? 'the snapshot was created' : `the API accepted the change${typeof gen === 'number' ? `; generation ${gen}` : ''}`;
       return `:rocket: *SUBMITTED* by ${who(entry.actor)}: ${what}. Watching the operator for evidence.`;
     }
     case 'COMPLETED':

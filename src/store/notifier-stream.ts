@@ -1,6 +1,6 @@
 // The notifier's side of the `{prefix}:events` stream: its consumer group, reads, claims of idle entries, acks.
 import type { Redis } from 'ioredis';
-import { storeKeys } from '../store/keys.js';
+import { storeKeys } from './keys.js';
 
 /** The consumer group every notifier replica reads with (each entry goes to one of them). */
 export const NOTIFIER_GROUP = 'notifier';

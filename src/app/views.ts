@@ -1,23 +1,10 @@
-// What the query answers show: plain data the bot gathers and the renderers turn into Block Kit.
-import type { Criterion, EvidenceVerdict } from '../../domain/evidence/types.js';
-import type { PolicyDecision } from '../../domain/model/decision.js';
-import type { OperationIntent } from '../../domain/model/intent.js';
-import type { OperationRecord } from '../../domain/model/operation.js';
-import type { Plan } from '../../domain/model/plan.js';
-import type { Target } from '../../domain/model/target.js';
-
-/** A Slack message as sent: fallback text (always carries the op id when about one) and blocks. */
-export interface SlackMessage {
-  text: string;
-  blocks: Record<string, unknown>[];
-}
-
-export interface RenderContext {
-  /** ms; for ages and expiry. */
-  now: number;
-  /** The slash command, e.g. `/flink`, for usage hints. */
-  command: string;
-}
+// What the bot's answers show, owned by the app: plain data its services gather and the Slack renderers turn into Block Kit.
+import type { Criterion, EvidenceVerdict } from '../domain/evidence/types.js';
+import type { PolicyDecision } from '../domain/model/decision.js';
+import type { OperationIntent } from '../domain/kinds/index.js';
+import type { OperationRecord } from '../domain/model/operation.js';
+import type { Plan } from '../domain/model/plan.js';
+import type { Target } from '../domain/model/target.js';
 
 /** What the worker stores in `record.evidence` (see src/worker); renderers read it defensively. */
 export interface StoredEvidence {

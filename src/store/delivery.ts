@@ -1,7 +1,8 @@
 // The notifier's delivery state in Redis: per-operation idempotency marks, the last rendered card seq, the
 // thread permalink, and the per-operation lock that lets one replica at a time make an operation's Slack calls.
 import type { Redis } from 'ioredis';
-import { notifierKeys, type NotifierKeys } from '../store/keys.js';
+import { notifierKeys, type NotifierKeys } from './keys.js';
+import { runScript } from './scripts.js';
 
 /** What became of one post (`post:<seq>` or `digest:<phase>:<channel>`). */
 export type DeliveryMark =
@@ -27,60 +28,6 @@ export interface DeliverySnapshot {
 
 export const postField = (seq: number): string => `post:${seq}`;
 export const digestField = (phase: 'start' | 'end', channel: string): string => `digest:${phase}:${channel}`;
-
-/*
- * KEYS[1] delivery hash. ARGV[1] field, ARGV[2] expected value ('' = absent), ARGV[3] new value, ARGV[4] ttl ms.
- * Returns 1 when written, 0 when the field no longer holds the expected value.
- */
-const CAS_FIELD = `
-local current = redis.call('HGET', KEYS[1], ARGV[1]) or ''
-if current ~= ARGV[2] then return 0 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-return 1`;
-
-/*
- * KEYS[1] delivery hash. ARGV[1] seq, ARGV[2] ttl ms. Raises `card` to seq when it was lower.
- * Returns the value `card` held before (0 when absent).
- */
-const RAISE_RENDERED = `
-local current = tonumber(redis.call('HGET', KEYS[1], 'card') or '0')
-if tonumber(ARGV[1]) > current then
-  redis.call('HSET', KEYS[1], 'card', ARGV[1])
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-end
-return current`;
-
-/* KEYS[1] lock. ARGV[1] token, ARGV[2] ttl ms. Extends only the caller's lock: 1 extended, 0 lost. */
-const EXTEND_LOCK = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-return redis.call('PEXPIRE', KEYS[1], ARGV[2])`;
-
-/* KEYS[1] lock. ARGV[1] token. Releases only the caller's lock. */
-const RELEASE_LOCK = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-return redis.call('DEL', KEYS[1])`;
-
-type Script = (...args: (string | number)[]) => Promise<number>;
-interface Scripts {
-  fco_notifier_casField: Script;
-  fco_notifier_raiseRendered: Script;
-  fco_notifier_extendLock: Script;
-  fco_notifier_releaseLock: Script;
-}
-
-const defined = new WeakSet<Redis>();
-
-function scripts(redis: Redis): Scripts {
-  if (!defined.has(redis)) {
-    redis.defineCommand('fco_notifier_casField', { numberOfKeys: 1, lua: CAS_FIELD });
-    redis.defineCommand('fco_notifier_raiseRendered', { numberOfKeys: 1, lua: RAISE_RENDERED });
-    redis.defineCommand('fco_notifier_extendLock', { numberOfKeys: 1, lua: EXTEND_LOCK });
-    redis.defineCommand('fco_notifier_releaseLock', { numberOfKeys: 1, lua: RELEASE_LOCK });
-    defined.add(redis);
-  }
-  return redis as unknown as Scripts;
-}
 
 function parseMark(raw: string | undefined): DeliveryMark | undefined {
   if (raw === undefined) return undefined;
@@ -122,7 +69,7 @@ export class DeliveryState {
   /** Writes `mark` only if the field still holds `expectedRaw` (undefined = absent); false when someone else moved it. */
   async casMark(opId: string, field: string, expectedRaw: string | undefined, mark: DeliveryMark): Promise<{ ok: boolean; raw: string }> {
     const raw = JSON.stringify(mark);
-    const written = await scripts(this.redis).fco_notifier_casField(this.keys.delivery(opId), field, expectedRaw ?? '', raw, this.retentionMs);
+    const written = await runScript(this.redis, 'casDeliveryMark', [this.keys.delivery(opId)], [field, expectedRaw ?? '', raw, this.retentionMs]);
     return { ok: written === 1, raw };
   }
 
@@ -137,7 +84,7 @@ export class DeliveryState {
 
   /** Compare-and-set upwards only, so two replicas never move the marker back; returns the value it held before. */
   async raiseRendered(opId: string, seq: number): Promise<number> {
-    return scripts(this.redis).fco_notifier_raiseRendered(this.keys.delivery(opId), seq, this.retentionMs);
+    return (await runScript(this.redis, 'raiseRenderedSeq', [this.keys.delivery(opId)], [seq, this.retentionMs])) as number;
   }
 
   async setPermalink(opId: string, permalink: string): Promise<void> {
@@ -150,10 +97,10 @@ export class DeliveryState {
   }
 
   async extendLock(opId: string, token: string, ttlMs: number): Promise<boolean> {
-    return (await scripts(this.redis).fco_notifier_extendLock(this.keys.lock(opId), token, ttlMs)) === 1;
+    return (await runScript(this.redis, 'extendDeliveryLock', [this.keys.lock(opId)], [token, ttlMs])) === 1;
   }
 
   async releaseLock(opId: string, token: string): Promise<void> {
-    await scripts(this.redis).fco_notifier_releaseLock(this.keys.lock(opId), token);
+    await runScript(this.redis, 'releaseDeliveryLock', [this.keys.lock(opId)], [token]);
   }
 }

@@ -1,10 +1,21 @@
-// Evidence of a savepoint: our FlinkStateSnapshot's own state, its retries by backoffLimit, and its failure.
-import { criterion, noBlockingWarnings, splitWarnings, type Ctx } from './criteria.js';
-import { snapshotProof } from './proof.js';
-import type { Criterion, Failure, Judgement } from './types.js';
-import { describeEvent, type EventView } from './events.js';
+// savepoint: create a FlinkStateSnapshot beside the target; judged by the snapshot's own state and its retries.
+import { z } from 'zod';
+import { criterion, noBlockingWarnings, splitWarnings, type Ctx } from '../evidence/criteria.js';
+import { describeEvent, type EventView } from '../evidence/events.js';
+import { snapshotProof } from '../evidence/proof.js';
+import type { Criterion, Failure, Judgement } from '../evidence/types.js';
+import { OPERATION_FLAGS, TARGET } from '../language/verb-kit.js';
+import type { CheckResult } from '../model/decision.js';
+import { COMMON_INTENT_FIELDS } from '../model/intent-base.js';
 import { getPath } from '../model/merge-patch.js';
-import { nameOf, namespaceOf, statusErrorOf } from '../model/resource.js';
+import { errorText, nameOf, namespaceOf, statusErrorOf } from '../model/resource.js';
+import { TargetSchema } from '../model/target.js';
+import { CHECK, SAVEPOINT_DIR_KEYS, at, fail, pass, savepointDir, text, type CheckCtx } from '../policy/check-kit.js';
+import { readFlinkConfig } from '../model/flink-config.js';
+import type { KindModule } from './kind.js';
+
+export const SavepointIntent = z.object({ kind: z.literal('savepoint'), target: TargetSchema, ...COMMON_INTENT_FIELDS });
+type Intent = z.infer<typeof SavepointIntent>;
 
 const SNAPSHOT_ERRORS = new Set(['SavepointError', 'CheckpointError']);
 /** Reasons on the snapshot that end it: the webhook-less reference check, and abandonment. */
@@ -21,7 +32,7 @@ function str(value: unknown): string | undefined {
 }
 
 /** `namespace/name` of the snapshot the plan creates. */
-export function plannedSnapshotName(ctx: Ctx): string {
+function plannedSnapshotName(ctx: Ctx): string {
   if (ctx.plan.change.type !== 'create-snapshot') throw new TypeError('evidence: a savepoint plan must create a FlinkStateSnapshot');
   const snapshot = ctx.plan.change.snapshot;
   return `${namespaceOf(snapshot) ?? ctx.plan.target.namespace}/${nameOf(snapshot) ?? '?'}`;
@@ -60,9 +71,10 @@ function stateFailure(name: string, snap: SnapshotState, error: string | undefin
 }
 
 function eventFailure(event: EventView, snap: SnapshotState): string {
-  if (event.reason === 'ValidationError') return `the operator rejected the snapshot (ValidationError): ${event.message || 'no message'}`;
-  if (event.reason === 'SnapshotAbandoned') return `the savepoint was abandoned: ${event.message || 'no message'}`;
-  return `the savepoint failed (${event.reason}) and no retry is left (failures ${snap.failures} > backoffLimit ${snap.backoffLimit}): ${event.message || 'no message'}`;
+  const message = errorText(event.message) || 'no message';
+  if (event.reason === 'ValidationError') return `the operator rejected the snapshot (ValidationError): ${message}`;
+  if (event.reason === 'SnapshotAbandoned') return `the savepoint was abandoned: ${message}`;
+  return `the savepoint failed (${event.reason}) and no retry is left (failures ${snap.failures} > backoffLimit ${snap.backoffLimit}): ${message}`;
 }
 
 function failureOf(ctx: Ctx, name: string, snap: SnapshotState, failures: readonly EventView[]): Failure | undefined {
@@ -77,7 +89,7 @@ function failureOf(ctx: Ctx, name: string, snap: SnapshotState, failures: readon
 }
 
 /** Savepoint: COMPLETED with a path; FAILED/ABANDONED, a refused snapshot, or an error with no retry left fails it. */
-export function savepointRule(ctx: Ctx): Judgement {
+function savepointRule(ctx: Ctx): Judgement {
   const name = plannedSnapshotName(ctx);
   const snap = readSnapshot(ctx);
   // A SavepointError while failures <= backoffLimit is a retry the operator schedules, not a failure.
@@ -88,14 +100,15 @@ export function savepointRule(ctx: Ctx): Judgement {
     ctx.snapshotEvents.filter((e) => !retried.includes(e)),
     (e) => (SNAPSHOT_FAILURES.has(e.reason) || SNAPSHOT_ERRORS.has(e.reason) ? 'failure' : undefined),
   );
-  const onTarget = splitWarnings(ctx.events, () => undefined);
-  const blocking = [...own.blocking, ...onTarget.blocking];
+  // The snapshot's own state is the evidence: Warnings on the target (task failovers, …) are only reported.
+  const onTarget = ctx.events.filter((e) => e.type === 'Warning').map((e) => `on the target: ${describeEvent(e)}`);
+  const blocking = own.blocking;
   const criteria: Criterion[] = [
     criterion(ctx, 'snapshot-completed', snap.state === 'COMPLETED', snap.state, `FlinkStateSnapshot ${name} status.state`),
     criterion(ctx, 'snapshot-path', snap.path !== undefined, snap.path, `FlinkStateSnapshot ${name} status.path`),
     noBlockingWarnings(ctx, blocking),
   ];
-  const notes = [...retries, ...own.notes, ...onTarget.notes];
+  const notes = [...retries, ...own.notes, ...onTarget];
   if (ctx.observation.snapshot === undefined) notes.push(`FlinkStateSnapshot ${name} is not visible yet`);
   return {
     criteria,
@@ -105,3 +118,33 @@ export function savepointRule(ctx: Ctx): Judgement {
     proof: snapshotProof(name, snap.path ?? '', snap.resultAt),
   };
 }
+
+function jobRunning({ input }: CheckCtx): CheckResult {
+  const state = text(at(input.resource, 'status', 'jobStatus', 'state')) ?? 'unknown';
+  if (state === 'RUNNING') return pass(CHECK.jobRunning, 'the job is RUNNING');
+  return fail(CHECK.jobRunning, `the job is ${state}, not RUNNING: the snapshot would be ABANDONED`);
+}
+
+export const savepoint = {
+  intent: SavepointIntent,
+  verb: {
+    group: 'operation',
+    summary: 'take a savepoint (creates a FlinkStateSnapshot that is never deleted with its record)',
+    args: [TARGET],
+    flags: [...OPERATION_FLAGS],
+    examples: ['savepoint analytics/clickstream --reason "before the schema change"'],
+    synonyms: ['snapshot', 'checkpoint', 'backup', 'sp'],
+    build: (b) => ({ target: b.target }),
+  },
+  traits: { change: 'create-snapshot', stopsJob: false, redeploys: false, hasMode: false, usesUpgradeMode: false, onSessionCluster: false, onSessionJob: true, readsLastSavepoint: false, refusedWhileSuspended: false },
+  plan: ({ intent, resource, sessionClusterResource }) => {
+    if (intent.target.kind !== 'FlinkSessionJob') return { ok: true, type: 'create-snapshot' } as const;
+    // Up to 1.15 the operator reads only spec.savepoint.path or the session cluster's directory (reference D10):
+    // the snapshot names the directory the check resolved from the job's configuration over the cluster's.
+    const dir = readFlinkConfig(resource, SAVEPOINT_DIR_KEYS, sessionClusterResource ?? {})?.value.trim();
+    return dir ? ({ ok: true, type: 'create-snapshot', savepointPath: dir } as const) : ({ ok: true, type: 'create-snapshot' } as const);
+  },
+  checks: (ctx) => [savepointDir(ctx, 'a savepoint'), jobRunning(ctx)],
+  evidence: savepointRule,
+  describe: () => '',
+} as const satisfies KindModule<Intent>;

@@ -1,4 +1,5 @@
-// The sweep (SPEC §9): expires approvals past their time and re-enqueues operations that lost their job; idempotent.
+// The sweep (SPEC §9), a use case every process runs (bot and worker roles): expires approvals past their time and
+// re-enqueues operations that lost their job; idempotent across replicas.
 import { isOrdered, type OperationRecord } from '../domain/model/operation.js';
 import type { Logger } from '../log.js';
 import { jobIdOf, type OperationQueue } from '../queue/queue.js';

@@ -1,0 +1,70 @@
+// The contract of an operation kind: everything the kind means lives in one module that satisfies this.
+import type { z } from 'zod';
+import type { Judgement } from '../evidence/types.js';
+import type { Ctx } from '../evidence/criteria.js';
+import type { OperationVerbSpec } from '../language/verb-kit.js';
+import type { CheckResult } from '../model/decision.js';
+import type { Target } from '../model/target.js';
+import type { UpgradeMode } from '../model/upgrade-mode.js';
+import type { FieldPath, KindOutcome, PlanInput } from '../planning/edits.js';
+import type { CheckCtx } from '../policy/check-kit.js';
+
+/** An intent that acts on a target directly (every kind but undo, which acts through the operation it inverts). */
+export interface TargetedIntent {
+  kind: string;
+  target: Target;
+  mode?: UpgradeMode;
+  reason?: string;
+  incidentChannels: string[];
+}
+
+/** What a kind is, as the shared engines need to know it; every "kinds that …" list is derived from these. */
+export interface KindTraits {
+  /** A merge patch on the target, or a FlinkStateSnapshot created beside it. */
+  readonly change: 'patch' | 'create-snapshot';
+  /** Stops the running job with the upgrade mode's mechanism (savepoint directory / HA checks apply). */
+  readonly stopsJob: boolean;
+  /** The job starts again afterwards from what the upgrade mode kept (the stateless warning applies). */
+  readonly redeploys: boolean;
+  /** Takes `--mode`, and the operator redeploys or stops it with an upgrade mode policy rules may match. */
+  readonly hasMode: boolean;
+  /** The operator stops or redeploys with an upgrade mode (policy `upgradeModes` can match it). */
+  readonly usesUpgradeMode: boolean;
+  /** Applies to a session cluster (a FlinkDeployment without spec.job). */
+  readonly onSessionCluster: boolean;
+  /** Applies to a FlinkSessionJob (when not, `sessionJobRefusal` says why). */
+  readonly onSessionJob: boolean;
+  /** Its checks need the target's last savepoint (one more list call at planning). */
+  readonly readsLastSavepoint: boolean;
+  /**
+   * Refused on a suspended target (SPEC §3): the operator records such a change but writes no status for it until a
+   * resume, so no evidence could ever come.
+   */
+  readonly refusedWhileSuspended: boolean;
+}
+
+/** How an undo of this kind puts things back: the kind it is judged as, and the fields it may restore. */
+export interface UndoSpec {
+  readonly inverse: string;
+  readonly paths: readonly FieldPath[];
+}
+
+export interface KindModule<I extends TargetedIntent = TargetedIntent> {
+  readonly intent: z.ZodType<I>;
+  readonly verb: OperationVerbSpec;
+  readonly traits: KindTraits;
+  /** The refusal or the exact change (SPEC §3 "change submitted"). */
+  plan(input: PlanInput<I>): KindOutcome;
+  /** This kind's own built-in checks, after the shared ones that key off its traits. */
+  checks?(ctx: CheckCtx, intent: I): CheckResult[];
+  /** The evidence rule (SPEC §5): criteria, failures, notes and proof from one observation. */
+  evidence(ctx: Ctx): Judgement;
+  /** Absent: not undoable (nonce-driven kinds). */
+  readonly undo?: UndoSpec;
+  /** When an undo is judged as this kind: the intent it behaves as, read from the undo's patch. */
+  asInverse?(target: Target, patch: unknown): I;
+  /** Why the kind does not apply to a FlinkSessionJob, in words, e.g. "session jobs have no image". */
+  readonly sessionJobRefusal?: string;
+  /** The words after `<kind> <target>` on cards and digests, e.g. ` to parallelism 8`. */
+  describe(intent: I): string;
+}

@@ -1,0 +1,33 @@
+// restart: redeploy the job with the same spec (a new spec.restartNonce); not undoable (nonce-driven).
+import { z } from 'zod';
+import { redeployRule } from '../evidence/redeploy.js';
+import { OPERATION_FLAGS, TARGET } from '../language/verb-kit.js';
+import { COMMON_INTENT_FIELDS } from '../model/intent-base.js';
+import { restartNonceOf } from '../model/resource.js';
+import { TargetSchema } from '../model/target.js';
+import { effectiveUpgradeMode } from '../model/upgrade-mode.js';
+import { PATHS, freshNonce, patchOutcome } from '../planning/edits.js';
+import type { KindModule } from './kind.js';
+
+export const RestartIntent = z.object({ kind: z.literal('restart'), target: TargetSchema, ...COMMON_INTENT_FIELDS });
+type Intent = z.infer<typeof RestartIntent>;
+
+export const restart = {
+  intent: RestartIntent,
+  verb: {
+    group: 'operation',
+    summary: 'restart the job with the same spec (a new spec.restartNonce)',
+    args: [TARGET],
+    flags: [...OPERATION_FLAGS],
+    examples: ['restart analytics/clickstream --incident <#C0123ABCD|inc-4711>', 'restart clickstream --reason "stuck checkpoints"'],
+    synonyms: ['bounce', 'reboot', 'redeploy', 'reload'],
+    build: (b) => ({ target: b.target }),
+  },
+  traits: { change: 'patch', stopsJob: true, redeploys: true, hasMode: false, usesUpgradeMode: true, onSessionCluster: true, onSessionJob: true, readsLastSavepoint: false, refusedWhileSuspended: true },
+  plan: ({ resource, nonce }) => {
+    const after = freshNonce(nonce, restartNonceOf(resource));
+    return patchOutcome([{ path: PATHS.restartNonce, after }], [], effectiveUpgradeMode(undefined, resource));
+  },
+  evidence: (ctx) => redeployRule(ctx),
+  describe: () => '',
+} as const satisfies KindModule<Intent>;

@@ -1,0 +1,164 @@
+// restore: redeploy the job from a savepoint (initialSavepointPath + savepointRedeployNonce), with its own evidence.
+import { z } from 'zod';
+import {
+  PATH,
+  criterion,
+  desiredFields,
+  generationObserved,
+  jobManagerReady,
+  jobTimes,
+  noBlockingWarnings,
+  reconciledDeployed,
+  reconciledRunning,
+  specReconciled,
+  type Ctx,
+} from '../evidence/criteria.js';
+import type { EventView } from '../evidence/events.js';
+import { jobManagerTransient, redeployFailure, statusNotes } from '../evidence/failures.js';
+import { classifyWarnings } from '../evidence/warnings.js';
+import { readFlinkConfig } from '../model/flink-config.js';
+import { restoreProof } from '../evidence/proof.js';
+import type { Criterion, Judgement } from '../evidence/types.js';
+import { OPERATION_FLAGS, TARGET } from '../language/verb-kit.js';
+import type { CheckResult } from '../model/decision.js';
+import { COMMON_INTENT_FIELDS } from '../model/intent-base.js';
+import { getPath } from '../model/merge-patch.js';
+import { jobIdOf, jobStateOf, jobStatusStateOf, lifecycleStateOf, savepointRedeployNonceOf, upgradeSavepointPathOf } from '../model/resource.js';
+import { TargetSchema, type Target } from '../model/target.js';
+import { MODE, effectiveUpgradeMode } from '../model/upgrade-mode.js';
+import { PATHS, freshNonce, patchOutcome, refusal, who, type FieldEdit } from '../planning/edits.js';
+import { CHECK, formatAge, warn, type CheckCtx } from '../policy/check-kit.js';
+import type { KindModule } from './kind.js';
+
+export const RestoreIntent = z.object({
+  kind: z.literal('restore'),
+  target: TargetSchema,
+  from: z.string().min(1),
+  allowNonRestoredState: z.boolean().default(false),
+  ...COMMON_INTENT_FIELDS,
+});
+type Intent = z.infer<typeof RestoreIntent>;
+
+const PINNED_JOB_ID = ['$internal.pipeline.job-id'];
+
+/** The newest `Submit` event after the submission. */
+function latestSubmit(events: readonly EventView[]): EventView | undefined {
+  let best: EventView | undefined;
+  for (const event of events) {
+    if (event.reason !== 'Submit') continue;
+    if (best === undefined || (event.lastSeen ?? 0) > (best.lastSeen ?? 0)) best = event;
+  }
+  return best;
+}
+
+/** RUNNING, and (when both times are known) observed no earlier than the Submit event's second. */
+function runningAfterSubmit(ctx: Ctx, submit: EventView | undefined): Criterion {
+  const state = jobStatusStateOf(ctx.resource);
+  const { update } = jobTimes(ctx.resource);
+  const second = submit?.lastSeen === undefined ? undefined : Math.floor(submit.lastSeen / 1000) * 1000;
+  const ordered = update === undefined || second === undefined || update >= second;
+  return criterion(ctx, 'job-running', state === 'RUNNING' && ordered, state, `${PATH.job} (after the Submit event)`);
+}
+
+/** Restore: our savepointRedeployNonce reconciled and the job running again from the given path. */
+function restoreRule(ctx: Ctx): Judgement {
+  const uri = desiredFields(ctx.plan).find((f) => f.path === 'spec.job.initialSavepointPath')?.value;
+  if (typeof uri !== 'string') throw new TypeError('evidence: a restore plan must set spec.job.initialSavepointPath');
+  const suspended = jobStateOf(ctx.resource) === 'suspended';
+  const warnings = classifyWarnings(ctx, false);
+  const jm = jobManagerTransient(ctx, warnings);
+  const blocking = [...warnings.blocking, ...jm.blocking];
+  const current = upgradeSavepointPathOf(ctx.resource);
+  const applied = criterion(ctx, 'savepoint-path-applied', current === uri, current, PATH.upgradeSavepointPath);
+  const blocked = noBlockingWarnings(ctx, blocking);
+  const notes = [...warnings.notes, ...statusNotes(ctx)];
+  let criteria: Criterion[];
+  if (suspended) {
+    criteria = [...specReconciled(ctx), applied, blocked];
+    notes.push(`the target is suspended: the job stays suspended until \`resume\`, which restores from ${uri}`);
+  } else {
+    const submit = latestSubmit(ctx.events);
+    const jobId = jobIdOf(ctx.resource);
+    const newJob = jobId !== undefined && (ctx.previousJobId === undefined || jobId !== ctx.previousJobId);
+    const jobIdCriterion = criterion(ctx, 'job-id-new', newJob, { jobId, previous: ctx.previousJobId }, PATH.jobId);
+    const pinned = readFlinkConfig(ctx.resource, PINNED_JOB_ID, ctx.observation.sessionCluster) !== undefined;
+    // A pinned $internal.pipeline.job-id keeps the id across redeploys (reference D12): then it proves nothing.
+    if (pinned) notes.push(`jobId ${jobId ?? 'unknown'}: ${PINNED_JOB_ID[0]} pins it, so a new jobId is not expected (not evidence)`);
+    criteria = [
+      generationObserved(ctx),
+      reconciledDeployed(ctx),
+      ...specReconciled(ctx),
+      ...reconciledRunning(ctx),
+      applied,
+      ...(ctx.sessionJob ? [] : [jobManagerReady(ctx)]),
+      criterion(ctx, 'submit-event', submit !== undefined, submit?.lastSeen === undefined ? null : new Date(submit.lastSeen).toISOString(), 'event Submit'),
+      runningAfterSubmit(ctx, submit),
+      ...(pinned ? [] : [jobIdCriterion]),
+      blocked,
+    ];
+    // The operator marks a savepoint redeploy stable before the job runs: lifecycleState proves nothing here.
+    notes.push(`lifecycleState: ${lifecycleStateOf(ctx.resource) ?? 'unset'} (not evidence for a restore)`);
+  }
+  const proof = restoreProof(ctx, uri, suspended);
+  return { criteria, failure: redeployFailure(ctx, warnings), notes, blocking, proof, transient: jm.transient };
+}
+
+
+function restoreDiscardsState({ input }: CheckCtx): CheckResult {
+  const last = input.lastSavepoint;
+  const lastWords = !last
+    ? 'no savepoint of this job is on record'
+    : `the last savepoint is ${last.location}${last.at === undefined ? ' (age unknown)' : `, taken ${formatAge(input.now.getTime() - last.at)} ago`}`;
+  return warn(CHECK.restoreDiscardsState, `restore cancels the job without a savepoint and discards its current state; ${lastWords}`);
+}
+
+function suspendedRestoreNote(target: Target, resource: unknown): string {
+  const base = `${who(target)} is suspended: the operator only records the savepoint path; the job stays suspended until resume`;
+  if (effectiveUpgradeMode(undefined, resource) !== MODE.stateless) return `${base}, which restores from it`;
+  return `${base}, but its upgradeMode is stateless, so a resume would start from empty state — resume with a stateful mode`;
+}
+
+export const restore = {
+  intent: RestoreIntent,
+  verb: {
+    group: 'operation',
+    summary: 'redeploy the job from a savepoint (spec.job.initialSavepointPath + savepointRedeployNonce)',
+    args: [TARGET],
+    flags: [
+      { name: 'from', key: 'from', kind: 'uri', required: true, description: 'where to start from' },
+      {
+        name: 'allow-non-restored-state',
+        key: 'allowNonRestoredState',
+        kind: 'switch',
+        description: 'start even if some state in the savepoint maps to no operator (it stays set after the restore)',
+      },
+      ...OPERATION_FLAGS,
+    ],
+    examples: ['restore analytics/clickstream --from s3://flink-state/savepoints/savepoint-4c1d2e-8f0a1b2c3d4e', 'restore clickstream --from=gs://state/sp-1 --allow-non-restored-state'],
+    synonyms: ['recover', 'reset'],
+    build: (b) => ({ target: b.target, from: b.from, allowNonRestoredState: b.allowNonRestoredState }),
+  },
+  traits: { change: 'patch', stopsJob: false, redeploys: false, hasMode: false, usesUpgradeMode: true, onSessionCluster: false, onSessionJob: true, readsLastSavepoint: true, refusedWhileSuspended: false },
+  plan: ({ intent, resource, nonce }) => {
+    if (intent.target.kind === 'FlinkSessionJob' && jobStateOf(resource) === 'suspended' && jobIdOf(resource) === undefined) {
+      return refusal(
+        `${who(intent.target)} is a suspended session job without a jobId (status.jobStatus.jobId): the operator fails such a restore ` +
+          'on every reconcile; resume it first, or recreate the session job with spec.job.initialSavepointPath',
+      );
+    }
+    const edits: FieldEdit[] = [
+      { path: PATHS.initialSavepointPath, after: intent.from },
+      { path: PATHS.savepointRedeployNonce, after: freshNonce(nonce, savepointRedeployNonceOf(resource)) },
+    ];
+    const notes: string[] = [];
+    if (intent.allowNonRestoredState) {
+      if (getPath(resource, PATHS.allowNonRestoredState) !== true) edits.push({ path: PATHS.allowNonRestoredState, after: true });
+      notes.push('spec.job.allowNonRestoredState: true stays set after the restore: later redeploys also skip state that no operator claims');
+    }
+    if (jobStateOf(resource) === 'suspended') notes.push(suspendedRestoreNote(intent.target, resource));
+    return patchOutcome(edits, notes, effectiveUpgradeMode(undefined, resource));
+  },
+  checks: (ctx) => [restoreDiscardsState(ctx)],
+  evidence: restoreRule,
+  describe: (intent) => ` from ${intent.from}${intent.allowNonRestoredState ? ' (allowing non-restored state)' : ''}`,
+} as const satisfies KindModule<Intent>;

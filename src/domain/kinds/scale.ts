@@ -1,0 +1,103 @@
+// scale: change the job parallelism (spec.job.parallelism); its checks (max parallelism, replicas, autoscaler) and caveats.
+import { z } from 'zod';
+import type { Ctx } from '../evidence/criteria.js';
+import { redeployRule } from '../evidence/redeploy.js';
+import { OPERATION_FLAGS, TARGET } from '../language/verb-kit.js';
+import type { CheckResult } from '../model/decision.js';
+import { readFlinkConfig } from '../model/flink-config.js';
+import { COMMON_INTENT_FIELDS, MAX_PARALLELISM, MIN_PARALLELISM } from '../model/intent-base.js';
+import { getPath } from '../model/merge-patch.js';
+import { parallelismOf, taskManagerReplicasOf } from '../model/resource.js';
+import { TargetSchema } from '../model/target.js';
+import { effectiveUpgradeMode } from '../model/upgrade-mode.js';
+import { PATHS, patchOutcome, refusal, who } from '../planning/edits.js';
+import { AUTOSCALER_ENABLED, AUTOSCALER_SCALING, CHECK, at, fail, pass, warn, type CheckCtx } from '../policy/check-kit.js';
+import type { KindModule } from './kind.js';
+
+export const ScaleIntent = z.object({
+  kind: z.literal('scale'),
+  target: TargetSchema,
+  parallelism: z.number().int().min(MIN_PARALLELISM).max(MAX_PARALLELISM),
+  ...COMMON_INTENT_FIELDS,
+});
+type Intent = z.infer<typeof ScaleIntent>;
+
+/** Flink's derived default max parallelism is at least 128, so anything up to it restores either way. */
+const DERIVED_MAX_FLOOR = 128;
+
+function maxParallelism(ctx: CheckCtx, parallelism: number): CheckResult {
+  const found = ctx.config(['pipeline.max-parallelism']);
+  if (!found) {
+    if (parallelism <= DERIVED_MAX_FLOOR) return pass(CHECK.maxParallelism, `parallelism ${parallelism} is within the default max parallelism`);
+    return warn(
+      CHECK.maxParallelism,
+      `pipeline.max-parallelism is not set; Flink derived it when the job first started (at least ${DERIVED_MAX_FLOOR}), and the state cannot be restored above it`,
+    );
+  }
+  const max = Number(found.value);
+  if (!Number.isInteger(max) || max < 1) {
+    return warn(CHECK.maxParallelism, `pipeline.max-parallelism is ${JSON.stringify(found.value)}, not a whole number; cannot compare`);
+  }
+  if (parallelism > max) {
+    return fail(CHECK.maxParallelism, `parallelism ${parallelism} is above pipeline.max-parallelism ${max}: the job could not restore its state`);
+  }
+  return pass(CHECK.maxParallelism, `parallelism ${parallelism} is within pipeline.max-parallelism ${max}`);
+}
+
+function taskManagerReplicas(ctx: CheckCtx): CheckResult {
+  const replicas = at(ctx.input.resource, 'spec', 'taskManager', 'replicas');
+  if (typeof replicas !== 'number') return pass(CHECK.taskManagerReplicas, 'spec.taskManager.replicas is not set, so spec.job.parallelism applies');
+  const slots = Number(ctx.config(['taskmanager.numberOfTaskSlots'])?.value ?? 1);
+  return fail(
+    CHECK.taskManagerReplicas,
+    `spec.taskManager.replicas is set (${replicas}), so the operator ignores spec.job.parallelism: the job runs with ` +
+      `replicas × taskmanager.numberOfTaskSlots = ${replicas} × ${slots} = ${replicas * slots}. Change the replicas instead`,
+  );
+}
+
+function autoscaler(ctx: CheckCtx): CheckResult {
+  const enabled = ctx.config(AUTOSCALER_ENABLED)?.value.trim().toLowerCase() === 'true';
+  const scaling = ctx.config(AUTOSCALER_SCALING)?.value.trim().toLowerCase() !== 'false';
+  if (enabled && scaling) {
+    return warn(CHECK.autoscaler, 'the autoscaler is enabled with scaling on: it overrides a manually set parallelism');
+  }
+  if (enabled) return pass(CHECK.autoscaler, 'the autoscaler only advises (job.autoscaler.scaling.enabled: false)');
+  return pass(CHECK.autoscaler, 'the autoscaler is off');
+}
+
+/** Scale caveats from the spec itself: replicas override parallelism; the autoscaler may change it again. */
+function scaleNotes(ctx: Ctx): string[] {
+  const notes: string[] = [];
+  const replicas = taskManagerReplicasOf(ctx.resource);
+  if (replicas !== undefined) {
+    notes.push(`spec.taskManager.replicas is ${replicas}: the operator ignores spec.job.parallelism (parallelism = replicas × task slots)`);
+  }
+  const autoscalerOn = readFlinkConfig(ctx.resource, AUTOSCALER_ENABLED, ctx.observation.sessionCluster);
+  if (autoscalerOn?.value.trim().toLowerCase() === 'true') notes.push('the autoscaler is enabled: it may override the parallelism set here');
+  return notes;
+}
+
+export const scale = {
+  intent: ScaleIntent,
+  verb: {
+    group: 'operation',
+    summary: 'change the job parallelism (spec.job.parallelism)',
+    args: [TARGET, { key: 'parallelism', kind: 'parallelism', required: true }],
+    flags: [...OPERATION_FLAGS],
+    examples: ['scale analytics/clickstream 12', 'scale clickstream 4 --reason "backlog drained"'],
+    synonyms: ['rescale', 'parallelism', 'resize'],
+    build: (b) => ({ target: b.target, parallelism: b.parallelism }),
+  },
+  traits: { change: 'patch', stopsJob: true, redeploys: true, hasMode: false, usesUpgradeMode: true, onSessionCluster: false, onSessionJob: true, readsLastSavepoint: false, refusedWhileSuspended: true },
+  plan: ({ intent, resource }) => {
+    if (parallelismOf(resource) === intent.parallelism) {
+      return refusal(`${who(intent.target)} already has parallelism ${intent.parallelism} (spec.job.parallelism); nothing to do`);
+    }
+    return patchOutcome([{ path: PATHS.parallelism, after: intent.parallelism }], [], effectiveUpgradeMode(undefined, resource));
+  },
+  checks: (ctx, intent) => [maxParallelism(ctx, intent.parallelism), ...(ctx.session ? [] : [taskManagerReplicas(ctx)]), autoscaler(ctx)],
+  evidence: (ctx) => redeployRule(ctx, { notes: scaleNotes, notVerified: ['actual per-vertex parallelism (Flink REST) not checked'] }),
+  undo: { inverse: 'scale', paths: [PATHS.parallelism] },
+  asInverse: (target, patch) => ({ kind: 'scale', target, parallelism: Number(getPath(patch, PATHS.parallelism)) || 1, incidentChannels: [] }),
+  describe: (intent) => ` to parallelism ${intent.parallelism}`,
+} as const satisfies KindModule<Intent>;

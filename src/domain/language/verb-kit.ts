@@ -1,0 +1,141 @@
+// The vocabulary verbs are written in: value kinds, argument and flag specs, the flags every operation takes, and
+// the values a command binds to. Kind modules describe their verb with it; verbs.ts assembles the one table.
+import type { Target } from '../model/target.js';
+import { MAX_PARALLELISM, MIN_PARALLELISM } from '../model/intent-base.js';
+import { MODE, UPGRADE_MODES, type UpgradeMode } from '../model/upgrade-mode.js';
+
+export const DEFAULT_COMMAND = '/flink';
+
+export const VERB_GROUPS = {
+  query: 'Queries: read-only, answered only to you unless --public',
+  operation: 'Operations: planned, checked against policy, may need approval; progress and evidence in a thread',
+  command: 'Commands: act at once and are kept in the audit history',
+} as const;
+export type VerbGroup = keyof typeof VERB_GROUPS;
+
+/** How each kind of value is written and described; command.ts owns the checks (`satisfies` keeps them 1:1). */
+export const VALUE_KINDS = {
+  target: {
+    placeholder: '<target>',
+    description: "`name`, `namespace/name`, or `sessionjob:namespace/name` for a FlinkSessionJob; a bare name uses the channel's default namespace",
+  },
+  namespace: { placeholder: '<namespace>', description: 'a Kubernetes namespace' },
+  verb: { placeholder: '<verb>', description: 'a command name, e.g. `status`' },
+  opId: { placeholder: '<op id>', description: '`op-` followed by 6–12 lowercase letters or digits, as shown on the card' },
+  parallelism: {
+    placeholder: '<parallelism>',
+    description: `the new job parallelism, a whole number from ${MIN_PARALLELISM} to ${MAX_PARALLELISM}`,
+  },
+  limit: { placeholder: '<n>', description: 'a whole number from 1 to 100 (default 10)' },
+  mode: {
+    placeholder: UPGRADE_MODES.join('|'),
+    description: `the upgrade mode: \`${MODE.savepoint}\` (take one first), \`${MODE.lastState}\` (resume from HA metadata), \`${MODE.stateless}\` (drop state)`,
+  },
+  image: {
+    placeholder: '<image>',
+    description: 'a container image reference: `registry/repository[:tag][@sha256:<digest>]`',
+  },
+  uri: {
+    placeholder: '<uri>',
+    description: 'the savepoint or checkpoint directory as a URI with a scheme, e.g. `s3://bucket/savepoints/savepoint-1a2b3c`',
+  },
+  text: { placeholder: '"…"', description: 'free text; quote it when it has spaces ("…", \'…\', “…” all work)' },
+  channel: { placeholder: '<#channel>', description: 'a Slack channel: type # and pick it from the list' },
+  command: { placeholder: '<operation command…>', description: 'a whole operation command, exactly as you would run it' },
+  switch: { placeholder: '', description: 'takes no value' },
+} as const;
+export type ValueKind = keyof typeof VALUE_KINDS;
+
+/** Where a value lands in the parser's bound values (command.ts builds intents from them). */
+export type BoundKey =
+  | 'target'
+  | 'namespace'
+  | 'verb'
+  | 'opId'
+  | 'parallelism'
+  | 'limit'
+  | 'mode'
+  | 'image'
+  | 'from'
+  | 'reason'
+  | 'incidentChannels'
+  | 'public'
+  | 'allowNonRestoredState'
+  | 'command';
+
+export interface ArgSpec {
+  readonly key: BoundKey;
+  readonly kind: ValueKind;
+  readonly required: boolean;
+  /** Overrides the kind's description where the verb gives the value a narrower meaning. */
+  readonly description?: string;
+}
+
+export interface FlagSpec {
+  /** Written `--name`; lowercase. */
+  readonly name: string;
+  readonly key: BoundKey;
+  readonly kind: ValueKind;
+  readonly description: string;
+  readonly required?: boolean;
+  /** Repeatable flags accumulate; any other flag may repeat only with the same value. */
+  readonly repeatable?: boolean;
+}
+
+export interface VerbSpec {
+  readonly group: VerbGroup;
+  readonly summary: string;
+  readonly args: readonly ArgSpec[];
+  readonly flags: readonly FlagSpec[];
+  /** Written without the command name; each must parse (help.test.ts proves it). */
+  readonly examples: readonly string[];
+  /** Words people type meaning this verb; they only ever produce a suggestion, never run anything. */
+  readonly synonyms?: readonly string[];
+}
+
+export const TARGET: ArgSpec = { key: 'target', kind: 'target', required: true };
+export const OP_ID: ArgSpec = { key: 'opId', kind: 'opId', required: true };
+export const PUBLIC: FlagSpec = { name: 'public', key: 'public', kind: 'switch', description: 'post the answer in the channel instead of only to you' };
+export const REASON: FlagSpec = {
+  name: 'reason',
+  key: 'reason',
+  kind: 'text',
+  description: 'why; kept in the operation record and shown on the card; policy may require it',
+};
+export const INCIDENT: FlagSpec = {
+  name: 'incident',
+  key: 'incidentChannels',
+  kind: 'channel',
+  repeatable: true,
+  description: 'also post a digest at start and end in that channel',
+};
+export const MODE_FLAG: FlagSpec = { name: 'mode', key: 'mode', kind: 'mode', description: 'the upgrade mode to use (default: the one in the spec)' };
+export const OPERATION_FLAGS = [REASON, INCIDENT] as const;
+
+
+/** What the arguments and flags of one command bound to, before the intent is built. */
+export interface BoundValues extends Record<BoundKey, unknown> {
+  target: Target;
+  namespace: string;
+  verb: string;
+  opId: string;
+  parallelism: number;
+  limit: number;
+  mode: UpgradeMode;
+  image: string;
+  from: string;
+  reason: string;
+  incidentChannels: string[];
+  public: boolean;
+  allowNonRestoredState: boolean;
+  /** explain: the inner operation intent (the schemas check it). */
+  command: unknown;
+}
+export type Bound = Partial<BoundValues> & Pick<BoundValues, 'incidentChannels' | 'public' | 'allowNonRestoredState'>;
+
+/** An operation verb: its grammar, and how the values it bound become the kind's own intent fields. */
+export interface OperationVerbSpec extends VerbSpec {
+  readonly group: 'operation';
+  /** Required values are guaranteed by the parser's binding; the intent schema re-checks everything. */
+  build(bound: Bound): Record<string, unknown>;
+}
