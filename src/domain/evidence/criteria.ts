@@ -24,8 +24,6 @@ export interface Ctx {
   observation: Observation;
   resource: unknown;
   now: number;
-  /** baseline.takenAt: right before the submission. */
-  submittedAt: number;
   /** The generation our patch produced: status must have observed at least this one. */
   submitted: number;
   sessionJob: boolean;

@@ -65,7 +65,6 @@ function contextOf(input: EvidenceInput): Ctx {
     observation,
     resource,
     now: observation.now,
-    submittedAt: input.baseline.takenAt,
     submitted: input.submittedGeneration ?? plan.generation + 1,
     sessionJob: plan.target.kind === 'FlinkSessionJob',
     sessionCluster: plan.target.kind === 'FlinkDeployment' && isSessionCluster(resource),
