@@ -6,6 +6,7 @@ import type { Logger } from '../../log.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { startSimOperator, type SimOperator } from './operator.js';
 import { seedDemo } from './seed.js';
+import { FlinkRest } from './flink-rest.js';
 import { startSimApiServer, type SimApiServer } from './server.js';
 import { durationSeconds } from './scenarios.js';
 import type { Speed } from './speed.js';
@@ -70,7 +71,8 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
   });
   let server: SimApiServer;
   try {
-    server = await startSimApiServer({ store, port: options.port ?? 0, ...(options.host ? { host: options.host } : {}) });
+    const flinkRest = new FlinkRest({ store, speed, settings: (object) => operator.settingsOf(object) });
+    server = await startSimApiServer({ store, flinkRest, port: options.port ?? 0, ...(options.host ? { host: options.host } : {}) });
   } catch (error) {
     await operator.close();
     throw error;

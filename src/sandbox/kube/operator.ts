@@ -5,7 +5,7 @@ import { isFlowStop, type FlowEnv, type ResourceMemo } from './flow-env.js';
 import type { ResourceRef } from './flink-status.js';
 import { JobIncidents } from './job-incidents.js';
 import { reconcileJobResource } from './reconcile-job.js';
-import { SCENARIO_ANNOTATION, ScenarioRegistry, SLOW_SECONDS_ANNOTATION, type ScenarioSpec } from './scenarios.js';
+import { SCENARIO_ANNOTATION, ScenarioRegistry, SLOW_SECONDS_ANNOTATION, type ScenarioSettings, type ScenarioSpec } from './scenarios.js';
 import { reconcileSnapshot } from './snapshots.js';
 import { scaledMs, STEP_SECONDS, type Speed } from './speed.js';
 import type { KubeObject, SimResource, SimStore, StoreChange } from './store.js';
@@ -48,6 +48,11 @@ export class SimOperator {
   private readonly incidents: JobIncidents;
   private unsubscribe: (() => void) | undefined;
   private closed = false;
+
+  /** The knobs in force for a resource (its annotation and those set programmatically). */
+  settingsOf(object: KubeObject): ScenarioSettings {
+    return this.registry.settings(object.metadata.namespace, object.metadata.name, object.metadata.annotations);
+  }
 
   constructor(options: SimOperatorOptions) {
     this.store = options.store;

@@ -13,6 +13,8 @@ export type Route =
       watchPrefix: boolean;
     }
   | { kind: 'namespaces'; name?: string }
+  /** `services/<name>[:<port>]/proxy/<path>`: the API server forwarding a GET to a Service (the Flink REST API). */
+  | { kind: 'proxy'; namespace: string; service: string; path: string }
   | { kind: 'other' };
 
 /** What a request does, for fault matching, RBAC denials and request counting. */
@@ -67,6 +69,9 @@ export function parseRoute(pathname: string): Route {
   let rest = parts.slice(group === 'flink' ? FLINK_PREFIX.length : CORE_PREFIX.length);
   const watchPrefix = rest[0] === 'watch';
   if (watchPrefix) rest = rest.slice(1);
+  if (group === 'core' && rest[0] === 'namespaces' && rest[2] === 'services' && rest[4] === 'proxy' && rest[3]) {
+    return { kind: 'proxy', namespace: rest[1] as string, service: rest[3], path: `/${rest.slice(5).join('/')}` };
+  }
   if (group === 'core' && !watchPrefix && rest[0] === 'namespaces' && rest.length <= 2) {
     return rest.length === 2 ? { kind: 'namespaces', name: rest[1] as string } : { kind: 'namespaces' };
   }
@@ -80,6 +85,7 @@ function isWatch(query: URLSearchParams): boolean {
 
 /** The Kubernetes verb of a request, as RBAC and audit logs name it. */
 export function verbOf(method: string, route: Route, query: URLSearchParams): string {
+  if (route.kind === 'proxy') return method === 'GET' || method === 'HEAD' ? 'get' : method.toLowerCase();
   const named = route.kind !== 'other' && route.name !== undefined;
   switch (method) {
     case 'GET':
@@ -110,6 +116,11 @@ export function requestInfo(method: string, pathname: string, route: Route, quer
   } else if (route.kind === 'namespaces') {
     info.resource = 'namespaces';
     if (route.name !== undefined) info.name = route.name;
+  } else if (route.kind === 'proxy') {
+    info.resource = 'services';
+    info.subresource = 'proxy';
+    info.namespace = route.namespace;
+    info.name = route.service;
   }
   return info;
 }

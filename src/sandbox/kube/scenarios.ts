@@ -2,12 +2,16 @@
 import { parseFlinkDurationSeconds } from './speed.js';
 
 export const SCENARIOS = [
+  'checkpoints-failing',
   'image-pull-failure',
   'job-exceptions',
   'job-failure',
+  'restored-elsewhere',
+  'rest-unreachable',
   'savepoint-failure',
   'slow-reconcile',
   'stuck-upgrading',
+  'tasks-waiting',
   'upgrade-failed',
   'validation-error',
 ] as const;

@@ -8,6 +8,7 @@ import { DEFAULT_SIM_USER, FaultInjector, RequestStats, type FaultSpec, type Req
 import { openApiV3 } from './openapi.js';
 import { getObject, listObjects, namespaces, watchObjects, type Answer, type RequestContext } from './reads.js';
 import { parseRoute, requestInfo, type RequestInfo, type Route } from './routes.js';
+import type { FlinkRest } from './flink-rest.js';
 import { errors, failure, forbidden } from './status.js';
 import { ApiError, type SimStore } from './store.js';
 import { WatchHub } from './watch.js';
@@ -42,6 +43,8 @@ export interface SimApiServerOptions {
   host?: string;
   /** How often watches that allow bookmarks get one; default 60 s, as kube-apiserver. */
   bookmarkIntervalMs?: number;
+  /** Serves `services/<cluster-id>-rest/proxy/…`; without it every such request is 503. */
+  flinkRest?: FlinkRest;
 }
 
 /** kube-apiserver's limit on request bodies. */
@@ -90,7 +93,7 @@ function sendError(res: ServerResponse, error: unknown): void {
 
 function rbacDenial(info: RequestInfo, user: string): ApiError {
   const resource = info.subresource ? `${info.resource}/${info.subresource}` : (info.resource ?? '');
-  const group = info.resource === 'events' || info.resource === 'namespaces' ? '' : 'flink.apache.org';
+  const group = info.resource === 'events' || info.resource === 'namespaces' || info.resource === 'services' ? '' : 'flink.apache.org';
   const ctx = { user, verb: info.verb, resource, group } as Parameters<typeof forbidden>[0];
   if (info.namespace !== undefined) ctx.namespace = info.namespace;
   if (info.name !== undefined) ctx.name = info.name;
@@ -137,6 +140,8 @@ interface Parts {
   hub: WatchHub;
   address: () => string;
   served: Set<(info: RequestInfo) => void>;
+  /** The JobManagers' REST API behind `services/<id>-rest/proxy`; absent: every proxy request is 503. */
+  flinkRest: FlinkRest | undefined;
 }
 
 /** Applies the faults that answer instead of the server; returns whether the response must be lost. */
@@ -179,6 +184,15 @@ async function handle(req: IncomingMessage, res: ServerResponse, parts: Parts): 
   const user = parts.faults.forbiddenUser(info.namespace);
   if (user) throw rbacDenial(info, user);
   const lose = await applyFaults(parts.faults.take(info), info);
+  if (route.kind === 'proxy') {
+    const proxied = parts.flinkRest?.get(route.namespace, route.service, url.pathname.slice(url.pathname.indexOf('/proxy') + '/proxy'.length) || '/');
+    if (lose) req.socket.destroy();
+    else if (method !== 'GET') sendError(res, errors.methodNotAllowed(method, 'services/proxy'));
+    else if (!proxied) sendError(res, new ApiError(503, 'ServiceUnavailable', `no endpoints available for service "${route.service}"`));
+    else sendJson(res, proxied.status, proxied.body);
+    for (const listener of parts.served) listener(info);
+    return;
+  }
   const ctx: RequestContext = { store: parts.store, query: url.searchParams, accept: req.headers.accept ?? '' };
   let answer: Answer | undefined;
   let failed: unknown;
@@ -206,7 +220,7 @@ export async function startSimApiServer(opts: SimApiServerOptions): Promise<SimA
   faults.onCloseWatches((how) => hub.closeAll(how));
   let port = 0;
   const served = new Set<(info: RequestInfo) => void>();
-  const parts: Parts = { store: opts.store, faults, stats, hub, address: () => `${host}:${port}`, served };
+  const parts: Parts = { store: opts.store, faults, stats, hub, address: () => `${host}:${port}`, served, flinkRest: opts.flinkRest };
   const server = createServer({ noDelay: true, keepAlive: true }, (req, res) => {
     res.on('error', () => undefined);
     // The API server's clock is the cluster's (SimStore.now), which may be set apart from this process's.

@@ -1,0 +1,82 @@
+// Flink's REST API (the JobManager's) read through the Kubernetes API server's service proxy with the same
+// credentials (SPEC §5a): short deadlines, the caller's AbortSignal, and every failure a value saying why.
+import { CoreV1Api, Observable, type KubeConfig, type ObservableMiddleware, type RequestContext, type ResponseContext } from '@kubernetes/client-node';
+import type { CallOptions } from './flink-client.js';
+
+/** Why REST could not answer, in the words the evidence report uses. */
+export type RestFailure = { ok: false; reason: 'forbidden' | 'not-found' | 'unavailable' | 'timeout' | 'error'; message: string };
+export type RestResult<T = unknown> = { ok: true; value: T } | RestFailure;
+
+/** The port: GET a JobManager REST path of the Flink cluster `clusterId` (a FlinkDeployment's name). */
+export interface FlinkRest {
+  get(namespace: string, clusterId: string, path: string, options?: CallOptions): Promise<RestResult>;
+}
+
+/** `<cluster-id>-rest:rest`: the Service the operator creates for every Flink cluster, and its named port. */
+export function restService(clusterId: string): string {
+  return `${clusterId}-rest:rest`;
+}
+
+const REASONS: Record<number, RestFailure['reason']> = { 403: 'forbidden', 404: 'not-found', 503: 'unavailable' };
+
+export class ClientNodeFlinkRest implements FlinkRest {
+  private readonly core: CoreV1Api;
+
+  constructor(
+    kubeConfig: KubeConfig,
+    private readonly options: { timeoutMs?: number; onCall?: (call: { path: string; status: number }) => void } = {},
+  ) {
+    this.core = kubeConfig.makeApiClient(CoreV1Api);
+  }
+
+  async get(namespace: string, clusterId: string, path: string, options?: CallOptions): Promise<RestResult> {
+    const deadline = AbortSignal.timeout(options?.timeoutMs ?? this.options.timeoutMs ?? 3_000);
+    const signal = options?.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+    const service = restService(clusterId);
+    const relative = path.replace(/^\/+/, '');
+    const middleware: ObservableMiddleware = {
+      pre: (ctx: RequestContext) => {
+        ctx.setSignal(signal);
+        // The generated client would percent-encode the path's slashes; the proxy wants them as they are.
+        ctx.setUrl(ctx.getUrl().replace(/\/proxy\/[^?]*/, `/proxy/${relative}`).replace(encodeURIComponent(service), service));
+        return new Observable(Promise.resolve(ctx));
+      },
+      post: (response: ResponseContext) => new Observable(Promise.resolve(response)),
+    };
+    try {
+      const body = await this.core.connectGetNamespacedServiceProxyWithPath({ name: service, namespace, path: relative }, { middleware: [middleware], middlewareMergeStrategy: 'append' });
+      this.options.onCall?.({ path: relative, status: 200 });
+      return { ok: true, value: typeof body === 'string' ? (JSON.parse(body) as unknown) : body };
+    } catch (error) {
+      const failure = restFailure(error, deadline, options?.signal);
+      this.options.onCall?.({ path: relative, status: (error as { code?: number }).code ?? 0 });
+      return failure;
+    }
+  }
+}
+
+function restFailure(error: unknown, deadline: AbortSignal, caller: AbortSignal | undefined): RestFailure {
+  const e = error as { code?: unknown; body?: unknown; message?: string };
+  if (typeof e.code === 'number' && e.code >= 100) {
+    return { ok: false, reason: REASONS[e.code] ?? 'error', message: bodyMessage(e.body) ?? `HTTP ${e.code}` };
+  }
+  if (caller?.aborted) return { ok: false, reason: 'error', message: 'the call was cancelled' };
+  if (deadline.aborted) return { ok: false, reason: 'timeout', message: 'the Flink REST API did not answer in time' };
+  if (error instanceof SyntaxError) return { ok: false, reason: 'error', message: `the Flink REST API answered something that is not JSON: ${error.message}` };
+  return { ok: false, reason: 'error', message: e.message ?? String(error) };
+}
+
+/** The message of a Kubernetes Status or of Flink's `{errors: [...]}` body. */
+function bodyMessage(body: unknown): string | undefined {
+  let parsed: unknown = body;
+  if (typeof body === 'string') {
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      return body.slice(0, 300);
+    }
+  }
+  const record = (parsed ?? {}) as { message?: unknown; errors?: unknown };
+  if (typeof record.message === 'string') return record.message;
+  return Array.isArray(record.errors) && typeof record.errors[0] === 'string' ? record.errors[0] : undefined;
+}
