@@ -1,5 +1,6 @@
-// Renders README.md's generated blocks: the command reference from the parser's schema (src/domain/language/verbs.ts and the kind modules in src/domain/kinds/)
-// and the example policy (examples/policy.yaml). `npm run docs:commands` writes them; `-- --check` only compares.
+// Renders the generated blocks of docs/: the command reference (docs/commands.md) from the parser's schema
+// (src/domain/language/verbs.ts and the kind modules in src/domain/kinds/) and the example policy (docs/policy.md,
+// from examples/policy.yaml). `npm run docs:commands` writes them; `-- --check` only compares.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
@@ -18,12 +19,15 @@ import {
 } from '../src/domain/language/verbs.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-export const README_PATH = `${ROOT}README.md`;
+export const COMMANDS_DOC = 'docs/commands.md';
+export const POLICY_DOC = 'docs/policy.md';
 export const POLICY_EXAMPLE_PATH = `${ROOT}examples/policy.yaml`;
 
 export interface GeneratedBlock {
   /** `<!-- <name>:start -->` … `<!-- <name>:end -->` */
   name: string;
+  /** The page that holds it, relative to the repository root. */
+  file: string;
   render(): string;
 }
 
@@ -86,8 +90,8 @@ export function renderPolicyExample(): string {
 }
 
 export const BLOCKS: readonly GeneratedBlock[] = [
-  { name: 'commands', render: () => renderCommandReference() },
-  { name: 'policy-example', render: renderPolicyExample },
+  { name: 'commands', file: COMMANDS_DOC, render: () => renderCommandReference() },
+  { name: 'policy-example', file: POLICY_DOC, render: renderPolicyExample },
 ];
 
 const markers = (name: string) => [`<!-- ${name}:start -->`, `<!-- ${name}:end -->`] as const;
@@ -97,7 +101,7 @@ export function currentBlock(readme: string, name: string): string {
   const [start, end] = markers(name);
   const from = readme.indexOf(start);
   const to = readme.indexOf(end);
-  if (from < 0 || to < from) throw new Error(`README.md has no "${start}" … "${end}" markers (in that order)`);
+  if (from < 0 || to < from) throw new Error(`no "${start}" … "${end}" markers (in that order)`);
   return readme.slice(from + start.length, to).replace(/^\n/, '').replace(/\n$/, '');
 }
 
@@ -113,19 +117,23 @@ export function withBlocks(readme: string, blocks: readonly GeneratedBlock[] = B
 
 function main(args: string[]): number {
   const check = args.includes('--check');
-  const readme = readFileSync(README_PATH, 'utf8');
-  const next = withBlocks(readme);
-  if (next === readme) {
-    process.stdout.write('README.md: generated blocks are up to date\n');
-    return 0;
+  let stale = 0;
+  for (const file of [...new Set(BLOCKS.map((b) => b.file))]) {
+    const path = `${ROOT}${file}`;
+    const text = readFileSync(path, 'utf8');
+    const blocks = BLOCKS.filter((b) => b.file === file);
+    const next = withBlocks(text, blocks);
+    if (next === text) {
+      process.stdout.write(`${file}: generated blocks are up to date\n`);
+    } else if (check) {
+      process.stderr.write(`${file}: generated blocks are out of date; run \`npm run docs:commands\`\n`);
+      stale += 1;
+    } else {
+      writeFileSync(path, next);
+      process.stdout.write(`${file}: updated ${blocks.map((b) => b.name).join(', ')}\n`);
+    }
   }
-  if (check) {
-    process.stderr.write('README.md: generated blocks are out of date; run `npm run docs:commands`\n');
-    return 1;
-  }
-  writeFileSync(README_PATH, next);
-  process.stdout.write(`README.md: updated ${BLOCKS.map((b) => b.name).join(', ')}\n`);
-  return 0;
+  return stale > 0 ? 1 : 0;
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

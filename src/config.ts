@@ -24,7 +24,7 @@ const optionalText = z
   .optional()
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
 
-const EnvSchema = z.object({
+export const EnvSchema = z.object({
   SLACK_BOT_TOKEN: optionalText.refine((v) => v === undefined || v.startsWith('xoxb-'), 'must start with xoxb-'),
   SLACK_SIGNING_SECRET: optionalText,
   SLACK_APP_TOKEN: optionalText.refine((v) => v === undefined || v.startsWith('xapp-'), 'must start with xapp-'),

@@ -6,16 +6,20 @@ import { isUndo, judgedKind, kindModule, type KindIntent, type KindName, type Op
 import type { OperationRecord } from '../domain/model/operation.js';
 import type { Plan } from '../domain/model/plan.js';
 import { planOperation, type PlanContext } from '../domain/planning/planner.js';
-import { runChecks, type Freeze } from '../domain/policy/checks.js';
+import { CHECK, runChecks, type Freeze } from '../domain/policy/checks.js';
 import { evaluate } from '../domain/policy/evaluate.js';
 import type { Policy } from '../domain/policy/schema.js';
 import { formatTarget, type Target } from '../domain/model/target.js';
 import { planUndo } from '../domain/planning/undo.js';
 import { isKubeError } from '../kube/errors.js';
 import type { FlinkClient } from '../kube/flink-client.js';
+import type { FlinkRest } from '../kube/flink-rest.js';
+import { readHealth } from './health.js';
 
 export interface AssessDeps {
   kube: FlinkClient;
+  /** Flink REST for the health gate (SPEC §5a); absent: no gate. */
+  rest?: FlinkRest;
   getFreeze(target: Target): Promise<Freeze | undefined>;
   /** The undone operation of an `undo`. */
   getOperation(id: string): Promise<OperationRecord | undefined>;
@@ -71,15 +75,21 @@ export async function assess(policy: Policy, request: AssessRequest, deps: Asses
   const freeze = await deps.getFreeze(target);
   const now = deps.now();
   const lastSavepoint = kindModule(effectiveKind).traits.readsLastSavepoint ? await readLastSavepoint(target, live.resource, deps.kube, request.signal) : undefined;
+  const health = await readHealth(policy, target, live, deps.rest, request.signal);
   const checks = runChecks({
+    ...(health ? { health } : {}),
     intent: checkIntent,
     resource: live.resource,
     sessionCluster: live.sessionCluster,
     ...(freeze ? { freeze } : {}),
     ...(plan.effectiveUpgradeMode ? { effectiveUpgradeMode: plan.effectiveUpgradeMode } : {}),
     ...(lastSavepoint ? { lastSavepoint } : {}),
+    policy: { ...(policy.config ? { config: policy.config } : {}), ...(policy.limits ? { limits: policy.limits } : {}) },
     now,
   });
+  // SPEC §3: a configuration key the policy does not allow is refused (nothing recorded), naming the key.
+  const refusedKeys = checks.find((c) => c.name === CHECK.configKeys && c.outcome === 'fail');
+  if (refusedKeys) return { ok: false, refusal: `${refusedKeys.message}; nothing was recorded` };
   const decision = evaluate(policy, {
     intentKind: request.intent.kind,
     namespace: target.namespace,

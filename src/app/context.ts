@@ -4,6 +4,7 @@ import { newOperationId } from '../domain/model/operation.js';
 import { GroupMembership, UsergroupResolutionError, type MembershipLookup } from './groups.js';
 import type { Policy } from '../domain/policy/schema.js';
 import { isKubeError } from '../kube/errors.js';
+import type { FlinkRest } from '../kube/flink-rest.js';
 import type { FlinkClient } from '../kube/flink-client.js';
 import type { FreezeStore } from '../store/freezes.js';
 import type { LockStore } from '../store/locks.js';
@@ -17,6 +18,8 @@ export interface BotDeps {
   freezes: FreezeStore;
   leases: Pick<LockStore, 'holder' | 'listLeases'>;
   kube: FlinkClient;
+  /** Flink REST for the health gate; absent: no gate. */
+  rest?: FlinkRest;
   policy: PolicyProvider;
   membership: MembershipSource;
   enqueuer: Enqueuer;
@@ -41,6 +44,7 @@ export function newNonce(random: (size: number) => Uint8Array): number {
 export function assessDeps(deps: BotDeps): AssessDeps {
   return {
     kube: deps.kube,
+    ...(deps.rest ? { rest: deps.rest } : {}),
     getFreeze: (target) => deps.freezes.get(target),
     getOperation: (id) => deps.store.get(id),
     now: () => new Date(deps.now()),

@@ -54,6 +54,16 @@ export class OperationService {
     }
   }
 
+  /**
+   * The sweep's recovery (SPEC §9): an ACCEPTED record whose bot died before its card or decision gets both now, or
+   * is CANCELLED (policy invalid, card not postable) with the message for its requester.
+   */
+  async resumeAccepted(record: OperationRecord): Promise<RequestOutcome> {
+    const state = await this.deps.policy.current();
+    if (!state.ok) return this.cancelAccepted(record, state.message, forOperation(this.deps.logger, record.id), { what: 'the policy is not valid' });
+    return this.publish(record, state.policy);
+  }
+
   /** Only the requester, and only before submission (approvers use Reject). */
   async cancel(opId: string, user: string): Promise<ActionOutcome> {
     const record = await this.deps.store.get(opId);

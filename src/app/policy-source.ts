@@ -1,6 +1,8 @@
-// The policy in force: read from POLICY_FILE at start and again whenever the file changes (ConfigMap updates).
+// The policy in force: read from POLICY_FILE at start and again whenever the file changes (ConfigMap updates);
+// an invalid edit is logged with every problem and the last valid policy stays in force (SPEC §6).
 import { stat } from 'node:fs/promises';
 import type { Policy } from '../domain/policy/schema.js';
+import type { Logger } from '../log.js';
 import { loadPolicyFile } from './policy-load.js';
 
 export type PolicyState = { ok: true; policy: Policy; hash: string } | { ok: false; message: string };
@@ -14,25 +16,67 @@ export function staticPolicy(policy: Policy, hash = 'static'): PolicyProvider {
   return { current: async () => ({ ok: true, policy, hash }) };
 }
 
+export interface PolicyFileSourceOptions {
+  /** Where an invalid file's problems (each named by its path) and a recovery are logged. */
+  logger?: Pick<Logger, 'error' | 'info'>;
+}
+
+interface Read {
+  mtimeMs: number;
+  size: number;
+  /** The file's own state: what it says now, valid or not. */
+  file: PolicyState;
+  problems: string[];
+}
+
 export class PolicyFileSource implements PolicyProvider {
-  private cached: { mtimeMs: number; size: number; state: PolicyState } | undefined;
+  private read: Read | undefined;
+  private lastValid: Extract<PolicyState, { ok: true }> | undefined;
 
-  constructor(private readonly path: string) {}
+  constructor(
+    private readonly path: string,
+    private readonly options: PolicyFileSourceOptions = {},
+  ) {}
 
+  /** Whether the file as last read is a valid policy (`flink_chatops_policy_valid`); undefined before the first read. */
+  get valid(): boolean | undefined {
+    return this.read?.file.ok;
+  }
+
+  /** The policy in force: the file's when valid, else the last valid one, else a refusal naming the problem. */
   async current(): Promise<PolicyState> {
+    const file = await this.refresh();
+    if (file.ok) return file;
+    return this.lastValid ?? file;
+  }
+
+  private async refresh(): Promise<PolicyState> {
     let info: { mtimeMs: number; size: number };
     try {
       info = await stat(this.path);
     } catch {
-      this.cached = undefined;
-      return { ok: false, message: `there is no policy file (${this.path}), so every operation is refused; ask an admin to set POLICY_FILE` };
+      const message = `there is no policy file (${this.path}), so every operation is refused; ask an admin to set POLICY_FILE`;
+      return this.record({ mtimeMs: -1, size: -1, file: { ok: false, message }, problems: [`${this.path}: no such file`] });
     }
-    if (this.cached && this.cached.mtimeMs === info.mtimeMs && this.cached.size === info.size) return this.cached.state;
+    if (this.read && this.read.mtimeMs === info.mtimeMs && this.read.size === info.size) return this.read.file;
     const loaded = await loadPolicyFile(this.path);
-    const state: PolicyState = loaded.ok
+    const file: PolicyState = loaded.ok
       ? { ok: true, policy: loaded.policy, hash: loaded.hash }
       : { ok: false, message: `the policy file ${this.path} is not valid, so every operation is refused: ${loaded.errors.slice(0, 3).join('; ')}` };
-    this.cached = { mtimeMs: info.mtimeMs, size: info.size, state };
-    return state;
+    return this.record({ mtimeMs: info.mtimeMs, size: info.size, file, problems: loaded.ok ? [] : loaded.errors });
+  }
+
+  /** Keeps what was read; logs each change of validity (every problem when invalid) once. */
+  private record(next: Read): PolicyState {
+    const before = this.read;
+    this.read = next;
+    if (next.file.ok) {
+      if (before && !before.file.ok) this.options.logger?.info({ policyFile: this.path, hash: next.file.hash }, 'policy file is valid again; it is now in force');
+      this.lastValid = next.file;
+    } else if (!before || before.file.ok || before.problems.join('\n') !== next.problems.join('\n')) {
+      const kept = this.lastValid ? `the last valid policy (${this.lastValid.hash.slice(0, 12)}) stays in force` : 'every operation is refused';
+      this.options.logger?.error({ policyFile: this.path, problems: next.problems }, `policy file is invalid; ${kept}: ${next.problems.join('; ')}`);
+    }
+    return next.file;
   }
 }

@@ -19,6 +19,7 @@ import { isKubeError } from '../kube/errors.js';
 import type { ExplainView, ListView, LocksView, StatusView } from './views.js';
 import { assess, readLive, resolveTarget } from './assess.js';
 import { assessDeps, describeFault, type BotDeps } from './context.js';
+import { HistoryQueries, type HistoryAnswer } from './history.js';
 
 export type QueryAnswer =
   | { kind: 'help'; verb?: string }
@@ -28,6 +29,7 @@ export type QueryAnswer =
   | { kind: 'op'; record: OperationRecord }
   | { kind: 'explain'; view: ExplainView }
   | { kind: 'locks'; view: LocksView }
+  | HistoryAnswer
   | { kind: 'refused'; message: string };
 
 /** The id `explain` plans under: valid, never recorded. */
@@ -35,7 +37,11 @@ export const EXPLAIN_OP_ID = 'op-explain0';
 const AUDIT_LINES = 20;
 
 export class QueryService {
-  constructor(private readonly deps: BotDeps) {}
+  private readonly history: HistoryQueries;
+
+  constructor(private readonly deps: BotDeps) {
+    this.history = new HistoryQueries(deps);
+  }
 
   /** Kubernetes and Redis faults throw; the caller answers them in words. */
   async answer(query: Query, asker: string): Promise<QueryAnswer> {
@@ -58,6 +64,10 @@ export class QueryService {
         return this.explain(query.intent, asker);
       case 'locks':
         return this.locks();
+      case 'savepoints':
+        return this.history.savepoints(query.target, query.limit);
+      case 'exceptions':
+        return this.history.exceptions(query.target, query.limit);
     }
   }
 

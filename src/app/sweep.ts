@@ -1,5 +1,5 @@
-// The sweep (SPEC §9), a use case every process runs (bot and worker roles): expires approvals past their time and
-// re-enqueues operations that lost their job; idempotent across replicas.
+// The sweep (SPEC §9), a use case every process runs (bot and worker roles): expires approvals past their time,
+// re-enqueues operations that lost their job and (bot role) finishes records left ACCEPTED; idempotent across replicas.
 import { isOrdered, type OperationRecord } from '../domain/model/operation.js';
 import type { Logger } from '../log.js';
 import { jobIdOf, type OperationQueue } from '../queue/queue.js';
@@ -9,6 +9,16 @@ import type { OperationStore } from '../store/operations.js';
 /** After this many re-enqueues an operation is reported `stuck` (once); it keeps its state. */
 export const STUCK_AFTER = 5;
 export const SWEEP_INTERVAL_MS = 30_000;
+/**
+ * An ACCEPTED record untouched this long lost its bot: the request path posts the card and records the decision in
+ * one Slack call (10 s timeout) and two Redis writes. With the 30 s interval it is finished within a minute.
+ */
+export const ACCEPTED_STALE_MS = 20_000;
+
+/** Finishes a stale ACCEPTED record: card and decision, or CANCELLED with the requester told (bot role only). */
+export interface AcceptedFinisher {
+  finish(record: OperationRecord): Promise<unknown>;
+}
 
 export interface SweepDeps {
   store: OperationStore;
@@ -21,12 +31,17 @@ export interface SweepDeps {
   /** Delay of the n-th re-enqueue: base × 2^(n-1), capped. */
   backoffBaseMs?: number;
   backoffMaxMs?: number;
+  /** Only processes that can post to Slack (the bot role) finish stale ACCEPTED records. */
+  accepted?: AcceptedFinisher;
+  acceptedStaleMs?: number;
 }
 
 export interface SweepReport {
   expired: string[];
   reenqueued: string[];
   stuck: string[];
+  /** Stale ACCEPTED records this sweep claimed and finished. */
+  resumed: string[];
 }
 
 export class Sweep {
@@ -61,20 +76,21 @@ export class Sweep {
   private async runSafely(): Promise<void> {
     try {
       const report = await this.run();
-      if (report.expired.length + report.reenqueued.length > 0) this.deps.logger.info(report, 'sweep');
+      if (report.expired.length + report.reenqueued.length + report.resumed.length > 0) this.deps.logger.info(report, 'sweep');
     } catch (error) {
       this.deps.logger.warn({ err: error }, 'sweep failed; the next one tries again');
     }
   }
 
   private async sweep(): Promise<SweepReport> {
-    const report: SweepReport = { expired: [], reenqueued: [], stuck: [] };
+    const report: SweepReport = { expired: [], reenqueued: [], stuck: [], resumed: [] };
     const now = this.now();
     for (const id of await this.deps.store.expiredAwaitingApproval(now)) {
       if (await this.expire(id, now)) report.expired.push(id);
     }
     const ids = await this.deps.store.activeIds();
     for (const record of await this.deps.store.getMany(ids)) {
+      if (record.state === 'ACCEPTED' && (await this.resumeIfStale(record, now))) report.resumed.push(record.id);
       if (!isOrdered(record.state) || !record.plan) continue;
       if (now - record.updatedAt < (this.deps.graceMs ?? 5000)) continue;
       const outcome = await this.reenqueueIfLost(record);
@@ -90,6 +106,23 @@ export class Sweep {
       return { entries: [{ type: 'state', name: 'EXPIRED', actor: 'sweep', role: 'sweep', detail: { expiresAt: current.expiresAt } }] };
     });
     return result.ok;
+  }
+
+  /**
+   * Claims a stale ACCEPTED record (a compare-and-set that also bumps its update time, so no other sweep takes it
+   * for another ACCEPTED_STALE_MS), then finishes it. `reenqueues` counts the claims: a record whose bots keep
+   * dying is reported stuck like any other.
+   */
+  private async resumeIfStale(record: OperationRecord, now: number): Promise<boolean> {
+    const finisher = this.deps.accepted;
+    if (!finisher || now - record.updatedAt < (this.deps.acceptedStaleMs ?? ACCEPTED_STALE_MS)) return false;
+    const claimed = await this.deps.store.apply(record.id, (current) =>
+      current.state !== 'ACCEPTED' || current.version !== record.version ? { refuse: 'raced' } : { set: { reenqueues: current.reenqueues + 1 }, entries: [] },
+    );
+    if (!claimed.ok) return false;
+    this.deps.logger.warn({ opId: record.id, acceptedAt: record.createdAt }, 'operation left ACCEPTED by a stopped bot; finishing it');
+    await finisher.finish(claimed.record);
+    return true;
   }
 
   /** An operation in the order with no job that will run it (and no live lease of its own) gets a new job. */

@@ -2,6 +2,8 @@
 import type { Criterion, EvidenceVerdict } from '../domain/evidence/types.js';
 import type { PolicyDecision } from '../domain/model/decision.js';
 import type { OperationIntent } from '../domain/kinds/index.js';
+import type { JobExceptionEntry, RestartEntry } from '../domain/model/job-exceptions.js';
+import type { SnapshotEntry } from '../domain/model/snapshot-history.js';
 import type { OperationRecord } from '../domain/model/operation.js';
 import type { Plan } from '../domain/model/plan.js';
 import type { Target } from '../domain/model/target.js';
@@ -50,4 +52,55 @@ export interface LocksView {
   leases: { target: string; opId: string; since: number }[];
   freezes: { target: string; by: string; reason: string; at: number }[];
   audit: { what: string; target: string; by: string; reason?: string; at: number }[];
+}
+
+/** `savepoints <target>`: the operator's recorded path first, then the snapshots, newest first (SPEC §3). */
+export interface SavepointsView {
+  target: Target;
+  /** `jobStatus.upgradeSavepointPath`, with the restore command (without the slash command) when it is a usable URI. */
+  recorded?: { path: string; restore?: string };
+  snapshots: (SnapshotEntry & { restore?: string })[];
+  /** Snapshots of the target before the limit. */
+  total: number;
+  limit: number;
+  /** Why the FlinkStateSnapshots could not be listed (the recorded path still shows). */
+  problem?: string;
+}
+
+/** `exceptions <target>`: what went wrong recently (SPEC §3). */
+export interface ExceptionsView {
+  target: Target;
+  exceptions: JobExceptionEntry[];
+  total: number;
+  limit: number;
+  failovers: number;
+  restarts: RestartEntry[];
+  /** status.error as text. */
+  error?: string;
+  jobState?: string;
+  /** What could not be read, e.g. the events, or Flink's REST API (root exceptions). */
+  notes: string[];
+  /** The job's root exceptions from Flink REST (`/jobs/<id>/exceptions`), newest first, when reachable. */
+  rootExceptions?: { at: number; name: string; task?: string }[];
+}
+
+/** One operation as App Home lists it. */
+export type HomeOperation = Pick<OperationRecord, 'id' | 'kind' | 'target' | 'state' | 'requester' | 'createdAt' | 'updatedAt' | 'expiresAt'> & {
+  /** The approval buttons' block binding: the plan digest (only on approvals waiting for the viewer). */
+  planDigest?: string;
+  card?: { channel: string; ts: string };
+};
+
+/** App Home for one person (SPEC §8). */
+export interface HomeView {
+  user: string;
+  /** AWAITING_APPROVAL operations this person may approve now. */
+  approvals: HomeOperation[];
+  /** Their own operations not yet finished, including SCHEDULED ones. */
+  mine: HomeOperation[];
+  leases: LocksView['leases'];
+  freezes: LocksView['freezes'];
+  latest: HomeOperation[];
+  /** Parts that could not be read (e.g. the policy), in words. */
+  problems: string[];
 }

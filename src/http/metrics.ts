@@ -1,7 +1,12 @@
-// Prometheus metrics of a process (SPEC §9): operations, queue, lease waits, ack latency, Slack and Kubernetes calls.
+// Prometheus metrics of a process (SPEC §9, §11): operations, queue, outcomes, lease waits, ack latency, policy, build,
+// Slack and Kubernetes calls. Store-wide gauges come from scrape-time sources (see metric-sources.ts).
+import { readFileSync } from 'node:fs';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export const METRIC_PREFIX = 'flink_chatops_';
+
+/** The running release, from package.json (found from src/ and from dist/ alike). */
+const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 export interface OperationCount {
   kind: string;
@@ -21,13 +26,22 @@ export interface QueueCount {
  */
 export interface MetricsSources {
   collectOperations?: () => Promise<readonly OperationCount[]>;
-  collectStuck?: () => Promise<number>;
+  /** undefined: not this process's to report (the gauge stays absent). */
+  collectStuck?: () => Promise<number | undefined>;
   collectQueue?: () => Promise<readonly QueueCount[]>;
+  /** Whether the policy file as last read is valid (`flink_chatops_policy_valid`). */
+  collectPolicyValid?: () => Promise<boolean>;
+  /** The readiness checks' results by dependency (`redis`, `kubernetes`, …): true when it answers. */
+  collectDependencies?: () => Promise<Record<string, boolean>>;
+  /** Whether this process exports the store-wide gauges now (`flink_chatops_store_exporter`). */
+  collectExporter?: () => Promise<boolean>;
 }
 
 export interface MetricsOptions {
   registry?: Registry;
   sources?: MetricsSources;
+  /** `flink_chatops_build_info{version}`; default the package version. */
+  version?: string;
   /** Node.js process metrics (CPU, memory, event loop lag, GC), unprefixed as dashboards expect. Default true. */
   defaultMetrics?: boolean;
   /** A source slower than this counts as failed, so a hung Redis never hangs the scrape. Default 2000 ms. */
@@ -53,6 +67,8 @@ export interface Metrics {
   slackCall(method: string, status: string): void;
   /** One Kubernetes API call; pass as `onCall` to ClientNodeFlinkClient. */
   kubeCall(call: KubeCall): void;
+  /** An operation reached a terminal state: `outcome` is that state, `seconds` the time since it was requested. */
+  observeOutcome(kind: string, outcome: string, seconds: number): void;
   /** Sets or replaces the scrape-time sources (for wiring done after the metrics exist). */
   setSources(sources: MetricsSources): void;
   /** The exposition text. A failing source is counted in `collect_errors_total`, never fails the scrape. */
@@ -60,6 +76,7 @@ export interface Metrics {
 }
 
 const ACK_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5];
+const DURATION_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 4 * 3600, 24 * 3600];
 const LOCK_WAIT_BUCKETS = [0.1, 0.5, 1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600];
 
 export function createMetrics(options: MetricsOptions = {}): Metrics {
@@ -104,7 +121,11 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     async collect() {
       this.reset();
       const read = sources.collectStuck;
-      if (read) await guarded('stuck', async () => this.set(await read()));
+      if (read)
+        await guarded('stuck', async () => {
+          const stuck = await read();
+          if (stuck !== undefined) this.set(stuck);
+        });
     },
   });
   new Gauge({
@@ -118,6 +139,36 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       if (read) await guarded('queue', async () => setCounts(this, await read()));
     },
   });
+  const flag = (name: string, help: string, read: () => ((() => Promise<boolean>) | undefined)) =>
+    new Gauge({
+      name: `${METRIC_PREFIX}${name}`,
+      help,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        const source = read();
+        if (source) await guarded(name, async () => this.set((await source()) ? 1 : 0));
+      },
+    });
+  flag('policy_valid', '1 when the policy file as last read is valid; 0 while an invalid edit is ignored (the last valid policy stays in force)', () => sources.collectPolicyValid);
+  flag('store_exporter', '1 in the one process that exports the store-wide gauges (operations, stuck, queue depth) at the moment', () => sources.collectExporter);
+  new Gauge({
+    name: `${METRIC_PREFIX}dependency_up`,
+    help: '1 when this process reaches the dependency (its readiness check passes), 0 when not',
+    labelNames: ['dependency'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const read = sources.collectDependencies;
+      if (read) await guarded('dependencies', async () => setCounts(this, Object.entries(await read()).map(([dependency, up]) => ({ dependency, count: up ? 1 : 0 }))));
+    },
+  });
+  new Gauge({
+    name: `${METRIC_PREFIX}build_info`,
+    help: 'Always 1; the version label says which release this process runs',
+    labelNames: ['version'],
+    registers: [registry],
+  }).set({ version: options.version ?? PACKAGE_VERSION }, 1);
   new Counter({
     name: `${METRIC_PREFIX}collect_errors_total`,
     help: 'Scrapes where a source (store, queue) could not be read; the affected gauges are absent from that scrape',
@@ -135,6 +186,19 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     name: `${METRIC_PREFIX}lock_wait_seconds`,
     help: 'Time an operation waited for its target lease',
     buckets: LOCK_WAIT_BUCKETS,
+    registers: [registry],
+  });
+  const outcomes = new Counter({
+    name: `${METRIC_PREFIX}operations_finished_total`,
+    help: 'Operations that reached a terminal state, by kind and outcome (the state), counted by the process that recorded it',
+    labelNames: ['kind', 'outcome'],
+    registers: [registry],
+  });
+  const durations = new Histogram({
+    name: `${METRIC_PREFIX}operation_duration_seconds`,
+    help: 'Time from request to terminal state, by kind and outcome',
+    labelNames: ['kind', 'outcome'],
+    buckets: DURATION_BUCKETS,
     registers: [registry],
   });
   const ack = new Histogram({
@@ -182,6 +246,10 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       kubeCalls.inc(labels);
       if (status === 0 || status >= 400) kubeErrors.inc(labels);
     },
+    observeOutcome(kind, outcome, seconds) {
+      outcomes.inc({ kind, outcome });
+      durations.observe({ kind, outcome }, nonNegative(seconds));
+    },
     setSources(next) {
       sources = next;
     },
@@ -189,7 +257,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   };
 }
 
-function setCounts(gauge: Gauge<string>, counts: readonly (OperationCount | QueueCount)[]): void {
+function setCounts(gauge: Gauge<string>, counts: readonly (OperationCount | QueueCount | { dependency: string; count: number })[]): void {
   for (const { count, ...labels } of counts) gauge.set(labels, count);
 }
 
@@ -221,45 +289,4 @@ export async function countSlackCall<T>(metrics: Pick<Metrics, 'slackCall'>, met
     metrics.slackCall(method, slackErrorStatus(error));
     throw error;
   }
-}
-
-/** The store reads `collectOperations` / `collectStuck` need; OperationStore satisfies it. */
-export interface ActiveOperationsReader {
-  activeIds(): Promise<string[]>;
-  getMany(ids: readonly string[]): Promise<readonly { kind: string; state: string; reenqueues: number }[]>;
-}
-
-/** The sweep reports an operation stuck after this many re-enqueues (SPEC §9). */
-export const STUCK_AFTER_REENQUEUES = 5;
-
-/** Scrape-time sources over the store's non-terminal operations (few: terminal ones leave the active index). */
-export function storeSources(store: ActiveOperationsReader): Required<Pick<MetricsSources, 'collectOperations' | 'collectStuck'>> {
-  const active = async () => store.getMany(await store.activeIds());
-  return {
-    async collectOperations() {
-      const counts = new Map<string, OperationCount>();
-      for (const { kind, state } of await active()) {
-        const key = `${kind}\u0000${state}`;
-        const entry = counts.get(key) ?? { kind, state, count: 0 };
-        entry.count += 1;
-        counts.set(key, entry);
-      }
-      return [...counts.values()];
-    },
-    async collectStuck() {
-      return (await active()).filter((op) => op.reenqueues >= STUCK_AFTER_REENQUEUES).length;
-    },
-  };
-}
-
-/**
- * `collectQueue` over BullMQ's counts, e.g. `queueSource(() => queue.getJobCounts('waiting', 'delayed', 'active',
- * 'prioritized', 'failed'))`.
- */
-export function queueSource(counts: () => Promise<Record<string, number>>): Required<Pick<MetricsSources, 'collectQueue'>> {
-  return {
-    async collectQueue() {
-      return Object.entries(await counts()).map(([state, count]) => ({ state, count }));
-    },
-  };
 }

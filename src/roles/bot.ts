@@ -8,20 +8,23 @@ import type { App, CustomRoute } from '@slack/bolt';
 import type { Redis } from 'ioredis';
 import { ApprovalService } from '../app/approvals.js';
 import { FreezeCommands } from '../app/commands.js';
+import { HomeService } from '../app/home.js';
 import { MembershipSource, type BotDeps } from '../app/context.js';
 import { OperationService } from '../app/operations.js';
 import { PolicyFileSource, type PolicyProvider } from '../app/policy-source.js';
 import type { Enqueuer, Responder } from '../app/ports.js';
 import { QueryService } from '../app/queries.js';
-import { Sweep, SWEEP_INTERVAL_MS } from '../app/sweep.js';
+import { Sweep, SWEEP_INTERVAL_MS, type AcceptedFinisher } from '../app/sweep.js';
 import { ClientNodeFlinkClient, loadKubeConfig } from '../kube/client-node.js';
 import type { FlinkClient } from '../kube/flink-client.js';
+import { ClientNodeFlinkRest } from '../kube/flink-rest.js';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { redactUrl, type Config } from '../config.js';
 import { createLogger, type Logger } from '../log.js';
 import { OperationQueue, producerConnection } from '../queue/queue.js';
 import { FreezeStore } from '../store/freezes.js';
 import { LeaseStore } from '../store/locks.js';
-import { OperationStore } from '../store/operations.js';
+import { OperationStore, type OperationStoreOptions } from '../store/operations.js';
 import { createBotApp } from '../slack/app.js';
 import type { HandlerDeps } from '../slack/command-handler.js';
 import { createNotifierClient, Notifier } from '../notifier/notifier.js';
@@ -53,6 +56,8 @@ export interface BotOverrides {
   sweep?: boolean;
   /** false: no notifier in this process (card edits, thread replies and digests are then another process's job). */
   notifier?: boolean;
+  /** Passed to the operation store (metrics count terminal states through it). */
+  onCommitted?: OperationStoreOptions['onCommitted'];
   /** The notifier's consumer name; default `<hostname>-<pid>`, so a restarted pod first finishes its own entries. */
   consumer?: string;
 }
@@ -90,6 +95,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       approvals: new ApprovalService(deps),
       freezes: new FreezeCommands(deps),
       queries: new QueryService(deps),
+      home: new HomeService(deps),
       policy: deps.policy,
       responder: overrides.responder ?? new FetchResponder(),
       command: config.slack.command,
@@ -104,7 +110,8 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     }
     if (queue && overrides.sweep !== false) {
       // SPEC §9: every process sweeps (expiry, lost jobs); the sweep's effects are idempotent across replicas.
-      const sweep = new Sweep({ store: deps.store, queue, leases: deps.leases, logger, now });
+      const accepted = acceptedFinisher(handlers.operations, handlers.responder, logger);
+      const sweep = new Sweep({ store: deps.store, queue, leases: deps.leases, logger, now, accepted });
       sweep.start(SWEEP_INTERVAL_MS);
       closers.push(async () => sweep.stop());
     }
@@ -119,6 +126,18 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     await close();
     throw error;
   }
+}
+
+/** The sweep's recovery of a record left ACCEPTED: card and decision, or CANCELLED and the requester told once. */
+export function acceptedFinisher(operations: OperationService, responder: Responder, logger: Logger): AcceptedFinisher {
+  return {
+    async finish(record) {
+      const outcome = await operations.resumeAccepted(record);
+      if (outcome.type !== 'cancelled') return;
+      if (!record.responseUrl) return logger.warn({ opId: record.id }, 'cancelled a stale ACCEPTED operation; no response_url to tell its requester');
+      await responder.respond(record.responseUrl, { text: outcome.message, response_type: 'ephemeral' });
+    },
+  };
 }
 
 async function startNotifier(config: Config, deps: BotDeps, redis: Redis, consumer?: string, onSlackCall?: SlackCallObserver): Promise<Notifier> {
@@ -144,18 +163,21 @@ function botDeps(
   queue: OperationQueue | undefined,
 ): BotDeps {
   const prefix = config.redis.prefix;
-  const kube =
-    o.kube ?? new ClientNodeFlinkClient(loadKubeConfig(o.kubeconfigPath ?? config.kubeconfig), o.onKubeCall ? { onCall: o.onKubeCall } : {});
+  const kubeConfig = o.kube ? undefined : loadKubeConfig(o.kubeconfigPath ?? config.kubeconfig);
+  const kube = o.kube ?? new ClientNodeFlinkClient(kubeConfig as KubeConfig, o.onKubeCall ? { onCall: o.onKubeCall } : {});
+  // The health gate reads Flink REST through the API server's service proxy with the same credentials (SPEC §5a).
+  const rest = kubeConfig ? new ClientNodeFlinkRest(kubeConfig) : undefined;
   const enqueuer: Enqueuer = o.enqueuer ?? {
     enqueue: async (opId, revision) => {
       await (queue as OperationQueue).enqueue(opId, revision);
     },
   };
   return {
-    store: new OperationStore(redis, { prefix, now: o.now }),
+    store: new OperationStore(redis, { prefix, now: o.now, ...(o.onCommitted ? { onCommitted: o.onCommitted } : {}) }),
     freezes: new FreezeStore(redis, { prefix, now: o.now }),
     leases: new LeaseStore(redis, { prefix, now: o.now }),
     kube,
+    ...(rest ? { rest } : {}),
     policy: o.policy ?? new PolicyFileSource(config.policyFile),
     membership: new MembershipSource(usergroupMembers(client), o.now),
     enqueuer,

@@ -2,11 +2,15 @@
 // /healthz, /readyz and /metrics on PORT: through Bolt's HTTP receiver in HTTP mode, else a small server of its own.
 import type { Config, Role } from '../config.js';
 import { healthRoutes, kubeReady, readiness, redisReady, type ReadinessCheck } from '../http/health.js';
-import { createMetrics, queueSource, storeSources, type Metrics } from '../http/metrics.js';
+import { randomUUID } from 'node:crypto';
+import { PolicyFileSource } from '../app/policy-source.js';
+import { exporterLease, outcomeObserver, queueSource, storeSources, whileExporting } from '../http/metric-sources.js';
+import { createMetrics, type Metrics } from '../http/metrics.js';
 import { startHealthServer } from '../http/server.js';
 import { loadKubeConfig } from '../kube/client-node.js';
 import { createLogger, type Logger } from '../log.js';
 import { OperationQueue, producerConnection } from '../queue/queue.js';
+import { storeKeys } from '../store/keys.js';
 import { OperationStore } from '../store/operations.js';
 
 export interface Service {
@@ -20,19 +24,21 @@ export async function serve(role: Role, config: Config): Promise<number> {
   const closeAll = async (): Promise<void> => {
     for (const s of started.splice(0).reverse()) await s.close();
   };
-  const observability = await startObservability(role, config, logger);
+  // One policy source for the whole process: the roles decide with it and /metrics reports its validity.
+  const policy = new PolicyFileSource(config.policyFile, { logger });
+  const observability = await startObservability(role, config, logger, policy);
   started.push(observability);
   try {
     const { metrics } = observability;
     const onKubeCall = (call: { method: string; resource: string; status: number }) => metrics.kubeCall(call);
+    const shared = { logger, onKubeCall, policy, onCommitted: outcomeObserver(metrics) };
     if (role !== 'bot') {
-      const worker = await (await import('./worker.js')).startWorker(config, { logger, onKubeCall, onLockWait: (s) => metrics.observeLockWait(s) });
+      const worker = await (await import('./worker.js')).startWorker(config, { ...shared, onLockWait: (s) => metrics.observeLockWait(s) });
       started.push(worker);
     }
     if (role !== 'worker') {
       const bot = await (await import('./bot.js')).startBot(config, {
-        logger,
-        onKubeCall,
+        ...shared,
         onAck: (s) => metrics.observeAck(s),
         onSlackCall: (method, status) => metrics.slackCall(method, status),
         ...(observability.routes ? { customRoutes: observability.routes } : {}),
@@ -65,21 +71,29 @@ interface Observability extends Service {
 }
 
 /** Metrics fed from the store and queue at scrape time, and the readiness checks of the role. */
-async function startObservability(role: Role, config: Config, logger: Logger): Promise<Observability> {
+async function startObservability(role: Role, config: Config, logger: Logger, policy: PolicyFileSource): Promise<Observability> {
   const redis = producerConnection(config.redis.url);
   redis.on('error', () => undefined);
   const queue = new OperationQueue({ connection: redis, prefix: config.redis.prefix });
-  const metrics = createMetrics({
-    sources: {
-      ...storeSources(new OperationStore(redis, { prefix: config.redis.prefix })),
-      ...queueSource(() => queue.queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized', 'failed')),
-    },
+  const exporter = exporterLease(redis, storeKeys(config.redis.prefix).metricsExporter, randomUUID());
+  const storeWide = whileExporting(() => exporter.holds(), {
+    ...storeSources(new OperationStore(redis, { prefix: config.redis.prefix })),
+    ...queueSource(() => queue.queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized', 'failed')),
   });
+  const collectPolicyValid = async () => {
+    await policy.current();
+    return policy.valid === true;
+  };
   const checks: Record<string, ReadinessCheck> = { redis: redisReady(redis) };
   if (role !== 'bot') checks.kubernetes = kubeReady(loadKubeConfig(config.kubeconfig));
   const probe = readiness(checks);
+  // Each dependency checked on its own (a draining probe answers for none of them).
+  const dependencies = readiness(checks);
+  const collectDependencies = async () => Object.fromEntries(Object.entries((await dependencies()).checks).map(([name, result]) => [name, result === 'ok']));
+  const metrics = createMetrics({ sources: { ...storeWide, collectPolicyValid, collectDependencies } });
   const ready = { ready: probe, metrics, logger };
   const closeBase = async () => {
+    await exporter.release().catch(() => undefined);
     await queue.close();
     redis.disconnect();
   };

@@ -5,11 +5,12 @@ import type { Config } from '../config.js';
 import { redactUrl } from '../config.js';
 import { ClientNodeFlinkClient, loadKubeConfig, type ClientNodeOptions } from '../kube/client-node.js';
 import { WatchHub } from '../kube/watch-hub.js';
+import { ClientNodeFlinkRest } from '../kube/flink-rest.js';
 import { createLogger, type Logger } from '../log.js';
 import { OperationQueue, workerConnection } from '../queue/queue.js';
 import { FreezeStore } from '../store/freezes.js';
 import { LeaseStore } from '../store/locks.js';
-import { OperationStore } from '../store/operations.js';
+import { OperationStore, type OperationStoreOptions } from '../store/operations.js';
 import { DEFAULT_SETTINGS, type RunnerSettings } from '../worker/context.js';
 import { Runner } from '../worker/runner.js';
 import { Sweep, SWEEP_INTERVAL_MS } from '../app/sweep.js';
@@ -24,6 +25,8 @@ export interface WorkerOverrides {
   sweepIntervalMs?: number;
   /** Observes every Kubernetes call (metrics, tests). */
   onKubeCall?: ClientNodeOptions['onCall'];
+  /** Passed to the operation store (metrics count terminal states through it). */
+  onCommitted?: OperationStoreOptions['onCommitted'];
   /** Observes lease waits (QUEUED → holding the lease), in seconds. */
   onLockWait?: (seconds: number) => void;
   settings?: Partial<RunnerSettings>;
@@ -53,9 +56,11 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
   try {
     const kubeConfig = loadKubeConfig(overrides.kubeconfigPath ?? config.kubeconfig);
     const kube = new ClientNodeFlinkClient(kubeConfig, overrides.onKubeCall ? { onCall: overrides.onKubeCall } : {});
+    // Flink REST through the API server's service proxy, with the same credentials (SPEC §5a).
+    const rest = new ClientNodeFlinkRest(kubeConfig, overrides.onKubeCall ? { onCall: ({ status }) => overrides.onKubeCall?.({ method: 'get', resource: 'services/proxy', status }) } : {});
     const watches = new WatchHub({ kubeConfig, list: (kind, namespace) => kube.listCollection(kind, namespace), logger });
     closers.unshift(() => watches.close());
-    const store = new OperationStore(redis, { prefix, now });
+    const store = new OperationStore(redis, { prefix, now, ...(overrides.onCommitted ? { onCommitted: overrides.onCommitted } : {}) });
     const leases = new LeaseStore(redis, { prefix, now });
     const queue = new OperationQueue({ connection: redis, prefix });
     closers.unshift(() => queue.close());
@@ -72,6 +77,7 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
       leases,
       freezes: new FreezeStore(redis, { prefix, now }),
       kube,
+      rest,
       watches,
       queue,
       policy: overrides.policy ?? new PolicyFileSource(config.policyFile),

@@ -5,7 +5,7 @@ import { isKnob, KNOBS, type Knob } from './page-cluster.js';
 import type { Policy } from '../domain/policy/schema.js';
 import type { Logger } from '../log.js';
 import type { SimCluster } from './kube/cluster.js';
-import { blockActionsBody, signedHeaders, slashCommandBody, type Workspace } from './signing.js';
+import { blockActionsBody, homeBlockActionsBody, signedHeaders, slashCommandBody, type Workspace } from './signing.js';
 import type { SimEphemeral, SimMessage, SimSlack } from './slack-api.js';
 import { CHANNELS, encodeTyped, TEAM, USERS } from './workspace.js';
 
@@ -105,6 +105,10 @@ export class PageApi {
         return this.action(body);
       case '/api/knob':
         return this.knob(body);
+      case '/api/home':
+        return this.openHome(body);
+      case '/api/home-action':
+        return this.homeAction(body);
       default:
         return undefined;
     }
@@ -152,6 +156,28 @@ export class PageApi {
     const click = { user, channel, message: { ...message }, actionId, blockId, value, buttonText: buttonText(message, blockId, actionId) ?? actionId, responseUrl };
     const answer = await this.post(blockActionsBody(WORKSPACE, click, this.now()));
     if (!answer.ok) this.addEphemeral(channel.id, user.id, `The app did not answer the click ("${answer.error}"); try again.`);
+    return { ok: true, status: answer.status, ...(answer.ok ? {} : { error: answer.error }) };
+  }
+
+  /** The person opens the app's Home tab: Slack sends the app `app_home_opened`; the view comes by views.publish. */
+  private async openHome(body: Body): Promise<Body> {
+    const user = person(body);
+    const { slack, botEventsUrl, signingSecret } = this.backend;
+    const answer = await slack.openHome(user.id, { url: botEventsUrl, signingSecret });
+    return { ok: true, status: answer.status, ...(answer.status === 200 ? {} : { error: 'the app did not answer app_home_opened' }) };
+  }
+
+  /** A button on the person's Home tab: a block_actions payload from a view, with no channel and no response_url. */
+  private async homeAction(body: Body): Promise<Body> {
+    const user = person(body);
+    const home = this.backend.slack.homeView(user.id);
+    if (!home) throw new BadRequest(`the app has published no Home for ${user.id}`, 404);
+    const actionId = field(body, 'actionId') as string;
+    const blockId = field(body, 'blockId') as string;
+    const value = typeof body.value === 'string' ? body.value : '';
+    const text = buttonText({ ts: '', text: '', blocks: home.view.blocks } as unknown as SimMessage, blockId, actionId) ?? actionId;
+    const click = { user, viewId: home.id, view: home.view, actionId, blockId, value, buttonText: text };
+    const answer = await this.post(homeBlockActionsBody(WORKSPACE, click, this.now()));
     return { ok: true, status: answer.status, ...(answer.ok ? {} : { error: answer.error }) };
   }
 

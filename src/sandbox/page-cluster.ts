@@ -17,6 +17,10 @@ export const KNOBS = {
   'task-failovers': `task failovers: ${TASK_FAILOVERS} JobException warnings after each start of the job`,
   'upgrade-failed': 'redeploys fail with UpgradeFailed ("Manual restore required.") until turned off',
   'slow-reconcile': 'slow reconcile (20 s of operator time per upgrade)',
+  'tasks-waiting': 'tasks wait for slots (Flink REST shows a vertex SCHEDULED; the operator still says RUNNING)',
+  'checkpoints-failing': 'checkpoints fail (Flink REST counts them; the operator does not say)',
+  'restored-elsewhere': 'the job restores from another path than the operator recorded (only Flink REST shows it)',
+  'rest-unreachable': "the JobManager's REST service does not answer (503 through the proxy)",
   'lose-response': "lose the API server's answer to the next patch",
 } as const;
 export type Knob = keyof typeof KNOBS;
@@ -31,6 +35,10 @@ const SCENARIO_KNOBS = {
   'task-failovers': `job-exceptions=${TASK_FAILOVERS}`,
   'upgrade-failed': 'upgrade-failed',
   'slow-reconcile': 'slow-reconcile',
+  'tasks-waiting': 'tasks-waiting',
+  'checkpoints-failing': 'checkpoints-failing',
+  'restored-elsewhere': 'restored-elsewhere',
+  'rest-unreachable': 'rest-unreachable',
 } as const satisfies Partial<Record<Knob, ScenarioSpec>>;
 type ScenarioKnob = keyof typeof SCENARIO_KNOBS;
 

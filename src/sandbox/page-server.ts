@@ -78,6 +78,13 @@ class Connected {
     });
     this.unsubscribe.push(backend.slack.on('message', (event) => this.broadcast('message', event)));
     this.unsubscribe.push(
+      backend.slack.on('call', (call) => {
+        const user = call.args.user_id;
+        if (call.method !== 'views.publish' || call.response.ok !== true || typeof user !== 'string') return;
+        this.broadcast('home', { user, view: backend.slack.homeView(user)?.view });
+      }),
+    );
+    this.unsubscribe.push(
       backend.cluster.store.subscribe((change) => {
         if (change.resource !== 'events') this.scheduleCluster(50);
       }),

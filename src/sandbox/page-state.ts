@@ -32,6 +32,8 @@ export interface PageState {
   ephemerals: PageEphemeral[];
   cluster: ClusterRow[];
   knobs: { id: string; label: string }[];
+  /** Per user: the Home tab the app last published for them (views.publish), and the app's DMs to them. */
+  homes: Record<string, { view?: unknown; dms: SimMessage[] }>;
 }
 
 export interface StateSources {
@@ -89,5 +91,6 @@ export function buildState(src: StateSources): PageState {
     ephemerals,
     cluster: clusterRows(src.cluster, src.knobs),
     knobs: Object.entries(KNOBS).map(([id, label]) => ({ id, label })),
+    homes: Object.fromEntries(USERS.map((u) => [u.id, { view: src.slack.homeView(u.id)?.view, dms: src.slack.messages(`D${u.id.slice(1)}`) }])),
   };
 }

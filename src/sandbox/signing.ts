@@ -100,3 +100,43 @@ export function blockActionsBody(ws: Workspace, click: ButtonClick, nowMs: numbe
   };
   return `payload=${encodeURIComponent(JSON.stringify(payload))}`;
 }
+
+export interface HomeButtonClick {
+  user: { id: string; name: string };
+  /** The Home view's id, as views.publish returned it. */
+  viewId: string;
+  /** The published view (Slack sends it back with the click). */
+  view: Record<string, unknown>;
+  actionId: string;
+  blockId: string;
+  value: string;
+  buttonText: string;
+}
+
+/** A button click on App Home: `container.type: view`, the view instead of a message, and no channel or response_url. */
+export function homeBlockActionsBody(ws: Workspace, click: HomeButtonClick, nowMs: number): string {
+  const payload = {
+    type: 'block_actions',
+    user: { id: click.user.id, username: click.user.name, name: click.user.name, team_id: ws.teamId },
+    api_app_id: ws.appId,
+    token: 'sandbox-verification-token',
+    container: { type: 'view', view_id: click.viewId },
+    trigger_id: triggerId(nowMs),
+    team: { id: ws.teamId, domain: ws.teamDomain },
+    enterprise: null,
+    is_enterprise_install: false,
+    view: { ...click.view, id: click.viewId, type: 'home', team_id: ws.teamId, app_id: ws.appId },
+    state: { values: {} },
+    actions: [
+      {
+        type: 'button',
+        action_id: click.actionId,
+        block_id: click.blockId,
+        value: click.value,
+        text: { type: 'plain_text', text: click.buttonText, emoji: true },
+        action_ts: (nowMs / 1000).toFixed(6),
+      },
+    ],
+  };
+  return `payload=${encodeURIComponent(JSON.stringify(payload))}`;
+}

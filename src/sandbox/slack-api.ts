@@ -12,6 +12,8 @@ export type {
   ResponseUrlContext,
   SimChannel,
   SimEphemeral,
+  SimEventTarget,
+  SimHomeView,
   SimFaults,
   SimMessage,
   SimMessageEvent,

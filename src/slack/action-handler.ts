@@ -1,5 +1,5 @@
 // The card's buttons (SPEC §7): ack first, then approve / reject / cancel; the clicker is answered privately.
-import type { App, BlockAction, ButtonAction } from '@slack/bolt';
+import type { App, BlockAction, ButtonAction, webApi } from '@slack/bolt';
 import type { Click } from '../app/approvals.js';
 import { describeFault } from '../app/context.js';
 import type { ActionOutcome } from '../app/ports.js';
@@ -7,6 +7,7 @@ import { OP_ID_PATTERN } from '../domain/model/intent-base.js';
 import { forOperation } from '../log.js';
 import { ACTION_IDS, digestPrefixFromBlockId, renderNotice } from './blocks/index.js';
 import type { HandlerDeps } from './command-handler.js';
+import { publishHome } from './home-handler.js';
 
 type Act = (deps: HandlerDeps, click: Click) => Promise<ActionOutcome>;
 
@@ -18,11 +19,12 @@ const ACTIONS: Record<keyof typeof ACTION_IDS, Act> = {
 
 export function registerActionHandlers(app: App, deps: HandlerDeps): void {
   for (const [name, actionId] of Object.entries(ACTION_IDS) as [keyof typeof ACTION_IDS, string][]) {
-    app.action<BlockAction<ButtonAction>>(actionId, async ({ ack, action, body }) => {
+    app.action<BlockAction<ButtonAction>>(actionId, async ({ ack, action, body, client }) => {
       // block_actions take nothing in the ack (reference §1.1); the answer goes through the response_url.
       await ack();
       const click: Click = { opId: action.value ?? '', user: body.user.id, digestPrefix: digestPrefixFromBlockId(action.block_id) };
       const message = await handleClick(deps, ACTIONS[name], click, name);
+      if (body.view?.type === 'home') return answerFromHome(deps, client, click, message);
       if (body.response_url === undefined) return;
       await deps.responder
         .respond(body.response_url, { ...renderNotice(message), response_type: 'ephemeral', replace_original: false })
@@ -43,4 +45,16 @@ async function handleClick(deps: HandlerDeps, act: Act, click: Click, name: stri
     log.error({ err: error, action: name, user: click.user }, 'button failed');
     return `${click.opId}: nothing was changed: ${describeFault(error)}`;
   }
+}
+
+/**
+ * A click on App Home has no response_url (SPEC §8): the answer goes to the clicker's DM with the app, and their
+ * Home is published again so it shows what the click changed.
+ */
+async function answerFromHome(deps: HandlerDeps, client: webApi.WebClient, click: Click, message: string): Promise<void> {
+  const notice = renderNotice(message);
+  await client.chat
+    .postMessage({ channel: click.user, text: notice.text, blocks: notice.blocks as unknown as webApi.KnownBlock[] })
+    .catch((error: unknown) => forOperation(deps.logger, click.opId).error({ err: error }, 'could not answer a Home click by DM'));
+  await publishHome(deps, client, click.user);
 }

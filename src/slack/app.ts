@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { registerActionHandlers } from './action-handler.js';
 import { registerCommandHandler, type HandlerDeps } from './command-handler.js';
+import { registerHomeHandlers } from './home-handler.js';
 import { boltLogger, clientOptions } from '../slack-client/client.js';
 import type { BotIdentity } from './slack-ports.js';
 
@@ -41,6 +42,7 @@ export function createBotApp(opts: BotAppOptions): App {
   }
   registerCommandHandler(app, opts.handlers);
   registerActionHandlers(app, opts.handlers);
+  registerHomeHandlers(app, opts.handlers);
   app.error(async (error) => {
     opts.logger.error({ err: error }, 'Bolt could not process a request');
   });

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { App, SlashCommand } from '@slack/bolt';
 import type { ApprovalService } from '../app/approvals.js';
 import type { FreezeCommands } from '../app/commands.js';
+import type { HomeService } from '../app/home.js';
 import { describeFault } from '../app/context.js';
 import type { OperationService } from '../app/operations.js';
 import type { PolicyProvider } from '../app/policy-source.js';
@@ -15,6 +16,7 @@ import type { OperationIntent } from '../domain/kinds/index.js';
 import { channelDefaultNamespace } from '../domain/policy/evaluate.js';
 import type { Logger } from '../log.js';
 import {
+  renderExceptions,
   renderExplain,
   renderHelp,
   renderList,
@@ -23,6 +25,7 @@ import {
   renderOp,
   renderOps,
   renderRefusal,
+  renderSavepoints,
   renderStatus,
   type RenderContext,
   type SlackMessage,
@@ -33,6 +36,8 @@ export interface HandlerDeps {
   approvals: ApprovalService;
   freezes: FreezeCommands;
   queries: QueryService;
+  /** App Home (SPEC §8). */
+  home: HomeService;
   policy: PolicyProvider;
   responder: Responder;
   /** The slash command, e.g. `/flink`. */
@@ -141,6 +146,10 @@ export function renderAnswer(answer: QueryAnswer, ctx: RenderContext): SlackMess
       return renderExplain(answer.view, ctx);
     case 'locks':
       return renderLocks(answer.view, ctx);
+    case 'savepoints':
+      return renderSavepoints(answer.view, ctx);
+    case 'exceptions':
+      return renderExceptions(answer.view, ctx);
     case 'refused':
       return renderRefusal(answer.message, ctx);
   }

@@ -46,6 +46,8 @@ export interface StoreKeys {
   readonly freezes: string;
   /** stream of freeze/unfreeze commands. */
   readonly audit: string;
+  /** Token of the process exporting the store-wide gauges (src/http/metric-sources.ts). */
+  readonly metricsExporter: string;
 }
 
 export function storeKeys(prefix: string): StoreKeys {
@@ -65,6 +67,7 @@ export function storeKeys(prefix: string): StoreKeys {
     leases: `${tag}:leases`,
     freezes: `${tag}:freezes`,
     audit: `${tag}:audit`,
+    metricsExporter: `${tag}:metrics:exporter`,
   };
 }
 

@@ -59,6 +59,8 @@ export interface OperationStoreOptions {
   now?: () => number;
   /** How long terminal records and index entries are kept; at least 30 days (default 35). */
   retentionMs?: number;
+  /** Called once per committed change with its new entries (metrics count terminal states through it). */
+  onCommitted?: (record: OperationRecord, entries: readonly HistoryEntry[]) => void;
 }
 
 type CommitReply = ['ok', number] | ['exists'] | ['missing'] | ['conflict'];
@@ -75,11 +77,13 @@ export class OperationStore {
   private readonly keys: StoreKeys;
   private readonly now: () => number;
   private readonly retentionMs: number;
+  private readonly onCommitted: OperationStoreOptions['onCommitted'];
 
   constructor(
     private readonly redis: Redis,
     opts: OperationStoreOptions,
   ) {
+    this.onCommitted = opts.onCommitted;
     this.keys = storeKeys(opts.prefix);
     this.now = opts.now ?? Date.now;
     this.retentionMs = checkedRetention(opts.retentionMs);
@@ -121,6 +125,7 @@ export class OperationStore {
       const reply = await this.commit(current, outcome.record, outcome.entries, outcome.order);
       if (reply[0] === 'ok') {
         const record = outcome.order === 'join' ? { ...outcome.record, firstQueuedSeq: reply[1] } : outcome.record;
+        this.observe(record, outcome.entries);
         return { ok: true, record, entries: outcome.entries };
       }
       if (reply[0] === 'missing') return { ok: false, reason: `${id} not found` };
@@ -128,6 +133,15 @@ export class OperationStore {
         return { ok: false, reason: `${id} kept changing while this change was decided (${attempt} attempts); try again`, record: current };
       }
       await backoff(attempt);
+    }
+  }
+
+  /** Observers (metrics) never fail a commit that already happened. */
+  private observe(record: OperationRecord, entries: readonly HistoryEntry[]): void {
+    try {
+      this.onCommitted?.(record, entries);
+    } catch {
+      // A broken observer loses a count, never an operation.
     }
   }
 

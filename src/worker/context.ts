@@ -4,6 +4,7 @@ import type { Criterion, EventBaseline, EvidenceVerdict } from '../domain/eviden
 import type { EntryInput, MutableFields, OperationRecord, OperationState } from '../domain/model/operation.js';
 import { isKubeError } from '../kube/errors.js';
 import type { CallOptions, FlinkClient } from '../kube/flink-client.js';
+import type { FlinkRest } from '../kube/flink-rest.js';
 import type { WatchHub } from '../kube/watch-hub.js';
 import type { Logger } from '../log.js';
 import type { OperationQueue } from '../queue/queue.js';
@@ -41,6 +42,8 @@ export interface RunnerDeps {
   leases: LockStore;
   freezes: Pick<FreezeStore, 'get'>;
   kube: FlinkClient;
+  /** Flink REST through the service proxy; absent: evidence stops at operator status and says so. */
+  rest?: FlinkRest;
   watches: Pick<WatchHub, 'subscribe'>;
   queue: Pick<OperationQueue, 'promote'>;
   policy: PolicyProvider;

@@ -1,5 +1,5 @@
 // One operation's view of its target through the process's shared watches: the object, its events, its snapshot.
-import type { Observation } from '../domain/evidence/types.js';
+import type { Observation, RestReading } from '../domain/evidence/types.js';
 import type { Target } from '../domain/model/target.js';
 import type { KubeObject } from '../kube/flink-client.js';
 import type { WatchEventType, WatchHub, WatchedKind } from '../kube/watch-hub.js';
@@ -48,6 +48,7 @@ export class TargetView {
   private resource: KubeObject | undefined;
   private snapshot: KubeObject | undefined;
   private sessionCluster: KubeObject | undefined;
+  private rest: RestReading | undefined;
   private readonly events = new Map<string, KubeObject>();
   private version = 0;
   private readonly waiters = new Set<() => void>();
@@ -97,6 +98,15 @@ export class TargetView {
     if (object && isNewer(object, this.sessionCluster)) this.set(() => (this.sessionCluster = object));
   }
 
+  /** What Flink REST said last (read by the worker when the judge asks for it). */
+  setRest(reading: RestReading): void {
+    this.set(() => (this.rest = reading));
+  }
+
+  get restReading(): RestReading | undefined {
+    return this.rest;
+  }
+
   seedEvents(events: readonly KubeObject[]): void {
     for (const event of events) this.onEvent('RELISTED', event);
   }
@@ -111,6 +121,7 @@ export class TargetView {
       events: [...this.events.values()],
       ...(this.snapshot ? { snapshot: this.snapshot } : {}),
       ...(this.sessionCluster ? { sessionCluster: this.sessionCluster } : {}),
+      ...(this.rest ? { rest: this.rest } : {}),
       now,
     };
   }

@@ -8,6 +8,9 @@ import type { Plan } from '../domain/model/plan.js';
 import { commit, entry, interrupted, readWithRetry, type Handback, type Run, type WorkerEvidence } from './context.js';
 import { openView } from './submit.js';
 import { nextGraceEnd, waitingNotes, waitingStateOf } from './waiting.js';
+import { readRest, restDueAt } from './rest-read.js';
+import { findNamespace } from '../domain/policy/evaluate.js';
+import { verifyFor } from '../domain/policy/verify.js';
 import type { TargetView } from './target-view.js';
 
 export type Verification = { type: 'ended' } | Handback;
@@ -63,6 +66,7 @@ export async function verify(run: Run, record: OperationRecord, plan: Plan): Pro
   if (seeded) return seeded;
   const met = metCriteria(record.history);
   const waiting = waitingStateOf(record.history);
+  const deep = await deepSettings(run, plan);
   for (;;) {
     const seen = view.changes;
     const now = deps.now();
@@ -76,6 +80,7 @@ export async function verify(run: Run, record: OperationRecord, plan: Plan): Pro
       observation: view.observation(now),
       transientSince: { ...waiting.since },
       failureGraceMs: deps.settings.failureGraceMs,
+      ...deep,
     });
     const fresh = progressOf(verdict, met);
     const progress = fresh.length > 0 ? [entry(run, 'evidence', fresh.map((c) => c.name).join(', '), { criteria: fresh })] : [];
@@ -88,9 +93,24 @@ export async function verify(run: Run, record: OperationRecord, plan: Plan): Pro
       if (!(await commit(run, { from: ['SUBMITTED'], before: progress }))) return { type: 'ended' };
       for (const c of fresh) met.add(c.name);
     }
-    const wakeAt = Math.min(deadline, nextGraceEnd(verdict) ?? deadline);
+    if (verdict.outcome === 'pending' && verdict.rest !== undefined) {
+      const due = restDueAt(verdict.rest, view.restReading);
+      if (due <= now) {
+        await readRest(run, view, verdict.rest);
+        continue;
+      }
+    }
+    const restWake = verdict.outcome === 'pending' && verdict.rest ? restDueAt(verdict.rest, view.restReading) : deadline;
+    const wakeAt = Math.min(deadline, nextGraceEnd(verdict) ?? deadline, restWake);
     if ((await view.waitForChange(seen, wakeAt, run.signal, deps.now)) === 'aborted') return interrupted(run);
   }
+}
+
+/** Policy `verify` for the target's environment: whether REST is read, and whether a checkpoint after the change is required. */
+async function deepSettings(run: Run, plan: Plan): Promise<{ deep: boolean; checkpointAfterChange: boolean }> {
+  const state = await run.deps.policy.current();
+  const settings = state.ok ? verifyFor(state.policy, findNamespace(state.policy, plan.target.namespace)?.environment) : verifyFor({}, undefined);
+  return { deep: run.deps.rest !== undefined && settings.rest, checkpointAfterChange: settings.checkpointAfterChange };
 }
 
 async function finish(run: Run, stored: WorkerEvidence, verdict: EvidenceVerdict, progress: ReturnType<typeof entry>[]): Promise<void> {

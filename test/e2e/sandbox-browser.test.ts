@@ -113,6 +113,8 @@ describe('sandbox page in Chromium', () => {
     expect(threadText).toContain('Approved by @lena');
     expect(threadText).toContain('SUBMITTED');
     expect(threadText).toMatch(/Evidence observed/);
+    // Deep verification (SPEC §5a): the job's own REST API proved every vertex RUNNING at the new parallelism.
+    expect(threadText).toMatch(/6 on every vertex \(Flink REST/);
     const orders = page.locator('.resource[data-target="streaming-prod/orders"][data-kind="FlinkDeployment"]');
     await expect.poll(() => orders.innerText()).toMatch(/parallelism\s+6/);
     await orders.scrollIntoViewIfNeeded();
@@ -123,6 +125,27 @@ describe('sandbox page in Chromium', () => {
     await expect.poll(() => page.locator('#messages').innerText()).toContain(`Flink operation started: ${opId}`);
     await expect.poll(() => page.locator('#messages').innerText(), { timeout: OUTCOME_MS }).toContain(opId);
     await page.locator('[data-channel="C0DATAPLATFORM"]').click();
+  });
+
+  it('App Home: a lead opens the Home tab, sees the pending approval, approves there; the card updates', async () => {
+    await ready();
+    await switchUser('U0ALICE');
+    await page.locator('[data-channel="C0DATAPLATFORM"]').click();
+    await type('/flink restart streaming-prod/payments --reason "home tab"');
+    const opId = await newestCard('restart streaming-prod/payments');
+    await expect.poll(() => card(opId).innerText()).toContain('State: AWAITING_APPROVAL');
+
+    await switchUser('U0LEAD1');
+    await page.locator('[data-channel="HOME"]').click();
+    await expect.poll(() => page.locator('#messages').innerText()).toContain(opId);
+    await expect.poll(() => page.locator('#messages').innerText()).toContain('Waiting for your approval');
+    await page.screenshot({ path: join(RESULTS, 'sandbox-home.png') });
+    await page.locator('#messages').getByRole('button', { name: 'Approve' }).first().click();
+    await expect.poll(() => page.locator('#messages').innerText()).toContain(`You approved ${opId}`);
+    await expect.poll(() => page.locator('#messages').innerText()).toContain('nothing waits for you');
+
+    await page.locator('[data-channel="C0DATAPLATFORM"]').click();
+    await expect.poll(() => card(opId).innerText(), { timeout: OUTCOME_MS }).toContain('State: COMPLETED');
   });
 
   it('an upgrade to an image that cannot be pulled ends FAILED, and the cluster panel shows why', async () => {

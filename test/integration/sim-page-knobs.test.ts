@@ -27,6 +27,8 @@ function reasonCount(c: SimCluster, reason: string): number {
 describe('cluster panel knobs', () => {
   it('offers the new failure modes', () => {
     expect(Object.keys(KNOBS)).toEqual(expect.arrayContaining(['task-failovers', 'stop-fails-once', 'upgrade-failed', 'image-pull-recovers']));
+    // Knobs only Flink REST reveals (deep verification, SPEC §5a).
+    expect(Object.keys(KNOBS)).toEqual(expect.arrayContaining(['tasks-waiting', 'checkpoints-failing', 'restored-elsewhere', 'rest-unreachable']));
   });
 
   it('task failovers: JobException warnings on the running job', async () => {

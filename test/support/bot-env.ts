@@ -60,6 +60,8 @@ export function testPolicy(channel: string): Record<string, unknown> {
       },
     ],
     approval: { ttl: '30m', allowSelfApproval: false, requireReason: ['production'] },
+    config: { allow: ['execution.checkpointing.*', 'restart-strategy.*', 'taskmanager.memory.*', 'job.autoscaler.enabled'], deny: ['high-availability*', 'kubernetes.operator.*'] },
+    limits: { taskManagerMemory: '16g', taskManagerCpu: 8, parallelism: 512 },
   };
 }
 

@@ -1,5 +1,6 @@
 // Builders for evidence tests: events as the operator records them, targets mid-change and settled, one judge call.
 import { createHash } from 'node:crypto';
+import type { RestReading } from '../../src/domain/evidence/types.js';
 import { evaluateEvidence, takeEventBaseline, type EvidenceKind, type EvidenceVerdict } from '../../src/domain/evidence/judge.js';
 import type { UpgradeMode } from '../../src/domain/model/upgrade-mode.js';
 import { applyMergePatch, isRecord, type JsonRecord } from '../../src/domain/model/merge-patch.js';
@@ -114,6 +115,10 @@ export interface Scenario {
   /** Transient failure key → when the worker first saw it (default: now). */
   transientSince?: Record<string, number>;
   failureGraceMs?: number;
+  /** Flink REST can be read (deep verification), and what it said. */
+  deep?: boolean;
+  rest?: RestReading;
+  checkpointAfterChange?: boolean;
 }
 
 /** One evaluation with the baseline taken at SUBMITTED_AT and the observation made at NOW. */
@@ -132,6 +137,7 @@ export function judge(s: Scenario): EvidenceVerdict {
       now: NOW,
       ...(s.snapshot === undefined ? {} : { snapshot: s.snapshot }),
       ...(s.sessionCluster === undefined ? {} : { sessionCluster: s.sessionCluster }),
+      ...(s.rest === undefined ? {} : { rest: s.rest }),
     },
     ...(s.before === undefined ? {} : { before: s.before }),
     ...(s.previousJobId === undefined ? {} : { previousJobId: s.previousJobId }),
@@ -139,6 +145,8 @@ export function judge(s: Scenario): EvidenceVerdict {
     ...(s.submittedGeneration === undefined ? {} : { submittedGeneration: s.submittedGeneration }),
     ...(s.transientSince === undefined ? {} : { transientSince: s.transientSince }),
     ...(s.failureGraceMs === undefined ? {} : { failureGraceMs: s.failureGraceMs }),
+    ...(s.deep === undefined ? {} : { deep: s.deep }),
+    ...(s.checkpointAfterChange === undefined ? {} : { checkpointAfterChange: s.checkpointAfterChange }),
   });
 }
 

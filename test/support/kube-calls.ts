@@ -16,6 +16,9 @@ export interface KubeCall {
 }
 
 const VERB_PREFIX = /^(get|read|list|watch|create|patch|replace|delete|deleteCollection)(Namespaced)?([A-Z]\w*)$/;
+/** `connectGetNamespacedServiceProxyWithPath` → `get` on `services/proxy` (the API server's proxy subresource). */
+const CONNECT = /^connect(Get|Post|Put|Patch|Delete|Head|Options)(Namespaced)?([A-Z][a-z]+)Proxy(WithPath)?$/;
+const CONNECT_VERB: Record<string, string> = { Get: 'get', Head: 'get', Options: 'get', Post: 'create', Put: 'update', Patch: 'patch', Delete: 'delete' };
 /** client-node's method verbs → RBAC verbs. */
 const RBAC_VERB: Record<string, string> = { read: 'get', replace: 'update' };
 /** API clients whose calls read no resource (GET /version): authorised for every authenticated identity. */
@@ -78,7 +81,11 @@ export function kubeApiCalls(root: string, files: readonly string[]): { calls: K
         const receiverType = checker.typeToString(checker.getTypeAtLocation(node.expression.expression)).replace(/^Object/, '');
         if (receiverType === 'CustomObjectsApi' || receiverType === 'CoreV1Api') {
           const parsed = VERB_PREFIX.exec(method);
-          if (!parsed) unexplained.push(`${at}: ${receiverType}.${method}`);
+          const connect = receiverType === 'CoreV1Api' ? CONNECT.exec(method) : null;
+          if (connect) {
+            const [, httpVerb = '', namespaced, noun = ''] = connect;
+            calls.push({ group: '', resource: `${noun.toLowerCase()}s/proxy`, verb: CONNECT_VERB[httpVerb] ?? httpVerb, scope: namespaced ? 'namespaced' : 'cluster', at });
+          } else if (!parsed) unexplained.push(`${at}: ${receiverType}.${method}`);
           else {
             const [, apiVerb = '', namespaced, noun = ''] = parsed;
             const verb = RBAC_VERB[apiVerb] ?? apiVerb;

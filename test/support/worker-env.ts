@@ -44,6 +44,12 @@ rules:
     require: { approvals: 1, from: [leads] }
 approval:
   ttl: 30m
+config:
+  allow: ["execution.checkpointing.*", "restart-strategy.*", "taskmanager.memory.*", "job.autoscaler.*"]
+  deny: ["high-availability*", "kubernetes.operator.*"]
+limits:
+  taskManagerMemory: 16g
+  taskManagerCpu: 8
 `;
 
 export interface WorkerEnvOptions {
@@ -51,6 +57,8 @@ export interface WorkerEnvOptions {
   env?: Record<string, string>;
   /** How far the simulated cluster's clock is from the worker's (its events, status times and `Date` header). */
   clockOffsetMs?: number;
+  /** Text appended to the test policy (e.g. a `verify:` block). */
+  policyExtra?: string;
 }
 
 export class WorkerEnv {
@@ -76,7 +84,7 @@ export class WorkerEnv {
     this.freezes = new FreezeStore(redis.redis, { prefix });
     this.queue = new OperationQueue({ connection: redis.redis, prefix });
     this.kube = new ClientNodeFlinkClient(loadKubeConfig(cluster.kubeconfigPath), { timeoutMs: 5000 });
-    const parsed = parsePolicyText(POLICY_YAML);
+    const parsed = parsePolicyText(POLICY_YAML + (options.policyExtra ?? ''));
     if (!parsed.ok) throw new Error(`test policy: ${parsed.errors.join('; ')}`);
     this.policy = parsed.policy;
     this.pump = new EventPump(new Redis(redis.url, { maxRetriesPerRequest: null }), prefix, this.store);
@@ -86,7 +94,7 @@ export class WorkerEnv {
     const redis = await redisForTest('wk');
     const dir = await mkdtemp(join(tmpdir(), 'worker-env-'));
     const policyPath = join(dir, 'policy.yaml');
-    await writeFile(policyPath, POLICY_YAML);
+    await writeFile(policyPath, POLICY_YAML + (options.policyExtra ?? ''));
     const clock = options.clockOffsetMs === undefined ? {} : { clockOffsetMs: options.clockOffsetMs };
     const cluster = await startSimCluster({ port: 0, seed: 'none', speed: 'fast', kubeconfigPath: join(dir, 'kubeconfig'), ...clock });
     const env = new WorkerEnv(redis, cluster, policyPath, dir, options);

@@ -61,7 +61,32 @@ const PIECES = [
   '"', "'", '“', '”', '‘', '’', '„', '"quoted words"', '“curly words”', "'it's'", '=', '==',
   '<#C0123ABCD|inc>', '<#C1>', '<@U123>', '<@U1|bob>', '<!subteam^S1|@leads>', '<!here>', '<http://a.io/b|a.io/b>', '<', '>', '<#', '<@U1',
   '&lt;', '&gt;', '&amp;', '&amp', '—', '–', '-', '--',
+  // resources and config
+  'set', 'unset', 'SET', 'a.b=1', 'execution.checkpointing.interval=30s', 'kubernetes.operator.x=1', '=30s', 'k=', 'a=b=c', '"my key=1"',
+  '4g', '2048m', '1.5gb', '"1.5 GB"', '4Gi', '500m', '0.5', '1.3b', '1e9', '99999999999999999t',
 ];
+const SIZES = ['4g', '2048m', '1.5gb', '1 g', '4Gi', '0m', '-1g', '1.3b', '512', '9t', '1025t', 'lots', '0.5', '2', '500m', '1e3', ''];
+const ENTRIES = ['a.b=1', 'a.b', 'execution.checkpointing.interval=30s', '=x', 'k=', 'a=b=c', '"sp ace=1"', 'a..b=1', 'x=“q”', 'K.V=v', 'ü=1'];
+
+/** Commands in the resources / config grammar: the parser must get past the verb to reach their checks. */
+function structured(r: Rand): string {
+  if (r() < 0.5) {
+    const flags = Array.from({ length: int(r, 5) }, () => `--${pick(r, ['tm-memory', 'tm-cpu', 'jm-memory', 'jm-cpu'])} ${pick(r, SIZES)}`);
+    return `resources prod/x ${flags.join(' ')}`;
+  }
+  const n = r() < 0.02 ? 40 + int(r, 500) : int(r, 6);
+  const entries = Array.from({ length: n }, () => (r() < 0.7 ? `k${int(r, 8)}.v=${int(r, 9)}` : pick(r, ENTRIES)));
+  return `config prod/x ${pick(r, ['set', 'unset', 'SET', 'put', ''])} ${entries.join(' ')}`;
+}
+const LIMITS = ['1', '10', '100', '0', '101', '-1', '5.5', 'ten', '', '1e2', '"3"'];
+const TARGETS = ['prod/x', 'x', 'sessionjob:ns/job', 'a/b/c', 'Prod/X', '<#C0123ABCD|inc>', '"quoted words"', '../etc', 'x'.repeat(300)];
+
+/** savepoints / exceptions with hostile targets and limits: the query grammar of the history verbs. */
+function historyQuery(r: Rand): string {
+  const flags = Array.from({ length: int(r, 4) }, () => pick(r, ['--limit', '--public', '--limit=', '--from', '--lmit']));
+  const parts = [pick(r, ['savepoints', 'exceptions', 'SAVEPOINTS', 'snapshots', 'errors']), pick(r, TARGETS), ...flags.map((f) => (f.startsWith('--limit') ? `${f} ${pick(r, LIMITS)}` : f))];
+  return parts.join(' ');
+}
 const SEPARATORS = [' ', ' ', ' ', '  ', '\t', '\n', '\u00a0', '\u200b', '\u3000', '', '='];
 
 function mix(r: Rand): string {
@@ -82,6 +107,7 @@ function input(r: Rand, i: number): string {
   if (i % 2000 === 1) return Array.from({ length: 1200 }, () => mix(r)).join(' ').slice(0, 10_240);
   if (i % 2000 === 2) return pick(r, ['<', '"', '<@', '&', '--', '“', 'a']).repeat(10_000);
   const roll = r();
+  if (roll < 0.1) return structured(r);
   if (roll < 0.25) return randomChars(r, int(r, 60), [[0x00, 0x7f]]);
   if (roll < 0.45) return randomChars(r, int(r, 60));
   return mix(r);
@@ -108,6 +134,7 @@ describe('parseCommand fuzz', () => {
     const r = prng(SEED);
     const contexts: ParseContext[] = [{}, { defaultNamespace: 'analytics' }, { defaultNamespace: 'Bad_NS' }, { command: '/ops' }];
     const counts: Record<ParseResult['type'], number> = { intent: 0, query: 0, command: 0, reply: 0 };
+    const kinds = new Set<string>();
     for (let i = 0; i < COUNT; i++) {
       const text = input(r, i);
       const ctx = pick(r, contexts);
@@ -122,8 +149,25 @@ describe('parseCommand fuzz', () => {
         expect.fail(`input #${i} (seed ${SEED}) ${JSON.stringify(text.slice(0, 300))} → ${JSON.stringify(result)}: ${wrong}`);
       }
       counts[result.type]++;
+      if (result.type === 'intent') kinds.add(result.intent.kind);
     }
+    expect([...kinds]).toEqual(expect.arrayContaining(['resources', 'config']));
     // The generator must reach past the tokenizer: every kind of result shows up.
     for (const type of Object.keys(counts) as ParseResult['type'][]) expect(counts[type], type).toBeGreaterThan(0);
   }, 60_000);
+});
+
+describe('parseCommand fuzz: savepoints and exceptions', () => {
+  it('hostile targets, limits and flags never throw and yield valid queries or replies with usage', () => {
+    const r = prng(SEED + 1);
+    const kinds = new Set<string>();
+    for (let i = 0; i < 20_000; i++) {
+      const text = historyQuery(r);
+      const result = parseCommand(text, pick(r, [{}, { defaultNamespace: 'analytics' }]));
+      const wrong = problem(result);
+      if (wrong !== undefined) expect.fail(`${JSON.stringify(text.slice(0, 300))} → ${JSON.stringify(result)}: ${wrong}`);
+      if (result.type === 'query') kinds.add(result.query.kind);
+    }
+    expect([...kinds].sort()).toEqual(['exceptions', 'savepoints']);
+  });
 });

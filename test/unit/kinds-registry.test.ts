@@ -44,17 +44,18 @@ describe('the kind registry', () => {
 
   it('derives every "kinds that …" list from traits', () => {
     expect(kindsWhere('onSessionCluster')).toEqual(['restart', 'upgrade']);
-    expect(KIND_NAMES.filter((k) => !KINDS[k].traits.onSessionJob)).toEqual(['upgrade']);
-    expect(kindsWhere('stopsJob')).toEqual(['suspend', 'restart', 'scale', 'upgrade']);
-    expect(kindsWhere('redeploys')).toEqual(['suspend', 'resume', 'restart', 'scale', 'upgrade']);
+    expect(KIND_NAMES.filter((k) => !KINDS[k].traits.onSessionJob)).toEqual(['upgrade', 'resources']);
+    expect(kindsWhere('stopsJob')).toEqual(['suspend', 'restart', 'scale', 'upgrade', 'resources', 'config']);
+    expect(kindsWhere('redeploys')).toEqual(['suspend', 'resume', 'restart', 'scale', 'upgrade', 'resources', 'config']);
     expect(kindsWhere('hasMode')).toEqual(['suspend', 'upgrade']);
-    expect(KINDS_WITH_UPGRADE_MODE).toEqual(['suspend', 'resume', 'restart', 'scale', 'upgrade', 'restore', 'undo']);
+    expect(kindsWhere('refusedWhileSuspended')).toEqual(['restart', 'scale', 'upgrade', 'resources', 'config']);
+    expect(KINDS_WITH_UPGRADE_MODE).toEqual(['suspend', 'resume', 'restart', 'scale', 'upgrade', 'restore', 'resources', 'config', 'undo']);
     expect(INTENT_KINDS.filter((k) => !usesUpgradeMode(k))).toEqual(['savepoint']);
   });
 
   it('knows which kinds can be undone and what each undo is judged as', () => {
-    expect(UNDOABLE_KINDS).toEqual(['suspend', 'resume', 'scale', 'upgrade']);
-    expect(UNDOABLE_KINDS.map(inverseOf)).toEqual(['resume', 'suspend', 'scale', 'upgrade']);
+    expect(UNDOABLE_KINDS).toEqual(['suspend', 'resume', 'scale', 'upgrade', 'resources', 'config']);
+    expect(UNDOABLE_KINDS.map(inverseOf)).toEqual(['resume', 'suspend', 'scale', 'upgrade', 'resources', 'config']);
     expect(inverseOf('restart')).toBeUndefined();
     expect(judgedKind('undo', { judgedAs: 'resume' })).toBe('resume');
     expect(judgedKind('scale', {})).toBe('scale');

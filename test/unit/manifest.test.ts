@@ -25,6 +25,13 @@ const ManifestSchema = z.strictObject({
     long_description: text(175, 4000).optional(),
   }),
   features: z.strictObject({
+    app_home: z
+      .strictObject({
+        home_tab_enabled: z.boolean().optional(),
+        messages_tab_enabled: z.boolean().optional(),
+        messages_tab_read_only_enabled: z.boolean().optional(),
+      })
+      .optional(),
     bot_user: z.strictObject({ display_name: text(1, 80), always_online: z.boolean().optional() }),
     slash_commands: z
       .array(
@@ -41,6 +48,7 @@ const ManifestSchema = z.strictObject({
   }),
   oauth_config: z.strictObject({ scopes: z.strictObject({ bot: z.array(text(1, 50)).min(1) }) }),
   settings: z.strictObject({
+    event_subscriptions: z.strictObject({ request_url: httpsUrl.optional(), bot_events: z.array(text(1, 80)).max(100).optional() }).optional(),
     interactivity: z.strictObject({ is_enabled: z.boolean(), request_url: httpsUrl.optional() }),
     org_deploy_enabled: z.boolean().optional(),
     socket_mode_enabled: z.boolean().optional(),
@@ -68,6 +76,7 @@ const METHOD_SCOPES: Record<string, readonly string[]> = {
   'users.info': ['users:read'],
   'reactions.add': ['reactions:write'],
   'views.open': [],
+  'views.publish': [],
 };
 
 const FAMILIES = 'admin|apps|auth|bookmarks|bots|calls|chat|conversations|dnd|emoji|files|pins|reactions|reminders|search|team|usergroups|users|views';
@@ -122,10 +131,18 @@ describe('manifest.yml', () => {
   it('enables interactivity (the approval buttons) and says which transport it uses', () => {
     const { settings, features } = ManifestSchema.parse(manifest);
     expect(settings.interactivity.is_enabled).toBe(true);
-    const httpUrls = [settings.interactivity.request_url, ...features.slash_commands.map((c) => c.url)].filter(Boolean);
-    // Socket Mode needs no URL (a stray one would confuse whoever switches); HTTP mode needs both.
-    const expected = settings.socket_mode_enabled ? 0 : 2;
+    const httpUrls = [settings.interactivity.request_url, settings.event_subscriptions?.request_url, ...features.slash_commands.map((c) => c.url)].filter(Boolean);
+    // Socket Mode needs no URL (a stray one would confuse whoever switches); HTTP mode needs all three.
+    const expected = settings.socket_mode_enabled ? 0 : 3;
     expect(httpUrls, `socket_mode_enabled: ${String(settings.socket_mode_enabled)}`).toHaveLength(expected);
+  });
+
+  it('enables the Home tab and subscribes app_home_opened, which the bot handles (SPEC §8)', () => {
+    const { features, settings } = ManifestSchema.parse(manifest);
+    expect(features.app_home?.home_tab_enabled).toBe(true);
+    expect(settings.event_subscriptions?.bot_events).toContain('app_home_opened');
+    const handled = readFileSync(join(ROOT, 'src', 'slack', 'home-handler.ts'), 'utf8');
+    for (const event of settings.event_subscriptions?.bot_events ?? []) expect(handled).toContain(`app.event('${event}'`);
   });
 
   it('asks for exactly the bot scopes of the Web API methods the code calls', () => {

@@ -29,6 +29,9 @@ function base(): RawPolicy {
       { name: 'friday-freeze', when: { namespaces: ['streaming-prod'], schedule: { days: ['fri'], from: '15:00', to: '23:59', timezone: 'Europe/Berlin' } }, deny: 'No production changes on Friday afternoons' },
     ],
     approval: { ttl: '30m', allowSelfApproval: false, requireReason: ['production'] },
+    config: { allow: ['execution.checkpointing.*', 'restart-strategy.*', 'taskmanager.memory.*', 'job.autoscaler.enabled'], deny: ['high-availability*', 'kubernetes.operator.*'] },
+    limits: { taskManagerMemory: '16g', taskManagerCpu: 8, parallelism: 512 },
+    verify: { production: { rest: true, checkpointAfterChange: true, healthGate: 'fail' }, default: { rest: true, checkpointAfterChange: false, healthGate: 'warn' } },
   };
 }
 
@@ -75,7 +78,7 @@ describe('policy schema: every problem is one line naming its path', () => {
     ['unknown key in require', (p) => (p.rules[0].require.count = 2), ['rules[0].require.count: unknown key (allowed: approvals, from)']],
     ['unknown key in a channel', (p) => (p.channels.C0DATAPLATFORM.namespace = 'x'), ['channels.C0DATAPLATFORM.namespace: unknown key (did you mean "defaultNamespace"?)']],
     ['unknown key in approval', (p) => (p.approval.selfApproval = true), ['approval.selfApproval: unknown key (did you mean "allowSelfApproval"?)']],
-    ['unknown operation with suggestion', (p) => (p.rules[0].when.operations[2] = 'scael'), ['rules[0].when.operations[2]: unknown operation "scael" (did you mean "scale"?); use one of suspend, resume, restart, scale, upgrade, savepoint, restore, undo']],
+    ['unknown operation with suggestion', (p) => (p.rules[0].when.operations[2] = 'scael'), ['rules[0].when.operations[2]: unknown operation "scael" (did you mean "scale"?); use one of suspend, resume, restart, scale, upgrade, savepoint, restore, resources, config, undo']],
     ['unknown upgrade mode', (p) => (p.rules[1].when.upgradeModes = ['laststate']), ['rules[1].when.upgradeModes[0]: unknown upgrade mode "laststate" (did you mean "last-state"?); use one of savepoint, last-state, stateless']],
     ['unknown day', (p) => (p.rules[2].when.schedule.days = ['friday']), ['rules[2].when.schedule.days[0]: unknown day "friday" (did you mean "fri"?); use one of mon, tue, wed, thu, fri, sat, sun']],
     ['invalid time zone', (p) => (p.rules[2].when.schedule.timezone = 'Europe/Berln'), ['rules[2].when.schedule.timezone: unknown time zone "Europe/Berln"; use an IANA name such as Europe/Berlin']],
@@ -113,7 +116,7 @@ describe('policy schema: every problem is one line naming its path', () => {
     });
     expect(errors).toEqual([
       'rules[1].when.schedule.from: must be HH:MM between 00:00 and 23:59, not "9:00"',
-      'extra: unknown key (allowed: version, groups, namespaces, channels, rules, approval)',
+      'extra: unknown key (allowed: version, groups, namespaces, channels, rules, approval, config, limits, verify)',
       'rules[0].require.from[0]: unknown group "lead"',
     ]);
   });

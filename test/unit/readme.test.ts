@@ -1,23 +1,29 @@
-// README.md stays true: its generated blocks match the parser's schema and the example policy, its configuration
-// table matches src/config.ts, its metrics table matches the registry, and every link, script and verb exists.
-import { existsSync, readFileSync } from 'node:fs';
+// README.md and docs/ stay true: the generated blocks match the parser's schema and the example policy, the
+// configuration table matches src/config.ts, the metrics table the registry, every config variable and policy key
+// (read from both schemas) is documented, every page is linked from the README, and every link, script and verb exists.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import { EnvSchema } from '../../src/config.js';
 import { isVerb } from '../../src/domain/language/verbs.js';
+import { PolicySchema } from '../../src/domain/policy/schema.js';
 import { createMetrics, METRIC_PREFIX } from '../../src/http/metrics.js';
 import { BLOCKS, currentBlock } from '../../scripts/gen-command-reference.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 const readme = read('README.md');
+const DOCS = readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
+const docsText = DOCS.map(read).join('\n');
 const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
 
 /** The text of one `## ` section, without its heading. */
 function section(markdown: string, heading: string): string {
   const start = markdown.indexOf(`\n## ${heading}\n`);
-  if (start < 0) throw new Error(`README.md has no "## ${heading}" section`);
+  if (start < 0) throw new Error(`no "## ${heading}" section`);
   const rest = markdown.slice(start + heading.length + 5);
   const end = rest.search(/^## /m);
   return end < 0 ? rest : rest.slice(0, end);
@@ -47,9 +53,47 @@ function configVariables(): Map<string, string | undefined> {
   );
 }
 
+/** Every object key a zod schema accepts, as dotted paths (arrays and records add no segment). */
+function schemaKeys(schema: z.ZodType, path = ''): string[] {
+  const def = (schema as unknown as { _zod: { def: Record<string, unknown> & { type: string } } })._zod.def;
+  const inner = (key: string) => schemaKeys(def[key] as z.ZodType, path);
+  switch (def.type) {
+    case 'object':
+      return Object.entries(def.shape as Record<string, z.ZodType>).flatMap(([key, value]) => {
+        const here = path ? `${path}.${key}` : key;
+        return [here, ...schemaKeys(value, here)];
+      });
+    case 'optional':
+    case 'nullable':
+    case 'default':
+    case 'prefault':
+    case 'readonly':
+    case 'catch':
+      return inner('innerType');
+    case 'array':
+      return inner('element');
+    case 'record':
+      return inner('valueType');
+    case 'pipe':
+      return inner('in');
+    case 'union':
+      return (def.options as z.ZodType[]).flatMap((o) => schemaKeys(o, path));
+    case 'intersection':
+      return [...inner('left'), ...inner('right')];
+    case 'lazy':
+      return schemaKeys((def.getter as () => z.ZodType)(), path);
+    default:
+      return [];
+  }
+}
+
 describe('generated blocks', () => {
   it.each(BLOCKS.map((b) => [b.name, b] as const))('%s is what `npm run docs:commands` renders', (_name, block) => {
-    expect(currentBlock(readme, block.name), 'run `npm run docs:commands`').toBe(block.render());
+    expect(currentBlock(read(block.file), block.name), 'run `npm run docs:commands`').toBe(block.render());
+  });
+
+  it('live in docs/', () => {
+    expect(BLOCKS.map((b) => b.file)).toEqual(['docs/commands.md', 'docs/policy.md']);
   });
 
   it('the script that renders them is an npm script', () => {
@@ -58,12 +102,18 @@ describe('generated blocks', () => {
 });
 
 describe('configuration table', () => {
-  const rows = tableRows(section(readme, 'Configuration'));
+  const rows = tableRows(`\n${read('docs/configuration.md')}`);
   const documented = new Map(rows.flatMap(([name = '', , fallback = '']) => [...name.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => [m[1] ?? '', fallback] as const)));
   const variables = configVariables();
 
   it('names every variable src/config.ts reads, and no other', () => {
     expect([...documented.keys()].sort()).toEqual([...variables.keys()].sort());
+  });
+
+  it('documents every variable the config schema reads (EnvSchema.shape)', () => {
+    const keys = Object.keys(EnvSchema.shape);
+    expect(keys.length).toBeGreaterThan(10);
+    expect(keys.filter((k) => !documented.has(k))).toEqual([]);
   });
 
   it.each([...variables].filter(([, fallback]) => fallback !== undefined))('%s shows its default %s', (name, fallback) => {
@@ -81,12 +131,37 @@ describe('the two commands', () => {
   });
 });
 
+describe('policy keys', () => {
+  const keys = schemaKeys(PolicySchema as unknown as z.ZodType);
+
+  it('are read from the policy schema (nested ones included)', () => {
+    for (const key of ['groups', 'rules.when.schedule.timezone', 'approval.ttl', 'namespaces.requesters']) expect(keys).toContain(key);
+  });
+
+  it('every key the policy schema accepts appears in docs/', () => {
+    const leaf = (path: string) => path.split('.').at(-1) ?? path;
+    expect(keys.filter((path) => !new RegExp(`\\b${leaf(path)}\\b`).test(docsText))).toEqual([]);
+  });
+});
+
+describe('the landing page', () => {
+  it.each(DOCS)('links %s', (doc) => {
+    expect(readme).toContain(`](${doc})`);
+  });
+
+  it('stays a landing page: what it is, try it, the two commands, how it works, where to read on', () => {
+    const headings = [...readme.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
+    for (const h of ['Try it', 'How it works', 'The two commands', 'Where to read on']) expect(headings).toContain(h);
+    expect(readme.split('\n').length).toBeLessThan(250);
+  });
+});
+
 describe('references', () => {
-  const documents = ['README.md', 'deploy/README.md'];
+  const documents = ['README.md', 'deploy/README.md', ...DOCS];
 
   it.each(documents)('%s links only to files that exist', (doc) => {
     const links = [...read(doc).matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((m) => m[1] ?? '').filter((l) => !/^[a-z]+:/.test(l));
-    expect(links.length).toBeGreaterThan(0);
+    if (!doc.startsWith('docs/')) expect(links.length).toBeGreaterThan(0);
     expect(links.filter((link) => !existsSync(join(ROOT, dirname(doc), link)))).toEqual([]);
   });
 
@@ -96,7 +171,8 @@ describe('references', () => {
   });
 
   it('names only /flink verbs the parser knows', () => {
-    const prose = readme.replace(currentBlock(readme, 'commands'), '');
+    const commands = read('docs/commands.md');
+    const prose = [readme, ...DOCS.map(read)].join('\n').replace(currentBlock(commands, 'commands'), '');
     const verbs = [...prose.matchAll(/`\/flink ([a-z][a-z-]*)/g)].map((m) => m[1] ?? '');
     expect(verbs.length).toBeGreaterThan(0);
     expect(verbs.filter((v) => !isVerb(v))).toEqual([]);
@@ -106,7 +182,7 @@ describe('references', () => {
     const registry = new Registry();
     createMetrics({ registry, defaultMetrics: false });
     const exposed = registry.getMetricsAsArray().map((m) => m.name);
-    const documented = tableRows(section(readme, 'Health, metrics and logs')).flatMap(([name = '']) =>
+    const documented = tableRows(section(read('docs/operating.md'), 'Health, metrics and logs')).flatMap(([name = '']) =>
       name.startsWith(`\`${METRIC_PREFIX}`) ? [name.replaceAll('`', '')] : [],
     );
     expect(documented.sort()).toEqual(exposed.sort());

@@ -37,6 +37,10 @@ export interface Ctx {
   before: unknown;
   previousJobId: string | undefined;
   upgradeMode: UpgradeMode;
+  /** Flink REST can be read (the worker has a client): deeper criteria are asked for. */
+  deep: boolean;
+  /** A checkpoint after the change is required (policy verify.checkpointAfterChange), else noted when seen. */
+  checkpointAfterChange: boolean;
 }
 
 export const PATH = {

@@ -74,6 +74,8 @@ function contextOf(input: EvidenceInput): Ctx {
     before: input.before,
     previousJobId: previousJobIdOf(input),
     upgradeMode: effectiveUpgradeMode(input.upgradeMode ?? plan.effectiveUpgradeMode, input.before ?? resource),
+    deep: input.deep === true,
+    checkpointAfterChange: input.checkpointAfterChange === true,
   };
 }
 
@@ -106,7 +108,8 @@ function verdictOf(judgement: Judgement, input: EvidenceInput): EvidenceVerdict 
   if (failure) return { outcome: 'failed', criteria, reason: failure.reason, rollback: failure.rollback, evidence: failure.evidence };
   const { states, expired } = transientStates(judgement, input);
   if (expired) return { outcome: 'failed', criteria, reason: expired.reason, rollback: false, evidence: expired.evidence };
-  if (states.length === 0 && blocking.length === 0 && criteria.every((c) => c.met)) return { outcome: 'completed', criteria, notes, proof };
+  const restNow = judgement.rest?.when === 'now';
+  if (!restNow && states.length === 0 && blocking.length === 0 && criteria.every((c) => c.met)) return { outcome: 'completed', criteria, notes, proof };
   const blocked = states.map((s) => `blocked by ${s.what}; FAILED if it persists until ${clockTime(s.until)}`);
   const alerts = judgement.alerts ?? [];
   return {
@@ -116,6 +119,7 @@ function verdictOf(judgement: Judgement, input: EvidenceInput): EvidenceVerdict 
     notes,
     ...(alerts.length > 0 ? { alerts } : {}),
     ...(states.length > 0 ? { transient: states } : {}),
+    ...(judgement.rest ? { rest: judgement.rest } : {}),
   };
 }
 

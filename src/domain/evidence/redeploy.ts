@@ -13,13 +13,28 @@ import {
 import { jobManagerTransient, redeployFailure, statusNotes } from './failures.js';
 import { classifyWarnings } from './warnings.js';
 import { redeployProof } from './proof.js';
+import { restEvidence, type RestWant } from './rest.js';
 import type { Judgement } from './types.js';
+import { upgradeSavepointPathOf } from '../model/resource.js';
+import { MODE } from '../model/upgrade-mode.js';
 
 export interface RedeployExtras {
   /** Notes only this kind adds (e.g. scale: replicas override parallelism). */
   notes?(ctx: Ctx): string[];
   /** What this kind's proof does not reach (e.g. upgrade: the image the pods run). */
   notVerified?: readonly string[];
+  /** What Flink REST should prove beyond every vertex RUNNING (scale: the parallelism). */
+  rest?(ctx: Ctx): RestWant;
+  /** A savepoint-mode redeploy must have restored from the savepoint the operator recorded (SPEC §5a). */
+  restoresInSavepointMode?: boolean;
+}
+
+/** The REST part asked for once operator status is settled (nothing is read before). */
+function restWant(ctx: Ctx, extras: RedeployExtras): RestWant {
+  const want: RestWant = { tasksRunning: true, checkpointAfterChange: ctx.checkpointAfterChange, ...(extras.rest?.(ctx) ?? {}) };
+  const recorded = upgradeSavepointPathOf(ctx.resource);
+  if (extras.restoresInSavepointMode && ctx.upgradeMode === MODE.savepoint && recorded !== undefined) want.restoredFrom = recorded;
+  return want;
 }
 
 /** The base predicate (without job criteria on a session cluster, without the JobManager for session jobs). */
@@ -37,12 +52,20 @@ export function redeployRule(ctx: Ctx, extras: RedeployExtras = {}): Judgement {
     lifecycleIs(ctx, 'lifecycle-stable', 'STABLE'),
     noBlockingWarnings(ctx, blocking),
   ];
+  const settled = criteria.every((c) => c.met) && jm.transient.length === 0;
+  const rest = settled ? restEvidence(ctx, restWant(ctx, extras)) : undefined;
+  const proof = redeployProof(ctx, extras.notVerified);
+  if (rest) {
+    proof.verified.push(...rest.verified);
+    proof.notVerified = [...proof.notVerified.filter((line) => !rest.covers.some((words) => line.includes(words))), ...rest.unverified];
+  }
   return {
-    criteria,
-    failure: redeployFailure(ctx, warnings),
-    notes: [...warnings.notes, ...statusNotes(ctx), ...(extras.notes?.(ctx) ?? [])],
+    criteria: [...criteria, ...(rest?.criteria ?? [])],
+    failure: redeployFailure(ctx, warnings) ?? rest?.failure,
+    notes: [...warnings.notes, ...statusNotes(ctx), ...(extras.notes?.(ctx) ?? []), ...(rest?.notes ?? [])],
     blocking,
-    proof: redeployProof(ctx, extras.notVerified),
+    proof,
     transient: jm.transient,
+    ...(rest?.need ? { rest: rest.need } : {}),
   };
 }

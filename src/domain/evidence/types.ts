@@ -25,6 +25,14 @@ export interface EventBaseline {
   wallClock?: boolean;
 }
 
+/**
+ * What the JobManager's REST API said (SPEC §5a), read through the API server's service proxy; absent when not read
+ * yet. `jobId` is the job the reading is about: a reading of an older job is treated as absent.
+ */
+export type RestReading =
+  | { reachable: true; jobId: string; job: unknown; checkpoints?: unknown; exceptions?: unknown; at: number }
+  | { reachable: false; why: string; at: number };
+
 /** Everything read at one moment after the submission; the judge needs nothing else. */
 export interface Observation {
   /** The target as now (undefined while it cannot be read). */
@@ -35,6 +43,8 @@ export interface Observation {
   snapshot?: unknown;
   /** FlinkSessionJob: its session cluster (its configuration is layered under the job's). */
   sessionCluster?: unknown;
+  /** Flink REST, when the worker has read it for the current job. */
+  rest?: RestReading;
   /** ms of this observation. */
   now: number;
 }
@@ -66,7 +76,7 @@ export interface Alert {
 }
 
 export type EvidenceVerdict =
-  | { outcome: 'pending'; criteria: Criterion[]; blocking: string[]; notes: string[]; alerts?: Alert[]; transient?: TransientState[] }
+  | { outcome: 'pending'; criteria: Criterion[]; blocking: string[]; notes: string[]; alerts?: Alert[]; transient?: TransientState[]; rest?: RestNeed }
   | { outcome: 'completed'; criteria: Criterion[]; notes: string[]; proof: Proof }
   | { outcome: 'failed'; criteria: Criterion[]; reason: string; rollback: boolean; evidence: string[] };
 
@@ -91,6 +101,21 @@ export interface EvidenceInput {
   transientSince?: Record<string, number>;
   /** How long a transient failure may persist before it is FAILED (FAILURE_GRACE); default 2 minutes. */
   failureGraceMs?: number;
+  /** The caller can read Flink REST (SPEC §5a): the judge then asks for a reading before COMPLETED. */
+  deep?: boolean;
+  /** Policy verify.checkpointAfterChange for the target's environment: a checkpoint after the change is required. */
+  checkpointAfterChange?: boolean;
+}
+
+/** What the judge needs from Flink REST: which paths, and whether now (unread) or on the next poll (not there yet). */
+export interface RestNeed {
+  when: 'now' | 'poll';
+  /** The cluster whose service answers (a session job's session cluster). */
+  clusterId: string;
+  jobId: string;
+  checkpoints: boolean;
+  /** Root exceptions are read only when the events show task failovers after the change (they are notes). */
+  exceptions: boolean;
 }
 
 /** A transient failure as judged: since when the worker has seen it and when it turns FAILED. */
@@ -120,4 +145,6 @@ export interface Judgement {
   /** Failures the operator may still recover from (judge.ts applies the grace). */
   transient?: Transient[];
   alerts?: Alert[];
+  /** Set when the deeper REST criteria need a (new) reading before the verdict can be COMPLETED. */
+  rest?: RestNeed;
 }

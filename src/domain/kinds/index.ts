@@ -2,6 +2,8 @@
 import { z } from 'zod';
 import { formatTarget, type Target } from '../model/target.js';
 import type { KindModule, KindTraits, TargetedIntent } from './kind.js';
+import { config, ConfigIntent } from './config.js';
+import { resources, ResourcesIntent } from './resources.js';
 import { restart, RestartIntent } from './restart.js';
 import { restore, RestoreIntent } from './restore.js';
 import { resume, ResumeIntent } from './resume.js';
@@ -15,7 +17,7 @@ export { undo, isUndo };
 export type { KindModule, KindTraits, TargetedIntent, UndoSpec } from './kind.js';
 
 /** In help order. Adding a kind: one module, one line here (and one in the intent union below), its tests. */
-export const KINDS = { suspend, resume, restart, scale, upgrade, savepoint, restore } as const;
+export const KINDS = { suspend, resume, restart, scale, upgrade, savepoint, restore, resources, config } as const;
 
 export const OperationIntentSchema = z.discriminatedUnion('kind', [
   SuspendIntent,
@@ -25,6 +27,8 @@ export const OperationIntentSchema = z.discriminatedUnion('kind', [
   UpgradeIntent,
   SavepointIntent,
   RestoreIntent,
+  ResourcesIntent,
+  ConfigIntent,
   UndoIntent,
 ]);
 export type OperationIntent = z.infer<typeof OperationIntentSchema>;

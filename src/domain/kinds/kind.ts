@@ -47,6 +47,8 @@ export interface KindTraits {
 export interface UndoSpec {
   readonly inverse: string;
   readonly paths: readonly FieldPath[];
+  /** Subtrees with dynamic leaves (e.g. `spec.flinkConfiguration`): every leaf under them the operation's patch set. */
+  readonly under?: readonly FieldPath[];
 }
 
 export interface KindModule<I extends TargetedIntent = TargetedIntent> {

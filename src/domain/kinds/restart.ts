@@ -28,6 +28,6 @@ export const restart = {
     const after = freshNonce(nonce, restartNonceOf(resource));
     return patchOutcome([{ path: PATHS.restartNonce, after }], [], effectiveUpgradeMode(undefined, resource));
   },
-  evidence: (ctx) => redeployRule(ctx),
+  evidence: (ctx) => redeployRule(ctx, { restoresInSavepointMode: true }),
   describe: () => '',
 } as const satisfies KindModule<Intent>;

@@ -16,6 +16,7 @@ import {
 import type { EventView } from '../evidence/events.js';
 import { jobManagerTransient, redeployFailure, statusNotes } from '../evidence/failures.js';
 import { classifyWarnings } from '../evidence/warnings.js';
+import { restEvidence } from '../evidence/rest.js';
 import { readFlinkConfig } from '../model/flink-config.js';
 import { restoreProof } from '../evidence/proof.js';
 import type { Criterion, Judgement } from '../evidence/types.js';
@@ -100,7 +101,22 @@ function restoreRule(ctx: Ctx): Judgement {
     notes.push(`lifecycleState: ${lifecycleStateOf(ctx.resource) ?? 'unset'} (not evidence for a restore)`);
   }
   const proof = restoreProof(ctx, uri, suspended);
-  return { criteria, failure: redeployFailure(ctx, warnings), notes, blocking, proof, transient: jm.transient };
+  // Flink REST, once operator status is settled: every vertex RUNNING and latest.restored the path asked for.
+  const rest = !suspended && criteria.every((c) => c.met) && jm.transient.length === 0 ? restEvidence(ctx, { tasksRunning: true, restoredFrom: uri, checkpointAfterChange: ctx.checkpointAfterChange }) : undefined;
+  if (rest) {
+    proof.verified.push(...rest.verified);
+    proof.notVerified = [...proof.notVerified.filter((line) => !rest.covers.some((words) => line.includes(words))), ...rest.unverified];
+    notes.push(...rest.notes);
+  }
+  return {
+    criteria: [...criteria, ...(rest?.criteria ?? [])],
+    failure: redeployFailure(ctx, warnings) ?? rest?.failure,
+    notes,
+    blocking,
+    proof,
+    transient: jm.transient,
+    ...(rest?.need ? { rest: rest.need } : {}),
+  };
 }
 
 

@@ -32,7 +32,7 @@ export const resume = {
     }
     return patchOutcome([{ path: PATHS.jobState, after: 'running' }], [], effectiveUpgradeMode(undefined, resource));
   },
-  evidence: (ctx) => redeployRule(ctx),
+  evidence: (ctx) => redeployRule(ctx, { restoresInSavepointMode: true }),
   undo: { inverse: 'suspend', paths: [PATHS.jobState] },
   asInverse: (target) => ({ kind: 'resume', target, incidentChannels: [] }),
   describe: () => '',

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { Ctx } from '../evidence/criteria.js';
 import { redeployRule } from '../evidence/redeploy.js';
+import type { RestWant } from '../evidence/rest.js';
 import { OPERATION_FLAGS, TARGET } from '../language/verb-kit.js';
 import type { CheckResult } from '../model/decision.js';
 import { readFlinkConfig } from '../model/flink-config.js';
@@ -44,6 +45,14 @@ function maxParallelism(ctx: CheckCtx, parallelism: number): CheckResult {
   return pass(CHECK.maxParallelism, `parallelism ${parallelism} is within pipeline.max-parallelism ${max}`);
 }
 
+/** Policy `limits.parallelism` (SPEC §6): a ceiling for scale. */
+function parallelismLimit(ctx: CheckCtx, parallelism: number): CheckResult[] {
+  const limit = ctx.input.policy?.limits?.parallelism;
+  if (limit === undefined) return [];
+  if (parallelism > limit) return [fail(CHECK.limits, `parallelism ${parallelism} is above the policy limit limits.parallelism = ${limit}`)];
+  return [pass(CHECK.limits, `parallelism ${parallelism} is within limits.parallelism = ${limit}`)];
+}
+
 function taskManagerReplicas(ctx: CheckCtx): CheckResult {
   const replicas = at(ctx.input.resource, 'spec', 'taskManager', 'replicas');
   if (typeof replicas !== 'number') return pass(CHECK.taskManagerReplicas, 'spec.taskManager.replicas is not set, so spec.job.parallelism applies');
@@ -77,6 +86,12 @@ function scaleNotes(ctx: Ctx): string[] {
   return notes;
 }
 
+/** Flink REST should show the parallelism the patch set on every vertex (unless replicas decide it). */
+function scaleRest(ctx: Ctx): RestWant {
+  const wanted = getPath(ctx.plan.change.type === 'patch' ? ctx.plan.change.patch : {}, PATHS.parallelism);
+  return typeof wanted === 'number' && taskManagerReplicasOf(ctx.resource) === undefined ? { parallelism: wanted } : {};
+}
+
 export const scale = {
   intent: ScaleIntent,
   verb: {
@@ -95,8 +110,8 @@ export const scale = {
     }
     return patchOutcome([{ path: PATHS.parallelism, after: intent.parallelism }], [], effectiveUpgradeMode(undefined, resource));
   },
-  checks: (ctx, intent) => [maxParallelism(ctx, intent.parallelism), ...(ctx.session ? [] : [taskManagerReplicas(ctx)]), autoscaler(ctx)],
-  evidence: (ctx) => redeployRule(ctx, { notes: scaleNotes, notVerified: ['actual per-vertex parallelism (Flink REST) not checked'] }),
+  checks: (ctx, intent) => [...parallelismLimit(ctx, intent.parallelism), maxParallelism(ctx, intent.parallelism), ...(ctx.session ? [] : [taskManagerReplicas(ctx)]), autoscaler(ctx)],
+  evidence: (ctx) => redeployRule(ctx, { notes: scaleNotes, notVerified: ['actual per-vertex parallelism (Flink REST) not checked'], rest: scaleRest }),
   undo: { inverse: 'scale', paths: [PATHS.parallelism] },
   asInverse: (target, patch) => ({ kind: 'scale', target, parallelism: Number(getPath(patch, PATHS.parallelism)) || 1, incidentChannels: [] }),
   describe: (intent) => ` to parallelism ${intent.parallelism}`,

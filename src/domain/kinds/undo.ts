@@ -11,8 +11,8 @@ export const undo = {
   intent: UndoIntent,
   verb: {
     group: 'operation',
-    summary: 'put back what a finished suspend, resume, scale or upgrade changed',
-    args: [{ ...OP_ID, description: 'the suspend, resume, scale or upgrade to invert' }],
+    summary: 'put back what a finished suspend, resume, scale, upgrade, resources or config changed (including "was unset")',
+    args: [{ ...OP_ID, description: 'the suspend, resume, scale, upgrade, resources or config to invert' }],
     flags: [...OPERATION_FLAGS],
     examples: ['undo op-7f3c2a9b --reason "the new image leaks memory"'],
     synonyms: ['revert', 'rollback'],

@@ -44,7 +44,7 @@ export const upgrade = {
     const mode = modeEdit(intent.mode, resource);
     return patchOutcome([{ path: PATHS.image, after: intent.image }, ...mode.edits], mode.notes, effectiveUpgradeMode(intent.mode, resource));
   },
-  evidence: (ctx) => redeployRule(ctx, { notVerified: ['the image the pods actually run (pod containerStatuses) not checked'] }),
+  evidence: (ctx) => redeployRule(ctx, { notVerified: ['the image the pods actually run (pod containerStatuses) not checked'], restoresInSavepointMode: true }),
   undo: { inverse: 'upgrade', paths: [PATHS.image, PATHS.upgradeMode] },
   asInverse: (target, patch) => ({ kind: 'upgrade', target, image: String(getPath(patch, PATHS.image) ?? ''), incidentChannels: [] }),
   sessionJobRefusal: 'session jobs have no image',

@@ -14,6 +14,8 @@ export const QuerySchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('op'), opId: OpIdSchema, ...visibility }),
   z.object({ kind: z.literal('explain'), intent: OperationIntentSchema, ...visibility }),
   z.object({ kind: z.literal('locks'), ...visibility }),
+  z.object({ kind: z.literal('savepoints'), target: TargetSchema, limit: z.number().int().min(1).max(100).default(10), ...visibility }),
+  z.object({ kind: z.literal('exceptions'), target: TargetSchema, limit: z.number().int().min(1).max(100).default(10), ...visibility }),
 ]);
 export type Query = z.infer<typeof QuerySchema>;
 export type QueryKind = Query['kind'];

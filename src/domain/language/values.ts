@@ -1,7 +1,9 @@
 // Checks for each kind of value in the command language (numbers, ids, image refs, URIs, channels…),
 // each refusal saying what is wrong and what would be right.
 import { MAX_PARALLELISM, MIN_PARALLELISM, OP_ID_PATTERN } from '../model/intent-base.js';
+import { parseCpu, parseMemorySize } from '../model/memory-size.js';
 import { UPGRADE_MODES } from '../model/upgrade-mode.js';
+import { CONFIG_ACTIONS } from './verb-kit.js';
 import { namespaceProblem, parseTarget } from '../model/target.js';
 import { VERB_NAMES, VERB_SYNONYMS, isVerb, type ValueKind } from './verbs.js';
 import { nearest } from './suggest.js';
@@ -142,6 +144,62 @@ function verbArg(text: string): ValueCheck {
   return fail(`unknown command ${show(text)}; the commands are ${VERB_NAMES.join(', ')}`);
 }
 
+function configAction(text: string): ValueCheck {
+  const action = text.toLowerCase();
+  if ((CONFIG_ACTIONS as readonly string[]).includes(action)) return ok(action);
+  const suggestion = nearest(action, CONFIG_ACTIONS, { add: 'set', put: 'set', remove: 'unset', delete: 'unset', del: 'unset', rm: 'unset' });
+  const guess = suggestion === undefined ? '' : `; did you mean ${suggestion}?`;
+  return fail(`after the target, config takes set or unset; got ${show(text)}${guess}`, suggestion);
+}
+
+/** Flink keys: dot-separated words of letters, digits, `-` and `_` (`execution.checkpointing.interval`). */
+const CONFIG_KEY = /^[A-Za-z0-9][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*$/;
+const MAX_CONFIG_KEY = 200;
+const MAX_CONFIG_VALUE = 1000;
+
+export function configKeyProblem(key: string): string | undefined {
+  if (key.length === 0) return 'an entry has no key before "="; write key=value, e.g. execution.checkpointing.interval=30s';
+  if (key.length > MAX_CONFIG_KEY) return `the key ${show(key)} is ${key.length} characters long; at most ${MAX_CONFIG_KEY}`;
+  const bad = /[\s\p{Cc}\p{Cf}]/u.exec(key);
+  if (bad) return `the key ${show(key)} contains ${describeChar(bad[0])}; configuration keys have none`;
+  if (!CONFIG_KEY.test(key)) return `${show(key)} is not a Flink configuration key: words of letters, digits, "-" and "_" joined by dots`;
+  return undefined;
+}
+
+function configValueProblem(key: string, value: string): string | undefined {
+  if (value.trim().length === 0) return `${key}= has no value; to remove a key use \`config <target> unset ${key}\``;
+  if (value.length > MAX_CONFIG_VALUE) return `the value of ${key} is ${value.length} characters long; at most ${MAX_CONFIG_VALUE}`;
+  const bad = /[\p{Cc}\p{Cf}]/u.exec(value);
+  if (bad) return `the value of ${key} contains ${describeChar(bad[0])}`;
+  if (value.includes('=')) {
+    return `the value of ${key} contains "=" (${show(value, 40)}): write one key=value per entry, separated by spaces; values with "=" cannot be set from chat`;
+  }
+  return undefined;
+}
+
+/** `key=value` → {key, value}; `key` → {key}; whether the sub-verb wants a value is the verb's own check. */
+function configEntry(text: string): ValueCheck {
+  const entry = unwrapLinks(text);
+  const eq = entry.indexOf('=');
+  const key = eq < 0 ? entry : entry.slice(0, eq);
+  const keyProblem = configKeyProblem(key);
+  if (keyProblem !== undefined) return fail(keyProblem);
+  if (eq < 0) return ok({ key });
+  const value = entry.slice(eq + 1).trim();
+  const problem = configValueProblem(key, value);
+  return problem === undefined ? ok({ key, value }) : fail(problem);
+}
+
+function memory(text: string, label: string): ValueCheck {
+  const parsed = parseMemorySize(text, label);
+  return parsed.ok ? ok(parsed.size.text) : fail(parsed.message);
+}
+
+function cpu(text: string, label: string): ValueCheck {
+  const parsed = parseCpu(text, label);
+  return parsed.ok ? ok(parsed.cpu) : fail(parsed.message);
+}
+
 type Checker = (text: string, env: Env, label: string) => ValueCheck;
 
 const CHECKS = {
@@ -174,6 +232,10 @@ const CHECKS = {
     const problem = uriProblem(uri);
     return problem === undefined ? ok(uri) : fail(problem);
   },
+  memory: (text, _env, label) => memory(text, label),
+  cpu: (text, _env, label) => cpu(text, label),
+  configAction: (text) => configAction(text),
+  configEntry: (text) => configEntry(text),
   text: (text, _env, label) => reason(text, label),
   channel: (text, _env, label) => channel(text, label),
   // Switches and the explained command are bound by the parser itself, never through a check.

@@ -6,6 +6,15 @@ import { MODE, UPGRADE_MODES, type UpgradeMode } from '../model/upgrade-mode.js'
 
 export const DEFAULT_COMMAND = '/flink';
 
+/** `config <target> set|unset …`: the sub-verb, the second positional. */
+export const CONFIG_ACTIONS = ['set', 'unset'] as const;
+export type ConfigAction = (typeof CONFIG_ACTIONS)[number];
+/** One `key=value` (set) or `key` (unset) of a `config` command. */
+export interface ConfigEntry {
+  key: string;
+  value?: string;
+}
+
 export const VERB_GROUPS = {
   query: 'Queries: read-only, answered only to you unless --public',
   operation: 'Operations: planned, checked against policy, may need approval; progress and evidence in a thread',
@@ -39,6 +48,16 @@ export const VALUE_KINDS = {
     placeholder: '<uri>',
     description: 'the savepoint or checkpoint directory as a URI with a scheme, e.g. `s3://bucket/savepoints/savepoint-1a2b3c`',
   },
+  memory: {
+    placeholder: '<size>',
+    description: 'a Flink memory size: a number and a unit b, k/kb, m/mb, g/gb or t/tb (any case), e.g. `2048m`, `4g`, `1.5gb`; written to the spec as a whole number in the largest exact unit',
+  },
+  cpu: { placeholder: '<cores>', description: 'CPU cores, a positive decimal number, e.g. `0.5`, `2`, `1.25`' },
+  configAction: { placeholder: 'set|unset', description: '`set` writes the values, `unset` removes the keys (writes null)' },
+  configEntry: {
+    placeholder: '<key>[=<value>]…',
+    description: 'Flink configuration keys as Flink writes them flat (`execution.checkpointing.interval`); `set` takes `key=value`, `unset` takes `key`; quote an entry whose value has spaces; a value cannot contain `=`',
+  },
   text: { placeholder: '"…"', description: 'free text; quote it when it has spaces ("…", \'…\', “…” all work)' },
   channel: { placeholder: '<#channel>', description: 'a Slack channel: type # and pick it from the list' },
   command: { placeholder: '<operation command…>', description: 'a whole operation command, exactly as you would run it' },
@@ -61,6 +80,12 @@ export type BoundKey =
   | 'incidentChannels'
   | 'public'
   | 'allowNonRestoredState'
+  | 'taskManagerMemory'
+  | 'taskManagerCpu'
+  | 'jobManagerMemory'
+  | 'jobManagerCpu'
+  | 'configAction'
+  | 'configEntries'
   | 'command';
 
 export interface ArgSpec {
@@ -69,6 +94,8 @@ export interface ArgSpec {
   readonly required: boolean;
   /** Overrides the kind's description where the verb gives the value a narrower meaning. */
   readonly description?: string;
+  /** The last argument only: takes every remaining word (each checked alone), at most `max` of them; binds a list. */
+  readonly rest?: { readonly max: number };
 }
 
 export interface FlagSpec {
@@ -91,6 +118,8 @@ export interface VerbSpec {
   readonly examples: readonly string[];
   /** Words people type meaning this verb; they only ever produce a suggestion, never run anything. */
   readonly synonyms?: readonly string[];
+  /** What no single value check can see (e.g. `config … set` needs `key=value`, `unset` a bare key): a refusal, or undefined. */
+  readonly validate?: (bound: Bound) => string | undefined;
 }
 
 export const TARGET: ArgSpec = { key: 'target', kind: 'target', required: true };
@@ -128,6 +157,13 @@ export interface BoundValues extends Record<BoundKey, unknown> {
   incidentChannels: string[];
   public: boolean;
   allowNonRestoredState: boolean;
+  /** resources: normalised Flink memory sizes (`4g`) and CPU cores. */
+  taskManagerMemory: string;
+  taskManagerCpu: number;
+  jobManagerMemory: string;
+  jobManagerCpu: number;
+  configAction: ConfigAction;
+  configEntries: ConfigEntry[];
   /** explain: the inner operation intent (the schemas check it). */
   command: unknown;
 }

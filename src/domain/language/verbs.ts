@@ -72,6 +72,22 @@ export const VERBS = {
     examples: ['locks'],
     synonyms: ['leases', 'freezes'],
   },
+  savepoints: {
+    group: 'query',
+    summary: "the target's savepoints and checkpoints, newest first, each completed one with the restore command that uses it",
+    args: [TARGET],
+    flags: [{ name: 'limit', key: 'limit', kind: 'limit', description: 'how many snapshots to show, newest first' }, PUBLIC],
+    examples: ['savepoints analytics/clickstream', 'savepoints clickstream --limit 3'],
+    synonyms: ['snapshots', 'checkpoints'],
+  },
+  exceptions: {
+    group: 'query',
+    summary: "what went wrong recently: the job's exceptions (time, task, first line), restarts and the operator's error",
+    args: [TARGET],
+    flags: [{ name: 'limit', key: 'limit', kind: 'limit', description: 'how many exceptions to show, newest first' }, PUBLIC],
+    examples: ['exceptions analytics/clickstream', 'exceptions clickstream --limit 5 --public'],
+    synonyms: ['errors', 'failures', 'failovers', 'why'],
+  },
   ...OPERATION_VERBS,
   cancel: {
     group: 'command',

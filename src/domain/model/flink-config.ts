@@ -67,3 +67,21 @@ export function readFlinkConfig(
   }
   return undefined;
 }
+
+/**
+ * Every place inside one `flinkConfiguration` map that holds a scalar for `key`, as path segments: the flat
+ * spelling first (`["a.b.c"]`), then nested ones (`["a", "b", "c"]`, `["a.b", "c"]`). Empty when unset.
+ */
+export function configLocations(configuration: unknown, key: string): string[][] {
+  if (!isRecord(configuration)) return [];
+  const found: string[][] = [];
+  if (Object.hasOwn(configuration, key) && scalar(configuration[key]) !== undefined) found.push([key]);
+  const parts = key.split('.');
+  for (let i = 1; i < parts.length; i++) {
+    const head = parts.slice(0, i).join('.');
+    const inner = configuration[head];
+    if (!Object.hasOwn(configuration, head) || !isRecord(inner)) continue;
+    for (const rest of configLocations(inner, parts.slice(i).join('.'))) found.push([head, ...rest]);
+  }
+  return found;
+}

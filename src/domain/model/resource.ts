@@ -184,7 +184,8 @@ export interface LastSavepoint {
   snapshot?: string;
 }
 
-function referencesTarget(snapshot: unknown, target: Target): boolean {
+/** The snapshot names the target by kind and name (labels, else spec.jobReference) and lives in its namespace. */
+export function referencesTarget(snapshot: unknown, target: Target): boolean {
   const ns = namespaceOf(snapshot);
   if (ns !== undefined && ns !== target.namespace) return false;
   const labels = labelsOf(snapshot);
@@ -193,7 +194,7 @@ function referencesTarget(snapshot: unknown, target: Target): boolean {
   return kind === target.kind && name === target.name;
 }
 
-function isSavepointSnapshot(snapshot: unknown): boolean {
+export function isSavepointSnapshot(snapshot: unknown): boolean {
   const type = labelsOf(snapshot)['snapshot.type'];
   if (type !== undefined) return type === 'SAVEPOINT';
   return getPath(snapshot, ['spec', 'checkpoint']) === undefined;

@@ -35,6 +35,11 @@ export const PATHS = {
   initialSavepointPath: ['spec', 'job', 'initialSavepointPath'],
   savepointRedeployNonce: ['spec', 'job', 'savepointRedeployNonce'],
   allowNonRestoredState: ['spec', 'job', 'allowNonRestoredState'],
+  taskManagerMemory: ['spec', 'taskManager', 'resource', 'memory'],
+  taskManagerCpu: ['spec', 'taskManager', 'resource', 'cpu'],
+  jobManagerMemory: ['spec', 'jobManager', 'resource', 'memory'],
+  jobManagerCpu: ['spec', 'jobManager', 'resource', 'cpu'],
+  flinkConfiguration: ['spec', 'flinkConfiguration'],
 } as const satisfies Record<string, readonly string[]>;
 export type FieldPath = (typeof PATHS)[keyof typeof PATHS];
 

@@ -1,7 +1,7 @@
 // Undo: the plan that puts back what a finished operation changed (SPEC §3 `undo`), from the undone kind's undo spec.
-import { KIND_NAMES, isKindName, kindModule, type IntentKind, type KindName, type OperationIntent } from '../kinds/index.js';
+import { KIND_NAMES, isKindName, kindModule, type IntentKind, type KindName, type OperationIntent, type UndoSpec } from '../kinds/index.js';
 import { jsonEqual } from '../model/canonical.js';
-import { getPath } from '../model/merge-patch.js';
+import { getPath, patchLeaves } from '../model/merge-patch.js';
 import type { Plan } from '../model/plan.js';
 import { formatTarget } from '../model/target.js';
 import { effectiveUpgradeMode, isUpgradeMode, type UpgradeMode } from '../model/upgrade-mode.js';
@@ -66,7 +66,7 @@ export function planUndo(undone: UndoneOperation, live: LiveTarget, ctx: PlanCon
   }
 
   const edits: FieldEdit[] = [];
-  for (const path of spec.paths) {
+  for (const path of undoablePaths(spec, undone.plan)) {
     const change = undone.plan.diff.find((c) => c.path === path.join('.'));
     if (!change) continue;
     const now = getPath(live.resource, path);
@@ -75,7 +75,10 @@ export function planUndo(undone: UndoneOperation, live: LiveTarget, ctx: PlanCon
     }
     edits.push({ path, after: change.before ?? null });
   }
-  if (edits.length === 0) return { ok: false, refusal: `${undone.id} changed none of ${spec.paths.map((p) => p.slice(1).join('.')).join(', ')}` };
+  if (edits.length === 0) {
+    const named = [...spec.paths, ...(spec.under ?? []).map((p) => [...p, '*'])].map((p) => p.slice(1).join('.'));
+    return { ok: false, refusal: `${undone.id} changed none of ${named.join(', ')}` };
+  }
 
   const plan = patchPlan({
     target,
@@ -86,6 +89,16 @@ export function planUndo(undone: UndoneOperation, live: LiveTarget, ctx: PlanCon
     ctx,
   });
   return { ok: true, plan: { ...plan, judgedAs: spec.inverse }, invertedKind: spec.inverse };
+}
+
+/** The kind's fixed undoable paths, then every leaf its patch set under the kind's dynamic subtrees. */
+function undoablePaths(spec: UndoSpec, plan: Plan): (readonly string[])[] {
+  const under = spec.under ?? [];
+  if (under.length === 0 || plan.change.type !== 'patch') return [...spec.paths];
+  const dynamic = patchLeaves(plan.change.patch)
+    .map((leaf) => leaf.path)
+    .filter((path) => under.some((prefix) => path.length > prefix.length && prefix.every((key, i) => path[i] === key)));
+  return [...spec.paths, ...dynamic];
 }
 
 /** The upgrade mode the inverted change redeploys with: the restored one when undo puts it back. */

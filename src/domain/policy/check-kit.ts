@@ -1,5 +1,7 @@
 // The built-in checks' toolkit (SPEC §6): names, the context they read, pass/warn/fail, and the checks several kinds
 // share. Kind modules add their own checks; checks.ts decides which apply.
+import type { HealthReading } from './health-gate.js';
+import type { HealthGate } from './verify.js';
 import type { CheckResult } from '../model/decision.js';
 import type { ConfigValue } from '../model/flink-config.js';
 import type { Target } from '../model/target.js';
@@ -17,6 +19,8 @@ export const CHECK = {
   statelessDropsState: 'stateless-drops-state',
   jobRunning: 'job-running',
   restoreDiscardsState: 'restore-discards-state',
+  configKeys: 'config-keys',
+  limits: 'limits',
 } as const;
 export type CheckName = (typeof CHECK)[keyof typeof CHECK];
 
@@ -31,6 +35,27 @@ export interface LastSavepoint {
   location: string;
   /** Epoch ms; undefined when the source does not say. */
   at?: number;
+}
+
+/** Policy `config` (SPEC §6): globs of the flinkConfiguration keys `config` may change; deny wins. */
+export interface ConfigRules {
+  allow: string[];
+  deny: string[];
+}
+
+/** Policy `limits` (SPEC §6): ceilings for `resources` and `scale`; memory as written and in bytes. */
+export interface PolicyLimits {
+  taskManagerMemory?: { text: string; bytes: number };
+  taskManagerCpu?: number;
+  jobManagerMemory?: { text: string; bytes: number };
+  jobManagerCpu?: number;
+  parallelism?: number;
+}
+
+/** The parts of the policy the kinds' own checks read. */
+export interface CheckPolicy {
+  config?: ConfigRules;
+  limits?: PolicyLimits;
 }
 
 /** The part of an intent the shared checks read; a kind's own checks get its full intent. */
@@ -50,6 +75,10 @@ export interface CheckInput<I extends CheckedIntent = CheckedIntent> {
   /** The mode the plan recorded; undefined for kinds without one (a savepoint). */
   effectiveUpgradeMode?: UpgradeMode;
   lastSavepoint?: LastSavepoint;
+  /** Policy `config` and `limits`; absent: no keys allowed, no limits. */
+  policy?: CheckPolicy;
+  /** What Flink REST said about the running job, and whether the policy's gate warns or fails (SPEC §5a). */
+  health?: { reading: HealthReading; gate: HealthGate };
   now: Date;
 }
 

@@ -2,6 +2,7 @@
 import { isUndo, kindModule, type OperationIntent } from '../kinds/index.js';
 import type { CheckResult } from '../model/decision.js';
 import { readFlinkConfig } from '../model/flink-config.js';
+import { healthGateCheck } from './health-gate.js';
 import { MODE, effectiveUpgradeMode, type UpgradeMode } from '../model/upgrade-mode.js';
 import {
   at,
@@ -47,6 +48,7 @@ export function runChecks(input: CheckInput): CheckResult[] {
   if (traits.stopsJob && ctx.mode === MODE.lastState) results.push(highAvailability(ctx));
   results.push(...(module.checks?.(ctx, intent) ?? []));
   if (traits.redeploys && ctx.mode === MODE.stateless) results.push(statelessDropsState(ctx));
+  if (input.health) results.push(healthGateCheck(input.health.reading, input.health.gate, input.now.getTime()));
   return results;
 }
 

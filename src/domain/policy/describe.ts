@@ -1,4 +1,5 @@
 // The policy in plain words, as `check-policy` prints it: namespaces, who approves what, freezes, settings.
+import { describeVerify } from './verify.js';
 import { globsOverlap } from './glob.js';
 import { describeSchedule, joinWords } from './schedule.js';
 import type { NamespaceEntry, Policy, Rule } from './schema.js';
@@ -77,6 +78,26 @@ function describeApprovalSettings(policy: Policy): string[] {
   return lines;
 }
 
+function describeConfig(policy: Policy): string[] {
+  const { allow = [], deny = [] } = policy.config ?? {};
+  if (allow.length === 0) return ['  - none: every `config` command is denied (add config.allow globs to allow keys).'];
+  const lines = [`  - allowed: ${allow.map((g) => `"${g}"`).join(', ')};`];
+  lines.push(deny.length === 0 ? '  - nothing is denied explicitly.' : `  - denied even when allowed: ${deny.map((g) => `"${g}"`).join(', ')}.`);
+  return lines;
+}
+
+function describeLimits(policy: Policy): string[] {
+  const l = policy.limits ?? {};
+  const parts = [
+    l.taskManagerMemory && `TaskManager memory at most ${l.taskManagerMemory.text}`,
+    l.taskManagerCpu !== undefined && `TaskManager CPU at most ${l.taskManagerCpu}`,
+    l.jobManagerMemory && `JobManager memory at most ${l.jobManagerMemory.text}`,
+    l.jobManagerCpu !== undefined && `JobManager CPU at most ${l.jobManagerCpu}`,
+    l.parallelism !== undefined && `parallelism at most ${l.parallelism}`,
+  ].filter((p): p is string => typeof p === 'string');
+  return parts.length === 0 ? ['  - none.'] : parts.map((p) => `  - ${p};`);
+}
+
 export function describePolicy(policy: Policy): string {
   const out: string[] = [];
   out.push('Namespaces (the bot touches only these; commands on any other namespace are refused):');
@@ -96,8 +117,14 @@ export function describePolicy(policy: Policy): string {
   out.push(...denying.map((r) => describeRule(policy, r)));
 
   out.push('', 'Built-in checks on the live resource (a failed one denies): not frozen by `lock`, operator not busy,');
-  out.push('  savepoint directory and high availability for the upgrade mode, parallelism limits, job RUNNING for a savepoint,');
+  out.push('  savepoint directory and high availability for the upgrade mode, parallelism and resource limits, configuration keys,');
+  out.push('  job RUNNING for a savepoint,');
   out.push('  session cluster READY; warnings (autoscaler, stateless drops state, restore discards state) are shown, not blocking.');
+
+  out.push('', 'Configuration keys `config` may change (deny wins over allow):', ...describeConfig(policy));
+  out.push('', 'Limits for `resources` and `scale` (above them the operation is denied):', ...describeLimits(policy));
+
+  out.push('', 'Deep verification and the health gate, per environment:', ...describeVerify(policy));
 
   out.push('', 'Approval settings:', ...describeApprovalSettings(policy));
 

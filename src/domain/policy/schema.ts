@@ -1,7 +1,10 @@
 // The policy file's shape (SPEC §6) as strict zod schemas, and zod issues turned into one path-named line each.
+import { VerifySchema, type VerifyPolicy } from './verify.js';
 import { z } from 'zod';
 import { parseDuration } from '../model/duration.js';
 import { INTENT_KINDS, type IntentKind } from '../kinds/index.js';
+import type { ConfigRules, PolicyLimits } from './check-kit.js';
+import { ConfigSchema, LimitsSchema } from './limits-schema.js';
 import { UPGRADE_MODES, type UpgradeMode } from '../model/upgrade-mode.js';
 import { globProblem } from './glob.js';
 import { DAYS, HHMM, isValidTimeZone, type Schedule } from './schedule.js';
@@ -47,6 +50,12 @@ export interface Policy {
   channels: Record<string, { defaultNamespace: string }>;
   rules: Rule[];
   approval: ApprovalSettings;
+  /** Which flinkConfiguration keys `config` may change; absent: none. */
+  config?: ConfigRules;
+  /** Ceilings for `resources` and `scale`. */
+  limits?: PolicyLimits;
+  /** Deep verification and the health gate per environment (verify.ts). */
+  verify?: VerifyPolicy;
 }
 
 export const DEFAULT_APPROVAL_TTL = '30m';
@@ -201,6 +210,9 @@ export const PolicySchema = z.strictObject({
   channels: z.record(z.string(), ChannelSchema).default({}),
   rules: z.array(RuleSchema).default([]),
   approval: ApprovalSchema,
+  config: ConfigSchema.optional(),
+  limits: LimitsSchema.optional(),
+  verify: VerifySchema.optional(),
 });
 
 /** `rules[2].require.from[0]`; keys that are not identifiers are quoted: `groups["a b"]`. */

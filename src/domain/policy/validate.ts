@@ -53,6 +53,7 @@ function crossCheck(raw: Raw, found: Found): void {
     if (isRecord(rule)) checkRule(rule, i, { groups, namespaces, patterns, allowSelf }, found);
   });
   checkDuplicateRuleNames(list(raw.rules), found);
+  if (isRecord(raw.config)) checkConfig(raw.config, found);
   const environments = new Set(namespaces.map((n) => n.environment).filter((e) => typeof e === 'string'));
   if (isRecord(raw.approval)) {
     list(raw.approval.requireReason).forEach((env, i) => {
@@ -170,6 +171,15 @@ function memberMayRequest(members: Set<string>, when: Raw, ctx: RuleContext): bo
       const group = ctx.groups[g];
       return isRecord(group) && (list(group.usergroups).length > 0 || strings(group.users).some((u) => members.has(u)));
     });
+  });
+}
+
+/** An allow glob every key of which a deny glob denies (deny wins) allows nothing: say so. */
+function checkConfig(config: Raw, found: Found): void {
+  const deny = strings(config.deny);
+  strings(config.allow).forEach((allow, i) => {
+    const by = deny.find((d) => matchesGlob(d, allow));
+    if (by !== undefined) found.warnings.push(`config.allow[${i}]: "${allow}" is covered by config.deny "${by}" (deny wins); it allows nothing`);
   });
 }
 

@@ -1,9 +1,12 @@
 // The sandbox page: state from the server's event stream, the channel, thread and cluster views, the composer.
 import { renderCluster } from './cluster.js';
 import { wireComposer } from './composer.js';
+import { renderBlocks } from './blocks.js';
 import { emptyNote, messageNode, renderList } from './messages.js';
 
 const $ = (id) => document.getElementById(id);
+/** The app's Home tab, shown where a channel would be (SPEC §8). */
+const HOME = 'HOME';
 const S = { data: null, me: sessionStorage.getItem('sandbox-user') ?? 'U0ALICE', channel: 'C0DATAPLATFORM', thread: null, highlight: null, unread: {} };
 
 function el(tag, className, text) {
@@ -114,8 +117,34 @@ function item(m, ephemeral) {
   return { key: `${ephemeral ? 'e' : 'm'}:${m.ts}`, signature: `${S.me}|${S.highlight}|${JSON.stringify(m)}`, m, ephemeral };
 }
 
+function dmsOf(user) {
+  return S.data.messages[`D${user.slice(1)}`] ?? S.data.homes?.[user]?.dms ?? [];
+}
+
+/** The Home tab the app published for the person at the keyboard, its buttons live, and the app's DMs to them. */
+function renderHome() {
+  const d = S.data;
+  $('channel-name').textContent = `⌂ ${d.bot.name} — Home`;
+  $('channel-topic').textContent = 'The app publishes this view for you each time you open it (app_home_opened → views.publish).';
+  $('composer').hidden = true;
+  const list = $('messages');
+  list.replaceChildren();
+  const view = d.homes?.[S.me]?.view;
+  const ctx = { ...ctxFor(HOME), onAction: (element, block, button) => homeClick(element, block, button) };
+  const home = el('div', 'home-view');
+  home.append(view ? renderBlocks(view.blocks, ctx) : el('div', 'empty', 'Opening Home… (the app has not published a view for you yet)'));
+  list.append(home);
+  const dms = dmsOf(S.me);
+  if (dms.length > 0) {
+    list.append(el('div', 'sidebar-section', `Messages from ${d.bot.name}`));
+    for (const m of dms) list.append(messageNode(m, viewFor(HOME, {})));
+  }
+}
+
 function renderChannel() {
   const d = S.data;
+  if (S.channel === HOME) return renderHome();
+  $('composer').hidden = false;
   const channel = d.channels.find((c) => c.id === S.channel);
   $('channel-name').textContent = `# ${channel.name}`;
   $('channel-topic').textContent = channel.topic + (channel.defaultNamespace ? ` · bare targets mean namespace ${channel.defaultNamespace}` : '');
@@ -159,6 +188,14 @@ function renderSidebar() {
     b.addEventListener('click', () => switchChannel(c.id));
     channels.append(b);
   }
+  const apps = $('apps');
+  apps.replaceChildren();
+  const home = el('button', `channel-link${S.channel === HOME ? ' active' : ''}`);
+  home.type = 'button';
+  home.dataset.channel = HOME;
+  home.append(el('span', 'hash', '⌂'), el('span', '', `${d.bot.name} Home`));
+  home.addEventListener('click', () => switchChannel(HOME));
+  apps.append(home);
   const users = $('users');
   users.replaceChildren();
   for (const u of d.users) {
@@ -199,13 +236,15 @@ function switchChannel(id) {
   S.thread = null;
   S.unread[id] = 0;
   renderAll();
-  $('composer-input').focus();
+  if (id === HOME) void api('/api/home', { user: S.me });
+  else $('composer-input').focus();
 }
 
 function switchUser(id) {
   S.me = id;
   sessionStorage.setItem('sandbox-user', id);
   renderAll();
+  if (S.channel === HOME) void api('/api/home', { user: S.me });
 }
 
 function openThread(ts) {
@@ -249,6 +288,15 @@ async function click(channel, element, block, button) {
   }
 }
 
+async function homeClick(element, block, button) {
+  button.disabled = true;
+  try {
+    await api('/api/home-action', { user: S.me, actionId: element.action_id, value: element.value ?? '', blockId: block.block_id ?? '' });
+  } finally {
+    button.disabled = false;
+  }
+}
+
 // ---- start ----
 
 function connect() {
@@ -268,6 +316,12 @@ function connect() {
     renderSidebar();
     renderChannel();
     renderThread();
+  });
+  source.addEventListener('home', (e) => {
+    if (!S.data) return;
+    const { user, view } = JSON.parse(e.data);
+    S.data.homes[user] = { ...(S.data.homes[user] ?? { dms: [] }), view };
+    if (S.channel === HOME && user === S.me) renderChannel();
   });
   source.addEventListener('cluster', (e) => {
     if (!S.data) return;

@@ -3,7 +3,7 @@
 export type Args = Record<string, unknown>;
 
 /** Fields the WebClient JSON-encodes inside form bodies. */
-const JSON_FIELDS = ['blocks', 'attachments', 'metadata'];
+const JSON_FIELDS = ['blocks', 'attachments', 'metadata', 'view'];
 
 export type ParsedArgs = { ok: true; args: Args; token: string | undefined } | { ok: false; error: string };
 

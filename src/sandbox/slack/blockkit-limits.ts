@@ -2,6 +2,8 @@
 
 export const BLOCK_KIT_LIMITS = {
   blocksPerMessage: 50,
+  /** Modals and Home tabs. */
+  blocksPerView: 100,
   sectionText: 3000,
   sectionFields: 10,
   sectionFieldText: 2000,
@@ -194,16 +196,19 @@ export function blocksCharCount(v: unknown): number {
   return 0;
 }
 
-/** Validates a message's `blocks` (already JSON-decoded when it came as a string that parses). */
-export function validateBlocks(blocks: unknown): BlocksVerdict {
+/**
+ * Validates a message's `blocks` (already JSON-decoded when it came as a string that parses); `surface: 'view'`
+ * applies the limits of modals and Home tabs (100 blocks, no message character total).
+ */
+export function validateBlocks(blocks: unknown, surface: 'message' | 'view' = 'message'): BlocksVerdict {
   if (!Array.isArray(blocks)) return { ok: false, error: 'invalid_blocks_format' };
   const c = new Checker();
-  c.maxItems(blocks, L.blocksPerMessage, '/blocks');
+  c.maxItems(blocks, surface === 'view' ? L.blocksPerView : L.blocksPerMessage, '/blocks');
   blocks.forEach((b, i) => c.block(b, `/blocks/${i}`));
   if (c.markdownChars > L.markdownText) {
     c.fail(`cumulative markdown text must be less than ${L.markdownText + 1} characters`, '/blocks');
   }
   if (c.errors.length > 0) return { ok: false, error: 'invalid_blocks', errors: c.errors };
-  if (blocksCharCount(blocks) > L.totalChars) return { ok: false, error: 'msg_blocks_too_long' };
+  if (surface === 'message' && blocksCharCount(blocks) > L.totalChars) return { ok: false, error: 'msg_blocks_too_long' };
   return { ok: true };
 }

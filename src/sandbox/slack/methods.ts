@@ -1,6 +1,7 @@
 // The Web API methods the simulator answers, by name.
 import type { Handler } from './methods-chat.js';
 import { getPermalink, postEphemeral, postMessage, reactionsAdd, update } from './methods-chat.js';
+import { viewsPublish } from './methods-views.js';
 import { authTest, conversationsInfo, history, replies, usergroupUsers, usersInfo } from './methods-read.js';
 
 export type { Handler, MethodContext } from './methods-chat.js';
@@ -17,6 +18,7 @@ export const METHODS = {
   'users.info': usersInfo,
   'usergroups.users.list': usergroupUsers,
   'reactions.add': reactionsAdd,
+  'views.publish': viewsPublish,
 } as const satisfies Record<string, Handler>;
 
 export type SimMethod = keyof typeof METHODS;

@@ -12,6 +12,7 @@ export const DEFAULT_RATE_LIMITS: Readonly<Record<string, number>> = {
   'users.info': 100,
   'usergroups.users.list': 20,
   'reactions.add': 50,
+  'views.publish': 100,
 };
 
 export type RateVerdict = { limited: false } | { limited: true; retryAfterSec: number };

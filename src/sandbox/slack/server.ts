@@ -6,6 +6,7 @@ import { parseArgs, str, type ParsedArgs } from './args.js';
 import { fail, type SlackBody } from './content.js';
 import { FaultPlan } from './faults.js';
 import { isSimMethod, METHODS, type MethodContext } from './methods.js';
+import { appHomeOpenedBody, deliverEvent } from './events-api.js';
 import { DEFAULT_RATE_LIMITS, RateLimiter } from './ratelimit.js';
 import { ResponseUrls } from './response-url.js';
 import { copy, Workspace } from './state.js';
@@ -16,6 +17,8 @@ import type {
   ResponseUrlContext,
   SimChannel,
   SimEphemeral,
+  SimEventTarget,
+  SimHomeView,
   SimMessage,
   SimSlack,
   SimSlackEvent,
@@ -272,6 +275,16 @@ class SimSlackServer implements SimSlack {
     if (found === undefined) throw new Error(`simulated Slack: no channel ${channel}`);
     if (!this.ws.users.has(user)) throw new Error(`simulated Slack: no user ${user}`);
     return copy(this.ws.post(found.id, user, { text, threadTs }));
+  }
+
+  homeView(user: string): SimHomeView | undefined {
+    const home = this.ws.homes.get(user);
+    return home === undefined ? undefined : copy(home);
+  }
+
+  async openHome(user: string, app: SimEventTarget): Promise<{ status: number; ms: number }> {
+    if (!this.ws.users.has(user)) throw new Error(`simulated Slack: no user ${user}`);
+    return deliverEvent(app, appHomeOpenedBody(this.ws.bot, user, this.now(), this.ws.homes.get(user)?.id), this.now());
   }
 
   async close(): Promise<void> {

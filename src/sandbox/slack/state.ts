@@ -1,6 +1,7 @@
 // The simulated workspace: users, channels, user groups, and every channel's messages, threads and ephemerals.
 import type {
   SimChannel,
+  SimHomeView,
   SimEphemeral,
   SimMessage,
   SimMessageEvent,
@@ -46,6 +47,8 @@ export class Workspace {
   readonly users = new Map<string, SimUser>();
   readonly channels = new Map<string, SimChannel>();
   readonly usergroups = new Map<string, SimUsergroup>();
+  /** Home tabs by user id (views.publish). */
+  readonly homes = new Map<string, SimHomeView>();
   private readonly logs = new Map<string, ChannelLog>();
   private lastTs = 0;
 
@@ -76,9 +79,17 @@ export class Workspace {
   /** By id, `#name` or `name`, as chat.postMessage accepts; private channels without the bot do not exist. */
   findChannel(ref: string | undefined): SimChannel | undefined {
     if (ref === undefined) return undefined;
+    if (this.users.has(ref) && ref !== this.bot.botUserId) return this.directMessage(ref);
     const found = this.channels.get(ref) ?? [...this.channels.values()].find((c) => c.name === ref.replace(/^#/, ''));
     if (found?.is_private === true && found.botMember === false) return undefined;
     return found;
+  }
+
+  /** A user id as `channel` is the app's DM with that person (its Messages tab), opened on first use. */
+  private directMessage(user: string): SimChannel {
+    const id = `D${user.slice(1)}`;
+    if (!this.channels.has(id)) this.channels.set(id, { id, name: `dm-${user.toLowerCase()}`, members: [user], is_private: true });
+    return this.channels.get(id) as SimChannel;
   }
 
   isMember(channel: SimChannel, user: string): boolean {

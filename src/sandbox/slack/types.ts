@@ -18,6 +18,21 @@ export interface SimChannel {
   is_private?: boolean;
 }
 
+/** A Home tab as the bot last published it for one person (`views.publish`). */
+export interface SimHomeView {
+  id: string;
+  user: string;
+  view: { type: 'home'; blocks: unknown[]; [key: string]: unknown };
+  hash: string;
+  publishedAt: number;
+}
+
+/** Where the simulator delivers Events API requests (app_home_opened): the app's URL and signing secret. */
+export interface SimEventTarget {
+  url: string;
+  signingSecret: string;
+}
+
 export interface SimUsergroup {
   id: string;
   handle: string;
@@ -183,5 +198,9 @@ export interface SimSlack {
   addUsergroup(group: SimUsergroup): void;
   /** A human's message in the channel (or thread), e.g. typed in the sandbox page. */
   postAsUser(channel: string, user: string, text: string, threadTs?: string): SimMessage;
+  /** The Home tab the bot last published for `user`, if any. */
+  homeView(user: string): SimHomeView | undefined;
+  /** `user` opens the app's Home tab: a signed `app_home_opened` Events API request to the app; resolves with its HTTP status. */
+  openHome(user: string, app: SimEventTarget): Promise<{ status: number; ms: number }>;
   close(): Promise<void>;
 }

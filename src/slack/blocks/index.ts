@@ -1,6 +1,7 @@
 // The Block Kit renderers: pure functions from records and views to Slack messages, always within Slack's limits.
 export { ACTION_IDS, approvalBlockId, digestPrefixFromBlockId, renderCard } from './card.js';
 export { renderIncidentDigest } from './digest.js';
+export { renderExceptions, renderSavepoints } from './history.js';
 export { enforceLimits, SLACK_LIMITS, TOTAL_BUDGET } from './limits.js';
 export { nextStep } from './next.js';
 export { renderOp } from './op.js';

@@ -1,0 +1,36 @@
+// The health gate's reading (SPEC §5a): the running job's details, checkpoints and exceptions from Flink REST, read
+// at planning time with a short deadline; nothing when REST does not answer or the policy turns it off.
+import { readFlinkConfig } from '../domain/model/flink-config.js';
+import { deploymentNameOf, jobIdOf, jobStatusStateOf } from '../domain/model/resource.js';
+import type { Target } from '../domain/model/target.js';
+import { flinkDurationMs, type HealthReading } from '../domain/policy/health-gate.js';
+import { findNamespace } from '../domain/policy/evaluate.js';
+import type { Policy } from '../domain/policy/schema.js';
+import { verifyFor, type HealthGate } from '../domain/policy/verify.js';
+import type { FlinkRest } from '../kube/flink-rest.js';
+
+const HEALTH_TIMEOUT_MS = 2_000;
+
+/** The gate's input for `target`, or undefined when it does not apply (job not RUNNING, REST off or not answering). */
+export async function readHealth(
+  policy: Policy,
+  target: Target,
+  live: { resource: unknown; sessionCluster?: unknown },
+  rest: FlinkRest | undefined,
+  signal?: AbortSignal,
+): Promise<{ reading: HealthReading; gate: HealthGate } | undefined> {
+  const settings = verifyFor(policy, findNamespace(policy, target.namespace)?.environment);
+  const jobId = jobIdOf(live.resource);
+  const clusterId = target.kind === 'FlinkSessionJob' ? deploymentNameOf(live.resource) : target.name;
+  if (!settings.rest || rest === undefined || jobId === undefined || clusterId === undefined || jobStatusStateOf(live.resource) !== 'RUNNING') return undefined;
+  const options = { timeoutMs: HEALTH_TIMEOUT_MS, ...(signal ? { signal } : {}) };
+  const [job, checkpoints, exceptions] = await Promise.all([
+    rest.get(target.namespace, clusterId, `/jobs/${jobId}`, options),
+    rest.get(target.namespace, clusterId, `/jobs/${jobId}/checkpoints`, options),
+    rest.get(target.namespace, clusterId, `/jobs/${jobId}/exceptions`, options),
+  ]);
+  if (!job.ok || !checkpoints.ok || !exceptions.ok) return undefined;
+  const interval = readFlinkConfig(live.resource, ['execution.checkpointing.interval'], live.sessionCluster);
+  const intervalMs = flinkDurationMs(interval?.value);
+  return { reading: { job: job.value, checkpoints: checkpoints.value, exceptions: exceptions.value, intervalMs: intervalMs && intervalMs > 0 ? intervalMs : undefined }, gate: settings.healthGate };
+}

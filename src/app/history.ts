@@ -1,0 +1,106 @@
+// The `savepoints` and `exceptions` queries (SPEC §3): read the target, its snapshots or events, and build the views.
+import { jobExceptions } from '../domain/model/job-exceptions.js';
+import { deploymentNameOf, jobIdOf, jobStatusStateOf, uidOf } from '../domain/model/resource.js';
+import { getPath } from '../domain/model/merge-patch.js';
+import { snapshotHistory, LAST_STATE_PLACEHOLDER } from '../domain/model/snapshot-history.js';
+import { formatTarget, type Target } from '../domain/model/target.js';
+import { uriProblem } from '../domain/language/values.js';
+import { findNamespace, unmanagedMessage } from '../domain/policy/evaluate.js';
+import { isKubeError } from '../kube/errors.js';
+import { readLive } from './assess.js';
+import { describeFault, type BotDeps } from './context.js';
+import type { ExceptionsView, SavepointsView } from './views.js';
+
+export type HistoryAnswer = { kind: 'savepoints'; view: SavepointsView } | { kind: 'exceptions'; view: ExceptionsView } | { kind: 'refused'; message: string };
+
+/** Root exceptions come from Flink's REST API (SPEC §5a); said when it cannot be read. */
+export const REST_NOT_READ = "Flink's REST API is not reachable from the bot, so the job's root exceptions are not shown";
+
+/** `restore <target> --from <path>` (without the slash command), or undefined when the parser would refuse the path. */
+export function restoreCommand(target: Target, path: string): string | undefined {
+  if (path === LAST_STATE_PLACEHOLDER || uriProblem(path) !== undefined) return undefined;
+  return `restore ${formatTarget(target)} --from ${path}`;
+}
+
+function problemOf(error: unknown, target: Target): string {
+  if (isKubeError(error, 'forbidden')) return `the bot may not read them in namespace ${target.namespace} (add a RoleBinding)`;
+  return describeFault(error);
+}
+
+export class HistoryQueries {
+  constructor(private readonly deps: BotDeps) {}
+
+  async savepoints(target: Target, limit: number): Promise<HistoryAnswer> {
+    const live = await this.readTarget(target);
+    if (!live.ok) return { kind: 'refused', message: live.message };
+    let snapshots: unknown[] = [];
+    let problem: string | undefined;
+    try {
+      // The label narrows the listing; kind and namespace are checked on each (snapshotHistory).
+      snapshots = await this.deps.kube.list('FlinkStateSnapshot', target.namespace, { labelSelector: `job-reference.name=${target.name}` });
+    } catch (error) {
+      this.deps.logger.warn({ err: error, target: formatTarget(target) }, 'could not list FlinkStateSnapshots for savepoints');
+      problem = `the FlinkStateSnapshots could not be listed: ${problemOf(error, target)}`;
+    }
+    const history = snapshotHistory(target, snapshots, live.resource, limit);
+    const view: SavepointsView = {
+      target,
+      snapshots: history.snapshots.map((s) => {
+        const restore = s.state === 'COMPLETED' && s.path !== undefined ? restoreCommand(target, s.path) : undefined;
+        return restore === undefined ? s : { ...s, restore };
+      }),
+      total: history.total,
+      limit,
+    };
+    if (history.recorded !== undefined) {
+      const restore = restoreCommand(target, history.recorded);
+      view.recorded = { path: history.recorded, ...(restore === undefined ? {} : { restore }) };
+    }
+    if (problem !== undefined) view.problem = problem;
+    return { kind: 'savepoints', view };
+  }
+
+  async exceptions(target: Target, limit: number): Promise<HistoryAnswer> {
+    const live = await this.readTarget(target);
+    if (!live.ok) return { kind: 'refused', message: live.message };
+    const notes: string[] = [];
+    const uid = uidOf(live.resource);
+    let events: unknown[] = [];
+    if (uid !== undefined) {
+      try {
+        events = await this.deps.kube.listEvents(target.namespace, uid);
+      } catch (error) {
+        this.deps.logger.warn({ err: error, target: formatTarget(target) }, 'could not list events for exceptions');
+        notes.push(`the events could not be read: ${problemOf(error, target)}`);
+      }
+    }
+    const roots = await this.rootExceptions(target, live.resource, limit);
+    if (roots === undefined) notes.push(REST_NOT_READ);
+    const found = jobExceptions(target, live.resource, events, limit, uid);
+    const jobState = jobStatusStateOf(live.resource);
+    const view: ExceptionsView = { target, ...found, limit, notes, ...(jobState === undefined ? {} : { jobState }), ...(roots ? { rootExceptions: roots } : {}) };
+    return { kind: 'exceptions', view };
+  }
+
+  /** The job's root exceptions from Flink REST, newest first; undefined when REST cannot be read. */
+  private async rootExceptions(target: Target, resource: unknown, limit: number): Promise<ExceptionsView['rootExceptions']> {
+    const jobId = jobIdOf(resource);
+    const clusterId = target.kind === 'FlinkSessionJob' ? deploymentNameOf(resource) : target.name;
+    if (this.deps.rest === undefined || jobId === undefined || clusterId === undefined) return undefined;
+    const answer = await this.deps.rest.get(target.namespace, clusterId, `/jobs/${jobId}/exceptions`, { timeoutMs: 2_000 });
+    if (!answer.ok) return undefined;
+    const entries = getPath(answer.value, ['exceptionHistory', 'entries']);
+    return (Array.isArray(entries) ? entries : [])
+      .map((e) => ({ at: Number(getPath(e, ['timestamp'])) || 0, name: String(getPath(e, ['stacktrace']) ?? getPath(e, ['exceptionName']) ?? '?').split('\n')[0] ?? '?', task: getPath(e, ['taskName']) }))
+      .map((e) => (typeof e.task === 'string' ? { at: e.at, name: e.name, task: e.task } : { at: e.at, name: e.name }))
+      .sort((a, b) => b.at - a.at)
+      .slice(0, limit);
+  }
+
+  private async readTarget(target: Target): Promise<{ ok: true; resource: unknown } | { ok: false; message: string }> {
+    const state = await this.deps.policy.current();
+    if (state.ok && !findNamespace(state.policy, target.namespace)) return { ok: false, message: unmanagedMessage(state.policy, target.namespace) };
+    const live = await readLive(target, this.deps.kube);
+    return live.ok ? { ok: true, resource: live.resource } : { ok: false, message: live.refusal };
+  }
+}

@@ -1,0 +1,164 @@
+// config: set or unset spec.flinkConfiguration keys (flat or nested), limited to the policy's `config` globs.
+import { z } from 'zod';
+import { desiredFields } from '../evidence/criteria.js';
+import { ignoreClassRule } from '../evidence/ignore-class.js';
+import { redeployRule } from '../evidence/redeploy.js';
+import { OPERATION_FLAGS, TARGET, CONFIG_ACTIONS, type Bound, type ConfigEntry } from '../language/verb-kit.js';
+import type { CheckResult } from '../model/decision.js';
+import { configLocations, configValue } from '../model/flink-config.js';
+import { COMMON_INTENT_FIELDS } from '../model/intent-base.js';
+import { getPath, isRecord, patchLeaves } from '../model/merge-patch.js';
+import type { Plan } from '../model/plan.js';
+import { TargetSchema } from '../model/target.js';
+import { effectiveUpgradeMode } from '../model/upgrade-mode.js';
+import { PATHS, patchOutcome, refusal, who, type FieldEdit } from '../planning/edits.js';
+import { CHECK, fail, pass, type CheckCtx } from '../policy/check-kit.js';
+import { matchesGlob } from '../policy/glob.js';
+import type { KindModule } from './kind.js';
+
+/** Keys per command: enough for any real change, and a card that still fits Slack. */
+export const MAX_CONFIG_ENTRIES = 50;
+/** The operator's IGNORE class for flinkConfiguration (reference §1: AbstractFlinkSpec @SpecDiff). */
+export const IGNORE_CLASS_PREFIXES = ['kubernetes.operator', 'job.autoscaler', 'parallelism.default'];
+
+const Entry = z.object({ key: z.string().min(1).max(200), value: z.string().min(1).max(1000).optional() });
+
+export const ConfigIntent = z
+  .object({
+    kind: z.literal('config'),
+    target: TargetSchema,
+    action: z.enum(CONFIG_ACTIONS),
+    entries: z.array(Entry).min(1).max(MAX_CONFIG_ENTRIES),
+    ...COMMON_INTENT_FIELDS,
+  })
+  .refine((i) => i.entries.every((e) => (i.action === 'set') === (e.value !== undefined)), { message: 'set takes key=value, unset takes key' })
+  .refine((i) => new Set(i.entries.map((e) => e.key)).size === i.entries.length, { message: 'each key once' });
+type Intent = z.infer<typeof ConfigIntent>;
+
+/** `set` needs `key=value`, `unset` a bare key; a key appears once. */
+function validate(b: Bound): string | undefined {
+  const entries = b.configEntries ?? [];
+  const action = b.configAction ?? 'set';
+  for (const e of entries) {
+    if (action === 'set' && e.value === undefined) return `config set takes key=value; ${JSON.stringify(e.key)} has no "=" (to remove it: config <target> unset ${e.key})`;
+    if (action === 'unset' && e.value !== undefined) return `config unset takes only keys; write ${e.key}, not ${e.key}=…`;
+  }
+  const seen = new Set<string>();
+  for (const e of entries) {
+    if (seen.has(e.key)) return `${e.key} is given more than once; give each key once`;
+    seen.add(e.key);
+  }
+  return undefined;
+}
+
+const isIgnoreClass = (key: string) => IGNORE_CLASS_PREFIXES.some((p) => key.startsWith(p));
+
+/** One key's edits: set where the key lives (flat when new), or null at every place it is written. */
+function keyEdits(configuration: unknown, entry: ConfigEntry): FieldEdit[] | string {
+  const locations = configLocations(configuration, entry.key);
+  const current = configValue(configuration, entry.key);
+  if (entry.value === undefined) {
+    if (locations.length === 0) return `${entry.key} is not set`;
+    return locations.map((at) => ({ path: [...PATHS.flinkConfiguration, ...at], after: null }));
+  }
+  if (current === entry.value) return `${entry.key} is already ${entry.value}`;
+  return [{ path: [...PATHS.flinkConfiguration, ...(locations[0] ?? [entry.key])], after: entry.value }];
+}
+
+function plan(intent: Intent, resource: unknown) {
+  const configuration = getPath(resource, PATHS.flinkConfiguration);
+  const edits: FieldEdit[] = [];
+  const same: string[] = [];
+  for (const entry of intent.entries) {
+    const result = keyEdits(configuration, entry);
+    if (typeof result === 'string') same.push(result);
+    else edits.push(...result);
+  }
+  if (edits.length === 0) return refusal(`${who(intent.target)}: ${same.join(', ')} (spec.flinkConfiguration); nothing to do`);
+  const notes = same.map((s) => `${s} (unchanged)`);
+  const keys = intent.entries.map((e) => e.key);
+  notes.push(
+    keys.every(isIgnoreClass)
+      ? 'the operator classifies these keys as IGNORE: it reads them from the spec without redeploying the job'
+      : 'the operator redeploys the job with the new configuration (an UPGRADE), using its upgrade mode',
+  );
+  return patchOutcome(edits, notes, effectiveUpgradeMode(undefined, resource));
+}
+
+/** Policy `config` (SPEC §6): every key must match an allow glob and no deny glob (deny wins); none allowed by default. */
+function keysCheck(ctx: CheckCtx, intent: Intent): CheckResult {
+  const rules = ctx.input.policy?.config;
+  const refused: string[] = [];
+  for (const { key } of intent.entries) {
+    const denied = rules?.deny.find((g) => matchesGlob(g, key));
+    if (denied !== undefined) refused.push(`${key} is denied by the policy's config.deny "${denied}"`);
+    else if (!rules?.allow.some((g) => matchesGlob(g, key))) {
+      const allowed = rules?.allow.length ? `config.allow is ${rules.allow.map((g) => `"${g}"`).join(', ')}` : 'the policy allows no keys (no config.allow)';
+      refused.push(`${key} is not allowed: ${allowed}`);
+    }
+  }
+  if (refused.length > 0) return fail(CHECK.configKeys, refused.join('; '));
+  return pass(CHECK.configKeys, `the policy's config block allows ${intent.entries.map((e) => e.key).join(', ')}`);
+}
+
+/** The flinkConfiguration keys a plan's patch sets, in flat form. */
+function patchedKeys(plan: Plan): string[] {
+  return desiredFields(plan)
+    .filter((f) => f.specPath[0] === 'flinkConfiguration')
+    .map((f) => f.specPath.slice(1).join('.'));
+}
+
+/** IGNORE-class only when the patch touches nothing but IGNORE-class keys. */
+function onlyIgnoreClass(plan: Plan): boolean {
+  const fields = desiredFields(plan);
+  const keys = patchedKeys(plan);
+  return keys.length > 0 && keys.length === fields.length && keys.every(isIgnoreClass);
+}
+
+/** The entries an undo's patch puts back: a value is set again, `null` unsets (the key "was unset"). */
+function inverseEntries(patch: unknown): ConfigEntry[] {
+  const configuration = getPath(patch, PATHS.flinkConfiguration);
+  if (!isRecord(configuration)) return [];
+  return patchLeaves(configuration).map((leaf) => ({
+    key: leaf.path.join('.'),
+    ...(leaf.value === null ? {} : { value: typeof leaf.value === 'string' ? leaf.value : JSON.stringify(leaf.value) }),
+  }));
+}
+
+function describe(intent: Intent): string {
+  const shown = intent.entries.slice(0, 3).map((e) => (e.value === undefined ? e.key : `${e.key}=${e.value}`));
+  const more = intent.entries.length > 3 ? ` and ${intent.entries.length - 3} more` : '';
+  return `: ${intent.action} ${shown.join(' ')}${more}`;
+}
+
+export const config = {
+  intent: ConfigIntent,
+  verb: {
+    group: 'operation',
+    summary: 'set or unset Flink configuration keys (spec.flinkConfiguration), as the policy allows',
+    args: [
+      TARGET,
+      { key: 'configAction', kind: 'configAction', required: true },
+      { key: 'configEntries', kind: 'configEntry', required: true, rest: { max: MAX_CONFIG_ENTRIES } },
+    ],
+    flags: [...OPERATION_FLAGS],
+    examples: [
+      'config analytics/clickstream set execution.checkpointing.interval=30s',
+      'config clickstream set restart-strategy.type=fixed-delay restart-strategy.fixed-delay.attempts=10 --reason "flaky sink"',
+      'config clickstream unset execution.checkpointing.interval',
+    ],
+    synonyms: ['conf', 'configure', 'configuration', 'setting', 'settings'],
+    validate,
+    build: (b) => ({ target: b.target, action: b.configAction, entries: b.configEntries }),
+  },
+  traits: { change: 'patch', stopsJob: true, redeploys: true, hasMode: false, usesUpgradeMode: true, onSessionCluster: false, onSessionJob: true, readsLastSavepoint: false, refusedWhileSuspended: true },
+  plan: ({ intent, resource }) => plan(intent, resource),
+  checks: (ctx, intent) => [keysCheck(ctx, intent)],
+  evidence: (ctx) =>
+    onlyIgnoreClass(ctx.plan)
+      ? ignoreClassRule(ctx, `${patchedKeys(ctx.plan).join(', ')}`)
+      : redeployRule(ctx, { notVerified: ['the configuration the running job actually loaded (Flink REST jobmanager/config) not checked'], restoresInSavepointMode: true }),
+  undo: { inverse: 'config', paths: [], under: [PATHS.flinkConfiguration] },
+  asInverse: (target, patch) => ({ kind: 'config', target, action: 'set', entries: inverseEntries(patch), incidentChannels: [] }),
+  describe,
+} as const satisfies KindModule<Intent>;

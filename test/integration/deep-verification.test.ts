@@ -1,0 +1,112 @@
+// Deep verification (SPEC §5a): the worker reads Flink REST through the API server's service proxy once operator
+// status is settled; COMPLETED then carries what the job itself reports, and what REST contradicts is not COMPLETED.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OperationRecord } from '../../src/domain/model/operation.js';
+import type { Target } from '../../src/domain/model/target.js';
+import type { WorkerEvidence } from '../../src/worker/context.js';
+import { NS, WorkerEnv } from '../support/worker-env.js';
+
+let env: WorkerEnv;
+beforeAll(async () => {
+  // A short deadline: the cases that must never complete end TIMED_OUT quickly.
+  env = await WorkerEnv.start({ env: { VERIFY_TIMEOUT: '5s', VERIFY_TIMEOUT_SAVEPOINT: '5s' } });
+  await env.startWorker();
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+const common = { incidentChannels: [] };
+const dep = (name: string): Target => ({ kind: 'FlinkDeployment', namespace: NS, name });
+const evidenceOf = (r: OperationRecord) => r.evidence as WorkerEvidence;
+const criterion = (r: OperationRecord, name: string) => evidenceOf(r).criteria?.find((c) => c.name === name);
+const completedDetail = (r: OperationRecord) => r.history.at(-1)?.detail as { verified: string[]; notVerified: string[] };
+
+describe('with Flink REST reachable', () => {
+  it('a scale is COMPLETED with every vertex RUNNING at the new parallelism, read from REST', async () => {
+    await env.deploy('deep-scale', { parallelism: 2 });
+    const done = await env.waitTerminal((await env.request({ kind: 'scale', target: dep('deep-scale'), parallelism: 4, ...common })).id);
+    expect(done.state, JSON.stringify(evidenceOf(done).verdict)).toBe('COMPLETED');
+    expect(criterion(done, 'rest:tasks-running')).toMatchObject({ met: true, observed: '3 of 3 vertices RUNNING', source: expect.stringMatching(/^Flink REST \/jobs\/[0-9a-f]{32} vertices\[\]\.status$/) });
+    expect(criterion(done, 'rest:parallelism-applied')).toMatchObject({ met: true, observed: '4 on every vertex' });
+    expect(completedDetail(done).verified.join(' | ')).toContain('4 on every vertex (Flink REST');
+    expect(completedDetail(done).notVerified.join(' | ')).not.toContain('per-vertex parallelism');
+  });
+
+  it.each([
+    ['resume', { state: 'suspended' as const }, (t: Target) => ({ kind: 'resume', target: t, ...common })],
+    ['upgrade', {}, (t: Target) => ({ kind: 'upgrade', target: t, image: 'flink:1.20.1', ...common })],
+    ['restore', {}, (t: Target) => ({ kind: 'restore', target: t, from: `s3://flink-state/${NS}/${t.name}/savepoints/savepoint-0a1b2c`, allowNonRestoredState: false, ...common })],
+    ['resources', {}, (t: Target) => ({ kind: 'resources', target: t, taskManagerMemory: '4g', ...common })],
+    ['config', {}, (t: Target) => ({ kind: 'config', target: t, action: 'set', entries: [{ key: 'execution.checkpointing.interval', value: '30s' }], ...common })],
+  ] as const)('%s: COMPLETED carries what REST proved, with its value, path and time', async (kind, setup, intent) => {
+    await env.deploy(`deep-${kind}`, setup);
+    const done = await env.waitTerminal((await env.request(intent(dep(`deep-${kind}`)) as never)).id);
+    expect(done.state, JSON.stringify(evidenceOf(done).verdict)).toBe('COMPLETED');
+    const tasks = criterion(done, 'rest:tasks-running');
+    expect(tasks).toMatchObject({ met: true, observed: expect.stringMatching(/^\d+ of \d+ vertices RUNNING$/), source: expect.stringMatching(/^Flink REST \/jobs\//) });
+    expect(tasks?.at).toBeGreaterThan(0);
+    if (kind === 'restore') expect(criterion(done, 'rest:restored-from')).toMatchObject({ met: true, observed: `restored from s3://flink-state/${NS}/deep-restore/savepoints/savepoint-0a1b2c` });
+  });
+
+  it('a savepoint-mode restart is COMPLETED only having restored from the savepoint the operator recorded', async () => {
+    await env.deploy('deep-restart', { upgradeMode: 'savepoint' });
+    const done = await env.waitTerminal((await env.request({ kind: 'restart', target: dep('deep-restart'), ...common })).id);
+    expect(done.state, JSON.stringify(evidenceOf(done).verdict)).toBe('COMPLETED');
+    expect(criterion(done, 'rest:restored-from')).toMatchObject({ met: true, observed: expect.stringMatching(/^restored from s3:\/\//) });
+  });
+
+  it('tasks stuck waiting for slots after a scale-up: never COMPLETED; TIMED_OUT names the waiting vertex', async () => {
+    await env.deploy('deep-waiting', { parallelism: 2 });
+    env.cluster.operator.setScenario(NS, 'deep-waiting', 'tasks-waiting');
+    const done = await env.waitTerminal((await env.request({ kind: 'scale', target: dep('deep-waiting'), parallelism: 6, ...common })).id);
+    expect(done.state).toBe('TIMED_OUT');
+    expect(String(done.history.at(-1)?.detail.summary)).toMatch(/rest:tasks-running \(Sink: Kafka alerts: SCHEDULED\)/);
+  });
+
+  it('a restore that started from another path than the operator recorded is FAILED with both paths', async () => {
+    await env.deploy('deep-elsewhere');
+    env.cluster.operator.setScenario(NS, 'deep-elsewhere', 'restored-elsewhere');
+    const from = `s3://flink-state/${NS}/deep-elsewhere/savepoints/savepoint-0a1b2c`;
+    const done = await env.waitTerminal((await env.request({ kind: 'restore', target: dep('deep-elsewhere'), from, allowNonRestoredState: false, ...common })).id);
+    expect(done.state).toBe('FAILED');
+    const reason = String(done.history.at(-1)?.detail.reason);
+    expect(reason).toMatch(/started without its state: Flink reports it restored from \S+savepoint-someone-elses, but the operator recorded s3:\/\/\S+savepoint-0a1b2c/);
+  });
+});
+
+describe('a checkpoint after the change, where the policy requires it', () => {
+  let strict: WorkerEnv;
+  beforeAll(async () => {
+    strict = await WorkerEnv.start({ env: { VERIFY_TIMEOUT: '5s', VERIFY_TIMEOUT_SAVEPOINT: '5s' }, policyExtra: 'verify:\n  default: { checkpointAfterChange: true }\n' });
+    await strict.startWorker();
+  });
+  afterAll(async () => {
+    await strict?.close();
+  });
+
+  it('is a criterion: met once a checkpoint completes after the restart; with checkpoints failing, never COMPLETED', async () => {
+    await strict.deploy('deep-ckpt', { conf: { 'execution.checkpointing.interval': '5s' } });
+    const done = await strict.waitTerminal((await strict.request({ kind: 'restart', target: dep('deep-ckpt'), ...common })).id);
+    expect(done.state, JSON.stringify(evidenceOf(done).verdict)).toBe('COMPLETED');
+    expect(criterion(done, 'rest:checkpoint-after-change')).toMatchObject({ met: true, observed: expect.stringMatching(/^checkpoint \d+ completed \d+ s after the job started$/) });
+    expect(completedDetail(done).notVerified.join(' | ')).not.toContain('a checkpoint completed after the change');
+    await strict.deploy('deep-ckpt-failing', { conf: { 'execution.checkpointing.interval': '5s' } });
+    strict.cluster.operator.setScenario(NS, 'deep-ckpt-failing', 'checkpoints-failing');
+    const failing = await strict.waitTerminal((await strict.request({ kind: 'restart', target: dep('deep-ckpt-failing'), ...common })).id);
+    expect(failing.state).toBe('TIMED_OUT');
+    expect(String(failing.history.at(-1)?.detail.summary)).toMatch(/rest:checkpoint-after-change \(no checkpoint completed since the job started \(\d+ failed\)\)/);
+  });
+});
+
+describe('with the proxy answering 403 (no services/proxy rule)', () => {
+  it('the same scale completes on operator status and says why the proof is shallower', async () => {
+    await env.deploy('deep-denied', { parallelism: 2 });
+    env.cluster.server.faults.inject({ kind: 'error-403', resource: 'services', subresource: 'proxy', times: 50 });
+    const done = await env.waitTerminal((await env.request({ kind: 'scale', target: dep('deep-denied'), parallelism: 3, ...common })).id);
+    env.cluster.server.faults.clear();
+    expect(done.state, JSON.stringify(evidenceOf(done).verdict)).toBe('COMPLETED');
+    expect(criterion(done, 'rest:tasks-running')).toBeUndefined();
+    expect(completedDetail(done).notVerified.join(' | ')).toMatch(/REST not reachable \(the role lacks services\/proxy: .*services\/proxy.*\): the proof stops at operator status/);
+  });
+});

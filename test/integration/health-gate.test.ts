@@ -1,0 +1,77 @@
+// The health gate before a change (SPEC §5a): assess reads Flink REST through the service proxy of the simulated
+// cluster; a job that restarted recently or whose checkpoints fail warns in dev and fails under a production policy.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assess, type AssessDeps } from '../../src/app/assess.js';
+import { parsePolicyText } from '../../src/app/policy-load.js';
+import { ClientNodeFlinkClient, loadKubeConfig } from '../../src/kube/client-node.js';
+import { ClientNodeFlinkRest } from '../../src/kube/flink-rest.js';
+import { startSimCluster, type SimCluster } from '../../src/sandbox/kube/cluster.js';
+import type { Policy } from '../../src/domain/policy/schema.js';
+import { deployment, waitStable } from '../support/sim.js';
+
+const POLICY = `version: 1
+namespaces:
+  - { name: streaming-prod, environment: production }
+  - { name: streaming-dev }
+approval: {}
+`;
+
+let cluster: SimCluster;
+let deps: AssessDeps;
+let policy: Policy;
+beforeAll(async () => {
+  cluster = await startSimCluster({ port: 0, seed: 'none', speed: 'fast' });
+  const kubeConfig = loadKubeConfig(cluster.kubeconfigPath);
+  deps = { kube: new ClientNodeFlinkClient(kubeConfig), rest: new ClientNodeFlinkRest(kubeConfig), getFreeze: async () => undefined, getOperation: async () => undefined, now: () => new Date(), nonce: () => Date.now() };
+  const parsed = parsePolicyText(POLICY);
+  if (!parsed.ok) throw new Error(parsed.errors.join('; '));
+  policy = parsed.policy;
+});
+afterAll(async () => {
+  await cluster?.close();
+});
+
+async function gateFor(namespace: string, name: string) {
+  const target = { kind: 'FlinkDeployment' as const, namespace, name };
+  const result = await assess(policy, { intent: { kind: 'restart', target, incidentChannels: [] }, opId: 'op-gate0001', requester: 'U0REQ' }, deps);
+  if (!result.ok) throw new Error(result.refusal);
+  return { check: result.decision.checks.find((c) => c.name === 'health-gate'), decision: result.decision };
+}
+
+async function running(namespace: string, name: string, knobs: string[] = []): Promise<void> {
+  cluster.store.ensureNamespace(namespace);
+  cluster.store.create('flinkdeployments', deployment(name, namespace, { conf: { 'execution.checkpointing.interval': '2s' } }));
+  await waitStable(cluster.store, namespace, name);
+  if (knobs.length > 0) cluster.operator.setScenario(namespace, name, knobs as never);
+}
+
+describe('the health gate on the card', () => {
+  it('a healthy job passes, with its numbers', async () => {
+    await running('streaming-dev', 'gate-healthy');
+    await expect.poll(async () => (await gateFor('streaming-dev', 'gate-healthy')).check?.message, { timeout: 5_000 }).toMatch(/^the job is healthy: no restart in the last 10 min; last checkpoint \d+ s ago \(interval 2 s\); 0 failed$/);
+  });
+
+  it('a job that restarted recently warns in dev and fails under the production policy (DENIED)', async () => {
+    await running('streaming-dev', 'gate-restarts', ['job-exceptions=1']);
+    await expect.poll(async () => (await gateFor('streaming-dev', 'gate-restarts')).check, { timeout: 5_000 }).toMatchObject({ outcome: 'warn', message: expect.stringMatching(/restarted 1 time\(s\) in the last 10 min/) });
+    await running('streaming-prod', 'gate-restarts', ['job-exceptions=1']);
+    await expect.poll(async () => (await gateFor('streaming-prod', 'gate-restarts')).check?.outcome, { timeout: 5_000 }).toBe('fail');
+    expect((await gateFor('streaming-prod', 'gate-restarts')).decision.outcome).toBe('deny');
+  });
+
+  it('checkpoints failing warn in dev and fail in production', async () => {
+    await running('streaming-dev', 'gate-ckpt', ['checkpoints-failing']);
+    await expect.poll(async () => (await gateFor('streaming-dev', 'gate-ckpt')).check, { timeout: 5_000 }).toMatchObject({ outcome: 'warn', message: expect.stringMatching(/checkpoints are failing: \d+ failed and none completed/) });
+    await running('streaming-prod', 'gate-ckpt', ['checkpoints-failing']);
+    await expect.poll(async () => (await gateFor('streaming-prod', 'gate-ckpt')).check?.outcome, { timeout: 5_000 }).toBe('fail');
+  });
+
+  it('without REST (the proxy answers 403) there is no gate, and the rest of the checks still run', async () => {
+    await running('streaming-dev', 'gate-denied');
+    cluster.server.faults.inject({ kind: 'error-403', resource: 'services', subresource: 'proxy', times: 10 });
+    const { check, decision } = await gateFor('streaming-dev', 'gate-denied');
+    cluster.server.faults.clear();
+    expect(check).toBeUndefined();
+    expect(decision.checks.map((c) => c.name)).toContain('operator-busy');
+  });
+});

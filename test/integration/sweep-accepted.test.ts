@@ -1,0 +1,71 @@
+// The sweep finishes records left ACCEPTED by a bot that died (SPEC §9): racing sweeps finish one exactly once, and
+// one whose card cannot be posted is CANCELLED with its requester told once. Records are made as the bot makes them.
+import { expect, it } from 'vitest';
+import { OperationService } from '../../src/app/operations.js';
+import { Sweep } from '../../src/app/sweep.js';
+import { createLogger } from '../../src/log.js';
+import type { OperationRecord } from '../../src/domain/model/operation.js';
+import { acceptedFinisher } from '../../src/roles/bot.js';
+import { FetchResponder } from '../../src/slack/slack-ports.js';
+import { OperationStore } from '../../src/store/operations.js';
+import { USERS, useBotEnvs, type BotEnv } from '../support/bot-env.js';
+
+const hooks = useBotEnvs();
+const silent = createLogger('silent');
+
+/** An ACCEPTED record with the fields the bot's request path records before it posts the card (copied from one). */
+async function leftAccepted(env: BotEnv, like: OperationRecord, responseId: string): Promise<OperationRecord> {
+  const id = `${like.id.slice(0, -3)}zz${responseId.length % 10}`;
+  const responseUrl = env.sim.responseUrl(responseId, { channel: env.channel, user: like.requester });
+  const { kind, intent, target, requester, channel, incidentChannels, plan, decision } = like;
+  const created = await env.bot.deps.store.create({ id, kind, intent, target, requester, channel, responseUrl, incidentChannels, plan, decision }, requester);
+  if (!created.ok) throw new Error('id taken');
+  return created.record;
+}
+
+function sweeper(env: BotEnv, finished: string[]): Sweep {
+  const inner = acceptedFinisher(new OperationService(env.bot.deps, env.bot.identity.botName), new FetchResponder(), silent);
+  // The sweep's clock is a minute ahead of the bot's (the record is stale to it); its store writes with the same
+  // clock, so a claim is fresh to the other sweeps, as it is in production where processes share the time.
+  const now = () => env.bot.deps.now() + 60_000;
+  return new Sweep({
+    store: new OperationStore(env.redis.redis, { prefix: env.config.redis.prefix, now }),
+    queue: env.queue,
+    leases: env.bot.deps.leases,
+    logger: silent,
+    now,
+    accepted: { finish: async (record) => (finished.push(record.id), inner.finish(record)) },
+  });
+}
+
+it('two sweeps racing over a stale ACCEPTED record: one card, one decision', async () => {
+  const env = await hooks.start({ overrides: { sweep: false, notifier: false } });
+  const like = await env.request('scale streaming-prod/fraud-detection 5 --reason "sweep race"', USERS.alice);
+  const stale = await leftAccepted(env, like, 'cmd-race');
+  const finished: string[] = [];
+  const reports = await Promise.all([sweeper(env, finished).run(), sweeper(env, finished).run()]);
+  expect(finished).toEqual([stale.id]);
+  expect(reports.flatMap((r) => r.resumed)).toEqual([stale.id]);
+  const record = await env.record(stale.id);
+  expect(record.state).toBe('AWAITING_APPROVAL');
+  expect(env.sim.messages(env.channel).filter((m) => m.text.includes(stale.id)).map((m) => m.ts)).toEqual([record.card?.ts]);
+  // A later sweep finds nothing left to do.
+  expect((await sweeper(env, finished).run()).resumed).toEqual([]);
+});
+
+it('a stale ACCEPTED record whose card cannot be posted is CANCELLED and its requester told once', async () => {
+  const env = await hooks.start({ overrides: { sweep: false, notifier: false } });
+  const like = await env.request('scale streaming-prod/fraud-detection 6 --reason "sweep cancel"', USERS.alice);
+  const stale = await leftAccepted(env, like, 'cmd-cancel');
+  env.sim.faults.failNext('chat.postMessage', 'channel_not_found');
+  const finished: string[] = [];
+  await sweeper(env, finished).run();
+  const record = await env.record(stale.id);
+  expect(record.state).toBe('CANCELLED');
+  const told = env.sim.responses.filter((r) => r.id === 'cmd-cancel');
+  expect(told).toHaveLength(1);
+  expect(JSON.stringify(told[0]?.body)).toContain(`${stale.id} was cancelled`);
+  await sweeper(env, finished).run();
+  expect(finished).toEqual([stale.id]);
+  expect(env.sim.responses.filter((r) => r.id === 'cmd-cancel')).toHaveLength(1);
+});

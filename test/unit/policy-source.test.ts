@@ -1,0 +1,58 @@
+// PolicyFileSource (SPEC §6): an invalid edit leaves the last valid policy in force, is logged once with every
+// problem by path, and `valid` says so until the file is fixed.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { PolicyFileSource } from '../../src/app/policy-source.js';
+import { POLICY_YAML } from '../support/worker-env.js';
+
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
+function recorder() {
+  const lines: { level: string; fields: Record<string, unknown>; msg: string }[] = [];
+  const log = (level: string) => (fields: Record<string, unknown>, msg: string) => void lines.push({ level, fields, msg });
+  return { lines, logger: { error: log('error'), info: log('info') } as never };
+}
+
+it('keeps the last valid policy through an invalid edit, logs every problem once, and recovers', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'policy-source-'));
+  dirs.push(dir);
+  const file = join(dir, 'policy.yaml');
+  await writeFile(file, POLICY_YAML);
+  const { lines, logger } = recorder();
+  const source = new PolicyFileSource(file, { logger });
+  const first = await source.current();
+  expect(first.ok && source.valid).toBe(true);
+
+  await writeFile(file, `${POLICY_YAML.replace('from: [leads]', 'from: [lead]')}\nbogus: 1\n`);
+  const during = await source.current();
+  expect(during).toEqual(first);
+  expect(source.valid).toBe(false);
+  await source.current();
+  const errors = lines.filter((l) => l.level === 'error');
+  expect(errors).toHaveLength(1);
+  const problems = errors[0]?.fields.problems as string[];
+  expect(problems.some((p) => /^rules\[\d+\]\.require\.from\[0\]/.test(p))).toBe(true);
+  expect(problems.some((p) => p.includes('bogus'))).toBe(true);
+
+  await writeFile(file, POLICY_YAML);
+  expect(await source.current()).toEqual(first);
+  expect(source.valid).toBe(true);
+  expect(lines.at(-1)?.msg).toContain('valid again');
+});
+
+it('with no valid policy ever read, an invalid file refuses every operation naming the problem', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'policy-source-'));
+  dirs.push(dir);
+  const file = join(dir, 'policy.yaml');
+  await writeFile(file, 'version: 2\n');
+  const source = new PolicyFileSource(file);
+  const state = await source.current();
+  expect(state.ok).toBe(false);
+  expect(state.ok ? '' : state.message).toContain('not valid');
+  expect(source.valid).toBe(false);
+});
