@@ -1,4 +1,4 @@
-// The import rule of src/ (README "Development", DESIGN "layout and import rule"): the layer table, and the checker.
+// The import rule of src/ (docs/development.md "Import rule", DESIGN "layout and import rule"): the layer table, and the checker.
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';

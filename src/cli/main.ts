@@ -12,7 +12,7 @@ Usage:
   flink-chatops check-policy FILE                 validate a policy file and print what it allows
   flink-chatops --help                            this text
 
-Configuration comes from the environment (see README.md).`;
+Configuration comes from the environment (see docs/configuration.md).`;
 
 const serve: SubcommandHandler = async (args) => {
   const parsed = parseArgs(args, { role: 'value' });
