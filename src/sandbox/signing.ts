@@ -87,18 +87,21 @@ export function blockActionsBody(ws: Workspace, click: ButtonClick, nowMs: numbe
     message,
     state: { values: {} },
     response_url: click.responseUrl,
-    actions: [
-      {
-        type: 'button',
-        action_id: click.actionId,
-        block_id: click.blockId,
-        value: click.value,
-        text: { type: 'plain_text', text: click.buttonText, emoji: true },
-        action_ts: (nowMs / 1000).toFixed(6),
-      },
-    ],
+    actions: [buttonAction(click, nowMs)],
   };
   return `payload=${encodeURIComponent(JSON.stringify(payload))}`;
+}
+
+/** The one button action of a `block_actions` payload, as Slack sends it for a message or a view. */
+function buttonAction(click: { actionId: string; blockId: string; value: string; buttonText: string }, nowMs: number): Record<string, unknown> {
+  return {
+    type: 'button',
+    action_id: click.actionId,
+    block_id: click.blockId,
+    value: click.value,
+    text: { type: 'plain_text', text: click.buttonText, emoji: true },
+    action_ts: (nowMs / 1000).toFixed(6),
+  };
 }
 
 export interface HomeButtonClick {
@@ -127,16 +130,7 @@ export function homeBlockActionsBody(ws: Workspace, click: HomeButtonClick, nowM
     is_enterprise_install: false,
     view: { ...click.view, id: click.viewId, type: 'home', team_id: ws.teamId, app_id: ws.appId },
     state: { values: {} },
-    actions: [
-      {
-        type: 'button',
-        action_id: click.actionId,
-        block_id: click.blockId,
-        value: click.value,
-        text: { type: 'plain_text', text: click.buttonText, emoji: true },
-        action_ts: (nowMs / 1000).toFixed(6),
-      },
-    ],
+    actions: [buttonAction(click, nowMs)],
   };
   return `payload=${encodeURIComponent(JSON.stringify(payload))}`;
 }
