@@ -1,17 +1,16 @@
 // A bot process SIGKILLed right after recording ACCEPTED (its card post in flight, never delivered): the sweep of
 // the next bot process posts the card and records the decision within a minute, exactly once (SPEC §9, issue 18).
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { SimCluster } from '../../src/sandbox/kube/cluster.js';
-import { SECRET, startBotEnv, startTestCluster, TOKEN, USERS, type BotEnv } from '../support/bot-env.js';
+import { SECRET, startBotEnv, startTestCluster, USERS } from '../support/bot-env.js';
+import { startBotProcess } from '../support/bot-process.js';
 import { freePort } from '../support/redis-server.js';
 import { postSigned, slashCommandBody } from '../support/slack.js';
 
-const REPO = new URL('../..', import.meta.url).pathname;
 let cluster: SimCluster;
 
 beforeAll(async () => {
@@ -47,35 +46,6 @@ async function slackProxy(target: string, onHeld: () => void): Promise<{ url: st
   };
 }
 
-/** A `serve --role bot` process on `port`; resolves once it has started. */
-async function botProcess(env: BotEnv, port: number, slackApiUrl: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['bin/flink-chatops.js', 'serve', '--role', 'bot'], {
-    cwd: REPO,
-    env: {
-      PATH: process.env.PATH ?? '',
-      PORT: String(port),
-      SLACK_BOT_TOKEN: TOKEN,
-      SLACK_SIGNING_SECRET: SECRET,
-      SLACK_API_URL: slackApiUrl,
-      REDIS_URL: env.config.redis.url,
-      REDIS_PREFIX: env.config.redis.prefix,
-      KUBECONFIG: env.config.kubeconfig ?? '',
-      POLICY_FILE: env.config.policyFile,
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: string[] = [];
-  await new Promise<void>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      lines.push(line);
-      if (line.includes('bot started')) resolve();
-    });
-    createInterface({ input: child.stderr! }).on('line', (line) => lines.push(line));
-    child.once('exit', (code) => reject(new Error(`bot process exited ${code}: ${lines.slice(-5).join('\n')}`)));
-  });
-  return child;
-}
 
 it('a bot SIGKILLed after recording ACCEPTED: within a minute the next bot posts the card and decides, once', async () => {
   // The in-process bot takes no part: no sweep, no notifier; the processes below do the work.
@@ -90,7 +60,7 @@ it('a bot SIGKILLed after recording ACCEPTED: within a minute the next bot posts
   });
   try {
     const port = await freePort();
-    first = await botProcess(env, port, proxy.url);
+    first = await startBotProcess(env, { port, slackApiUrl: proxy.url });
     const exited = once(first, 'exit');
     const responseUrl = env.sim.responseUrl('cmd-killed', { channel: env.channel, user: USERS.alice });
     const body = slashCommandBody({ text: 'scale streaming-prod/fraud-detection 5 --reason "sweep test"', user_id: USERS.alice, channel_id: env.channel, response_url: responseUrl });
@@ -104,7 +74,7 @@ it('a bot SIGKILLed after recording ACCEPTED: within a minute the next bot posts
     expect(left.card).toBeUndefined();
     expect(env.sim.messages(env.channel)).toEqual([]);
 
-    second = await botProcess(env, await freePort(), env.sim.apiUrl);
+    second = await startBotProcess(env, { port: await freePort() });
     const decided = await env.waitForState(opId as string, ['AWAITING_APPROVAL', 'QUEUED', 'DENIED', 'CANCELLED'], 60_000);
     expect(Date.now() - killedAt).toBeLessThan(60_000);
     expect(decided.state).toBe('AWAITING_APPROVAL');
