@@ -3,7 +3,10 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
 import type { Policy } from '../domain/policy/schema.js';
-import { validatePolicy } from '../domain/policy/validate.js';
+import { validatePolicy, type ValidationOptions } from '../domain/policy/validate.js';
+
+/** `clusters`: the installation's cluster names; when given, cluster names in the policy are checked against them. */
+export type PolicyLoadOptions = ValidationOptions;
 
 export type PolicyParseResult =
   | { ok: true; policy: Policy; warnings: string[] }
@@ -26,7 +29,7 @@ function yamlErrorLine(error: { message: string; linePos?: [{ line: number; col:
 }
 
 /** Parses and validates policy text; every problem comes back as a line, never as an exception. */
-export function parsePolicyText(text: string): PolicyParseResult {
+export function parsePolicyText(text: string, options: PolicyLoadOptions = {}): PolicyParseResult {
   const doc = parseDocument(text, { prettyErrors: true });
   if (doc.errors.length > 0) return { ok: false, problem: 'yaml', errors: doc.errors.map(yamlErrorLine), warnings: [] };
   if (doc.contents === null) {
@@ -39,11 +42,11 @@ export function parsePolicyText(text: string): PolicyParseResult {
   } catch (error) {
     return { ok: false, problem: 'yaml', errors: [`YAML error: ${error instanceof Error ? error.message : String(error)}`], warnings: [] };
   }
-  const result = validatePolicy(value);
+  const result = validatePolicy(value, options);
   return result.ok ? result : { ok: false, problem: 'invalid', errors: result.errors, warnings: result.warnings };
 }
 
-export async function loadPolicyFile(path: string): Promise<PolicyLoadResult> {
+export async function loadPolicyFile(path: string, options: PolicyLoadOptions = {}): Promise<PolicyLoadResult> {
   let bytes: Buffer;
   try {
     bytes = await readFile(path);
@@ -53,7 +56,7 @@ export async function loadPolicyFile(path: string): Promise<PolicyLoadResult> {
     const detail = code === 'EISDIR' ? 'is a directory, not a file' : `cannot be read (${code ?? String(error)})`;
     return { ok: false, problem: 'unreadable', errors: [`${path}: ${detail}`] };
   }
-  const parsed = parsePolicyText(bytes.toString('utf8'));
+  const parsed = parsePolicyText(bytes.toString('utf8'), options);
   if (!parsed.ok) return parsed;
   return { ok: true, policy: parsed.policy, hash: createHash('sha256').update(bytes).digest('hex'), warnings: parsed.warnings };
 }

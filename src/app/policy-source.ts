@@ -19,6 +19,11 @@ export function staticPolicy(policy: Policy, hash = 'static'): PolicyProvider {
 export interface PolicyFileSourceOptions {
   /** Where an invalid file's problems (each named by its path) and a recovery are logged. */
   logger?: Pick<Logger, 'error' | 'info'>;
+  /**
+   * The installation's cluster names (SPEC §3a). When given, a policy naming a cluster not among them (or a
+   * cluster glob matching none) is invalid like a schema error: logged, and the last valid policy stays.
+   */
+  clusters?: readonly string[];
 }
 
 interface Read {
@@ -59,7 +64,7 @@ export class PolicyFileSource implements PolicyProvider {
       return this.record({ mtimeMs: -1, size: -1, file: { ok: false, message }, problems: [`${this.path}: no such file`] });
     }
     if (this.read && this.read.mtimeMs === info.mtimeMs && this.read.size === info.size) return this.read.file;
-    const loaded = await loadPolicyFile(this.path);
+    const loaded = await loadPolicyFile(this.path, this.options.clusters ? { clusters: this.options.clusters } : {});
     const file: PolicyState = loaded.ok
       ? { ok: true, policy: loaded.policy, hash: loaded.hash }
       : { ok: false, message: `the policy file ${this.path} is not valid, so every operation is refused: ${loaded.errors.slice(0, 3).join('; ')}` };

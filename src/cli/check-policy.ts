@@ -1,6 +1,9 @@
-// `flink-chatops check-policy FILE`: validates a policy file and prints what it allows, or every problem by path.
+// `flink-chatops check-policy FILE [--clusters a,b]`: validates a policy file and prints what it allows, or every
+// problem by path; with --clusters, cluster names in the policy must be among the given ones (SPEC §3a, §6).
 import { describePolicy } from '../domain/policy/describe.js';
-import { loadPolicyFile } from '../app/policy-load.js';
+import { clusterNameProblem } from '../domain/policy/glob.js';
+import { loadPolicyFile, type PolicyLoadOptions } from '../app/policy-load.js';
+import { parseArgs } from './args.js';
 
 export interface CliOutput {
   out: (text: string) => void;
@@ -12,19 +15,43 @@ const processOutput: CliOutput = {
   err: (text) => process.stderr.write(text),
 };
 
-const USAGE = 'usage: flink-chatops check-policy FILE';
+const USAGE = 'usage: flink-chatops check-policy FILE [--clusters NAME,NAME…]';
+const HELP = [
+  'Validates a policy file (SPEC §6) and prints what it allows; exits 1 with one line per problem.',
+  "--clusters: the installation's cluster names (KUBE_CONTEXTS); a cluster the policy names that is not",
+  'among them, or a cluster glob matching none of them, is a problem. Without it cluster names are not checked.',
+].join('\n');
+
+type Invocation = { ok: true; file: string; options: PolicyLoadOptions } | { ok: false; message: string };
+
+/** `FILE [--clusters a,b]`, in either order. */
+function parseInvocation(args: string[]): Invocation {
+  const parsed = parseArgs(args, { clusters: 'value' });
+  if (!parsed.ok) return parsed;
+  const [file, ...extra] = parsed.positional;
+  if (file === undefined || extra.length > 0) return { ok: false, message: file === undefined ? 'name the policy file' : 'expected exactly one FILE' };
+  const list = parsed.values.clusters;
+  if (typeof list !== 'string') return { ok: true, file, options: {} };
+  const clusters = list.split(',').map((c) => c.trim());
+  for (const cluster of clusters) {
+    const problem = clusterNameProblem(cluster);
+    if (problem) return { ok: false, message: `--clusters: ${cluster === '' ? 'a cluster name is empty' : problem}` };
+  }
+  return { ok: true, file, options: { clusters } };
+}
 
 export async function checkPolicy(args: string[], io: CliOutput = processOutput): Promise<number> {
   if (args.length === 1 && (args[0] === '--help' || args[0] === '-h')) {
-    io.out(`${USAGE}\nValidates a policy file (SPEC §6) and prints what it allows; exits 1 with one line per problem.\n`);
+    io.out(`${USAGE}\n${HELP}\n`);
     return 0;
   }
-  const [file, ...extra] = args;
-  if (file === undefined || file.startsWith('--') || extra.length > 0) {
-    io.err(`flink-chatops check-policy: ${file === undefined ? 'name the policy file' : 'expected exactly one FILE'}\n${USAGE}\n`);
+  const invocation = parseInvocation(args);
+  if (!invocation.ok) {
+    io.err(`flink-chatops check-policy: ${invocation.message}\n${USAGE}\n`);
     return 1;
   }
-  const loaded = await loadPolicyFile(file);
+  const { file, options } = invocation;
+  const loaded = await loadPolicyFile(file, options);
   if (!loaded.ok) {
     if (loaded.problem === 'missing' || loaded.problem === 'unreadable') {
       io.err(`flink-chatops check-policy: ${loaded.errors.join('\n')}\n`);

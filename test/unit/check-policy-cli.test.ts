@@ -1,5 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { checkPolicy as checkPolicyIn } from '../../src/cli/check-policy.js';
 
 const BIN = new URL('../../bin/flink-chatops.js', import.meta.url).pathname;
 const FIXTURES = new URL('../fixtures/policies/', import.meta.url).pathname;
@@ -84,5 +88,91 @@ describe('flink-chatops check-policy', () => {
     const usage = checkPolicy();
     expect(usage.code).toBe(1);
     expect(usage.stderr).toContain('usage: flink-chatops check-policy FILE');
+  });
+});
+
+describe('flink-chatops check-policy --clusters', () => {
+  const POLICY = `version: 1
+namespaces:
+  - name: streaming
+    clusters: [prod-eu]
+  - name: streaming
+    clusters: [prod-us]
+  - name: sandbox-*
+    clusters: ["dev-*"]
+channels:
+  C0EUROPE: { defaultNamespace: streaming, defaultCluster: prod-eu }
+rules:
+  - name: eu-freeze
+    when: { clusters: [prod-eu] }
+    deny: "frozen"
+`;
+  let file = '';
+  beforeAll(async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'check-policy-'));
+    file = join(dir, 'policy.yaml');
+    await writeFile(file, POLICY);
+    return () => rm(dir, { recursive: true, force: true });
+  });
+
+  function run(...args: string[]) {
+    const out: string[] = [];
+    const err: string[] = [];
+    return checkPolicyIn(args, { out: (t) => void out.push(t), err: (t) => void err.push(t) }).then((code) => ({ code, stdout: out.join(''), stderr: err.join('') }));
+  }
+
+  it('exits 0 when every cluster the policy names is among --clusters, and describes the clusters', async () => {
+    const { code, stdout, stderr } = await run(file, '--clusters', 'prod-eu,prod-us,dev-1');
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).toContain('  - streaming in cluster prod-us: anyone may request.');
+    expect(stdout).toContain('  - eu-freeze: any operation in any managed namespace in cluster prod-eu is denied: "frozen".');
+    expect(stdout).toContain('a target without a cluster means cluster prod-eu');
+  });
+
+  it('exits 1 naming each unknown cluster and unmatched glob by its path', async () => {
+    const { code, stdout, stderr } = await run('--clusters=eu,us', file);
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr).toBe(
+      [
+        `${file}: 5 problems:`,
+        '  namespaces[0].clusters[0]: unknown cluster "prod-eu" (this installation has eu, us)',
+        '  namespaces[1].clusters[0]: unknown cluster "prod-us" (this installation has eu, us)',
+        '  namespaces[2].clusters[0]: "dev-*" matches no cluster (this installation has eu, us)',
+        '  rules[0].when.clusters[0]: unknown cluster "prod-eu" (this installation has eu, us)',
+        '  channels.C0EUROPE.defaultCluster: unknown cluster "prod-eu" (this installation has eu, us)',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('documents --clusters in its help', async () => {
+    const { code, stdout } = await run('--help');
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^usage: flink-chatops check-policy FILE \[--clusters NAME,NAME…\]\n/);
+    expect(stdout).toContain('Without it cluster names are not checked.');
+  });
+
+  it('does not check cluster names without --clusters', async () => {
+    const { code } = await run(file);
+    expect(code).toBe(0);
+  });
+
+  it('refuses a bad --clusters value or a missing one with the usage', async () => {
+    for (const args of [[file, '--clusters'], [file, '--clusters', 'eu,,us'], [file, '--clusters', 'EU'], [file, '--cluster', 'eu']]) {
+      const { code, stderr } = await run(...args);
+      expect(code, args.join(' ')).toBe(1);
+      expect(stderr).toContain('usage: flink-chatops check-policy FILE [--clusters NAME,NAME…]');
+    }
+    expect((await run(file, '--clusters', 'eu,,us')).stderr).toContain('--clusters: a cluster name is empty');
+    expect((await run(file, '--clusters', 'EU')).stderr).toContain('--clusters: "EU" is not a cluster name');
+    expect((await run(file, '--cluster', 'eu')).stderr).toContain('unknown option --cluster');
+  });
+
+  it('through the binary: exit 1 and the path-named line on stderr', () => {
+    const { code, stderr } = checkPolicy(file, '--clusters', 'prod-eu,prod-us');
+    expect(code).toBe(1);
+    expect(stderr).toContain('namespaces[2].clusters[0]: "dev-*" matches no cluster (this installation has prod-eu, prod-us)');
   });
 });

@@ -1,8 +1,8 @@
 // The policy in plain words, as `check-policy` prints it: namespaces, who approves what, freezes, settings.
 import { describeVerify } from './verify.js';
-import { globsOverlap } from './glob.js';
+import { clusterFiltersOverlap, globsOverlap } from './glob.js';
 import { describeSchedule, joinWords } from './schedule.js';
-import type { NamespaceEntry, Policy, Rule } from './schema.js';
+import type { ChannelDefaults, NamespaceEntry, Policy, Rule } from './schema.js';
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -22,6 +22,12 @@ function describeGroups(policy: Policy, names: readonly string[], conjunction: '
   return `${words.slice(0, -1).join(', ')} ${conjunction} ${words[words.length - 1]}`;
 }
 
+/** " in cluster prod-eu", " in clusters prod-eu and us-*"; nothing without a filter (every cluster). */
+function inClusters(clusters: readonly string[] | undefined): string {
+  if (clusters === undefined) return '';
+  return ` in cluster${clusters.length === 1 && !clusters[0]?.includes('*') ? '' : 's'} ${joinWords(clusters)}`;
+}
+
 function describeNamespace(policy: Policy, ns: NamespaceEntry): string {
   const parts: string[] = [];
   parts.push(ns.requesters ? `requests from ${describeGroups(policy, ns.requesters, 'and')}` : 'anyone may request');
@@ -31,14 +37,14 @@ function describeNamespace(policy: Policy, ns: NamespaceEntry): string {
   if (ns.incidentChannel) parts.push(`digests of every operation go to channel ${ns.incidentChannel}`);
   const env = ns.environment === undefined ? '' : ` (environment: ${ns.environment})`;
   const glob = ns.name.includes('*') ? ' (every namespace matching this glob)' : '';
-  return `  - ${ns.name}${glob}${env}: ${parts.join('; ')}.`;
+  return `  - ${ns.name}${glob}${inClusters(ns.clusters)}${env}: ${parts.join('; ')}.`;
 }
 
 /** "suspend, restart and scale in streaming-prod with upgrade mode stateless on Fridays …" plus the verb agreement. */
 function describeScope(rule: Rule): { subject: string; plural: boolean } {
-  const { namespaces, operations, upgradeModes, schedule } = rule.when;
+  const { namespaces, operations, upgradeModes, schedule, clusters } = rule.when;
   const what = operations ? joinWords(operations) : 'any operation';
-  const where = namespaces ? ` in ${joinWords(namespaces)}` : ' in any managed namespace';
+  const where = `${namespaces ? ` in ${joinWords(namespaces)}` : ' in any managed namespace'}${inClusters(clusters)}`;
   const mode = upgradeModes ? ` with upgrade mode ${upgradeModes.join(' or ')}` : '';
   const when = schedule ? ` on ${describeSchedule(schedule)}` : '';
   return { subject: `${what}${where}${mode}${when}`, plural: (operations?.length ?? 1) > 1 };
@@ -57,7 +63,12 @@ function describeRule(policy: Policy, rule: Rule): string {
 function withoutApprovalRules(policy: Policy): string[] {
   const requiring = policy.rules.filter((r) => r.require !== undefined);
   return policy.namespaces
-    .filter((ns) => !requiring.some((r) => !r.when.namespaces || r.when.namespaces.some((p) => globsOverlap(p, ns.name))))
+    .filter(
+      (ns) =>
+        !requiring.some(
+          (r) => (!r.when.namespaces || r.when.namespaces.some((p) => globsOverlap(p, ns.name))) && clusterFiltersOverlap(r.when.clusters, ns.clusters),
+        ),
+    )
     .map((ns) => ns.name);
 }
 
@@ -98,6 +109,14 @@ function describeLimits(policy: Policy): string[] {
   return parts.length === 0 ? ['  - none.'] : parts.map((p) => `  - ${p};`);
 }
 
+function describeChannel(id: string, channel: ChannelDefaults): string {
+  const parts = [
+    channel.defaultNamespace !== undefined && `a bare name means namespace ${channel.defaultNamespace}`,
+    channel.defaultCluster !== undefined && `a target without a cluster means cluster ${channel.defaultCluster}`,
+  ].filter((p): p is string => typeof p === 'string');
+  return `  - in channel ${id}, ${parts.join('; ')}.`;
+}
+
 export function describePolicy(policy: Policy): string {
   const out: string[] = [];
   out.push('Namespaces (the bot touches only these; commands on any other namespace are refused):');
@@ -129,8 +148,9 @@ export function describePolicy(policy: Policy): string {
   out.push('', 'Approval settings:', ...describeApprovalSettings(policy));
 
   const channels = Object.entries(policy.channels);
-  out.push('', 'Channel defaults (for bare target names):');
+  const withCluster = channels.some(([, c]) => c.defaultCluster !== undefined) ? ' and targets without a cluster' : '';
+  out.push('', `Channel defaults (for bare target names${withCluster}):`);
   if (channels.length === 0) out.push('  - none: every command must name namespace/target.');
-  out.push(...channels.map(([id, c]) => `  - in channel ${id}, a bare name means namespace ${c.defaultNamespace}.`));
+  out.push(...channels.map(([id, c]) => describeChannel(id, c)));
   return `${out.join('\n')}\n`;
 }

@@ -2,19 +2,20 @@
 import type { CheckResult, PolicyDecision, Requirement } from '../model/decision.js';
 import type { IntentKind } from '../kinds/index.js';
 import type { UpgradeMode } from '../model/upgrade-mode.js';
-import { isGlob, matchesAny, matchesGlob } from './glob.js';
+import { clustersMatch, isGlob, matchesAny, matchesGlob } from './glob.js';
 import { approverGroups, isRequester, type MembershipLookup } from './groups.js';
 import { inSchedule, joinWords } from './schedule.js';
 import type { NamespaceEntry, Policy, Rule } from './schema.js';
 
 /**
- * The entry that governs `namespace`: an exact entry wins over globs; among globs, the first in file
- * order. Undefined when the bot does not manage the namespace.
+ * The entry that governs `namespace` in `cluster`: among the entries whose `clusters` admit the cluster (all
+ * of them when `cluster` is undefined), an exact entry wins over globs; among globs, the first in file
+ * order. Undefined when the bot does not manage the namespace there.
  */
-export function findNamespace(policy: Pick<Policy, 'namespaces'>, namespace: string): NamespaceEntry | undefined {
+export function findNamespace(policy: Pick<Policy, 'namespaces'>, namespace: string, cluster?: string): NamespaceEntry | undefined {
+  const entries = policy.namespaces.filter((n) => clustersMatch(n.clusters, cluster));
   return (
-    policy.namespaces.find((n) => !isGlob(n.name) && n.name === namespace) ??
-    policy.namespaces.find((n) => isGlob(n.name) && matchesGlob(n.name, namespace))
+    entries.find((n) => !isGlob(n.name) && n.name === namespace) ?? entries.find((n) => isGlob(n.name) && matchesGlob(n.name, namespace))
   );
 }
 
@@ -23,16 +24,26 @@ export function channelDefaultNamespace(policy: Pick<Policy, 'channels'>, channe
   return Object.hasOwn(policy.channels, channel) ? policy.channels[channel]?.defaultNamespace : undefined;
 }
 
-export function unmanagedMessage(policy: Pick<Policy, 'namespaces'>, namespace: string): string {
-  const names = policy.namespaces.map((n) => n.name);
-  return `the bot does not manage namespace ${namespace} (the policy lists ${joinWords(names)})`;
+/** "the bot does not manage namespace X (the policy lists …)", naming the cluster when given. */
+export function unmanagedMessage(policy: Pick<Policy, 'namespaces'>, namespace: string, cluster?: string): string {
+  if (cluster === undefined) {
+    return `the bot does not manage namespace ${namespace} (the policy lists ${joinWords(policy.namespaces.map((n) => n.name))})`;
+  }
+  const names = [...new Set(policy.namespaces.filter((n) => clustersMatch(n.clusters, cluster)).map((n) => n.name))];
+  const listed = names.length > 0 ? `the policy lists ${joinWords(names)} there` : `no namespaces entry applies in cluster ${cluster}`;
+  return `the bot does not manage namespace ${namespace} in cluster ${cluster} (${listed})`;
 }
+
+/** `namespace`, or `namespace in cluster X` when the cluster is known. */
+const where = (namespace: string, cluster: string | undefined) => (cluster === undefined ? namespace : `${namespace} in cluster ${cluster}`);
 
 export interface RequestInput {
   namespace: string;
   requester: string;
   hasReason: boolean;
   intentKind: IntentKind;
+  /** The target's cluster; undefined in a single-cluster installation. */
+  cluster?: string;
 }
 
 export type RequestCheck = { ok: true; namespaceEntry: NamespaceEntry } | { ok: false; message: string };
@@ -42,27 +53,25 @@ export type RequestCheck = { ok: true; namespaceEntry: NamespaceEntry } | { ok: 
  * allowed requester, and `--reason` where the environment demands one. Rejects only on resolver faults.
  */
 export async function checkRequest(policy: Policy, input: RequestInput, membership: MembershipLookup): Promise<RequestCheck> {
-  const entry = findNamespace(policy, input.namespace);
-  if (!entry) return { ok: false, message: unmanagedMessage(policy, input.namespace) };
+  const entry = findNamespace(policy, input.namespace, input.cluster);
+  if (!entry) return { ok: false, message: unmanagedMessage(policy, input.namespace, input.cluster) };
+  const place = where(input.namespace, input.cluster);
   if (!(await isRequester(entry.requesters, input.requester, membership))) {
     const groups = joinWords(entry.requesters ?? []);
-    return {
-      ok: false,
-      message: `you may not request ${input.intentKind} in ${input.namespace}: only members of ${groups} may request operations there`,
-    };
+    return { ok: false, message: `you may not request ${input.intentKind} in ${place}: only members of ${groups} may request operations there` };
   }
   if (!input.hasReason && entry.environment !== undefined && policy.approval.requireReason.includes(entry.environment)) {
     return {
       ok: false,
-      message: `${input.namespace} is a ${entry.environment} namespace: say why with --reason "…" (the policy requires a reason there)`,
+      message: `${place} is a ${entry.environment} namespace: say why with --reason "…" (the policy requires a reason there)`,
     };
   }
   return { ok: true, namespaceEntry: entry };
 }
 
 /** `lock`: anyone who may request operations in the namespace (SPEC §6). */
-export async function canLock(policy: Policy, namespace: string, user: string, membership: MembershipLookup): Promise<boolean> {
-  const entry = findNamespace(policy, namespace);
+export async function canLock(policy: Policy, namespace: string, user: string, membership: MembershipLookup, cluster?: string): Promise<boolean> {
+  const entry = findNamespace(policy, namespace, cluster);
   return entry !== undefined && isRequester(entry.requesters, user, membership);
 }
 
@@ -73,9 +82,10 @@ export async function canUnlock(
   user: string,
   frozenBy: string,
   membership: MembershipLookup,
+  cluster?: string,
 ): Promise<boolean> {
   if (user === frozenBy) return true;
-  for (const group of approverGroups(policy, namespace)) {
+  for (const group of approverGroups(policy, namespace, undefined, cluster)) {
     if (await membership.isMember(user, group)) return true;
   }
   return false;
@@ -90,12 +100,15 @@ export interface EvaluationInput {
   now: Date;
   /** Results of `runChecks`. */
   checks: CheckResult[];
+  /** The target's cluster; undefined in a single-cluster installation (every `clusters` filter matches). */
+  cluster?: string;
 }
 
 /** Whether every condition of the rule's `when` holds. */
 export function ruleMatches(rule: Rule, input: Omit<EvaluationInput, 'checks'>): boolean {
-  const { namespaces, operations, upgradeModes, schedule } = rule.when;
+  const { namespaces, operations, upgradeModes, schedule, clusters } = rule.when;
   if (namespaces && !matchesAny(namespaces, input.namespace)) return false;
+  if (!clustersMatch(clusters, input.cluster)) return false;
   if (operations && !operations.includes(input.intentKind)) return false;
   if (upgradeModes && (input.upgradeMode === undefined || !upgradeModes.includes(input.upgradeMode))) return false;
   if (schedule && !inSchedule(schedule, input.now)) return false;
@@ -107,11 +120,11 @@ export function ruleMatches(rule: Rule, input: Omit<EvaluationInput, 'checks'>):
  * matching `require` is one independent requirement; nothing matching allows. Never throws for outcomes.
  */
 export function evaluate(policy: Policy, input: EvaluationInput): PolicyDecision {
-  const entry = findNamespace(policy, input.namespace);
+  const entry = findNamespace(policy, input.namespace, input.cluster);
   const environment = entry?.environment;
   const env = environment === undefined ? {} : { environment };
   const reasons: string[] = [];
-  if (!entry) reasons.push(unmanagedMessage(policy, input.namespace));
+  if (!entry) reasons.push(unmanagedMessage(policy, input.namespace, input.cluster));
   const requirements: Requirement[] = [];
   for (const rule of policy.rules) {
     if (!entry || !ruleMatches(rule, input)) continue;

@@ -1,5 +1,5 @@
 // Policy group membership as policy reads it: who requests, which groups approve; membership itself is a port.
-import { matchesGlob } from './glob.js';
+import { clustersMatch, matchesGlob } from './glob.js';
 import type { Policy } from './schema.js';
 
 /** What policy evaluation and approvals need from membership. */
@@ -18,14 +18,16 @@ export async function isRequester(requesters: readonly string[] | undefined, use
 
 /**
  * Groups that approve something in `namespace`: the `require.from` groups of every rule that can apply
- * there (optionally only rules that can apply to `intentKind`). Used for `unlock` (SPEC §6).
+ * there (optionally only rules that can apply to `intentKind`, and only rules whose `clusters` admit
+ * `cluster`; an undefined cluster admits every rule). Used for `unlock` (SPEC §6).
  */
-export function approverGroups(policy: Pick<Policy, 'rules'>, namespace: string, intentKind?: string): string[] {
+export function approverGroups(policy: Pick<Policy, 'rules'>, namespace: string, intentKind?: string, cluster?: string): string[] {
   const groups = new Set<string>();
   for (const rule of policy.rules) {
     if (!rule.require) continue;
-    const { namespaces, operations } = rule.when;
+    const { namespaces, operations, clusters } = rule.when;
     if (namespaces && !namespaces.some((p) => matchesGlob(p, namespace))) continue;
+    if (!clustersMatch(clusters, cluster)) continue;
     if (intentKind && operations && !(operations as readonly string[]).includes(intentKind)) continue;
     for (const g of rule.require.from) groups.add(g);
   }

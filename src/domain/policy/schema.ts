@@ -6,7 +6,8 @@ import { INTENT_KINDS, type IntentKind } from '../kinds/index.js';
 import type { ConfigRules, PolicyLimits } from './check-kit.js';
 import { ConfigSchema, LimitsSchema } from './limits-schema.js';
 import { UPGRADE_MODES, type UpgradeMode } from '../model/upgrade-mode.js';
-import { globProblem } from './glob.js';
+import { clusterNameProblem, clusterPatternProblem, globProblem } from './glob.js';
+import { nearest } from './nearest.js';
 import { DAYS, HHMM, isValidTimeZone, type Schedule } from './schedule.js';
 
 export interface PolicyGroup {
@@ -21,6 +22,8 @@ export interface NamespaceEntry {
   /** Group names; undefined = anyone may request. */
   requesters?: string[];
   incidentChannel?: string;
+  /** Cluster names or globs this entry applies in; undefined = every cluster. */
+  clusters?: string[];
 }
 
 export interface RuleWhen {
@@ -28,6 +31,15 @@ export interface RuleWhen {
   operations?: IntentKind[];
   upgradeModes?: UpgradeMode[];
   schedule?: Schedule;
+  /** Cluster names or globs; undefined = every cluster. */
+  clusters?: string[];
+}
+
+/** A channel's defaults for targets that leave out the namespace or the cluster (at least one is set). */
+export interface ChannelDefaults {
+  defaultNamespace?: string;
+  /** One exact cluster name. */
+  defaultCluster?: string;
 }
 
 export type Rule =
@@ -47,7 +59,7 @@ export interface Policy {
   version: 1;
   groups: Record<string, PolicyGroup>;
   namespaces: NamespaceEntry[];
-  channels: Record<string, { defaultNamespace: string }>;
+  channels: Record<string, ChannelDefaults>;
   rules: Rule[];
   approval: ApprovalSettings;
   /** Which flinkConfiguration keys `config` may change; absent: none. */
@@ -60,50 +72,7 @@ export interface Policy {
 
 export const DEFAULT_APPROVAL_TTL = '30m';
 
-/**
- * The candidate a typo most likely meant, for "did you mean" hints: same word in another case, one
- * containing the other ("requester" → "requesters", "friday" → "fri"), or a few edits away (a swap of
- * two letters counts as one). Words of one or two letters get no guess.
- */
-export function nearest(word: string, candidates: readonly string[]): string | undefined {
-  const w = word.toLowerCase();
-  if (w.length < 3) return undefined;
-  const lower = candidates.map((c) => c.toLowerCase());
-  const exact = lower.indexOf(w);
-  if (exact >= 0) return candidates[exact];
-  const containing = candidates.filter((c, i) => {
-    const l = lower[i] as string;
-    return l.length >= 3 && (l.includes(w) || w.includes(l));
-  });
-  if (containing.length > 0) return containing.sort((a, b) => Math.abs(a.length - w.length) - Math.abs(b.length - w.length))[0];
-  let best: string | undefined;
-  let bestDistance = Math.max(1, Math.floor(w.length / 3)) + 1;
-  candidates.forEach((c, i) => {
-    const d = editDistance(w, lower[i] as string);
-    if (d < bestDistance) {
-      best = c;
-      bestDistance = d;
-    }
-  });
-  return best;
-}
-
-/** Optimal string alignment distance: insertions, deletions, substitutions and adjacent swaps. */
-function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const row = d[i] as number[];
-      const prev = d[i - 1] as number[];
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      row[j] = Math.min((prev[j] as number) + 1, (row[j - 1] as number) + 1, (prev[j - 1] as number) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        row[j] = Math.min(row[j] as number, ((d[i - 2] as number[])[j - 2] as number) + 1);
-      }
-    }
-  }
-  return (d[a.length] as number[])[b.length] as number;
-}
+export { nearest };
 
 /** A string that must be one of `values`; the error names the nearest one. */
 function oneOf<T extends string>(values: readonly T[], noun: string) {
@@ -136,6 +105,16 @@ const NamespacePattern = z.string().superRefine((value, ctx) => {
   if (problem) ctx.addIssue({ code: 'custom', message: problem });
 });
 
+/** A `clusters` list: exact cluster names (DNS-1123 labels) or globs such as "prod-*". */
+const ClusterPatterns = z
+  .array(
+    z.string().superRefine((value, ctx) => {
+      const problem = clusterPatternProblem(value);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
+  )
+  .min(1, nonEmpty('cluster'));
+
 const GroupSchema = z.strictObject({
   users: z.array(SlackUserId).default([]),
   usergroups: z.array(SlackUsergroupId).default([]),
@@ -146,9 +125,25 @@ const NamespaceSchema = z.strictObject({
   environment: z.string().min(1, { error: 'must not be empty' }).optional(),
   requesters: z.array(z.string()).min(1, nonEmpty('group')).optional(),
   incidentChannel: SlackChannelId.optional(),
+  clusters: ClusterPatterns.optional(),
 });
 
-const ChannelSchema = z.strictObject({ defaultNamespace: z.string() });
+const ChannelSchema = z
+  .strictObject({
+    defaultNamespace: z.string().optional(),
+    defaultCluster: z
+      .string()
+      .superRefine((value, ctx) => {
+        const problem = clusterNameProblem(value);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      .optional(),
+  })
+  .superRefine((channel, ctx) => {
+    if (channel.defaultNamespace === undefined && channel.defaultCluster === undefined) {
+      ctx.addIssue({ code: 'custom', message: 'set defaultNamespace or defaultCluster' });
+    }
+  });
 
 const TimeSchema = z.string().regex(HHMM, { error: (iss) => `must be HH:MM between 00:00 and 23:59, not ${shown(iss.input)}` });
 
@@ -166,6 +161,7 @@ const WhenSchema = z.strictObject({
   operations: z.array(oneOf(INTENT_KINDS, 'operation')).min(1, nonEmpty('operation')).optional(),
   upgradeModes: z.array(oneOf(UPGRADE_MODES, 'upgrade mode')).min(1, nonEmpty('upgrade mode')).optional(),
   schedule: ScheduleSchema.optional(),
+  clusters: ClusterPatterns.optional(),
 });
 
 const RequireSchema = z.strictObject({

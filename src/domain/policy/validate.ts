@@ -1,5 +1,6 @@
 // Whole-policy validation: the strict schema plus the cross-checks a schema cannot express (SPEC §6).
-import { globsOverlap, isGlob, matchesGlob } from './glob.js';
+import { rawClusterProblems } from './clusters.js';
+import { clusterFiltersOverlap, clustersMatch, globsOverlap, isGlob, matchesGlob } from './glob.js';
 import { formatPath, issueLines, PolicySchema, type Policy } from './schema.js';
 import { INTENT_KINDS, usesUpgradeMode } from '../kinds/index.js';
 import { namespaceProblem } from '../model/target.js';
@@ -23,14 +24,23 @@ interface Found {
   warnings: string[];
 }
 
+export interface ValidationOptions {
+  /**
+   * The installation's cluster names: when given, a cluster the policy names that is not among them, or a
+   * cluster glob matching none of them, is an error (SPEC §6). Without it cluster names are not checked.
+   */
+  clusters?: readonly string[];
+}
+
 /**
  * Validates a parsed YAML value. Structure errors and cross-check errors are reported together, so one
  * run of `check-policy` lists every problem; the cross-checks read the raw value defensively.
  */
-export function validatePolicy(raw: unknown): ValidationResult {
+export function validatePolicy(raw: unknown, options: ValidationOptions = {}): ValidationResult {
   const parsed = PolicySchema.safeParse(raw, { reportInput: true });
   const found: Found = { errors: parsed.success ? [] : issueLines(parsed.error.issues), warnings: [] };
   if (isRecord(raw)) crossCheck(raw, found);
+  if (options.clusters) found.errors.push(...rawClusterProblems(raw, options.clusters));
   const errors = [...new Set(found.errors)];
   if (!parsed.success || errors.length > 0) return { ok: false, errors, warnings: found.warnings };
   return { ok: true, policy: parsed.data as Policy, warnings: found.warnings };
@@ -47,7 +57,7 @@ function crossCheck(raw: Raw, found: Found): void {
     unknownGroupsInRules(raw, groups, found);
     return;
   }
-  checkChannels(raw.channels, patterns, found);
+  checkChannels(raw.channels, namespaces, found);
   const allowSelf = isRecord(raw.approval) && raw.approval.allowSelfApproval === true;
   list(raw.rules).forEach((rule, i) => {
     if (isRecord(rule)) checkRule(rule, i, { groups, namespaces, patterns, allowSelf }, found);
@@ -88,18 +98,25 @@ function unknownGroups(names: unknown, groups: Raw, path: PropertyKey[], found: 
   });
 }
 
+/** A `clusters` value as a filter: undefined (every cluster) unless it is a list. */
+const clusterFilter = (v: unknown): string[] | undefined => (Array.isArray(v) ? strings(v) : undefined);
+
+/**
+ * Unknown requester groups, and one name listed twice for clusters that overlap (the same name may have
+ * one entry per cluster, e.g. `clusters: [prod-eu]` and `clusters: [prod-us]`).
+ */
 function checkNamespaces(namespaces: Raw[], groups: Raw, found: Found): void {
-  const seen = new Map<string, number>();
   namespaces.forEach((ns, i) => {
     unknownGroups(ns.requesters, groups, ['namespaces', i, 'requesters'], found);
     if (typeof ns.name !== 'string') return;
-    const first = seen.get(ns.name);
-    if (first !== undefined) found.errors.push(`namespaces[${i}].name: "${ns.name}" is listed twice (also namespaces[${first}])`);
-    else seen.set(ns.name, i);
+    const first = namespaces.findIndex((other, k) => k < i && other.name === ns.name && clusterFiltersOverlap(clusterFilter(other.clusters), clusterFilter(ns.clusters)));
+    if (first < 0) return;
+    const scoped = ns.clusters !== undefined || namespaces[first]?.clusters !== undefined;
+    found.errors.push(`namespaces[${i}].name: "${ns.name}" is listed twice (also namespaces[${first}])${scoped ? ' for overlapping clusters' : ''}`);
   });
 }
 
-function checkChannels(channels: unknown, patterns: string[], found: Found): void {
+function checkChannels(channels: unknown, namespaces: Raw[], found: Found): void {
   if (!isRecord(channels)) return;
   for (const [id, channel] of Object.entries(channels)) {
     if (!CHANNEL_ID.test(id)) {
@@ -107,11 +124,15 @@ function checkChannels(channels: unknown, patterns: string[], found: Found): voi
     }
     const ns = isRecord(channel) ? channel.defaultNamespace : undefined;
     if (typeof ns !== 'string') continue;
+    const cluster = isRecord(channel) && typeof channel.defaultCluster === 'string' ? channel.defaultCluster : undefined;
     const path = formatPath(['channels', id, 'defaultNamespace']);
     const problem = isGlob(ns) ? `"${ns}" is a glob; a default namespace must be one exact namespace` : namespaceProblem(ns);
+    const matching = namespaces.filter((n) => typeof n.name === 'string' && matchesGlob(n.name, ns));
     if (problem) found.errors.push(`${path}: ${problem}`);
-    else if (!patterns.some((p) => matchesGlob(p, ns))) {
+    else if (matching.length === 0) {
       found.errors.push(`${path}: namespace "${ns}" is not managed by the bot (no namespaces entry matches it)`);
+    } else if (!matching.some((n) => clustersMatch(clusterFilter(n.clusters), cluster))) {
+      found.errors.push(`${path}: namespace "${ns}" is not managed in cluster "${String(cluster)}", the channel's defaultCluster (no namespaces entry for it admits that cluster)`);
     }
   }
 }
