@@ -12,7 +12,7 @@ import { createInterface } from 'node:readline';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { Redis } from 'ioredis';
 import { assess } from '../src/app/assess.js';
-import { loadConfig, redactUrl } from '../src/config.js';
+import { DEFAULT_CLUSTER, loadConfig, redactUrl } from '../src/config.js';
 import type { OperationIntent } from '../src/domain/kinds/index.js';
 import { isTerminal, newOperationId, TERMINAL_STATES } from '../src/domain/model/operation.js';
 import type { Target } from '../src/domain/model/target.js';
@@ -82,7 +82,7 @@ async function scenario(url: string, params: Params): Promise<void> {
   const redis = new Redis(url, { maxRetriesPerRequest: null });
   const blocking = new Redis(url, { maxRetriesPerRequest: null });
   const store = new OperationStore(redis, { prefix });
-  const queue = new OperationQueue({ connection: redis, prefix });
+  const queue = new OperationQueue({ connection: redis, prefix, cluster: DEFAULT_CLUSTER });
   const kube = new ClientNodeFlinkClient(loadKubeConfig(cluster.kubeconfigPath));
   const parsed = parsePolicyText(POLICY);
   if (!parsed.ok) throw new Error(parsed.errors.join('; '));
@@ -98,7 +98,7 @@ async function scenario(url: string, params: Params): Promise<void> {
         const id = newOperationId(() => randomBytes(16));
         const intent = intentFor(t, round);
         const a = await assess(parsed.policy, { intent, opId: id, requester: 'U0BENCH' }, {
-          kube,
+          clients: () => ({ kube }),
           getFreeze: (target) => freezes.get(target),
           getOperation: (opId) => store.get(opId),
           now: () => new Date(),

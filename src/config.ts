@@ -1,6 +1,7 @@
 // Environment → frozen Config, validated once at start; nothing else reads process.env.
 import { z } from 'zod';
 import { parseDuration } from './domain/model/duration.js';
+import { isClusterName } from './domain/model/target.js';
 
 export const ROLES = ['bot', 'worker', 'all'] as const;
 export type Role = (typeof ROLES)[number];
@@ -16,6 +17,24 @@ const duration = (name: string, fallback: string) =>
         return z.NEVER;
       }
       return parsed.ms;
+    })
+    .describe(name);
+
+const CLUSTER_NAME_RULE = 'must be a DNS-1123 label (lowercase letters, digits and "-", at most 63)';
+export const DEFAULT_CLUSTER = 'default';
+
+/** A comma-separated list of cluster names, each a DNS-1123 label, none twice; unset or empty → undefined. */
+const clusterList = (name: string) =>
+  z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined || text.trim() === '') return undefined;
+      const names = text.split(',').map((n) => n.trim());
+      for (const n of names) if (!isClusterName(n)) ctx.addIssue({ code: 'custom', message: `"${n}" ${CLUSTER_NAME_RULE}` });
+      const twice = names.filter((n, i) => names.indexOf(n) !== i);
+      if (twice.length > 0) ctx.addIssue({ code: 'custom', message: `names ${twice[0]} twice` });
+      return names;
     })
     .describe(name);
 
@@ -46,6 +65,13 @@ export const EnvSchema = z.object({
     .default('fco')
     .refine((v) => /^[A-Za-z0-9_.-]{1,64}$/.test(v), 'must be 1-64 letters, digits, _, . or -'),
   KUBECONFIG: optionalText,
+  KUBE_CONTEXTS: clusterList('KUBE_CONTEXTS'),
+  CLUSTER_NAME: z
+    .string()
+    .default(DEFAULT_CLUSTER)
+    .transform((v) => v.trim())
+    .refine(isClusterName, CLUSTER_NAME_RULE),
+  WORKER_CLUSTERS: clusterList('WORKER_CLUSTERS'),
   POLICY_FILE: z.string().default('policy.yaml'),
   WORKER_CONCURRENCY: z.coerce.number().int('must be an integer').min(1).max(256).default(8),
   LEASE_TTL: duration('LEASE_TTL', '30s'),
@@ -68,6 +94,13 @@ export interface Config {
   readonly port: number;
   readonly redis: { readonly url: string; readonly prefix: string };
   readonly kubeconfig: string | undefined;
+  /** The clusters this process sees (§3a); `contexts` when they are KUBE_CONTEXTS, else the one current context. */
+  readonly clusters: {
+    readonly names: readonly string[];
+    readonly fromContexts: boolean;
+    /** Worker role: the clusters whose operations this process executes. */
+    readonly worker: readonly string[];
+  };
   readonly policyFile: string;
   readonly workerConcurrency: number;
   readonly leaseTtlMs: number;
@@ -85,6 +118,7 @@ export function loadConfig(env: Record<string, string | undefined>, role: Role =
   const parsed = EnvSchema.safeParse(env);
   const problems = parsed.success ? [] : parsed.error.issues.map((issue) => describeIssue(issue.path.join('.'), issue.message, env));
   problems.push(...roleProblems(env, role));
+  if (parsed.success) problems.push(...clusterProblems(parsed.data));
   if (!parsed.success || problems.length > 0) return { ok: false, problems };
   const e = parsed.data;
   const config: Config = {
@@ -100,6 +134,7 @@ export function loadConfig(env: Record<string, string | undefined>, role: Role =
     port: e.PORT,
     redis: { url: e.REDIS_URL, prefix: e.REDIS_PREFIX },
     kubeconfig: e.KUBECONFIG,
+    clusters: clustersOf(e),
     policyFile: e.POLICY_FILE,
     workerConcurrency: e.WORKER_CONCURRENCY,
     leaseTtlMs: e.LEASE_TTL,
@@ -115,6 +150,19 @@ function describeIssue(name: string, message: string, env: Record<string, string
   const value = env[name];
   const shown = value === undefined || /TOKEN|SECRET/.test(name) ? '' : ` (got "${value}")`;
   return `${name}: ${message}${shown}`;
+}
+
+function clustersOf(e: z.infer<typeof EnvSchema>): Config['clusters'] {
+  const names = e.KUBE_CONTEXTS ?? [e.CLUSTER_NAME];
+  return { names, fromContexts: e.KUBE_CONTEXTS !== undefined, worker: e.WORKER_CLUSTERS ?? names };
+}
+
+function clusterProblems(e: z.infer<typeof EnvSchema>): string[] {
+  const { names } = clustersOf(e);
+  const unknown = (e.WORKER_CLUSTERS ?? []).filter((n) => !names.includes(n));
+  if (unknown.length === 0) return [];
+  const source = e.KUBE_CONTEXTS ? 'KUBE_CONTEXTS' : 'CLUSTER_NAME';
+  return [`WORKER_CLUSTERS: ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not among the clusters this process sees (${source}: ${names.join(', ')})`];
 }
 
 function roleProblems(env: Record<string, string | undefined>, role: Role): string[] {

@@ -1,4 +1,5 @@
 // Approve and Reject clicks (SPEC §7): digest binding, eligibility, one vote per person, the drift re-check, quorum.
+import { enqueueQueued } from './enqueue.js';
 import { addApproval, canReject, eligibility, tally, type Eligibility, type Remaining } from '../domain/policy/approval.js';
 import type { Approval, Requirement } from '../domain/model/decision.js';
 import { checkDrift, desiredStateHolds } from '../domain/planning/drift.js';
@@ -78,7 +79,7 @@ export class ApprovalService {
 
   /** SPEC §7: the target is re-read and the drift rule applies; undefined means unchanged, go on counting. */
   private async recheck(record: Planned, user: string): Promise<ActionOutcome | undefined> {
-    const live = await readLive(record.target, this.deps.kube);
+    const live = await readLive(record.target, this.deps.clusters.kube(record.target));
     if (!live.ok) return abortAtApproval(this.deps, record, `${live.refusal}; request again`, user);
     const ours = ourSubmissionsAfter(await this.deps.store.recentForTarget(record.target, OURS_LOOKBACK), record.plan, record.id);
     const drift = checkDrift({
@@ -125,11 +126,7 @@ export class ApprovalService {
     const log = forOperation(this.deps.logger, record.id);
     log.info({ user, state: result.record.state }, 'approval recorded');
     if (result.record.state !== 'QUEUED') return { type: 'done', record: result.record, message: `You approved ${record.id}; ${stillNeeded(remaining)}` };
-    try {
-      await this.deps.enqueuer.enqueue(record.id, record.plan.revision);
-    } catch (error) {
-      log.error({ err: error }, 'enqueue failed; the sweep will enqueue it again');
-    }
+    await enqueueQueued(this.deps, result.record, record.plan.revision, log);
     return { type: 'done', record: result.record, message: `You approved ${record.id}; it has every approval it needs and is queued` };
   }
 }

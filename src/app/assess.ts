@@ -16,10 +16,15 @@ import type { FlinkClient } from '../kube/flink-client.js';
 import type { FlinkRest } from '../kube/flink-rest.js';
 import { readHealth } from './health.js';
 
-export interface AssessDeps {
+/** The clients of one cluster as assessment reads it: Kubernetes, and Flink REST for the health gate (absent: no gate). */
+export interface ClusterReaders {
   kube: FlinkClient;
-  /** Flink REST for the health gate (SPEC §5a); absent: no gate. */
-  rest?: FlinkRest;
+  rest?: FlinkRest | undefined;
+}
+
+export interface AssessDeps {
+  /** The clients of the cluster the target is in (SPEC §3a). */
+  clients(target: Target): ClusterReaders;
   getFreeze(target: Target): Promise<Freeze | undefined>;
   /** The undone operation of an `undo`. */
   getOperation(id: string): Promise<OperationRecord | undefined>;
@@ -62,7 +67,8 @@ export async function assess(policy: Policy, request: AssessRequest, deps: Asses
   const resolved = await resolveTarget(request.intent, deps);
   if (!resolved.ok) return resolved;
   const { target, undone } = resolved;
-  const live = request.current === undefined ? await readLive(target, deps.kube, request.signal) : await withSessionCluster(target, request.current, deps.kube, request.signal);
+  const { kube, rest } = deps.clients(target);
+  const live = request.current === undefined ? await readLive(target, kube, request.signal) : await withSessionCluster(target, request.current, kube, request.signal);
   if (!live.ok) return live;
   const ctx = { opId: request.opId, requester: request.requester, nonce: deps.nonce(), revision: request.revision ?? 1 };
 
@@ -74,8 +80,8 @@ export async function assess(policy: Policy, request: AssessRequest, deps: Asses
 
   const freeze = await deps.getFreeze(target);
   const now = deps.now();
-  const lastSavepoint = kindModule(effectiveKind).traits.readsLastSavepoint ? await readLastSavepoint(target, live.resource, deps.kube, request.signal) : undefined;
-  const health = await readHealth(policy, target, live, deps.rest, request.signal);
+  const lastSavepoint = kindModule(effectiveKind).traits.readsLastSavepoint ? await readLastSavepoint(target, live.resource, kube, request.signal) : undefined;
+  const health = await readHealth(policy, target, live, rest, request.signal);
   const checks = runChecks({
     ...(health ? { health } : {}),
     intent: checkIntent,
@@ -93,6 +99,7 @@ export async function assess(policy: Policy, request: AssessRequest, deps: Asses
   const decision = evaluate(policy, {
     intentKind: request.intent.kind,
     namespace: target.namespace,
+    ...(target.cluster === undefined ? {} : { cluster: target.cluster }),
     ...(plan.effectiveUpgradeMode ? { upgradeMode: plan.effectiveUpgradeMode } : {}),
     now,
     checks,

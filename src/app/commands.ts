@@ -18,12 +18,12 @@ export class FreezeCommands {
     const state = await this.deps.policy.current();
     if (!state.ok) return { ok: false, message: state.message };
     const shown = formatTarget(target);
-    if (!findNamespace(state.policy, target.namespace)) return { ok: false, message: unmanagedMessage(state.policy, target.namespace) };
+    if (!findNamespace(state.policy, target.namespace, target.cluster)) return { ok: false, message: unmanagedMessage(state.policy, target.namespace, target.cluster) };
     const membership = this.deps.membership.for(state.policy, state.hash);
-    if (!(await canLock(state.policy, target.namespace, user, membership))) {
+    if (!(await canLock(state.policy, target.namespace, user, membership, target.cluster))) {
       return { ok: false, message: `you may not lock ${shown}: only those who may request operations in ${target.namespace} can` };
     }
-    const live = await readLive(target, this.deps.kube);
+    const live = await readLive(target, this.deps.clusters.kube(target));
     if (!live.ok) return { ok: false, message: live.refusal };
     const result = await this.deps.freezes.freeze(target, { by: user, reason, at: this.deps.now() });
     if (!result.ok) {
@@ -43,9 +43,9 @@ export class FreezeCommands {
     const state = await this.deps.policy.current();
     // Whoever froze it can always lift it, even while the policy file is missing or broken.
     if (!state.ok && user !== freeze.by) return { ok: false, message: state.message };
-    const allowed = !state.ok || (await canUnlock(state.policy, target.namespace, user, freeze.by, this.deps.membership.for(state.policy, state.hash)));
+    const allowed = !state.ok || (await canUnlock(state.policy, target.namespace, user, freeze.by, this.deps.membership.for(state.policy, state.hash), target.cluster));
     if (!allowed) {
-      const groups = state.ok ? approverGroups(state.policy, target.namespace) : [];
+      const groups = state.ok ? approverGroups(state.policy, target.namespace, undefined, target.cluster) : [];
       const who = groups.length === 0 ? `<@${freeze.by}>, who froze it` : `<@${freeze.by}>, who froze it, or a member of ${joinWords(groups)}`;
       return { ok: false, message: `you may not unlock ${shown}: only ${who} can` };
     }

@@ -3,7 +3,8 @@ import type { Logger } from '../log.js';
 import { newOperationId } from '../domain/model/operation.js';
 import { GroupMembership, UsergroupResolutionError, type MembershipLookup } from './groups.js';
 import type { Policy } from '../domain/policy/schema.js';
-import { isKubeError } from '../kube/errors.js';
+import { isKubeError, isUnreachable } from '../kube/errors.js';
+import type { Target } from '../domain/model/target.js';
 import type { FlinkRest } from '../kube/flink-rest.js';
 import type { FlinkClient } from '../kube/flink-client.js';
 import type { FreezeStore } from '../store/freezes.js';
@@ -17,9 +18,10 @@ export interface BotDeps {
   store: OperationStore;
   freezes: FreezeStore;
   leases: Pick<LockStore, 'holder' | 'listLeases'>;
-  kube: FlinkClient;
-  /** Flink REST for the health gate; absent: no gate. */
-  rest?: FlinkRest;
+  /** Every cluster the bot reads (SPEC §3a). */
+  clusters: ClusterAccess;
+  /** Whether a worker of a cluster is running (a thread says so when none is); absent: not checked. */
+  workers?: { present(cluster: string): Promise<boolean> };
   policy: PolicyProvider;
   membership: MembershipSource;
   enqueuer: Enqueuer;
@@ -41,10 +43,19 @@ export function newNonce(random: (size: number) => Uint8Array): number {
   return Buffer.from(random(6)).readUIntBE(0, 6) + 1;
 }
 
+/**
+ * The clusters the bot reads: their names (several: targets carry a cluster, §3a) and each target's clients.
+ * Flink REST absent: no health gate.
+ */
+export interface ClusterAccess {
+  readonly names: readonly string[];
+  kube(target: Pick<Target, 'cluster'>): FlinkClient;
+  rest(target: Pick<Target, 'cluster'>): FlinkRest | undefined;
+}
+
 export function assessDeps(deps: BotDeps): AssessDeps {
   return {
-    kube: deps.kube,
-    ...(deps.rest ? { rest: deps.rest } : {}),
+    clients: (target) => ({ kube: deps.clusters.kube(target), rest: deps.clusters.rest(target) }),
     getFreeze: (target) => deps.freezes.get(target),
     getOperation: (id) => deps.store.get(id),
     now: () => new Date(deps.now()),
@@ -74,6 +85,7 @@ export class MembershipSource {
 
 /** A fault (not a denial) in words the person in Slack can act on. */
 export function describeFault(error: unknown): string {
+  if (isUnreachable(error) && error.cluster !== undefined) return `cannot reach cluster ${error.cluster}: ${error.message}`;
   if (isKubeError(error)) return `the Kubernetes API call failed (${error.code}): ${error.message}`;
   if (error instanceof UsergroupResolutionError) return `${error.message}; group membership could not be checked`;
   const message = error instanceof Error ? error.message : String(error);

@@ -19,7 +19,7 @@ export async function readHealth(
   rest: FlinkRest | undefined,
   signal?: AbortSignal,
 ): Promise<{ reading: HealthReading; gate: HealthGate } | undefined> {
-  const settings = verifyFor(policy, findNamespace(policy, target.namespace)?.environment);
+  const settings = verifyFor(policy, findNamespace(policy, target.namespace, target.cluster)?.environment);
   const jobId = jobIdOf(live.resource);
   const clusterId = target.kind === 'FlinkSessionJob' ? deploymentNameOf(live.resource) : target.name;
   if (!settings.rest || rest === undefined || jobId === undefined || clusterId === undefined || jobStatusStateOf(live.resource) !== 'RUNNING') return undefined;

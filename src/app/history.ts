@@ -37,7 +37,7 @@ export class HistoryQueries {
     let problem: string | undefined;
     try {
       // The label narrows the listing; kind and namespace are checked on each (snapshotHistory).
-      snapshots = await this.deps.kube.list('FlinkStateSnapshot', target.namespace, { labelSelector: `job-reference.name=${target.name}` });
+      snapshots = await this.deps.clusters.kube(target).list('FlinkStateSnapshot', target.namespace, { labelSelector: `job-reference.name=${target.name}` });
     } catch (error) {
       this.deps.logger.warn({ err: error, target: formatTarget(target) }, 'could not list FlinkStateSnapshots for savepoints');
       problem = `the FlinkStateSnapshots could not be listed: ${problemOf(error, target)}`;
@@ -68,7 +68,7 @@ export class HistoryQueries {
     let events: unknown[] = [];
     if (uid !== undefined) {
       try {
-        events = await this.deps.kube.listEvents(target.namespace, uid);
+        events = await this.deps.clusters.kube(target).listEvents(target.namespace, uid);
       } catch (error) {
         this.deps.logger.warn({ err: error, target: formatTarget(target) }, 'could not list events for exceptions');
         notes.push(`the events could not be read: ${problemOf(error, target)}`);
@@ -86,8 +86,9 @@ export class HistoryQueries {
   private async rootExceptions(target: Target, resource: unknown, limit: number): Promise<ExceptionsView['rootExceptions']> {
     const jobId = jobIdOf(resource);
     const clusterId = target.kind === 'FlinkSessionJob' ? deploymentNameOf(resource) : target.name;
-    if (this.deps.rest === undefined || jobId === undefined || clusterId === undefined) return undefined;
-    const answer = await this.deps.rest.get(target.namespace, clusterId, `/jobs/${jobId}/exceptions`, { timeoutMs: 2_000 });
+    const rest = this.deps.clusters.rest(target);
+    if (rest === undefined || jobId === undefined || clusterId === undefined) return undefined;
+    const answer = await rest.get(target.namespace, clusterId, `/jobs/${jobId}/exceptions`, { timeoutMs: 2_000 });
     if (!answer.ok) return undefined;
     const entries = getPath(answer.value, ['exceptionHistory', 'entries']);
     return (Array.isArray(entries) ? entries : [])
@@ -99,8 +100,8 @@ export class HistoryQueries {
 
   private async readTarget(target: Target): Promise<{ ok: true; resource: unknown } | { ok: false; message: string }> {
     const state = await this.deps.policy.current();
-    if (state.ok && !findNamespace(state.policy, target.namespace)) return { ok: false, message: unmanagedMessage(state.policy, target.namespace) };
-    const live = await readLive(target, this.deps.kube);
+    if (state.ok && !findNamespace(state.policy, target.namespace, target.cluster)) return { ok: false, message: unmanagedMessage(state.policy, target.namespace, target.cluster) };
+    const live = await readLive(target, this.deps.clusters.kube(target));
     return live.ok ? { ok: true, resource: live.resource } : { ok: false, message: live.refusal };
   }
 }

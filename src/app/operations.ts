@@ -1,4 +1,5 @@
 // The operation service: a request becomes a recorded, carded and decided operation (or a refusal); cancel.
+import { enqueueQueued } from './enqueue.js';
 import type { PolicyDecision } from '../domain/model/decision.js';
 import { expiresAt } from '../domain/policy/approval.js';
 import type { OperationIntent } from '../domain/kinds/index.js';
@@ -95,7 +96,7 @@ export class OperationService {
     const membership = deps.membership.for(state.policy, state.hash);
     const check = await checkRequest(
       state.policy,
-      { namespace: resolved.target.namespace, requester: req.requester, hasReason: req.intent.reason !== undefined, intentKind: req.intent.kind },
+      { namespace: resolved.target.namespace, cluster: resolved.target.cluster, requester: req.requester, hasReason: req.intent.reason !== undefined, intentKind: req.intent.kind },
       membership,
     );
     if (!check.ok) return refused(check.message);
@@ -137,7 +138,7 @@ export class OperationService {
       return this.cancelAccepted(record, decided.reason, log, { what: 'its decision could not be recorded', card });
     }
     log.info({ state: decided.record.state, card }, 'operation recorded');
-    if (decided.record.state === 'QUEUED' && decided.record.plan) await this.enqueue(decided.record.id, decided.record.plan.revision, log);
+    if (decided.record.state === 'QUEUED' && decided.record.plan) await enqueueQueued(this.deps, decided.record, decided.record.plan.revision, log);
     return { type: 'recorded', record: decided.record };
   }
 
@@ -169,14 +170,6 @@ export class OperationService {
     return { type: 'cancelled', record: result.ok ? result.record : record, message };
   }
 
-  private async enqueue(opId: string, revision: number, log: Logger): Promise<void> {
-    try {
-      await this.deps.enqueuer.enqueue(opId, revision);
-    } catch (error) {
-      // QUEUED is recorded: the sweep enqueues it again, so this is logged, not undone.
-      log.error({ err: error, revision }, 'enqueue failed; the sweep will enqueue it again');
-    }
-  }
 }
 
 function refused(message: string): { type: 'refused'; message: string } {

@@ -1,9 +1,10 @@
 // The small ports the bot's services call out through (queue, card poster, response_url, user groups), and their results.
 import type { OperationRecord } from '../domain/model/operation.js';
+import type { Target } from '../domain/model/target.js';
 
-/** Puts an operation on the execution queue (BullMQ `flink-ops`, jobId `<op id>.<revision>`). */
+/** Puts an operation on its cluster's execution queue (BullMQ `flink-ops.<cluster>`, jobId `<op id>.<revision>`). */
 export interface Enqueuer {
-  enqueue(opId: string, revision: number): Promise<void>;
+  enqueue(opId: string, revision: number, target: Pick<Target, 'cluster'>): Promise<void>;
 }
 
 /** `ok: false` carries Slack's error code (`not_in_channel`, `channel_not_found`, `ratelimited`, …) or the fault. */

@@ -36,6 +36,17 @@ export type QueryAnswer =
 export const EXPLAIN_OP_ID = 'op-explain0';
 const AUDIT_LINES = 20;
 
+/** A namespace in a cluster (cluster undefined: the only one). */
+interface Place {
+  cluster: string | undefined;
+  namespace: string;
+}
+
+/** How `list` names a place: `namespace`, or `cluster/namespace` with several clusters. */
+function placeName(place: Place): string {
+  return place.cluster === undefined ? place.namespace : `${place.cluster}/${place.namespace}`;
+}
+
 export class QueryService {
   private readonly history: HistoryQueries;
 
@@ -73,8 +84,8 @@ export class QueryService {
 
   private async status(target: Target): Promise<QueryAnswer> {
     const state = await this.deps.policy.current();
-    if (state.ok && !findNamespace(state.policy, target.namespace)) return refused(unmanagedMessage(state.policy, target.namespace));
-    const live = await readLive(target, this.deps.kube);
+    if (state.ok && !findNamespace(state.policy, target.namespace, target.cluster)) return refused(unmanagedMessage(state.policy, target.namespace, target.cluster));
+    const live = await readLive(target, this.deps.clusters.kube(target));
     if (!live.ok) return refused(live.refusal);
     const resource = live.resource;
     const [savepoint, lease, freeze, last] = await Promise.all([
@@ -83,7 +94,7 @@ export class QueryService {
       this.deps.freezes.get(target),
       this.deps.store.recentForTarget(target, 1),
     ]);
-    const environment = state.ok ? findNamespace(state.policy, target.namespace)?.environment : undefined;
+    const environment = state.ok ? findNamespace(state.policy, target.namespace, target.cluster)?.environment : undefined;
     const view: StatusView = {
       target,
       ...defined({
@@ -107,7 +118,7 @@ export class QueryService {
   private async lastSavepoint(target: Target, resource: unknown): Promise<{ location: string; at?: number } | undefined> {
     let snapshots: unknown[] = [];
     try {
-      snapshots = await this.deps.kube.list('FlinkStateSnapshot', target.namespace, { labelSelector: `job-reference.name=${target.name}` });
+      snapshots = await this.deps.clusters.kube(target).list('FlinkStateSnapshot', target.namespace, { labelSelector: `job-reference.name=${target.name}` });
     } catch (error) {
       this.deps.logger.warn({ err: error, target: formatTarget(target) }, 'could not list FlinkStateSnapshots for status');
     }
@@ -115,31 +126,40 @@ export class QueryService {
     return found ? { location: found.location, ...(found.at === undefined ? {} : { at: found.at }) } : undefined;
   }
 
-  /** The exact namespaces of the policy plus those of recent operations (globs list nothing by themselves). */
+  /**
+   * The exact namespaces of the policy plus those of recent operations (globs list nothing by themselves), in
+   * each cluster that manages them; with several clusters, grouped by cluster (`cluster/namespace`).
+   */
   private async list(namespace: string | undefined): Promise<QueryAnswer> {
     const state = await this.deps.policy.current();
-    if (namespace !== undefined && state.ok && !findNamespace(state.policy, namespace)) return refused(unmanagedMessage(state.policy, namespace));
-    const fromPolicy = state.ok ? state.policy.namespaces.map((n) => n.name).filter((n) => !/[*?[]/.test(n)) : [];
-    const namespaces =
-      namespace !== undefined ? [namespace] : [...new Set([...fromPolicy, ...(await this.deps.store.namespacesOfRecentOperations())])].sort();
+    const policy = state.ok ? state.policy : undefined;
+    const names = this.deps.clusters.names;
+    const clusters = names.length > 1 ? names : [undefined];
+    if (namespace !== undefined && policy && !clusters.some((c) => findNamespace(policy, namespace, c))) return refused(unmanagedMessage(policy, namespace));
+    const fromPolicy = policy ? policy.namespaces.map((n) => n.name).filter((n) => !/[*?[]/.test(n)) : [];
+    const candidates = namespace !== undefined ? [namespace] : [...new Set([...fromPolicy, ...(await this.deps.store.namespacesOfRecentOperations())])].sort();
+    const places = clusters.flatMap((cluster) =>
+      candidates.filter((ns) => cluster === undefined || !policy || findNamespace(policy, ns, cluster)).map((ns) => ({ cluster, namespace: ns })),
+    );
     const frozen = new Set((await this.deps.freezes.list()).map((f) => targetKey(f.target)));
-    const view: ListView = { namespaces, items: [], problems: [] };
-    const results = await Promise.all(namespaces.map((ns) => this.listNamespace(ns)));
+    const view: ListView = { namespaces: places.map(placeName), items: [], problems: [], ...(names.length > 1 ? { clusters: [...names] } : {}) };
+    const results = await Promise.all(places.map((place) => this.listNamespace(place)));
     for (const [i, result] of results.entries()) {
-      const ns = namespaces[i] as string;
-      if ('problem' in result) view.problems.push({ namespace: ns, message: result.problem });
+      const place = placeName(places[i] as Place);
+      if ('problem' in result) view.problems.push({ namespace: place, message: result.problem });
       else for (const item of result.items) view.items.push({ ...item, ...(frozen.has(targetKey(item.target)) ? { frozen: true } : {}) });
     }
     return { kind: 'list', view };
   }
 
-  private async listNamespace(namespace: string): Promise<{ items: ListView['items'] } | { problem: string }> {
+  private async listNamespace({ cluster, namespace }: Place): Promise<{ items: ListView['items'] } | { problem: string }> {
     try {
       const kinds: TargetKind[] = ['FlinkDeployment', 'FlinkSessionJob'];
-      const lists = await Promise.all(kinds.map((kind) => this.deps.kube.list(kind, namespace)));
+      const kube = this.deps.clusters.kube(cluster === undefined ? {} : { cluster });
+      const lists = await Promise.all(kinds.map((kind) => kube.list(kind, namespace)));
       const items = lists.flatMap((objects, i) =>
         objects.map((o) => ({
-          target: { kind: kinds[i] as TargetKind, namespace, name: nameOf(o) ?? '?' },
+          target: { ...(cluster === undefined ? {} : { cluster }), kind: kinds[i] as TargetKind, namespace, name: nameOf(o) ?? '?' },
           ...defined({ lifecycleState: lifecycleStateOf(o), jobState: jobStatusStateOf(o) }),
         })),
       );
@@ -157,7 +177,7 @@ export class QueryService {
     const resolved = await resolveTarget(intent, { getOperation: (id) => this.deps.store.get(id) });
     if (!resolved.ok) return refused(`it would be refused: ${resolved.refusal}`);
     const membership = this.deps.membership.for(state.policy, state.hash);
-    const request = { namespace: resolved.target.namespace, requester: asker, hasReason: intent.reason !== undefined, intentKind: intent.kind };
+    const request = { namespace: resolved.target.namespace, cluster: resolved.target.cluster, requester: asker, hasReason: intent.reason !== undefined, intentKind: intent.kind };
     const check = await checkRequest(state.policy, request, membership);
     if (!check.ok) return refused(`it would be refused: ${check.message}`);
     const assessed = await assess(state.policy, { intent, opId: EXPLAIN_OP_ID, requester: asker }, assessDeps(this.deps));

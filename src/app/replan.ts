@@ -1,4 +1,5 @@
 // What an approval click does when the target drifted: abort, or re-plan after this bot's own earlier operations.
+import { enqueueQueued } from './enqueue.js';
 import type { EntryInput, OperationRecord } from '../domain/model/operation.js';
 import type { Plan } from '../domain/model/plan.js';
 import { expiresAt } from '../domain/policy/approval.js';
@@ -73,10 +74,6 @@ export async function replan(deps: BotDeps, record: Planned, cause: ReplanCause)
   log.info({ revision, after: cause.after, state: result.record.state }, 're-planned at approval');
   const because = `${record.id} was re-planned after ${cause.after.join(', ')} changed the target`;
   if (!queued) return { type: 'done', record: result.record, message: `${because}; your click was not counted: review the new diff on the card` };
-  try {
-    await deps.enqueuer.enqueue(record.id, plan.revision);
-  } catch (error) {
-    log.error({ err: error }, 'enqueue failed; the sweep will enqueue it again');
-  }
+  await enqueueQueued(deps, result.record, plan.revision, log);
   return { type: 'done', record: result.record, message: `${because}; it needs no approval any more and is queued` };
 }

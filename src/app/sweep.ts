@@ -2,6 +2,7 @@
 // re-enqueues operations that lost their job and (bot role) finishes records left ACCEPTED; idempotent across replicas.
 import { isOrdered, type OperationRecord } from '../domain/model/operation.js';
 import type { Logger } from '../log.js';
+import { clusterOf, type Target } from '../domain/model/target.js';
 import { jobIdOf, type OperationQueue } from '../queue/queue.js';
 import type { LockStore } from '../store/locks.js';
 import type { OperationStore } from '../store/operations.js';
@@ -22,7 +23,12 @@ export interface AcceptedFinisher {
 
 export interface SweepDeps {
   store: OperationStore;
-  queue: Pick<OperationQueue, 'enqueue' | 'jobState' | 'removeFinished'>;
+  /** Each target's cluster queue (`flink-ops.<cluster>`). */
+  queues: {
+    /** The clusters whose queues this process may use; operations of other clusters are left to their processes. */
+    readonly clusters: readonly string[];
+    of(target: Pick<Target, 'cluster'>): Pick<OperationQueue, 'enqueue' | 'jobState' | 'removeFinished'>;
+  };
   leases: Pick<LockStore, 'holder'>;
   logger: Logger;
   now?: () => number;
@@ -92,6 +98,7 @@ export class Sweep {
     for (const record of await this.deps.store.getMany(ids)) {
       if (record.state === 'ACCEPTED' && (await this.resumeIfStale(record, now))) report.resumed.push(record.id);
       if (!isOrdered(record.state) || !record.plan) continue;
+      if (!this.deps.queues.clusters.includes(clusterOf(record.target, this.deps.queues.clusters))) continue;
       if (now - record.updatedAt < (this.deps.graceMs ?? 5000)) continue;
       const outcome = await this.reenqueueIfLost(record);
       if (outcome === 'reenqueued' || outcome === 'stuck') report.reenqueued.push(record.id);
@@ -127,7 +134,7 @@ export class Sweep {
 
   /** An operation in the order with no job that will run it (and no live lease of its own) gets a new job. */
   private async reenqueueIfLost(record: OperationRecord): Promise<'alive' | 'reenqueued' | 'stuck' | 'raced'> {
-    const { queue } = this.deps;
+    const queue = this.deps.queues.of(record.target);
     const revision = record.plan?.revision ?? 1;
     if ((await this.deps.leases.holder(record.target))?.opId === record.id) return 'alive';
     // A run that re-planned keeps its job of the earlier revision: any live job of this operation counts.

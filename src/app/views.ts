@@ -34,7 +34,10 @@ export interface StatusView {
 }
 
 export interface ListView {
+  /** `namespace`, or `cluster/namespace` with several clusters (grouped by cluster). */
   namespaces: string[];
+  /** The clusters, when there are several. */
+  clusters?: string[];
   items: { target: Target; lifecycleState?: string; jobState?: string; frozen?: boolean }[];
   /** Namespaces that could not be read, with why (e.g. "no access"). */
   problems: { namespace: string; message: string }[];

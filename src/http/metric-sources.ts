@@ -34,13 +34,16 @@ export function storeSources(store: ActiveOperationsReader): Required<Pick<Metri
 }
 
 /**
- * `collectQueue` over BullMQ's counts, e.g. `queueSource(() => queue.getJobCounts('waiting', 'delayed', 'active',
- * 'prioritized', 'failed'))`.
+ * `collectQueue` over BullMQ's counts per cluster, e.g. `queueSource({ eu: () => queue.getJobCounts('waiting',
+ * 'delayed', 'active', 'prioritized', 'failed') })`.
  */
-export function queueSource(counts: () => Promise<Record<string, number>>): Required<Pick<MetricsSources, 'collectQueue'>> {
+export function queueSource(counts: Record<string, () => Promise<Record<string, number>>>): Required<Pick<MetricsSources, 'collectQueue'>> {
   return {
     async collectQueue() {
-      return Object.entries(await counts()).map(([state, count]) => ({ state, count }));
+      const perCluster = await Promise.all(
+        Object.entries(counts).map(async ([cluster, read]) => Object.entries(await read()).map(([state, count]) => ({ cluster, state, count }))),
+      );
+      return perCluster.flat();
     },
   };
 }

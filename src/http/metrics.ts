@@ -15,6 +15,8 @@ export interface OperationCount {
 }
 
 export interface QueueCount {
+  /** The cluster whose queue (`flink-ops.<cluster>`) this counts. */
+  cluster: string;
   /** BullMQ job state: waiting, delayed, active, … */
   state: string;
   count: number;
@@ -50,6 +52,8 @@ export interface MetricsOptions {
 
 /** What `ClientNodeOptions.onCall` in src/kube/client-node.ts reports; status 0 = no response arrived. */
 export interface KubeCall {
+  /** The cluster the call went to. */
+  cluster: string;
   method: string;
   resource: string;
   status: number;
@@ -130,8 +134,8 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   });
   new Gauge({
     name: `${METRIC_PREFIX}queue_depth`,
-    help: 'Jobs in the flink-ops queue by BullMQ state',
-    labelNames: ['state'],
+    help: 'Jobs in the flink-ops.<cluster> queues by cluster and BullMQ state',
+    labelNames: ['cluster', 'state'],
     registers: [registry],
     async collect() {
       this.reset();
@@ -221,14 +225,14 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   });
   const kubeCalls = new Counter({
     name: `${METRIC_PREFIX}kube_api_calls_total`,
-    help: 'Kubernetes API calls by method, resource and HTTP status (0 = no response)',
-    labelNames: ['method', 'resource', 'status'],
+    help: 'Kubernetes API calls by cluster, method, resource and HTTP status (0 = no response)',
+    labelNames: ['cluster', 'method', 'resource', 'status'],
     registers: [registry],
   });
   const kubeErrors = new Counter({
     name: `${METRIC_PREFIX}kube_api_errors_total`,
-    help: 'Kubernetes API calls that failed (status 0 or >= 400), by method, resource and status',
-    labelNames: ['method', 'resource', 'status'],
+    help: 'Kubernetes API calls that failed (status 0 or >= 400), by cluster, method, resource and status',
+    labelNames: ['cluster', 'method', 'resource', 'status'],
     registers: [registry],
   });
 
@@ -241,8 +245,8 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       slackCalls.inc({ method, status });
       if (status !== 'ok') slackErrors.inc({ method, status });
     },
-    kubeCall({ method, resource, status }) {
-      const labels = { method, resource, status: String(status) };
+    kubeCall({ cluster, method, resource, status }) {
+      const labels = { cluster, method, resource, status: String(status) };
       kubeCalls.inc(labels);
       if (status === 0 || status >= 400) kubeErrors.inc(labels);
     },

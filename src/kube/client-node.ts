@@ -26,6 +26,8 @@ import {
 
 export interface ClientNodeOptions {
   timeoutMs?: number;
+  /** The cluster's name, carried by every KubeError of this client (several clusters, SPEC §3a). */
+  cluster?: string;
   /** Called after every request with its method, a path kind and the HTTP status (0 when none arrived). */
   onCall?: (call: { method: string; resource: string; status: number }) => void;
 }
@@ -144,7 +146,7 @@ export class ClientNodeFlinkClient implements FlinkClient {
       this.options.onCall?.({ method, resource, status: 200 });
       return result;
     } catch (error) {
-      const classified = classify(error, deadline, options?.signal);
+      const classified = classify(error, deadline, options?.signal).in(this.options.cluster);
       this.options.onCall?.({ method, resource, status: classified.status ?? 0 });
       throw classified;
     }

@@ -34,18 +34,32 @@ const TRAITS = {
 export class KubeError extends Error {
   readonly retryable: boolean;
   readonly outcomeUnknown: boolean;
+  /** The cluster the call went to, when the installation has several (SPEC §3a: "cannot reach cluster X"). */
+  readonly cluster: string | undefined;
 
   constructor(
     readonly code: KubeErrorCode,
     message: string,
     readonly status?: number,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; cluster?: string },
   ) {
     super(message, options);
     this.name = 'KubeError';
     this.retryable = TRAITS[code].retryable;
     this.outcomeUnknown = TRAITS[code].outcomeUnknown;
+    this.cluster = options?.cluster;
   }
+
+  /** The same failure, naming the cluster it happened in. */
+  in(cluster: string | undefined): KubeError {
+    if (cluster === undefined || this.cluster !== undefined) return this;
+    return new KubeError(this.code, this.message, this.status, { cause: this.cause, cluster });
+  }
+}
+
+/** The API server could not be reached or did not answer (as opposed to answering with an error). */
+export function isUnreachable(error: unknown): error is KubeError {
+  return error instanceof KubeError && (error.code === 'network' || error.code === 'timeout');
 }
 
 export function codeForStatus(status: number, reason?: string): KubeErrorCode {

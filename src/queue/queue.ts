@@ -1,9 +1,14 @@
-// The BullMQ queue `flink-ops` (SPEC §9): one job per operation and plan revision, carrying only the op id.
+// The BullMQ queues `flink-ops.<cluster>` (SPEC §3a, §9): one per cluster, one job per operation and plan revision,
+// carrying only the op id; workers consume only their clusters' queues.
 import { Queue, type JobState } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
+import { clusterOf, type Target } from '../domain/model/target.js';
 import { bullmqPrefix } from '../store/keys.js';
 
-export const QUEUE_NAME = 'flink-ops';
+/** The queue of one cluster's operations. */
+export function queueName(cluster: string): string {
+  return `flink-ops.${cluster}`;
+}
 /** The BullMQ job name; every job of this queue is one operation run. */
 export const JOB_NAME = 'run';
 
@@ -32,6 +37,8 @@ export function parseJobId(jobId: string | undefined): { opId: string; revision:
 }
 
 export interface OperationQueueOptions {
+  /** The cluster whose operations this queue carries. */
+  cluster: string;
   /** A connection for commands; shared with the stores is fine (BullMQ never closes a connection it was given). */
   connection: Redis;
   /** REDIS_PREFIX: BullMQ's prefix becomes the same hash tag `{prefix}` as every key of ours. */
@@ -43,11 +50,13 @@ export interface OperationQueueOptions {
 
 export class OperationQueue {
   readonly queue: Queue<OperationJobData, string, string>;
+  readonly cluster: string;
   private readonly keepCompletedSec: number;
   private readonly keepFailedSec: number;
 
   constructor(opts: OperationQueueOptions) {
-    this.queue = new Queue<OperationJobData, string, string>(QUEUE_NAME, { connection: opts.connection, prefix: bullmqPrefix(opts.prefix) });
+    this.cluster = opts.cluster;
+    this.queue = new Queue<OperationJobData, string, string>(queueName(opts.cluster), { connection: opts.connection, prefix: bullmqPrefix(opts.prefix) });
     this.keepCompletedSec = opts.keepCompletedSec ?? DAY_S;
     this.keepFailedSec = opts.keepFailedSec ?? 7 * DAY_S;
   }
@@ -109,6 +118,41 @@ export class OperationQueue {
 
   async close(): Promise<void> {
     await this.queue.close();
+  }
+}
+
+/** The queues of every cluster a process sees, each made on first use; a target's queue is its cluster's. */
+export class OperationQueues {
+  private readonly made = new Map<string, OperationQueue>();
+
+  constructor(private readonly opts: Omit<OperationQueueOptions, 'cluster'> & { clusters: readonly string[] }) {}
+
+  get clusters(): readonly string[] {
+    return this.opts.clusters;
+  }
+
+  of(target: Pick<Target, 'cluster'>): OperationQueue {
+    return this.named(clusterOf(target, this.opts.clusters));
+  }
+
+  named(cluster: string): OperationQueue {
+    let queue = this.made.get(cluster);
+    if (!queue) {
+      if (!this.opts.clusters.includes(cluster)) throw new Error(`cluster "${cluster}" has no queue here (${this.opts.clusters.join(', ')})`);
+      const { clusters: _clusters, ...rest } = this.opts;
+      queue = new OperationQueue({ ...rest, cluster });
+      this.made.set(cluster, queue);
+    }
+    return queue;
+  }
+
+  /** The queue of every cluster (made now if not yet), e.g. for queue-depth metrics. */
+  all(): OperationQueue[] {
+    return this.opts.clusters.map((c) => this.named(c));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.made.values()].map((q) => q.close()));
   }
 }
 

@@ -15,15 +15,13 @@ import { PolicyFileSource, type PolicyProvider } from '../app/policy-source.js';
 import type { Enqueuer, Responder } from '../app/ports.js';
 import { QueryService } from '../app/queries.js';
 import { Sweep, SWEEP_INTERVAL_MS, type AcceptedFinisher } from '../app/sweep.js';
-import { ClientNodeFlinkClient, loadKubeConfig } from '../kube/client-node.js';
-import type { FlinkClient } from '../kube/flink-client.js';
-import { ClientNodeFlinkRest } from '../kube/flink-rest.js';
-import type { KubeConfig } from '@kubernetes/client-node';
+import { KubeClusters, type KubeClustersOptions } from '../kube/clusters.js';
 import { redactUrl, type Config } from '../config.js';
 import { createLogger, type Logger } from '../log.js';
-import { OperationQueue, producerConnection } from '../queue/queue.js';
+import { OperationQueues, producerConnection } from '../queue/queue.js';
 import { FreezeStore } from '../store/freezes.js';
 import { LeaseStore } from '../store/locks.js';
+import { WorkerPresence } from '../store/workers.js';
 import { OperationStore, type OperationStoreOptions } from '../store/operations.js';
 import { createBotApp } from '../slack/app.js';
 import type { HandlerDeps } from '../slack/command-handler.js';
@@ -40,14 +38,13 @@ export interface BotOverrides {
   random?: (size: number) => Uint8Array;
   /** A kubeconfig file other than `config.kubeconfig`. */
   kubeconfigPath?: string;
-  kube?: FlinkClient;
   policy?: PolicyProvider;
   /** Instead of the BullMQ queue. */
   enqueuer?: Enqueuer;
   responder?: Responder;
   customRoutes?: CustomRoute[];
   onAck?: (seconds: number) => void;
-  onKubeCall?: (call: { method: string; resource: string; status: number }) => void;
+  onKubeCall?: KubeClustersOptions['onCall'];
   /** Observes every Slack Web API call of this role (metrics). */
   onSlackCall?: SlackCallObserver;
   /** The interface the HTTP receiver listens on (default: all; the sandbox keeps it on loopback). */
@@ -87,9 +84,9 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     closers.push(async () => redis.quit());
     const client = createSlackClient(config, { logger, ...(overrides.onSlackCall ? { onCall: overrides.onSlackCall } : {}) });
     const identity = await resolveBotIdentity(client);
-    const queue = overrides.enqueuer ? undefined : new OperationQueue({ connection: redis, prefix: config.redis.prefix });
-    if (queue) closers.push(() => queue.close());
-    const deps = botDeps(config, { ...overrides, logger, now }, redis, client, queue);
+    const queues = overrides.enqueuer ? undefined : new OperationQueues({ connection: redis, prefix: config.redis.prefix, clusters: config.clusters.names });
+    if (queues) closers.push(() => queues.close());
+    const deps = botDeps(config, { ...overrides, logger, now }, redis, client, queues);
     const handlers: HandlerDeps = {
       operations: new OperationService(deps, identity.botName),
       approvals: new ApprovalService(deps),
@@ -97,6 +94,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       queries: new QueryService(deps),
       home: new HomeService(deps),
       policy: deps.policy,
+      clusters: config.clusters.names,
       responder: overrides.responder ?? new FetchResponder(),
       command: config.slack.command,
       logger,
@@ -108,10 +106,10 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       const notifier = await startNotifier(config, deps, redis, overrides.consumer, overrides.onSlackCall);
       closers.push(() => notifier.stop());
     }
-    if (queue && overrides.sweep !== false) {
+    if (queues && overrides.sweep !== false) {
       // SPEC §9: every process sweeps (expiry, lost jobs); the sweep's effects are idempotent across replicas.
       const accepted = acceptedFinisher(handlers.operations, handlers.responder, logger);
-      const sweep = new Sweep({ store: deps.store, queue, leases: deps.leases, logger, now, accepted });
+      const sweep = new Sweep({ store: deps.store, queues, leases: deps.leases, logger, now, accepted });
       sweep.start(SWEEP_INTERVAL_MS);
       closers.push(async () => sweep.stop());
     }
@@ -160,25 +158,24 @@ function botDeps(
   o: BotOverrides & { logger: Logger; now: () => number },
   redis: Redis,
   client: WebClient,
-  queue: OperationQueue | undefined,
+  queues: OperationQueues | undefined,
 ): BotDeps {
   const prefix = config.redis.prefix;
-  const kubeConfig = o.kube ? undefined : loadKubeConfig(o.kubeconfigPath ?? config.kubeconfig);
-  const kube = o.kube ?? new ClientNodeFlinkClient(kubeConfig as KubeConfig, o.onKubeCall ? { onCall: o.onKubeCall } : {});
-  // The health gate reads Flink REST through the API server's service proxy with the same credentials (SPEC §5a).
-  const rest = kubeConfig ? new ClientNodeFlinkRest(kubeConfig) : undefined;
+  // Every cluster's clients, made at its first request; the health gate reads Flink REST through each API
+  // server's service proxy with the same credentials (SPEC §3a, §5a).
+  const clusters = KubeClusters.load(config.clusters, o.kubeconfigPath ?? config.kubeconfig, o.onKubeCall ? { onCall: o.onKubeCall } : {});
   const enqueuer: Enqueuer = o.enqueuer ?? {
-    enqueue: async (opId, revision) => {
-      await (queue as OperationQueue).enqueue(opId, revision);
+    enqueue: async (opId, revision, target) => {
+      await (queues as OperationQueues).of(target).enqueue(opId, revision);
     },
   };
   return {
     store: new OperationStore(redis, { prefix, now: o.now, ...(o.onCommitted ? { onCommitted: o.onCommitted } : {}) }),
     freezes: new FreezeStore(redis, { prefix, now: o.now }),
     leases: new LeaseStore(redis, { prefix, now: o.now }),
-    kube,
-    ...(rest ? { rest } : {}),
-    policy: o.policy ?? new PolicyFileSource(config.policyFile),
+    clusters,
+    workers: new WorkerPresence(redis, prefix),
+    policy: o.policy ?? new PolicyFileSource(config.policyFile, { clusters: config.clusters.names }),
     membership: new MembershipSource(usergroupMembers(client), o.now),
     enqueuer,
     cards: new SlackCardPoster(client, config.slack.command, o.now),

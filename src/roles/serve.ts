@@ -5,11 +5,11 @@ import { healthRoutes, kubeReady, readiness, redisReady, type ReadinessCheck } f
 import { randomUUID } from 'node:crypto';
 import { PolicyFileSource } from '../app/policy-source.js';
 import { exporterLease, outcomeObserver, queueSource, storeSources, whileExporting } from '../http/metric-sources.js';
-import { createMetrics, type Metrics } from '../http/metrics.js';
+import { createMetrics, type KubeCall, type Metrics } from '../http/metrics.js';
 import { startHealthServer } from '../http/server.js';
-import { loadKubeConfig } from '../kube/client-node.js';
+import { KubeClusters } from '../kube/clusters.js';
 import { createLogger, type Logger } from '../log.js';
-import { OperationQueue, producerConnection } from '../queue/queue.js';
+import { OperationQueues, producerConnection, type OperationQueue } from '../queue/queue.js';
 import { storeKeys } from '../store/keys.js';
 import { OperationStore } from '../store/operations.js';
 
@@ -19,18 +19,21 @@ export interface Service {
 
 /** Resolves with the exit code once the role has stopped. */
 export async function serve(role: Role, config: Config): Promise<number> {
+  // A context KUBE_CONTEXTS names but the kubeconfig lacks is a config error: said before anything is opened.
+  KubeClusters.load(config.clusters, config.kubeconfig);
   const logger = createLogger(config.logLevel);
   const started: Service[] = [];
   const closeAll = async (): Promise<void> => {
     for (const s of started.splice(0).reverse()) await s.close();
   };
   // One policy source for the whole process: the roles decide with it and /metrics reports its validity.
-  const policy = new PolicyFileSource(config.policyFile, { logger });
+  // Cluster names in it are checked where every cluster is known: the bot role (app/policy-source.ts).
+  const policy = new PolicyFileSource(config.policyFile, { logger, ...(role === 'worker' ? {} : { clusters: config.clusters.names }) });
   const observability = await startObservability(role, config, logger, policy);
   started.push(observability);
   try {
     const { metrics } = observability;
-    const onKubeCall = (call: { method: string; resource: string; status: number }) => metrics.kubeCall(call);
+    const onKubeCall = (call: KubeCall) => metrics.kubeCall(call);
     const shared = { logger, onKubeCall, policy, onCommitted: outcomeObserver(metrics) };
     if (role !== 'bot') {
       const worker = await (await import('./worker.js')).startWorker(config, { ...shared, onLockWait: (s) => metrics.observeLockWait(s) });
@@ -74,18 +77,19 @@ interface Observability extends Service {
 async function startObservability(role: Role, config: Config, logger: Logger, policy: PolicyFileSource): Promise<Observability> {
   const redis = producerConnection(config.redis.url);
   redis.on('error', () => undefined);
-  const queue = new OperationQueue({ connection: redis, prefix: config.redis.prefix });
+  const queues = new OperationQueues({ connection: redis, prefix: config.redis.prefix, clusters: config.clusters.names });
+  const depth = (queue: OperationQueue) => () => queue.queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized', 'failed');
   const exporter = exporterLease(redis, storeKeys(config.redis.prefix).metricsExporter, randomUUID());
   const storeWide = whileExporting(() => exporter.holds(), {
     ...storeSources(new OperationStore(redis, { prefix: config.redis.prefix })),
-    ...queueSource(() => queue.queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized', 'failed')),
+    ...queueSource(Object.fromEntries(queues.all().map((q) => [q.cluster, depth(q)]))),
   });
   const collectPolicyValid = async () => {
     await policy.current();
     return policy.valid === true;
   };
   const checks: Record<string, ReadinessCheck> = { redis: redisReady(redis) };
-  if (role !== 'bot') checks.kubernetes = kubeReady(loadKubeConfig(config.kubeconfig));
+  if (role !== 'bot') Object.assign(checks, clusterChecks(config));
   const probe = readiness(checks);
   // Each dependency checked on its own (a draining probe answers for none of them).
   const dependencies = readiness(checks);
@@ -94,7 +98,7 @@ async function startObservability(role: Role, config: Config, logger: Logger, po
   const ready = { ready: probe, metrics, logger };
   const closeBase = async () => {
     await exporter.release().catch(() => undefined);
-    await queue.close();
+    await queues.close();
     redis.disconnect();
   };
   if (role !== 'worker' && !config.slack.socketMode) {
@@ -109,6 +113,16 @@ async function startObservability(role: Role, config: Config, logger: Logger, po
       await closeBase();
     },
   };
+}
+
+/**
+ * A worker's readiness per cluster it executes (SPEC §3a): `kubernetes` with one cluster, `kubernetes:<name>`
+ * with several.
+ */
+function clusterChecks(config: Config): Record<string, ReadinessCheck> {
+  const clusters = KubeClusters.load(config.clusters, config.kubeconfig);
+  const named = config.clusters.worker.length > 1 || config.clusters.names.length > 1;
+  return Object.fromEntries(config.clusters.worker.map((name) => [named ? `kubernetes:${name}` : 'kubernetes', kubeReady(clusters.get(name).kubeConfig)]));
 }
 
 function untilSignal(counts: () => boolean = () => true): Promise<NodeJS.Signals> {

@@ -3,13 +3,13 @@ import type { Redis } from 'ioredis';
 import { PolicyFileSource, type PolicyProvider } from '../app/policy-source.js';
 import type { Config } from '../config.js';
 import { redactUrl } from '../config.js';
-import { ClientNodeFlinkClient, loadKubeConfig, type ClientNodeOptions } from '../kube/client-node.js';
+import { KubeClusters, type KubeClustersOptions } from '../kube/clusters.js';
 import { WatchHub } from '../kube/watch-hub.js';
-import { ClientNodeFlinkRest } from '../kube/flink-rest.js';
 import { createLogger, type Logger } from '../log.js';
-import { OperationQueue, workerConnection } from '../queue/queue.js';
+import { OperationQueues, workerConnection } from '../queue/queue.js';
 import { FreezeStore } from '../store/freezes.js';
 import { LeaseStore } from '../store/locks.js';
+import { WorkerPresence } from '../store/workers.js';
 import { OperationStore, type OperationStoreOptions } from '../store/operations.js';
 import { DEFAULT_SETTINGS, type RunnerSettings } from '../worker/context.js';
 import { Runner } from '../worker/runner.js';
@@ -24,7 +24,7 @@ export interface WorkerOverrides {
   policy?: PolicyProvider;
   sweepIntervalMs?: number;
   /** Observes every Kubernetes call (metrics, tests). */
-  onKubeCall?: ClientNodeOptions['onCall'];
+  onKubeCall?: KubeClustersOptions['onCall'];
   /** Passed to the operation store (metrics count terminal states through it). */
   onCommitted?: OperationStoreOptions['onCommitted'];
   /** Observes lease waits (QUEUED → holding the lease), in seconds. */
@@ -34,10 +34,21 @@ export interface WorkerOverrides {
   instrumentRedis?: (connection: Redis) => void;
 }
 
-export interface RunningWorker {
+/** What a worker process runs for one of its clusters. */
+export interface ClusterWorker {
+  cluster: string;
   runner: Runner;
-  sweep: Sweep;
   watches: WatchHub;
+  worker: OperationWorker;
+}
+
+export interface RunningWorker {
+  /** The first cluster's runner and watches (the only ones in a single-cluster installation). */
+  runner: Runner;
+  watches: WatchHub;
+  /** Every cluster this worker executes (WORKER_CLUSTERS). */
+  clusters: ClusterWorker[];
+  sweep: Sweep;
   close(): Promise<void>;
 }
 
@@ -54,16 +65,12 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
   }
   const closers: (() => Promise<unknown> | void)[] = [() => disconnect(redis), () => disconnect(blocking)];
   try {
-    const kubeConfig = loadKubeConfig(overrides.kubeconfigPath ?? config.kubeconfig);
-    const kube = new ClientNodeFlinkClient(kubeConfig, overrides.onKubeCall ? { onCall: overrides.onKubeCall } : {});
-    // Flink REST through the API server's service proxy, with the same credentials (SPEC §5a).
-    const rest = new ClientNodeFlinkRest(kubeConfig, overrides.onKubeCall ? { onCall: ({ status }) => overrides.onKubeCall?.({ method: 'get', resource: 'services/proxy', status }) } : {});
-    const watches = new WatchHub({ kubeConfig, list: (kind, namespace) => kube.listCollection(kind, namespace), logger });
-    closers.unshift(() => watches.close());
+    const clusters = KubeClusters.load(config.clusters, overrides.kubeconfigPath ?? config.kubeconfig, overrides.onKubeCall ? { onCall: overrides.onKubeCall } : {});
     const store = new OperationStore(redis, { prefix, now, ...(overrides.onCommitted ? { onCommitted: overrides.onCommitted } : {}) });
     const leases = new LeaseStore(redis, { prefix, now });
-    const queue = new OperationQueue({ connection: redis, prefix });
-    closers.unshift(() => queue.close());
+    const freezes = new FreezeStore(redis, { prefix, now });
+    const queues = new OperationQueues({ connection: redis, prefix, clusters: config.clusters.worker });
+    closers.unshift(() => queues.close());
     const settings: RunnerSettings = {
       ...DEFAULT_SETTINGS,
       leaseTtlMs: config.leaseTtlMs,
@@ -72,33 +79,35 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
       failureGraceMs: config.failureGraceMs,
       ...overrides.settings,
     };
-    const runner = new Runner({
-      store,
-      leases,
-      freezes: new FreezeStore(redis, { prefix, now }),
-      kube,
-      rest,
-      watches,
-      queue,
-      policy: overrides.policy ?? new PolicyFileSource(config.policyFile),
-      logger,
-      settings,
-      now,
-      nonce: monotonicNonce(now),
-      ...(overrides.onLockWait ? { onLockWait: overrides.onLockWait } : {}),
-    });
-    const worker = new OperationWorker({ connection: blocking, prefix, concurrency: config.workerConcurrency, lockDurationMs: config.leaseTtlMs, runner, logger });
-    closers.unshift(() => worker.close());
-    const sweep = new Sweep({ store, queue, leases, logger, now });
+    // Cluster names in the policy are checked by the bot, which sees every cluster; a worker inside one cluster
+    // (CLUSTER_NAME, no KUBE_CONTEXTS) knows only its own.
+    const policy = overrides.policy ?? new PolicyFileSource(config.policyFile);
+    const shared = { store, leases, freezes, policy, logger, settings, now, nonce: monotonicNonce(now), ...(overrides.onLockWait ? { onLockWait: overrides.onLockWait } : {}) };
+    const parts: ClusterWorker[] = [];
+    for (const name of config.clusters.worker) {
+      // One runner, shared watches and BullMQ worker per cluster: each writes only to its own cluster (SPEC §3a).
+      const { kubeConfig, kube, rest } = clusters.get(name);
+      const watches = new WatchHub({ kubeConfig, list: (kind, namespace) => kube.listCollection(kind, namespace), logger });
+      closers.unshift(() => watches.close());
+      const runner = new Runner({ ...shared, kube, rest, watches, queue: queues.named(name), cluster: name });
+      const worker = new OperationWorker({ connection: blocking, prefix, cluster: name, concurrency: config.workerConcurrency, lockDurationMs: config.leaseTtlMs, runner, logger });
+      closers.unshift(() => worker.close());
+      parts.push({ cluster: name, runner, watches, worker });
+    }
+    const sweep = new Sweep({ store, queues, leases, logger, now });
     closers.unshift(() => sweep.stop());
-    await worker.start();
+    for (const part of parts) await part.worker.start();
+    const stopPresence = new WorkerPresence(redis, prefix).keep(config.clusters.worker, (error) => logger.warn({ err: error }, 'could not renew the worker presence'));
+    closers.unshift(stopPresence);
     sweep.start(overrides.sweepIntervalMs ?? SWEEP_INTERVAL_MS);
-    logger.info({ redis: redactUrl(config.redis.url), prefix, concurrency: config.workerConcurrency, leaseTtlMs: config.leaseTtlMs }, 'worker started');
+    logger.info({ redis: redactUrl(config.redis.url), prefix, clusters: config.clusters.worker, concurrency: config.workerConcurrency, leaseTtlMs: config.leaseTtlMs }, 'worker started');
+    const first = parts[0] as ClusterWorker;
     let closing: Promise<void> | undefined;
     return {
-      runner,
+      runner: first.runner,
+      watches: first.watches,
+      clusters: parts,
       sweep,
-      watches,
       close: () => (closing ??= closeAll(closers, logger)),
     };
   } catch (error) {

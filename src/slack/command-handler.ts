@@ -4,6 +4,7 @@ import type { App, SlashCommand } from '@slack/bolt';
 import type { ApprovalService } from '../app/approvals.js';
 import type { FreezeCommands } from '../app/commands.js';
 import type { HomeService } from '../app/home.js';
+import { placeParsed } from '../app/clusters.js';
 import { describeFault } from '../app/context.js';
 import type { OperationService } from '../app/operations.js';
 import type { PolicyProvider } from '../app/policy-source.js';
@@ -39,6 +40,8 @@ export interface HandlerDeps {
   /** App Home (SPEC §8). */
   home: HomeService;
   policy: PolicyProvider;
+  /** The installation's clusters: where a typed target without one is placed (app/clusters.ts). */
+  clusters: readonly string[];
   responder: Responder;
   /** The slash command, e.g. `/flink`. */
   command: string;
@@ -75,7 +78,8 @@ export async function handleCommand(deps: HandlerDeps, command: SlashCommand): P
   try {
     const state = await deps.policy.current();
     const defaultNamespace = state.ok ? channelDefaultNamespace(state.policy, command.channel_id) : undefined;
-    const parsed = parseCommand(command.text, { ...(defaultNamespace === undefined ? {} : { defaultNamespace }), command: deps.command });
+    const typed = parseCommand(command.text, { ...(defaultNamespace === undefined ? {} : { defaultNamespace }), command: deps.command });
+    const parsed = placeParsed(typed, { clusters: deps.clusters, policy: state.ok ? state.policy : undefined, channel: command.channel_id });
     switch (parsed.type) {
       case 'reply':
         return await reply(renderRefusal(parsed.message, ctx));

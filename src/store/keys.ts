@@ -48,6 +48,8 @@ export interface StoreKeys {
   readonly audit: string;
   /** Token of the process exporting the store-wide gauges (src/http/metric-sources.ts). */
   readonly metricsExporter: string;
+  /** Present while some worker executes the cluster's queue (store/workers.ts). */
+  workers(cluster: string): string;
 }
 
 export function storeKeys(prefix: string): StoreKeys {
@@ -68,6 +70,7 @@ export function storeKeys(prefix: string): StoreKeys {
     freezes: `${tag}:freezes`,
     audit: `${tag}:audit`,
     metricsExporter: `${tag}:metrics:exporter`,
+    workers: (cluster) => `${tag}:workers:${cluster}`,
   };
 }
 

@@ -1,8 +1,8 @@
 // What one run of an operation works with (dependencies, settings, its signal) and the small helpers every phase shares.
 import type { PolicyProvider } from '../app/policy-source.js';
 import type { Criterion, EventBaseline, EvidenceVerdict } from '../domain/evidence/types.js';
-import type { EntryInput, MutableFields, OperationRecord, OperationState } from '../domain/model/operation.js';
-import { isKubeError } from '../kube/errors.js';
+import type { EntryInput, HistoryEntry, MutableFields, OperationRecord, OperationState } from '../domain/model/operation.js';
+import { isKubeError, isUnreachable } from '../kube/errors.js';
 import type { CallOptions, FlinkClient } from '../kube/flink-client.js';
 import type { FlinkRest } from '../kube/flink-rest.js';
 import type { WatchHub } from '../kube/watch-hub.js';
@@ -41,6 +41,8 @@ export interface RunnerDeps {
   store: OperationStore;
   leases: LockStore;
   freezes: Pick<FreezeStore, 'get'>;
+  /** The cluster this runner executes operations of, and its clients (SPEC §3a). */
+  cluster: string;
   kube: FlinkClient;
   /** Flink REST through the service proxy; absent: evidence stops at operator status and says so. */
   rest?: FlinkRest;
@@ -83,6 +85,8 @@ export interface Run {
   view?: TargetView;
   /** True when the view was opened before the baseline listing, so it has seen every event since. */
   viewSeeded?: boolean;
+  /** The thread was told the cluster cannot be reached, and not yet that it answers again. */
+  unreachable?: boolean;
 }
 
 /** How a phase ends when it cannot go on: the operation is left as recorded and its job is parked. */
@@ -152,14 +156,39 @@ export async function readWithRetry<T>(run: Run, what: string, read: (options: C
   for (let attempt = 1; ; attempt++) {
     if (run.signal.aborted) return { ok: false, handback: interrupted(run) };
     try {
-      return { ok: true, value: await read(callOptions(run)) };
+      const value = await read(callOptions(run));
+      if (run.unreachable) await noteReachability(run, 'reachable', `cluster ${run.deps.cluster} answers again; the operation goes on`);
+      return { ok: true, value };
     } catch (error) {
       if (run.signal.aborted || isKubeError(error, 'aborted')) return { ok: false, handback: interrupted(run) };
       run.log.warn({ err: error, attempt, what }, 'read failed; retrying');
+      // A blip is not news; a second failure to reach the API server is, once per outage (SPEC §3a).
+      if (attempt >= 2 && isUnreachable(error) && !run.unreachable) {
+        await noteReachability(run, 'unreachable', `cannot reach cluster ${run.deps.cluster}: ${error.message}; the operation waits and goes on when it answers`);
+      }
       if (attempt >= max) return { ok: false, handback: { type: 'handback', delayMs: run.deps.settings.leaseTtlMs, why: `${what} kept failing` } };
       if (!(await pause(Math.min(5000, 100 * 2 ** attempt), run.signal))) return { ok: false, handback: interrupted(run) };
     }
   }
+}
+
+/** `unreachable` / `reachable` notes, each said once per outage (the history decides, so a new run says nothing twice). */
+export const REACHABILITY_NOTES = ['unreachable', 'reachable'] as const;
+
+/** Whether the last reachability note in a history says the cluster could not be reached. */
+export function unreachableSaid(history: readonly HistoryEntry[]): boolean {
+  return history.findLast((e) => e.type === 'note' && (REACHABILITY_NOTES as readonly string[]).includes(e.name))?.name === 'unreachable';
+}
+
+async function noteReachability(run: Run, name: (typeof REACHABILITY_NOTES)[number], message: string): Promise<void> {
+  run.unreachable = name === 'unreachable';
+  const actor = run.deps.settings.actor;
+  await run.deps.store
+    .apply(run.opId, (current) => {
+      if (unreachableSaid(current.history) === (name === 'unreachable')) return { refuse: 'already said' };
+      return { entries: [{ type: 'note', name, actor, detail: { cluster: run.deps.cluster, message } }] };
+    })
+    .catch((error: unknown) => run.log.warn({ err: error }, 'could not note the cluster reachability'));
 }
 
 /** The hand-back of an interrupted run: prompt after a shutdown, so another worker resumes; else after a pause. */

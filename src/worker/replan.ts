@@ -65,7 +65,7 @@ async function replan(run: Run, record: OperationRecord, plan: Plan, ours: OurSu
     policy.policy,
     { intent: record.intent, opId: record.id, requester: record.requester, revision: plan.revision + 1, signal: run.signal, current },
     {
-      kube: deps.kube,
+      clients: () => ({ kube: deps.kube }),
       // No health gate under the lease: it is read for the requester at planning; a re-plan here follows this
       // bot's own earlier change, and its REST reads would only add to every queued operation's cost.
       getFreeze: (target) => deps.freezes.get(target),

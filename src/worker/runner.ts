@@ -4,7 +4,7 @@ import type { Target } from '../domain/model/target.js';
 import { forOperation, type Logger } from '../log.js';
 import { jobIdOf } from '../queue/queue.js';
 import type { AcquireResult, Lease } from '../store/locks.js';
-import { interrupted, readWithRetry, type Handback, type Run, type RunnerDeps } from './context.js';
+import { interrupted, readWithRetry, unreachableSaid, type Handback, type Run, type RunnerDeps } from './context.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { precheck } from './replan.js';
 import { resumeSubmission, submitFromQueued } from './submit.js';
@@ -76,6 +76,7 @@ export class Runner {
   private async execute(run: Run): Promise<RunOutcome> {
     const record = await run.deps.store.get(run.opId);
     if (!record?.plan || !isOrdered(record.state)) return { type: 'done', why: `${record?.state ?? 'gone'} under the lease` };
+    run.unreachable = unreachableSaid(record.history);
     if (record.state === 'SUBMITTED') return outcomeOf(await verify(run, record, record.plan));
     let submission;
     if (record.state === 'QUEUED') {

@@ -109,7 +109,7 @@ export async function verify(run: Run, record: OperationRecord, plan: Plan): Pro
 /** Policy `verify` for the target's environment: whether REST is read, and whether a checkpoint after the change is required. */
 async function deepSettings(run: Run, plan: Plan): Promise<{ deep: boolean; checkpointAfterChange: boolean }> {
   const state = await run.deps.policy.current();
-  const settings = state.ok ? verifyFor(state.policy, findNamespace(state.policy, plan.target.namespace)?.environment) : verifyFor({}, undefined);
+  const settings = state.ok ? verifyFor(state.policy, findNamespace(state.policy, plan.target.namespace, plan.target.cluster)?.environment) : verifyFor({}, undefined);
   return { deep: run.deps.rest !== undefined && settings.rest, checkpointAfterChange: settings.checkpointAfterChange };
 }
 

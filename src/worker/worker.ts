@@ -1,8 +1,8 @@
-// The BullMQ worker of `flink-ops`: runs each job through the Runner; parks waiting jobs; hands work back on shutdown.
+// The BullMQ worker of one cluster's queue `flink-ops.<cluster>`: runs each job through the Runner; parks waiting jobs; hands work back on shutdown.
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { forOperation, type Logger } from '../log.js';
-import { QUEUE_NAME, type OperationJobData } from '../queue/queue.js';
+import { queueName, type OperationJobData } from '../queue/queue.js';
 import { bullmqPrefix } from '../store/keys.js';
 import { RunInterrupted } from './lease-keeper.js';
 import type { Runner } from './runner.js';
@@ -11,6 +11,8 @@ export interface OperationWorkerOptions {
   /** Needs `maxRetriesPerRequest: null` (see workerConnection); BullMQ duplicates it for blocking reads. */
   connection: Redis;
   prefix: string;
+  /** The cluster whose queue (`flink-ops.<cluster>`) this worker consumes. */
+  cluster: string;
   concurrency: number;
   /** BullMQ's job lock lasts as long as the target lease (LEASE_TTL). */
   lockDurationMs: number;
@@ -26,7 +28,7 @@ export class OperationWorker {
   private closing: Promise<void> | undefined;
 
   constructor(private readonly opts: OperationWorkerOptions) {
-    this.worker = new Worker<OperationJobData, string, string>(QUEUE_NAME, (job, token, signal) => this.process(job, token, signal), {
+    this.worker = new Worker<OperationJobData, string, string>(queueName(opts.cluster), (job, token, signal) => this.process(job, token, signal), {
       connection: opts.connection,
       prefix: bullmqPrefix(opts.prefix),
       concurrency: opts.concurrency,

@@ -1,5 +1,6 @@
 // Flows of SPEC §7–§8 end to end through the real Bolt app, notifier, queue, worker and simulated cluster:
 // a dev operation that needs no approval, and an approval window that expires.
+import { DEFAULT_CLUSTER } from '../../src/config.js';
 import { expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { startWorker } from '../../src/roles/worker.js';
@@ -37,7 +38,7 @@ it('an approval window that passes ends EXPIRED: buttons gone, a late click is a
     expect(requested.expiresAt).toBeGreaterThan(0);
     const sweep = new Sweep({
       store: env.bot.deps.store,
-      queue: env.queue,
+      queues: { clusters: [DEFAULT_CLUSTER], of: () => env.queue },
       leases: env.bot.deps.leases,
       logger: createLogger('silent'),
       now: () => (requested.expiresAt as number) + 1,

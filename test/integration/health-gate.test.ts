@@ -22,7 +22,8 @@ let policy: Policy;
 beforeAll(async () => {
   cluster = await startSimCluster({ port: 0, seed: 'none', speed: 'fast' });
   const kubeConfig = loadKubeConfig(cluster.kubeconfigPath);
-  deps = { kube: new ClientNodeFlinkClient(kubeConfig), rest: new ClientNodeFlinkRest(kubeConfig), getFreeze: async () => undefined, getOperation: async () => undefined, now: () => new Date(), nonce: () => Date.now() };
+  const clients = { kube: new ClientNodeFlinkClient(kubeConfig), rest: new ClientNodeFlinkRest(kubeConfig) };
+  deps = { clients: () => clients, getFreeze: async () => undefined, getOperation: async () => undefined, now: () => new Date(), nonce: () => Date.now() };
   const parsed = parsePolicyText(POLICY);
   if (!parsed.ok) throw new Error(parsed.errors.join('; '));
   policy = parsed.policy;

@@ -167,9 +167,9 @@ describe('/metrics', () => {
     await store.apply('op-queued2', () => ({ set: { reenqueues: 5 }, entries: [to('QUEUED', 'bot')] }));
     await store.apply('op-awaiting1', () => ({ entries: [to('AWAITING_APPROVAL', 'bot')] }));
     await store.apply('op-denied1', () => ({ entries: [to('DENIED', 'bot')] }));
-    metrics.setSources({ ...storeSources(store), collectQueue: async () => [{ state: 'waiting', count: 2 }, { state: 'delayed', count: 1 }] });
+    metrics.setSources({ ...storeSources(store), collectQueue: async () => [{ cluster: 'default', state: 'waiting', count: 2 }, { cluster: 'default', state: 'delayed', count: 1 }] });
 
-    const kube = new ClientNodeFlinkClient(kubeConfigFor(sim.server.url), { onCall: (call) => metrics.kubeCall(call) });
+    const kube = new ClientNodeFlinkClient(kubeConfigFor(sim.server.url), { onCall: (call) => metrics.kubeCall({ cluster: 'default', ...call }) });
     expect(await kube.get('FlinkDeployment', 'streaming-prod', 'missing')).toBeUndefined();
     expect(await kube.list('FlinkDeployment', 'streaming-prod')).toEqual([]);
     metrics.observeAck(0.012);
@@ -186,17 +186,17 @@ describe('/metrics', () => {
       'flink_chatops_operations{kind="restart",state="QUEUED"} 2',
       'flink_chatops_operations{kind="savepoint",state="AWAITING_APPROVAL"} 1',
       'flink_chatops_operations_stuck 1',
-      'flink_chatops_queue_depth{state="waiting"} 2',
-      'flink_chatops_queue_depth{state="delayed"} 1',
+      'flink_chatops_queue_depth{cluster="default",state="waiting"} 2',
+      'flink_chatops_queue_depth{cluster="default",state="delayed"} 1',
       'flink_chatops_ack_latency_seconds_bucket{le="0.025"} 1',
       'flink_chatops_ack_latency_seconds_count 1',
       'flink_chatops_lock_wait_seconds_bucket{le="5"} 1',
       'flink_chatops_slack_api_calls_total{method="chat.postMessage",status="ok"} 1',
       'flink_chatops_slack_api_calls_total{method="chat.postMessage",status="not_in_channel"} 1',
       'flink_chatops_slack_api_errors_total{method="chat.postMessage",status="not_in_channel"} 1',
-      'flink_chatops_kube_api_calls_total{method="get",resource="FlinkDeployment",status="404"} 1',
-      'flink_chatops_kube_api_calls_total{method="list",resource="FlinkDeployment",status="200"} 1',
-      'flink_chatops_kube_api_errors_total{method="get",resource="FlinkDeployment",status="404"} 1',
+      'flink_chatops_kube_api_calls_total{cluster="default",method="get",resource="FlinkDeployment",status="404"} 1',
+      'flink_chatops_kube_api_calls_total{cluster="default",method="list",resource="FlinkDeployment",status="200"} 1',
+      'flink_chatops_kube_api_errors_total{cluster="default",method="get",resource="FlinkDeployment",status="404"} 1',
     ]) {
       expect(lines).toContain(expected);
     }

@@ -1,5 +1,6 @@
 // The sweep finishes records left ACCEPTED by a bot that died (SPEC §9): racing sweeps finish one exactly once, and
 // one whose card cannot be posted is CANCELLED with its requester told once. Records are made as the bot makes them.
+import { DEFAULT_CLUSTER } from '../../src/config.js';
 import { expect, it } from 'vitest';
 import { OperationService } from '../../src/app/operations.js';
 import { Sweep } from '../../src/app/sweep.js';
@@ -30,7 +31,7 @@ function sweeper(env: BotEnv, finished: string[]): Sweep {
   const now = () => env.bot.deps.now() + 60_000;
   return new Sweep({
     store: new OperationStore(env.redis.redis, { prefix: env.config.redis.prefix, now }),
-    queue: env.queue,
+    queues: { clusters: [DEFAULT_CLUSTER], of: () => env.queue },
     leases: env.bot.deps.leases,
     logger: silent,
     now,

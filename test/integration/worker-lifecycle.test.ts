@@ -1,10 +1,11 @@
 // Graceful shutdown, a lost lease and stale jobs: operations are handed back as recorded and finished elsewhere.
+import { DEFAULT_CLUSTER } from '../../src/config.js';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import type { OperationIntent } from '../../src/domain/kinds/index.js';
 import type { Target } from '../../src/domain/model/target.js';
-import { jobIdOf, QUEUE_NAME } from '../../src/queue/queue.js';
+import { jobIdOf, queueName } from '../../src/queue/queue.js';
 import { bullmqPrefix, storeKeys } from '../../src/store/keys.js';
 import { NS, WorkerEnv } from '../support/worker-env.js';
 
@@ -86,7 +87,7 @@ it("a job lock BullMQ cannot renew cancels the run (lockRenewalFailed); the oper
   const op = await env.request(restart);
   await env.waitForState(op.id, 'SUBMITTED');
   // The job's BullMQ lock vanished (a Redis failover, an expiry during a pause): its next renewal fails.
-  await env.redis.redis.del(`${bullmqPrefix(env.prefix)}:${QUEUE_NAME}:${jobIdOf(op.id, 1)}:lock`);
+  await env.redis.redis.del(`${bullmqPrefix(env.prefix)}:${queueName(DEFAULT_CLUSTER)}:${jobIdOf(op.id, 1)}:lock`);
   await logged((l) => l.msg === 'job lock renewal failed; cancelling its run' && l.jobId === jobIdOf(op.id, 1));
   env.cluster.operator.clearScenario(NS, 'orders');
   const done = await env.waitTerminal(op.id);

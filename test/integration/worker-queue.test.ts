@@ -1,4 +1,5 @@
 // The queue of operations (SPEC §9) against real Redis, and the small pure helpers of the worker.
+import { DEFAULT_CLUSTER } from '../../src/config.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EvidenceVerdict } from '../../src/domain/evidence/types.js';
 import type { Plan } from '../../src/domain/model/plan.js';
@@ -35,7 +36,7 @@ describe('OperationQueue', () => {
   let queue: OperationQueue;
   beforeEach(async () => {
     r = await redisForTest('wq');
-    queue = new OperationQueue({ connection: r.redis, prefix: r.prefix });
+    queue = new OperationQueue({ connection: r.redis, prefix: r.prefix, cluster: DEFAULT_CLUSTER });
   });
   afterEach(async () => {
     await queue.close();
@@ -46,7 +47,7 @@ describe('OperationQueue', () => {
     await queue.enqueue('op-abc123', 1);
     const keys = await r.redis.keys(`*${r.prefix}*`);
     expect(keys.length).toBeGreaterThan(0);
-    expect(keys.every((k) => k.startsWith(`{${r.prefix}}:flink-ops:`))).toBe(true);
+    expect(keys.every((k) => k.startsWith(`{${r.prefix}}:flink-ops.default:`))).toBe(true);
     expect((await queue.queue.getJob('op-abc123.1'))?.data).toEqual({ opId: 'op-abc123' });
   });
 

@@ -1,9 +1,10 @@
 // The sweep (SPEC §9): expiry, re-enqueueing operations whose job is lost, `stuck` after 5, idempotent across processes.
+import { DEFAULT_CLUSTER } from '../../src/config.js';
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
-import { jobIdOf, QUEUE_NAME } from '../../src/queue/queue.js';
+import { jobIdOf, queueName } from '../../src/queue/queue.js';
 import { bullmqPrefix } from '../../src/store/keys.js';
 import { Sweep } from '../../src/app/sweep.js';
 import type { OperationIntent } from '../../src/domain/kinds/index.js';
@@ -23,7 +24,7 @@ const orders: Target = { kind: 'FlinkDeployment', namespace: NS, name: 'orders' 
 const restart: OperationIntent = { kind: 'restart', target: orders, incidentChannels: [] };
 
 function sweep(): Sweep {
-  return new Sweep({ store: env.store, queue: env.queue, leases: env.leases, logger: createLogger('silent'), graceMs: 0, backoffBaseMs: 10 });
+  return new Sweep({ store: env.store, queues: env.queues, leases: env.leases, logger: createLogger('silent'), graceMs: 0, backoffBaseMs: 10 });
 }
 
 describe('approvals', () => {
@@ -58,7 +59,7 @@ describe('operations whose job was lost', () => {
     const op = await env.request(restart);
     // A job that ended without ending its operation (as after a BullMQ failure).
     const connection = new Redis(env.redis.url, { maxRetriesPerRequest: null });
-    const manual = new Worker(QUEUE_NAME, null, { connection, prefix: bullmqPrefix(env.prefix) });
+    const manual = new Worker(queueName(DEFAULT_CLUSTER), null, { connection, prefix: bullmqPrefix(env.prefix) });
     const job = await manual.getNextJob('manual-token');
     await job?.moveToFailed(new Error('lost'), 'manual-token');
     await manual.close();

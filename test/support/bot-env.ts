@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { stringify } from 'yaml';
-import { loadConfig, type Config } from '../../src/config.js';
+import { DEFAULT_CLUSTER, loadConfig, type Config } from '../../src/config.js';
 import type { OperationRecord, OperationState } from '../../src/domain/model/operation.js';
 import { createLogger } from '../../src/log.js';
 import { jobIdOf, OperationQueue } from '../../src/queue/queue.js';
@@ -78,6 +78,10 @@ export interface BotEnvOptions {
   channel?: Partial<SimChannel>;
   /** No policy file at all. */
   noPolicy?: boolean;
+  /** The policy for the test's channel; default `testPolicy`. */
+  policy?: (channel: string) => Record<string, unknown>;
+  /** More environment for the bot's config (e.g. KUBE_CONTEXTS). */
+  env?: Record<string, string>;
   overrides?: BotOverrides;
 }
 
@@ -105,6 +109,8 @@ export interface BotEnv {
   click(action: keyof typeof ACTION_IDS, record: OperationRecord, user: string, opts?: { blockId?: string; post?: PostSignedOptions }): Promise<Sent>;
   record(opId: string): Promise<OperationRecord>;
   waitForState(opId: string, states: OperationState[], timeoutMs?: number): Promise<OperationRecord>;
+  /** Resolves with the record once `predicate` holds, checked after each history entry of any operation. */
+  waitFor(opId: string, predicate: (record: OperationRecord) => boolean, what: string, timeoutMs?: number): Promise<OperationRecord>;
   /** The card as Slack shows it, once the notifier has edited it to `state` (its blocks say `State: <state>`). */
   cardIn(record: OperationRecord, state: OperationState): Promise<SimMessage>;
   operationCount(): Promise<number>;
@@ -116,7 +122,7 @@ export interface BotEnv {
 
 let counter = 0;
 
-export async function startBotEnv(cluster: SimCluster, opts: BotEnvOptions = {}): Promise<BotEnv> {
+export async function startBotEnv(cluster: Pick<SimCluster, 'kubeconfigPath'>, opts: BotEnvOptions = {}): Promise<BotEnv> {
   const redis = await redisForTest('bot');
   const channel = opts.channel?.id ?? `C0T${(++counter).toString(36).toUpperCase()}${redis.prefix.slice(-4).toUpperCase()}`;
   const sim = await startSimSlack({
@@ -131,7 +137,7 @@ export async function startBotEnv(cluster: SimCluster, opts: BotEnvOptions = {})
   sim.on('call', (call) => callTimes.set(call.seq, performance.now()));
   const dir = await mkdtemp(join(tmpdir(), 'bot-policy-'));
   const policyFile = join(dir, 'policy.yaml');
-  if (!opts.noPolicy) await writeFile(policyFile, stringify(testPolicy(channel)));
+  if (!opts.noPolicy) await writeFile(policyFile, stringify((opts.policy ?? testPolicy)(channel)));
   const loaded = loadConfig(
     {
       SLACK_BOT_TOKEN: TOKEN,
@@ -143,13 +149,14 @@ export async function startBotEnv(cluster: SimCluster, opts: BotEnvOptions = {})
       KUBECONFIG: cluster.kubeconfigPath,
       POLICY_FILE: policyFile,
       LOG_LEVEL: 'silent',
+      ...opts.env,
     },
     'bot',
   );
   if (!loaded.ok) throw new Error(loaded.problems.join('\n'));
   const config = loaded.config;
   const bot = await startBot(config, { logger: createLogger(process.env.BOT_TEST_LOG ?? 'silent'), now: opts.now ?? clockFrom(WEDNESDAY), ...opts.overrides });
-  const queue = new OperationQueue({ connection: redis.redis, prefix: redis.prefix });
+  const queue = new OperationQueue({ connection: redis.redis, prefix: redis.prefix, cluster: DEFAULT_CLUSTER });
   const blocking = new Redis(redis.url, { maxRetriesPerRequest: null });
   let sends = 0;
   let closing: Promise<void> | undefined;
@@ -210,12 +217,15 @@ export async function startBotEnv(cluster: SimCluster, opts: BotEnvOptions = {})
       return record;
     },
     async waitForState(opId, states, timeoutMs = 10_000) {
+      return env.waitFor(opId, (record) => states.includes(record.state), states.join('|'), timeoutMs);
+    },
+    async waitFor(opId, predicate, what, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       let after = '0-0';
       for (;;) {
         const record = await bot.deps.store.get(opId);
-        if (record && states.includes(record.state)) return record;
-        if (Date.now() > deadline) throw new Error(`${opId} did not reach ${states.join('|')} (is ${record?.state ?? 'missing'})`);
+        if (record && predicate(record)) return record;
+        if (Date.now() > deadline) throw new Error(`${opId} did not reach ${what} (is ${record?.state ?? 'missing'})`);
         const events = await waitForEvents(blocking, redis.prefix, after, 500);
         after = events.at(-1)?.id ?? after;
       }

@@ -9,14 +9,14 @@ import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { assess } from '../../src/app/assess.js';
-import { loadConfig, type Config } from '../../src/config.js';
+import { DEFAULT_CLUSTER, loadConfig, type Config } from '../../src/config.js';
 import type { OperationIntent } from '../../src/domain/kinds/index.js';
 import { isTerminal, newOperationId, type OperationRecord, type OperationState } from '../../src/domain/model/operation.js';
 import type { Policy } from '../../src/domain/policy/schema.js';
 import { ClientNodeFlinkClient, loadKubeConfig } from '../../src/kube/client-node.js';
 import { createLogger } from '../../src/log.js';
 import { parsePolicyText } from '../../src/app/policy-load.js';
-import { OperationQueue } from '../../src/queue/queue.js';
+import { OperationQueues, type OperationQueue } from '../../src/queue/queue.js';
 import { startSimCluster, type SimCluster } from '../../src/sandbox/kube/cluster.js';
 import type { KubeObject } from '../../src/sandbox/kube/store.js';
 import { lastEventId, waitForEvents } from '../../src/store/events.js';
@@ -65,6 +65,8 @@ export class WorkerEnv {
   readonly store: OperationStore;
   readonly leases: LeaseStore;
   readonly freezes: FreezeStore;
+  readonly queues: OperationQueues;
+  /** The one simulated cluster's queue (`flink-ops.default`). */
   readonly queue: OperationQueue;
   readonly kube: ClientNodeFlinkClient;
   readonly policy: Policy;
@@ -82,7 +84,8 @@ export class WorkerEnv {
     this.store = new OperationStore(redis.redis, { prefix });
     this.leases = new LeaseStore(redis.redis, { prefix });
     this.freezes = new FreezeStore(redis.redis, { prefix });
-    this.queue = new OperationQueue({ connection: redis.redis, prefix });
+    this.queues = new OperationQueues({ connection: redis.redis, prefix, clusters: [DEFAULT_CLUSTER] });
+    this.queue = this.queues.named(DEFAULT_CLUSTER);
     this.kube = new ClientNodeFlinkClient(loadKubeConfig(cluster.kubeconfigPath), { timeoutMs: 5000 });
     const parsed = parsePolicyText(POLICY_YAML + (options.policyExtra ?? ''));
     if (!parsed.ok) throw new Error(`test policy: ${parsed.errors.join('; ')}`);
@@ -155,7 +158,7 @@ export class WorkerEnv {
   async accept(intent: OperationIntent, requester = REQUESTER): Promise<OperationRecord> {
     const id = newOperationId(() => randomBytes(16));
     const assessed = await assess(this.policy, { intent, opId: id, requester }, {
-      kube: this.kube,
+      clients: () => ({ kube: this.kube }),
       getFreeze: (target) => this.freezes.get(target),
       getOperation: (opId) => this.store.get(opId),
       now: () => new Date(),

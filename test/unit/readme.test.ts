@@ -48,7 +48,9 @@ function configVariables(): Map<string, string | undefined> {
     parts.map((part) => {
       const name = /^([A-Z0-9_]+):/.exec(part)?.[1] ?? '';
       const fallback = /\.default\(\s*'?([^')]*)'?\s*\)/.exec(part)?.[1] ?? /duration\('[A-Z_]+', '([^']+)'\)/.exec(part)?.[1];
-      return [name, fallback] as const;
+      // `.default(DEFAULT_CLUSTER)`: the value of that module constant.
+      const constant = fallback && /^[A-Z][A-Z0-9_]*$/.test(fallback) ? new RegExp(`const ${fallback} = '([^']*)'`).exec(source)?.[1] : undefined;
+      return [name, constant ?? fallback] as const;
     }),
   );
 }

@@ -31,7 +31,7 @@ export const MAX_REASON = 1000;
 const MAX_IMAGE = 512;
 const MAX_URI = 2048;
 /** `sessionjob:` + a 63-character namespace + `/` + a 253-character name; longer cannot be valid. */
-const MAX_TARGET = 11 + 63 + 1 + 253;
+const MAX_TARGET = 11 + 63 + 1 + 63 + 1 + 253;
 
 function wholeNumber(text: string, min: number, max: number, label: string): ValueCheck {
   if (/^[0-9]{1,12}$/.test(text)) {

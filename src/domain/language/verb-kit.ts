@@ -26,7 +26,8 @@ export type VerbGroup = keyof typeof VERB_GROUPS;
 export const VALUE_KINDS = {
   target: {
     placeholder: '<target>',
-    description: "`name`, `namespace/name`, or `sessionjob:namespace/name` for a FlinkSessionJob; a bare name uses the channel's default namespace",
+    description:
+      "`name`, `namespace/name` or `cluster/namespace/name` (with several clusters), prefixed `sessionjob:` for a FlinkSessionJob; a bare name uses the channel's default namespace, a target without a cluster the channel's default cluster",
   },
   namespace: { placeholder: '<namespace>', description: 'a Kubernetes namespace' },
   verb: { placeholder: '<verb>', description: 'a command name, e.g. `status`' },

@@ -1,4 +1,5 @@
-// What an operation acts on: a FlinkDeployment or FlinkSessionJob in a namespace, with Kubernetes name rules.
+// What an operation acts on: a FlinkDeployment or FlinkSessionJob in a namespace (of a cluster, when the
+// installation has several), with Kubernetes name rules.
 import { z } from 'zod';
 
 export const TARGET_KINDS = ['FlinkDeployment', 'FlinkSessionJob'] as const;
@@ -8,7 +9,12 @@ export const SESSION_JOB_PREFIX = 'sessionjob:';
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
+/**
+ * `cluster` is set exactly when the installation serves several clusters (SPEC §3a); a single-cluster
+ * installation leaves it out, so its cards, answers and Redis keys stay as they were.
+ */
 export const TargetSchema = z.object({
+  cluster: z.string().min(1).max(63).regex(DNS1123_LABEL).optional(),
   kind: z.enum(TARGET_KINDS),
   namespace: z.string().min(1).max(63).regex(DNS1123_LABEL),
   name: z.string().min(1).max(253).regex(DNS1123_SUBDOMAIN),
@@ -41,7 +47,24 @@ export function namespaceProblem(ns: string): string | undefined {
   return undefined;
 }
 
-/** `name`, `namespace/name`, optionally prefixed `sessionjob:`; a bare name takes the default namespace. */
+/** Cluster names are DNS-1123 labels (SPEC §3): they appear in targets, queue names and Redis keys. */
+export function isClusterName(name: string): boolean {
+  return name.length <= 63 && DNS1123_LABEL.test(name);
+}
+
+/** Why `cluster` is not a valid cluster name (DNS-1123 label), or undefined when it is. */
+export function clusterProblem(cluster: string): string | undefined {
+  if (!isClusterName(cluster)) {
+    return `cluster "${cluster}" is not a valid cluster name: lowercase letters, digits and "-", at most 63`;
+  }
+  return undefined;
+}
+
+/**
+ * `name`, `namespace/name` or `cluster/namespace/name`, optionally prefixed `sessionjob:`; a bare name takes
+ * the default namespace. Whether the cluster exists, and which cluster a target without one is in, is decided
+ * where the clusters are known (app/clusters.ts).
+ */
 export function parseTarget(text: string, defaultNamespace?: string): Checked<Target> {
   let rest = text;
   let kind: TargetKind = 'FlinkDeployment';
@@ -50,26 +73,39 @@ export function parseTarget(text: string, defaultNamespace?: string): Checked<Ta
     rest = rest.slice(SESSION_JOB_PREFIX.length);
   }
   const parts = rest.split('/');
-  if (parts.length > 2) return { ok: false, message: `"${text}" has more than one "/"; write namespace/name` };
-  const [first, second] = parts as [string, string | undefined];
-  const namespace = second === undefined ? defaultNamespace : first;
-  const name = second === undefined ? first : second;
+  if (parts.length > 3) return { ok: false, message: `"${text}" has more than two "/"; write namespace/name or cluster/namespace/name` };
+  const name = parts.at(-1) as string;
+  const namespace = parts.length === 1 ? defaultNamespace : (parts.at(-2) as string);
+  const cluster = parts.length === 3 ? parts[0] : undefined;
   if (namespace === undefined) {
     return { ok: false, message: `"${text}" has no namespace and this channel has no default; write namespace/${name}` };
   }
-  const problem = namespaceProblem(namespace) ?? nameProblem(name);
+  const problem = (cluster === undefined ? undefined : clusterProblem(cluster)) ?? namespaceProblem(namespace) ?? nameProblem(name);
   if (problem) return { ok: false, message: problem };
-  return { ok: true, value: { kind, namespace, name } };
+  return { ok: true, value: { ...(cluster === undefined ? {} : { cluster }), kind, namespace, name } };
 }
 
-/** How a person writes the target: `ns/name` or `sessionjob:ns/name`. */
+/** How a person writes the target: `ns/name`, `cluster/ns/name`, with `sessionjob:` for a session job. */
 export function formatTarget(t: Target): string {
-  return `${t.kind === 'FlinkSessionJob' ? SESSION_JOB_PREFIX : ''}${t.namespace}/${t.name}`;
+  const cluster = t.cluster === undefined ? '' : `${t.cluster}/`;
+  return `${t.kind === 'FlinkSessionJob' ? SESSION_JOB_PREFIX : ''}${cluster}${t.namespace}/${t.name}`;
 }
 
-/** A stable identity for keys and maps. */
+/** A stable identity for keys and maps: `kind/ns/name`, or `kind/cluster/ns/name` (§3a: keyed by cluster too). */
 export function targetKey(t: Target): string {
-  return `${t.kind}/${t.namespace}/${t.name}`;
+  return t.cluster === undefined ? `${t.kind}/${t.namespace}/${t.name}` : `${t.kind}/${t.cluster}/${t.namespace}/${t.name}`;
+}
+
+/** The name of the cluster a target is in: its own, else the first of `clusters` (a single cluster's only one). */
+export function clusterOf(target: Pick<Target, 'cluster'>, clusters: readonly string[]): string {
+  const name = target.cluster ?? clusters[0];
+  if (name === undefined) throw new Error('no cluster is configured');
+  return name;
+}
+
+/** The same object: cluster, kind, namespace and name all equal. */
+export function sameTarget(a: Target, b: Target): boolean {
+  return targetKey(a) === targetKey(b);
 }
 
 export const RESOURCE_PLURAL = {

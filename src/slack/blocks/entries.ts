@@ -26,7 +26,7 @@ export function describeNote(record: OperationRecord, entry: HistoryEntry): stri
   }
   // What the worker says while it waits: blocked (with when it turns FAILED), recovered, the operator retrying.
   const message = typeof entry.detail.message === 'string' ? entry.detail.message : undefined;
-  if (['blocked', 'cleared', 'retrying'].includes(entry.name) && message !== undefined) {
+  if (['blocked', 'cleared', 'retrying', 'unreachable', 'reachable', 'no-worker'].includes(entry.name) && message !== undefined) {
     return escapeText(oneLine(`${message.charAt(0).toUpperCase()}${message.slice(1)}`));
   }
   return `${escapeText(entry.name)}${because(entry)}`;

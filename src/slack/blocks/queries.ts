@@ -83,11 +83,17 @@ function itemLine(item: ListView['items'][number]): string {
   return `• \`${escapeText(formatTarget(item.target))}\`${kind} — lifecycle ${shown(item.lifecycleState)} · job ${shown(item.jobState)}${frozen}`;
 }
 
+/** Where `list` groups an item: its namespace, or `cluster/namespace` with several clusters. */
+function placeOf(target: Target): string {
+  return target.cluster === undefined ? target.namespace : `${target.cluster}/${target.namespace}`;
+}
+
 export function renderList(view: ListView, _ctx: RenderContext): SlackMessage {
-  const blocks: Block[] = [header(`Flink jobs in ${plural(view.namespaces.length, 'namespace')}`)];
-  const namespaces = [...new Set([...view.namespaces, ...view.items.map((i) => i.target.namespace)])];
+  const inClusters = view.clusters ? ` in ${plural(view.clusters.length, 'cluster')}` : '';
+  const blocks: Block[] = [header(`Flink jobs in ${plural(view.namespaces.length, 'namespace')}${inClusters}`)];
+  const namespaces = [...new Set([...view.namespaces, ...view.items.map((i) => placeOf(i.target))])];
   for (const ns of namespaces) {
-    const lines = view.items.filter((i) => i.target.namespace === ns).map(itemLine);
+    const lines = view.items.filter((i) => placeOf(i.target) === ns).map(itemLine);
     const problem = view.problems.find((p) => p.namespace === ns);
     if (problem) lines.push(`:warning: ${escapeKeepMentions(oneLine(problem.message))}`);
     blocks.push(section(`*${escapeText(ns)}*\n${lines.length > 0 ? lines.join('\n') : '_no FlinkDeployments or FlinkSessionJobs_'}`));
