@@ -1,7 +1,6 @@
 // The page's actions: a typed slash command or message, a button click, a failure knob. Commands and clicks go to
 // the bot as signed Slack requests; what Slack would show the person right away comes back as an ephemeral.
-import type { KnobBoard } from './page-cluster.js';
-import { isKnob, KNOBS, type Knob } from './page-cluster.js';
+import { isKnob, KnobBoard, KNOBS, panelClusters, pickCluster, type Knob, type PanelCluster } from './page-cluster.js';
 import type { Policy } from '../domain/policy/schema.js';
 import type { Logger } from '../log.js';
 import type { SimCluster } from './kube/cluster.js';
@@ -11,7 +10,10 @@ import { CHANNELS, encodeTyped, TEAM, USERS } from './workspace.js';
 
 export interface PageBackend {
   slack: SimSlack;
-  cluster: SimCluster;
+  /** The simulated clusters by name (the sandbox's eu and us), in the order the page shows them. */
+  clusters?: readonly { name: string; cluster: SimCluster }[];
+  /** Or one unnamed simulated cluster (a single-cluster page); ignored when `clusters` is given. */
+  cluster?: SimCluster;
   /** The bot's `/slack/events`. */
   botEventsUrl: string;
   signingSecret: string;
@@ -20,6 +22,13 @@ export interface PageBackend {
   policyFile: string;
   logger?: Logger;
   now?: () => number;
+}
+
+/** The clusters a backend shows, each with its knob board (`knobs`: the single cluster's, when already made). */
+export function backendPanel(backend: Pick<PageBackend, 'clusters' | 'cluster'>, knobs?: KnobBoard): PanelCluster[] {
+  if (backend.clusters !== undefined && backend.clusters.length > 0) return panelClusters(backend.clusters);
+  if (backend.cluster === undefined) throw new Error('the page needs a simulated cluster (clusters or cluster)');
+  return [{ cluster: backend.cluster, knobs: knobs ?? new KnobBoard(backend.cluster) }];
 }
 
 /** A request the page got wrong: answered with `status` and the message. */
@@ -83,12 +92,17 @@ function buttonText(message: SimMessage, blockId: string, actionId: string): str
 export class PageApi {
   readonly acks: PageEphemeral[] = [];
   private lastTs = 0;
+  /** The clusters whose knobs the page turns. */
+  readonly panel: readonly PanelCluster[];
 
+  /** `knobs`: the clusters with their boards, or the single cluster's board (backend.cluster). */
   constructor(
     private readonly backend: PageBackend,
-    private readonly knobs: KnobBoard,
+    knobs: KnobBoard | readonly PanelCluster[],
     private readonly events: PageEvents,
-  ) {}
+  ) {
+    this.panel = knobs instanceof KnobBoard ? backendPanel(backend, knobs) : knobs;
+  }
 
   private now(): number {
     return (this.backend.now ?? Date.now)();
@@ -181,19 +195,24 @@ export class PageApi {
     return { ok: true, status: answer.status, ...(answer.ok ? {} : { error: answer.error }) };
   }
 
+  /** A knob on one resource of one cluster: `cluster` names it (required when the page shows several). */
   private knob(body: Body): Body {
+    const clusterName = field(body, 'cluster', false);
     const namespace = field(body, 'namespace') as string;
     const name = field(body, 'name') as string;
     const knob = body.knob;
     if (!isKnob(knob)) throw new BadRequest(`"knob" must be one of ${Object.keys(KNOBS).join(', ')}`);
-    const { store } = this.backend.cluster;
+    const picked = pickCluster(this.panel, clusterName);
+    if ('error' in picked) throw new BadRequest(picked.error, clusterName === undefined ? 400 : 404);
+    const { store } = picked.cluster;
+    const where = picked.name === undefined ? 'the simulated cluster' : `simulated cluster ${picked.name}`;
     if (!store.get('flinkdeployments', namespace, name) && !store.get('flinksessionjobs', namespace, name)) {
-      throw new BadRequest(`no FlinkDeployment or FlinkSessionJob ${namespace}/${name} in the simulated cluster`, 404);
+      throw new BadRequest(`no FlinkDeployment or FlinkSessionJob ${namespace}/${name} in ${where}`, 404);
     }
     const on = typeof body.on === 'boolean' ? body.on : undefined;
-    const knobs: Knob[] = this.knobs.set(namespace, name, knob, on);
+    const knobs: Knob[] = picked.knobs.set(namespace, name, knob, on);
     this.events.cluster();
-    return { ok: true, namespace, name, knobs };
+    return { ok: true, ...(picked.name === undefined ? {} : { cluster: picked.name }), namespace, name, knobs };
   }
 
   private findMessage(channel: string, ts: string, threadTs: string | undefined): SimMessage | undefined {

@@ -1,4 +1,5 @@
-// The page's cluster panel: one row per simulated FlinkDeployment/FlinkSessionJob, and the failure knobs behind its buttons.
+// The page's cluster panel: one row per simulated FlinkDeployment/FlinkSessionJob of each simulated cluster, and the
+// failure knobs behind its buttons (one board per cluster: a knob acts on one cluster's operator or API server).
 import type { SimCluster } from './kube/cluster.js';
 import type { ScenarioSpec } from './kube/scenarios.js';
 
@@ -57,6 +58,8 @@ function isScenarioKnob(knob: Knob): knob is ScenarioKnob {
 }
 
 export interface ClusterRow {
+  /** The cluster's name (its kubeconfig context) when the page shows several clusters. */
+  cluster?: string;
   kind: 'FlinkDeployment' | 'FlinkSessionJob';
   namespace: string;
   name: string;
@@ -175,12 +178,44 @@ function row(object: KubeObject, snapshots: KubeObject[], knobs: Knob[]): Cluste
   return { kind: sessionJob ? 'FlinkSessionJob' : 'FlinkDeployment', namespace: object.metadata.namespace, name: object.metadata.name, ...defined, knobs };
 }
 
-/** Every deployment and session job, by namespace then name. */
-export function clusterRows(cluster: Pick<SimCluster, 'store'>, knobs: KnobBoard): ClusterRow[] {
+/** Every deployment and session job, by namespace then name; each row names `clusterName` when given. */
+export function clusterRows(cluster: Pick<SimCluster, 'store'>, knobs: KnobBoard, clusterName?: string): ClusterRow[] {
   const { store } = cluster;
   const snapshots = store.list('flinkstatesnapshots');
   const objects = [...store.list('flinkdeployments'), ...store.list('flinksessionjobs')];
   return objects
     .map((o) => row(o, snapshots, knobs.active(o.metadata.namespace, o.metadata.name)))
-    .sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name) || a.kind.localeCompare(b.kind));
+    .sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name) || a.kind.localeCompare(b.kind))
+    .map((r) => (clusterName === undefined ? r : { cluster: clusterName, ...r }));
+}
+
+/** One simulated cluster on the page: its name (undefined on a single-cluster page), the simulators, its knobs. */
+export interface PanelCluster {
+  name?: string;
+  cluster: Pick<SimCluster, 'store' | 'operator' | 'server'>;
+  knobs: KnobBoard;
+}
+
+/** The panel of several named clusters, each with a knob board of its own, in the order given. */
+export function panelClusters(clusters: readonly { name: string; cluster: Pick<SimCluster, 'store' | 'operator' | 'server'> }[]): PanelCluster[] {
+  return clusters.map(({ name, cluster }) => ({ name, cluster, knobs: new KnobBoard(cluster) }));
+}
+
+/** Every cluster's rows, cluster by cluster in the panel's order. */
+export function panelRows(panel: readonly PanelCluster[]): ClusterRow[] {
+  return panel.flatMap((c) => clusterRows(c.cluster, c.knobs, c.name));
+}
+
+/**
+ * The cluster a page request acts on: the named one; with a single cluster also none named. Several clusters and
+ * no name, or an unknown name, is a mistake of the caller, answered with the names to choose from.
+ */
+export function pickCluster(panel: readonly PanelCluster[], name: string | undefined): PanelCluster | { error: string } {
+  const names = panel.flatMap((c) => (c.name === undefined ? [] : [c.name]));
+  if (name === undefined) {
+    if (panel.length === 1) return panel[0] as PanelCluster;
+    return { error: `"cluster" must name one of the simulated clusters: ${names.join(', ')}` };
+  }
+  const found = panel.find((c) => c.name === name);
+  return found ?? { error: `no simulated cluster "${name}"; the sandbox has ${names.length > 0 ? names.join(', ') : 'one unnamed cluster'}` };
 }

@@ -6,8 +6,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { clusterRows, KnobBoard } from './page-cluster.js';
-import { BadRequest, PageApi, type PageBackend, type PageEphemeral } from './page-api.js';
+import { panelRows, type PanelCluster } from './page-cluster.js';
+import { backendPanel, BadRequest, PageApi, type PageBackend, type PageEphemeral } from './page-api.js';
 import { buildState } from './page-state.js';
 
 export type { PageBackend } from './page-api.js';
@@ -62,7 +62,8 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 }
 
 class Connected {
-  readonly knobs: KnobBoard;
+  /** The simulated clusters, each with its knobs. */
+  readonly panel: readonly PanelCluster[];
   readonly api: PageApi;
   private readonly clients = new Set<ServerResponse>();
   private readonly unsubscribe: (() => void)[] = [];
@@ -71,8 +72,8 @@ class Connected {
   private readonly heartbeat: NodeJS.Timeout;
 
   constructor(readonly backend: PageBackend) {
-    this.knobs = new KnobBoard(backend.cluster);
-    this.api = new PageApi(backend, this.knobs, {
+    this.panel = backendPanel(backend);
+    this.api = new PageApi(backend, this.panel, {
       ephemeral: (e) => this.broadcast('message', { kind: 'ephemeral', channel: e.channel, ephemeral: e }),
       cluster: () => this.scheduleCluster(0),
     });
@@ -84,11 +85,13 @@ class Connected {
         this.broadcast('home', { user, view: backend.slack.homeView(user)?.view });
       }),
     );
-    this.unsubscribe.push(
-      backend.cluster.store.subscribe((change) => {
-        if (change.resource !== 'events') this.scheduleCluster(50);
-      }),
-    );
+    for (const { cluster } of this.panel) {
+      this.unsubscribe.push(
+        cluster.store.subscribe((change) => {
+          if (change.resource !== 'events') this.scheduleCluster(50);
+        }),
+      );
+    }
     this.heartbeat = setInterval(() => this.clients.forEach((res) => res.write(': ping\n\n')), 15_000).unref();
   }
 
@@ -96,8 +99,7 @@ class Connected {
     const b = this.backend;
     return buildState({
       slack: b.slack,
-      cluster: b.cluster,
-      knobs: this.knobs,
+      panel: this.panel,
       policy: b.policy,
       policyFile: b.policyFile,
       command: b.command,
@@ -122,7 +124,7 @@ class Connected {
     if (this.clusterTimer !== undefined) return;
     this.clusterTimer = setTimeout(() => {
       this.clusterTimer = undefined;
-      const rows = clusterRows(this.backend.cluster, this.knobs);
+      const rows = panelRows(this.panel);
       const text = JSON.stringify(rows);
       if (text === this.lastCluster) return;
       this.lastCluster = text;

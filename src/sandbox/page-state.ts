@@ -2,7 +2,7 @@
 import { VERB_NAMES, usageLine, verbSpec } from '../domain/language/verbs.js';
 import type { Policy } from '../domain/policy/schema.js';
 import type { SimCluster } from './kube/cluster.js';
-import { clusterRows, KNOBS, type ClusterRow, type KnobBoard } from './page-cluster.js';
+import { clusterRows, KNOBS, panelRows, type ClusterRow, type KnobBoard, type PanelCluster } from './page-cluster.js';
 import type { PageEphemeral } from './page-api.js';
 import type { SimMessage, SimSlack } from './slack-api.js';
 import { BOT, CHANNELS, TEAM, USERGROUPS, USERS } from './workspace.js';
@@ -22,7 +22,7 @@ export interface PageState {
   command: string;
   policyFile: string;
   users: PageUser[];
-  channels: { id: string; name: string; topic: string; defaultNamespace?: string }[];
+  channels: { id: string; name: string; topic: string; defaultNamespace?: string; defaultCluster?: string }[];
   usergroups: { id: string; handle: string }[];
   usage: { verb: string; usage: string; summary: string }[];
   messages: Record<string, SimMessage[]>;
@@ -30,7 +30,10 @@ export interface PageState {
   threads: Record<string, Record<string, SimMessage[]>>;
   /** Every ephemeral message; the page shows each only to its user. */
   ephemerals: PageEphemeral[];
+  /** Every simulated resource; with several clusters each row names its cluster (rows of one cluster together). */
   cluster: ClusterRow[];
+  /** The simulated clusters' names, in the panel's order; empty when the page shows a single unnamed cluster. */
+  clusters: string[];
   knobs: { id: string; label: string }[];
   /** Per user: the Home tab the app last published for them (views.publish), and the app's DMs to them. */
   homes: Record<string, { view?: unknown; dms: SimMessage[] }>;
@@ -38,8 +41,10 @@ export interface PageState {
 
 export interface StateSources {
   slack: SimSlack;
-  cluster: Pick<SimCluster, 'store'>;
-  knobs: KnobBoard;
+  /** The clusters the page shows, with their knobs; else the single `cluster` with `knobs`. */
+  panel?: readonly PanelCluster[];
+  cluster?: Pick<SimCluster, 'store'>;
+  knobs?: KnobBoard;
   policy: Policy | undefined;
   policyFile: string;
   command: string;
@@ -81,16 +86,25 @@ export function buildState(src: StateSources): PageState {
     policyFile: src.policyFile,
     users: pageUsers(src.policy),
     channels: CHANNELS.map((c) => {
-      const ns = src.policy?.channels[c.id]?.defaultNamespace;
-      return { id: c.id, name: c.name, topic: c.topic, ...(ns === undefined ? {} : { defaultNamespace: ns }) };
+      const defaults = src.policy?.channels[c.id];
+      const ns = defaults?.defaultNamespace;
+      const cluster = defaults?.defaultCluster;
+      return { id: c.id, name: c.name, topic: c.topic, ...(ns === undefined ? {} : { defaultNamespace: ns }), ...(cluster === undefined ? {} : { defaultCluster: cluster }) };
     }),
     usergroups: USERGROUPS.map((g) => ({ id: g.id, handle: g.handle })),
     usage: usageHints(src.command),
     messages,
     threads,
     ephemerals,
-    cluster: clusterRows(src.cluster, src.knobs),
+    cluster: stateRows(src),
+    clusters: (src.panel ?? []).flatMap((c) => (c.name === undefined ? [] : [c.name])),
     knobs: Object.entries(KNOBS).map(([id, label]) => ({ id, label })),
     homes: Object.fromEntries(USERS.map((u) => [u.id, { view: src.slack.homeView(u.id)?.view, dms: src.slack.messages(`D${u.id.slice(1)}`) }])),
   };
+}
+
+function stateRows(src: StateSources): ClusterRow[] {
+  if (src.panel) return panelRows(src.panel);
+  if (!src.cluster || !src.knobs) throw new Error('the page state needs the clusters (panel) or one cluster with its knobs');
+  return clusterRows(src.cluster, src.knobs);
 }

@@ -1,14 +1,18 @@
-// `flink-chatops sandbox` (npm start): Redis, the simulated cluster and Slack, the bot, a worker and the page, on
-// loopback, until Ctrl-C. The bot and worker are configured through loadConfig exactly as `serve` configures them.
+// `flink-chatops sandbox` (npm start): Redis, two simulated clusters (eu and us) and Slack, the bot, a worker per
+// cluster and the page, on loopback, until Ctrl-C. The bot and workers are configured through loadConfig exactly as
+// `serve` configures them: one kubeconfig with a context per cluster, KUBE_CONTEXTS, and WORKER_CLUSTERS (SPEC §3a).
 import { randomBytes } from 'node:crypto';
-import { isAbsolute, resolve } from 'node:path';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, type SubcommandHandler } from '../cli/args.js';
 import { loadConfig, redactUrl, type Config } from '../config.js';
 import type { Policy } from '../domain/policy/schema.js';
 import { createLogger, type Logger } from '../log.js';
 import { loadPolicyFile } from '../app/policy-load.js';
-import { startSimCluster, type SimCluster } from './kube/cluster.js';
+import { startSimCluster, type Seed, type SimCluster } from './kube/cluster.js';
+import { writeMultiKubeconfig } from './kube/kubeconfig.js';
 import { isSpeed, SPEEDS, type Speed } from './kube/speed.js';
 import { startPageServer, type PageServer } from './page-server.js';
 import { sandboxRedis } from './redis.js';
@@ -18,6 +22,15 @@ import { BOT, CHANNELS, TEAM, USERGROUPS, USERS } from './workspace.js';
 const USAGE = 'usage: flink-chatops sandbox [--speed fast|realistic] [--port N] [--policy FILE]';
 const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const SANDBOX_POLICY = resolve(PACKAGE_ROOT, 'examples/sandbox-policy.yaml');
+
+/**
+ * The sandbox's simulated clusters (SPEC §10): their names are the kubeconfig contexts and the clusters of targets
+ * and policy. Both have streaming-prod/orders; eu has the demo jobs (and streaming-dev), us a few of its own.
+ */
+export const SANDBOX_CLUSTERS: readonly { name: string; seed: Seed }[] = [
+  { name: 'eu', seed: 'demo' },
+  { name: 'us', seed: 'demo-us' },
+];
 
 export interface SandboxOptions {
   speed: Speed;
@@ -46,17 +59,41 @@ export interface RunningSandbox {
   policyFile: string;
   redis: { url: string; kind: 'external' | 'private' };
   prefix: string;
-  cluster: SimCluster;
+  /** The simulated clusters, in SANDBOX_CLUSTERS order. */
+  clusters: SandboxCluster[];
+  /** The kubeconfig with one context per cluster that the bot and the workers use. */
+  kubeconfigPath: string;
+  /** Per worker: the clusters whose operations it executes (its WORKER_CLUSTERS). */
+  workers: { clusters: readonly string[] }[];
   slack: SimSlack;
   page: PageServer;
   config: Config;
   close(): Promise<void>;
 }
 
+export interface SandboxCluster {
+  name: string;
+  cluster: SimCluster;
+}
+
 export type SandboxStart = { ok: true; sandbox: RunningSandbox } | { ok: false; message: string };
 
-/** The environment `serve` would be given for this sandbox; loadConfig turns it into the Config. */
-export function sandboxEnv(parts: { slackApiUrl: string; redisUrl: string; prefix: string; kubeconfig: string; policyFile: string; signingSecret: string; speed: Speed; logLevel?: string | undefined }): Record<string, string> {
+/**
+ * The environment `serve` would be given for this sandbox; loadConfig turns it into the Config. `contexts` is
+ * KUBE_CONTEXTS; `workerClusters`, when given, the worker's WORKER_CLUSTERS.
+ */
+export function sandboxEnv(parts: {
+  slackApiUrl: string;
+  redisUrl: string;
+  prefix: string;
+  kubeconfig: string;
+  contexts: readonly string[];
+  workerClusters?: readonly string[];
+  policyFile: string;
+  signingSecret: string;
+  speed: Speed;
+  logLevel?: string | undefined;
+}): Record<string, string> {
   return {
     SLACK_BOT_TOKEN: `xoxb-sandbox-${randomBytes(12).toString('hex')}`,
     SLACK_SIGNING_SECRET: parts.signingSecret,
@@ -64,6 +101,8 @@ export function sandboxEnv(parts: { slackApiUrl: string; redisUrl: string; prefi
     REDIS_URL: parts.redisUrl,
     REDIS_PREFIX: parts.prefix,
     KUBECONFIG: parts.kubeconfig,
+    KUBE_CONTEXTS: parts.contexts.join(','),
+    ...(parts.workerClusters ? { WORKER_CLUSTERS: parts.workerClusters.join(',') } : {}),
     POLICY_FILE: parts.policyFile,
     PORT: '0',
     LOG_LEVEL: parts.logLevel ?? 'warn',
@@ -76,7 +115,8 @@ export function sandboxEnv(parts: { slackApiUrl: string; redisUrl: string; prefi
 /** Starts every part; whatever started is stopped again when a later part fails. */
 export async function startSandbox(options: SandboxOptions, env: NodeJS.ProcessEnv = process.env, logger?: Logger): Promise<SandboxStart> {
   const log = logger ?? createLogger(env.LOG_LEVEL ?? 'warn', process.stderr);
-  const loaded = await loadPolicyFile(options.policyFile);
+  const clusterNames = SANDBOX_CLUSTERS.map((c) => c.name);
+  const loaded = await loadPolicyFile(options.policyFile, { clusters: clusterNames });
   if (!loaded.ok) return { ok: false, message: `the sandbox policy ${options.policyFile} is not usable:\n  ${loaded.errors.join('\n  ')}` };
   const redis = await sandboxRedis(env.REDIS_URL ?? 'redis://127.0.0.1:6379', env);
   if (redis.kind === 'missing') return { ok: false, message: redis.message };
@@ -88,8 +128,9 @@ export async function startSandbox(options: SandboxOptions, env: NodeJS.ProcessE
     const prefix = `sandbox-${randomBytes(4).toString('hex')}`;
     const page = await startPageServer(options.port === undefined ? {} : { port: options.port });
     closers.push(() => page.close());
-    const [cluster, slack] = await Promise.all([
-      startSimCluster({ seed: 'demo', speed: options.speed, logger: log }),
+    const kubeDir = await mkdtemp(join(tmpdir(), 'flink-sandbox-'));
+    closers.push(() => rm(kubeDir, { recursive: true, force: true }));
+    const [slack, ...started] = await Promise.all([
       startSimSlack({
         users: [...USERS],
         channels: CHANNELS.map(({ topic: _t, ...c }) => c),
@@ -101,24 +142,38 @@ export async function startSandbox(options: SandboxOptions, env: NodeJS.ProcessE
         // the notifier fills a thread in the same channel is such a burst.
         chatPostMessageBurst: 10,
       }),
+      // Each cluster its own store, operator and API server, with its own kubeconfig under kubeDir (unused).
+      ...SANDBOX_CLUSTERS.map(({ name, seed }) => startSimCluster({ seed, speed: options.speed, logger: log.child({ cluster: name }), kubeconfigPath: join(kubeDir, `kubeconfig-${name}`) })),
     ]);
-    closers.push(() => cluster.close(), () => slack.close());
+    const clusters: SandboxCluster[] = SANDBOX_CLUSTERS.map(({ name }, i) => ({ name, cluster: started[i] as SimCluster }));
+    closers.push(...clusters.map(({ cluster }) => () => cluster.close()), () => slack.close());
+    // One kubeconfig, one context per cluster, as a multi-cluster installation's bot gets from its Secret.
+    const kubeconfigPath = join(kubeDir, 'kubeconfig');
+    await writeMultiKubeconfig(kubeconfigPath, clusters.map(({ name, cluster }) => ({ name, server: cluster.url })));
     const signingSecret = randomBytes(24).toString('hex');
-    const parts = { slackApiUrl: slack.apiUrl, redisUrl: redis.url, prefix, kubeconfig: cluster.kubeconfigPath, policyFile: options.policyFile, signingSecret, speed: options.speed, logLevel: env.LOG_LEVEL };
+    const parts = { slackApiUrl: slack.apiUrl, redisUrl: redis.url, prefix, kubeconfig: kubeconfigPath, contexts: clusterNames, policyFile: options.policyFile, signingSecret, speed: options.speed, logLevel: env.LOG_LEVEL };
     const config = loadConfig(sandboxEnv(parts), 'all');
     if (!config.ok) throw new Error(`the sandbox's own configuration is invalid: ${config.problems.join('; ')}`);
+    // A worker per cluster, each executing only its own cluster's operations, as the multi-cluster install runs them.
+    const workerConfigs = clusterNames.map((name) => {
+      const worker = loadConfig(sandboxEnv({ ...parts, workerClusters: [name] }), 'worker');
+      if (!worker.ok) throw new Error(`the sandbox's worker configuration for ${name} is invalid: ${worker.problems.join('; ')}`);
+      return worker.config;
+    });
     // Closed in reverse: the roles first, then this run's keys, then the simulators, the page and Redis.
     if (redis.kind === 'external') closers.push(() => dropKeys(redis.url, prefix));
-    const roles = await startRoles(config.config, log);
+    const roles = await startRoles(config.config, workerConfigs, log);
     closers.push(() => roles.close());
-    page.connect({ slack, cluster, botEventsUrl: roles.botEventsUrl, signingSecret, command: config.config.slack.command, policy: loaded.policy as Policy, policyFile: options.policyFile, logger: log });
+    page.connect({ slack, clusters, botEventsUrl: roles.botEventsUrl, signingSecret, command: config.config.slack.command, policy: loaded.policy as Policy, policyFile: options.policyFile, logger: log });
     let closing: Promise<void> | undefined;
     const sandbox: RunningSandbox = {
       url: page.url,
       policyFile: options.policyFile,
       redis: { url: redis.url, kind: redis.kind },
       prefix,
-      cluster,
+      clusters,
+      kubeconfigPath,
+      workers: workerConfigs.map((w) => ({ clusters: w.clusters.worker })),
       slack,
       page,
       config: config.config,
@@ -131,18 +186,25 @@ export async function startSandbox(options: SandboxOptions, env: NodeJS.ProcessE
   }
 }
 
-/** A worker and the bot (with its notifier), each started as `serve --role all` starts it (but side by side). */
-async function startRoles(config: Config, logger: Logger): Promise<{ botEventsUrl: string; close(): Promise<void> }> {
+/**
+ * The bot (with its notifier) as `serve --role bot` starts it, and one worker per config as `serve --role worker`
+ * starts it (each with its WORKER_CLUSTERS), side by side in this process.
+ */
+async function startRoles(config: Config, workerConfigs: readonly Config[], logger: Logger): Promise<{ botEventsUrl: string; close(): Promise<void> }> {
   const [{ startBot }, { startWorker }] = await Promise.all([import('../roles/bot.js'), import('../roles/worker.js')]);
-  const [worker, bot] = await Promise.allSettled([startWorker(config, { logger }), startBot(config, { logger, host: '127.0.0.1' })]);
+  const [bot, ...workers] = await Promise.allSettled([
+    startBot(config, { logger, host: '127.0.0.1' }),
+    ...workerConfigs.map((w) => startWorker(w, { logger: logger.child({ worker: w.clusters.worker.join(',') }) })),
+  ]);
   const close = async (): Promise<void> => {
-    // As serve: the bot first (its notifier sends what is pending), then the worker hands back what it holds.
+    // As serve: the bot first (its notifier sends what is pending), then the workers hand back what they hold.
     if (bot.status === 'fulfilled') await bot.value.close();
-    if (worker.status === 'fulfilled') await worker.value.close();
+    await Promise.all(workers.map((w) => (w.status === 'fulfilled' ? w.value.close() : undefined)));
   };
-  if (bot.status === 'rejected' || worker.status === 'rejected') {
+  const failed = [bot, ...workers].find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed || bot.status === 'rejected') {
     await close();
-    throw bot.status === 'rejected' ? bot.reason : (worker as PromiseRejectedResult).reason;
+    throw (failed as PromiseRejectedResult).reason;
   }
   if (bot.value.url === undefined) {
     await close();
@@ -207,7 +269,8 @@ export const runSandbox: SubcommandHandler = async (args) => {
       `flink-chatops sandbox is running: open ${sandbox.url}`,
       `  policy: ${sandbox.policyFile}`,
       `  redis:  ${redisNote} (keys under {${sandbox.prefix}})`,
-      `  speed:  ${parsed.options.speed}; simulated Kubernetes API at ${sandbox.cluster.url}`,
+      `  speed:  ${parsed.options.speed}; simulated clusters (kubeconfig ${sandbox.kubeconfigPath}):`,
+      ...sandbox.clusters.map(({ name, cluster }) => `    ${name}: Kubernetes API at ${cluster.url}, its own worker`),
       '  Ctrl-C stops everything.',
       '',
     ].join('\n'),

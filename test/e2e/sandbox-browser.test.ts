@@ -1,4 +1,6 @@
 // The sandbox page in headless Chromium: request as alice, approve as a lead, watch COMPLETED; a broken image ends FAILED.
+// The sandbox has two simulated clusters (eu, us): #data-platform's targets without a cluster mean eu, and cards and the
+// cluster panel name the cluster.
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -89,7 +91,7 @@ describe('sandbox page in Chromium', () => {
   it('a prod scale waits for a lead; a non-lead is told privately; a lead approves; the card reaches COMPLETED', async () => {
     await ready();
     await type('/flink scale streaming-prod/orders 6 --reason "peak traffic"');
-    const opId = await newestCard('scale streaming-prod/orders');
+    const opId = await newestCard('scale eu/streaming-prod/orders');
     await expect.poll(() => card(opId).innerText()).toContain('State: AWAITING_APPROVAL');
     await expect.poll(() => page.locator('#messages .ephemeral').last().innerText()).toContain('Working on');
 
@@ -115,8 +117,10 @@ describe('sandbox page in Chromium', () => {
     expect(threadText).toMatch(/Evidence observed/);
     // Deep verification (SPEC §5a): the job's own REST API proved every vertex RUNNING at the new parallelism.
     expect(threadText).toMatch(/6 on every vertex \(Flink REST/);
-    const orders = page.locator('.resource[data-target="streaming-prod/orders"][data-kind="FlinkDeployment"]');
+    const orders = page.locator('.resource[data-target="eu/streaming-prod/orders"][data-kind="FlinkDeployment"]');
     await expect.poll(() => orders.innerText()).toMatch(/parallelism\s+6/);
+    // us has a streaming-prod/orders of its own, untouched.
+    expect(await page.locator('.resource[data-target="us/streaming-prod/orders"]').innerText()).toMatch(/parallelism\s+3/);
     await orders.scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(RESULTS, 'sandbox-approval.png') });
     if (DOCS_SCREENSHOT) await page.screenshot({ path: DOCS_SCREENSHOT });
@@ -132,7 +136,7 @@ describe('sandbox page in Chromium', () => {
     await switchUser('U0ALICE');
     await page.locator('[data-channel="C0DATAPLATFORM"]').click();
     await type('/flink restart streaming-prod/payments --reason "home tab"');
-    const opId = await newestCard('restart streaming-prod/payments');
+    const opId = await newestCard('restart eu/streaming-prod/payments');
     await expect.poll(() => card(opId).innerText()).toContain('State: AWAITING_APPROVAL');
 
     await switchUser('U0LEAD1');
@@ -152,23 +156,47 @@ describe('sandbox page in Chromium', () => {
     await ready();
     await switchUser('U0BOB');
     await type('/flink upgrade orders --image flink:broken');
-    const opId = await newestCard('upgrade streaming-dev/orders');
+    const opId = await newestCard('upgrade eu/streaming-dev/orders');
     await expect.poll(() => card(opId).innerText(), { timeout: OUTCOME_MS }).toContain('State: FAILED');
-    const devOrders = page.locator('.resource[data-target="streaming-dev/orders"]');
+    const devOrders = page.locator('.resource[data-target="eu/streaming-dev/orders"]');
     expect(await devOrders.innerText()).toContain('flink:broken');
     await page.screenshot({ path: join(RESULTS, 'sandbox-broken-upgrade.png') });
   });
 
   it('a knob on the cluster panel makes the next savepoint fail', async () => {
     await ready();
-    const knob = page.locator('.resource[data-target="streaming-prod/fraud-detection"] [data-knob="savepoint-failure"]');
+    const knob = page.locator('.resource[data-target="eu/streaming-prod/fraud-detection"] [data-knob="savepoint-failure"]');
     await knob.click();
     await expect.poll(() => knob.getAttribute('aria-pressed')).toBe('true');
     await switchUser('U0ALICE');
     await type('/flink savepoint streaming-prod/fraud-detection --reason "before the release"');
-    const opId = await newestCard('savepoint streaming-prod/fraud-detection');
+    const opId = await newestCard('savepoint eu/streaming-prod/fraud-detection');
     await expect.poll(() => card(opId).innerText(), { timeout: OUTCOME_MS }).toContain('State: FAILED');
     await page.screenshot({ path: join(RESULTS, 'sandbox-savepoint-knob.png') });
+  });
+
+  it('the cluster panel shows both clusters under their names; the selector shows one; a us request runs in us only', async () => {
+    await ready();
+    await expect.poll(() => page.locator('#cluster-rows h2.cluster-name').allInnerTexts()).toEqual([expect.stringContaining('cluster eu'), expect.stringContaining('cluster us')]);
+    expect(await page.locator('#cluster-title').innerText()).toBe('Simulated clusters');
+    await page.locator('[data-cluster-tab="us"]').click();
+    const shown = async (): Promise<(string | null)[]> => Promise.all((await page.locator('#cluster-rows .resource').all()).map((n) => n.getAttribute('data-target')));
+    await expect.poll(shown).toEqual([
+      'us/streaming-analytics/sessionizer',
+      'us/streaming-prod/orders',
+    ]);
+    await page.screenshot({ path: join(RESULTS, 'sandbox-clusters.png') });
+
+    await switchUser('U0ALICE');
+    await page.locator('[data-channel="C0DATAPLATFORM"]').click();
+    await type('/flink scale us/streaming-prod/orders 5 --reason "us peak"');
+    const opId = await newestCard('scale us/streaming-prod/orders');
+    await switchUser('U0LEAD2');
+    await card(opId).getByRole('button', { name: 'Approve' }).click();
+    await expect.poll(() => card(opId).innerText(), { timeout: OUTCOME_MS }).toContain('State: COMPLETED');
+    await expect.poll(() => page.locator('.resource[data-target="us/streaming-prod/orders"]').innerText()).toMatch(/parallelism\s+5/);
+    await page.locator('[data-cluster-tab="*"]').click();
+    await expect.poll(() => page.locator('.resource[data-target="eu/streaming-prod/orders"]').innerText()).toMatch(/parallelism\s+6/);
   });
 
   it('shows what people type as text, never as markup', async () => {

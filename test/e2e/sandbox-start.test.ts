@@ -28,8 +28,14 @@ describe('sandbox start', () => {
       expect(privateUrl).not.toBe(closed);
       expect(await redisAnswers(privateUrl as string)).toBe(true);
 
-      const state = (await (await fetch(`${sandbox.url}/api/state`)).json()) as { cluster: { namespace: string; name: string }[] };
-      expect(state.cluster.map((r) => `${r.namespace}/${r.name}`)).toEqual(expect.arrayContaining(['streaming-prod/orders', 'streaming-dev/orders']));
+      // Two simulated clusters, each with its own API server and worker (SPEC §10), both with streaming-prod/orders.
+      expect(stdout).toMatch(/eu: Kubernetes API at http:\/\/127\.0\.0\.1:\d+, its own worker/);
+      expect(stdout).toMatch(/us: Kubernetes API at http:\/\/127\.0\.0\.1:\d+, its own worker/);
+      const state = (await (await fetch(`${sandbox.url}/api/state`)).json()) as { clusters: string[]; cluster: { cluster?: string; namespace: string; name: string }[] };
+      expect(state.clusters).toEqual(['eu', 'us']);
+      expect(state.cluster.map((r) => `${r.cluster}/${r.namespace}/${r.name}`)).toEqual(
+        expect.arrayContaining(['eu/streaming-prod/orders', 'eu/streaming-dev/orders', 'us/streaming-prod/orders']),
+      );
 
       expect(await sandbox.stop('SIGTERM')).toEqual({ code: 0, signal: null });
       expect(await redisAnswers(privateUrl as string, 300)).toBe(false);

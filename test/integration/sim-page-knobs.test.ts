@@ -1,15 +1,18 @@
 // The sandbox page's cluster-panel knobs drive the simulated operator's failure modes.
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimCluster, type SimCluster } from '../../src/sandbox/kube/cluster.js';
-import { KnobBoard, KNOBS } from '../../src/sandbox/page-cluster.js';
+import { KnobBoard, KNOBS, panelClusters, panelRows, pickCluster, type PanelCluster } from '../../src/sandbox/page-cluster.js';
 import { deployment, editSpec, eventsFor, statusOf, waitFor, waitForStatus, waitStable } from '../support/sim.js';
 
 const NS = 'streaming-dev';
 let cluster: SimCluster | undefined;
+let others: SimCluster[] = [];
 
 afterEach(async () => {
   await cluster?.close();
   cluster = undefined;
+  await Promise.all(others.map((c) => c.close()));
+  others = [];
 });
 
 async function running(): Promise<{ cluster: SimCluster; board: KnobBoard }> {
@@ -61,5 +64,45 @@ describe('cluster panel knobs', () => {
     editSpec(c.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20.1'));
     await waitForStatus(c.store, 'flinkdeployments', NS, 'orders', (s) => s.jobManagerDeploymentStatus === 'ERROR', 'ERROR');
     expect(statusOf(await waitStable(c.store, NS, 'orders')).error).toBeUndefined();
+  });
+});
+
+describe('cluster panel with several clusters', () => {
+  async function twoClusters(): Promise<{ eu: SimCluster; us: SimCluster; panel: PanelCluster[] }> {
+    const [eu, us] = await Promise.all([startSimCluster({ seed: 'none', speed: 'fast' }), startSimCluster({ seed: 'none', speed: 'fast' })]);
+    others = [eu, us];
+    for (const c of others) c.store.create('flinkdeployments', deployment('orders', NS));
+    await Promise.all(others.map((c) => waitStable(c.store, NS, 'orders')));
+    return { eu, us, panel: panelClusters([{ name: 'eu', cluster: eu }, { name: 'us', cluster: us }]) };
+  }
+
+  it('rows name their cluster; the same namespace/name is one row per cluster', async () => {
+    const { panel } = await twoClusters();
+    expect(panelRows(panel).map((r) => `${r.cluster}/${r.namespace}/${r.name}`)).toEqual(['eu/streaming-dev/orders', 'us/streaming-dev/orders']);
+  });
+
+  it('a knob acts on the named cluster only; several clusters need a name', async () => {
+    const { eu, us, panel } = await twoClusters();
+    expect(pickCluster(panel, undefined)).toEqual({ error: '"cluster" must name one of the simulated clusters: eu, us' });
+    expect(pickCluster(panel, 'ap')).toEqual({ error: 'no simulated cluster "ap"; the sandbox has eu, us' });
+    const picked = pickCluster(panel, 'us');
+    if ('error' in picked) throw new Error(picked.error);
+    expect(picked.knobs.set(NS, 'orders', 'upgrade-failed', true)).toEqual(['upgrade-failed']);
+    expect(panelRows(panel).map((r) => [r.cluster, r.knobs])).toEqual([['eu', []], ['us', ['upgrade-failed']]]);
+
+    for (const c of [eu, us]) editSpec(c.store, 'flinkdeployments', NS, 'orders', (s) => (s.restartNonce = 1));
+    const upgradeFailed = (c: SimCluster) => {
+      const orders = c.store.get('flinkdeployments', NS, 'orders');
+      return orders ? eventsFor(c.store, orders).some((e) => e.reason === 'UpgradeFailed') : false;
+    };
+    await waitFor(us.store, () => upgradeFailed(us));
+    await waitStable(eu.store, NS, 'orders');
+    expect(upgradeFailed(eu)).toBe(false);
+  });
+
+  it('a single unnamed cluster needs no name', async () => {
+    const { cluster: c, board } = await running();
+    const picked = pickCluster([{ cluster: c, knobs: board }], undefined);
+    expect('error' in picked).toBe(false);
   });
 });

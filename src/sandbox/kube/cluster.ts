@@ -13,8 +13,10 @@ import type { Speed } from './speed.js';
 import { SimStore } from './store.js';
 import { validateSpec } from './validation.js';
 
+/** `sim-cluster --seed`: `demo`, the demo jobs, or `none`, empty. */
 export const SEEDS = ['demo', 'none'] as const;
-export type Seed = (typeof SEEDS)[number];
+/** Also `demo-us`: the sandbox's smaller second cluster (seed.ts). */
+export type Seed = (typeof SEEDS)[number] | 'demo-us';
 
 export interface SimClusterOptions {
   /** 0 (default) = a free port. */
@@ -40,7 +42,7 @@ export interface SimCluster {
   server: SimApiServer;
   url: string;
   kubeconfigPath: string;
-  /** Resolves once the demo seed's follow-ups (a suspend, a manual savepoint) were submitted. */
+  /** Resolves once a demo seed's follow-ups (a suspend, a manual savepoint) were submitted. */
   seeded: Promise<void>;
   close(): Promise<void>;
 }
@@ -65,7 +67,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     store,
     speed,
     // The realistic demo shows the occasional task failover a live cluster has; tests and fast runs only get them by knob.
-    ambientJobExceptions: options.seed === 'demo' && speed === 'realistic',
+    ambientJobExceptions: (options.seed ?? 'none') !== 'none' && speed === 'realistic',
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.random ? { random: options.random } : {}),
   });
@@ -81,7 +83,8 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
   const kubeconfigPath = options.kubeconfigPath ?? join(tempDir as string, 'kubeconfig');
   await writeKubeconfig(kubeconfigPath, server.url);
   const seeding = new AbortController();
-  const seeded = options.seed === 'demo' ? seedDemo(store, seeding.signal) : Promise.resolve();
+  const seed = options.seed ?? 'none';
+  const seeded = seed === 'none' ? Promise.resolve() : seedDemo(store, seeding.signal, seed);
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {

@@ -1,8 +1,13 @@
-// The demo seed: realistic Flink jobs in streaming-prod and streaming-dev, one suspended, one manual savepoint.
+// The demo seeds: realistic Flink jobs in streaming-prod and streaming-dev, one suspended, one manual savepoint
+// (`demo`, the sandbox's cluster eu); and a smaller second cluster (`demo-us`, the sandbox's us) with its own
+// streaming-prod/orders, the same namespace/name as in eu, plus a namespace of its own.
 import { API_VERSION } from './spec-json.js';
 import type { KubeObject, SimStore } from './store.js';
 
 export const DEMO_NAMESPACES = ['streaming-prod', 'streaming-dev'] as const;
+export const DEMO_US_NAMESPACES = ['streaming-prod', 'streaming-analytics'] as const;
+/** The seeds with resources; `demo-us` is the sandbox's second cluster. */
+export type DemoSeed = 'demo' | 'demo-us';
 const JAR = 'local:///opt/flink/examples/streaming/StateMachineExample.jar';
 
 interface JobOptions {
@@ -13,26 +18,26 @@ interface JobOptions {
   state?: 'running' | 'suspended';
 }
 
-function stateConf(namespace: string, name: string): Record<string, string> {
+function stateConf(namespace: string, name: string, bucket: string): Record<string, string> {
   return {
     'taskmanager.numberOfTaskSlots': '2',
     'state.backend.type': 'rocksdb',
     'state.backend.incremental': 'true',
     // Short enough that a production change (which waits for a checkpoint after it, SPEC §5a) completes in seconds.
     'execution.checkpointing.interval': '10s',
-    'state.savepoints.dir': `s3://flink-state/${namespace}/${name}/savepoints`,
-    'state.checkpoints.dir': `s3://flink-state/${namespace}/${name}/checkpoints`,
+    'state.savepoints.dir': `s3://${bucket}/${namespace}/${name}/savepoints`,
+    'state.checkpoints.dir': `s3://${bucket}/${namespace}/${name}/checkpoints`,
     'high-availability.type': 'kubernetes',
-    'high-availability.storageDir': `s3://flink-state/${namespace}/${name}/ha`,
+    'high-availability.storageDir': `s3://${bucket}/${namespace}/${name}/ha`,
   };
 }
 
-function flinkDeployment(namespace: string, name: string, options: JobOptions | undefined): KubeObject {
+function flinkDeployment(namespace: string, name: string, options: JobOptions | undefined, bucket = 'flink-state'): KubeObject {
   const spec: Record<string, unknown> = {
     image: 'flink:1.20',
     flinkVersion: 'v1_20',
     serviceAccount: 'flink',
-    flinkConfiguration: { ...stateConf(namespace, name), ...options?.conf },
+    flinkConfiguration: { ...stateConf(namespace, name, bucket), ...options?.conf },
     jobManager: { replicas: 1, resource: { memory: '2048m', cpu: 1 } },
     taskManager: { resource: { memory: '4096m', cpu: 2 }, ...(options?.replicas !== undefined ? { replicas: options.replicas } : {}) },
   };
@@ -52,8 +57,11 @@ function flinkDeployment(namespace: string, name: string, options: JobOptions | 
   };
 }
 
-/** The demo resources, in creation order. */
-export function demoResources(): { resource: 'flinkdeployments' | 'flinksessionjobs'; object: KubeObject }[] {
+type SeedResource = { resource: 'flinkdeployments' | 'flinksessionjobs'; object: KubeObject };
+
+/** The resources of a demo seed, in creation order. */
+export function demoResources(seed: DemoSeed = 'demo'): SeedResource[] {
+  if (seed === 'demo-us') return demoUsResources();
   const prod = 'streaming-prod';
   const dev = 'streaming-dev';
   const deployments = [
@@ -97,17 +105,26 @@ export function demoResources(): { resource: 'flinkdeployments' | 'flinksessionj
 }
 
 /**
- * Creates the demo resources. Once `ledger-export` runs it is suspended (with a savepoint), and once
- * streaming-prod/orders runs a manual FlinkStateSnapshot of it is taken, so "last savepoint" has data.
- * Resolves when both follow-ups were submitted; `signal` ends the wait early.
+ * The second cluster (`us`): its own streaming-prod/orders (same namespace/name as in `demo`, other parallelism
+ * and state bucket) and a namespace only it has, streaming-analytics, with one job.
  */
-export function seedDemo(store: SimStore, signal?: AbortSignal): Promise<void> {
-  for (const namespace of DEMO_NAMESPACES) store.ensureNamespace(namespace);
-  for (const { resource, object } of demoResources()) store.create(resource, object);
+function demoUsResources(): SeedResource[] {
+  const bucket = 'flink-state-us';
+  return [
+    flinkDeployment('streaming-prod', 'orders', { parallelism: 3, upgradeMode: 'savepoint' }, bucket),
+    flinkDeployment('streaming-analytics', 'sessionizer', { parallelism: 2, upgradeMode: 'last-state' }, bucket),
+  ].map((object) => ({ resource: 'flinkdeployments' as const, object }));
+}
+
+/**
+ * Creates a demo seed's resources. `demo`: once `ledger-export` runs it is suspended (with a savepoint); in both
+ * seeds, once streaming-prod/orders runs a manual FlinkStateSnapshot of it is taken, so "last savepoint" has
+ * data. Resolves when the follow-ups were submitted; `signal` ends the wait early.
+ */
+export function seedDemo(store: SimStore, signal?: AbortSignal, seed: DemoSeed = 'demo'): Promise<void> {
+  for (const namespace of seed === 'demo-us' ? DEMO_US_NAMESPACES : DEMO_NAMESPACES) store.ensureNamespace(namespace);
+  for (const { resource, object } of demoResources(seed)) store.create(resource, object);
   const followUps = [
-    whenRunning(store, 'ledger-export', signal).then((ok) => {
-      if (ok) store.update('flinkdeployments', 'streaming-prod', 'ledger-export', (d) => ({ ...d, spec: { ...d.spec, job: { ...(d.spec?.job as object), state: 'suspended' } } }));
-    }),
     whenRunning(store, 'orders', signal).then((ok) => {
       if (!ok) return;
       store.create('flinkstatesnapshots', {
@@ -118,6 +135,13 @@ export function seedDemo(store: SimStore, signal?: AbortSignal): Promise<void> {
       });
     }),
   ];
+  if (seed === 'demo') {
+    followUps.push(
+      whenRunning(store, 'ledger-export', signal).then((ok) => {
+        if (ok) store.update('flinkdeployments', 'streaming-prod', 'ledger-export', (d) => ({ ...d, spec: { ...d.spec, job: { ...(d.spec?.job as object), state: 'suspended' } } }));
+      }),
+    );
+  }
   return Promise.all(followUps).then(() => undefined);
 }
 

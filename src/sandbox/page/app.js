@@ -7,7 +7,9 @@ import { emptyNote, messageNode, renderList } from './messages.js';
 const $ = (id) => document.getElementById(id);
 /** The app's Home tab, shown where a channel would be (SPEC §8). */
 const HOME = 'HOME';
-const S = { data: null, me: sessionStorage.getItem('sandbox-user') ?? 'U0ALICE', channel: 'C0DATAPLATFORM', thread: null, highlight: null, unread: {} };
+/** `clusterShown`: the cluster panel's selector: one cluster's name, or ALL_CLUSTERS. */
+const ALL_CLUSTERS = '';
+const S = { data: null, me: sessionStorage.getItem('sandbox-user') ?? 'U0ALICE', channel: 'C0DATAPLATFORM', thread: null, highlight: null, unread: {}, clusterShown: sessionStorage.getItem('sandbox-cluster') ?? ALL_CLUSTERS };
 
 function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -147,7 +149,11 @@ function renderChannel() {
   $('composer').hidden = false;
   const channel = d.channels.find((c) => c.id === S.channel);
   $('channel-name').textContent = `# ${channel.name}`;
-  $('channel-topic').textContent = channel.topic + (channel.defaultNamespace ? ` · bare targets mean namespace ${channel.defaultNamespace}` : '');
+  const defaults = [
+    channel.defaultNamespace ? `bare targets mean namespace ${channel.defaultNamespace}` : '',
+    channel.defaultCluster ? `targets without a cluster mean cluster ${channel.defaultCluster}` : '',
+  ].filter(Boolean);
+  $('channel-topic').textContent = [channel.topic, ...defaults].join(' · ');
   $('composer-input').placeholder = `Message #${channel.name} — type ${d.command} help`;
   const items = [...(d.messages[S.channel] ?? []).map((m) => item(m, false)), ...myEphemerals(S.channel).map((e) => item(e, true))];
   items.sort((a, b) => Number(a.m.ts) - Number(b.m.ts));
@@ -215,10 +221,36 @@ function renderSidebar() {
   $('policy-file').title = d.policyFile;
 }
 
+/** The selector above the cluster panel: every cluster, or one (shown only when there are several). */
+function renderClusterTabs() {
+  const names = S.data.clusters ?? [];
+  const tabs = $('cluster-tabs');
+  tabs.hidden = names.length < 2;
+  $('cluster-title').textContent = names.length > 1 ? 'Simulated clusters' : 'Simulated cluster';
+  if (S.clusterShown !== ALL_CLUSTERS && !names.includes(S.clusterShown)) S.clusterShown = ALL_CLUSTERS;
+  tabs.replaceChildren();
+  if (names.length < 2) return;
+  for (const [value, label] of [[ALL_CLUSTERS, 'All'], ...names.map((n) => [n, n])]) {
+    const b = el('button', `cluster-tab${S.clusterShown === value ? ' active' : ''}`, label);
+    b.type = 'button';
+    b.dataset.clusterTab = value === ALL_CLUSTERS ? '*' : value;
+    b.setAttribute('aria-pressed', String(S.clusterShown === value));
+    b.title = value === ALL_CLUSTERS ? 'Show every simulated cluster' : `Show only cluster ${value} (kubeconfig context ${value})`;
+    b.addEventListener('click', () => {
+      S.clusterShown = value;
+      sessionStorage.setItem('sandbox-cluster', value);
+      renderClusterPanel();
+    });
+    tabs.append(b);
+  }
+}
+
 function renderClusterPanel() {
+  renderClusterTabs();
   renderCluster($('cluster-rows'), S.data.cluster, {
     knobs: S.data.knobs,
-    onKnob: (row, knob, on) => void api('/api/knob', { namespace: row.namespace, name: row.name, knob, on }),
+    shown: S.clusterShown === ALL_CLUSTERS ? undefined : S.clusterShown,
+    onKnob: (row, knob, on) => void api('/api/knob', { ...(row.cluster ? { cluster: row.cluster } : {}), namespace: row.namespace, name: row.name, knob, on }),
   });
 }
 

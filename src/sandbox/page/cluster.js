@@ -1,4 +1,5 @@
-// The cluster panel: every simulated FlinkDeployment and FlinkSessionJob, live, with the failure knobs as toggles.
+// The cluster panel: every simulated FlinkDeployment and FlinkSessionJob, live, with the failure knobs as toggles;
+// with several simulated clusters, under a heading per cluster (and the selector may show one of them only).
 
 function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -48,9 +49,11 @@ function savepointText(sp) {
 
 function rowNode(row, view) {
   const node = el('div', 'resource');
-  const target = `${row.namespace}/${row.name}`;
+  // As a target is written: cluster/namespace/name when the page shows several clusters.
+  const target = `${row.cluster ? `${row.cluster}/` : ''}${row.namespace}/${row.name}`;
   node.dataset.target = target;
   node.dataset.kind = row.kind;
+  if (row.cluster) node.dataset.cluster = row.cluster;
   const title = el('div', 'resource-title');
   title.append(el('span', 'kind-badge', row.kind === 'FlinkSessionJob' ? 'session job' : 'deployment'), el('span', 'resource-name', row.name));
   if (row.generation !== undefined) {
@@ -89,12 +92,26 @@ function rowNode(row, view) {
   return node;
 }
 
-/** Renders the panel; a row whose content changed flashes once. */
+function clusterHeading(name) {
+  const h = el('h2', 'cluster-name');
+  h.dataset.cluster = name;
+  h.append(el('span', '', `cluster ${name}`), el('span', 'cluster-context', `kubeconfig context ${name}`));
+  return h;
+}
+
+/** Renders the panel (`view.shown`: only that cluster's rows); a row whose content changed flashes once. */
 export function renderCluster(container, rows, view) {
   const previous = new Map([...container.querySelectorAll('.resource')].map((n) => [`${n.dataset.kind}:${n.dataset.target}`, n.dataset.signature]));
   container.replaceChildren();
+  let cluster;
   let namespace;
   for (const row of rows) {
+    if (view.shown !== undefined && row.cluster !== view.shown) continue;
+    if (row.cluster !== undefined && row.cluster !== cluster) {
+      cluster = row.cluster;
+      namespace = undefined;
+      container.append(clusterHeading(cluster));
+    }
     if (row.namespace !== namespace) {
       namespace = row.namespace;
       container.append(el('h3', 'namespace', namespace));
@@ -102,7 +119,7 @@ export function renderCluster(container, rows, view) {
     const node = rowNode(row, view);
     const signature = JSON.stringify(row);
     node.dataset.signature = signature;
-    const before = previous.get(`${row.kind}:${row.namespace}/${row.name}`);
+    const before = previous.get(`${row.kind}:${node.dataset.target}`);
     if (before !== undefined && before !== signature) node.classList.add('changed');
     container.append(node);
   }
