@@ -11,7 +11,9 @@ import { parsePolicyText } from '../../src/app/policy-load.js';
 import { tsFiles } from '../support/kube-calls.js';
 import { kustomize, kustomizeWithComponent, ROOT, type Obj } from '../support/kustomize.js';
 
-const COMPONENTS = ['networkpolicy', 'monitoring', 'multi-cluster', 'redis-sentinel'];
+const COMPONENTS = ['networkpolicy', 'monitoring', 'multi-cluster', 'multi-cluster/cluster', 'multi-cluster/remote', 'redis-sentinel'];
+// Overlays beyond the example (several clusters: deploy-multi-cluster.test.ts checks what they render).
+const OVERLAYS = ['deploy/overlays/example-multi-cluster/eu', 'deploy/overlays/example-multi-cluster/us'];
 
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 
@@ -35,7 +37,7 @@ beforeAll(() => {
 }, 120_000);
 
 describe('YAML under deploy/', () => {
-  const dirs = ['deploy/base', 'deploy/redis', 'deploy/overlays/example', ...COMPONENTS.map((c) => `deploy/components/${c}`)];
+  const dirs = ['deploy/base', 'deploy/redis', 'deploy/overlays/example', ...OVERLAYS, ...COMPONENTS.map((c) => `deploy/components/${c}`)];
   const files = dirs.flatMap((dir) =>
     execFileSync('ls', [join(ROOT, dir)], { encoding: 'utf8' })
       .split('\n')

@@ -22,12 +22,15 @@ function ruleSet(role: Loose): string[] {
 }
 const callSet = (calls: readonly KubeCall[]) => [...new Set(calls.map((c) => `${c.group}/${c.resource}:${c.verb}`))].sort();
 
+/** Every installation shipped: one cluster, and the example over two clusters (each cluster's own RBAC). */
+const INSTALLATIONS = ['deploy/base', 'deploy/overlays/example', 'deploy/overlays/example-multi-cluster/eu', 'deploy/overlays/example-multi-cluster/us'];
+
 let derived: Record<RoleName, RoleCalls>;
 const renders: Record<string, Obj[]> = {};
 
 beforeAll(() => {
   derived = roleKubeCalls(ROOT);
-  for (const dir of ['deploy/base', 'deploy/overlays/example']) renders[dir] = kustomize(dir);
+  for (const dir of INSTALLATIONS) renders[dir] = kustomize(dir);
 }, 180_000);
 
 describe('what the code of each role calls', () => {
@@ -51,7 +54,7 @@ describe('what the code of each role calls', () => {
   });
 });
 
-describe.each(['deploy/base', 'deploy/overlays/example'])('kubectl kustomize %s', (dir) => {
+describe.each(INSTALLATIONS)('kubectl kustomize %s', (dir) => {
   const objects = () => renders[dir] as Obj[];
   const of = (kind: string) => objects().filter((o) => o.kind === kind) as Loose[];
 
