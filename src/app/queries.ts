@@ -9,7 +9,6 @@ import {
   jobStatusStateOf,
   lastSavepoint,
   lifecycleStateOf,
-  nameOf,
   parallelismOf,
   statusErrorOf,
   upgradeModeOf,
@@ -156,12 +155,9 @@ export class QueryService {
     try {
       const kinds: TargetKind[] = ['FlinkDeployment', 'FlinkSessionJob'];
       const kube = this.deps.clusters.kube(cluster === undefined ? {} : { cluster });
-      const lists = await Promise.all(kinds.map((kind) => kube.list(kind, namespace)));
-      const items = lists.flatMap((objects, i) =>
-        objects.map((o) => ({
-          target: { ...(cluster === undefined ? {} : { cluster }), kind: kinds[i] as TargetKind, namespace, name: nameOf(o) ?? '?' },
-          ...defined({ lifecycleState: lifecycleStateOf(o), jobState: jobStatusStateOf(o) }),
-        })),
+      const lists = await Promise.all(kinds.map((kind) => kube.listSummaries(kind, namespace)));
+      const items = lists.flatMap((summaries, i) =>
+        summaries.map(({ name, ...states }) => ({ target: { ...(cluster === undefined ? {} : { cluster }), kind: kinds[i] as TargetKind, namespace, name }, ...states })),
       );
       return { items };
     } catch (error) {

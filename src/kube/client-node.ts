@@ -10,7 +10,7 @@ import {
   type RequestContext,
   type ResponseContext,
 } from '@kubernetes/client-node';
-import type { Target } from '../domain/model/target.js';
+import type { Target, TargetKind } from '../domain/model/target.js';
 import { codeForStatus, KubeError } from './errors.js';
 import { EVENT_FIELD_SELECTOR } from './watch-hub.js';
 import {
@@ -22,6 +22,7 @@ import {
   type FlinkResourceKind,
   type KubeEvent,
   type KubeObject,
+  type ResourceSummary,
 } from './flink-client.js';
 
 export interface ClientNodeOptions {
@@ -72,6 +73,18 @@ export class ClientNodeFlinkClient implements FlinkClient {
       ),
     )) as { items?: KubeObject[] };
     return result.items ?? [];
+  }
+
+  async listSummaries(kind: TargetKind, namespace: string, options?: CallOptions): Promise<ResourceSummary[]> {
+    const result = await this.call(
+      'list',
+      kind,
+      options,
+      (o) => this.custom.listNamespacedCustomObject({ group: FLINK_GROUP, version: FLINK_VERSION, namespace, plural: PLURALS[kind] }, o),
+      undefined,
+      TABLE_ACCEPT,
+    );
+    return summariesOf(result);
   }
 
   async mergePatch(target: Target, patch: Record<string, unknown>, resourceVersion: string, options?: CallOptions): Promise<KubeObject> {
@@ -130,6 +143,7 @@ export class ClientNodeFlinkClient implements FlinkClient {
     options: CallOptions | undefined,
     request: (o: ConfigurationOptions<ObservableMiddleware>) => Promise<T>,
     contentType?: string,
+    accept?: string,
   ): Promise<T> {
     const deadline = AbortSignal.timeout(options?.timeoutMs ?? this.timeoutMs);
     const signal = options?.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
@@ -137,6 +151,10 @@ export class ClientNodeFlinkClient implements FlinkClient {
       pre: (ctx: RequestContext) => {
         ctx.setSignal(signal);
         if (contentType) ctx.setHeaderParam('Content-Type', contentType);
+        if (accept) {
+          ctx.setHeaderParam('Accept', accept);
+          ctx.setQueryParam('includeObject', 'None');
+        }
         return new Observable(Promise.resolve(ctx));
       },
       post: (response: ResponseContext) => new Observable(Promise.resolve(response)),
@@ -151,6 +169,31 @@ export class ClientNodeFlinkClient implements FlinkClient {
       throw classified;
     }
   }
+}
+
+/** Server-side printing (kube-apiserver answers any list with a Table when asked), falling back to a plain list. */
+const TABLE_ACCEPT = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json';
+
+/** The CRDs' printer columns `Job Status` and `Lifecycle State` of a Table, or the same fields of plain items. */
+function summariesOf(result: unknown): ResourceSummary[] {
+  const body = result as { kind?: string; columnDefinitions?: { name?: string }[]; rows?: { cells?: unknown[] }[]; items?: KubeObject[] };
+  const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  if (body.kind === 'Table') {
+    const at = (name: string) => (body.columnDefinitions ?? []).findIndex((c) => c.name === name);
+    const [name, job, lifecycle] = [at('Name'), at('Job Status'), at('Lifecycle State')];
+    return (body.rows ?? []).flatMap((row) => {
+      const cells = row.cells ?? [];
+      const n = text(cells[name]);
+      if (n === undefined) return [];
+      const [jobState, lifecycleState] = [text(cells[job]), text(cells[lifecycle])];
+      return [{ name: n, ...(lifecycleState ? { lifecycleState } : {}), ...(jobState ? { jobState } : {}) }];
+    });
+  }
+  return (body.items ?? []).map((o) => {
+    const status = (o.status ?? {}) as { lifecycleState?: unknown; jobStatus?: { state?: unknown } };
+    const [lifecycleState, jobState] = [text(status.lifecycleState), text(status.jobStatus?.state)];
+    return { name: o.metadata.name, ...(lifecycleState ? { lifecycleState } : {}), ...(jobState ? { jobState } : {}) };
+  });
 }
 
 function classify(error: unknown, deadline: AbortSignal, callerSignal: AbortSignal | undefined): KubeError {

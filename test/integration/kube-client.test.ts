@@ -43,6 +43,18 @@ describe('ClientNodeFlinkClient', () => {
     expect(calls.map((c) => c.status)).toEqual([200, 404]);
   });
 
+  it('lists summaries as the server-side Table of the printer columns, the same as the full objects say', async () => {
+    sim.store.create('flinkdeployments', flinkDeployment('payments', NS));
+    sim.store.update('flinkdeployments', NS, 'orders', (o: StoredObject) => ({ ...o, status: { lifecycleState: 'STABLE', jobStatus: { state: 'RUNNING' } } }), { subresource: 'status' });
+    const tables: string[] = [];
+    const off = sim.server.onRequest((info) => tables.push(String(info.verb)));
+    const summaries = await client.listSummaries('FlinkDeployment', NS);
+    off();
+    expect(summaries).toEqual([{ name: 'orders', lifecycleState: 'STABLE', jobState: 'RUNNING' }, { name: 'payments' }]);
+    expect(tables).toEqual(['list']);
+    expect(await client.listSummaries('FlinkSessionJob', NS)).toEqual([]);
+  });
+
   it('sends a JSON merge patch: nested fields merge, annotations are added, generation moves', async () => {
     const before = sim.store.get('flinkdeployments', NS, 'orders') as KubeObject;
     const patched = await client.mergePatch(
