@@ -122,11 +122,13 @@ async function scenario(url: string, params: Params): Promise<void> {
       sweepIntervalMs: 3_600_000,
       // Every command ioredis sends from the worker's own connections (scripts count once) goes through here.
       instrumentRedis: (connection) => {
-        const send = connection.sendCommand.bind(connection);
-        connection.sendCommand = ((...args: Parameters<typeof send>) => {
+        // Standalone here: the factory made a plain ioredis client.
+        const plain = connection as Redis;
+        const send = plain.sendCommand.bind(plain);
+        plain.sendCommand = ((...args: Parameters<typeof send>) => {
           roundTrips++;
           return send(...args);
-        }) as typeof connection.sendCommand;
+        }) as typeof plain.sendCommand;
       },
     });
     await cluster.stats('DELETE');

@@ -1,7 +1,14 @@
 // Environment → frozen Config, validated once at start; nothing else reads process.env.
 import { z } from 'zod';
+import { describeIssue, readFileVariables } from './config/files.js';
+import { nodeList, parseRedisUrl, redisProblems, redisSettings, type RedisSettings } from './config/redis.js';
 import { parseDuration } from './domain/model/duration.js';
 import { isClusterName } from './domain/model/target.js';
+
+// The parts in ./config/, re-exported so every reader imports the configuration from one place.
+export { redactUrl } from './config/redact.js';
+export { FILE_VARIABLES } from './config/files.js';
+export { parseRedisUrl, type RedisMode, type RedisNode, type RedisSettings, type RedisUrlParts } from './config/redis.js';
 
 export const ROLES = ['bot', 'worker', 'all'] as const;
 export type Role = (typeof ROLES)[number];
@@ -59,11 +66,22 @@ export const EnvSchema = z.object({
   REDIS_URL: z
     .string()
     .default('redis://127.0.0.1:6379')
-    .refine((v) => /^rediss?:\/\/\S+$/.test(v), 'must be a redis:// or rediss:// URL'),
+    .refine((v) => /^rediss?:\/\/\S+$/.test(v) && parseRedisUrl(v) !== undefined, 'must be a redis:// or rediss:// URL (a database, if given, as /<number>)'),
   REDIS_PREFIX: z
     .string()
     .default('fco')
     .refine((v) => /^[A-Za-z0-9_.-]{1,64}$/.test(v), 'must be 1-64 letters, digits, _, . or -'),
+  REDIS_SENTINELS: nodeList('REDIS_SENTINELS', 26379),
+  REDIS_SENTINEL_MASTER: z
+    .string()
+    .default('mymaster')
+    .transform((v) => v.trim())
+    .refine((v) => /^[A-Za-z0-9_.-]{1,128}$/.test(v), 'must be the master name the sentinels monitor (letters, digits, _, . or -)'),
+  REDIS_CLUSTER_NODES: nodeList('REDIS_CLUSTER_NODES', 6379),
+  SLACK_BOT_TOKEN_FILE: optionalText,
+  SLACK_SIGNING_SECRET_FILE: optionalText,
+  SLACK_APP_TOKEN_FILE: optionalText,
+  REDIS_URL_FILE: optionalText,
   KUBECONFIG: optionalText,
   KUBE_CONTEXTS: clusterList('KUBE_CONTEXTS'),
   CLUSTER_NAME: z
@@ -78,6 +96,9 @@ export const EnvSchema = z.object({
   VERIFY_TIMEOUT: duration('VERIFY_TIMEOUT', '10m'),
   VERIFY_TIMEOUT_SAVEPOINT: duration('VERIFY_TIMEOUT_SAVEPOINT', '15m'),
   FAILURE_GRACE: duration('FAILURE_GRACE', '2m'),
+  HTTPS_PROXY: optionalText.refine((v) => v === undefined || /^https?:\/\/\S+$/.test(v), 'must be an http(s):// URL of the proxy'),
+  HTTP_PROXY: optionalText.refine((v) => v === undefined || /^https?:\/\/\S+$/.test(v), 'must be an http(s):// URL of the proxy'),
+  NO_PROXY: optionalText,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -92,7 +113,7 @@ export interface Config {
     readonly socketMode: boolean;
   };
   readonly port: number;
-  readonly redis: { readonly url: string; readonly prefix: string };
+  readonly redis: RedisSettings;
   readonly kubeconfig: string | undefined;
   /** The clusters this process sees (§3a); `contexts` when they are KUBE_CONTEXTS, else the one current context. */
   readonly clusters: {
@@ -109,16 +130,19 @@ export interface Config {
   /** How long a JobManager or container failure may persist before the operation is FAILED (SPEC §5). */
   readonly failureGraceMs: number;
   readonly logLevel: string;
+  /** The egress proxy of every Slack call (SPEC §2): HTTPS_PROXY for https URLs, HTTP_PROXY for http ones. */
+  readonly proxy: { readonly https: string | undefined; readonly http: string | undefined; readonly noProxy: string | undefined };
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
 
 /** Parses the environment; every problem comes back as one readable line, naming the variable. */
-export function loadConfig(env: Record<string, string | undefined>, role: Role = 'all'): ConfigResult {
+export function loadConfig(given: Record<string, string | undefined>, role: Role = 'all'): ConfigResult {
+  const { env, problems, fromFile } = readFileVariables(given);
   const parsed = EnvSchema.safeParse(env);
-  const problems = parsed.success ? [] : parsed.error.issues.map((issue) => describeIssue(issue.path.join('.'), issue.message, env));
-  problems.push(...roleProblems(env, role));
-  if (parsed.success) problems.push(...clusterProblems(parsed.data));
+  if (!parsed.success) problems.push(...parsed.error.issues.map((issue) => describeIssue(String(issue.path[0] ?? ''), issue.message, env, fromFile)));
+  problems.push(...roleProblems(env, role, fromFile));
+  if (parsed.success) problems.push(...clusterProblems(parsed.data), ...redisProblems(parsed.data));
   if (!parsed.success || problems.length > 0) return { ok: false, problems };
   const e = parsed.data;
   const config: Config = {
@@ -132,7 +156,7 @@ export function loadConfig(env: Record<string, string | undefined>, role: Role =
       socketMode: e.SLACK_APP_TOKEN !== undefined,
     },
     port: e.PORT,
-    redis: { url: e.REDIS_URL, prefix: e.REDIS_PREFIX },
+    redis: redisSettings(e),
     kubeconfig: e.KUBECONFIG,
     clusters: clustersOf(e),
     policyFile: e.POLICY_FILE,
@@ -142,14 +166,9 @@ export function loadConfig(env: Record<string, string | undefined>, role: Role =
     verifyTimeoutSavepointMs: e.VERIFY_TIMEOUT_SAVEPOINT,
     failureGraceMs: e.FAILURE_GRACE,
     logLevel: e.LOG_LEVEL,
+    proxy: { https: e.HTTPS_PROXY, http: e.HTTP_PROXY, noProxy: e.NO_PROXY },
   };
   return { ok: true, config: deepFreeze(config) };
-}
-
-function describeIssue(name: string, message: string, env: Record<string, string | undefined>): string {
-  const value = env[name];
-  const shown = value === undefined || /TOKEN|SECRET/.test(name) ? '' : ` (got "${value}")`;
-  return `${name}: ${message}${shown}`;
 }
 
 function clustersOf(e: z.infer<typeof EnvSchema>): Config['clusters'] {
@@ -165,9 +184,10 @@ function clusterProblems(e: z.infer<typeof EnvSchema>): string[] {
   return [`WORKER_CLUSTERS: ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not among the clusters this process sees (${source}: ${names.join(', ')})`];
 }
 
-function roleProblems(env: Record<string, string | undefined>, role: Role): string[] {
+function roleProblems(env: Record<string, string | undefined>, role: Role, fromFile: ReadonlySet<string>): string[] {
   if (role === 'worker') return [];
-  const set = (name: string) => (env[name] ?? '').trim() !== '';
+  // A variable named by a `_FILE` that could not be read already has its problem.
+  const set = (name: string) => fromFile.has(name) || (env[name] ?? '').trim() !== '';
   const problems: string[] = [];
   if (!set('SLACK_BOT_TOKEN')) problems.push(`SLACK_BOT_TOKEN: required for role "${role}" (xoxb-…)`);
   if (!set('SLACK_APP_TOKEN') && !set('SLACK_SIGNING_SECRET')) {
@@ -183,7 +203,3 @@ function deepFreeze<T extends object>(value: T): T {
   return Object.freeze(value);
 }
 
-/** A URL safe to log: the password, if any, is replaced. */
-export function redactUrl(url: string): string {
-  return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
-}

@@ -19,6 +19,8 @@ export const REDACT_PATHS = [
   'headers.authorization',
   'headers["x-slack-signature"]',
   'req.headers.authorization',
+  // ioredis attaches the failed command to its errors: an AUTH's arguments are the Redis user and password.
+  '*.command.args',
 ];
 
 const SECRET_PATTERN = /\b(xox[abprs]-[A-Za-z0-9-]+|xapp-[A-Za-z0-9-]+)/g;

@@ -19,6 +19,8 @@ export const ACCEPTED_STALE_MS = 20_000;
 /** Finishes a stale ACCEPTED record: card and decision, or CANCELLED with the requester told (bot role only). */
 export interface AcceptedFinisher {
   finish(record: OperationRecord): Promise<unknown>;
+  /** Whether a bot is posting the record's card right now (waiting for the channel's turn): then it is not stale. */
+  cardInFlight?(record: OperationRecord): Promise<boolean>;
 }
 
 export interface SweepDeps {
@@ -123,6 +125,7 @@ export class Sweep {
   private async resumeIfStale(record: OperationRecord, now: number): Promise<boolean> {
     const finisher = this.deps.accepted;
     if (!finisher || now - record.updatedAt < (this.deps.acceptedStaleMs ?? ACCEPTED_STALE_MS)) return false;
+    if (await finisher.cardInFlight?.(record)) return false;
     const claimed = await this.deps.store.apply(record.id, (current) =>
       current.state !== 'ACCEPTED' || current.version !== record.version ? { refuse: 'raced' } : { set: { reenqueues: current.reenqueues + 1 }, entries: [] },
     );

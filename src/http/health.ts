@@ -76,6 +76,13 @@ export function redisReady(redis: { status: string; ping(): Promise<string> }): 
   };
 }
 
+/** Socket Mode: the bot's link to Slack is up (SPEC §9: a bot whose socket stays down is not ready). */
+export function socketReady(link: { readonly connected: boolean; describe(): string }): ReadinessCheck {
+  return async () => {
+    if (!link.connected) throw new Error(link.describe());
+  };
+}
+
 /**
  * The Kubernetes API answers `GET /version`: proves reachability and credentials without needing any RBAC rule
  * (every authenticated identity may read /version), so a namespace's missing RoleBinding never fails readiness.

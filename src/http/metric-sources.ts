@@ -1,6 +1,6 @@
 // Scrape-time sources of the store-wide gauges: operations by state, stuck, queue depth — exported by one process
 // at a time (a Redis lease renewed at each scrape), so `sum()` over every pod's series is the store's number.
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../store/connection.js';
 import { isTerminal, type HistoryEntry, type OperationRecord, type OperationState } from '../domain/model/operation.js';
 import type { Metrics, MetricsSources, OperationCount } from './metrics.js';
 
@@ -70,7 +70,7 @@ export interface ExporterLease {
  * The exporter lease (KEYS[1] = `key`, ARGV = token, ttl ms). A holder that stops scraping or dies loses it after
  * `ttlMs`, and the next scraped process takes over; one that shuts down releases it at once.
  */
-export function exporterLease(redis: Redis, key: string, token: string, ttlMs = 90_000): ExporterLease {
+export function exporterLease(redis: RedisConnection, key: string, token: string, ttlMs = 90_000): ExporterLease {
   return {
     holds: async () => Number(await redis.eval(EXPORTER_LEASE, 1, key, token, String(ttlMs))) === 1,
     release: async () => {

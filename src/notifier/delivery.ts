@@ -8,7 +8,8 @@ import type { RenderContext, SlackMessage } from '../slack/blocks/message.js';
 import { digestField, postField, type DeliverySnapshot } from '../store/delivery.js';
 import { SlackUnavailable } from './slack-calls.js';
 import { Poster, withOpId, type PostOutcome, type PosterDeps } from './posts.js';
-import { sleep } from './pacer.js';
+import { sleep, type PostPacer } from './pacer.js';
+import type { CallResult } from './slack-calls.js';
 
 /** The renderers the notifier calls (src/slack/blocks); a parameter so the notifier is not tied to one module. */
 export interface NotifierRenderers {
@@ -30,7 +31,11 @@ export interface DeliveryDeps extends PosterDeps {
   /** How soon to look again at an operation whose card is not posted yet, or that another replica holds. */
   holdMs: number;
   lockTtlMs: number;
+  /** Edits of one card, installation-wide: one at a time, a coalescing window apart (keyed by operation id). */
+  cardEdits: PostPacer;
 }
+
+type CardTurn = { kind: 'stop' } | { kind: 'sent'; record: OperationRecord & { card: NonNullable<OperationRecord['card']> }; seq: number; result: CallResult };
 
 /** Card edits Slack refuses for our blocks are retried as text alone; other refusals are logged and given up. */
 const CARD_BLOCK_ERRORS = new Set(['invalid_blocks', 'invalid_blocks_format', 'msg_blocks_too_long']);
@@ -41,6 +46,9 @@ const HISTORY_LOOKBACK_MS = 10 * 60_000;
 
 export class OperationDelivery {
   private readonly poster: Poster;
+
+  /** This instance's lock token: the same on every attempt, so a lock it took but never heard back about is still its own. */
+  private readonly token = randomUUID();
 
   constructor(private readonly deps: DeliveryDeps) {
     this.poster = new Poster(deps);
@@ -59,7 +67,7 @@ export class OperationDelivery {
       if (isTerminal(record.state)) return { kind: 'done', note: `${record.state} without a card: nothing to show` };
       return { kind: 'defer', reason: 'the card is not posted yet', delayMs: holdMs };
     }
-    const token = `${consumer}:${randomUUID()}`;
+    const token = `${consumer}:${this.token}`;
     if (!(await state.tryLock(opId, token, lockTtlMs))) return { kind: 'defer', reason: 'another notifier is delivering it', delayMs: holdMs };
     const lost = new AbortController();
     const renew = setInterval(() => {
@@ -108,27 +116,44 @@ export class OperationDelivery {
   }
 
   /**
-   * Edits the card to the record as it is at send time, unless a seq at least as new was already rendered. On a 429
-   * it waits Retry-After and renders again, so the last edit always shows the latest state.
+   * Edits the card to the record as it is at send time, unless a seq at least as new was already rendered. Edits of
+   * one card are coalesced installation-wide: each takes the card's shared turn, at most one per window (counted
+   * from the end of the previous edit, whichever replica made it), and reads the record only once it has the turn,
+   * so an edit that waited out the window renders every entry of the burst. On a 429 it waits Retry-After and
+   * renders again, so the last edit always shows the latest state.
    */
   private async editCard(opId: string, log: Logger, signal: AbortSignal): Promise<void> {
-    const { store, state, slack } = this.deps;
+    const { store, state, slack, cardEdits } = this.deps;
     let force = false;
     let textOnly = false;
     for (let unknown = 0; ; ) {
-      // Read after any Retry-After wait, so what is sent is the record as it is at send time.
       await slack.gates.wait('chat.update', signal);
-      const record = await store.get(opId);
-      if (record?.card === undefined) return;
-      const seq = record.history.length;
-      if (!force && (await state.renderedSeq(opId)) >= seq) return;
-      const message = this.renderCard(record, log);
-      if (message === undefined) {
-        await state.raiseRendered(opId, seq);
-        return;
-      }
-      const args = { channel: record.card.channel, ts: record.card.ts, text: message.text, ...(textOnly ? {} : { blocks: message.blocks }) };
-      const result = await slack.once('chat.update', args, signal);
+      // Nothing to do costs no turn (and no window).
+      const current = await store.get(opId);
+      if (current?.card === undefined) return;
+      if (!force && (await state.renderedSeq(opId)) >= current.history.length) return;
+      const turn = await cardEdits.turn<CardTurn>(
+        opId,
+        async () => {
+          // Read after any wait, so what is sent is the record as it is at send time.
+          await slack.gates.wait('chat.update', signal);
+          const record = await store.get(opId);
+          if (record?.card === undefined) return { value: { kind: 'stop' }, called: false };
+          const seq = record.history.length;
+          if (!force && (await state.renderedSeq(opId)) >= seq) return { value: { kind: 'stop' }, called: false };
+          const message = this.renderCard(record, log);
+          if (message === undefined) {
+            await state.raiseRendered(opId, seq);
+            return { value: { kind: 'stop' }, called: false };
+          }
+          const args = { channel: record.card.channel, ts: record.card.ts, text: message.text, ...(textOnly ? {} : { blocks: message.blocks }) };
+          const result = await slack.once('chat.update', args, signal);
+          return { value: { kind: 'sent', record: { ...record, card: record.card }, seq, result }, called: true };
+        },
+        signal,
+      );
+      if (turn.kind === 'stop') return;
+      const { record, seq, result } = turn;
       if (result.ok) {
         const before = await state.raiseRendered(opId, seq);
         // Someone rendered a later seq before our edit landed: ours may have put the card back; render again.

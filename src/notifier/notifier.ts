@@ -1,6 +1,5 @@
 // The Slack notifier (bot role): reads the operation event stream with a consumer group and keeps each operation's
 // card, thread and incident digests up to date, exactly once, across any number of replicas that may die at any time.
-import type { Redis } from 'ioredis';
 import { createLogger, type Logger } from '../log.js';
 import { parseEvent } from '../store/events.js';
 import { DEFAULT_RETENTION_MS, type OperationStore } from '../store/operations.js';
@@ -8,9 +7,10 @@ import * as blocks from '../slack/blocks/index.js';
 import { OperationDelivery, type NotifierRenderers, type SyncOutcome } from './delivery.js';
 import type { WebClient } from '../slack-client/client.js';
 import { DEFAULT_SLACK_TIMEOUT_MS, SlackCalls } from './slack-calls.js';
+import { duplicateConnection, type RedisConnection } from '../store/connection.js';
 import { DeliveryState } from '../store/delivery.js';
 import { NotifierStream, type RawEntry } from '../store/notifier-stream.js';
-import { ChannelPacer, sleep, WaitAborted } from './pacer.js';
+import { SharedPacer, sleep, WaitAborted, type PostPacer } from './pacer.js';
 
 export { METADATA_EVENT_TYPE, type WebClient } from '../slack-client/client.js';
 export { createNotifierClient, DEFAULT_SLACK_TIMEOUT_MS } from './slack-calls.js';
@@ -18,7 +18,7 @@ export { NOTIFIER_GROUP } from '../store/notifier-stream.js';
 export type { NotifierRenderers } from './delivery.js';
 
 export interface NotifierOptions {
-  redis: Redis;
+  redis: RedisConnection;
   prefix: string;
   store: OperationStore;
   /** Built by `createNotifierClient`: no retries of its own, 429s rejected, a timeout. */
@@ -27,8 +27,15 @@ export interface NotifierOptions {
   consumer: string;
   /** The slash command shown in messages (default `/flink`). */
   command?: string;
-  /** Posts to one channel at most one per this many ms, per process (default 1000). */
+  /**
+   * Posts to one channel start at least this many ms after the previous one ended, installation-wide: every replica
+   * (and the card poster of the request path, when given the same pacer) shares the pace through Redis (default 1000).
+   */
   channelIntervalMs?: number;
+  /** The channels' pace, when the process shares one with the card poster; default: one made from channelIntervalMs. */
+  pacer?: PostPacer;
+  /** Edits of one card: at most one per this many ms, installation-wide; a burst in between is one edit (default 1000). */
+  cardEditWindowMs?: number;
   /** Entries another consumer left unacknowledged this long are taken over (default 30 s). */
   claimIdleMs?: number;
   logger?: Logger;
@@ -75,7 +82,7 @@ export class Notifier {
   private readonly attempts = new Map<string, number>();
   private slotWaiters: (() => void)[] = [];
   private abort = new AbortController();
-  private blocking: Redis | undefined;
+  private blocking: RedisConnection | undefined;
   private loops: Promise<void>[] = [];
   private state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
 
@@ -87,12 +94,17 @@ export class Notifier {
     this.holdMs = positive('holdMs', opts.holdMs ?? 250);
     this.maxConcurrentOps = positive('maxConcurrentOps', opts.maxConcurrentOps ?? 32);
     const settleMs = opts.settleMs ?? 1_000;
+    const requestTimeoutMs = opts.requestTimeoutMs ?? DEFAULT_SLACK_TIMEOUT_MS;
+    // A turn outlives the call it was taken for (its timeout), so only a crashed holder's turn lapses.
+    const turnTtlMs = requestTimeoutMs + settleMs + 1_000;
+    const onError = (error: unknown): void => this.log.warn({ err: error }, 'ending a pacing turn failed; it lapses on its own');
     this.stream = new NotifierStream(opts.redis, opts.prefix, opts.consumer);
     this.delivery = new OperationDelivery({
       store: opts.store,
       state: new DeliveryState(opts.redis, opts.prefix, DEFAULT_RETENTION_MS),
       slack: new SlackCalls(opts.client, this.log),
-      pacer: new ChannelPacer(opts.channelIntervalMs ?? 1_000),
+      pacer: opts.pacer ?? SharedPacer.channels(opts.redis, opts.prefix, { intervalMs: opts.channelIntervalMs ?? 1_000, turnTtlMs, onError }),
+      cardEdits: SharedPacer.cardEdits(opts.redis, opts.prefix, { intervalMs: opts.cardEditWindowMs ?? 1_000, turnTtlMs, onError }),
       render: opts.renderers ?? blocks,
       consumer: opts.consumer,
       command: opts.command ?? '/flink',
@@ -102,7 +114,7 @@ export class Notifier {
       holdMs: this.holdMs,
       lockTtlMs: positive('lockTtlMs', opts.lockTtlMs ?? 30_000),
       settleMs,
-      staleMs: (opts.requestTimeoutMs ?? DEFAULT_SLACK_TIMEOUT_MS) + settleMs,
+      staleMs: requestTimeoutMs + settleMs,
     });
   }
 
@@ -110,7 +122,9 @@ export class Notifier {
     if (this.state !== 'new') throw new Error(`the notifier was already started (${this.state})`);
     this.state = 'running';
     await this.stream.ensureGroup();
-    this.blocking = this.opts.redis.duplicate();
+    // Its own socket for the blocking read, waiting through a reconnect or failover like the worker's (store/connection.ts).
+    this.blocking = duplicateConnection(this.opts.redis, 'worker');
+    this.blocking.on('error', (error: Error) => this.log.warn({ err: error }, 'Redis connection error (event stream reads); reconnecting'));
     // Entries delivered to this consumer name before a restart come first.
     this.accept(await this.stream.read(this.opts.redis, '0', 10_000));
     this.loops = [this.readLoop(this.blocking), this.claimLoop()];
@@ -135,7 +149,7 @@ export class Notifier {
     return this.state === 'running';
   }
 
-  private async readLoop(connection: Redis): Promise<void> {
+  private async readLoop(connection: RedisConnection): Promise<void> {
     for (let failures = 0; this.running; ) {
       try {
         await this.freeSlot();

@@ -5,7 +5,7 @@ import type { SlackMessage } from '../slack/blocks/message.js';
 import type { DeliveryMark, DeliveryState, MarkRead } from '../store/delivery.js';
 import { METADATA_EVENT_TYPE } from '../slack-client/client.js';
 import { postScope, SlackUnavailable, type PostPlace, type SlackCalls } from './slack-calls.js';
-import { sleep, WaitAborted, type ChannelPacer } from './pacer.js';
+import { sleep, WaitAborted, type PostPacer } from './pacer.js';
 
 /** Slack refusals caused by our blocks: the post is tried once more as plain text rather than lost. */
 const BLOCK_ERRORS = new Set(['invalid_blocks', 'invalid_blocks_format', 'msg_blocks_too_long', 'invalid_attachments']);
@@ -33,7 +33,8 @@ export interface PostRequest {
 export interface PosterDeps {
   state: DeliveryState;
   slack: SlackCalls;
-  pacer: ChannelPacer;
+  /** Posts to one channel, installation-wide (shared through Redis across replicas). */
+  pacer: PostPacer;
   consumer: string;
   now: () => number;
   /** After our own unknown outcome: how long Slack may still take to apply it before we look. */
@@ -106,14 +107,14 @@ export class Poster {
       let attemptAt = now();
       await slack.gates.wait(postScope(req.channel), signal);
       // Marked inside the channel's turn, right before the call: a stop while waiting leaves no pending mark.
-      const result = await pacer.run(
+      const result = await pacer.turn(
         req.channel,
         async () => {
           attemptAt = now();
           const cas = await state.casMark(req.opId, req.field, expected, { state: 'pending', at: attemptAt, by: consumer });
-          if (!cas.ok) return undefined;
+          if (!cas.ok) return { value: undefined, called: false };
           expected = cas.raw;
-          return slack.once('chat.postMessage', args, signal);
+          return { value: await slack.once('chat.postMessage', args, signal), called: true };
         },
         signal,
       );
@@ -125,7 +126,7 @@ export class Poster {
         return 'done';
       }
       if (result.kind === 'ratelimited') {
-        pacer.holdUntil(req.channel, now() + result.retryAfterSec * 1000);
+        await pacer.holdFor(req.channel, result.retryAfterSec * 1000);
         continue;
       }
       if (result.kind === 'refused') {

@@ -30,7 +30,7 @@ const TRANSIENT_ERRORS = new Set(['internal_error', 'fatal_error', 'service_unav
  * twice), must hand 429s back instead of pausing (we honour Retry-After per method), and must time out.
  */
 export function createNotifierClient(
-  config: Pick<Config, 'slack'>,
+  config: Pick<Config, 'slack'> & Partial<Pick<Config, 'proxy'>>,
   opts: { timeoutMs?: number; logger?: Logger; onCall?: SlackCallObserver } = {},
 ): WebClient {
   return createSlackClient(config, { timeoutMs: opts.timeoutMs ?? DEFAULT_SLACK_TIMEOUT_MS, ...opts });

@@ -1,8 +1,8 @@
 // The BullMQ queues `flink-ops.<cluster>` (SPEC §3a, §9): one per cluster, one job per operation and plan revision,
 // carrying only the op id; workers consume only their clusters' queues.
 import { Queue, type JobState } from 'bullmq';
-import { Redis, type RedisOptions } from 'ioredis';
 import { clusterOf, type Target } from '../domain/model/target.js';
+import type { RedisConnection } from '../store/connection.js';
 import { bullmqPrefix } from '../store/keys.js';
 
 /** The queue of one cluster's operations. */
@@ -39,8 +39,12 @@ export function parseJobId(jobId: string | undefined): { opId: string; revision:
 export interface OperationQueueOptions {
   /** The cluster whose operations this queue carries. */
   cluster: string;
-  /** A connection for commands; shared with the stores is fine (BullMQ never closes a connection it was given). */
-  connection: Redis;
+  /**
+   * A connection for commands (store/connection.ts: standalone, Sentinel or Cluster); shared with the stores is
+   * fine (BullMQ never closes a connection it was given). On a Cluster the prefix's hash tag keeps every key of
+   * every queue on one slot, which BullMQ's scripts need.
+   */
+  connection: RedisConnection;
   /** REDIS_PREFIX: BullMQ's prefix becomes the same hash tag `{prefix}` as every key of ours. */
   prefix: string;
   /** How long finished jobs are kept (their ids stay taken meanwhile); default 1 day completed, 7 days failed. */
@@ -154,14 +158,4 @@ export class OperationQueues {
   async close(): Promise<void> {
     await Promise.all([...this.made.values()].map((q) => q.close()));
   }
-}
-
-/** A connection for BullMQ workers: blocking commands need `maxRetriesPerRequest: null` (BullMQ insists). */
-export function workerConnection(url: string, options: RedisOptions = {}): Redis {
-  return new Redis(url, { ...options, maxRetriesPerRequest: null });
-}
-
-/** A connection for producers in request paths: fail fast instead of queueing commands while Redis is away. */
-export function producerConnection(url: string, options: RedisOptions = {}): Redis {
-  return new Redis(url, { maxRetriesPerRequest: 2, ...options });
 }

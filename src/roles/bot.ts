@@ -5,7 +5,6 @@ import { hostname } from 'node:os';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { App, CustomRoute } from '@slack/bolt';
-import type { Redis } from 'ioredis';
 import { ApprovalService } from '../app/approvals.js';
 import { FreezeCommands } from '../app/commands.js';
 import { HomeService } from '../app/home.js';
@@ -16,19 +15,26 @@ import type { Enqueuer, Responder } from '../app/ports.js';
 import { QueryService } from '../app/queries.js';
 import { Sweep, SWEEP_INTERVAL_MS, type AcceptedFinisher } from '../app/sweep.js';
 import { KubeClusters, type KubeClustersOptions } from '../kube/clusters.js';
-import { redactUrl, type Config } from '../config.js';
+import type { Config } from '../config.js';
 import { createLogger, type Logger } from '../log.js';
-import { OperationQueues, producerConnection } from '../queue/queue.js';
+import { OperationQueues } from '../queue/queue.js';
+import { createConnection, redisLogFields, type RedisConnection } from '../store/connection.js';
 import { FreezeStore } from '../store/freezes.js';
 import { LeaseStore } from '../store/locks.js';
 import { WorkerPresence } from '../store/workers.js';
 import { OperationStore, type OperationStoreOptions } from '../store/operations.js';
 import { createBotApp } from '../slack/app.js';
+import { redisDeliveryClaims } from '../slack/redelivery.js';
+import { SocketLink } from '../slack/socket-link.js';
 import type { HandlerDeps } from '../slack/command-handler.js';
 import { createNotifierClient, Notifier } from '../notifier/notifier.js';
 import { SlackCardPoster } from '../slack/card-poster.js';
+import { CardsInFlight } from '../store/cards-in-flight.js';
+import type { OperationRecord } from '../domain/model/operation.js';
 import { FetchResponder, resolveBotIdentity, usergroupMembers, type BotIdentity } from '../slack/slack-ports.js';
-import { createSlackClient, type WebClient } from '../slack-client/client.js';
+import { createSlackClient, SLACK_CALL_TIMEOUT_MS, type WebClient } from '../slack-client/client.js';
+import { SharedPacer } from '../store/pacing.js';
+import { slackAgent } from '../slack-client/proxy.js';
 import type { SlackCallObserver } from '../slack-client/instrument.js';
 
 export interface BotOverrides {
@@ -43,6 +49,10 @@ export interface BotOverrides {
   enqueuer?: Enqueuer;
   responder?: Responder;
   customRoutes?: CustomRoute[];
+  /** Socket Mode: the link /readyz follows (serve makes it before the bot starts); one of its own otherwise. */
+  socketLink?: SocketLink;
+  /** Socket Mode: the client's ping timeout, which is also its reconnect delay (Slack's default 5 s; tests shorten it). */
+  socketPingTimeoutMs?: number;
   onAck?: (seconds: number) => void;
   onKubeCall?: KubeClustersOptions['onCall'];
   /** Observes every Slack Web API call of this role (metrics). */
@@ -57,16 +67,23 @@ export interface BotOverrides {
   onCommitted?: OperationStoreOptions['onCommitted'];
   /** The notifier's consumer name; default `<hostname>-<pid>`, so a restarted pod first finishes its own entries. */
   consumer?: string;
+  /**
+   * Posts to one channel (cards and replies, every replica together) at most one per `channelIntervalMs` (default
+   * 1000, SPEC §8), edits of one card one per `cardEditWindowMs` (default 1000); tests shorten them.
+   */
+  slackPace?: { channelIntervalMs?: number; cardEditWindowMs?: number };
 }
 
 export interface RunningBot {
   /** `http://127.0.0.1:<port>/slack/events` in HTTP mode. */
   url?: string;
+  /** Socket Mode: the link to Slack (connected or not). */
+  socket?: SocketLink;
   port?: number;
   app: App;
   identity: BotIdentity;
   deps: BotDeps;
-  redis: Redis;
+  redis: RedisConnection;
   client: WebClient;
   close(): Promise<void>;
 }
@@ -80,13 +97,20 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     for (const fn of closers.reverse()) await fn().catch((error: unknown) => logger.warn({ err: error }, 'error while closing the bot'));
   };
   try {
-    const redis = producerConnection(config.redis.url);
+    const redis = createConnection(config.redis, 'producer');
+    redis.on('error', (error: Error) => logger.warn({ err: error }, 'Redis connection error; reconnecting'));
     closers.push(async () => redis.quit());
     const client = createSlackClient(config, { logger, ...(overrides.onSlackCall ? { onCall: overrides.onSlackCall } : {}) });
     const identity = await resolveBotIdentity(client);
     const queues = overrides.enqueuer ? undefined : new OperationQueues({ connection: redis, prefix: config.redis.prefix, clusters: config.clusters.names });
     if (queues) closers.push(() => queues.close());
-    const deps = botDeps(config, { ...overrides, logger, now }, redis, client, queues);
+    // One pace per channel for the whole installation, shared by the card poster and the notifier (SPEC §8).
+    const pacer = SharedPacer.channels(redis, config.redis.prefix, {
+      intervalMs: overrides.slackPace?.channelIntervalMs ?? 1_000,
+      turnTtlMs: SLACK_CALL_TIMEOUT_MS + 2_000,
+      onError: (error) => logger.warn({ err: error }, 'ending a pacing turn failed; it lapses on its own'),
+    });
+    const deps = botDeps(config, { ...overrides, logger, now }, redis, client, queues, pacer);
     const handlers: HandlerDeps = {
       operations: new OperationService(deps, identity.botName),
       approvals: new ApprovalService(deps),
@@ -95,7 +119,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       home: new HomeService(deps),
       policy: deps.policy,
       clusters: config.clusters.names,
-      responder: overrides.responder ?? new FetchResponder(),
+      responder: overrides.responder ?? new FetchResponder(undefined, slackAgent(config.proxy)),
       command: config.slack.command,
       logger,
       now,
@@ -103,23 +127,29 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     };
     if (overrides.notifier !== false) {
       // Started before the app and so stopped after it: updates of the last requests still go out.
-      const notifier = await startNotifier(config, deps, redis, overrides.consumer, overrides.onSlackCall);
+      const notifier = await startNotifier(config, deps, redis, overrides.consumer, overrides.onSlackCall, pacer, overrides.slackPace?.cardEditWindowMs);
       closers.push(() => notifier.stop());
     }
     if (queues && overrides.sweep !== false) {
       // SPEC §9: every process sweeps (expiry, lost jobs); the sweep's effects are idempotent across replicas.
-      const accepted = acceptedFinisher(handlers.operations, handlers.responder, logger);
+      const accepted = acceptedFinisher(handlers.operations, handlers.responder, logger, new CardsInFlight(redis, config.redis.prefix));
       const sweep = new Sweep({ store: deps.store, queues, leases: deps.leases, logger, now, accepted });
       sweep.start(SWEEP_INTERVAL_MS);
       closers.push(async () => sweep.stop());
     }
-    const app = createBotApp({ config, identity, handlers, logger, ...(overrides.customRoutes ? { customRoutes: overrides.customRoutes } : {}) });
+    const socketLink = config.slack.socketMode ? (overrides.socketLink ?? new SocketLink()) : undefined;
+    const socket = socketLink && {
+      link: socketLink,
+      claims: redisDeliveryClaims(redis, config.redis.prefix),
+      ...(overrides.socketPingTimeoutMs === undefined ? {} : { pingTimeoutMs: overrides.socketPingTimeoutMs }),
+    };
+    const app = createBotApp({ config, identity, handlers, logger, ...(overrides.customRoutes ? { customRoutes: overrides.customRoutes } : {}), ...(socket ? { socket } : {}) });
     const started = await (overrides.host && !config.slack.socketMode ? app.start({ port: config.port, host: overrides.host }) : app.start(config.port));
     closers.push(() => app.stop());
     const port = config.slack.socketMode ? undefined : ((started as Server).address() as AddressInfo).port;
     const url = port === undefined ? undefined : `http://127.0.0.1:${port}/slack/events`;
-    logger.info({ port, socketMode: config.slack.socketMode, redis: redactUrl(config.redis.url), bot: identity.botUserId }, 'bot started');
-    return { ...(url ? { url, port } : {}), app, identity, deps, redis, client, close };
+    logger.info({ port, socketMode: config.slack.socketMode, ...redisLogFields(config.redis), bot: identity.botUserId }, 'bot started');
+    return { ...(url ? { url, port } : {}), ...(socketLink ? { socket: socketLink } : {}), app, identity, deps, redis, client, close };
   } catch (error) {
     await close();
     throw error;
@@ -127,8 +157,9 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
 }
 
 /** The sweep's recovery of a record left ACCEPTED: card and decision, or CANCELLED and the requester told once. */
-export function acceptedFinisher(operations: OperationService, responder: Responder, logger: Logger): AcceptedFinisher {
+export function acceptedFinisher(operations: OperationService, responder: Responder, logger: Logger, cards?: Pick<CardsInFlight, 'inFlight'>): AcceptedFinisher {
   return {
+    ...(cards ? { cardInFlight: (record: OperationRecord) => cards.inFlight(record.id) } : {}),
     async finish(record) {
       const outcome = await operations.resumeAccepted(record);
       if (outcome.type !== 'cancelled') return;
@@ -138,7 +169,15 @@ export function acceptedFinisher(operations: OperationService, responder: Respon
   };
 }
 
-async function startNotifier(config: Config, deps: BotDeps, redis: Redis, consumer?: string, onSlackCall?: SlackCallObserver): Promise<Notifier> {
+async function startNotifier(
+  config: Config,
+  deps: BotDeps,
+  redis: RedisConnection,
+  consumer: string | undefined,
+  onSlackCall: SlackCallObserver | undefined,
+  pacer: SharedPacer,
+  cardEditWindowMs: number | undefined,
+): Promise<Notifier> {
   const notifier = new Notifier({
     redis,
     prefix: config.redis.prefix,
@@ -148,6 +187,8 @@ async function startNotifier(config: Config, deps: BotDeps, redis: Redis, consum
     command: config.slack.command,
     logger: deps.logger,
     now: deps.now,
+    pacer,
+    ...(cardEditWindowMs === undefined ? {} : { cardEditWindowMs }),
   });
   await notifier.start();
   return notifier;
@@ -156,9 +197,10 @@ async function startNotifier(config: Config, deps: BotDeps, redis: Redis, consum
 function botDeps(
   config: Config,
   o: BotOverrides & { logger: Logger; now: () => number },
-  redis: Redis,
+  redis: RedisConnection,
   client: WebClient,
   queues: OperationQueues | undefined,
+  pacer: SharedPacer,
 ): BotDeps {
   const prefix = config.redis.prefix;
   // Every cluster's clients, made at its first request; the health gate reads Flink REST through each API
@@ -178,7 +220,7 @@ function botDeps(
     policy: o.policy ?? new PolicyFileSource(config.policyFile, { clusters: config.clusters.names }),
     membership: new MembershipSource(usergroupMembers(client), o.now),
     enqueuer,
-    cards: new SlackCardPoster(client, config.slack.command, o.now),
+    cards: new SlackCardPoster(client, config.slack.command, o.now, { pacer, inFlight: new CardsInFlight(redis, prefix) }),
     logger: o.logger,
     now: o.now,
     random: o.random ?? ((size) => randomBytes(size)),

@@ -1,7 +1,7 @@
 // `flink-chatops serve`: runs a role until SIGTERM or SIGINT, then shuts it down cleanly. Every role serves
 // /healthz, /readyz and /metrics on PORT: through Bolt's HTTP receiver in HTTP mode, else a small server of its own.
 import type { Config, Role } from '../config.js';
-import { healthRoutes, kubeReady, readiness, redisReady, type ReadinessCheck } from '../http/health.js';
+import { healthRoutes, kubeReady, readiness, redisReady, socketReady, type ReadinessCheck } from '../http/health.js';
 import { randomUUID } from 'node:crypto';
 import { PolicyFileSource } from '../app/policy-source.js';
 import { exporterLease, outcomeObserver, queueSource, storeSources, whileExporting } from '../http/metric-sources.js';
@@ -9,9 +9,11 @@ import { createMetrics, type KubeCall, type Metrics } from '../http/metrics.js';
 import { startHealthServer } from '../http/server.js';
 import { KubeClusters } from '../kube/clusters.js';
 import { createLogger, type Logger } from '../log.js';
-import { OperationQueues, producerConnection, type OperationQueue } from '../queue/queue.js';
+import { OperationQueues, type OperationQueue } from '../queue/queue.js';
+import { createConnection } from '../store/connection.js';
 import { storeKeys } from '../store/keys.js';
 import { OperationStore } from '../store/operations.js';
+import { SocketLink } from '../slack/socket-link.js';
 
 export interface Service {
   close(): Promise<void>;
@@ -45,6 +47,7 @@ export async function serve(role: Role, config: Config): Promise<number> {
         onAck: (s) => metrics.observeAck(s),
         onSlackCall: (method, status) => metrics.slackCall(method, status),
         ...(observability.routes ? { customRoutes: observability.routes } : {}),
+        ...(observability.socket ? { socketLink: observability.socket } : {}),
       });
       started.push(bot);
     }
@@ -70,12 +73,14 @@ interface Observability extends Service {
   metrics: Metrics;
   /** Bolt custom routes when the bot's HTTP receiver serves PORT; undefined when a health server of our own does. */
   routes?: ReturnType<typeof healthRoutes>;
+  /** Socket Mode: the bot's link to Slack, which /readyz reports as `slack-socket`. */
+  socket?: SocketLink;
   drain(): void;
 }
 
 /** Metrics fed from the store and queue at scrape time, and the readiness checks of the role. */
 async function startObservability(role: Role, config: Config, logger: Logger, policy: PolicyFileSource): Promise<Observability> {
-  const redis = producerConnection(config.redis.url);
+  const redis = createConnection(config.redis, 'producer');
   redis.on('error', () => undefined);
   const queues = new OperationQueues({ connection: redis, prefix: config.redis.prefix, clusters: config.clusters.names });
   const depth = (queue: OperationQueue) => () => queue.queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized', 'failed');
@@ -90,6 +95,8 @@ async function startObservability(role: Role, config: Config, logger: Logger, po
   };
   const checks: Record<string, ReadinessCheck> = { redis: redisReady(redis) };
   if (role !== 'bot') Object.assign(checks, clusterChecks(config));
+  const socket = role !== 'worker' && config.slack.socketMode ? new SocketLink() : undefined;
+  if (socket) checks['slack-socket'] = socketReady(socket);
   const probe = readiness(checks);
   // Each dependency checked on its own (a draining probe answers for none of them).
   const dependencies = readiness(checks);
@@ -107,6 +114,7 @@ async function startObservability(role: Role, config: Config, logger: Logger, po
   const server = await startHealthServer({ port: config.port, ...ready });
   return {
     metrics,
+    ...(socket ? { socket } : {}),
     drain: () => probe.drain(),
     close: async () => {
       await server.close();

@@ -1,12 +1,11 @@
 // The worker role: Redis, stores, the cluster client and shared watches, policy, the queue worker and the sweep.
-import type { Redis } from 'ioredis';
 import { PolicyFileSource, type PolicyProvider } from '../app/policy-source.js';
 import type { Config } from '../config.js';
-import { redactUrl } from '../config.js';
 import { KubeClusters, type KubeClustersOptions } from '../kube/clusters.js';
 import { WatchHub } from '../kube/watch-hub.js';
 import { createLogger, type Logger } from '../log.js';
-import { OperationQueues, workerConnection } from '../queue/queue.js';
+import { OperationQueues } from '../queue/queue.js';
+import { createConnection, redisLogFields, replicaWait, type RedisConnection } from '../store/connection.js';
 import { FreezeStore } from '../store/freezes.js';
 import { LeaseStore } from '../store/locks.js';
 import { WorkerPresence } from '../store/workers.js';
@@ -31,7 +30,7 @@ export interface WorkerOverrides {
   onLockWait?: (seconds: number) => void;
   settings?: Partial<RunnerSettings>;
   /** Called with each Redis connection this worker opens (benchmarks count commands through it). */
-  instrumentRedis?: (connection: Redis) => void;
+  instrumentRedis?: (connection: RedisConnection) => void;
 }
 
 /** What a worker process runs for one of its clusters. */
@@ -57,8 +56,8 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
   const logger = overrides.logger ?? createLogger(config.logLevel);
   const now = overrides.now ?? Date.now;
   const prefix = config.redis.prefix;
-  const redis = workerConnection(config.redis.url);
-  const blocking = workerConnection(config.redis.url);
+  const redis = createConnection(config.redis, 'worker');
+  const blocking = createConnection(config.redis, 'worker');
   for (const connection of [redis, blocking]) {
     connection.on('error', (error: Error) => logger.warn({ err: error }, 'Redis connection error; reconnecting'));
     overrides.instrumentRedis?.(connection);
@@ -66,7 +65,10 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
   const closers: (() => Promise<unknown> | void)[] = [() => disconnect(redis), () => disconnect(blocking)];
   try {
     const clusters = KubeClusters.load(config.clusters, overrides.kubeconfigPath ?? config.kubeconfig, overrides.onKubeCall ? { onCall: overrides.onKubeCall } : {});
-    const store = new OperationStore(redis, { prefix, now, ...(overrides.onCommitted ? { onCommitted: overrides.onCommitted } : {}) });
+    const replicas = replicaWait(redis, config.redis, {
+      onShort: (event) => logger.warn({ ...('error' in event ? { err: event.error } : event), ...redisLogFields(config.redis) }, 'no Redis replica acknowledged a submission write in time; a failover now could lose it'),
+    });
+    const store = new OperationStore(redis, { prefix, now, replicas, ...(overrides.onCommitted ? { onCommitted: overrides.onCommitted } : {}) });
     const leases = new LeaseStore(redis, { prefix, now });
     const freezes = new FreezeStore(redis, { prefix, now });
     const queues = new OperationQueues({ connection: redis, prefix, clusters: config.clusters.worker });
@@ -100,7 +102,7 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
     const stopPresence = new WorkerPresence(redis, prefix).keep(config.clusters.worker, (error) => logger.warn({ err: error }, 'could not renew the worker presence'));
     closers.unshift(stopPresence);
     sweep.start(overrides.sweepIntervalMs ?? SWEEP_INTERVAL_MS);
-    logger.info({ redis: redactUrl(config.redis.url), prefix, clusters: config.clusters.worker, concurrency: config.workerConcurrency, leaseTtlMs: config.leaseTtlMs }, 'worker started');
+    logger.info({ ...redisLogFields(config.redis), prefix, clusters: config.clusters.worker, concurrency: config.workerConcurrency, leaseTtlMs: config.leaseTtlMs }, 'worker started');
     const first = parts[0] as ClusterWorker;
     let closing: Promise<void> | undefined;
     return {
@@ -128,7 +130,7 @@ async function closeAll(closers: (() => Promise<unknown> | void)[], logger: Logg
   logger.info('worker stopped');
 }
 
-async function disconnect(redis: Redis): Promise<void> {
+async function disconnect(redis: RedisConnection): Promise<void> {
   try {
     await redis.quit();
   } catch {

@@ -1,4 +1,4 @@
-// The simulated Slack Web API (tests and the sandbox): the public entry point of src/sandbox/slack/.
+// The simulated Slack Web API and Socket Mode (tests and the sandbox): the public entry point of src/sandbox/slack/.
 export { startSimSlack } from './slack/server.js';
 export { BLOCK_KIT_LIMITS, validateBlocks, blocksCharCount, type BlocksVerdict } from './slack/blockkit-limits.js';
 export { DEFAULT_RATE_LIMITS } from './slack/ratelimit.js';
@@ -22,6 +22,12 @@ export type {
   SimSlackEvent,
   SimSlackEvents,
   SimSlackOptions,
+  SimSocketAck,
+  SimSocketDelivery,
+  SimSocketEnvelopeType,
+  SimSocketEvent,
+  SimSocketMode,
+  SocketDisconnectReason,
   SimUser,
   SimUsergroup,
   SlackMetadata,

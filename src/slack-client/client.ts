@@ -4,8 +4,12 @@ import { LogLevel, webApi, type Logger as BoltLogger } from '@slack/bolt';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { ObservedWebClient, type SlackCallObserver } from './instrument.js';
+import { slackAgent } from './proxy.js';
 
 export type WebClient = webApi.WebClient;
+
+/** What a Slack client is built from: the Slack settings and, when set, the egress proxy (SPEC §2). */
+export type SlackClientConfig = Pick<Config, 'slack'> & { readonly proxy?: Config['proxy'] };
 
 /** Slack API calls from the request path give up quickly: a slow Slack must not hold a request for minutes. */
 export const SLACK_CALL_TIMEOUT_MS = 10_000;
@@ -33,11 +37,15 @@ export function boltLogger(logger: Logger, name = 'slack'): BoltLogger {
 
 /**
  * The WebClient options the bot uses everywhere (reference §1.6): no retries and rate-limited calls rejected,
- * so a timed-out post is never sent twice behind our back, and a timeout on every call.
+ * so a timed-out post is never sent twice behind our back, and a timeout on every call; `agent` sends every call
+ * through HTTPS_PROXY / HTTP_PROXY unless NO_PROXY says otherwise (./proxy.ts). Bolt hands these options on to
+ * Socket Mode, whose apps.connections.open call and WebSocket then use the same agent.
  */
-export function clientOptions(config: Pick<Config, 'slack'>, logger?: Logger): webApi.WebClientOptions {
+export function clientOptions(config: SlackClientConfig, logger?: Logger): webApi.WebClientOptions {
+  const agent = slackAgent(config.proxy);
   return {
     slackApiUrl: config.slack.apiUrl,
+    ...(agent ? { agent } : {}),
     retryConfig: { retries: 0 },
     rejectRateLimitedCalls: true,
     timeout: SLACK_CALL_TIMEOUT_MS,
@@ -51,7 +59,7 @@ export function clientOptions(config: Pick<Config, 'slack'>, logger?: Logger): w
  * client binds to `apiCall` when it is constructed, hence the subclass.
  */
 export function createSlackClient(
-  config: Pick<Config, 'slack'>,
+  config: SlackClientConfig,
   opts: { logger?: Logger; timeoutMs?: number; onCall?: SlackCallObserver } = {},
 ): WebClient {
   const token = config.slack.botToken;

@@ -1,7 +1,9 @@
 // The bot's Slack-side port implementations: user group members, the response_url responder and the bot's
 // identity (auth.test). The WebClient itself is built in src/slack-client.
 import type { Responder, ResponseMessage, UsergroupMembers } from '../app/ports.js';
+import type { Agent } from 'node:http';
 import type { WebClient } from '../slack-client/client.js';
+import { postJson } from '../slack-client/proxy.js';
 
 export const RESPONSE_URL_TIMEOUT_MS = 10_000;
 
@@ -27,17 +29,18 @@ export function usergroupMembers(client: WebClient): UsergroupMembers {
   };
 }
 
-/** Posts to a `response_url` (5 uses within 30 minutes; reference §1.1) with a deadline. */
+/**
+ * Posts to a `response_url` (5 uses within 30 minutes; reference §1.1) with a deadline, through `agent` — the
+ * egress proxy's (`slackAgent(config.proxy)`), as every Slack call (SPEC §2); global fetch would ignore it.
+ */
 export class FetchResponder implements Responder {
-  constructor(private readonly timeoutMs = RESPONSE_URL_TIMEOUT_MS) {}
+  constructor(
+    private readonly timeoutMs = RESPONSE_URL_TIMEOUT_MS,
+    private readonly agent?: Agent,
+  ) {}
 
   async respond(responseUrl: string, message: ResponseMessage): Promise<void> {
-    const response = await fetch(responseUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(message),
-      signal: AbortSignal.timeout(this.timeoutMs),
-    });
-    if (!response.ok) throw new Error(`the response_url answered ${response.status}: ${(await response.text()).slice(0, 200)}`);
+    const response = await postJson(responseUrl, message, { agent: this.agent, timeoutMs: this.timeoutMs });
+    if (response.status < 200 || response.status > 299) throw new Error(`the response_url answered ${response.status}: ${response.text.slice(0, 200)}`);
   }
 }

@@ -1,6 +1,6 @@
 // The notifier's delivery state in Redis: per-operation idempotency marks, the last rendered card seq, the
 // thread permalink, and the per-operation lock that lets one replica at a time make an operation's Slack calls.
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from './connection.js';
 import { notifierKeys, type NotifierKeys } from './keys.js';
 import { runScript } from './scripts.js';
 
@@ -44,7 +44,7 @@ export class DeliveryState {
   private readonly keys: NotifierKeys;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     prefix: string,
     /** How long an operation's marks are kept after its last write (at least as long as its record). */
     private readonly retentionMs: number,
@@ -92,8 +92,13 @@ export class DeliveryState {
     await this.redis.multi().hset(key, 'permalink', permalink).pexpire(key, this.retentionMs).exec();
   }
 
+  /**
+   * Takes the operation's lock, or finds it already held under `token` (then renews it): a SET whose reply was lost
+   * in a failover, and that ioredis sent again or the caller retried, must not lock its own sender out until the TTL.
+   */
   async tryLock(opId: string, token: string, ttlMs: number): Promise<boolean> {
-    return (await this.redis.set(this.keys.lock(opId), token, 'PX', ttlMs, 'NX')) === 'OK';
+    if ((await this.redis.set(this.keys.lock(opId), token, 'PX', ttlMs, 'NX')) === 'OK') return true;
+    return this.extendLock(opId, token, ttlMs);
   }
 
   async extendLock(opId: string, token: string, ttlMs: number): Promise<boolean> {

@@ -1,5 +1,5 @@
 // The `{prefix}:events` stream: how history entries are written to it and read back by consumers (SPEC §4).
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from './connection.js';
 import { HISTORY_TYPES, type HistoryEntry, type HistoryType } from '../domain/model/operation.js';
 import { storeKeys } from './keys.js';
 
@@ -52,7 +52,7 @@ export interface ReadOptions {
 }
 
 /** Entries in stream order, oldest first. */
-export async function readEvents(redis: Redis, prefix: string, options: ReadOptions = {}): Promise<OperationEvent[]> {
+export async function readEvents(redis: RedisConnection, prefix: string, options: ReadOptions = {}): Promise<OperationEvent[]> {
   const start = options.after === undefined ? '-' : `(${options.after}`;
   const raw = (await redis.xrange(storeKeys(prefix).events, start, '+', 'COUNT', options.count ?? 100)) as RawEntry[];
   return raw.map(parseEvent);
@@ -63,7 +63,7 @@ export async function readEvents(redis: Redis, prefix: string, options: ReadOpti
  * its own, never the connection the stores use.
  */
 export async function waitForEvents(
-  blocking: Redis,
+  blocking: RedisConnection,
   prefix: string,
   after: string,
   blockMs: number,
@@ -76,7 +76,7 @@ export async function waitForEvents(
 }
 
 /** The id of the newest entry, or `0-0` on an empty stream: a starting point for `waitForEvents`. */
-export async function lastEventId(redis: Redis, prefix: string): Promise<string> {
+export async function lastEventId(redis: RedisConnection, prefix: string): Promise<string> {
   const raw = (await redis.xrevrange(storeKeys(prefix).events, '+', '-', 'COUNT', 1)) as RawEntry[];
   return raw[0]?.[0] ?? '0-0';
 }

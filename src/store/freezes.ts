@@ -1,5 +1,5 @@
 // Manual freezes of targets (`lock`/`unlock`, SPEC §3) and their audit history; kept apart from leases.
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from './connection.js';
 import { targetKey, type Target } from '../domain/model/target.js';
 import { storeKeys, type StoreKeys } from './keys.js';
 import { checkedRetention } from './operations.js';
@@ -44,7 +44,7 @@ export class FreezeStore {
   private readonly retentionMs: number;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     opts: FreezeStoreOptions,
   ) {
     this.keys = storeKeys(opts.prefix);

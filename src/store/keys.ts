@@ -83,6 +83,12 @@ export interface NotifierKeys {
   delivery(opId: string): string;
   /** One replica at a time makes an operation's Slack calls; value = the holder's token. */
   lock(opId: string): string;
+  /** Present while a bot is posting the operation's card (waiting for the channel's turn included). */
+  cardInFlight(opId: string): string;
+  /** hash: the installation-wide post pace of one channel (src/store/pacing.ts, lua/paceChannel.lua). */
+  pace(channel: string): string;
+  /** hash: the coalescing window of one operation's card edits, shared by every replica (same script). */
+  cardEdit(opId: string): string;
 }
 
 export function notifierKeys(prefix: string): NotifierKeys {
@@ -90,5 +96,8 @@ export function notifierKeys(prefix: string): NotifierKeys {
   return {
     delivery: (opId) => `${tag}:notifier:op:${opId}`,
     lock: (opId) => `${tag}:notifier:lock:${opId}`,
+    cardInFlight: (opId) => `${tag}:notifier:card:${opId}`,
+    pace: (channel) => `${tag}:notifier:pace:${channel}`,
+    cardEdit: (opId) => `${tag}:notifier:card-edit:${opId}`,
   };
 }

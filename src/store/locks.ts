@@ -1,6 +1,6 @@
 // Per-target execution leases (SPEC §9): only the head of the target's FIFO order may hold one; token-checked.
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from './connection.js';
 import type { Target } from '../domain/model/target.js';
 import { storeKeys, type StoreKeys } from './keys.js';
 import { defineScripts, runScript } from './scripts.js';
@@ -54,7 +54,7 @@ export class LeaseStore implements LockStore {
   private readonly token: () => string;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     opts: LeaseStoreOptions,
   ) {
     this.keys = storeKeys(opts.prefix);

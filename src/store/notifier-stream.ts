@@ -1,5 +1,5 @@
 // The notifier's side of the `{prefix}:events` stream: its consumer group, reads, claims of idle entries, acks.
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from './connection.js';
 import { storeKeys } from './keys.js';
 
 /** The consumer group every notifier replica reads with (each entry goes to one of them). */
@@ -12,7 +12,7 @@ export class NotifierStream {
   readonly key: string;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     prefix: string,
     private readonly consumer: string,
   ) {
@@ -32,7 +32,7 @@ export class NotifierStream {
    * New entries for this consumer (`>`), waiting up to `blockMs`; or with `id` `0`, the entries already delivered
    * to this consumer and not acknowledged (a restart under the same name). Blocks: pass a dedicated connection.
    */
-  async read(connection: Redis, id: '>' | '0', count: number, blockMs?: number): Promise<RawEntry[]> {
+  async read(connection: RedisConnection, id: '>' | '0', count: number, blockMs?: number): Promise<RawEntry[]> {
     const block = blockMs === undefined ? [] : ['BLOCK', blockMs];
     const reply = (await connection.call(
       'XREADGROUP',

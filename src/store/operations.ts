@@ -1,6 +1,5 @@
 // The operation store: records in Redis, changed only by compare-and-set commits that also append the history
 // entries to the event stream and keep the indexes and each target's FIFO order, in one Lua script.
-import type { Redis } from 'ioredis';
 import type { Approval } from '../domain/model/decision.js';
 import {
   applyChange,
@@ -17,6 +16,7 @@ import {
 } from '../domain/model/operation.js';
 import type { Target } from '../domain/model/target.js';
 import { entryArgs, EVENTS_MAX_AGE_MS } from './events.js';
+import type { RedisConnection, ReplicaWait } from './connection.js';
 import { storeKeys, type StoreKeys } from './keys.js';
 import { defineScripts, runScript } from './scripts.js';
 
@@ -61,7 +61,15 @@ export interface OperationStoreOptions {
   retentionMs?: number;
   /** Called once per committed change with its new entries (metrics count terminal states through it). */
   onCommitted?: (record: OperationRecord, entries: readonly HistoryEntry[]) => void;
+  /** SPEC §9: waits for a replica after the commits that decide a submission (see DECISIVE_STATES). */
+  replicas?: ReplicaWait;
 }
+
+/**
+ * The states whose commit decides a submission (SPEC §9): SUBMITTING is written before the call to the API and
+ * SUBMITTED after it; a failover that lost either could make a run send the change again or forget it was sent.
+ */
+const DECISIVE_STATES: ReadonlySet<OperationState> = new Set(['SUBMITTING', 'SUBMITTED']);
 
 type CommitReply = ['ok', number] | ['exists'] | ['missing'] | ['conflict'];
 
@@ -78,12 +86,14 @@ export class OperationStore {
   private readonly now: () => number;
   private readonly retentionMs: number;
   private readonly onCommitted: OperationStoreOptions['onCommitted'];
+  private readonly replicas: ReplicaWait | undefined;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     opts: OperationStoreOptions,
   ) {
     this.onCommitted = opts.onCommitted;
+    this.replicas = opts.replicas;
     this.keys = storeKeys(opts.prefix);
     this.now = opts.now ?? Date.now;
     this.retentionMs = checkedRetention(opts.retentionMs);
@@ -125,6 +135,9 @@ export class OperationStore {
       const reply = await this.commit(current, outcome.record, outcome.entries, outcome.order);
       if (reply[0] === 'ok') {
         const record = outcome.order === 'join' ? { ...outcome.record, firstQueuedSeq: reply[1] } : outcome.record;
+        if (this.replicas && outcome.entries.some((e) => e.type === 'state' && DECISIVE_STATES.has(e.name as OperationState))) {
+          await this.replicas.afterWrite(this.keys.operation(id));
+        }
         this.observe(record, outcome.entries);
         return { ok: true, record, entries: outcome.entries };
       }

@@ -1,6 +1,6 @@
 // The Lua scripts of ./lua: loaded into each ioredis connection once with defineCommand, then called by name.
 import { readFileSync } from 'node:fs';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from './connection.js';
 
 /** Script name → number of KEYS (fixed, so every key is declared and the scripts run on Redis Cluster). */
 export const SCRIPTS = {
@@ -14,6 +14,7 @@ export const SCRIPTS = {
   raiseRenderedSeq: 1,
   extendDeliveryLock: 1,
   releaseDeliveryLock: 1,
+  paceChannel: 1,
 } as const satisfies Record<string, number>;
 export type ScriptName = keyof typeof SCRIPTS;
 
@@ -37,10 +38,10 @@ function readSources(): Map<ScriptName, string> {
   );
 }
 
-const defined = new WeakSet<Redis>();
+const defined = new WeakSet<RedisConnection>();
 
 /** Defines every script on `redis` (idempotent); call at startup to fail fast when a script file is missing. */
-export function defineScripts(redis: Redis): void {
+export function defineScripts(redis: RedisConnection): void {
   if (defined.has(redis)) return;
   sources ??= readSources();
   for (const [name, lua] of sources) redis.defineCommand(commandName(name), { numberOfKeys: SCRIPTS[name], lua });
@@ -49,7 +50,7 @@ export function defineScripts(redis: Redis): void {
 
 type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
 
-export async function runScript(redis: Redis, name: ScriptName, keys: string[], args: (string | number)[]): Promise<unknown> {
+export async function runScript(redis: RedisConnection, name: ScriptName, keys: string[], args: (string | number)[]): Promise<unknown> {
   if (keys.length !== SCRIPTS[name]) throw new Error(`script ${name} takes ${SCRIPTS[name]} keys, got ${keys.length}`);
   defineScripts(redis);
   const call = (redis as unknown as Record<string, ScriptCall>)[commandName(name)] as ScriptCall;

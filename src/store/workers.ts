@@ -1,6 +1,6 @@
 // Which clusters have a worker running (SPEC §3a): each worker process renews a short-lived key per cluster it
 // executes, so the bot can say in a thread that an operation waits for a worker that is not there.
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from './connection.js';
 import { storeKeys, type StoreKeys } from './keys.js';
 
 /** How often a worker renews its presence; the key lives three times as long. */
@@ -10,7 +10,7 @@ export class WorkerPresence {
   private readonly keys: StoreKeys;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     prefix: string,
   ) {
     this.keys = storeKeys(prefix);

@@ -1,15 +1,15 @@
 // The BullMQ worker of one cluster's queue `flink-ops.<cluster>`: runs each job through the Runner; parks waiting jobs; hands work back on shutdown.
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { forOperation, type Logger } from '../log.js';
 import { queueName, type OperationJobData } from '../queue/queue.js';
+import type { RedisConnection } from '../store/connection.js';
 import { bullmqPrefix } from '../store/keys.js';
 import { RunInterrupted } from './lease-keeper.js';
 import type { Runner } from './runner.js';
 
 export interface OperationWorkerOptions {
-  /** Needs `maxRetriesPerRequest: null` (see workerConnection); BullMQ duplicates it for blocking reads. */
-  connection: Redis;
+  /** Made for use `worker` (`maxRetriesPerRequest: null`, store/connection.ts); BullMQ duplicates it for blocking reads. */
+  connection: RedisConnection;
   prefix: string;
   /** The cluster whose queue (`flink-ops.<cluster>`) this worker consumes. */
   cluster: string;

@@ -1,11 +1,11 @@
 // Flows of SPEC §7–§8 end to end through the real Bolt app, notifier, queue, worker and simulated cluster:
-// a dev operation that needs no approval, and an approval window that expires.
+// a dev operation that needs no approval, and an approval window that expires (over HTTP and over Socket Mode).
 import { DEFAULT_CLUSTER } from '../../src/config.js';
 import { expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { startWorker } from '../../src/roles/worker.js';
 import { Sweep } from '../../src/app/sweep.js';
-import { USERS, useBotEnvs } from '../support/bot-env.js';
+import { TRANSPORTS, USERS, useBotEnvs } from '../support/bot-env.js';
 
 const bots = useBotEnvs();
 
@@ -30,8 +30,8 @@ it('a dev operation runs without approval to COMPLETED; the card keeps no button
   }
 }, 90_000);
 
-it('an approval window that passes ends EXPIRED: buttons gone, a late click is answered and changes nothing', async () => {
-  const env = await bots.start({ overrides: { sweep: false } });
+it.each(TRANSPORTS)('an approval window that passes ends EXPIRED: buttons gone, a late click is answered and changes nothing (%s)', async (transport) => {
+  const env = await bots.start({ transport, overrides: { sweep: false } });
   try {
     const requested = await env.request('restart streaming-prod/orders --reason "expiry test"', USERS.alice);
     expect(requested.state).toBe('AWAITING_APPROVAL');

@@ -9,6 +9,7 @@ import type { OperationRecord } from '../../src/domain/model/operation.js';
 import { acceptedFinisher } from '../../src/roles/bot.js';
 import { FetchResponder } from '../../src/slack/slack-ports.js';
 import { OperationStore } from '../../src/store/operations.js';
+import { CardsInFlight } from '../../src/store/cards-in-flight.js';
 import { USERS, useBotEnvs, type BotEnv } from '../support/bot-env.js';
 
 const hooks = useBotEnvs();
@@ -25,7 +26,8 @@ async function leftAccepted(env: BotEnv, like: OperationRecord, responseId: stri
 }
 
 function sweeper(env: BotEnv, finished: string[]): Sweep {
-  const inner = acceptedFinisher(new OperationService(env.bot.deps, env.bot.identity.botName), new FetchResponder(), silent);
+  const cards = new CardsInFlight(env.redis.redis, env.config.redis.prefix);
+  const inner = acceptedFinisher(new OperationService(env.bot.deps, env.bot.identity.botName), new FetchResponder(), silent, cards);
   // The sweep's clock is a minute ahead of the bot's (the record is stale to it); its store writes with the same
   // clock, so a claim is fresh to the other sweeps, as it is in production where processes share the time.
   const now = () => env.bot.deps.now() + 60_000;
@@ -35,7 +37,7 @@ function sweeper(env: BotEnv, finished: string[]): Sweep {
     leases: env.bot.deps.leases,
     logger: silent,
     now,
-    accepted: { finish: async (record) => (finished.push(record.id), inner.finish(record)) },
+    accepted: { finish: async (record) => (finished.push(record.id), inner.finish(record)), cardInFlight: (record) => cards.inFlight(record.id) },
   });
 }
 
@@ -69,4 +71,23 @@ it('a stale ACCEPTED record whose card cannot be posted is CANCELLED and its req
   await sweeper(env, finished).run();
   expect(finished).toEqual([stale.id]);
   expect(env.sim.responses.filter((r) => r.id === 'cmd-cancel')).toHaveLength(1);
+});
+
+it('a record whose card is still waiting for the channel\'s turn is not stale: the sweep leaves it to its bot', async () => {
+  const env = await hooks.start({ overrides: { sweep: false, notifier: false } });
+  const like = await env.request('scale streaming-prod/fraud-detection 7 --reason "slow card"', USERS.alice);
+  const slow = await leftAccepted(env, like, 'cmd-slow');
+  const cards = new CardsInFlight(env.redis.redis, env.config.redis.prefix);
+  const finished: string[] = [];
+  let release = (): void => undefined;
+  const posting = cards.hold(slow.id, () => new Promise<void>((resolve) => (release = resolve)));
+  expect(await cards.inFlight(slow.id)).toBe(true);
+  expect((await sweeper(env, finished).run()).resumed).toEqual([]);
+  expect((await env.record(slow.id)).state).toBe('ACCEPTED');
+  // Once that bot is done (or dead and its mark lapsed), the record is the sweep's again.
+  release();
+  await posting;
+  expect(await cards.inFlight(slow.id)).toBe(false);
+  expect((await sweeper(env, finished).run()).resumed).toEqual([slow.id]);
+  expect(finished).toEqual([slow.id]);
 });

@@ -17,10 +17,17 @@ import { ACTION_IDS, approvalBlockId } from '../../src/slack/blocks/index.js';
 import { startBot, type BotOverrides, type RunningBot } from '../../src/roles/bot.js';
 import { waitForEvents } from '../../src/store/events.js';
 import { redisForTest, type TestRedis } from './redis.js';
-import { blockActionsBody, postSigned, slashCommandBody, type PostSignedOptions } from './slack.js';
+import { blockActionsBody, postSigned, slashCommandBody, socketEnvelope, type PostSignedOptions } from './slack.js';
 
 export const SECRET = 'bot-test-signing-secret';
 export const TOKEN = 'xoxb-bot-test';
+export const APP_TOKEN = 'xapp-1-A0SIMAPP-bot-test';
+/** Socket Mode in tests: the client's ping timeout, which is also how long it waits before reconnecting. */
+export const TEST_SOCKET_PING_TIMEOUT_MS = 1_500;
+
+/** How the bot under test hears from Slack: signed HTTP requests, or envelopes over Socket Mode. */
+export type Transport = 'http' | 'socket';
+export const TRANSPORTS: Transport[] = ['http', 'socket'];
 export const USERS = {
   alice: 'U0ALICE', // oncall: may request in streaming-prod
   lead1: 'U0LEAD1', // leads, listed by id
@@ -83,13 +90,21 @@ export interface BotEnvOptions {
   /** More environment for the bot's config (e.g. KUBE_CONTEXTS). */
   env?: Record<string, string>;
   overrides?: BotOverrides;
+  /** 'socket': SLACK_APP_TOKEN is set and commands, clicks and Home opens come over the simulated Socket Mode. */
+  transport?: Transport;
+  /** Runs once the simulated Slack is up, before the bot starts; what it returns is added to the bot's environment. */
+  beforeBot?: (sim: SimSlack) => Promise<Record<string, string>>;
 }
 
 export interface Sent {
+  /** HTTP: the response's status. Socket Mode: 200 once the envelope is acknowledged. */
   status: number;
+  /** HTTP: the response body. Socket Mode: the ack's payload as JSON, '' when empty (as Bolt's HTTP answer). */
   body: string;
-  /** performance.now() when the HTTP response arrived. */
+  /** performance.now() when the HTTP response (or the ack) arrived. */
   answeredAt: number;
+  /** Socket Mode: the envelope as the simulated Slack delivered it. */
+  envelopeId?: string;
   /** The private (or in-channel) answer through the response_url. */
   reply(): Promise<{ text: string; body: Record<string, unknown> }>;
 }
@@ -100,6 +115,7 @@ export interface BotEnv {
   redis: TestRedis;
   config: Config;
   channel: string;
+  transport: Transport;
   queue: OperationQueue;
   /** performance.now() of each simulated Slack API call, by call seq. */
   callTimes: Map<number, number>;
@@ -114,6 +130,8 @@ export interface BotEnv {
   /** The card as Slack shows it, once the notifier has edited it to `state` (its blocks say `State: <state>`). */
   cardIn(record: OperationRecord, state: OperationState): Promise<SimMessage>;
   operationCount(): Promise<number>;
+  /** The user opens the app's Home tab (an Events API request or an `events_api` envelope, by transport). */
+  openHome(user: string): Promise<{ status: number; ms: number }>;
   jobState(opId: string, revision: number): Promise<string>;
   /** The BullMQ job of `opId` at `revision` once it exists (enqueueing follows the QUEUED commit). */
   waitForJob(opId: string, revision: number): Promise<string>;
@@ -125,8 +143,11 @@ let counter = 0;
 export async function startBotEnv(cluster: Pick<SimCluster, 'kubeconfigPath'>, opts: BotEnvOptions = {}): Promise<BotEnv> {
   const redis = await redisForTest('bot');
   const channel = opts.channel?.id ?? `C0T${(++counter).toString(36).toUpperCase()}${redis.prefix.slice(-4).toUpperCase()}`;
+  const transport = opts.transport ?? 'http';
+  const socketMode = transport === 'socket';
   const sim = await startSimSlack({
     botToken: TOKEN,
+    appToken: APP_TOKEN,
     botName: 'flink-ops',
     users: Object.values(USERS).map((id) => ({ id, name: id.toLowerCase() })),
     channels: [{ id: channel, name: `test-${channel.toLowerCase()}`, ...opts.channel }, { id: INCIDENTS, name: 'incidents' }],
@@ -141,7 +162,7 @@ export async function startBotEnv(cluster: Pick<SimCluster, 'kubeconfigPath'>, o
   const loaded = loadConfig(
     {
       SLACK_BOT_TOKEN: TOKEN,
-      SLACK_SIGNING_SECRET: SECRET,
+      ...(socketMode ? { SLACK_APP_TOKEN: APP_TOKEN } : { SLACK_SIGNING_SECRET: SECRET }),
       SLACK_API_URL: sim.apiUrl,
       PORT: '0',
       REDIS_URL: redis.url,
@@ -150,26 +171,39 @@ export async function startBotEnv(cluster: Pick<SimCluster, 'kubeconfigPath'>, o
       POLICY_FILE: policyFile,
       LOG_LEVEL: 'silent',
       ...opts.env,
+      ...(opts.beforeBot ? await opts.beforeBot(sim) : {}),
     },
     'bot',
   );
   if (!loaded.ok) throw new Error(loaded.problems.join('\n'));
   const config = loaded.config;
-  const bot = await startBot(config, { logger: createLogger(process.env.BOT_TEST_LOG ?? 'silent'), now: opts.now ?? clockFrom(WEDNESDAY), ...opts.overrides });
+  const bot = await startBot(config, {
+    logger: createLogger(process.env.BOT_TEST_LOG ?? 'silent'),
+    now: opts.now ?? clockFrom(WEDNESDAY),
+    ...(socketMode ? { socketPingTimeoutMs: TEST_SOCKET_PING_TIMEOUT_MS } : {}),
+    ...opts.overrides,
+  });
   const queue = new OperationQueue({ connection: redis.redis, prefix: redis.prefix, cluster: DEFAULT_CLUSTER });
   const blocking = new Redis(redis.url, { maxRetriesPerRequest: null });
   let sends = 0;
   let closing: Promise<void> | undefined;
 
   const send = async (body: string, responseId: string, postOpts?: PostSignedOptions): Promise<Sent> => {
-    const res = await postSigned(bot.url as string, body, SECRET, postOpts);
-    const answeredAt = performance.now();
-    const text = await res.text();
     const reply = async () => {
       const found = await sim.waitFor(() => sim.responses.find((r) => r.id === responseId), 10_000);
       const replyBody = typeof found.body === 'string' ? { text: found.body } : found.body;
       return { text: String(replyBody.text ?? ''), body: replyBody };
     };
+    if (socketMode) {
+      // Signature options have no meaning here: Socket Mode requests are not signed.
+      const envelope = socketEnvelope(body);
+      const ack = await sim.socket.deliver(envelope.type, envelope.payload, { timeoutMs: 20_000 });
+      const text = Object.keys(ack.payload).length === 0 ? '' : JSON.stringify(ack.payload);
+      return { status: 200, body: text, answeredAt: performance.now(), envelopeId: ack.envelopeId, reply };
+    }
+    const res = await postSigned(bot.url as string, body, SECRET, postOpts);
+    const answeredAt = performance.now();
+    const text = await res.text();
     return { status: res.status, body: text, answeredAt, reply };
   };
 
@@ -179,6 +213,7 @@ export async function startBotEnv(cluster: Pick<SimCluster, 'kubeconfigPath'>, o
     redis,
     config,
     channel,
+    transport,
     queue,
     callTimes,
     async command(text, user = USERS.alice, postOpts) {
@@ -238,6 +273,9 @@ export async function startBotEnv(cluster: Pick<SimCluster, 'kubeconfigPath'>, o
     },
     async operationCount() {
       return (await bot.deps.store.recent(100)).length;
+    },
+    openHome(user) {
+      return sim.openHome(user, socketMode ? 'socket' : { url: bot.url as string, signingSecret: SECRET });
     },
     async jobState(opId, revision) {
       return queue.jobState(jobIdOf(opId, revision));

@@ -1,4 +1,5 @@
-// Signed Slack requests for tests: signatures, slash-command and block_actions bodies, and a signed POST.
+// Signed Slack requests for tests: signatures, slash-command and block_actions bodies, a signed POST, and the same
+// bodies as Socket Mode envelopes.
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -138,4 +139,15 @@ export function slackEventsUrl(server: Server): string {
   const address = server.address() as AddressInfo | null;
   if (address === null || typeof address === 'string') throw new Error('the Bolt server is not listening on a TCP port');
   return `http://127.0.0.1:${address.port}/slack/events`;
+}
+
+/**
+ * The Socket Mode envelope Slack sends instead of an HTTP request with this form body: a slash command's fields as
+ * a `slash_commands` payload, a click's `payload=<json>` as an `interactive` one (the same objects Bolt parses).
+ */
+export function socketEnvelope(formBody: string): { type: 'slash_commands' | 'interactive'; payload: Record<string, unknown> } {
+  const form = new URLSearchParams(formBody);
+  const json = form.get('payload');
+  if (json !== null) return { type: 'interactive', payload: JSON.parse(json) as Record<string, unknown> };
+  return { type: 'slash_commands', payload: Object.fromEntries(form) };
 }

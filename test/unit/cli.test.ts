@@ -1,4 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseArgs } from '../../src/cli/args.js';
 
@@ -27,6 +30,27 @@ describe('flink-chatops CLI', () => {
     expect(stderr).toContain('LEASE_TTL:');
     expect(stderr).toContain('SLACK_BOT_TOKEN:');
     expect(stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('a REDIS_URL with a password and a stray newline, or set both plain and as _FILE: exit 1, a readable line, no password', () => {
+    const stray = cli(['serve', '--role', 'worker'], { REDIS_URL: 'redis://app:s3cr3t-pw@redis.internal:6379\n' });
+    expect(stray.code).toBe(1);
+    expect(stray.stderr).toContain('REDIS_URL: must be a redis:// or rediss:// URL');
+    expect(stray.stderr).toContain('redis://app:***@redis.internal:6379\\n');
+    const dir = mkdtempSync(join(tmpdir(), 'cli-file-'));
+    try {
+      const file = join(dir, 'redis-url');
+      writeFileSync(file, 'redis://app:s3cr3t-pw@redis.internal:6379\n');
+      const both = cli(['serve', '--role', 'worker'], { REDIS_URL: 'redis://app:s3cr3t-pw@redis.internal:6379', REDIS_URL_FILE: file });
+      expect(both.code).toBe(1);
+      expect(both.stderr).toContain('REDIS_URL_FILE: set REDIS_URL or REDIS_URL_FILE, not both');
+      for (const run of [stray, both]) {
+        expect(`${run.stdout}${run.stderr}`).not.toContain('s3cr3t-pw');
+        expect(run.stderr).not.toMatch(/\n\s+at /);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses an unknown subcommand and an unknown role', () => {

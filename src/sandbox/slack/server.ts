@@ -1,5 +1,6 @@
 // The simulated Slack Web API server: routing, auth, faults, rate limits, recording, events, and the SimSlack handle.
 import { once } from 'node:events';
+import { performance } from 'node:perf_hooks';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs, str, type ParsedArgs } from './args.js';
@@ -9,6 +10,7 @@ import { isSimMethod, METHODS, type MethodContext } from './methods.js';
 import { appHomeOpenedBody, deliverEvent } from './events-api.js';
 import { DEFAULT_RATE_LIMITS, RateLimiter } from './ratelimit.js';
 import { ResponseUrls } from './response-url.js';
+import { SimSocketServer } from './socket-mode.js';
 import { copy, Workspace } from './state.js';
 import type {
   CallFault,
@@ -29,6 +31,10 @@ import type {
 } from './types.js';
 
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
+/** The Web API method that opens a Socket Mode link (not in METHODS: it takes the app-level token). */
+const SOCKET_OPEN = 'apps.connections.open';
+/** How long openHome over the socket waits for the ack (a reconnect may come first). */
+const SOCKET_EVENT_TIMEOUT_MS = 30_000;
 
 interface Outcome {
   status: number;
@@ -64,10 +70,11 @@ class SimSlackServer implements SimSlack {
   private readonly responseUrls: ResponseUrls;
   private readonly ctx: MethodContext;
   private readonly now: () => number;
-  private readonly listeners: Listeners = { call: new Set(), message: new Set(), response: new Set() };
+  private readonly listeners: Listeners = { call: new Set(), message: new Set(), response: new Set(), socket: new Set() };
   /** Requests a timeout fault keeps unanswered until the client gives up or the simulator closes. */
   private readonly held = new Set<ServerResponse>();
   private readonly server: Server;
+  readonly socket: SimSocketServer;
 
   constructor(private readonly opts: SimSlackOptions) {
     this.now = opts.now ?? Date.now;
@@ -103,6 +110,10 @@ class SimSlackServer implements SimSlack {
       ttlMs: opts.responseUrlTtlMs ?? 30 * 60_000,
     });
     this.ctx = { ws: this.ws, permalinkBase: opts.permalinkBase ?? `https://${teamDomain}.slack.com` };
+    this.socket = new SimSocketServer(
+      { ...(opts.appToken === undefined ? {} : { appToken: opts.appToken }), ...(opts.socketPingIntervalMs === undefined ? {} : { pingIntervalMs: opts.socketPingIntervalMs }) },
+      { appId: this.ws.bot.appId, now: this.now, emit: (event) => this.emit('socket', event) },
+    );
     this.server = createServer((req, res) => {
       this.handle(req, res).catch((error: unknown) => {
         if (!res.headersSent) res.writeHead(error instanceof BodyTooLarge ? 413 : 500, { 'content-type': 'text/plain' });
@@ -118,6 +129,7 @@ class SimSlackServer implements SimSlack {
     this.port = address.port;
     this.url = `http://${this.opts.host ?? '127.0.0.1'}:${address.port}`;
     this.apiUrl = `${this.url}/api/`;
+    this.socket.attach(this.server, this.url);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -166,9 +178,11 @@ class SimSlackServer implements SimSlack {
 
   /** Checks in Slack's order: method, arguments, auth, injected faults, rate limit; then the method itself. */
   private dispatch(method: string, parsed: ParsedArgs): Outcome {
+    if (method === SOCKET_OPEN) return this.openConnection(parsed);
     if (!isSimMethod(method)) return { status: 200, body: fail('unknown_method') };
     if (!parsed.ok) return { status: 200, body: fail(parsed.error) };
     if (parsed.token === undefined) return { status: 200, body: fail('not_authed') };
+    if (parsed.token.startsWith('xapp-')) return { status: 200, body: fail('not_allowed_token_type') };
     if (this.opts.botToken !== undefined && parsed.token !== this.opts.botToken) {
       return { status: 200, body: fail('invalid_auth') };
     }
@@ -181,6 +195,17 @@ class SimSlackServer implements SimSlack {
       if (verdict.limited) return this.limited(verdict.retryAfterSec);
     }
     const body = METHODS[method](parsed.args, this.ctx);
+    return fault?.kind === 'timeout' ? { status: 200, body, fault: 'timeout' } : { status: 200, body };
+  }
+
+  /** `apps.connections.open` takes the app-level token, not the bot's; faults apply as to any method. */
+  private openConnection(parsed: ParsedArgs): Outcome {
+    if (!parsed.ok) return { status: 200, body: fail(parsed.error) };
+    if (parsed.token === undefined) return { status: 200, body: fail('not_authed') };
+    const fault = this.faults.take(SOCKET_OPEN);
+    if (fault?.kind === 'failed') return { status: 200, body: fail(fault.error), fault: 'failed' };
+    if (fault?.kind === 'ratelimited') return this.limited(fault.retryAfterSec, 'ratelimited');
+    const body = this.socket.open(parsed.token);
     return fault?.kind === 'timeout' ? { status: 200, body, fault: 'timeout' } : { status: 200, body };
   }
 
@@ -234,7 +259,7 @@ class SimSlackServer implements SimSlack {
         return true;
       };
       if (check()) return;
-      offs.push(this.on('call', check), this.on('message', check), this.on('response', check));
+      offs.push(this.on('call', check), this.on('message', check), this.on('response', check), this.on('socket', check));
     });
   }
 
@@ -282,12 +307,17 @@ class SimSlackServer implements SimSlack {
     return home === undefined ? undefined : copy(home);
   }
 
-  async openHome(user: string, app: SimEventTarget): Promise<{ status: number; ms: number }> {
+  async openHome(user: string, app: SimEventTarget | 'socket'): Promise<{ status: number; ms: number }> {
     if (!this.ws.users.has(user)) throw new Error(`simulated Slack: no user ${user}`);
-    return deliverEvent(app, appHomeOpenedBody(this.ws.bot, user, this.now(), this.ws.homes.get(user)?.id), this.now());
+    const body = appHomeOpenedBody(this.ws.bot, user, this.now(), this.ws.homes.get(user)?.id);
+    if (app !== 'socket') return deliverEvent(app, body, this.now());
+    const started = performance.now();
+    await this.socket.deliver('events_api', JSON.parse(body) as Record<string, unknown>, { timeoutMs: SOCKET_EVENT_TIMEOUT_MS });
+    return { status: 200, ms: performance.now() - started };
   }
 
   async close(): Promise<void> {
+    this.socket.close();
     for (const res of this.held) res.socket?.destroy();
     this.held.clear();
     const closed = once(this.server, 'close');

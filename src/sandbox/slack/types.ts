@@ -70,6 +70,76 @@ export interface SimSlackOptions {
   responseUrlTtlMs?: number;
   /** Wall clock in ms (message ts, rate windows, response_url expiry). */
   now?: () => number;
+  /** Socket Mode: the app-level token `apps.connections.open` accepts (any `xapp-…` when unset). */
+  appToken?: string;
+  /** How often the simulator pings each Socket Mode connection (default 5 s). */
+  socketPingIntervalMs?: number;
+}
+
+export interface SimSocketOptions {
+  appToken?: string;
+  pingIntervalMs?: number;
+}
+
+/** The envelope types of Socket Mode this simulator sends. */
+export type SimSocketEnvelopeType = 'slash_commands' | 'interactive' | 'events_api';
+
+/** `warning`: the link will be recycled soon; `refresh_requested`: reconnect now; `link_disabled`: Socket Mode was turned off. */
+export type SocketDisconnectReason = 'warning' | 'refresh_requested' | 'link_disabled';
+
+/** An app's acknowledgement of one envelope (its `payload` is the ack body, e.g. a slash command's reply). */
+export interface SimSocketAck {
+  envelopeId: string;
+  type: SimSocketEnvelopeType;
+  payload: Record<string, unknown>;
+  at: number;
+  /** 0 = acknowledged on the first send, 1 = on the first redelivery, … */
+  attempt: number;
+  connection: number;
+}
+
+/** One envelope and what happened to it: every send (a redelivery after a lost link adds one) and its ack. */
+export interface SimSocketDelivery {
+  envelopeId: string;
+  type: SimSocketEnvelopeType;
+  payload: Record<string, unknown>;
+  acceptsResponsePayload: boolean;
+  queuedAt: number;
+  sends: { connection: number; at: number }[];
+  ack?: SimSocketAck;
+}
+
+export type SimSocketEvent =
+  | { kind: 'connected' | 'closed'; connection: number; at: number }
+  | { kind: 'sent' | 'acked' | 'ack-lost' | 'stray-ack'; connection: number; envelopeId: string; at: number };
+
+/** Socket Mode as Slack speaks it: `apps.connections.open`, `hello`, envelopes and acks, `disconnect`, lost links. */
+export interface SimSocketMode {
+  /** Every envelope ever queued, in order. */
+  readonly deliveries: SimSocketDelivery[];
+  readonly acks: SimSocketAck[];
+  /** Acks of envelopes already acknowledged or never sent. */
+  readonly strayAcks: { envelopeId: string; payload: unknown; at: number; connection: number }[];
+  /** Connections that said `hello` and are still open. */
+  readonly connectionCount: number;
+  readonly unacknowledged: SimSocketDelivery[];
+  /**
+   * Queues an envelope for one open connection (or the next one to open); resolves with its ack. Sent again on
+   * the next connection while unacknowledged when its link goes. `timeoutMs`: reject when no ack came by then.
+   */
+  deliver(type: SimSocketEnvelopeType, payload: Record<string, unknown>, options?: { timeoutMs?: number }): Promise<SimSocketAck>;
+  /** Sends `disconnect` on every open connection, and closes each after `graceMs` if the app has not (default 1 s, 10 s for `warning`). Returns how many. */
+  disconnect(reason?: SocketDisconnectReason, options?: { graceMs?: number }): number;
+  /** Cuts every connection at once, no close frame (a lost TCP connection). Returns how many. */
+  drop(): number;
+  /** While true, new WebSocket connections are refused (HTTP 503 on the upgrade): the socket stays down. */
+  refuse(refusing: boolean): void;
+  /** The next `times` acks are lost on the way: the link breaks as they arrive, so their envelopes are sent again. */
+  loseNextAck(times?: number): void;
+  /** The link is cut right after the next `times` envelopes are written to it. */
+  dropAfterNextSend(times?: number): void;
+  /** Resolves once `count` connections are open. */
+  waitForConnections(count?: number, timeoutMs?: number): Promise<void>;
 }
 
 export interface SlackMetadata {
@@ -163,6 +233,7 @@ export interface SimSlackEvents {
   call: RecordedCall;
   message: SimMessageEvent;
   response: RecordedResponse;
+  socket: SimSocketEvent;
 }
 
 export type SimSlackEvent = keyof SimSlackEvents;
@@ -200,7 +271,12 @@ export interface SimSlack {
   postAsUser(channel: string, user: string, text: string, threadTs?: string): SimMessage;
   /** The Home tab the bot last published for `user`, if any. */
   homeView(user: string): SimHomeView | undefined;
-  /** `user` opens the app's Home tab: a signed `app_home_opened` Events API request to the app; resolves with its HTTP status. */
-  openHome(user: string, app: SimEventTarget): Promise<{ status: number; ms: number }>;
+  /**
+   * `user` opens the app's Home tab: a signed `app_home_opened` Events API request to the app, resolving with its
+   * HTTP status; or, with `'socket'`, an `events_api` envelope over Socket Mode (status 200 once acknowledged).
+   */
+  openHome(user: string, app: SimEventTarget | 'socket'): Promise<{ status: number; ms: number }>;
+  /** Socket Mode (SPEC §10). */
+  socket: SimSocketMode;
   close(): Promise<void>;
 }

@@ -1,0 +1,301 @@
+// Socket Mode in the simulated Slack: `apps.connections.open` hands out one-use WebSocket URLs; each connection gets
+// `hello`, then envelopes (`slash_commands`, `interactive`, `events_api`) that the app acknowledges by sending back
+// `{envelope_id, payload?}`. Slack may recycle a connection (`disconnect` with a reason) or lose it; an envelope not
+// acknowledged when its connection goes is sent again on the next one, so nothing is lost — and an app that did act
+// on it before its ack was lost sees it twice.
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { fail, type SlackBody } from './content.js';
+import type {
+  SimSocketAck,
+  SimSocketDelivery,
+  SimSocketEnvelopeType,
+  SimSocketEvent,
+  SimSocketMode,
+  SimSocketOptions,
+  SocketDisconnectReason,
+} from './types.js';
+
+const LINK_PATH = '/link/';
+/** Slack pings its side of the link every few seconds; the client gives up after 30 s without one. */
+const DEFAULT_PING_INTERVAL_MS = 5_000;
+/** Slack closes a connection it asked to refresh if the app has not done so itself. */
+const DEFAULT_DISCONNECT_GRACE_MS = 1_000;
+/** After `warning`, Slack keeps the link up about ten seconds before it refreshes it. */
+const WARNING_GRACE_MS = 10_000;
+const TICKET_TTL_MS = 60_000;
+/** "up to 10 open WebSocket connections at the same time" (reference §1.2). */
+const MAX_CONNECTIONS = 10;
+
+interface Connection {
+  id: number;
+  socket: WebSocket;
+  ping: NodeJS.Timeout;
+  /** `hello` sent: envelopes may go out. */
+  open: boolean;
+  timers: NodeJS.Timeout[];
+}
+
+interface Pending {
+  delivery: SimSocketDelivery;
+  /** The connection it was last sent on and not yet acknowledged over; undefined = waiting for one. */
+  on: Connection | undefined;
+  settle: (ack: SimSocketAck) => void;
+}
+
+export interface SocketModeDeps {
+  appId: string;
+  now: () => number;
+  emit: (event: SimSocketEvent) => void;
+}
+
+export class SimSocketServer implements SimSocketMode {
+  readonly deliveries: SimSocketDelivery[] = [];
+  readonly acks: SimSocketAck[] = [];
+  readonly strayAcks: { envelopeId: string; payload: unknown; at: number; connection: number }[] = [];
+  private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  private readonly tickets = new Map<string, number>();
+  private readonly connections = new Set<Connection>();
+  private readonly pending = new Map<string, Pending>();
+  private nextConnection = 0;
+  private roundRobin = 0;
+  private refusing = false;
+  private acksToLose = 0;
+  private dropsAfterSend = 0;
+  private baseUrl = '';
+
+  constructor(
+    private readonly opts: SimSocketOptions,
+    private readonly deps: SocketModeDeps,
+  ) {}
+
+  /** Serves the WebSocket upgrades of `server` (whose base URL is `baseUrl`, http://…). */
+  attach(server: Server, baseUrl: string): void {
+    this.baseUrl = baseUrl.replace(/^http/, 'ws');
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head));
+  }
+
+  get connectionCount(): number {
+    return [...this.connections].filter((c) => c.open).length;
+  }
+
+  get unacknowledged(): SimSocketDelivery[] {
+    return [...this.pending.values()].map((p) => p.delivery);
+  }
+
+  /** `apps.connections.open`: an app-level token (xapp-…) gets a one-use URL; a bot or user token is the wrong type. */
+  open(token: string): SlackBody {
+    if (!token.startsWith('xapp-')) return fail('not_allowed_token_type');
+    if (this.opts.appToken !== undefined && token !== this.opts.appToken) return fail('invalid_auth');
+    const now = this.deps.now();
+    for (const [ticket, at] of this.tickets) if (at < now - TICKET_TTL_MS) this.tickets.delete(ticket);
+    const ticket = randomBytes(16).toString('hex');
+    this.tickets.set(ticket, now);
+    return { ok: true, url: `${this.baseUrl}${LINK_PATH}?ticket=${ticket}&app_id=${this.deps.appId}` };
+  }
+
+  deliver(type: SimSocketEnvelopeType, payload: Record<string, unknown>, options: { timeoutMs?: number } = {}): Promise<SimSocketAck> {
+    const delivery: SimSocketDelivery = {
+      envelopeId: randomUUID(),
+      type,
+      payload: structuredClone(payload),
+      acceptsResponsePayload: type === 'slash_commands',
+      queuedAt: this.deps.now(),
+      sends: [],
+    };
+    this.deliveries.push(delivery);
+    const acked = new Promise<SimSocketAck>((resolve) => {
+      this.pending.set(delivery.envelopeId, { delivery, on: undefined, settle: resolve });
+    });
+    this.flush();
+    const timeoutMs = options.timeoutMs;
+    if (timeoutMs === undefined) return acked;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`simulated Slack: envelope ${delivery.envelopeId} (${type}) not acknowledged within ${timeoutMs} ms (${delivery.sends.length} sends)`)),
+        timeoutMs,
+      );
+    });
+    return Promise.race([acked, deadline]).finally(() => clearTimeout(timer));
+  }
+
+  disconnect(reason: SocketDisconnectReason = 'refresh_requested', options: { graceMs?: number } = {}): number {
+    const open = [...this.connections].filter((c) => c.open);
+    const graceMs = options.graceMs ?? (reason === 'warning' ? WARNING_GRACE_MS : DEFAULT_DISCONNECT_GRACE_MS);
+    for (const c of open) {
+      this.send(c, { type: 'disconnect', reason, debug_info: { host: `applink-sim-${c.id}` } });
+      // After `warning` the link still carries envelopes; after a refresh request new ones wait for the next link.
+      if (reason !== 'warning') c.open = false;
+      // Slack closes the link itself if the app does not: a normal close, not a drop.
+      c.timers.push(setTimeout(() => c.socket.close(1000, reason), graceMs));
+    }
+    return open.length;
+  }
+
+  drop(): number {
+    const all = [...this.connections];
+    for (const c of all) c.socket.terminate();
+    return all.length;
+  }
+
+  refuse(refusing: boolean): void {
+    this.refusing = refusing;
+  }
+
+  loseNextAck(times = 1): void {
+    this.acksToLose += times;
+  }
+
+  dropAfterNextSend(times = 1): void {
+    this.dropsAfterSend += times;
+  }
+
+  waitForConnections(count = 1, timeoutMs = 15_000): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const check = (): boolean => {
+        if (this.connectionCount < count) return false;
+        clearInterval(poll);
+        clearTimeout(timer);
+        resolve();
+        return true;
+      };
+      const poll = setInterval(check, 20);
+      const timer = setTimeout(() => {
+        clearInterval(poll);
+        reject(new Error(`simulated Slack: ${this.connectionCount} Socket Mode connection(s) after ${timeoutMs} ms, wanted ${count}`));
+      }, timeoutMs);
+      check();
+    });
+  }
+
+  close(): void {
+    for (const c of this.connections) this.forget(c);
+    for (const client of this.wss.clients) client.terminate();
+    this.wss.close();
+  }
+
+  private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const url = new URL(req.url ?? '/', 'http://sim.invalid');
+    const ticket = url.searchParams.get('ticket') ?? '';
+    const reject = (status: number, text: string): void => {
+      socket.end(`HTTP/1.1 ${status} ${text}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+    };
+    if (url.pathname !== LINK_PATH) return reject(404, 'Not Found');
+    // A ticket is good once, and only for a minute.
+    const issued = this.tickets.get(ticket);
+    this.tickets.delete(ticket);
+    if (issued === undefined) return reject(401, 'Unauthorized');
+    if (this.refusing) return reject(503, 'Service Unavailable');
+    if (this.connections.size >= MAX_CONNECTIONS) return reject(429, 'Too Many Requests');
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws));
+  }
+
+  private accept(socket: WebSocket): void {
+    const c: Connection = {
+      id: ++this.nextConnection,
+      socket,
+      open: false,
+      timers: [],
+      ping: setInterval(() => socket.ping(), this.opts.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS),
+    };
+    this.connections.add(c);
+    socket.on('message', (data, isBinary) => this.receive(c, data, isBinary));
+    socket.on('close', () => this.closed(c));
+    socket.on('error', () => socket.terminate());
+    this.send(c, {
+      type: 'hello',
+      num_connections: this.connections.size,
+      debug_info: { host: `applink-sim-${c.id}`, build_number: 1, approximate_connection_time: 18060 },
+      connection_info: { app_id: this.deps.appId },
+    });
+    c.open = true;
+    this.deps.emit({ kind: 'connected', connection: c.id, at: this.deps.now() });
+    this.flush();
+  }
+
+  private receive(c: Connection, data: RawData, isBinary: boolean): void {
+    if (isBinary) return;
+    let message: { envelope_id?: unknown; payload?: unknown };
+    try {
+      message = JSON.parse(String(data)) as typeof message;
+    } catch {
+      return;
+    }
+    if (typeof message.envelope_id !== 'string') return;
+    const at = this.deps.now();
+    if (this.acksToLose > 0) {
+      // The ack was written by the app but never reached Slack: the link breaks under it.
+      this.acksToLose -= 1;
+      this.deps.emit({ kind: 'ack-lost', connection: c.id, envelopeId: message.envelope_id, at });
+      c.socket.terminate();
+      return;
+    }
+    const pending = this.pending.get(message.envelope_id);
+    if (pending === undefined) {
+      this.strayAcks.push({ envelopeId: message.envelope_id, payload: message.payload, at, connection: c.id });
+      this.deps.emit({ kind: 'stray-ack', connection: c.id, envelopeId: message.envelope_id, at });
+      return;
+    }
+    const payload = message.payload !== null && typeof message.payload === 'object' ? (message.payload as Record<string, unknown>) : {};
+    const ack: SimSocketAck = {
+      envelopeId: message.envelope_id,
+      type: pending.delivery.type,
+      payload: structuredClone(payload),
+      at,
+      attempt: pending.delivery.sends.length - 1,
+      connection: c.id,
+    };
+    pending.delivery.ack = ack;
+    this.pending.delete(message.envelope_id);
+    this.acks.push(ack);
+    this.deps.emit({ kind: 'acked', connection: c.id, envelopeId: ack.envelopeId, at });
+    pending.settle(ack);
+  }
+
+  private closed(c: Connection): void {
+    this.forget(c);
+    // What was sent on this link and not acknowledged goes out again on the next one (Slack retries).
+    for (const p of this.pending.values()) if (p.on === c) p.on = undefined;
+    this.deps.emit({ kind: 'closed', connection: c.id, at: this.deps.now() });
+    this.flush();
+  }
+
+  private forget(c: Connection): void {
+    clearInterval(c.ping);
+    c.timers.forEach((t) => clearTimeout(t));
+    c.open = false;
+    this.connections.delete(c);
+  }
+
+  /** Sends every envelope that waits for a link, each to one open connection (round robin; no fan-out). */
+  private flush(): void {
+    for (const p of this.pending.values()) {
+      if (p.on !== undefined) continue;
+      const open = [...this.connections].filter((c) => c.open && c.socket.readyState === c.socket.OPEN);
+      if (open.length === 0) return;
+      const c = open[this.roundRobin++ % open.length] as Connection;
+      const attempt = p.delivery.sends.length;
+      p.on = c;
+      p.delivery.sends.push({ connection: c.id, at: this.deps.now() });
+      this.send(c, {
+        envelope_id: p.delivery.envelopeId,
+        type: p.delivery.type,
+        payload: p.delivery.payload,
+        accepts_response_payload: p.delivery.acceptsResponsePayload,
+        ...(p.delivery.type === 'events_api' ? { retry_attempt: attempt, retry_reason: attempt === 0 ? '' : 'timeout' } : {}),
+      });
+      this.deps.emit({ kind: 'sent', connection: c.id, envelopeId: p.delivery.envelopeId, at: this.deps.now() });
+      if (this.dropsAfterSend > 0) {
+        this.dropsAfterSend -= 1;
+        c.socket.terminate();
+      }
+    }
+  }
+
+  private send(c: Connection, message: Record<string, unknown>): void {
+    if (c.socket.readyState === c.socket.OPEN) c.socket.send(JSON.stringify(message));
+  }
+}

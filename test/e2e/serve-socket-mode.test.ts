@@ -1,0 +1,116 @@
+// `flink-chatops serve --role bot` in Socket Mode as a real process (SPEC §2, §9): it connects to the simulated
+// Slack with SLACK_APP_TOKEN, /readyz reports the socket as `slack-socket` (and /metrics as a dependency), turns 503
+// while the socket stays down and 200 again once the bot reconnects; a command typed meanwhile is answered once.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startSimCluster, type SimCluster } from '../../src/sandbox/kube/cluster.js';
+import { startSimSlack, type SimSlack } from '../../src/sandbox/slack-api.js';
+import { freePort } from '../support/redis-server.js';
+import { redisForTest, type TestRedis } from '../support/redis.js';
+import { socketEnvelope, slashCommandBody } from '../support/slack.js';
+import { POLICY_YAML } from '../support/worker-env.js';
+
+const REPO = new URL('../..', import.meta.url).pathname;
+const BOT_TOKEN = 'xoxb-serve-socket-test';
+const APP_TOKEN = 'xapp-1-A0SIMAPP-serve-socket-test';
+
+let cluster: SimCluster;
+let slack: SimSlack;
+let redis: TestRedis;
+let dir: string;
+
+beforeAll(async () => {
+  [cluster, slack, redis] = await Promise.all([
+    startSimCluster({ port: 0, seed: 'demo', speed: 'fast' }),
+    startSimSlack({ botToken: BOT_TOKEN, appToken: APP_TOKEN }),
+    redisForTest('serve-socket'),
+  ]);
+  dir = await mkdtemp(join(tmpdir(), 'serve-socket-'));
+  await writeFile(join(dir, 'policy.yaml'), POLICY_YAML);
+});
+afterAll(async () => {
+  await Promise.all([cluster.close(), slack.close(), redis.cleanup(), rm(dir, { recursive: true, force: true })]);
+});
+
+async function readyz(base: string): Promise<{ status: number; checks: Record<string, string> }> {
+  const res = await fetch(`${base}/readyz`);
+  return { status: res.status, checks: ((await res.json()) as { checks: Record<string, string> }).checks };
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+it('serves readiness from the socket: 200 connected, 503 while it stays down, 200 after the reconnect', async () => {
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, ['bin/flink-chatops.js', 'serve', '--role', 'bot'], {
+    cwd: REPO,
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: String(port),
+      REDIS_URL: redis.url,
+      REDIS_PREFIX: redis.prefix,
+      KUBECONFIG: cluster.kubeconfigPath,
+      POLICY_FILE: join(dir, 'policy.yaml'),
+      SLACK_BOT_TOKEN: BOT_TOKEN,
+      SLACK_APP_TOKEN: APP_TOKEN,
+      SLACK_API_URL: slack.apiUrl,
+      LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  await new Promise<void>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      lines.push(line);
+      if (line.includes('bot started')) resolve();
+    });
+    createInterface({ input: child.stderr! }).on('line', (line) => lines.push(line));
+    child.once('exit', (code) => reject(new Error(`serve --role bot exited ${code}: ${lines.slice(-5).join('\n')}`)));
+  });
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    expect(await readyz(base)).toEqual({ status: 200, checks: { redis: 'ok', 'slack-socket': 'ok' } });
+    expect(await (await fetch(`${base}/metrics`)).text()).toContain('flink_chatops_dependency_up{dependency="slack-socket"} 1');
+
+    slack.socket.refuse(true);
+    expect(slack.socket.drop()).toBe(1);
+    const down = await until('/readyz to fail', async () => {
+      const r = await readyz(base);
+      return r.status === 503 ? r : undefined;
+    });
+    expect(down.checks.redis).toBe('ok');
+    expect(down.checks['slack-socket']).toMatch(/^Socket Mode link \w+ for [\d.]+s$/);
+    // A command typed while the socket is down waits at Slack for the next connection.
+    const responseUrl = slack.responseUrl('while-down', { channel: 'C0OPS', user: 'U0ALICE' });
+    const envelope = socketEnvelope(slashCommandBody({ text: 'help', response_url: responseUrl }));
+    const acked = slack.socket.deliver(envelope.type, envelope.payload, { timeoutMs: 60_000 });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect((await readyz(base)).status).toBe(503);
+
+    slack.socket.refuse(false);
+    await acked;
+    await until('/readyz to pass', async () => ((await readyz(base)).status === 200 ? true : undefined));
+    await slack.waitFor(() => slack.responses.find((r) => r.id === 'while-down'), 10_000);
+    expect(slack.responses.filter((r) => r.id === 'while-down')).toHaveLength(1);
+    expect(slack.socket.unacknowledged).toEqual([]);
+  } finally {
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    const [code] = (await exited) as [number | null];
+    expect(code).toBe(0);
+  }
+  expect(lines.join('\n')).not.toContain(APP_TOKEN);
+  expect(lines.join('\n')).not.toContain(BOT_TOKEN);
+});
