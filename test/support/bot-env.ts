@@ -13,11 +13,11 @@ import { createLogger } from '../../src/log.js';
 import { jobIdOf, OperationQueue } from '../../src/queue/queue.js';
 import { startSimCluster, type SimCluster } from '../../src/sandbox/kube/cluster.js';
 import { startSimSlack, type SimChannel, type SimMessage, type SimSlack } from '../../src/sandbox/slack-api.js';
-import { ACTION_IDS, approvalBlockId } from '../../src/slack/blocks/index.js';
+import { ACTION_IDS } from '../../src/slack/blocks/index.js';
 import { startBot, type BotOverrides, type RunningBot } from '../../src/roles/bot.js';
 import { waitForEvents } from '../../src/store/events.js';
 import { redisForTest, type TestRedis } from './redis.js';
-import { blockActionsBody, postSigned, slashCommandBody, socketEnvelope, type PostSignedOptions } from './slack.js';
+import { cardClickBody, postSigned, slashCommandBody, socketEnvelope, type PostSignedOptions } from './slack.js';
 
 export const SECRET = 'bot-test-signing-secret';
 export const TOKEN = 'xoxb-bot-test';
@@ -232,18 +232,7 @@ export async function startBotEnv(cluster: Pick<SimCluster, 'kubeconfigPath'>, o
     },
     async click(action, record, user, opts = {}) {
       const id = `click-${++sends}`;
-      const card = record.card;
-      if (!card || !record.plan) throw new Error(`${record.id} has no card or plan to click on`);
-      const responseUrl = sim.responseUrl(id, { channel: card.channel, user, messageTs: card.ts });
-      const body = blockActionsBody({
-        user,
-        channel: card.channel,
-        message_ts: card.ts,
-        action_id: ACTION_IDS[action],
-        value: record.id,
-        block_id: opts.blockId ?? approvalBlockId(record.plan.digest),
-        response_url: responseUrl,
-      });
+      const body = cardClickBody(sim, record, { user, actionId: ACTION_IDS[action], responseId: id, ...(opts.blockId ? { blockId: opts.blockId } : {}) });
       return send(body, id, opts.post);
     },
     async record(opId) {

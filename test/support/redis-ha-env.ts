@@ -14,7 +14,7 @@ import { isTerminal, type OperationRecord, type OperationState } from '../../src
 import { createLogger } from '../../src/log.js';
 import type { SimCluster } from '../../src/sandbox/kube/cluster.js';
 import { DEFAULT_RATE_LIMITS, startSimSlack, type SimMessage, type SimSlack } from '../../src/sandbox/slack-api.js';
-import { ACTION_IDS, approvalBlockId } from '../../src/slack/blocks/index.js';
+import { ACTION_IDS } from '../../src/slack/blocks/index.js';
 import { startBot, type RunningBot } from '../../src/roles/bot.js';
 import { startWorker, type RunningWorker } from '../../src/roles/worker.js';
 import { waitForEvents } from '../../src/store/events.js';
@@ -22,7 +22,7 @@ import { OperationStore } from '../../src/store/operations.js';
 import { clockFrom, INCIDENTS, SECRET, testPolicy, TOKEN, USERS, WEDNESDAY } from './bot-env.js';
 import type { HaRedis } from './redis-ha.js';
 import { uniquePrefix } from './redis.js';
-import { blockActionsBody, postSigned, slashCommandBody } from './slack.js';
+import { cardClickBody, postSigned, slashCommandBody } from './slack.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -159,19 +159,7 @@ export async function startHaEnv(ha: HaRedis, cluster: SimCluster, label: string
       return env.waitFor(opId, (r) => r.state !== 'ACCEPTED', 'to leave ACCEPTED');
     },
     async approve(record, user) {
-      const id = `click-${++sends}`;
-      const card = record.card;
-      if (!card || !record.plan) throw new Error(`${record.id} has no card or plan to click on`);
-      const responseUrl = sim.responseUrl(id, { channel: card.channel, user, messageTs: card.ts });
-      const body = blockActionsBody({
-        user,
-        channel: card.channel,
-        message_ts: card.ts,
-        action_id: ACTION_IDS.approve,
-        value: record.id,
-        block_id: approvalBlockId(record.plan.digest),
-        response_url: responseUrl,
-      });
+      const body = cardClickBody(sim, record, { user, actionId: ACTION_IDS.approve, responseId: `click-${++sends}` });
       const res = await postSigned(bot.url as string, body, SECRET);
       if (res.status !== 200) throw new Error(`the approval was answered ${res.status}`);
     },

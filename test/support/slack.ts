@@ -2,6 +2,7 @@
 // bodies as Socket Mode envelopes.
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
+import { approvalBlockId } from '../../src/slack/blocks/index.js';
 import type { AddressInfo } from 'node:net';
 
 /** Bolt parses a form only for exactly this content-type (no charset), as Slack sends it. */
@@ -135,6 +136,25 @@ export async function postSigned(url: string, body: string, secret: string, opts
 }
 
 /** `http://127.0.0.1:<port>/slack/events` of a Bolt HTTP receiver started with `app.start(0)`. */
+/** A card button click of `user` on the operation's card, answered through a response_url named `responseId`. */
+export function cardClickBody(
+  sim: { responseUrl(id: string, ctx: { channel: string; user: string; messageTs?: string }): string },
+  record: { id: string; card?: { channel: string; ts: string } | undefined; plan?: { digest: string } | undefined },
+  opts: { user: string; actionId: string; responseId: string; blockId?: string },
+): string {
+  const { card, plan } = record;
+  if (!card || !plan) throw new Error(`${record.id} has no card or plan to click on`);
+  return blockActionsBody({
+    user: opts.user,
+    channel: card.channel,
+    message_ts: card.ts,
+    action_id: opts.actionId,
+    value: record.id,
+    block_id: opts.blockId ?? approvalBlockId(plan.digest),
+    response_url: sim.responseUrl(opts.responseId, { channel: card.channel, user: opts.user, messageTs: card.ts }),
+  });
+}
+
 export function slackEventsUrl(server: Server): string {
   const address = server.address() as AddressInfo | null;
   if (address === null || typeof address === 'string') throw new Error('the Bolt server is not listening on a TCP port');
