@@ -99,6 +99,15 @@ export const EnvSchema = z.object({
   HTTPS_PROXY: optionalText.refine((v) => v === undefined || /^https?:\/\/\S+$/.test(v), 'must be an http(s):// URL of the proxy'),
   HTTP_PROXY: optionalText.refine((v) => v === undefined || /^https?:\/\/\S+$/.test(v), 'must be an http(s):// URL of the proxy'),
   NO_PROXY: optionalText,
+  SLACK_ALLOWED_TEAMS: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined || text.trim() === '') return undefined;
+      const ids = text.split(',').map((t) => t.trim());
+      for (const id of ids) if (!/^[TE][A-Z0-9]{2,}$/.test(id)) ctx.addIssue({ code: 'custom', message: `"${id}" is not a Slack team (T…) or enterprise (E…) id` });
+      return ids;
+    }),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -110,6 +119,8 @@ export interface Config {
     readonly appToken: string | undefined;
     readonly apiUrl: string;
     readonly command: string;
+    /** SLACK_ALLOWED_TEAMS (SPEC §7a); undefined: the bot token's own team. */
+    readonly allowedTeams: readonly string[] | undefined;
     readonly socketMode: boolean;
   };
   readonly port: number;
@@ -153,6 +164,7 @@ export function loadConfig(given: Record<string, string | undefined>, role: Role
       appToken: e.SLACK_APP_TOKEN,
       apiUrl: e.SLACK_API_URL,
       command: e.SLACK_COMMAND,
+      allowedTeams: e.SLACK_ALLOWED_TEAMS,
       socketMode: e.SLACK_APP_TOKEN !== undefined,
     },
     port: e.PORT,

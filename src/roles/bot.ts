@@ -29,6 +29,7 @@ import { SocketLink } from '../slack/socket-link.js';
 import type { HandlerDeps } from '../slack/command-handler.js';
 import { createNotifierClient, Notifier } from '../notifier/notifier.js';
 import { SlackCardPoster } from '../slack/card-poster.js';
+import { usersInfoTeams, WorkspaceGuard } from '../slack/workspace-guard.js';
 import { CardsInFlight } from '../store/cards-in-flight.js';
 import type { OperationRecord } from '../domain/model/operation.js';
 import { FetchResponder, resolveBotIdentity, usergroupMembers, type BotIdentity } from '../slack/slack-ports.js';
@@ -124,6 +125,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       logger,
       now,
       ...(overrides.onAck ? { onAck: overrides.onAck } : {}),
+      guard: workspaceGuard(config, identity, client, now),
     };
     if (overrides.notifier !== false) {
       // Started before the app and so stopped after it: updates of the last requests still go out.
@@ -154,6 +156,12 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     await close();
     throw error;
   }
+}
+
+/** SPEC §7a: SLACK_ALLOWED_TEAMS, else the bot token's own team and enterprise (auth.test). */
+function workspaceGuard(config: Config, identity: BotIdentity, client: WebClient, now: () => number): WorkspaceGuard {
+  const own = [identity.teamId, identity.enterpriseId].filter((id): id is string => id !== undefined);
+  return new WorkspaceGuard(new Set(config.slack.allowedTeams ?? own), usersInfoTeams(client), now);
 }
 
 /** The sweep's recovery of a record left ACCEPTED: card and decision, or CANCELLED and the requester told once. */

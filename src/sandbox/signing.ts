@@ -52,7 +52,8 @@ export function slashCommandBody(ws: Workspace, cmd: SlashCommand, nowMs: number
 }
 
 export interface ButtonClick {
-  user: { id: string; name: string };
+  /** `team_id`: the clicker's own workspace when it is not the sandbox's (a Slack Connect guest). */
+  user: { id: string; name: string; team_id?: string };
   channel: { id: string; name: string };
   /** The clicked message as the client shows it. */
   message: Record<string, unknown> & { ts: string; thread_ts?: string };
@@ -69,7 +70,7 @@ export function blockActionsBody(ws: Workspace, click: ButtonClick, nowMs: numbe
   const inThread = message.thread_ts !== undefined && message.thread_ts !== message.ts;
   const payload = {
     type: 'block_actions',
-    user: { id: click.user.id, username: click.user.name, name: click.user.name, team_id: ws.teamId },
+    user: { id: click.user.id, username: click.user.name, name: click.user.name, team_id: click.user.team_id ?? ws.teamId },
     api_app_id: ws.appId,
     token: 'sandbox-verification-token',
     container: {

@@ -23,7 +23,9 @@ export function registerActionHandlers(app: App, deps: HandlerDeps): void {
       // block_actions take nothing in the ack (reference §1.1); the answer goes through the response_url.
       await ack();
       const click: Click = { opId: action.value ?? '', user: body.user.id, digestPrefix: digestPrefixFromBlockId(action.block_id) };
-      const message = await handleClick(deps, ACTIONS[name], click, name);
+      const asker = { userId: body.user.id, teamId: body.user.team_id, enterpriseId: body.enterprise?.id, ownTeam: true };
+      const outsider = await deps.guard?.refusal(asker);
+      const message = outsider ?? (await handleClick(deps, ACTIONS[name], click, name));
       if (body.view?.type === 'home') return answerFromHome(deps, client, click, message);
       if (body.response_url === undefined) return;
       await deps.responder

@@ -16,6 +16,7 @@ import type { Command } from '../domain/language/requests.js';
 import type { OperationIntent } from '../domain/kinds/index.js';
 import { channelDefaultNamespace } from '../domain/policy/evaluate.js';
 import type { Logger } from '../log.js';
+import type { WorkspaceGuard } from './workspace-guard.js';
 import {
   renderExceptions,
   renderExplain,
@@ -49,6 +50,8 @@ export interface HandlerDeps {
   now: () => number;
   /** Seconds from the listener's start to the ack (the ack latency histogram). */
   onAck?: (seconds: number) => void;
+  /** Who may use the bot (SPEC §7a); absent: everyone who reaches it. */
+  guard?: Pick<WorkspaceGuard, 'refusal'>;
 }
 
 /** The ack text for operations: a sign of life, no op id (the card brings that). Queries and commands ack empty. */
@@ -76,6 +79,12 @@ export async function handleCommand(deps: HandlerDeps, command: SlashCommand): P
     await deps.responder.respond(command.response_url, { ...message, response_type: inChannel ? 'in_channel' : 'ephemeral' });
   };
   try {
+    const asker = { userId: command.user_id, teamId: command.team_id, enterpriseId: command.enterprise_id, ownTeam: false };
+    const outsider = await deps.guard?.refusal(asker);
+    if (outsider !== undefined) {
+      deps.logger.info({ user: command.user_id, team: command.team_id }, 'command from outside the allowed workspaces refused');
+      return await reply(renderRefusal(outsider, ctx));
+    }
     const state = await deps.policy.current();
     const defaultNamespace = state.ok ? channelDefaultNamespace(state.policy, command.channel_id) : undefined;
     const typed = parseCommand(command.text, { ...(defaultNamespace === undefined ? {} : { defaultNamespace }), command: deps.command });

@@ -12,13 +12,22 @@ export interface BotIdentity {
   botId: string;
   /** The bot user's name, for "/invite @<name>". */
   botName: string;
+  /** The bot's own team (and enterprise): the default of SLACK_ALLOWED_TEAMS (SPEC §7a). */
+  teamId?: string;
+  enterpriseId?: string;
 }
 
 /** auth.test, once at start: Bolt then needs no Slack call on the request path before the ack. */
 export async function resolveBotIdentity(client: WebClient): Promise<BotIdentity> {
   const result = await client.auth.test();
   if (!result.user_id || !result.bot_id) throw new Error('auth.test did not name the bot user (is SLACK_BOT_TOKEN a bot token?)');
-  return { botUserId: result.user_id, botId: result.bot_id, botName: result.user ?? 'flink-ops' };
+  return {
+    botUserId: result.user_id,
+    botId: result.bot_id,
+    botName: result.user ?? 'flink-ops',
+    ...(result.team_id ? { teamId: result.team_id } : {}),
+    ...(result.enterprise_id ? { enterpriseId: result.enterprise_id } : {}),
+  };
 }
 
 /** `usergroups.users.list` (needs `usergroups:read`); GroupMembership caches the answers. */

@@ -1,5 +1,6 @@
 // App Home (SPEC §8) through the real Bolt app: app_home_opened as a signed Events API request from the simulated
 // Slack, one views.publish per open, approvals with the card's own buttons, DM answers to refused Home clicks.
+import { TEAM } from '../../src/sandbox/workspace.js';
 import { describe, expect, it } from 'vitest';
 import type { OperationRecord } from '../../src/domain/model/operation.js';
 import { PageApi } from '../../src/sandbox/page-api.js';
@@ -103,7 +104,8 @@ describe('App Home', () => {
 
 describe('the sandbox page Home tab', () => {
   it('opening Home as a person publishes their view; its Approve button works; the page state carries each Home', async () => {
-    const e = await bots.start();
+    // The page signs as the sandbox's workspace, this test's simulated Slack is another: the bot admits both (SPEC §7a).
+    const e = await bots.start({ env: { SLACK_ALLOWED_TEAMS: `T0SIM,${TEAM.teamId}` } });
     const record = await e.request('restart streaming-prod/orders --reason "page home"', USERS.alice);
     const backend = { slack: e.sim, cluster: bots.cluster, botEventsUrl: e.bot.url as string, signingSecret: SECRET, command: '/flink', policy: undefined, policyFile: 'policy.yaml' };
     const knobs = new KnobBoard(bots.cluster);

@@ -23,7 +23,8 @@ describe('request verification', () => {
     // A correctly signed command sent afterwards is answered; the refused one would have been handled first.
     await (await e.command('help')).reply();
     expect(await e.operationCount()).toBe(0);
-    expect(e.sim.calls.slice(callsBefore)).toEqual([]);
+    // Only the signed `help` reached the bot: the workspace guard's users.info for alice (SPEC §7a), nothing else.
+    expect(e.sim.calls.slice(callsBefore).map((c) => c.method)).toEqual(['users.info']);
     expect(e.sim.responses.map((r) => r.id)).toEqual(['cmd-2']);
   });
 

@@ -34,6 +34,8 @@ export const USERS = {
   lead2: 'U0LEAD2', // leads, through the Slack user group S0LEADS
   bob: 'U0BOB', // in no group
 } as const;
+/** A Slack Connect member of the test's shared channel: their own workspace is another one (SPEC §7a). */
+export const GUEST = { id: 'U0GUEST', team: 'T0OTHER' } as const;
 export const INCIDENTS = 'C0INCIDENTS';
 
 /** Wednesday 2026-11-25 10:00 UTC: outside the example policy's Friday freeze, whatever day the tests run. */
@@ -122,7 +124,8 @@ export interface BotEnv {
   command(text: string, user?: string, opts?: PostSignedOptions): Promise<Sent>;
   /** Sends an operation command and resolves once its card is posted and its state left ACCEPTED. */
   request(text: string, user?: string): Promise<OperationRecord>;
-  click(action: keyof typeof ACTION_IDS, record: OperationRecord, user: string, opts?: { blockId?: string; post?: PostSignedOptions }): Promise<Sent>;
+  /** `teamId`: the clicker's own team (default the sim's). */
+  click(action: keyof typeof ACTION_IDS, record: OperationRecord, user: string, opts?: { blockId?: string; post?: PostSignedOptions; teamId?: string }): Promise<Sent>;
   record(opId: string): Promise<OperationRecord>;
   waitForState(opId: string, states: OperationState[], timeoutMs?: number): Promise<OperationRecord>;
   /** Resolves with the record once `predicate` holds, checked after each history entry of any operation. */
@@ -149,7 +152,7 @@ export async function startBotEnv(cluster: Pick<SimCluster, 'kubeconfigPath'>, o
     botToken: TOKEN,
     appToken: APP_TOKEN,
     botName: 'flink-ops',
-    users: Object.values(USERS).map((id) => ({ id, name: id.toLowerCase() })),
+    users: [...Object.values(USERS).map((id) => ({ id, name: id.toLowerCase() })), { id: GUEST.id, name: 'guest', team_id: GUEST.team }],
     channels: [{ id: channel, name: `test-${channel.toLowerCase()}`, ...opts.channel }, { id: INCIDENTS, name: 'incidents' }],
     usergroups: [{ id: 'S0LEADS', handle: 'leads', users: [USERS.lead2] }],
     chatPostMessagePerChannelPerSecond: Infinity,
@@ -232,7 +235,7 @@ export async function startBotEnv(cluster: Pick<SimCluster, 'kubeconfigPath'>, o
     },
     async click(action, record, user, opts = {}) {
       const id = `click-${++sends}`;
-      const body = cardClickBody(sim, record, { user, actionId: ACTION_IDS[action], responseId: id, ...(opts.blockId ? { blockId: opts.blockId } : {}) });
+      const body = cardClickBody(sim, record, { user, actionId: ACTION_IDS[action], responseId: id, ...(opts.blockId ? { blockId: opts.blockId } : {}), ...(opts.teamId ? { teamId: opts.teamId } : {}) });
       return send(body, id, opts.post);
     },
     async record(opId) {

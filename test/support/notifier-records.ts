@@ -47,6 +47,7 @@ export function testClient(sim: SimSlack): WebClient {
     botToken: TOKEN,
     signingSecret: undefined,
     appToken: undefined,
+    allowedTeams: undefined,
     apiUrl: sim.apiUrl,
     command: '/flink',
     socketMode: false,

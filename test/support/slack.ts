@@ -140,7 +140,7 @@ export async function postSigned(url: string, body: string, secret: string, opts
 export function cardClickBody(
   sim: { responseUrl(id: string, ctx: { channel: string; user: string; messageTs?: string }): string },
   record: { id: string; card?: { channel: string; ts: string } | undefined; plan?: { digest: string } | undefined },
-  opts: { user: string; actionId: string; responseId: string; blockId?: string },
+  opts: { user: string; actionId: string; responseId: string; blockId?: string; teamId?: string },
 ): string {
   const { card, plan } = record;
   if (!card || !plan) throw new Error(`${record.id} has no card or plan to click on`);
@@ -152,6 +152,7 @@ export function cardClickBody(
     value: record.id,
     block_id: opts.blockId ?? approvalBlockId(plan.digest),
     response_url: sim.responseUrl(opts.responseId, { channel: card.channel, user: opts.user, messageTs: card.ts }),
+    ...(opts.teamId ? { team_id: opts.teamId } : {}),
   });
 }
 

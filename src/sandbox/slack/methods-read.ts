@@ -144,7 +144,7 @@ export const usersInfo: Handler = (args, { ws }) => {
     ok: true,
     user: {
       id: user.id,
-      team_id: ws.bot.teamId,
+      team_id: user.team_id ?? ws.bot.teamId,
       name: user.name,
       deleted: false,
       real_name: realName,
@@ -153,7 +153,7 @@ export const usersInfo: Handler = (args, { ws }) => {
       is_owner: false,
       is_bot: user.is_bot === true,
       is_app_user: false,
-      profile: { real_name: realName, real_name_normalized: realName, display_name: user.name, team: ws.bot.teamId },
+      profile: { real_name: realName, real_name_normalized: realName, display_name: user.name, team: user.team_id ?? ws.bot.teamId },
     },
   };
 };

@@ -5,6 +5,8 @@ export interface SimUser {
   name: string;
   real_name?: string;
   is_bot?: boolean;
+  /** The user's own team; default the bot's (another one: a Slack Connect member of a shared channel). */
+  team_id?: string;
 }
 
 export interface SimChannel {
