@@ -6,7 +6,7 @@
 import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../log.js';
-import { hashTag } from '../store/keys.js';
+import { notifierKeys } from '../store/keys.js';
 
 /** Longer than Slack keeps retrying an unacknowledged envelope. */
 const CLAIM_TTL_SECONDS = 3600;
@@ -18,7 +18,7 @@ export interface DeliveryClaims {
 }
 
 export function redisDeliveryClaims(redis: Pick<Redis, 'set' | 'del'>, prefix: string): DeliveryClaims {
-  const key = (id: string) => `${hashTag(prefix)}:slack:delivery:${id}`;
+  const key = notifierKeys(prefix).slackDelivery;
   return {
     claim: async (id) => (await redis.set(key(id), '1', 'EX', CLAIM_TTL_SECONDS, 'NX')) === 'OK',
     release: async (id) => {

@@ -85,6 +85,8 @@ export interface NotifierKeys {
   lock(opId: string): string;
   /** Present while a bot is posting the operation's card (waiting for the channel's turn included). */
   cardInFlight(opId: string): string;
+  /** A Slack delivery (a `trigger_id` or `event_id`) already handled: a Socket Mode redelivery is dropped. */
+  slackDelivery(id: string): string;
   /** hash: the installation-wide post pace of one channel (src/store/pacing.ts, lua/paceChannel.lua). */
   pace(channel: string): string;
   /** hash: the coalescing window of one operation's card edits, shared by every replica (same script). */
@@ -97,6 +99,7 @@ export function notifierKeys(prefix: string): NotifierKeys {
     delivery: (opId) => `${tag}:notifier:op:${opId}`,
     lock: (opId) => `${tag}:notifier:lock:${opId}`,
     cardInFlight: (opId) => `${tag}:notifier:card:${opId}`,
+    slackDelivery: (id) => `${tag}:slack:delivery:${id}`,
     pace: (channel) => `${tag}:notifier:pace:${channel}`,
     cardEdit: (opId) => `${tag}:notifier:card-edit:${opId}`,
   };

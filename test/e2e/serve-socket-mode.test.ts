@@ -1,21 +1,19 @@
 // `flink-chatops serve --role bot` in Socket Mode as a real process (SPEC §2, §9): it connects to the simulated
 // Slack with SLACK_APP_TOKEN, /readyz reports the socket as `slack-socket` (and /metrics as a dependency), turns 503
 // while the socket stays down and 200 again once the bot reconnects; a command typed meanwhile is answered once.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startSimCluster, type SimCluster } from '../../src/sandbox/kube/cluster.js';
 import { startSimSlack, type SimSlack } from '../../src/sandbox/slack-api.js';
+import { spawnBot } from '../support/bot-process.js';
 import { freePort } from '../support/redis-server.js';
 import { redisForTest, type TestRedis } from '../support/redis.js';
 import { socketEnvelope, slashCommandBody } from '../support/slack.js';
 import { POLICY_YAML } from '../support/worker-env.js';
 
-const REPO = new URL('../..', import.meta.url).pathname;
 const BOT_TOKEN = 'xoxb-serve-socket-test';
 const APP_TOKEN = 'xapp-1-A0SIMAPP-serve-socket-test';
 
@@ -54,30 +52,15 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
 
 it('serves readiness from the socket: 200 connected, 503 while it stays down, 200 after the reconnect', async () => {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['bin/flink-chatops.js', 'serve', '--role', 'bot'], {
-    cwd: REPO,
-    env: {
-      PATH: process.env.PATH ?? '',
-      PORT: String(port),
-      REDIS_URL: redis.url,
-      REDIS_PREFIX: redis.prefix,
-      KUBECONFIG: cluster.kubeconfigPath,
-      POLICY_FILE: join(dir, 'policy.yaml'),
-      SLACK_BOT_TOKEN: BOT_TOKEN,
-      SLACK_APP_TOKEN: APP_TOKEN,
-      SLACK_API_URL: slack.apiUrl,
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: string[] = [];
-  await new Promise<void>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      lines.push(line);
-      if (line.includes('bot started')) resolve();
-    });
-    createInterface({ input: child.stderr! }).on('line', (line) => lines.push(line));
-    child.once('exit', (code) => reject(new Error(`serve --role bot exited ${code}: ${lines.slice(-5).join('\n')}`)));
+  const { child, lines } = await spawnBot({
+    PORT: String(port),
+    REDIS_URL: redis.url,
+    REDIS_PREFIX: redis.prefix,
+    KUBECONFIG: cluster.kubeconfigPath,
+    POLICY_FILE: join(dir, 'policy.yaml'),
+    SLACK_BOT_TOKEN: BOT_TOKEN,
+    SLACK_APP_TOKEN: APP_TOKEN,
+    SLACK_API_URL: slack.apiUrl,
   });
   const base = `http://127.0.0.1:${port}`;
   try {
