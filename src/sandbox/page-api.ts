@@ -5,7 +5,7 @@ import type { Policy } from '../domain/policy/schema.js';
 import type { Logger } from '../log.js';
 import type { SimCluster } from './kube/cluster.js';
 import { blockActionsBody, homeBlockActionsBody, signedHeaders, slashCommandBody, type Workspace } from './signing.js';
-import type { SimEphemeral, SimMessage, SimSlack } from './slack-api.js';
+import { dmChannelId, type SimEphemeral, type SimMessage, type SimSlack } from './slack-api.js';
 import { CHANNELS, encodeTyped, TEAM, USERS } from './workspace.js';
 
 export interface PageBackend {
@@ -70,8 +70,11 @@ function person(body: Body): { id: string; name: string } {
   return { id: user.id, name: user.name };
 }
 
-function room(body: Body): { id: string; name: string } {
+/** A channel of the sandbox, or the app's DM with `user` (the person acting: nobody else sees it). */
+function room(body: Body, user: { id: string }): { id: string; name: string } {
   const id = field(body, 'channel') as string;
+  if (id === dmChannelId(user.id)) return { id, name: 'directmessage' };
+  if (USERS.some((u) => dmChannelId(u.id) === id)) throw new BadRequest(`${id} is another person's DM with the app; act as them to use it`, 403);
   const channel = CHANNELS.find((c) => c.id === id);
   if (!channel) throw new BadRequest(`unknown channel "${id}"; the sandbox has ${CHANNELS.map((c) => c.id).join(', ')}`);
   return { id: channel.id, name: channel.name };
@@ -131,7 +134,8 @@ export class PageApi {
   /** `/flink …` becomes a signed slash command; anything else is a message posted as that person. */
   private async command(body: Body): Promise<Body> {
     const user = person(body);
-    const channel = room(body);
+    const channel = room(body, user);
+    if (channel.name === 'directmessage') throw new BadRequest("the app's Messages tab is read-only (messages_tab_read_only_enabled)", 403);
     const typed = (field(body, 'text') as string).trim();
     if (typed.length > MAX_TEXT) throw new BadRequest(`the text is longer than ${MAX_TEXT} characters`);
     const threadTs = field(body, 'threadTs', false);
@@ -159,7 +163,7 @@ export class PageApi {
 
   private async action(body: Body): Promise<Body> {
     const user = person(body);
-    const channel = room(body);
+    const channel = room(body, user);
     const messageTs = field(body, 'messageTs') as string;
     const actionId = field(body, 'actionId') as string;
     const blockId = field(body, 'blockId') as string;

@@ -26,7 +26,7 @@ export interface PageServerOptions {
   host?: string;
 }
 
-const PAGE_FILES = ['index.html', 'app.js', 'blocks.js', 'messages.js', 'cluster.js', 'composer.js', 'style.css'];
+const PAGE_FILES = ['index.html', 'app.js', 'blocks.js', 'messages.js', 'cluster.js', 'composer.js', 'dom.js', 'events.js', 'home.js', 'dms.js', 'style.css'];
 const STATIC: Record<string, string> = { '/': 'index.html', ...Object.fromEntries(PAGE_FILES.map((f) => [`/${f}`, f])) };
 const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
 const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'";

@@ -4,7 +4,7 @@ import type { Policy } from '../domain/policy/schema.js';
 import type { SimCluster } from './kube/cluster.js';
 import { clusterRows, KNOBS, panelRows, type ClusterRow, type KnobBoard, type PanelCluster } from './page-cluster.js';
 import type { PageEphemeral } from './page-api.js';
-import type { SimMessage, SimSlack } from './slack-api.js';
+import { dmChannelId, type SimMessage, type SimSlack } from './slack-api.js';
 import { BOT, CHANNELS, TEAM, USERGROUPS, USERS } from './workspace.js';
 
 export interface PageUser {
@@ -37,6 +37,8 @@ export interface PageState {
   knobs: { id: string; label: string }[];
   /** Per user: the Home tab the app last published for them (views.publish), and the app's DMs to them. */
   homes: Record<string, { view?: unknown; dms: SimMessage[] }>;
+  /** Per user: the id of the app's DM with them (its messages and threads are in `messages` and `threads`). */
+  dmChannels: Record<string, string>;
 }
 
 export interface StateSources {
@@ -70,13 +72,14 @@ export function buildState(src: StateSources): PageState {
   const messages: PageState['messages'] = {};
   const threads: PageState['threads'] = {};
   const ephemerals: PageEphemeral[] = [...src.acks()];
-  for (const channel of CHANNELS) {
-    const top = src.slack.messages(channel.id);
-    messages[channel.id] = top;
+  const dmChannels = Object.fromEntries(USERS.map((u) => [u.id, dmChannelId(u.id)]));
+  for (const id of [...CHANNELS.map((c) => c.id), ...Object.values(dmChannels)]) {
+    const top = src.slack.messages(id);
+    messages[id] = top;
     const byParent: Record<string, SimMessage[]> = {};
-    for (const m of top) if ((m.reply_count ?? 0) > 0) byParent[m.ts] = src.slack.replies(channel.id, m.ts).slice(1);
-    threads[channel.id] = byParent;
-    ephemerals.push(...src.slack.ephemerals(channel.id));
+    for (const m of top) if ((m.reply_count ?? 0) > 0) byParent[m.ts] = src.slack.replies(id, m.ts).slice(1);
+    threads[id] = byParent;
+    ephemerals.push(...src.slack.ephemerals(id));
   }
   ephemerals.sort((a, b) => Number(a.ts) - Number(b.ts));
   return {
@@ -99,7 +102,8 @@ export function buildState(src: StateSources): PageState {
     cluster: stateRows(src),
     clusters: (src.panel ?? []).flatMap((c) => (c.name === undefined ? [] : [c.name])),
     knobs: Object.entries(KNOBS).map(([id, label]) => ({ id, label })),
-    homes: Object.fromEntries(USERS.map((u) => [u.id, { view: src.slack.homeView(u.id)?.view, dms: src.slack.messages(`D${u.id.slice(1)}`) }])),
+    homes: Object.fromEntries(USERS.map((u) => [u.id, { view: src.slack.homeView(u.id)?.view, dms: messages[dmChannels[u.id] as string] ?? [] }])),
+    dmChannels,
   };
 }
 

@@ -1,5 +1,6 @@
 // The simulated Slack Web API and Socket Mode (tests and the sandbox): the public entry point of src/sandbox/slack/.
 export { startSimSlack } from './slack/server.js';
+export { dmChannelId } from './slack/state.js';
 export { BLOCK_KIT_LIMITS, validateBlocks, blocksCharCount, type BlocksVerdict } from './slack/blockkit-limits.js';
 export { DEFAULT_RATE_LIMITS } from './slack/ratelimit.js';
 export { SIM_METHODS, type SimMethod } from './slack/methods.js';

@@ -145,8 +145,10 @@ describe('sandbox page in Chromium', () => {
     await expect.poll(() => page.locator('#messages').innerText()).toContain('Waiting for your approval');
     await page.screenshot({ path: join(RESULTS, 'sandbox-home.png') });
     await page.locator('#messages').getByRole('button', { name: 'Approve' }).first().click();
-    await expect.poll(() => page.locator('#messages').innerText()).toContain(`You approved ${opId}`);
     await expect.poll(() => page.locator('#messages').innerText()).toContain('nothing waits for you');
+    // The answer to a click from Home is a DM; lena's approver DM copy shows the decision too.
+    await page.locator('[data-channel="DMS"]').click();
+    await expect.poll(() => page.locator('#messages').innerText()).toContain(`You approved ${opId}`);
 
     await page.locator('[data-channel="C0DATAPLATFORM"]').click();
     await expect.poll(() => card(opId).innerText(), { timeout: OUTCOME_MS }).toContain('State: COMPLETED');

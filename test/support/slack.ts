@@ -135,26 +135,62 @@ export async function postSigned(url: string, body: string, secret: string, opts
   return fetch(url, { method: 'POST', body, headers });
 }
 
-/** `http://127.0.0.1:<port>/slack/events` of a Bolt HTTP receiver started with `app.start(0)`. */
-/** A card button click of `user` on the operation's card, answered through a response_url named `responseId`. */
-export function cardClickBody(
-  sim: { responseUrl(id: string, ctx: { channel: string; user: string; messageTs?: string }): string },
-  record: { id: string; card?: { channel: string; ts: string } | undefined; plan?: { digest: string } | undefined },
-  opts: { user: string; actionId: string; responseId: string; blockId?: string; teamId?: string },
+type ResponseUrlIssuer = { responseUrl(id: string, ctx: { channel: string; user: string; messageTs?: string }): string };
+
+/** Where a button is clicked: a message by channel and ts (a card, or a DM copy: `D…`), optionally as read back. */
+export interface ClickedMessage {
+  channel: string;
+  ts: string;
+  /** The message as the client shows it (e.g. from `sim.dms(user)`); a minimal bot message otherwise. */
+  message?: Record<string, unknown>;
+}
+
+/**
+ * A click of `user` on a button of any message (a channel card or a DM copy), answered through a response_url named
+ * `responseId` that lands on that message. In a DM the payload's channel is `{id:'D…', name:'directmessage'}`.
+ */
+export function messageClickBody(
+  sim: ResponseUrlIssuer,
+  at: ClickedMessage,
+  opts: { user: string; actionId: string; value: string; blockId: string; responseId: string; teamId?: string },
 ): string {
-  const { card, plan } = record;
-  if (!card || !plan) throw new Error(`${record.id} has no card or plan to click on`);
   return blockActionsBody({
     user: opts.user,
-    channel: card.channel,
-    message_ts: card.ts,
+    channel: at.channel,
+    ...(at.channel.startsWith('D') ? { channel_name: 'directmessage' } : {}),
+    message_ts: at.ts,
     action_id: opts.actionId,
-    value: record.id,
-    block_id: opts.blockId ?? approvalBlockId(plan.digest),
-    response_url: sim.responseUrl(opts.responseId, { channel: card.channel, user: opts.user, messageTs: card.ts }),
+    value: opts.value,
+    block_id: opts.blockId,
+    response_url: sim.responseUrl(opts.responseId, { channel: at.channel, user: opts.user, messageTs: at.ts }),
+    ...(at.message ? { message: at.message } : {}),
     ...(opts.teamId ? { team_id: opts.teamId } : {}),
   });
 }
+
+/**
+ * A card button click of `user` on the operation's card, answered through a response_url named `responseId`.
+ * `at`: click the same buttons on another copy of the card instead, e.g. the DM an approver got.
+ */
+export function cardClickBody(
+  sim: ResponseUrlIssuer,
+  record: { id: string; card?: { channel: string; ts: string } | undefined; plan?: { digest: string } | undefined },
+  opts: { user: string; actionId: string; responseId: string; blockId?: string; teamId?: string; at?: ClickedMessage },
+): string {
+  const { card, plan } = record;
+  const where = opts.at ?? card;
+  if (!where || !plan) throw new Error(`${record.id} has no card or plan to click on`);
+  return messageClickBody(sim, where, {
+    user: opts.user,
+    actionId: opts.actionId,
+    value: record.id,
+    blockId: opts.blockId ?? approvalBlockId(plan.digest),
+    responseId: opts.responseId,
+    ...(opts.teamId ? { teamId: opts.teamId } : {}),
+  });
+}
+
+/** `http://127.0.0.1:<port>/slack/events` of a Bolt HTTP receiver started with `app.start(0)`. */
 
 export function slackEventsUrl(server: Server): string {
   const address = server.address() as AddressInfo | null;

@@ -1,22 +1,16 @@
 // The sandbox page: state from the server's event stream, the channel, thread and cluster views, the composer.
 import { renderCluster } from './cluster.js';
 import { wireComposer } from './composer.js';
-import { renderBlocks } from './blocks.js';
+import { el } from './dom.js';
+import { DMS, dmChannelOf, renderDmLink, renderDms } from './dms.js';
+import { applyMessageEvent } from './events.js';
+import { HOME, renderHome } from './home.js';
 import { emptyNote, messageNode, renderList } from './messages.js';
 
 const $ = (id) => document.getElementById(id);
-/** The app's Home tab, shown where a channel would be (SPEC §8). */
-const HOME = 'HOME';
 /** `clusterShown`: the cluster panel's selector: one cluster's name, or ALL_CLUSTERS. */
 const ALL_CLUSTERS = '';
 const S = { data: null, me: sessionStorage.getItem('sandbox-user') ?? 'U0ALICE', channel: 'C0DATAPLATFORM', thread: null, highlight: null, unread: {}, clusterShown: sessionStorage.getItem('sandbox-cluster') ?? ALL_CLUSTERS };
-
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
 
 // ---- server calls ----
 
@@ -38,49 +32,8 @@ function toast(text) {
   setTimeout(() => t.remove(), 6000);
 }
 
-// ---- state updates from events ----
-
-const byTs = (a, b) => Number(a.ts) - Number(b.ts);
-const isReply = (m) => m.thread_ts !== undefined && m.thread_ts !== m.ts && m.subtype !== 'thread_broadcast';
-
-function upsert(list, message) {
-  const i = list.findIndex((m) => m.ts === message.ts);
-  if (i >= 0) list[i] = message;
-  else list.push(message);
-  list.sort(byTs);
-}
-
-function applyMessageEvent(event) {
-  const d = S.data;
-  const { channel } = event;
-  if (event.kind === 'ephemeral') {
-    const e = event.ephemeral;
-    if (!d.ephemerals.some((x) => x.ts === e.ts && x.user === e.user && x.channel === e.channel)) d.ephemerals.push(e);
-    d.ephemerals.sort(byTs);
-    if (e.user === S.me && channel !== S.channel) S.unread[channel] = (S.unread[channel] ?? 0) + 1;
-    return;
-  }
-  const m = event.message;
-  const top = (d.messages[channel] ??= []);
-  const threads = (d.threads[channel] ??= {});
-  if (event.kind === 'deleted') {
-    d.messages[channel] = top.filter((x) => x.ts !== m.ts);
-    for (const ts of Object.keys(threads)) threads[ts] = threads[ts].filter((x) => x.ts !== m.ts);
-    return;
-  }
-  if (isReply(m)) {
-    const replies = (threads[m.thread_ts] ??= []);
-    upsert(replies, m);
-    const parent = top.find((x) => x.ts === m.thread_ts);
-    if (parent && event.kind === 'posted') {
-      parent.reply_count = replies.length;
-      parent.latest_reply = replies[replies.length - 1].ts;
-    }
-  } else {
-    upsert(top, m);
-  }
-  if (event.kind === 'posted' && channel !== S.channel && !isReply(m)) S.unread[channel] = (S.unread[channel] ?? 0) + 1;
-}
+/** The channel shown: a channel's id, or the app's DM with the person acting (Home has none). */
+const viewing = () => (S.channel === DMS ? dmChannelOf(S.data, S.me) : S.channel);
 
 // ---- rendering ----
 
@@ -119,33 +72,22 @@ function item(m, ephemeral) {
   return { key: `${ephemeral ? 'e' : 'm'}:${m.ts}`, signature: `${S.me}|${S.highlight}|${JSON.stringify(m)}`, m, ephemeral };
 }
 
-function dmsOf(user) {
-  return S.data.messages[`D${user.slice(1)}`] ?? S.data.homes?.[user]?.dms ?? [];
-}
-
-/** The Home tab the app published for the person at the keyboard, its buttons live, and the app's DMs to them. */
-function renderHome() {
+/** A channel's (or DM's) messages with the person's ephemerals there, oldest first; in one thread with `threadTs`. */
+function itemsOf(channel, threadTs) {
   const d = S.data;
-  $('channel-name').textContent = `⌂ ${d.bot.name} — Home`;
-  $('channel-topic').textContent = 'The app publishes this view for you each time you open it (app_home_opened → views.publish).';
-  $('composer').hidden = true;
-  const list = $('messages');
-  list.replaceChildren();
-  const view = d.homes?.[S.me]?.view;
-  const ctx = { ...ctxFor(HOME), onAction: (element, block, button) => homeClick(element, block, button) };
-  const home = el('div', 'home-view');
-  home.append(view ? renderBlocks(view.blocks, ctx) : el('div', 'empty', 'Opening Home… (the app has not published a view for you yet)'));
-  list.append(home);
-  const dms = dmsOf(S.me);
-  if (dms.length > 0) {
-    list.append(el('div', 'sidebar-section', `Messages from ${d.bot.name}`));
-    for (const m of dms) list.append(messageNode(m, viewFor(HOME, {})));
-  }
+  const messages = threadTs ? [...(d.messages[channel] ?? []).filter((m) => m.ts === threadTs), ...(d.threads[channel]?.[threadTs] ?? [])] : (d.messages[channel] ?? []);
+  const items = [...messages.map((m) => item(m, false)), ...myEphemerals(channel, threadTs).map((e) => item(e, true))];
+  return items.sort((a, b) => Number(a.m.ts) - Number(b.m.ts));
 }
 
 function renderChannel() {
   const d = S.data;
-  if (S.channel === HOME) return renderHome();
+  if (S.channel === HOME) return renderHome($, d, S.me, { ...ctxFor(HOME), onAction: homeClick });
+  if (S.channel === DMS) {
+    const dm = viewing();
+    const build = (it) => messageNode(it.m, viewFor(dm, { ephemeral: it.ephemeral, showReplies: true, highlight: it.m.ts === S.highlight }));
+    return renderDms($, { d, me: S.me, items: itemsOf(dm), build });
+  }
   $('composer').hidden = false;
   const channel = d.channels.find((c) => c.id === S.channel);
   $('channel-name').textContent = `# ${channel.name}`;
@@ -155,12 +97,8 @@ function renderChannel() {
   ].filter(Boolean);
   $('channel-topic').textContent = [channel.topic, ...defaults].join(' · ');
   $('composer-input').placeholder = `Message #${channel.name} — type ${d.command} help`;
-  const items = [...(d.messages[S.channel] ?? []).map((m) => item(m, false)), ...myEphemerals(S.channel).map((e) => item(e, true))];
-  items.sort((a, b) => Number(a.m.ts) - Number(b.m.ts));
   const list = $('messages');
-  renderList(list, items, (it) =>
-    messageNode(it.m, viewFor(S.channel, { ephemeral: it.ephemeral, showReplies: true, onReply: openThread, highlight: it.m.ts === S.highlight })),
-  );
+  renderList(list, itemsOf(S.channel), (it) => messageNode(it.m, viewFor(S.channel, { ephemeral: it.ephemeral, showReplies: true, onReply: openThread, highlight: it.m.ts === S.highlight })));
   emptyNote(list, `This is the very beginning of #${channel.name}. Try: ${d.command} scale orders 3`);
 }
 
@@ -172,13 +110,13 @@ function renderThread() {
   }
   panel.hidden = false;
   const d = S.data;
-  const parent = (d.messages[S.channel] ?? []).find((m) => m.ts === S.thread);
-  $('thread-channel').textContent = `# ${d.channels.find((c) => c.id === S.channel).name}`;
-  const replies = d.threads[S.channel]?.[S.thread] ?? [];
-  const items = [...(parent ? [item(parent, false)] : []), ...replies.map((m) => item(m, false)), ...myEphemerals(S.channel, S.thread).map((e) => item(e, true))];
-  items.sort((a, b) => Number(a.m.ts) - Number(b.m.ts));
+  const shown = viewing();
+  const channel = d.channels.find((c) => c.id === shown);
+  $('thread-channel').textContent = channel ? `# ${channel.name}` : `● ${d.bot.name}`;
+  $('thread-composer').hidden = !channel;
+  const replies = d.threads[shown]?.[S.thread] ?? [];
   $('thread-count').textContent = `${replies.length} ${replies.length === 1 ? 'reply' : 'replies'}`;
-  renderList($('thread-messages'), items, (it) => messageNode(it.m, viewFor(S.channel, { ephemeral: it.ephemeral, highlight: it.m.ts === S.highlight })));
+  renderList($('thread-messages'), itemsOf(shown, S.thread), (it) => messageNode(it.m, viewFor(shown, { ephemeral: it.ephemeral, highlight: it.m.ts === S.highlight })));
 }
 
 function renderSidebar() {
@@ -202,6 +140,8 @@ function renderSidebar() {
   home.append(el('span', 'hash', '⌂'), el('span', '', `${d.bot.name} Home`));
   home.addEventListener('click', () => switchChannel(HOME));
   apps.append(home);
+  const dm = dmChannelOf(d, S.me);
+  renderDmLink($('dms'), { d, me: S.me, active: S.channel === DMS, unread: S.unread[dm], onOpen: () => switchChannel(DMS) });
   const users = $('users');
   users.replaceChildren();
   for (const u of d.users) {
@@ -266,7 +206,7 @@ function renderAll() {
 function switchChannel(id) {
   S.channel = id;
   S.thread = null;
-  S.unread[id] = 0;
+  S.unread[viewing()] = 0;
   renderAll();
   if (id === HOME) void api('/api/home', { user: S.me });
   else $('composer-input').focus();
@@ -275,6 +215,8 @@ function switchChannel(id) {
 function switchUser(id) {
   S.me = id;
   sessionStorage.setItem('sandbox-user', id);
+  if (S.channel === DMS) S.thread = null;
+  S.unread[viewing()] = 0;
   renderAll();
   if (S.channel === HOME) void api('/api/home', { user: S.me });
 }
@@ -294,8 +236,9 @@ function openPermalink(url) {
 
 function navigate(channel, thread, highlight) {
   if (S.data.channels.some((c) => c.id === channel)) S.channel = channel;
-  S.unread[S.channel] = 0;
-  const top = S.data.messages[S.channel] ?? [];
+  else if (channel === dmChannelOf(S.data, S.me)) S.channel = DMS;
+  S.unread[viewing()] = 0;
+  const top = S.data.messages[viewing()] ?? [];
   S.thread = top.some((m) => m.ts === thread && (m.reply_count ?? 0) > 0) ? thread : null;
   S.highlight = highlight;
   renderAll();
@@ -344,7 +287,7 @@ function connect() {
   });
   source.addEventListener('message', (e) => {
     if (!S.data) return;
-    applyMessageEvent(JSON.parse(e.data));
+    applyMessageEvent(S, JSON.parse(e.data), viewing());
     renderSidebar();
     renderChannel();
     renderThread();
@@ -365,7 +308,7 @@ function connect() {
   });
 }
 
-const sendTyped = (text, threadTs) => api('/api/command', { user: S.me, channel: S.channel, text, ...(threadTs ? { threadTs } : {}) });
+const sendTyped = (text, threadTs) => api('/api/command', { user: S.me, channel: viewing(), text, ...(threadTs ? { threadTs } : {}) });
 wireComposer({ form: $('composer'), input: $('composer-input'), hints: $('composer-hint'), usage: () => S.data, threadOf: () => undefined, send: sendTyped });
 wireComposer({ form: $('thread-composer'), input: $('thread-input'), hints: $('thread-hint'), usage: () => S.data, threadOf: () => S.thread, send: sendTyped });
 $('thread-close').addEventListener('click', () => {

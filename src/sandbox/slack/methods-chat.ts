@@ -11,9 +11,9 @@ export interface MethodContext {
 
 export type Handler = (args: Args, ctx: MethodContext) => SlackBody;
 
-/** The channel the bot may write to, or Slack's refusal. */
-export function writableChannel(ws: Workspace, ref: string | undefined): SimChannel | SlackBody {
-  const channel = ws.findChannel(ref);
+/** The channel the bot may write to, or Slack's refusal; `open`: a user id opens the app's DM with them. */
+export function writableChannel(ws: Workspace, ref: string | undefined, open = false): SimChannel | SlackBody {
+  const channel = ws.findChannel(ref, open);
   if (channel === undefined) return fail('channel_not_found');
   if (!ws.isMember(channel, ws.bot.botUserId)) return fail('not_in_channel');
   return channel;
@@ -33,7 +33,7 @@ function echo(message: SimMessage): SimMessage {
 }
 
 export const postMessage: Handler = (args, { ws }) => {
-  const channel = writableChannel(ws, str(args, 'channel'));
+  const channel = writableChannel(ws, str(args, 'channel'), true);
   if (isBody(channel)) return channel;
   const read = readContent(args, true);
   if (!read.ok) return read.body;

@@ -110,6 +110,7 @@ export const replies: Handler = (args, { ws }) => {
 export const conversationsInfo: Handler = (args, { ws }) => {
   const channel = ws.findChannel(str(args, 'channel'));
   if (channel === undefined) return fail('channel_not_found');
+  if (channel.is_im === true) return { ok: true, channel: { id: channel.id, created: 1_700_000_000, is_im: true, is_org_shared: false, user: channel.user, is_user_deleted: false, is_open: true } };
   const isPrivate = channel.is_private === true;
   const members = channel.members ?? [...ws.users.keys()].filter((u) => u !== ws.bot.botUserId);
   return {
@@ -119,9 +120,9 @@ export const conversationsInfo: Handler = (args, { ws }) => {
       name: channel.name,
       name_normalized: channel.name,
       is_channel: !isPrivate,
-      is_group: isPrivate,
+      is_group: isPrivate && channel.is_mpim !== true,
       is_im: false,
-      is_mpim: false,
+      is_mpim: channel.is_mpim === true,
       is_private: isPrivate,
       is_archived: false,
       is_general: false,

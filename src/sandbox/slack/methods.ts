@@ -1,6 +1,7 @@
 // The Web API methods the simulator answers, by name.
 import type { Handler } from './methods-chat.js';
 import { getPermalink, postEphemeral, postMessage, reactionsAdd, update } from './methods-chat.js';
+import { conversationsOpen } from './methods-im.js';
 import { viewsPublish } from './methods-views.js';
 import { authTest, conversationsInfo, history, replies, usergroupUsers, usersInfo } from './methods-read.js';
 
@@ -15,6 +16,7 @@ export const METHODS = {
   'conversations.replies': replies,
   'conversations.history': history,
   'conversations.info': conversationsInfo,
+  'conversations.open': conversationsOpen,
   'users.info': usersInfo,
   'usergroups.users.list': usergroupUsers,
   'reactions.add': reactionsAdd,

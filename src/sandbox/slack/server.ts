@@ -12,6 +12,7 @@ import { DEFAULT_RATE_LIMITS, RateLimiter } from './ratelimit.js';
 import { ResponseUrls } from './response-url.js';
 import { SimSocketServer } from './socket-mode.js';
 import { copy, Workspace } from './state.js';
+import { waitUntil } from './wait.js';
 import type {
   CallFault,
   RecordedCall,
@@ -191,7 +192,7 @@ class SimSlackServer implements SimSlack {
     if (fault?.kind === 'ratelimited') return this.limited(fault.retryAfterSec, 'ratelimited');
     if (fault === undefined) {
       const channel = str(parsed.args, 'channel');
-      const verdict = this.limiter.check(method, this.ws.findChannel(channel)?.id ?? channel);
+      const verdict = this.limiter.check(method, channel === undefined ? undefined : this.channelId(channel));
       if (verdict.limited) return this.limited(verdict.retryAfterSec);
     }
     const body = METHODS[method](parsed.args, this.ctx);
@@ -236,35 +237,25 @@ class SimSlackServer implements SimSlack {
   }
 
   waitFor<T>(predicate: () => T | undefined | null | false, timeoutMs = 5000): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const offs: (() => void)[] = [];
-      const timer = setTimeout(() => {
-        finish();
-        reject(new Error(`simulated Slack: waitFor gave up after ${timeoutMs} ms (${this.calls.length} calls recorded)`));
-      }, timeoutMs);
-      const finish = (): void => {
-        offs.forEach((off) => off());
-        clearTimeout(timer);
-      };
-      const check = (): boolean => {
-        try {
-          const value = predicate();
-          if (value === undefined || value === null || value === false) return false;
-          finish();
-          resolve(value);
-        } catch (error) {
-          finish();
-          reject(error as Error);
-        }
-        return true;
-      };
-      if (check()) return;
-      offs.push(this.on('call', check), this.on('message', check), this.on('response', check), this.on('socket', check));
-    });
+    const events: SimSlackEvent[] = ['call', 'message', 'response', 'socket'];
+    const subscribe = (check: () => void): (() => void)[] => events.map((e) => this.on(e, check));
+    return waitUntil(predicate, subscribe, timeoutMs, () => `simulated Slack: waitFor gave up after ${timeoutMs} ms (${this.calls.length} calls recorded)`);
   }
 
+  /** A channel's id by id or name; a user id stands for the app's DM with them (opened or not). */
   private channelId(ref: string): string {
+    if (this.ws.users.has(ref) && ref !== this.ws.bot.botUserId) return this.ws.dmId(ref);
     return this.ws.findChannel(ref)?.id ?? ref;
+  }
+
+  dmChannel(user: string): string | undefined {
+    const id = this.ws.dmId(user);
+    return this.ws.channels.has(id) ? id : undefined;
+  }
+
+  dms(user: string): SimMessage[] {
+    const id = this.dmChannel(user);
+    return id === undefined ? [] : copy(this.ws.topLevel(id));
   }
 
   messages(channel: string): SimMessage[] {

@@ -43,6 +43,9 @@ export function formatTs(micros: number): string {
 
 export const copy = <T>(value: T): T => structuredClone(value);
 
+/** The id of the app's DM with `user`: the same every time, as Slack's `D…` ids are (U0ALICE → D0ALICE). */
+export const dmChannelId = (user: string): string => `D${user.slice(1)}`;
+
 export class Workspace {
   readonly users = new Map<string, SimUser>();
   readonly channels = new Map<string, SimChannel>();
@@ -76,20 +79,42 @@ export class Workspace {
     this.usergroups.set(group.id, { ...group, users: [...group.users] });
   }
 
-  /** By id, `#name` or `name`, as chat.postMessage accepts; private channels without the bot do not exist. */
-  findChannel(ref: string | undefined): SimChannel | undefined {
+  /**
+   * By id, `#name` or `name`, as chat.postMessage accepts; private channels without the bot do not exist. A user id
+   * is the app's DM with that person: found once opened, or opened here when `open` (chat.postMessage does that).
+   */
+  findChannel(ref: string | undefined, open = false): SimChannel | undefined {
     if (ref === undefined) return undefined;
-    if (this.users.has(ref) && ref !== this.bot.botUserId) return this.directMessage(ref);
-    const found = this.channels.get(ref) ?? [...this.channels.values()].find((c) => c.name === ref.replace(/^#/, ''));
+    if (this.users.has(ref) && ref !== this.bot.botUserId) return open ? this.openDm(ref).channel : this.channels.get(this.dmId(ref));
+    const found = this.channels.get(ref) ?? [...this.channels.values()].find((c) => c.is_im !== true && c.is_mpim !== true && c.name === ref.replace(/^#/, ''));
     if (found?.is_private === true && found.botMember === false) return undefined;
     return found;
   }
 
-  /** A user id as `channel` is the app's DM with that person (its Messages tab), opened on first use. */
-  private directMessage(user: string): SimChannel {
-    const id = `D${user.slice(1)}`;
-    if (!this.channels.has(id)) this.channels.set(id, { id, name: `dm-${user.toLowerCase()}`, members: [user], is_private: true });
-    return this.channels.get(id) as SimChannel;
+  dmId(user: string): string {
+    return dmChannelId(user);
+  }
+
+  /** The app's DM with `user` (its Messages tab), opened on first use (conversations.open). */
+  openDm(user: string): { channel: SimChannel; created: boolean } {
+    const id = this.dmId(user);
+    const existing = this.channels.get(id);
+    if (existing !== undefined) return { channel: existing, created: false };
+    const channel: SimChannel = { id, name: 'directmessage', members: [user], is_private: true, is_im: true, user };
+    this.channels.set(id, channel);
+    return { channel, created: true };
+  }
+
+  /** A group DM of the app with `users` (2 to 8 people, in that order): one per set of people. */
+  openMpim(users: string[]): { channel: SimChannel; created: boolean } {
+    const key = [...users].sort().join(',');
+    const existing = [...this.channels.values()].find((c) => c.is_mpim === true && [...(c.members ?? [])].sort().join(',') === key);
+    if (existing !== undefined) return { channel: existing, created: false };
+    const id = `G${String(this.channels.size + 1).padStart(4, '0')}MPIM`;
+    const names = users.map((u) => this.users.get(u)?.name ?? u.toLowerCase());
+    const channel: SimChannel = { id, name: `mpdm-${names.join('--')}-1`, members: [...users], is_private: true, is_mpim: true };
+    this.channels.set(id, channel);
+    return { channel, created: true };
   }
 
   isMember(channel: SimChannel, user: string): boolean {

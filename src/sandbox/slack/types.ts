@@ -18,6 +18,11 @@ export interface SimChannel {
   botMember?: boolean;
   /** A private channel the bot is not in does not exist for it (channel_not_found). */
   is_private?: boolean;
+  /** The app's DM with one person (`D…`, conversations.open): `user` is that person. */
+  is_im?: boolean;
+  user?: string;
+  /** A group DM of the app with several people (conversations.open with 2–8 users). */
+  is_mpim?: boolean;
 }
 
 /** A Home tab as the bot last published it for one person (`views.publish`). */
@@ -259,8 +264,13 @@ export interface SimSlack {
   port: number;
   calls: RecordedCall[];
   responses: RecordedResponse[];
+  /** Top-level messages of a channel (id or name; a user id or `D…` id: the app's DM with that person). */
   messages(channel: string): SimMessage[];
   replies(channel: string, threadTs: string): SimMessage[];
+  /** The id of the app's DM with `user` once opened (conversations.open, or chat.postMessage to the user id). */
+  dmChannel(user: string): string | undefined;
+  /** The app's DM with `user`, top-level messages oldest first; empty when never opened. */
+  dms(user: string): SimMessage[];
   ephemerals(channel: string, user?: string): SimEphemeral[];
   responseUrl(id?: string, context?: ResponseUrlContext): string;
   on<E extends SimSlackEvent>(event: E, listener: (payload: SimSlackEvents[E]) => void): () => void;
