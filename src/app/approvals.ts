@@ -1,7 +1,9 @@
 // Approve and Reject clicks (SPEC §7): digest binding, eligibility, one vote per person, the drift re-check, quorum.
 import { enqueueQueued } from './enqueue.js';
+import { enqueueScheduled, scheduleOnEntry, scheduledEntry } from './scheduling.js';
 import { addApproval, canReject, eligibility, tally, type Eligibility, type Remaining } from '../domain/policy/approval.js';
 import type { Approval, Requirement } from '../domain/model/decision.js';
+import { effectiveRequirements } from '../domain/policy/approvers.js';
 import { checkDrift, desiredStateHolds } from '../domain/planning/drift.js';
 import { OURS_LOOKBACK, ourSubmissionsAfter } from '../domain/planning/ours.js';
 import type { EntryInput } from '../domain/model/operation.js';
@@ -65,7 +67,8 @@ export class ApprovalService {
     }
     const state = await this.deps.policy.current();
     if (!state.ok) return { ok: false, message: `${record.id}: ${state.message}` };
-    const requirements = record.decision?.requirements ?? [];
+    // After an escalation its groups count as the rules' groups (SPEC §7).
+    const requirements = effectiveRequirements(record);
     const verdict = await who({
       user: click.user,
       requester: record.requester,
@@ -106,6 +109,7 @@ export class ApprovalService {
   private async count(record: Planned, requirements: Requirement[], countsFor: string[], user: string): Promise<ActionOutcome> {
     const digest = record.plan.digest;
     const at = this.deps.now();
+    const policy = record.schedule === undefined ? undefined : await this.deps.policy.current();
     let remaining: Remaining[] = [];
     const result = await this.deps.store.apply(record.id, (current) => {
       if (current.state !== 'AWAITING_APPROVAL') return { refuse: alreadyDecided(current) };
@@ -118,6 +122,12 @@ export class ApprovalService {
       const entries: EntryInput[] = [{ type: 'approval', name: 'approved', actor: user, detail: { countsFor, remaining: t.remaining } }];
       if (t.satisfied) {
         const approvers = added.approvals.filter((a) => a.planDigest === digest).map((a) => a.user);
+        // SPEC §7b: approved now, run at its time.
+        if (current.schedule !== undefined) {
+          const schedule = policy?.ok ? scheduleOnEntry(current.schedule, policy.policy, at) : current.schedule;
+          entries.push(scheduledEntry(schedule, user, 'bot', { approvedBy: approvers }));
+          return { set: { approvals: added.approvals, schedule }, entries };
+        }
         entries.push({ type: 'state', name: 'QUEUED', actor: user, role: 'bot', detail: { approvedBy: approvers } });
       }
       return { set: { approvals: added.approvals }, entries };
@@ -125,6 +135,10 @@ export class ApprovalService {
     if (!result.ok) return refused(result.reason);
     const log = forOperation(this.deps.logger, record.id);
     log.info({ user, state: result.record.state }, 'approval recorded');
+    if (result.record.state === 'SCHEDULED') {
+      await enqueueScheduled(this.deps, result.record, log);
+      return { type: 'done', record: result.record, message: `You approved ${record.id}; it has every approval it needs and is scheduled` };
+    }
     if (result.record.state !== 'QUEUED') return { type: 'done', record: result.record, message: `You approved ${record.id}; ${stillNeeded(remaining)}` };
     await enqueueQueued(this.deps, result.record, record.plan.revision, log);
     return { type: 'done', record: result.record, message: `You approved ${record.id}; it has every approval it needs and is queued` };

@@ -103,6 +103,8 @@ export async function assess(policy: Policy, request: AssessRequest, deps: Asses
     ...(plan.effectiveUpgradeMode ? { upgradeMode: plan.effectiveUpgradeMode } : {}),
     now,
     checks,
+    // Authorised at request time (checkRequest); a re-plan or re-check keeps skipping what it skipped (SPEC §7c).
+    ...(request.intent.breakGlass === true ? { breakGlass: true } : {}),
   });
   return { ok: true, target, plan, decision, effectiveKind, resource: live.resource };
 }

@@ -1,7 +1,7 @@
 // What the bot's services share: their dependencies, ids and nonces, cached group membership, faults in plain words.
 import type { Logger } from '../log.js';
 import { newOperationId } from '../domain/model/operation.js';
-import { GroupMembership, UsergroupResolutionError, type MembershipLookup } from './groups.js';
+import { GroupMembership, UsergroupResolutionError } from './groups.js';
 import type { Policy } from '../domain/policy/schema.js';
 import { isKubeError, isUnreachable } from '../kube/errors.js';
 import type { Target } from '../domain/model/target.js';
@@ -10,6 +10,7 @@ import type { FlinkClient } from '../kube/flink-client.js';
 import type { FreezeStore } from '../store/freezes.js';
 import type { LockStore } from '../store/locks.js';
 import type { OperationStore } from '../store/operations.js';
+import type { BreakGlassIndex } from '../store/break-glass.js';
 import type { AssessDeps } from './assess.js';
 import type { PolicyProvider } from './policy-source.js';
 import type { CardPoster, Enqueuer, UsergroupMembers } from './ports.js';
@@ -31,6 +32,8 @@ export interface BotDeps {
   now: () => number;
   /** `crypto.randomBytes` in production. */
   random: (size: number) => Uint8Array;
+  /** Break-glass operations not yet reviewed (SPEC §7c); absent: not indexed (reviews still work from the card). */
+  breakGlass?: Pick<BreakGlassIndex, 'add' | 'remove' | 'list'>;
 }
 
 /** `op-` + 10 base36 characters. */
@@ -75,7 +78,7 @@ export class MembershipSource {
     private readonly now: () => number = Date.now,
   ) {}
 
-  for(policy: Policy, hash: string): MembershipLookup {
+  for(policy: Policy, hash: string): GroupMembership {
     if (this.cached?.hash !== hash) {
       this.cached = { hash, membership: new GroupMembership(policy, this.members, { now: this.now }) };
     }

@@ -52,6 +52,15 @@ export class GroupMembership implements MembershipLookup {
     return false;
   }
 
+  /** Everyone in a policy group: its listed users, then its user groups' members (resolved, cached), each once. */
+  async usersOf(group: string): Promise<string[]> {
+    const def = Object.hasOwn(this.policy.groups, group) ? this.policy.groups[group] : undefined;
+    if (!def) return [];
+    const users = [...def.users];
+    for (const id of def.usergroups) users.push(...(await this.members(id)));
+    return [...new Set(users)];
+  }
+
   /** Every policy group the user belongs to, in policy order. */
   async groupsOf(user: string): Promise<string[]> {
     const groups: string[] = [];

@@ -2,8 +2,11 @@
 // leases and freezes, the latest operations. Read-only: the buttons go through the card's own action handler.
 import type { OperationRecord } from '../domain/model/operation.js';
 import { eligibility } from '../domain/policy/approval.js';
+import { effectiveRequirements } from '../domain/policy/approvers.js';
 import { formatTarget } from '../domain/model/target.js';
 import type { BotDeps } from './context.js';
+import { BreakGlassReviews } from './break-glass.js';
+import { breakGlassOf } from '../domain/policy/break-glass.js';
 import type { HomeOperation, HomeView } from './views.js';
 
 /** How many of the latest operations Home lists (the `ops` query shows more). */
@@ -14,6 +17,11 @@ function homeOperation(r: OperationRecord, withButtons: boolean): HomeOperation 
   if (r.expiresAt !== undefined) op.expiresAt = r.expiresAt;
   if (r.card !== undefined) op.card = { channel: r.card.channel, ts: r.card.ts };
   if (withButtons && r.plan !== undefined) op.planDigest = r.plan.digest;
+  if (breakGlassOf(r)) op.breakGlass = true;
+  if (r.state === 'SCHEDULED' && r.schedule !== undefined) {
+    const { runAt, zone, window, closesAt } = r.schedule;
+    op.schedule = { runAt, zone, ...(window === undefined ? {} : { window }), ...(closesAt === undefined ? {} : { closesAt }) };
+  }
   return op;
 }
 
@@ -32,9 +40,12 @@ export class HomeService {
     ]);
     const problems: string[] = [];
     const approvals = await this.approvalsFor(user, active, problems);
+    const index = this.deps.breakGlass;
+    const reviews = index ? await new BreakGlassReviews({ ...this.deps, index }).dueFor(user) : [];
     return {
       user,
       approvals: approvals.map((r) => homeOperation(r, true)),
+      reviews: reviews.map((r) => homeOperation(r, false)),
       mine: active.filter((r) => r.requester === user).sort(newestFirst).map((r) => homeOperation(r, false)),
       leases: leases.map((l) => ({ target: formatTarget(l.target), opId: l.opId, since: l.since })),
       freezes: freezes.map((f) => ({ target: formatTarget(f.target), by: f.by, reason: f.reason, at: f.at })),
@@ -65,7 +76,7 @@ export class HomeService {
         eligibility({
           user,
           requester: r.requester,
-          requirements: r.decision?.requirements ?? [],
+          requirements: effectiveRequirements(r),
           allowSelfApproval: state.policy.approval.allowSelfApproval,
           isMember: (u, group) => membership.isMember(u, group),
         }),

@@ -1,5 +1,7 @@
 // The operation service: a request becomes a recorded, carded and decided operation (or a refusal); cancel.
 import { enqueueQueued } from './enqueue.js';
+import { approverOfItsRules, enqueueScheduled, scheduleOnEntry, scheduledEntry } from './scheduling.js';
+import { resolveSchedule } from '../domain/schedule/resolve.js';
 import type { PolicyDecision } from '../domain/model/decision.js';
 import { expiresAt } from '../domain/policy/approval.js';
 import type { OperationIntent } from '../domain/kinds/index.js';
@@ -23,7 +25,8 @@ export interface OperationRequest {
 
 /** Card-post errors that mean "the bot cannot post here" (SPEC §8: tell the requester to invite it). */
 const NOT_IN_CHANNEL = ['not_in_channel', 'channel_not_found'];
-const CANCELLABLE = ['ACCEPTED', 'AWAITING_APPROVAL', 'QUEUED'] as const;
+const CANCELLABLE = ['ACCEPTED', 'AWAITING_APPROVAL', 'SCHEDULED', 'QUEUED'] as const;
+const BREAK_GLASS_QUEUED = 'break-glass: approval requirements and time-window deny rules skipped; approvers review it afterwards';
 
 export class OperationService {
   constructor(
@@ -40,6 +43,8 @@ export class OperationService {
     try {
       const prepared = await this.prepare(req);
       if (prepared.type === 'refused') return prepared;
+      // Indexed before the record exists, so no break-glass operation escapes its review (SPEC §7c).
+      if (prepared.fields.decision.breakGlass && prepared.fields.decision.outcome !== 'deny') await this.deps.breakGlass?.add(prepared.fields.id, this.deps.now());
       const created = await this.deps.store.create(prepared.fields, req.requester);
       if (!created.ok) return refused(`operation id ${prepared.fields.id} is taken; please run the command again`);
       recorded = created.record;
@@ -65,11 +70,12 @@ export class OperationService {
     return this.publish(record, state.policy);
   }
 
-  /** Only the requester, and only before submission (approvers use Reject). */
+  /** The requester, before submission (approvers use Reject); a SCHEDULED one also an approver of its rules (SPEC §3). */
   async cancel(opId: string, user: string): Promise<ActionOutcome> {
     const record = await this.deps.store.get(opId);
     if (!record) return { type: 'refused', message: `there is no operation ${opId}` };
-    if (record.requester !== user) {
+    if (record.requester !== user && !(await this.approverMayCancel(record, user))) {
+      if (record.state === 'SCHEDULED') return { type: 'refused', message: `only <@${record.requester}>, who requested ${opId}, or an approver of its rules can cancel it` };
       return { type: 'refused', message: `only <@${record.requester}>, who requested ${opId}, can cancel it; approvers use Reject` };
     }
     if (!(CANCELLABLE as readonly string[]).includes(record.state)) {
@@ -87,6 +93,15 @@ export class OperationService {
     return { type: 'done', record: result.record, message: `${opId} is cancelled` };
   }
 
+  /** SPEC §3: a SCHEDULED operation may also be cancelled by an approver of its rules. */
+  private async approverMayCancel(record: OperationRecord, user: string): Promise<boolean> {
+    if (record.state !== 'SCHEDULED') return false;
+    const state = await this.deps.policy.current();
+    if (!state.ok) return false;
+    const membership = this.deps.membership.for(state.policy, state.hash);
+    return approverOfItsRules(record, user, (u, g) => membership.isMember(u, g));
+  }
+
   private async prepare(req: OperationRequest) {
     const { deps } = this;
     const state = await deps.policy.current();
@@ -96,10 +111,13 @@ export class OperationService {
     const membership = deps.membership.for(state.policy, state.hash);
     const check = await checkRequest(
       state.policy,
-      { namespace: resolved.target.namespace, cluster: resolved.target.cluster, requester: req.requester, hasReason: req.intent.reason !== undefined, intentKind: req.intent.kind },
+      { namespace: resolved.target.namespace, cluster: resolved.target.cluster, requester: req.requester, hasReason: req.intent.reason !== undefined, intentKind: req.intent.kind, breakGlass: req.intent.breakGlass === true },
       membership,
     );
     if (!check.ok) return refused(check.message);
+    // SPEC §3, §7b: --at / --window resolved now, with the policy's timezone; a bad time is refused, nothing recorded.
+    const scheduled = resolveSchedule(req.intent, state.policy, deps.now());
+    if (!scheduled.ok) return refused(`${scheduled.message}; nothing was recorded`);
     const id = newOpId(deps.random);
     const assessed = await assess(state.policy, { intent: req.intent, opId: id, requester: req.requester }, assessDeps(deps));
     if (!assessed.ok) return refused(assessed.refusal);
@@ -116,6 +134,7 @@ export class OperationService {
       incidentChannels,
       plan: assessed.plan,
       decision: assessed.decision,
+      ...(scheduled.schedule === undefined ? {} : { schedule: scheduled.schedule }),
     };
     return { type: 'prepared' as const, fields, policy: state.policy };
   }
@@ -139,6 +158,7 @@ export class OperationService {
     }
     log.info({ state: decided.record.state, card }, 'operation recorded');
     if (decided.record.state === 'QUEUED' && decided.record.plan) await enqueueQueued(this.deps, decided.record, decided.record.plan.revision, log);
+    if (decided.record.state === 'SCHEDULED') await enqueueScheduled(this.deps, decided.record, log);
     return { type: 'recorded', record: decided.record };
   }
 
@@ -197,6 +217,13 @@ export function decideAfterCard(current: OperationRecord, card: CardRef, policy:
         entries: [entry('AWAITING_APPROVAL', { requirements: decision.requirements })],
       };
     case 'allow':
-      return { set: { card }, entries: [entry('QUEUED', { reason: 'no policy rule requires approval' })] };
+      if (current.schedule) return scheduleAfterCard(current, card, policy, at, decision.breakGlass ? BREAK_GLASS_QUEUED : 'no policy rule requires approval');
+      return { set: { card }, entries: [entry('QUEUED', { reason: decision.breakGlass ? BREAK_GLASS_QUEUED : 'no policy rule requires approval' })] };
   }
+}
+
+/** Allowed and scheduled (SPEC §7b): SCHEDULED with when it runs; the wake-up job is enqueued after the commit. */
+function scheduleAfterCard(current: OperationRecord, card: CardRef, policy: Policy, at: number, reason: string): Change {
+  const schedule = scheduleOnEntry(current.schedule as NonNullable<OperationRecord['schedule']>, policy, at);
+  return { set: { card, schedule }, entries: [scheduledEntry(schedule, 'system', 'bot', { reason })] };
 }

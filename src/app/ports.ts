@@ -5,6 +5,8 @@ import type { Target } from '../domain/model/target.js';
 /** Puts an operation on its cluster's execution queue (BullMQ `flink-ops.<cluster>`, jobId `<op id>.<revision>`). */
 export interface Enqueuer {
   enqueue(opId: string, revision: number, target: Pick<Target, 'cluster'>): Promise<void>;
+  /** A SCHEDULED operation's wake-up job, delayed until `runAt` (jobId `<op id>.<revision>.at<runAt>`, SPEC §7b). */
+  enqueueAt(opId: string, revision: number, target: Pick<Target, 'cluster'>, runAt: number, now: number): Promise<void>;
 }
 
 /** `ok: false` carries Slack's error code (`not_in_channel`, `channel_not_found`, `ratelimited`, …) or the fault. */

@@ -173,7 +173,7 @@ export class QueryService {
     const resolved = await resolveTarget(intent, { getOperation: (id) => this.deps.store.get(id) });
     if (!resolved.ok) return refused(`it would be refused: ${resolved.refusal}`);
     const membership = this.deps.membership.for(state.policy, state.hash);
-    const request = { namespace: resolved.target.namespace, cluster: resolved.target.cluster, requester: asker, hasReason: intent.reason !== undefined, intentKind: intent.kind };
+    const request = { namespace: resolved.target.namespace, cluster: resolved.target.cluster, requester: asker, hasReason: intent.reason !== undefined, intentKind: intent.kind, breakGlass: intent.breakGlass === true };
     const check = await checkRequest(state.policy, request, membership);
     if (!check.ok) return refused(`it would be refused: ${check.message}`);
     const assessed = await assess(state.policy, { intent, opId: EXPLAIN_OP_ID, requester: asker }, assessDeps(this.deps));

@@ -6,6 +6,8 @@ import { clusterOf, type Target } from '../domain/model/target.js';
 import { jobIdOf, type OperationQueue } from '../queue/queue.js';
 import type { LockStore } from '../store/locks.js';
 import type { OperationStore } from '../store/operations.js';
+import { remindDueReviews, type BreakGlassDueDeps } from './break-glass-due.js';
+import { sweepScheduled } from './scheduling.js';
 
 /** After this many re-enqueues an operation is reported `stuck` (once); it keeps its state. */
 export const STUCK_AFTER = 5;
@@ -29,7 +31,7 @@ export interface SweepDeps {
   queues: {
     /** The clusters whose queues this process may use; operations of other clusters are left to their processes. */
     readonly clusters: readonly string[];
-    of(target: Pick<Target, 'cluster'>): Pick<OperationQueue, 'enqueue' | 'jobState' | 'removeFinished'>;
+    of(target: Pick<Target, 'cluster'>): Pick<OperationQueue, 'enqueue' | 'enqueueAt' | 'jobState' | 'removeFinished'>;
   };
   leases: Pick<LockStore, 'holder'>;
   logger: Logger;
@@ -42,6 +44,8 @@ export interface SweepDeps {
   /** Only processes that can post to Slack (the bot role) finish stale ACCEPTED records. */
   accepted?: AcceptedFinisher;
   acceptedStaleMs?: number;
+  /** Unreviewed break-glass operations past `reviewWithin` get their daily reminder (SPEC §7c). */
+  breakGlass?: BreakGlassDueDeps;
 }
 
 export interface SweepReport {
@@ -99,6 +103,7 @@ export class Sweep {
     const ids = await this.deps.store.activeIds();
     for (const record of await this.deps.store.getMany(ids)) {
       if (record.state === 'ACCEPTED' && (await this.resumeIfStale(record, now))) report.resumed.push(record.id);
+      if (record.state === 'SCHEDULED') report.reenqueued.push(...(await sweepScheduled(this.deps, [record], now)));
       if (!isOrdered(record.state) || !record.plan) continue;
       if (!this.deps.queues.clusters.includes(clusterOf(record.target, this.deps.queues.clusters))) continue;
       if (now - record.updatedAt < (this.deps.graceMs ?? 5000)) continue;
@@ -106,6 +111,7 @@ export class Sweep {
       if (outcome === 'reenqueued' || outcome === 'stuck') report.reenqueued.push(record.id);
       if (outcome === 'stuck') report.stuck.push(record.id);
     }
+    if (this.deps.breakGlass) await remindDueReviews(this.deps.breakGlass, now);
     return report;
   }
 

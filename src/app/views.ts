@@ -91,6 +91,10 @@ export interface ExceptionsView {
 export type HomeOperation = Pick<OperationRecord, 'id' | 'kind' | 'target' | 'state' | 'requester' | 'createdAt' | 'updatedAt' | 'expiresAt'> & {
   /** The approval buttons' block binding: the plan digest (only on approvals waiting for the viewer). */
   planDigest?: string;
+  /** Requested with --break-glass (SPEC §7c). */
+  breakGlass?: boolean;
+  /** SCHEDULED: when it runs (SPEC §7b). */
+  schedule?: { runAt: number; zone: string; window?: string; closesAt?: number };
   card?: { channel: string; ts: string };
 };
 
@@ -101,6 +105,8 @@ export interface HomeView {
   approvals: HomeOperation[];
   /** Their own operations not yet finished, including SCHEDULED ones. */
   mine: HomeOperation[];
+  /** Break-glass operations that ended and that this person may review (SPEC §7c), oldest first. */
+  reviews?: HomeOperation[];
   leases: LocksView['leases'];
   freezes: LocksView['freezes'];
   latest: HomeOperation[];

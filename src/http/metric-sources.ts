@@ -97,6 +97,10 @@ export function whileExporting(holds: () => Promise<boolean>, sources: MetricsSo
     const read = sources.collectQueue;
     gated.collectQueue = async () => ((await check()) ? read() : []);
   }
+  if (sources.collectBreakGlassUnreviewed) {
+    const read = sources.collectBreakGlassUnreviewed;
+    gated.collectBreakGlassUnreviewed = async () => ((await check()) ? read() : undefined);
+  }
   return gated;
 }
 

@@ -31,6 +31,8 @@ export interface MetricsSources {
   /** undefined: not this process's to report (the gauge stays absent). */
   collectStuck?: () => Promise<number | undefined>;
   collectQueue?: () => Promise<readonly QueueCount[]>;
+  /** Break-glass operations past `reviewWithin` and not reviewed; undefined: not this process's to report. */
+  collectBreakGlassUnreviewed?: () => Promise<number | undefined>;
   /** Whether the policy file as last read is valid (`flink_chatops_policy_valid`). */
   collectPolicyValid?: () => Promise<boolean>;
   /** The readiness checks' results by dependency (`redis`, `kubernetes`, …): true when it answers. */
@@ -129,6 +131,20 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
         await guarded('stuck', async () => {
           const stuck = await read();
           if (stuck !== undefined) this.set(stuck);
+        });
+    },
+  });
+  new Gauge({
+    name: `${METRIC_PREFIX}break_glass_unreviewed`,
+    help: 'Break-glass operations that ended more than reviewWithin ago and are not reviewed (SPEC §7c)',
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const read = sources.collectBreakGlassUnreviewed;
+      if (read)
+        await guarded('break-glass', async () => {
+          const unreviewed = await read();
+          if (unreviewed !== undefined) this.set(unreviewed);
         });
     },
   });

@@ -10,6 +10,7 @@ import { SlackUnavailable } from './slack-calls.js';
 import { Poster, withOpId, type PostOutcome, type PosterDeps } from './posts.js';
 import { sleep, type PostPacer } from './pacer.js';
 import type { CallResult } from './slack-calls.js';
+import type { ApproverDms } from './approver-dms.js';
 
 /** The renderers the notifier calls (src/slack/blocks); a parameter so the notifier is not tied to one module. */
 export interface NotifierRenderers {
@@ -33,6 +34,8 @@ export interface DeliveryDeps extends PosterDeps {
   lockTtlMs: number;
   /** Edits of one card, installation-wide: one at a time, a coalescing window apart (keyed by operation id). */
   cardEdits: PostPacer;
+  /** Approver DMs (approver-dms.ts); absent: none. */
+  dms?: Pick<ApproverDms, 'sync'>;
 }
 
 type CardTurn = { kind: 'stop' } | { kind: 'sent'; record: OperationRecord & { card: NonNullable<OperationRecord['card']> }; seq: number; result: CallResult };
@@ -90,10 +93,15 @@ export class OperationDelivery {
       const record = await this.deps.store.get(opId);
       if (record?.card === undefined) return { kind: 'done', note: 'the record is gone' };
       // Side by side: a 429 storm on the card must not hold the thread back, nor thread pacing the card.
-      const [card, posts] = await Promise.allSettled([this.editCard(opId, log, signal), this.posts(record, log, signal)]);
+      const [card, posts, dms] = await Promise.allSettled([
+        this.editCard(opId, log, signal),
+        this.posts(record, log, signal),
+        this.deps.dms?.sync(record, log, signal) ?? 'done',
+      ]);
       if (card.status === 'rejected') throw card.reason;
       if (posts.status === 'rejected') throw posts.reason;
-      if (posts.value === 'busy') return this.busy();
+      if (dms.status === 'rejected') throw dms.reason;
+      if (posts.value === 'busy' || dms.value === 'busy') return this.busy();
       const latest = await this.deps.store.get(opId);
       const rendered = await this.deps.state.renderedSeq(opId);
       if (latest === undefined || (latest.version === record.version && rendered >= latest.history.length)) return { kind: 'done' };

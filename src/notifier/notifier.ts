@@ -11,6 +11,9 @@ import { duplicateConnection, type RedisConnection } from '../store/connection.j
 import { DeliveryState } from '../store/delivery.js';
 import { NotifierStream, type RawEntry } from '../store/notifier-stream.js';
 import { SharedPacer, sleep, WaitAborted, type PostPacer } from './pacer.js';
+import { ApproverDms } from './approver-dms.js';
+import { DmCopies } from '../store/dm-copies.js';
+import type { ApproverDirectory } from '../app/approvers.js';
 
 export { METADATA_EVENT_TYPE, type WebClient } from '../slack-client/client.js';
 export { createNotifierClient, DEFAULT_SLACK_TIMEOUT_MS } from './slack-calls.js';
@@ -55,6 +58,8 @@ export interface NotifierOptions {
   settleMs?: number;
   /** Operations delivered at once by this process (default 32). */
   maxConcurrentOps?: number;
+  /** Who approves what (policy and user groups): with it, approvers get DMs (approver-dms.ts); without, none. */
+  approvers?: ApproverDirectory;
 }
 
 interface Task {
@@ -99,11 +104,17 @@ export class Notifier {
     const turnTtlMs = requestTimeoutMs + settleMs + 1_000;
     const onError = (error: unknown): void => this.log.warn({ err: error }, 'ending a pacing turn failed; it lapses on its own');
     this.stream = new NotifierStream(opts.redis, opts.prefix, opts.consumer);
+    const state = new DeliveryState(opts.redis, opts.prefix, DEFAULT_RETENTION_MS);
+    const slack = new SlackCalls(opts.client, this.log);
+    const pacer = opts.pacer ?? SharedPacer.channels(opts.redis, opts.prefix, { intervalMs: opts.channelIntervalMs ?? 1_000, turnTtlMs, onError });
+    const copies = new DmCopies(opts.redis, opts.prefix, DEFAULT_RETENTION_MS);
+    const dmDeps = { state, copies, slack, pacer, store: opts.store, consumer: opts.consumer, now: Date.now, renderNow: opts.now ?? Date.now };
     this.delivery = new OperationDelivery({
       store: opts.store,
-      state: new DeliveryState(opts.redis, opts.prefix, DEFAULT_RETENTION_MS),
-      slack: new SlackCalls(opts.client, this.log),
-      pacer: opts.pacer ?? SharedPacer.channels(opts.redis, opts.prefix, { intervalMs: opts.channelIntervalMs ?? 1_000, turnTtlMs, onError }),
+      state,
+      slack,
+      pacer,
+      ...(opts.approvers ? { dms: new ApproverDms({ ...dmDeps, directory: opts.approvers, command: opts.command ?? '/flink', staleMs: requestTimeoutMs + settleMs }) } : {}),
       cardEdits: SharedPacer.cardEdits(opts.redis, opts.prefix, { intervalMs: opts.cardEditWindowMs ?? 1_000, turnTtlMs, onError }),
       render: opts.renderers ?? blocks,
       consumer: opts.consumer,

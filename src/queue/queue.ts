@@ -29,6 +29,20 @@ export function jobIdOf(opId: string, revision: number): string {
   return `${opId}.${revision}`;
 }
 
+/**
+ * The delayed job that wakes a SCHEDULED operation at its time (SPEC §7b): `<op id>.<revision>.at<runAt ms>`, apart
+ * from the run job `<op id>.<revision>` so each can exist while the other has finished; a new time is a new job.
+ */
+export function scheduledJobIdOf(opId: string, revision: number, runAt: number): string {
+  if (!Number.isSafeInteger(runAt) || runAt < 0) throw new Error(`runAt must be a time in ms, got ${runAt}`);
+  return `${jobIdOf(opId, revision)}.at${runAt}`;
+}
+
+/** Whether a job id is a scheduled operation's wake-up job rather than a run job. */
+export function isScheduledJobId(jobId: string | undefined): boolean {
+  return /^op-[a-z0-9]+\.\d+\.at\d+$/.test(jobId ?? '');
+}
+
 /** The op id and revision a job id names, or undefined when it is not one of ours. */
 export function parseJobId(jobId: string | undefined): { opId: string; revision: number } | undefined {
   const match = /^(op-[a-z0-9]+)\.(\d+)$/.exec(jobId ?? '');
@@ -81,6 +95,22 @@ export class OperationQueue {
         removeOnComplete: { age: this.keepCompletedSec },
         removeOnFail: { age: this.keepFailedSec },
       },
+    );
+    return { jobId };
+  }
+
+  /**
+   * The wake-up job of a SCHEDULED operation, delayed until `runAt` (by `now`, the caller's clock); a finished job of
+   * the same id is removed first, so the sweep can re-create a lost one.
+   */
+  async enqueueAt(opId: string, revision: number, runAt: number, now: number): Promise<{ jobId: string }> {
+    const jobId = scheduledJobIdOf(opId, revision, runAt);
+    await this.removeFinished(jobId);
+    const delay = Math.max(0, Math.ceil(runAt - now));
+    await this.queue.add(
+      JOB_NAME,
+      { opId },
+      { jobId, ...(delay > 0 ? { delay } : {}), removeOnComplete: { age: this.keepCompletedSec }, removeOnFail: { age: this.keepFailedSec } },
     );
     return { jobId };
   }

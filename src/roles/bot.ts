@@ -6,8 +6,12 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { App, CustomRoute } from '@slack/bolt';
 import { ApprovalService } from '../app/approvals.js';
+import { APPROVAL_TIMER_POLL_MS, ApprovalTimers } from '../app/approval-timers.js';
+import { approverDirectory } from '../app/approvers.js';
 import { FreezeCommands } from '../app/commands.js';
 import { HomeService } from '../app/home.js';
+import { BreakGlassReviews } from '../app/break-glass.js';
+import { BreakGlassIndex } from '../store/break-glass.js';
 import { MembershipSource, type BotDeps } from '../app/context.js';
 import { OperationService } from '../app/operations.js';
 import { PolicyFileSource, type PolicyProvider } from '../app/policy-source.js';
@@ -73,6 +77,10 @@ export interface BotOverrides {
    * 1000, SPEC §8), edits of one card one per `cardEditWindowMs` (default 1000); tests shorten them.
    */
   slackPace?: { channelIntervalMs?: number; cardEditWindowMs?: number };
+  /** How often due reminders and escalations are looked for (default 5 s; tests shorten it). */
+  approvalTimerPollMs?: number;
+  /** false: this process does not look for due reminders and escalations (another process does). */
+  approvalTimers?: boolean;
 }
 
 export interface RunningBot {
@@ -118,6 +126,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       freezes: new FreezeCommands(deps),
       queries: new QueryService(deps),
       home: new HomeService(deps),
+      breakGlass: new BreakGlassReviews({ ...deps, index: deps.breakGlass ?? new BreakGlassIndex(redis, config.redis.prefix) }),
       policy: deps.policy,
       clusters: config.clusters.names,
       responder: overrides.responder ?? new FetchResponder(undefined, slackAgent(config.proxy)),
@@ -132,10 +141,17 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       const notifier = await startNotifier(config, deps, redis, overrides.consumer, overrides.onSlackCall, pacer, overrides.slackPace?.cardEditWindowMs);
       closers.push(() => notifier.stop());
     }
+    // SPEC §7: reminders and escalation, due from the records themselves; every replica looks, one wins each.
+    if (overrides.approvalTimers !== false) {
+      const timers = new ApprovalTimers({ store: deps.store, policy: deps.policy, logger, now });
+      timers.start(overrides.approvalTimerPollMs ?? APPROVAL_TIMER_POLL_MS);
+      closers.push(() => timers.stop());
+    }
     if (queues && overrides.sweep !== false) {
       // SPEC §9: every process sweeps (expiry, lost jobs); the sweep's effects are idempotent across replicas.
       const accepted = acceptedFinisher(handlers.operations, handlers.responder, logger, new CardsInFlight(redis, config.redis.prefix));
-      const sweep = new Sweep({ store: deps.store, queues, leases: deps.leases, logger, now, accepted });
+      const breakGlass = { store: deps.store, index: deps.breakGlass ?? new BreakGlassIndex(redis, config.redis.prefix), policy: deps.policy, logger };
+      const sweep = new Sweep({ store: deps.store, queues, leases: deps.leases, logger, now, accepted, breakGlass });
       sweep.start(SWEEP_INTERVAL_MS);
       closers.push(async () => sweep.stop());
     }
@@ -197,6 +213,7 @@ async function startNotifier(
     now: deps.now,
     pacer,
     ...(cardEditWindowMs === undefined ? {} : { cardEditWindowMs }),
+    approvers: approverDirectory(deps.policy, deps.membership),
   });
   await notifier.start();
   return notifier;
@@ -218,6 +235,9 @@ function botDeps(
     enqueue: async (opId, revision, target) => {
       await (queues as OperationQueues).of(target).enqueue(opId, revision);
     },
+    enqueueAt: async (opId, revision, target, runAt, now) => {
+      await (queues as OperationQueues).of(target).enqueueAt(opId, revision, runAt, now);
+    },
   };
   return {
     store: new OperationStore(redis, { prefix, now: o.now, ...(o.onCommitted ? { onCommitted: o.onCommitted } : {}) }),
@@ -232,5 +252,6 @@ function botDeps(
     logger: o.logger,
     now: o.now,
     random: o.random ?? ((size) => randomBytes(size)),
+    breakGlass: new BreakGlassIndex(redis, prefix),
   };
 }

@@ -13,6 +13,8 @@ import { OperationQueues, type OperationQueue } from '../queue/queue.js';
 import { createConnection } from '../store/connection.js';
 import { storeKeys } from '../store/keys.js';
 import { OperationStore } from '../store/operations.js';
+import { BreakGlassIndex } from '../store/break-glass.js';
+import { countOverdueReviews } from '../app/break-glass-due.js';
 import { SocketLink } from '../slack/socket-link.js';
 
 export interface Service {
@@ -85,8 +87,11 @@ async function startObservability(role: Role, config: Config, logger: Logger, po
   const queues = new OperationQueues({ connection: redis, prefix: config.redis.prefix, clusters: config.clusters.names });
   const depth = (queue: OperationQueue) => () => queue.queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized', 'failed');
   const exporter = exporterLease(redis, storeKeys(config.redis.prefix).metricsExporter, randomUUID());
+  const store = new OperationStore(redis, { prefix: config.redis.prefix });
+  const unreviewed = { store, index: new BreakGlassIndex(redis, config.redis.prefix), policy };
   const storeWide = whileExporting(() => exporter.holds(), {
-    ...storeSources(new OperationStore(redis, { prefix: config.redis.prefix })),
+    ...storeSources(store),
+    collectBreakGlassUnreviewed: () => countOverdueReviews(unreviewed, Date.now()),
     ...queueSource(Object.fromEntries(queues.all().map((q) => [q.cluster, depth(q)]))),
   });
   const collectPolicyValid = async () => {

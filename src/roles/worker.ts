@@ -13,6 +13,7 @@ import { OperationStore, type OperationStoreOptions } from '../store/operations.
 import { DEFAULT_SETTINGS, type RunnerSettings } from '../worker/context.js';
 import { Runner } from '../worker/runner.js';
 import { Sweep, SWEEP_INTERVAL_MS } from '../app/sweep.js';
+import { BreakGlassIndex } from '../store/break-glass.js';
 import { OperationWorker } from '../worker/worker.js';
 
 export interface WorkerOverrides {
@@ -96,7 +97,7 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
       closers.unshift(() => worker.close());
       parts.push({ cluster: name, runner, watches, worker });
     }
-    const sweep = new Sweep({ store, queues, leases, logger, now });
+    const sweep = new Sweep({ store, queues, leases, logger, now, breakGlass: { store, index: new BreakGlassIndex(redis, prefix), policy, logger } });
     closers.unshift(() => sweep.stop());
     for (const part of parts) await part.worker.start();
     const stopPresence = new WorkerPresence(redis, prefix).keep(config.clusters.worker, (error) => logger.warn({ err: error }, 'could not renew the worker presence'));

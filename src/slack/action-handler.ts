@@ -15,6 +15,8 @@ const ACTIONS: Record<keyof typeof ACTION_IDS, Act> = {
   approve: (deps, click) => deps.approvals.approve(click),
   reject: (deps, click) => deps.approvals.reject(click),
   cancel: (deps, click) => deps.operations.cancel(click.opId, click.user),
+  review: (deps, click) =>
+    deps.breakGlass ? deps.breakGlass.review(click.opId, click.user) : Promise.resolve({ type: 'refused', message: `${click.opId}: break-glass reviews are not set up in this bot; nothing changed` }),
 };
 
 export function registerActionHandlers(app: App, deps: HandlerDeps): void {

@@ -4,6 +4,7 @@ import type { App, SlashCommand } from '@slack/bolt';
 import type { ApprovalService } from '../app/approvals.js';
 import type { FreezeCommands } from '../app/commands.js';
 import type { HomeService } from '../app/home.js';
+import type { BreakGlassReviews } from '../app/break-glass.js';
 import { placeParsed } from '../app/clusters.js';
 import { describeFault } from '../app/context.js';
 import type { OperationService } from '../app/operations.js';
@@ -40,6 +41,8 @@ export interface HandlerDeps {
   queries: QueryService;
   /** App Home (SPEC §8). */
   home: HomeService;
+  /** The Reviewed button of break-glass operations (SPEC §7c). */
+  breakGlass?: BreakGlassReviews;
   policy: PolicyProvider;
   /** The installation's clusters: where a typed target without one is placed (app/clusters.ts). */
   clusters: readonly string[];

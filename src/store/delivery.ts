@@ -28,6 +28,8 @@ export interface DeliverySnapshot {
 
 export const postField = (seq: number): string => `post:${seq}`;
 export const digestField = (phase: 'start' | 'end', channel: string): string => `digest:${phase}:${channel}`;
+/** One approver DM: the history entry that called for it and the person (`<op>:<seq>:<user>`). */
+export const dmField = (seq: number, user: string): string => `dm:${seq}:${user}`;
 
 function parseMark(raw: string | undefined): DeliveryMark | undefined {
   if (raw === undefined) return undefined;
@@ -56,7 +58,7 @@ export class DeliveryState {
     const all = await this.redis.hgetall(this.keys.delivery(opId));
     const marks = new Map<string, MarkRead>();
     for (const [field, raw] of Object.entries(all)) {
-      if (field.startsWith('post:') || field.startsWith('digest:')) marks.set(field, { raw, mark: parseMark(raw) });
+      if (field.startsWith('post:') || field.startsWith('digest:') || field.startsWith('dm:')) marks.set(field, { raw, mark: parseMark(raw) });
     }
     return { renderedSeq: Number(all.card ?? 0), permalink: all.permalink, marks };
   }

@@ -50,6 +50,8 @@ export interface StoreKeys {
   readonly metricsExporter: string;
   /** Present while some worker executes the cluster's queue (store/workers.ts). */
   workers(cluster: string): string;
+  /** zset createdAt → op id: break-glass operations not yet reviewed (store/break-glass.ts, SPEC §7c). */
+  readonly breakGlassUnreviewed: string;
 }
 
 export function storeKeys(prefix: string): StoreKeys {
@@ -71,6 +73,7 @@ export function storeKeys(prefix: string): StoreKeys {
     audit: `${tag}:audit`,
     metricsExporter: `${tag}:metrics:exporter`,
     workers: (cluster) => `${tag}:workers:${cluster}`,
+    breakGlassUnreviewed: `${tag}:break-glass:unreviewed`,
   };
 }
 
@@ -91,6 +94,11 @@ export interface NotifierKeys {
   pace(channel: string): string;
   /** hash: the coalescing window of one operation's card edits, shared by every replica (same script). */
   cardEdit(opId: string): string;
+  /**
+   * hash of one operation's approver DMs (src/store/dm-copies.ts): `copy:<seq>:<user>` → `{channel, ts, …}` of each
+   * DM sent (so a decision can update every copy), `round:<seq>` once every DM of that round is settled.
+   */
+  dmCopies(opId: string): string;
 }
 
 export function notifierKeys(prefix: string): NotifierKeys {
@@ -102,5 +110,6 @@ export function notifierKeys(prefix: string): NotifierKeys {
     slackDelivery: (id) => `${tag}:slack:delivery:${id}`,
     pace: (channel) => `${tag}:notifier:pace:${channel}`,
     cardEdit: (opId) => `${tag}:notifier:card-edit:${opId}`,
+    dmCopies: (opId) => `${tag}:notifier:dm:${opId}`,
   };
 }

@@ -47,7 +47,8 @@ export interface RunnerDeps {
   /** Flink REST through the service proxy; absent: evidence stops at operator status and says so. */
   rest?: FlinkRest;
   watches: Pick<WatchHub, 'subscribe'>;
-  queue: Pick<OperationQueue, 'promote'>;
+  /** promote: wake the next head; the rest: scheduled operations' wake-up and run jobs (SPEC §7b). */
+  queue: Pick<OperationQueue, 'promote' | 'enqueue' | 'enqueueAt' | 'removeFinished' | 'jobState'>;
   policy: PolicyProvider;
   logger: Logger;
   settings: RunnerSettings;

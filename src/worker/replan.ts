@@ -1,5 +1,6 @@
 // Preconditions under the lease (SPEC §4 drift rule): frozen, vanished, changed by others, already done, or re-planned.
 import { assess } from '../app/assess.js';
+import { denialsAt } from '../app/scheduling.js';
 import type { PolicyDecision } from '../domain/model/decision.js';
 import { CHANGED_REASON, checkDrift, desiredStateHolds, type DriftOutcome } from '../domain/planning/drift.js';
 import { OURS_LOOKBACK, ourSubmissionsAfter, type OurSubmission } from '../domain/planning/ours.js';
@@ -37,6 +38,8 @@ export async function precheck(run: Run, record: OperationRecord, plan: Plan, cu
   if (!current) return abort(run, VANISHED);
   const freeze = await run.deps.freezes.get(plan.target);
   if (freeze) return abort(run, `target frozen by <@${freeze.by}>: ${freeze.reason}`);
+  const denied = record.schedule === undefined ? undefined : await scheduledDenial(run, record);
+  if (denied !== undefined) return abort(run, denied);
   if (plan.change.type === 'create-snapshot') {
     if (uidOf(current) !== plan.uid) return abort(run, CHANGED_REASON);
     const job = jobStatusStateOf(current);
@@ -98,6 +101,14 @@ async function replan(run: Run, record: OperationRecord, plan: Plan, ours: OurSu
   }
   run.log.info({ revision: next.revision, after }, 're-planned; continuing without approval');
   return { type: 'proceed', plan: next, current, replanned: { decision, entry: replanned } };
+}
+
+/** A scheduled operation under the lease (SPEC §7b): a deny rule in force now, or an invalid policy, aborts it. */
+async function scheduledDenial(run: Run, record: OperationRecord): Promise<string | undefined> {
+  const policy = await run.deps.policy.current();
+  if (!policy.ok) return `the policy is not valid: ${policy.message}`;
+  const reasons = denialsAt(policy.policy, record, run.deps.now());
+  return reasons.length === 0 ? undefined : `at its time, ${reasons.join('; ')}`;
 }
 
 /** QUEUED → ABORTED with why (nothing was submitted). */

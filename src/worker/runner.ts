@@ -7,6 +7,7 @@ import type { AcquireResult, Lease } from '../store/locks.js';
 import { interrupted, readWithRetry, unreachableSaid, type Handback, type Run, type RunnerDeps } from './context.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { precheck } from './replan.js';
+import { rescheduleClosed, wakeScheduled, windowClosed } from './scheduled.js';
 import { resumeSubmission, submitFromQueued } from './submit.js';
 import { verify } from './verify.js';
 
@@ -22,6 +23,8 @@ export interface RunRequest {
   signal: AbortSignal;
   /** How often this job was started (1 the first time): the waiting backoff grows with it. */
   attempt: number;
+  /** A scheduled operation's wake-up job (`<op>.<rev>.at<ms>`), not its run job (SPEC §7b). */
+  wakeUp?: boolean;
 }
 
 const FIRST_WAIT_MS = 250;
@@ -35,6 +38,8 @@ export class Runner {
     const record = await deps.store.get(request.opId);
     if (!record) return { type: 'done', why: 'the operation record is gone' };
     if (isTerminal(record.state)) return { type: 'done', why: `already ${record.state}` };
+    if (request.wakeUp === true || record.state === 'SCHEDULED') return wakeScheduled(deps, record.id, log);
+    if (windowClosed(record, deps.now())) return rescheduleClosed(deps, record, log);
     if (!isOrdered(record.state)) return { type: 'done', why: `${record.state}: not queued for execution` };
     if (!record.plan) return { type: 'done', why: 'no plan recorded' };
     const acquired = await deps.leases.tryAcquire(record.target, record.id, deps.settings.leaseTtlMs);

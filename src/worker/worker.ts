@@ -1,7 +1,7 @@
 // The BullMQ worker of one cluster's queue `flink-ops.<cluster>`: runs each job through the Runner; parks waiting jobs; hands work back on shutdown.
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { forOperation, type Logger } from '../log.js';
-import { queueName, type OperationJobData } from '../queue/queue.js';
+import { isScheduledJobId, queueName, type OperationJobData } from '../queue/queue.js';
 import type { RedisConnection } from '../store/connection.js';
 import { bullmqPrefix } from '../store/keys.js';
 import { RunInterrupted } from './lease-keeper.js';
@@ -75,7 +75,8 @@ export class OperationWorker {
     if (typeof opId !== 'string' || opId === '') throw new UnrecoverableError(`job ${job.id ?? '?'} carries no operation id`);
     const log = forOperation(this.opts.logger, opId);
     const signals = [this.shutdown.signal, ...(signal ? [signal] : [])];
-    const outcome = await this.opts.runner.run({ opId, signal: AbortSignal.any(signals), attempt: job.attemptsStarted || 1 });
+    const wakeUp = isScheduledJobId(job.id);
+    const outcome = await this.opts.runner.run({ opId, signal: AbortSignal.any(signals), attempt: job.attemptsStarted || 1, wakeUp });
     if (outcome.type === 'done') {
       log.debug({ jobId: job.id, why: outcome.why }, 'job done');
       return outcome.why;

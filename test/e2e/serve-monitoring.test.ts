@@ -100,7 +100,7 @@ describe('deploy/components/monitoring', () => {
       const used = usedIn(exprs.join('\n'));
       expect(used.length).toBeGreaterThan(10);
       expect(used.filter((n) => !names.has(n))).toEqual([]);
-      for (const metric of ['operations_stuck', 'operations{state="UNCERTAIN"}', 'policy_valid', 'dependency_up{dependency="redis"}', 'dependency_up{dependency=~"kubernetes(:.*)?"}']) {
+      for (const metric of ['operations_stuck', 'break_glass_unreviewed', 'operations{state="UNCERTAIN"}', 'policy_valid', 'dependency_up{dependency="redis"}', 'dependency_up{dependency=~"kubernetes(:.*)?"}']) {
         expect(rules.some((r) => r.expr.includes(`flink_chatops_${metric}`)), metric).toBe(true);
       }
     } finally {

@@ -60,7 +60,8 @@ describe('App Home', () => {
 
     await clickFromHome(e, USERS.lead1, 'approve', record);
     await e.cardIn(record, 'QUEUED');
-    const answered = await e.sim.waitFor(() => dm(e, USERS.lead1).find((m) => m.text.includes(record.id)), 10_000);
+    // The lead's DM channel also holds the approver DM of the request (SPEC §7): the answer is the message after it.
+    const answered = await e.sim.waitFor(() => dm(e, USERS.lead1).find((m) => m.text.includes(record.id) && m.metadata === undefined), 10_000);
     expect(answered.text).toContain(`You approved ${record.id}`);
     // The click republishes the lead's Home: the approval is no longer waiting for them.
     await e.sim.waitFor(() => publishes(e, USERS.lead1).length === 2, 10_000);

@@ -88,7 +88,7 @@ beforeAll(async () => {
         now,
         consumer: `replica-${i}`,
         // No worker runs here: QUEUED operations stay queued.
-        enqueuer: { enqueue: async () => undefined },
+        enqueuer: { enqueue: async () => undefined, enqueueAt: async () => undefined },
         // The sweep's ACCEPTED recovery is not under test (and a card waiting its turn must not look abandoned).
         sweep: false,
         slackPace: { channelIntervalMs: INTERVAL_MS, cardEditWindowMs: INTERVAL_MS },

@@ -17,7 +17,7 @@ import { ACTION_IDS } from '../../src/slack/blocks/index.js';
 import { startBot, type BotOverrides, type RunningBot } from '../../src/roles/bot.js';
 import { waitForEvents } from '../../src/store/events.js';
 import { redisForTest, type TestRedis } from './redis.js';
-import { cardClickBody, postSigned, slashCommandBody, socketEnvelope, type PostSignedOptions } from './slack.js';
+import { cardClickBody, postSigned, slashCommandBody, socketEnvelope, type ClickedMessage, type PostSignedOptions } from './slack.js';
 
 export const SECRET = 'bot-test-signing-secret';
 export const TOKEN = 'xoxb-bot-test';
@@ -125,7 +125,8 @@ export interface BotEnv {
   /** Sends an operation command and resolves once its card is posted and its state left ACCEPTED. */
   request(text: string, user?: string): Promise<OperationRecord>;
   /** `teamId`: the clicker's own team (default the sim's). */
-  click(action: keyof typeof ACTION_IDS, record: OperationRecord, user: string, opts?: { blockId?: string; post?: PostSignedOptions; teamId?: string }): Promise<Sent>;
+  /** `at`: click the buttons of another copy of the card (e.g. an approver's DM) instead of the card. */
+  click(action: keyof typeof ACTION_IDS, record: OperationRecord, user: string, opts?: { blockId?: string; post?: PostSignedOptions; teamId?: string; at?: ClickedMessage }): Promise<Sent>;
   record(opId: string): Promise<OperationRecord>;
   waitForState(opId: string, states: OperationState[], timeoutMs?: number): Promise<OperationRecord>;
   /** Resolves with the record once `predicate` holds, checked after each history entry of any operation. */
@@ -231,11 +232,11 @@ export async function startBotEnv(cluster: Pick<SimCluster, 'kubeconfigPath'>, o
       const card = await sim.waitFor(() => sim.messages(channel)[before], 10_000);
       const opId = /op-[a-z0-9]{6,12}/.exec(card.text)?.[0];
       if (!opId) throw new Error(`the card names no operation: ${card.text}`);
-      return env.waitForState(opId, ['DENIED', 'AWAITING_APPROVAL', 'QUEUED', 'CANCELLED']);
+      return env.waitForState(opId, ['DENIED', 'AWAITING_APPROVAL', 'SCHEDULED', 'QUEUED', 'CANCELLED']);
     },
     async click(action, record, user, opts = {}) {
       const id = `click-${++sends}`;
-      const body = cardClickBody(sim, record, { user, actionId: ACTION_IDS[action], responseId: id, ...(opts.blockId ? { blockId: opts.blockId } : {}), ...(opts.teamId ? { teamId: opts.teamId } : {}) });
+      const body = cardClickBody(sim, record, { user, actionId: ACTION_IDS[action], responseId: id, ...(opts.blockId ? { blockId: opts.blockId } : {}), ...(opts.teamId ? { teamId: opts.teamId } : {}), ...(opts.at ? { at: opts.at } : {}) });
       return send(body, id, opts.post);
     },
     async record(opId) {

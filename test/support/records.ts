@@ -122,6 +122,21 @@ export function queuedRecord(opts: RecordOptions = {}): OperationRecord {
   );
 }
 
+/** Approved now, to run in an hour in the `nightly` window (SPEC §7b). */
+export function scheduledRecord(opts: RecordOptions = {}): OperationRecord {
+  const r = awaitingRecord(opts);
+  const vote = approvalOf(r);
+  const schedule = { runAt: T0 + 3_600_000, zone: 'Europe/Berlin', window: 'nightly', closesAt: T0 + 3 * 3_600_000, firstRunAt: T0 + 3_600_000 };
+  return step(
+    r,
+    [
+      { type: 'approval', name: 'approved', actor: LEAD, detail: { countsFor: vote.countsFor, planDigest: vote.planDigest } },
+      { type: 'state', name: 'SCHEDULED', actor: LEAD, role: 'bot', detail: { runAt: schedule.runAt, zone: schedule.zone, window: 'nightly', closesAt: schedule.closesAt } },
+    ],
+    { approvals: [vote], schedule },
+  );
+}
+
 export function submittingRecord(opts: RecordOptions = {}): OperationRecord {
   const waited = step(queuedRecord(opts), [{ type: 'waiting', name: 'op-first1', actor: 'worker', detail: { behind: 'op-first1' } }]);
   const baseline = { takenAt: waited.updatedAt + 1000, counts: {} };
@@ -172,6 +187,8 @@ export function recordIn(state: OperationState, opts: RecordOptions = {}): Opera
       return toState(awaitingRecord(opts), 'EXPIRED', 'sweep', 'sweep');
     case 'CANCELLED':
       return toState(awaitingRecord(opts), 'CANCELLED', REQUESTER, 'bot', { reason: 'requested by mistake' });
+    case 'SCHEDULED':
+      return scheduledRecord(opts);
     case 'QUEUED':
       return queuedRecord(opts);
     case 'SUBMITTING':

@@ -29,6 +29,7 @@ describe('buttons: only those that still make sense', () => {
   const expected: Record<OperationState, string[]> = {
     ACCEPTED: [ACTION_IDS.cancel],
     AWAITING_APPROVAL: [ACTION_IDS.approve, ACTION_IDS.reject, ACTION_IDS.cancel],
+    SCHEDULED: [ACTION_IDS.cancel],
     QUEUED: [ACTION_IDS.cancel],
     DENIED: [],
     REJECTED: [],

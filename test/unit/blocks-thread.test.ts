@@ -19,7 +19,7 @@ const replyTo = (r: OperationRecord, e: HistoryEntry = last(r)) => {
 };
 
 describe('which entries get a reply', () => {
-  const wantedStates = ['SUBMITTED', 'COMPLETED', 'FAILED', 'TIMED_OUT', 'ABORTED', 'REJECTED', 'EXPIRED', 'CANCELLED', 'DENIED'];
+  const wantedStates = ['SCHEDULED', 'SUBMITTED', 'COMPLETED', 'FAILED', 'TIMED_OUT', 'ABORTED', 'REJECTED', 'EXPIRED', 'CANCELLED', 'DENIED'];
   it.each(OPERATION_STATES)('state %s', (state) => {
     const entry = last(recordIn(state));
     expect(threadReplyWanted(entry)).toBe(wantedStates.includes(state));

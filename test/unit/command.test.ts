@@ -342,7 +342,7 @@ describe('parseCommand', () => {
   it('uses the configured command name in usage lines', () => {
     const result = parseCommand('scale prod/x', { command: '/ops' });
     expect(result).toMatchObject({ type: 'reply', message: expect.stringContaining(`Usage: \`${usageLine('scale', '/ops')}\``) });
-    expect(usageLine('scale', '/ops')).toBe('/ops scale <target> <parallelism> [--reason "…"] [--incident <#channel>]…');
+    expect(usageLine('scale', '/ops')).toBe('/ops scale <target> <parallelism> [--reason "…"] [--incident <#channel>]… [--at <time>] [--window <window>] [--break-glass]');
     expect(parseCommand('/ops locks', { command: '/ops' })).toStrictEqual(Q({ kind: 'locks' }));
   });
 });

@@ -25,6 +25,8 @@ const SAMPLE: Record<ValueKind, string> = {
   text: '"why not"',
   channel: '<#C0123ABCD|inc>',
   command: 'scale analytics/clickstream 4',
+  time: '02:00',
+  window: 'nightly',
   switch: '',
 };
 

@@ -29,6 +29,8 @@ function base(): RawPolicy {
       { name: 'friday-freeze', when: { namespaces: ['streaming-prod'], schedule: { days: ['fri'], from: '15:00', to: '23:59', timezone: 'Europe/Berlin' } }, deny: 'No production changes on Friday afternoons' },
     ],
     approval: { ttl: '30m', allowSelfApproval: false, requireReason: ['production'] },
+    timezone: 'Europe/Berlin',
+    windows: { nightly: { days: ['mon', 'tue', 'wed', 'thu'], from: '02:00', to: '04:00' } },
     config: { allow: ['execution.checkpointing.*', 'restart-strategy.*', 'taskmanager.memory.*', 'job.autoscaler.enabled'], deny: ['high-availability*', 'kubernetes.operator.*'] },
     limits: { taskManagerMemory: '16g', taskManagerCpu: 8, parallelism: 512 },
     verify: { production: { rest: true, checkpointAfterChange: true, healthGate: 'fail' }, default: { rest: true, checkpointAfterChange: false, healthGate: 'warn' } },
@@ -50,13 +52,13 @@ describe('policy schema: the SPEC example', () => {
     expect(parsed.warnings).toEqual([]);
     expect(parsed.policy).toEqual(validatePolicy(base()).ok && (validatePolicy(base()) as { policy: unknown }).policy);
     expect(parsed.policy.groups.oncall).toEqual({ users: ['U0ONCALL'], usergroups: [] });
-    expect(parsed.policy.approval).toEqual({ ttl: '30m', ttlMs: 1_800_000, allowSelfApproval: false, requireReason: ['production'] });
+    expect(parsed.policy.approval).toEqual({ ttl: '30m', ttlMs: 1_800_000, allowSelfApproval: false, requireReason: ['production'], notify: 'dm', escalateTo: [] });
   });
 
   it.each([
-    ['omitted', undefined, { ttl: '30m', ttlMs: 1_800_000, allowSelfApproval: false, requireReason: [] }],
-    ['self-approval on', { allowSelfApproval: true }, { ttl: '30m', ttlMs: 1_800_000, allowSelfApproval: true, requireReason: [] }],
-    ['self-approval off, 2h ttl', { allowSelfApproval: false, ttl: '2h' }, { ttl: '2h', ttlMs: 7_200_000, allowSelfApproval: false, requireReason: [] }],
+    ['omitted', undefined, { ttl: '30m', ttlMs: 1_800_000, allowSelfApproval: false, requireReason: [], notify: 'dm', escalateTo: [] }],
+    ['self-approval on', { allowSelfApproval: true }, { ttl: '30m', ttlMs: 1_800_000, allowSelfApproval: true, requireReason: [], notify: 'dm', escalateTo: [] }],
+    ['self-approval off, 2h ttl', { allowSelfApproval: false, ttl: '2h' }, { ttl: '2h', ttlMs: 7_200_000, allowSelfApproval: false, requireReason: [], notify: 'dm', escalateTo: [] }],
   ])('approval settings %s', (_label, approval, expected) => {
     const policy = base();
     if (approval === undefined) delete policy.approval;
@@ -116,7 +118,7 @@ describe('policy schema: every problem is one line naming its path', () => {
     });
     expect(errors).toEqual([
       'rules[1].when.schedule.from: must be HH:MM between 00:00 and 23:59, not "9:00"',
-      'extra: unknown key (allowed: version, groups, namespaces, channels, rules, approval, config, limits, verify)',
+      'extra: unknown key (allowed: version, groups, namespaces, channels, rules, approval, config, limits, verify, breakGlass, timezone, windows)',
       'rules[0].require.from[0]: unknown group "lead"',
     ]);
   });

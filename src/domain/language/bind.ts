@@ -5,6 +5,7 @@ import { FLAG_OWNERS, argPlaceholder, flagSyntax, usageLine, verbSpec, type Boun
 import { checkValue, show, type Env } from './values.js';
 import { nearest } from './suggest.js';
 import type { Token } from './tokenize.js';
+import { looksLikeZone } from '../schedule/run-at.js';
 
 export type Reply = Extract<ParseResult, { type: 'reply' }>;
 export type Binding = { ok: true; bound: Bound } | { ok: false; reply: Reply };
@@ -51,6 +52,12 @@ export function bind(verb: Verb, tokens: readonly Token[], env: Env): Binding {
       if (next?.type !== 'word') return { ok: false, reply: refuse(env, verb, `--${flag.name} needs a value: ${flagSyntax(flag)}`) };
       value = next.text;
       quoted = next.quoted;
+      i++;
+    }
+    // `--at 02:00 Europe/Berlin` unquoted: the zone is the next word.
+    const zone = tokens[i + 1];
+    if (flag.kind === 'time' && zone?.type === 'word' && !zone.quoted && looksLikeZone(value, zone.text)) {
+      value = `${value} ${zone.text}`;
       i++;
     }
     if (flag.kind === 'text' && !quoted) spill = { flag: flag.name, words: [value] };
@@ -158,6 +165,9 @@ function unknownFlag(env: Env, verb: Verb, spec: VerbSpec, t: Extract<Token, { t
 /** The verb's own cross-value check (e.g. `config … set` needs `key=value`), after every value bound. */
 function validated(verb: Verb, binding: Binding, env: Env): Binding {
   if (!binding.ok) return binding;
+  if (binding.bound.at !== undefined && binding.bound.window !== undefined) {
+    return { ok: false, reply: refuse(env, verb, 'give either --at or --window, not both') };
+  }
   const problem = verbSpec(verb).validate?.(binding.bound);
   return problem === undefined ? binding : { ok: false, reply: refuse(env, verb, problem) };
 }

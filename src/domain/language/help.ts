@@ -23,7 +23,7 @@ export { usageLine } from './verbs.js';
 /** Flags every verb of a group shares, named once in the overview instead of on every line. */
 const SHARED_FLAGS: Readonly<Record<VerbGroup, readonly string[]>> = {
   query: ['public'],
-  operation: ['reason', 'incident'],
+  operation: ['reason', 'incident', 'at', 'window', 'break-glass'],
   command: [],
 };
 
@@ -49,7 +49,9 @@ function sharedFlagLine(group: VerbGroup): string | undefined {
   if (names.length === 0) return undefined;
   const verb = VERB_NAMES.find((v) => verbSpec(v).group === group);
   const flags = verb === undefined ? [] : verbSpec(verb).flags.filter((f) => names.includes(f.name));
-  return `  All of them take ${flags.map((f) => `\`${flagSyntax(f)}\` (${f.description})`).join(' and ')}.`;
+  const described = flags.map((f) => `\`${flagSyntax(f)}\` (${f.description})`);
+  const listed = described.length <= 1 ? described.join('') : `${described.slice(0, -1).join(', ')} and ${described.at(-1) ?? ''}`;
+  return `  All of them take ${listed}.`;
 }
 
 function overview(command: string): string {

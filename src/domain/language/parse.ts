@@ -25,7 +25,8 @@ function defined<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 }
 
-const common = (b: Bound) => defined({ reason: b.reason, incidentChannels: b.incidentChannels });
+const common = (b: Bound) =>
+  defined({ reason: b.reason, incidentChannels: b.incidentChannels, at: b.at, window: b.window, breakGlass: b.breakGlass === true ? true : undefined });
 const q = (query: Extract<ParseResult, { type: 'query' }>['query']): ParseResult => ({ type: 'query', query });
 const op = (intent: Record<string, unknown>): ParseResult => ({ type: 'intent', intent: intent as OperationIntent });
 const cmd = (command: Extract<ParseResult, { type: 'command' }>['command']): ParseResult => ({ type: 'command', command });

@@ -8,6 +8,7 @@ import { namespaceProblem, parseTarget } from '../model/target.js';
 import { VERB_NAMES, VERB_SYNONYMS, isVerb, type ValueKind } from './verbs.js';
 import { nearest } from './suggest.js';
 import { unwrapLinks } from './tokenize.js';
+import { WINDOW_NAME, parseAt } from '../schedule/run-at.js';
 
 export interface Env {
   ctx: { defaultNamespace?: string };
@@ -238,6 +239,12 @@ const CHECKS = {
   configEntry: (text) => configEntry(text),
   text: (text, _env, label) => reason(text, label),
   channel: (text, _env, label) => channel(text, label),
+  time: (text) => {
+    const at = parseAt(text);
+    return at.ok ? ok(at.value) : fail(at.message);
+  },
+  window: (text, _env, label) =>
+    WINDOW_NAME.test(text) ? ok(text) : fail(`${label} takes the name of a window in the policy's \`windows\`; got ${show(text)}`),
   // Switches and the explained command are bound by the parser itself, never through a check.
   command: (text) => ok(text),
   switch: () => ok(true),

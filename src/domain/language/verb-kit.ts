@@ -3,6 +3,7 @@
 import type { Target } from '../model/target.js';
 import { MAX_PARALLELISM, MIN_PARALLELISM } from '../model/intent-base.js';
 import { MODE, UPGRADE_MODES, type UpgradeMode } from '../model/upgrade-mode.js';
+import type { RunAt } from '../schedule/run-at.js';
 
 export const DEFAULT_COMMAND = '/flink';
 
@@ -62,6 +63,12 @@ export const VALUE_KINDS = {
   text: { placeholder: '"…"', description: 'free text; quote it when it has spaces ("…", \'…\', “…” all work)' },
   channel: { placeholder: '<#channel>', description: 'a Slack channel: type # and pick it from the list' },
   command: { placeholder: '<operation command…>', description: 'a whole operation command, exactly as you would run it' },
+  time: {
+    placeholder: '<time>',
+    description:
+      "RFC 3339 with an offset (`2026-12-02T02:00:00+01:00`), or `HH:MM [<IANA zone>]` meaning the next such time (zone default: the policy's `timezone`, else UTC); at most 7 days ahead",
+  },
+  window: { placeholder: '<window>', description: "the name of an execution window in the policy's `windows`" },
   switch: { placeholder: '', description: 'takes no value' },
 } as const;
 export type ValueKind = keyof typeof VALUE_KINDS;
@@ -87,6 +94,9 @@ export type BoundKey =
   | 'jobManagerCpu'
   | 'configAction'
   | 'configEntries'
+  | 'at'
+  | 'window'
+  | 'breakGlass'
   | 'command';
 
 export interface ArgSpec {
@@ -140,7 +150,15 @@ export const INCIDENT: FlagSpec = {
   description: 'also post a digest at start and end in that channel',
 };
 export const MODE_FLAG: FlagSpec = { name: 'mode', key: 'mode', kind: 'mode', description: 'the upgrade mode to use (default: the one in the spec)' };
-export const OPERATION_FLAGS = [REASON, INCIDENT] as const;
+export const AT: FlagSpec = { name: 'at', key: 'at', kind: 'time', description: 'run later, at this time (approvals happen now)' };
+export const WINDOW: FlagSpec = { name: 'window', key: 'window', kind: 'window', description: "run later, in the policy's named execution window" };
+export const BREAK_GLASS: FlagSpec = {
+  name: 'break-glass',
+  key: 'breakGlass',
+  kind: 'switch',
+  description: 'emergency: skip approvals where the policy allows you to (needs --reason; reviewed afterwards)',
+};
+export const OPERATION_FLAGS = [REASON, INCIDENT, AT, WINDOW, BREAK_GLASS] as const;
 
 
 /** What the arguments and flags of one command bound to, before the intent is built. */
@@ -165,6 +183,10 @@ export interface BoundValues extends Record<BoundKey, unknown> {
   jobManagerCpu: number;
   configAction: ConfigAction;
   configEntries: ConfigEntry[];
+  /** `--at` as typed; `--window` by name; `--break-glass`. */
+  at: RunAt;
+  window: string;
+  breakGlass: boolean;
   /** explain: the inner operation intent (the schemas check it). */
   command: unknown;
 }

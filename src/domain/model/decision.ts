@@ -17,10 +17,21 @@ export interface Requirement {
   from: string[];
 }
 
-export type PolicyDecision =
+/** What `--break-glass` skipped (SPEC §7c): the approvers of these requirements review it afterwards. */
+export interface BreakGlassUse {
+  skippedRequirements: Requirement[];
+  /** The time-window deny rules skipped, as their reasons read ("… (rule friday-freeze)"). */
+  skippedDenies: string[];
+}
+
+export type PolicyDecision = (
   | { outcome: 'allow'; checks: CheckResult[]; requirements: []; environment?: string }
   | { outcome: 'needs-approval'; checks: CheckResult[]; requirements: Requirement[]; environment?: string }
-  | { outcome: 'deny'; reasons: string[]; checks: CheckResult[]; requirements: Requirement[]; environment?: string };
+  | { outcome: 'deny'; reasons: string[]; checks: CheckResult[]; requirements: Requirement[]; environment?: string }
+) & {
+  /** Set when the operation was requested with `--break-glass` by someone allowed to (SPEC §7c). */
+  breakGlass?: BreakGlassUse;
+};
 
 /** One approver's vote, bound to the plan digest it was given for. */
 export interface Approval {

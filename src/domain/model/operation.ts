@@ -4,6 +4,7 @@ import type { IntentKind, OperationIntent } from '../kinds/index.js';
 import { OP_ID_PATTERN } from './intent-base.js';
 import type { Plan } from './plan.js';
 import type { Target } from './target.js';
+import type { OperationSchedule } from '../schedule/resolve.js';
 
 export const OPERATION_STATES = [
   'ACCEPTED',
@@ -12,6 +13,7 @@ export const OPERATION_STATES = [
   'REJECTED',
   'EXPIRED',
   'CANCELLED',
+  'SCHEDULED',
   'QUEUED',
   'SUBMITTING',
   'UNCERTAIN',
@@ -47,11 +49,16 @@ export const ORDERED_STATES = ['QUEUED', 'SUBMITTING', 'UNCERTAIN', 'SUBMITTED']
 export const ACTOR_ROLES = ['bot', 'worker', 'sweep'] as const;
 export type ActorRole = (typeof ACTOR_ROLES)[number];
 
-/** SPEC §4, exactly: for each state, the states it may move to and the one role that may write that move. */
+/**
+ * SPEC §4: for each state, the states it may move to and the role, or roles, that may write that move. One
+ * addition SPEC §7b demands and §4's table omits: QUEUED → SCHEDULED (worker), a window operation that could not
+ * start before its window closed going back for the next opening.
+ */
 export const TRANSITIONS = {
   [NEW_STATE]: { ACCEPTED: 'bot' },
-  ACCEPTED: { DENIED: 'bot', AWAITING_APPROVAL: 'bot', QUEUED: 'bot', CANCELLED: 'bot' },
+  ACCEPTED: { DENIED: 'bot', AWAITING_APPROVAL: 'bot', SCHEDULED: 'bot', QUEUED: 'bot', CANCELLED: 'bot' },
   AWAITING_APPROVAL: {
+    SCHEDULED: 'bot',
     QUEUED: 'bot',
     REJECTED: 'bot',
     CANCELLED: 'bot',
@@ -59,7 +66,8 @@ export const TRANSITIONS = {
     EXPIRED: 'sweep',
     AWAITING_APPROVAL: 'bot',
   },
-  QUEUED: { SUBMITTING: 'worker', ABORTED: 'worker', AWAITING_APPROVAL: 'worker', CANCELLED: 'bot' },
+  SCHEDULED: { QUEUED: ['worker', 'sweep'], ABORTED: ['worker', 'sweep'], EXPIRED: ['worker', 'sweep'], CANCELLED: 'bot' },
+  QUEUED: { SUBMITTING: 'worker', ABORTED: 'worker', AWAITING_APPROVAL: 'worker', SCHEDULED: 'worker', CANCELLED: 'bot' },
   SUBMITTING: { SUBMITTED: 'worker', UNCERTAIN: 'worker', FAILED: 'worker', ABORTED: 'worker', SUBMITTING: 'worker' },
   UNCERTAIN: { SUBMITTING: 'worker', SUBMITTED: 'worker', ABORTED: 'worker' },
   SUBMITTED: { COMPLETED: 'worker', FAILED: 'worker', TIMED_OUT: 'worker' },
@@ -71,7 +79,7 @@ export const TRANSITIONS = {
   FAILED: {},
   TIMED_OUT: {},
   ABORTED: {},
-} as const satisfies Record<FromState, Partial<Record<OperationState, ActorRole>>>;
+} as const satisfies Record<FromState, Partial<Record<OperationState, ActorRole | readonly ActorRole[]>>>;
 
 export function isTerminal(state: OperationState): state is TerminalState {
   return (TERMINAL_STATES as readonly string[]).includes(state);
@@ -81,23 +89,31 @@ export function isOrdered(state: FromState): boolean {
   return (ORDERED_STATES as readonly string[]).includes(state);
 }
 
-/** The role that writes `from → to`, or undefined when SPEC §4 does not allow that transition at all. */
-export function writerOf(from: FromState, to: OperationState): ActorRole | undefined {
-  const row: Partial<Record<OperationState, ActorRole>> = TRANSITIONS[from];
-  return row[to];
+/** The roles that may write `from → to`; empty when SPEC §4 does not allow that transition at all. */
+export function writersOf(from: FromState, to: OperationState): readonly ActorRole[] {
+  const row: Partial<Record<OperationState, ActorRole | readonly ActorRole[]>> = TRANSITIONS[from];
+  const writers = row[to];
+  if (writers === undefined) return [];
+  return typeof writers === 'string' ? [writers] : writers;
+}
+
+/** The role that writes `from → to` ("worker or sweep" where several may), or undefined when it is illegal. */
+export function writerOf(from: FromState, to: OperationState): string | undefined {
+  const writers = writersOf(from, to);
+  return writers.length === 0 ? undefined : writers.join(' or ');
 }
 
 export function canTransition(from: FromState, to: OperationState): boolean {
-  return writerOf(from, to) !== undefined;
+  return writersOf(from, to).length > 0;
 }
 
 export type TransitionCheck = { ok: true } | { ok: false; reason: string };
 
 /** Whether `role` may move a record from `from` to `to`; the reason says which rule refused it. */
 export function checkTransition(from: FromState, to: OperationState, role: ActorRole): TransitionCheck {
-  const writer = writerOf(from, to);
-  if (writer === undefined) return { ok: false, reason: `${from} → ${to} is not a legal transition` };
-  if (writer !== role) return { ok: false, reason: `${from} → ${to} is written by the ${writer}, not the ${role}` };
+  const writers = writersOf(from, to);
+  if (writers.length === 0) return { ok: false, reason: `${from} → ${to} is not a legal transition` };
+  if (!writers.includes(role)) return { ok: false, reason: `${from} → ${to} is written by the ${writers.join(' or the ')}, not the ${role}` };
   return { ok: true };
 }
 
@@ -160,6 +176,8 @@ export interface OperationRecord {
   evidence?: unknown;
   /** How often the sweep enqueued it again (SPEC §9: reported stuck after 5). */
   reenqueues: number;
+  /** `--at`/`--window` resolved (SPEC §7b): when it may start; kept after it starts, for the card and `op`. */
+  schedule?: OperationSchedule;
   /** Position ticket from when it last joined its target's FIFO order (set by the store, kept after leaving). */
   firstQueuedSeq?: number;
   history: HistoryEntry[];
@@ -177,6 +195,7 @@ export const MUTABLE_FIELDS = [
   'submittedGeneration',
   'evidence',
   'reenqueues',
+  'schedule',
 ] as const satisfies readonly (keyof OperationRecord)[];
 export type MutableField = (typeof MUTABLE_FIELDS)[number];
 export type MutableFields = Partial<Pick<OperationRecord, MutableField>>;

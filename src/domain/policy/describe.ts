@@ -117,6 +117,12 @@ function describeChannel(id: string, channel: ChannelDefaults): string {
   return `  - in channel ${id}, ${parts.join('; ')}.`;
 }
 
+function describeWindows(policy: Policy): string[] {
+  const windows = Object.entries(policy.windows ?? {});
+  if (windows.length === 0) return ['  - no windows: --window is refused.'];
+  return windows.map(([name, w]) => `  - ${name}: ${describeSchedule({ ...w, timezone: w.timezone ?? policy.timezone ?? 'UTC' })}.`);
+}
+
 export function describePolicy(policy: Policy): string {
   const out: string[] = [];
   out.push('Namespaces (the bot touches only these; commands on any other namespace are refused):');
@@ -146,6 +152,8 @@ export function describePolicy(policy: Policy): string {
   out.push('', 'Deep verification and the health gate, per environment:', ...describeVerify(policy));
 
   out.push('', 'Approval settings:', ...describeApprovalSettings(policy));
+
+  out.push('', `Scheduled operations (--at HH:MM is in ${policy.timezone ?? 'UTC'}; --window names one of these):`, ...describeWindows(policy));
 
   const channels = Object.entries(policy.channels);
   const withCluster = channels.some(([, c]) => c.defaultCluster !== undefined) ? ' and targets without a cluster' : '';

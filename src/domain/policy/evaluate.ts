@@ -1,5 +1,5 @@
 // Policy evaluation: the refusal preconditions of a request, and the decision (allow / needs-approval / deny) for a plan.
-import type { CheckResult, PolicyDecision, Requirement } from '../model/decision.js';
+import type { BreakGlassUse, CheckResult, PolicyDecision, Requirement } from '../model/decision.js';
 import type { IntentKind } from '../kinds/index.js';
 import type { UpgradeMode } from '../model/upgrade-mode.js';
 import { clustersMatch, isGlob, matchesAny, matchesGlob } from './glob.js';
@@ -44,6 +44,8 @@ export interface RequestInput {
   intentKind: IntentKind;
   /** The target's cluster; undefined in a single-cluster installation. */
   cluster?: string;
+  /** `--break-glass` was given (SPEC §7c). */
+  breakGlass?: boolean;
 }
 
 export type RequestCheck = { ok: true; namespaceEntry: NamespaceEntry } | { ok: false; message: string };
@@ -66,7 +68,26 @@ export async function checkRequest(policy: Policy, input: RequestInput, membersh
       message: `${place} is a ${entry.environment} namespace: say why with --reason "…" (the policy requires a reason there)`,
     };
   }
+  if (input.breakGlass) {
+    const refusal = await breakGlassRefusal(policy, entry, input, membership);
+    if (refusal !== undefined) return { ok: false, message: refusal };
+  }
   return { ok: true, namespaceEntry: entry };
+}
+
+/** SPEC §7c: `--break-glass` needs a reason, a member of `breakGlass.groups` and an environment listed there. */
+async function breakGlassRefusal(policy: Policy, entry: NamespaceEntry, input: RequestInput, membership: MembershipLookup): Promise<string | undefined> {
+  if (!input.hasReason) return '--break-glass needs a reason: say why with --reason "…" (approvers review it afterwards); nothing was recorded';
+  const denied = (why: string) => `<@${input.requester}> is not allowed to use --break-glass here: ${why}; nothing was recorded`;
+  const settings = policy.breakGlass;
+  if (!settings) return denied('the policy has no breakGlass section');
+  const place = where(input.namespace, input.cluster);
+  if (entry.environment === undefined || !settings.environments.includes(entry.environment)) {
+    const env = entry.environment === undefined ? 'has no environment' : `is ${entry.environment}`;
+    return denied(`it is allowed only in ${joinWords(settings.environments)} namespaces, and ${place} ${env}`);
+  }
+  for (const group of settings.groups) if (await membership.isMember(input.requester, group)) return undefined;
+  return denied(`only members of ${joinWords(settings.groups)} may use it`);
 }
 
 /** `lock`: anyone who may request operations in the namespace (SPEC §6). */
@@ -102,6 +123,11 @@ export interface EvaluationInput {
   checks: CheckResult[];
   /** The target's cluster; undefined in a single-cluster installation (every `clusters` filter matches). */
   cluster?: string;
+  /**
+   * `--break-glass` by someone allowed to (checked at request time, checkRequest): skips every matching `require`
+   * and every time-window (`when.schedule`) deny rule where the environment allows it (SPEC §7c).
+   */
+  breakGlass?: boolean;
 }
 
 /** Whether every condition of the rule's `when` holds. */
@@ -126,13 +152,17 @@ export function evaluate(policy: Policy, input: EvaluationInput): PolicyDecision
   const reasons: string[] = [];
   if (!entry) reasons.push(unmanagedMessage(policy, input.namespace, input.cluster));
   const requirements: Requirement[] = [];
+  const glass = input.breakGlass === true && environment !== undefined && policy.breakGlass?.environments.includes(environment) === true;
+  const skipped: BreakGlassUse = { skippedRequirements: [], skippedDenies: [] };
   for (const rule of policy.rules) {
     if (!entry || !ruleMatches(rule, input)) continue;
-    if (rule.deny !== undefined) reasons.push(`${rule.deny} (rule ${rule.name})`);
-    else requirements.push({ rule: rule.name, approvals: rule.require.approvals, from: [...rule.require.from] });
+    const reason = rule.deny === undefined ? undefined : `${rule.deny} (rule ${rule.name})`;
+    if (reason !== undefined) (glass && rule.when.schedule ? skipped.skippedDenies : reasons).push(reason);
+    else if (rule.require) (glass ? skipped.skippedRequirements : requirements).push({ rule: rule.name, approvals: rule.require.approvals, from: [...rule.require.from] });
   }
   for (const check of input.checks) if (check.outcome === 'fail') reasons.push(check.message);
-  if (reasons.length > 0) return { outcome: 'deny', reasons, checks: input.checks, requirements, ...env };
-  if (requirements.length > 0) return { outcome: 'needs-approval', checks: input.checks, requirements, ...env };
-  return { outcome: 'allow', checks: input.checks, requirements: [], ...env };
+  const extra = glass ? { ...env, breakGlass: skipped } : env;
+  if (reasons.length > 0) return { outcome: 'deny', reasons, checks: input.checks, requirements, ...extra };
+  if (requirements.length > 0) return { outcome: 'needs-approval', checks: input.checks, requirements, ...extra };
+  return { outcome: 'allow', checks: input.checks, requirements: [], ...extra };
 }

@@ -9,6 +9,8 @@ import { UPGRADE_MODES, type UpgradeMode } from '../model/upgrade-mode.js';
 import { clusterNameProblem, clusterPatternProblem, globProblem } from './glob.js';
 import { nearest } from './nearest.js';
 import { DAYS, HHMM, isValidTimeZone, type Schedule } from './schedule.js';
+import { BreakGlassSchema, type BreakGlassPolicy } from './break-glass.js';
+import { WINDOW_NAME } from '../schedule/run-at.js';
 
 export interface PolicyGroup {
   users: string[];
@@ -53,7 +55,19 @@ export interface ApprovalSettings {
   allowSelfApproval: boolean;
   /** Environments where `--reason` is mandatory. */
   requireReason: string[];
+  /** How approvers are reached (SPEC §7): a DM copy of the card each (default), the channel card only, or neither. */
+  notify: ApprovalNotify;
+  /** Remind approvers who have not voted this long after AWAITING_APPROVAL; absent: never. */
+  remindAfter?: string;
+  remindAfterMs?: number;
+  /** Then also ask `escalateTo`; absent: never. */
+  escalateAfter?: string;
+  escalateAfterMs?: number;
+  escalateTo: string[];
 }
+
+export const APPROVAL_NOTIFY = ['dm', 'channel', 'none'] as const;
+export type ApprovalNotify = (typeof APPROVAL_NOTIFY)[number];
 
 export interface Policy {
   version: 1;
@@ -68,7 +82,16 @@ export interface Policy {
   limits?: PolicyLimits;
   /** Deep verification and the health gate per environment (verify.ts). */
   verify?: VerifyPolicy;
+  /** Who may skip approvals in an emergency, where, and how soon it is reviewed (SPEC §7c; break-glass.ts). */
+  breakGlass?: BreakGlassPolicy;
+  /** IANA zone for `--at HH:MM` and windows without their own zone (SPEC §6); absent: UTC. */
+  timezone?: string;
+  /** Named execution windows for `--window` (SPEC §7b). */
+  windows?: Record<string, ExecutionWindow>;
 }
+
+/** A `windows` entry: a schedule whose zone defaults to the policy's `timezone`. */
+export type ExecutionWindow = Omit<Schedule, 'timezone'> & { timezone?: string };
 
 export const DEFAULT_APPROVAL_TTL = '30m';
 
@@ -147,13 +170,22 @@ const ChannelSchema = z
 
 const TimeSchema = z.string().regex(HHMM, { error: (iss) => `must be HH:MM between 00:00 and 23:59, not ${shown(iss.input)}` });
 
+const TimeZoneSchema = z.string().refine(isValidTimeZone, {
+  error: (iss) => `unknown time zone ${shown(iss.input)}; use an IANA name such as Europe/Berlin`,
+});
+
 const ScheduleSchema = z.strictObject({
   days: z.array(oneOf(DAYS, 'day')).min(1, nonEmpty('day')),
   from: TimeSchema,
   to: TimeSchema,
-  timezone: z.string().refine(isValidTimeZone, {
-    error: (iss) => `unknown time zone ${shown(iss.input)}; use an IANA name such as Europe/Berlin`,
-  }),
+  timezone: TimeZoneSchema,
+});
+
+/** `windows:` for `--window <name>` (SPEC §7b): a schedule each, in the policy's `timezone` unless it has its own. */
+const WindowsSchema = z.record(z.string(), ScheduleSchema.extend({ timezone: TimeZoneSchema.optional() })).superRefine((windows, ctx) => {
+  for (const name of Object.keys(windows)) {
+    if (!WINDOW_NAME.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: `window name ${shown(name)} must be letters, digits, ".", "_" or "-" (at most 63)` });
+  }
 });
 
 const WhenSchema = z.strictObject({
@@ -184,6 +216,12 @@ const RuleSchema = z
     }
   });
 
+/** `10m`, `30s`, … as `parseDuration` reads them. */
+const DurationSchema = z.string().superRefine((value, ctx) => {
+  const parsed = parseDuration(value);
+  if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.message });
+});
+
 const ApprovalSchema = z
   .strictObject({
     ttl: z
@@ -195,9 +233,23 @@ const ApprovalSchema = z
       }),
     allowSelfApproval: z.boolean().default(false),
     requireReason: z.array(z.string().min(1)).default([]),
+    notify: oneOf(APPROVAL_NOTIFY, 'notify setting').default('dm'),
+    remindAfter: DurationSchema.optional(),
+    escalateAfter: DurationSchema.optional(),
+    escalateTo: z.array(z.string()).min(1, nonEmpty('group')).default([]),
   })
   .prefault({})
-  .transform((a) => ({ ...a, ttlMs: (parseDuration(a.ttl) as { ms: number }).ms }));
+  .superRefine((a, ctx) => {
+    if (a.escalateAfter !== undefined && a.escalateTo.length === 0) {
+      ctx.addIssue({ code: 'custom', path: ['escalateAfter'], message: 'needs escalateTo: [groups] (whom to ask after it)' });
+    }
+  })
+  .transform((a) => ({
+    ...a,
+    ttlMs: (parseDuration(a.ttl) as { ms: number }).ms,
+    ...(a.remindAfter === undefined ? {} : { remindAfterMs: (parseDuration(a.remindAfter) as { ms: number }).ms }),
+    ...(a.escalateAfter === undefined ? {} : { escalateAfterMs: (parseDuration(a.escalateAfter) as { ms: number }).ms }),
+  }));
 
 export const PolicySchema = z.strictObject({
   version: z.literal(1, { error: 'must be 1' }),
@@ -209,6 +261,9 @@ export const PolicySchema = z.strictObject({
   config: ConfigSchema.optional(),
   limits: LimitsSchema.optional(),
   verify: VerifySchema.optional(),
+  breakGlass: BreakGlassSchema.optional(),
+  timezone: TimeZoneSchema.optional(),
+  windows: WindowsSchema.optional(),
 });
 
 /** `rules[2].require.from[0]`; keys that are not identifiers are quoted: `groups["a b"]`. */

@@ -52,6 +52,7 @@ function crossCheck(raw: Raw, found: Found): void {
   const patterns = namespaces.map((n) => n.name).filter((n): n is string => typeof n === 'string');
   checkGroups(groups, found);
   checkNamespaces(namespaces, groups, found);
+  if (isRecord(raw.approval)) unknownGroups(raw.approval.escalateTo, groups, ['approval', 'escalateTo'], found);
   // Without a namespaces list every coverage check below would only repeat that one problem.
   if (!Array.isArray(raw.namespaces)) {
     unknownGroupsInRules(raw, groups, found);
@@ -65,6 +66,7 @@ function crossCheck(raw: Raw, found: Found): void {
   checkDuplicateRuleNames(list(raw.rules), found);
   if (isRecord(raw.config)) checkConfig(raw.config, found);
   const environments = new Set(namespaces.map((n) => n.environment).filter((e) => typeof e === 'string'));
+  if (isRecord(raw.breakGlass)) checkBreakGlass(raw.breakGlass, groups, environments, found);
   if (isRecord(raw.approval)) {
     list(raw.approval.requireReason).forEach((env, i) => {
       if (typeof env === 'string' && !environments.has(env)) {
@@ -73,6 +75,17 @@ function crossCheck(raw: Raw, found: Found): void {
       }
     });
   }
+}
+
+/** SPEC §7c: `breakGlass.groups` must be policy groups; its environments must be ones some namespace has. */
+function checkBreakGlass(breakGlass: Raw, groups: Raw, environments: Set<unknown>, found: Found): void {
+  unknownGroups(breakGlass.groups, groups, ['breakGlass', 'groups'], found);
+  list(breakGlass.environments).forEach((env, i) => {
+    if (typeof env === 'string' && !environments.has(env)) {
+      const known = environments.size ? [...environments].join(', ') : 'none';
+      found.errors.push(`breakGlass.environments[${i}]: no namespace has environment "${env}" (environments in use: ${known})`);
+    }
+  });
 }
 
 function unknownGroupsInRules(raw: Raw, groups: Raw, found: Found): void {

@@ -34,8 +34,11 @@ import {
   type Block,
 } from './text.js';
 import type { RenderContext, SlackMessage } from './message.js';
+import { NOT_MESSAGED_NOTE } from '../../domain/policy/approvers.js';
+import { scheduleLine } from './schedule.js';
+import { breakGlassPrefix, breakGlassSection, REVIEW_ACTION_ID, reviewActions } from './break-glass.js';
 
-export const ACTION_IDS = { approve: 'flink_ops_approve', reject: 'flink_ops_reject', cancel: 'flink_ops_cancel' } as const;
+export const ACTION_IDS = { approve: 'flink_ops_approve', reject: 'flink_ops_reject', cancel: 'flink_ops_cancel', review: REVIEW_ACTION_ID } as const;
 
 /** A reason is context, not the point of the card: the rest is in `op <id>`. */
 const REASON_CHARS = 500;
@@ -60,10 +63,11 @@ export function digestPrefixFromBlockId(blockId: string): string | undefined {
 const BUTTONS: Partial<Record<OperationState, readonly (keyof typeof ACTION_IDS)[]>> = {
   AWAITING_APPROVAL: ['approve', 'reject', 'cancel'],
   ACCEPTED: ['cancel'],
+  SCHEDULED: ['cancel'],
   QUEUED: ['cancel'],
 };
-const LABEL = { approve: 'Approve', reject: 'Reject', cancel: 'Cancel' } as const;
-const STYLE = { approve: 'primary', reject: 'danger', cancel: undefined } as const;
+const LABEL = { approve: 'Approve', reject: 'Reject', cancel: 'Cancel', review: 'Reviewed' } as const;
+const STYLE = { approve: 'primary', reject: 'danger', cancel: undefined, review: 'primary' } as const;
 
 function actionsBlock(record: OperationRecord): Block | undefined {
   const buttons = BUTTONS[record.state];
@@ -85,10 +89,12 @@ function summaryFields(record: OperationRecord): Block {
 function approvalSection(record: OperationRecord, ctx: RenderContext): Block | undefined {
   const decision = record.decision;
   if (!decision || decision.outcome === 'deny') return undefined;
-  if (decision.outcome === 'allow') return section('*Approvals*\n_none needed: policy allows it as requested_');
+  if (decision.outcome === 'allow') return section(`*Approvals*\n${decision.breakGlass ? '_skipped: break-glass (reviewed afterwards)_' : '_none needed: policy allows it as requested_'}`);
   const waiting = record.state === 'AWAITING_APPROVAL';
   const lines = requirementLines(decision.requirements, record.approvals, record.plan?.digest ?? '', waiting);
   lines.push(...approvalLines(record.approvals, record.plan?.digest));
+  const notMessaged = record.history.filter((e) => e.type === 'note' && e.name === NOT_MESSAGED_NOTE).flatMap((e) => (Array.isArray(e.detail.users) ? e.detail.users : []));
+  if (waiting && notMessaged.length > 0) lines.push(`:envelope: Not messaged (DMs are capped): ${[...new Set(notMessaged.map(String))].map(who).join(', ')}`);
   if (waiting && record.expiresAt !== undefined) {
     const verb = record.expiresAt > ctx.now ? 'closes' : 'closed';
     lines.push(`:hourglass_flowing_sand: Approval window ${verb} ${slackDate(record.expiresAt)} (${relative(record.expiresAt, ctx.now)})`);
@@ -145,12 +151,15 @@ function neutralise(v: unknown): unknown {
 
 /** The card: operation id, `State: <STATE>` exactly once, who/what/where, diff, checks, approvals, evidence, buttons. */
 export function renderCard(record: OperationRecord, ctx: RenderContext): SlackMessage {
-  const title = header(`${record.id} · ${record.kind} ${formatTarget(record.target)}`);
+  const title = header(`${breakGlassPrefix(record)}${record.id} · ${record.kind} ${formatTarget(record.target)}`);
+  const glass = breakGlassSection(record);
   const body = neutralise(bodyBlocks(record, ctx)) as Block[];
   const next = withoutStateNames(nextStep(record));
-  const state = section(`*State: ${record.state}*\nNext: ${next}`);
-  const actions = actionsBlock(record);
-  const text = withoutStateNames(`${record.id}: ${intentLine(record.intent, record.target)}, requested by ${who(record.requester)}`);
-  const message = { text, blocks: [neutralise(title) as Block, state, ...body, ...(actions ? [actions] : [])] };
+  const when = record.state === 'SCHEDULED' ? scheduleLine(record, ctx.now) : undefined;
+  const state = section(`*State: ${record.state}*${when === undefined ? '' : ` — ${withoutStateNames(when)}`}\nNext: ${next}`);
+  const actions = [actionsBlock(record), reviewActions(record)].filter((b): b is Block => b !== undefined);
+  const text = withoutStateNames(`${breakGlassPrefix(record)}${record.id}: ${intentLine(record.intent, record.target)}, requested by ${who(record.requester)}`);
+  const top = [neutralise(title) as Block, ...(glass ? [neutralise(glass) as Block] : [])];
+  const message = { text, blocks: [...top, state, ...body, ...actions] };
   return enforceLimits(message);
 }

@@ -6,11 +6,13 @@ import { nextStep } from './next.js';
 import { entryReason, intentLine, lastStateEntry, readEvidence } from './parts.js';
 import { context, escapeKeepMentions, escapeText, fields, header, oneLine, section, slackDate, userText, who } from './text.js';
 import type { RenderContext, SlackMessage } from './message.js';
+import { breakGlassPrefix, breakGlassSection } from './break-glass.js';
 
 function approvers(record: OperationRecord): string {
   const digest = record.plan?.digest;
   const current = record.approvals.filter((a) => digest === undefined || a.planDigest === digest);
   if (current.length > 0) return current.map((a) => who(a.user)).join(', ');
+  if (record.decision?.breakGlass) return '_skipped: break-glass (reviewed afterwards)_';
   return (record.decision?.requirements.length ?? 0) > 0 ? '_none yet_' : '_none needed_';
 }
 
@@ -33,7 +35,7 @@ export function renderIncidentDigest(
   ctx: RenderContext & { threadPermalink?: string },
 ): SlackMessage {
   const target = formatTarget(record.target);
-  const title = `${phase === 'start' ? 'Flink operation started' : 'Flink operation ended'}: ${record.id}`;
+  const title = `${breakGlassPrefix(record)}${phase === 'start' ? 'Flink operation started' : 'Flink operation ended'}: ${record.id}`;
   const blocks = [
     header(title),
     fields([
@@ -46,11 +48,13 @@ export function renderIncidentDigest(
     ]),
     section(`*Next:* ${nextStep(record)}`),
   ];
+  const glass = breakGlassSection(record);
   const reason = record.intent.reason;
-  if (reason) blocks.push(section(`*Reason:* ${userText(reason, 300)}`));
+  if (glass) blocks.push(glass);
+  else if (reason) blocks.push(section(`*Reason:* ${userText(reason, 300)}`));
   const outcome = phase === 'end' ? outcomeLine(record) : undefined;
   if (outcome) blocks.push(section(outcome));
   blocks.push(context(`digest of ${phase === 'start' ? 'the start' : 'the end'} · ${slackDate(ctx.now)}`));
-  const text = `${record.id} (${record.kind} ${target}) ${phase === 'start' ? 'started' : 'ended'}: ${record.state}`;
+  const text = `${breakGlassPrefix(record)}${record.id} (${record.kind} ${target}) ${phase === 'start' ? 'started' : 'ended'}: ${record.state}`;
   return enforceLimits({ text: escapeText(text), blocks });
 }

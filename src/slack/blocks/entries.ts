@@ -1,5 +1,6 @@
 // History entries in words: commands (lock, unlock, cancel), notes such as `stuck`, and one line per entry for `op`.
 import type { HistoryEntry, OperationRecord } from '../../domain/model/operation.js';
+import { ESCALATED_NOTE, NOT_MESSAGED_NOTE, REMINDER_NOTE } from '../../domain/policy/approvers.js';
 import { detailText, entryCriteria, entryReason } from './parts.js';
 import { escapeKeepMentions, escapeText, oneLine, plural, slackDate, who } from './text.js';
 
@@ -16,6 +17,7 @@ export function describeCommand(entry: HistoryEntry): string {
   }
   if (['unlock', 'unfrozen', 'unfreeze'].includes(name)) return `Target unfrozen by ${who(entry.actor)}${because(entry)}.`;
   if (name === 'cancel') return `${who(entry.actor)} asked to cancel this operation${because(entry)}.`;
+  if (name === 'reviewed') return `Break-glass reviewed by ${who(entry.actor)}.`;
   return `\`${escapeText(entry.name)}\` by ${who(entry.actor)}${because(entry)}`;
 }
 
@@ -24,9 +26,17 @@ export function describeNote(record: OperationRecord, entry: HistoryEntry): stri
     const n = [entry.detail.reenqueues, entry.detail.count, entry.detail.times].find((v) => typeof v === 'number') ?? record.reenqueues;
     return `Stuck: re-enqueued ${plural(Number(n), 'time')}; an operator should look.`;
   }
+  const people = Array.isArray(entry.detail.users) ? entry.detail.users.filter((u): u is string => typeof u === 'string') : [];
+  const groups = Array.isArray(entry.detail.groups) ? entry.detail.groups.filter((g): g is string => typeof g === 'string') : [];
+  const after = typeof entry.detail.after === 'string' ? ` after ${escapeText(entry.detail.after)}` : '';
+  if (entry.name === REMINDER_NOTE) return `:bell: Reminder${after}: \`${record.id}\` still waits for approval; approvers who have not voted were reminded.`;
+  if (entry.name === ESCALATED_NOTE) {
+    return `:arrow_double_up: Escalated${after} to ${groups.map((g) => `*${escapeText(g)}*`).join(', ') || '_nobody_'}: their approval now counts as the rules' groups' would.`;
+  }
+  if (entry.name === NOT_MESSAGED_NOTE) return `${plural(people.length, 'eligible approver')} not messaged (DMs are capped): ${people.map(who).join(', ')}`;
   // What the worker says while it waits: blocked (with when it turns FAILED), recovered, the operator retrying.
   const message = typeof entry.detail.message === 'string' ? entry.detail.message : undefined;
-  if (['blocked', 'cleared', 'retrying', 'unreachable', 'reachable', 'no-worker'].includes(entry.name) && message !== undefined) {
+  if (['blocked', 'cleared', 'retrying', 'unreachable', 'reachable', 'no-worker', 'review-due'].includes(entry.name) && message !== undefined) {
     return escapeText(oneLine(`${message.charAt(0).toUpperCase()}${message.slice(1)}`));
   }
   return `${escapeText(entry.name)}${because(entry)}`;

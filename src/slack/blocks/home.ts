@@ -3,7 +3,9 @@
 import { formatTarget } from '../../domain/model/target.js';
 import type { HomeOperation, HomeView } from '../../app/views.js';
 import { ACTION_IDS, approvalBlockId } from './card.js';
+import { REVIEW_ACTION_ID } from './break-glass.js';
 import { enforceLimits } from './limits.js';
+import { runsLine } from './schedule.js';
 import type { RenderContext } from './message.js';
 import { ageOf, button, channelRef, context, escapeText, header, listSection, plural, relative, section, slackDate, userText, who, type Block } from './text.js';
 
@@ -18,9 +20,10 @@ export interface HomeSurface {
   blocks: Block[];
 }
 
-function opLine(op: HomeOperation): string {
-  const where = op.card === undefined ? '' : ` in ${channelRef(op.card.channel)}`;
-  return `• \`${op.id}\` · ${escapeText(op.kind)} \`${escapeText(formatTarget(op.target))}\` · *${op.state}* · ${who(op.requester)} · ${slackDate(op.createdAt)}${where}`;
+function opLine(op: HomeOperation, now: number): string {
+  const runs = op.schedule === undefined ? '' : ` · ${runsLine(op.schedule, now)}`;
+  const where = `${runs}${op.card === undefined ? '' : ` in ${channelRef(op.card.channel)}`}`;
+  return `• ${op.breakGlass ? '*BREAK-GLASS* · ' : ''}\`${op.id}\` · ${escapeText(op.kind)} \`${escapeText(formatTarget(op.target))}\` · *${op.state}* · ${who(op.requester)} · ${slackDate(op.createdAt)}${where}`;
 }
 
 function approvalBlocks(op: HomeOperation, ctx: RenderContext, seen: Set<string>): Block[] {
@@ -43,6 +46,20 @@ function approvalsPart(view: HomeView, ctx: RenderContext, max: number): Block[]
   return blocks;
 }
 
+/** Break-glass reviews due for the viewer, each with the card's Reviewed button (one actions block per operation). */
+function reviewsPart(view: HomeView, max: number): Block[] {
+  const reviews = view.reviews ?? [];
+  if (reviews.length === 0) return [section('*Break-glass reviews due*\n_none_')];
+  const blocks: Block[] = [section(`*Break-glass reviews due* (${reviews.length})`)];
+  for (const op of reviews.slice(0, max)) {
+    const where = op.card === undefined ? '' : ` · card in ${channelRef(op.card.channel)}`;
+    blocks.push(section(`:rotating_light: \`${op.id}\` ${escapeText(op.kind)} \`${escapeText(formatTarget(op.target))}\` by ${who(op.requester)} · *${op.state}*${where}`));
+    blocks.push({ type: 'actions', block_id: `review:${op.id}`, elements: [button('Reviewed', REVIEW_ACTION_ID, op.id, 'primary')] });
+  }
+  if (reviews.length > max) blocks.push(context(`…and ${reviews.length - max} more: open their cards`));
+  return blocks;
+}
+
 function locksPart(view: HomeView, ctx: RenderContext): (Block | undefined)[] {
   const leases = view.leases.map((l) => `• \`${escapeText(l.target)}\` held by \`${escapeText(l.opId)}\` for ${ageOf(l.since, ctx.now)}`);
   const freezes = view.freezes.map((f) => `• \`${escapeText(f.target)}\` :lock: frozen by ${who(f.by)} ${ageOf(f.at, ctx.now)} ago: ${userText(f.reason, 200)}`);
@@ -61,9 +78,10 @@ export function renderHome(view: HomeView, ctx: RenderContext, maxApprovals = 15
     refresh,
     ...view.problems.map((p) => section(`:warning: ${escapeText(p)}`)),
     ...approvalsPart(view, ctx, maxApprovals),
-    listSection('Your operations in flight', view.mine.map(opLine), '_none_'),
+    ...reviewsPart(view, 5),
+    listSection('Your operations in flight and scheduled', view.mine.map((op) => opLine(op, ctx.now)), '_none_'),
     ...locksPart(view, ctx),
-    listSection(`Latest operations (${plural(view.latest.length, 'operation')})`, view.latest.map(opLine), '_none yet_'),
+    listSection(`Latest operations (${plural(view.latest.length, 'operation')})`, view.latest.map((op) => opLine(op, ctx.now)), '_none yet_'),
   ].filter((b): b is Block => b !== undefined);
   const fitted = enforceLimits({ text: 'Flink ChatOps', blocks }, HOME_BUDGET);
   return { type: 'home', blocks: fitted.blocks };

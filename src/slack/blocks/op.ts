@@ -3,6 +3,7 @@ import type { OperationRecord } from '../../domain/model/operation.js';
 import { formatTarget } from '../../domain/model/target.js';
 import { historyLine } from './entries.js';
 import { enforceLimits } from './limits.js';
+import { runsLine } from './schedule.js';
 import {
   approvalLines,
   checkLines,
@@ -32,6 +33,7 @@ import {
   type Block,
 } from './text.js';
 import type { RenderContext, SlackMessage } from './message.js';
+import { breakGlassPrefix, breakGlassSection } from './break-glass.js';
 
 /** Room for the history section; older entries give way first (the first one stays: it says when it began). */
 const HISTORY_CHARS = 2900;
@@ -91,14 +93,15 @@ function planBlocks(record: OperationRecord): Block[] {
 }
 
 /** One operation in full, for `op <id>`: everything the card shows plus evidence criteria and every history entry. */
-export function renderOp(record: OperationRecord, _ctx: RenderContext): SlackMessage {
+export function renderOp(record: OperationRecord, ctx: RenderContext): SlackMessage {
   const target = formatTarget(record.target);
   const history = keepEnds(
     record.history.map((e) => historyLine(record, e)),
     HISTORY_CHARS,
   );
   const blocks = [
-    header(`${record.id} · ${record.kind} ${target}`),
+    header(`${breakGlassPrefix(record)}${record.id} · ${record.kind} ${target}`),
+    ...[breakGlassSection(record)].filter((b): b is Block => b !== undefined),
     fields([
       ['State', `*${record.state}*`],
       ['Requester', who(record.requester)],
@@ -108,10 +111,11 @@ export function renderOp(record: OperationRecord, _ctx: RenderContext): SlackMes
       ['Incident channels', record.incidentChannels.length > 0 ? record.incidentChannels.map(channelRef).join(', ') : '_none_'],
     ]),
     ...(record.intent.reason ? [section(`*Reason:* ${userText(record.intent.reason, 1500)}`)] : []),
+    ...(record.schedule === undefined ? [] : [section(`*Schedule:* ${runsLine(record.schedule, ctx.now)}`)]),
     ...planBlocks(record),
     ...(record.decision ? [listSection('Checks', checkLines(record.decision.checks), '_no checks apply_') as Block] : []),
     ...[decisionBlock(record), evidenceBlock(record)].filter((b): b is Block => b !== undefined),
     section(`*History* (${record.history.length} entries)\n${history.join('\n')}`),
   ];
-  return enforceLimits({ text: escapeText(`${record.id}: ${record.kind} ${target}, ${record.state}`), blocks });
+  return enforceLimits({ text: escapeText(`${breakGlassPrefix(record)}${record.id}: ${record.kind} ${target}, ${record.state}`), blocks });
 }

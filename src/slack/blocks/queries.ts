@@ -4,6 +4,7 @@ import type { OperationRecord } from '../../domain/model/operation.js';
 import { formatTarget, type Target } from '../../domain/model/target.js';
 import { enforceLimits } from './limits.js';
 import { checkLines, intentLine, planLines, planTitle, reasonLines } from './parts.js';
+import { skippedUseLines } from './break-glass.js';
 import {
   ageOf,
   context,
@@ -125,7 +126,7 @@ export function renderOps(records: OperationRecord[], ctx: RenderContext & { tar
 
 function explainDecision(view: ExplainView): Block | undefined {
   const d = view.decision;
-  if (d.outcome === 'allow') return section(':white_check_mark: *Would run without approval*: no policy rule asks for one.');
+  if (d.outcome === 'allow') return section(`:white_check_mark: *Would run without approval*: ${d.breakGlass ? 'break-glass skips what the rules ask for' : 'no policy rule asks for one'}.`);
   if (d.outcome === 'deny') return listSection('Would be denied by policy', reasonLines(d), '_no reason given_');
   const lines = d.requirements.map((r) => `• \`${escapeText(r.rule)}\`: ${plural(r.approvals, 'approval')} from ${either(r.from.map((g) => `*${escapeText(g)}*`))}`);
   return listSection('Would need approval', lines);
@@ -146,6 +147,7 @@ export function renderExplain(view: ExplainView, _ctx: RenderContext): SlackMess
     section(`*${planTitle(view.plan)}*\n${planLines(view.plan).join('\n')}`),
     listSection('Checks', checkLines(view.decision.checks), '_no checks apply_'),
     explainDecision(view),
+    view.decision.breakGlass ? section(`*BREAK-GLASS* (approvers review it after it ends):\n${skippedUseLines(view.decision.breakGlass).join('\n')}`) : undefined,
     context('Nothing was recorded: run the same command without `explain` to request it.'),
   ]);
   return enforceLimits({ text: escapeText(`explain ${view.intent.kind} ${target}: ${EXPLAINED[view.decision.outcome]}`), blocks });

@@ -9,10 +9,12 @@ import { describeCommand, describeNote } from './entries.js';
 import { detailText, diffLines, entryCriteria, entryReason, readEvidence, reasonLines, stillNeeded } from './parts.js';
 import { context, either, escapeKeepMentions, escapeText, oneLine, plural, section, slackDate, who } from './text.js';
 import type { RenderContext, SlackMessage } from './message.js';
+import { runsLine, whenOf } from './schedule.js';
+import { RESCHEDULED } from '../../domain/schedule/resolve.js';
 
 /** States whose entry is a milestone people want in the thread; the others show on the card only. */
 const STATE_REPLIES: readonly OperationState[] = [
-  'SUBMITTED', 'COMPLETED', 'FAILED', 'TIMED_OUT', 'ABORTED', 'REJECTED', 'EXPIRED', 'CANCELLED', 'DENIED',
+  'SCHEDULED', 'SUBMITTED', 'COMPLETED', 'FAILED', 'TIMED_OUT', 'ABORTED', 'REJECTED', 'EXPIRED', 'CANCELLED', 'DENIED',
 ];
 
 /** Which history entries get a thread reply (SPEC §8 list, plus commands and notes such as `stuck`). */
@@ -21,6 +23,8 @@ export function threadReplyWanted(entry: HistoryEntry): boolean {
     case 'state':
       // Back to approval from the queue is a re-plan the thread must show; the first request is on the card.
       if (entry.name === 'AWAITING_APPROVAL') return entry.detail.from === 'QUEUED';
+      // A scheduled operation's time came (SPEC §7b): worth a line; an ordinary QUEUED is on the card only.
+      if (entry.name === 'QUEUED') return entry.detail.from === 'SCHEDULED';
       return (STATE_REPLIES as readonly string[]).includes(entry.name);
     case 'retry':
       return false;
@@ -103,6 +107,16 @@ function timedOutReply(record: OperationRecord, entry: HistoryEntry): string {
   return lines.join('\n');
 }
 
+/** SPEC §7b: when it was scheduled, re-scheduled for a window's next opening, or its time came. */
+function scheduleReply(entry: HistoryEntry, now: number): string {
+  const when = whenOf(entry.detail);
+  const reason = entryReason(entry);
+  const line = when === undefined ? 'time not recorded' : runsLine(when, now);
+  if (entry.type === 'note') return `:calendar: Re-scheduled: ${line}${reason ? ` (${escapeText(oneLine(reason))})` : ''}`;
+  if (entry.name === 'QUEUED') return ':alarm_clock: Its scheduled time came: queued to run now, in the target\'s order.';
+  return `:calendar: *SCHEDULED*: ${line}. It holds no lease and no place in the target's order until then${reason ? ` (${escapeKeepMentions(oneLine(reason))})` : ''}.`;
+}
+
 function stateReply(record: OperationRecord, entry: HistoryEntry): string {
   const reason = entryReason(entry);
   const why = reason ? `: ${escapeKeepMentions(oneLine(reason))}` : '';
@@ -165,9 +179,10 @@ function body(record: OperationRecord, entry: HistoryEntry): string {
 }
 
 /** The reply for one history entry, or undefined when the entry gets none. */
-export function renderThreadReply(record: OperationRecord, entry: HistoryEntry, _ctx: RenderContext): SlackMessage | undefined {
+export function renderThreadReply(record: OperationRecord, entry: HistoryEntry, ctx: RenderContext): SlackMessage | undefined {
   if (!threadReplyWanted(entry)) return undefined;
-  const text = body(record, entry);
+  const scheduling = (entry.type === 'state' && (entry.name === 'SCHEDULED' || entry.name === 'QUEUED')) || (entry.type === 'note' && entry.name === RESCHEDULED);
+  const text = scheduling ? scheduleReply(entry, ctx.now) : body(record, entry);
   const first = (text.split('\n')[0] ?? '').replace(/:[a-z_]+: /, '');
   // The id shows in the reply itself too (not only in the notification text), so a thread read later names it.
   return enforceLimits({ text: `${record.id}: ${first}`, blocks: [section(text), context(`\`${record.id}\``)] });
