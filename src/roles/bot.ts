@@ -213,6 +213,9 @@ async function startNotifier(
     now: deps.now,
     pacer,
     ...(cardEditWindowMs === undefined ? {} : { cardEditWindowMs }),
+    // A dead process's deliveries are taken over once its per-operation lock and stream claims lapse: a lease too.
+    lockTtlMs: config.leaseTtlMs,
+    claimIdleMs: config.leaseTtlMs,
     approvers: approverDirectory(deps.policy, deps.membership),
   });
   await notifier.start();

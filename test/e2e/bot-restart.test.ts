@@ -24,7 +24,7 @@ it('a bot process SIGKILLed mid-operation: the next one finishes the card and th
   // The in-process bot takes the commands; the notifier runs only in the child processes.
   const env = await startBotEnv(cluster, { overrides: { notifier: false } });
   const worker = await startWorker(env.config, { logger: createLogger('silent'), sweepIntervalMs: 60_000 });
-  let first: ChildProcess | undefined = await startBotProcess(env);
+  let first: ChildProcess | undefined = await startBotProcess(env, { leaseTtl: '5s' });
   let second: ChildProcess | undefined;
   try {
     const requested = await env.request('scale streaming-prod/fraud-detection 5 --reason "restart test"', USERS.alice);
@@ -39,8 +39,8 @@ it('a bot process SIGKILLed mid-operation: the next one finishes the card and th
 
     const done = await env.waitForState(requested.id, ['COMPLETED', 'FAILED', 'TIMED_OUT', 'ABORTED'], 60_000);
     expect(done.state).toBe('COMPLETED');
-    second = await startBotProcess(env);
-    // The dead process's per-operation notifier lock must expire first (its TTL, 30 s, bounds the wait).
+    second = await startBotProcess(env, { leaseTtl: '5s' });
+    // The dead process's per-operation notifier lock and its stream claims lapse first (LEASE_TTL, 5 s here).
     const wanted = done.history.filter((e) => threadReplyWanted(e)).map((e) => e.seq);
     const thread = await env.sim.waitFor(() => {
       const replies = threadOf();
