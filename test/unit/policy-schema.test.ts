@@ -17,7 +17,7 @@ type RawPolicy = Record<string, any>;
 function base(): RawPolicy {
   return {
     version: 1,
-    groups: { leads: { users: ['U0LEAD1'], usergroups: ['S0LEADS'] }, oncall: { users: ['U0ONCALL'] } },
+    groups: { leads: { users: ['U0LEAD1'], usergroups: ['S0LEADS'] }, oncall: { users: ['U0ONCALL'] }, managers: { users: ['U0MANAGER'] } },
     namespaces: [
       { name: 'streaming-prod', environment: 'production', requesters: ['oncall', 'leads'], incidentChannel: 'C0INCIDENTS' },
       { name: 'streaming-dev' },
@@ -28,7 +28,8 @@ function base(): RawPolicy {
       { name: 'stateless-in-prod-needs-two', when: { namespaces: ['streaming-prod'], upgradeModes: ['stateless'] }, require: { approvals: 2, from: ['leads'] } },
       { name: 'friday-freeze', when: { namespaces: ['streaming-prod'], schedule: { days: ['fri'], from: '15:00', to: '23:59', timezone: 'Europe/Berlin' } }, deny: 'No production changes on Friday afternoons' },
     ],
-    approval: { ttl: '30m', allowSelfApproval: false, requireReason: ['production'] },
+    approval: { ttl: '30m', allowSelfApproval: false, requireReason: ['production'], notify: 'dm', remindAfter: '10m', escalateAfter: '20m', escalateTo: ['managers'] },
+    breakGlass: { groups: ['oncall'], environments: ['production'], reviewWithin: '24h' },
     timezone: 'Europe/Berlin',
     windows: { nightly: { days: ['mon', 'tue', 'wed', 'thu'], from: '02:00', to: '04:00' } },
     config: { allow: ['execution.checkpointing.*', 'restart-strategy.*', 'taskmanager.memory.*', 'job.autoscaler.enabled'], deny: ['high-availability*', 'kubernetes.operator.*'] },
@@ -52,7 +53,19 @@ describe('policy schema: the SPEC example', () => {
     expect(parsed.warnings).toEqual([]);
     expect(parsed.policy).toEqual(validatePolicy(base()).ok && (validatePolicy(base()) as { policy: unknown }).policy);
     expect(parsed.policy.groups.oncall).toEqual({ users: ['U0ONCALL'], usergroups: [] });
-    expect(parsed.policy.approval).toEqual({ ttl: '30m', ttlMs: 1_800_000, allowSelfApproval: false, requireReason: ['production'], notify: 'dm', escalateTo: [] });
+    expect(parsed.policy.approval).toEqual({
+      ttl: '30m',
+      ttlMs: 1_800_000,
+      allowSelfApproval: false,
+      requireReason: ['production'],
+      notify: 'dm',
+      remindAfter: '10m',
+      remindAfterMs: 600_000,
+      escalateAfter: '20m',
+      escalateAfterMs: 1_200_000,
+      escalateTo: ['managers'],
+    });
+    expect(parsed.policy.breakGlass).toEqual({ groups: ['oncall'], environments: ['production'], reviewWithin: '24h', reviewWithinMs: 86_400_000 });
   });
 
   it.each([

@@ -80,13 +80,42 @@ function describeApprovalSettings(policy: Policy): string[] {
       ? '  - self-approval is allowed: a requester who is in an approving group may approve their own operation;'
       : '  - self-approval is off: a requester never approves their own operation;',
   );
-  if (requireReason.length === 0) lines.push('  - a reason (--reason) is never required.');
+  if (requireReason.length === 0) lines.push('  - a reason (--reason) is never required;');
   else {
     const namespaces = policy.namespaces.filter((n) => n.environment !== undefined && requireReason.includes(n.environment));
     const list = namespaces.length ? ` (${joinWords(namespaces.map((n) => n.name))})` : '';
-    lines.push(`  - a reason (--reason) is required in ${joinWords(requireReason)} namespaces${list}.`);
+    lines.push(`  - a reason (--reason) is required in ${joinWords(requireReason)} namespaces${list};`);
   }
+  lines.push(...describeReach(policy.approval));
   return lines;
+}
+
+const NOTIFY_WORDS = {
+  dm: 'each eligible approver gets a DM with the plan and the buttons (at most 20 per operation)',
+  channel: 'approvers are reached through the channel card only (no DMs)',
+  none: 'nobody is messaged: approvers find the card themselves',
+} as const;
+
+/** How approvers are reached, reminded and escalated to (SPEC §7). */
+function describeReach(a: Policy['approval']): string[] {
+  const lines = [`  - ${NOTIFY_WORDS[a.notify]};`];
+  lines.push(a.remindAfter === undefined ? '  - no reminders;' : `  - approvers who have not acted are reminded once after ${a.remindAfter};`);
+  lines.push(
+    a.escalateAfter === undefined
+      ? '  - no escalation.'
+      : `  - after ${a.escalateAfter} it is escalated to ${joinWords(a.escalateTo)}, who may then approve as if they were in the rule's groups.`,
+  );
+  return lines;
+}
+
+/** Who may use --break-glass, where, and how soon it is reviewed (SPEC §7c). */
+function describeBreakGlass(policy: Policy): string[] {
+  const b = policy.breakGlass;
+  if (!b) return ['  - not allowed: the policy has no breakGlass section, so --break-glass is refused.'];
+  return [
+    `  - members of ${joinWords(b.groups)} may use --break-glass --reason "…" in ${joinWords(b.environments)} namespaces: it skips approvals and time-window deny rules, never a lock freeze or a failed built-in check;`,
+    `  - approvers of the skipped rules review it afterwards (Reviewed button); unreviewed ${b.reviewWithin} after it ended, it is reminded daily.`,
+  ];
 }
 
 function describeConfig(policy: Policy): string[] {
@@ -152,6 +181,8 @@ export function describePolicy(policy: Policy): string {
   out.push('', 'Deep verification and the health gate, per environment:', ...describeVerify(policy));
 
   out.push('', 'Approval settings:', ...describeApprovalSettings(policy));
+
+  out.push('', 'Break-glass:', ...describeBreakGlass(policy));
 
   out.push('', `Scheduled operations (--at HH:MM is in ${policy.timezone ?? 'UTC'}; --window names one of these):`, ...describeWindows(policy));
 
