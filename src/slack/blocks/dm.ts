@@ -68,7 +68,7 @@ function fallback(record: OperationRecord, kind: DmKind): string {
     case 'escalation':
       return `${record.id}: escalated to you, ${what} still needs approval`;
     case 'notice':
-      return `${record.id}: BREAK-GLASS ${what} by ${record.requester}, without approval; a review is due after it ends`;
+      return `${record.id}: BREAK-GLASS ${what} by <@${record.requester}>, without approval; a review is due after it ends`;
   }
 }
 
