@@ -9,6 +9,7 @@ import { formatDuration } from '../domain/model/duration.js';
 import type { ApprovalSettings } from '../domain/policy/schema.js';
 import { forOperation, type Logger } from '../log.js';
 import type { OperationStore } from '../store/operations.js';
+import { Periodic } from './periodic.js';
 import type { PolicyProvider } from './policy-source.js';
 
 /** Well inside SPEC §7's "within 30 s of its time". */
@@ -28,35 +29,25 @@ export interface TimerReport {
 }
 
 export class ApprovalTimers {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<TimerReport> | undefined;
+  private readonly periodic: Periodic<TimerReport>;
 
-  constructor(private readonly deps: ApprovalTimerDeps) {}
-
-  start(intervalMs = APPROVAL_TIMER_POLL_MS): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => void this.runSafely(), intervalMs);
-    this.timer.unref();
+  constructor(private readonly deps: ApprovalTimerDeps) {
+    this.periodic = new Periodic(() => this.look(), {
+      failed: (error) => deps.logger.warn({ err: error }, 'looking for due reminders failed; the next look tries again'),
+    });
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running?.catch(() => undefined);
+  start(intervalMs = APPROVAL_TIMER_POLL_MS): void {
+    this.periodic.start(intervalMs);
+  }
+
+  stop(): Promise<void> {
+    return this.periodic.stop();
   }
 
   /** One look; concurrent calls share the one in progress. */
   run(): Promise<TimerReport> {
-    this.running ??= this.look().finally(() => (this.running = undefined));
-    return this.running;
-  }
-
-  private async runSafely(): Promise<void> {
-    try {
-      await this.run();
-    } catch (error) {
-      this.deps.logger.warn({ err: error }, 'looking for due reminders failed; the next look tries again');
-    }
+    return this.periodic.run();
   }
 
   private async look(): Promise<TimerReport> {

@@ -7,6 +7,7 @@ import { jobIdOf, type OperationQueue } from '../queue/queue.js';
 import type { LockStore } from '../store/locks.js';
 import type { OperationStore } from '../store/operations.js';
 import { remindDueReviews, type BreakGlassDueDeps } from './break-glass-due.js';
+import { Periodic } from './periodic.js';
 import { sweepScheduled } from './scheduling.js';
 
 /** After this many re-enqueues an operation is reported `stuck` (once); it keeps its state. */
@@ -58,40 +59,30 @@ export interface SweepReport {
 
 export class Sweep {
   private readonly now: () => number;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<SweepReport> | undefined;
+  private readonly periodic: Periodic<SweepReport>;
 
   constructor(private readonly deps: SweepDeps) {
     this.now = deps.now ?? Date.now;
+    this.periodic = new Periodic(() => this.sweep(), {
+      done: (report) => {
+        if (report.expired.length + report.reenqueued.length + report.resumed.length > 0) deps.logger.info(report, 'sweep');
+      },
+      failed: (error) => deps.logger.warn({ err: error }, 'sweep failed; the next one tries again'),
+    });
   }
 
   /** Runs once now and then every `intervalMs`; a sweep still running is not started twice. */
   start(intervalMs = SWEEP_INTERVAL_MS): void {
-    if (this.timer) return;
-    void this.runSafely();
-    this.timer = setInterval(() => void this.runSafely(), intervalMs);
-    this.timer.unref();
+    this.periodic.start(intervalMs, { immediately: true });
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running?.catch(() => undefined);
+  stop(): Promise<void> {
+    return this.periodic.stop();
   }
 
   /** One sweep; concurrent calls share the one in progress. */
   run(): Promise<SweepReport> {
-    this.running ??= this.sweep().finally(() => (this.running = undefined));
-    return this.running;
-  }
-
-  private async runSafely(): Promise<void> {
-    try {
-      const report = await this.run();
-      if (report.expired.length + report.reenqueued.length + report.resumed.length > 0) this.deps.logger.info(report, 'sweep');
-    } catch (error) {
-      this.deps.logger.warn({ err: error }, 'sweep failed; the next one tries again');
-    }
+    return this.periodic.run();
   }
 
   private async sweep(): Promise<SweepReport> {

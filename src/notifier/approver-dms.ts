@@ -16,8 +16,8 @@ import { dmField, type DeliveryState, type MarkRead } from '../store/delivery.js
 import type { DmCopies, DmCopy } from '../store/dm-copies.js';
 import type { OperationStore } from '../store/operations.js';
 import type { PostPacer } from './pacer.js';
-import { withOpId, type PostOutcome } from './posts.js';
-import { postScope, type SlackCalls } from './slack-calls.js';
+import { pacedMarkedPost, withOpId, type MarkedPost, type PostOutcome } from './posts.js';
+import type { SlackCalls } from './slack-calls.js';
 
 const BLOCK_ERRORS = new Set(['invalid_blocks', 'invalid_blocks_format', 'msg_blocks_too_long']);
 
@@ -99,22 +99,11 @@ export class ApproverDms {
   }
 
   private async post(record: OperationRecord, field: string, raw: string | undefined, copy: DmCopy, message: SlackMessage, log: Logger, signal: AbortSignal): Promise<Outcome> {
-    const { state, slack, pacer, consumer, now } = this.deps;
-    let expected = raw;
+    const { state, pacer, now } = this.deps;
+    const post: MarkedPost = { opId: record.id, field, channel: copy.channel, mark: { raw, at: now() } };
     let textOnly = false;
     for (;;) {
-      const args = dmArgs(record.id, copy, message, textOnly);
-      await slack.gates.wait(postScope(copy.channel), signal);
-      const result = await pacer.turn(
-        copy.channel,
-        async () => {
-          const cas = await state.casMark(record.id, field, expected, { state: 'pending', at: now(), by: consumer });
-          if (!cas.ok) return { value: undefined, called: false };
-          expected = cas.raw;
-          return { value: await slack.once('chat.postMessage', args, signal), called: true };
-        },
-        signal,
-      );
+      const result = await pacedMarkedPost(this.deps, post, dmArgs(record.id, copy, message, textOnly), signal);
       if (result === undefined) return 'busy';
       if (result.ok) {
         const ts = String(result.data.ts);

@@ -4,7 +4,7 @@ import type { Logger } from '../log.js';
 import type { SlackMessage } from '../slack/blocks/message.js';
 import type { DeliveryMark, DeliveryState, MarkRead } from '../store/delivery.js';
 import { METADATA_EVENT_TYPE } from '../slack-client/client.js';
-import { postScope, SlackUnavailable, type PostPlace, type SlackCalls } from './slack-calls.js';
+import { postScope, SlackUnavailable, type CallResult, type PostPlace, type SlackCalls } from './slack-calls.js';
 import { sleep, WaitAborted, type PostPacer } from './pacer.js';
 
 /** Slack refusals caused by our blocks: the post is tried once more as plain text rather than lost. */
@@ -46,6 +46,39 @@ export interface PosterDeps {
 /** Every message about an operation carries its id in its text (SPEC §8), whatever the renderer did. */
 export function withOpId(message: SlackMessage, opId: string): SlackMessage {
   return message.text.includes(opId) ? message : { ...message, text: `${opId}: ${message.text}` };
+}
+
+/** Where a marked post goes, and the mark as last written (`raw`, for the next compare-and-set; `at`, its time). */
+export interface MarkedPost {
+  opId: string;
+  field: string;
+  channel: string;
+  mark: { raw: string | undefined; at: number };
+}
+
+/**
+ * One `chat.postMessage` in the channel's shared turn, marked pending (a compare-and-set on the mark) inside the turn
+ * right before the call, so a stop while waiting leaves no pending mark. Undefined: another consumer's mark won.
+ */
+export async function pacedMarkedPost(
+  deps: Pick<PosterDeps, 'state' | 'slack' | 'pacer' | 'consumer' | 'now'>,
+  post: MarkedPost,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<CallResult | undefined> {
+  const { state, slack, pacer, consumer, now } = deps;
+  await slack.gates.wait(postScope(post.channel), signal);
+  return pacer.turn(
+    post.channel,
+    async () => {
+      post.mark.at = now();
+      const cas = await state.casMark(post.opId, post.field, post.mark.raw, { state: 'pending', at: post.mark.at, by: consumer });
+      if (!cas.ok) return { value: undefined, called: false };
+      post.mark.raw = cas.raw;
+      return { value: await slack.once('chat.postMessage', args, signal), called: true };
+    },
+    signal,
+  );
 }
 
 export class Poster {
@@ -99,25 +132,12 @@ export class Poster {
   }
 
   private async post(req: PostRequest, message: SlackMessage, log: Logger, signal: AbortSignal): Promise<PostOutcome> {
-    const { state, slack, pacer, consumer, now } = this.deps;
-    let expected = req.read.raw;
+    const { state, slack, pacer, now } = this.deps;
+    const post: MarkedPost = { opId: req.opId, field: req.field, channel: req.channel, mark: { raw: req.read.raw, at: now() } };
     let textOnly = false;
     for (let unknown = 0; ; ) {
-      const args = postArgs(req, message, textOnly);
-      let attemptAt = now();
-      await slack.gates.wait(postScope(req.channel), signal);
-      // Marked inside the channel's turn, right before the call: a stop while waiting leaves no pending mark.
-      const result = await pacer.turn(
-        req.channel,
-        async () => {
-          attemptAt = now();
-          const cas = await state.casMark(req.opId, req.field, expected, { state: 'pending', at: attemptAt, by: consumer });
-          if (!cas.ok) return { value: undefined, called: false };
-          expected = cas.raw;
-          return { value: await slack.once('chat.postMessage', args, signal), called: true };
-        },
-        signal,
-      );
+      const result = await pacedMarkedPost(this.deps, post, postArgs(req, message, textOnly), signal);
+      const attemptAt = post.mark.at;
       if (result === undefined) return 'busy';
       if (result.ok) {
         const ts = String(result.data.ts);

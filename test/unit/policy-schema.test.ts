@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { configValue, readFlinkConfig } from '../../src/domain/model/flink-config.js';
 import { describePolicy } from '../../src/domain/policy/describe.js';
 import { globsOverlap, matchesGlob } from '../../src/domain/policy/glob.js';
-import { formatPath } from '../../src/domain/policy/schema.js';
+import { formatPath } from '../../src/domain/policy/schema-issues.js';
 import { validatePolicy } from '../../src/domain/policy/validate.js';
 import { loadPolicyFile, parsePolicyText } from '../../src/app/policy-load.js';
 

@@ -2,7 +2,8 @@
 // cluster names in the policy that this installation does not have.
 import { findNamespace } from './evaluate.js';
 import { clusterPatternProblem, isGlob, matchesGlob } from './glob.js';
-import { formatPath, type Policy } from './schema.js';
+import type { Policy } from './schema.js';
+import { formatPath } from './schema-issues.js';
 
 /** The default cluster of a Slack channel, for targets that name no cluster. */
 export function channelDefaultCluster(policy: Pick<Policy, 'channels'>, channel: string): string | undefined {

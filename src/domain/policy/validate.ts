@@ -1,7 +1,8 @@
 // Whole-policy validation: the strict schema plus the cross-checks a schema cannot express (SPEC §6).
 import { rawClusterProblems } from './clusters.js';
 import { clusterFiltersOverlap, clustersMatch, globsOverlap, isGlob, matchesGlob } from './glob.js';
-import { formatPath, issueLines, PolicySchema, type Policy } from './schema.js';
+import { PolicySchema, type Policy } from './schema.js';
+import { formatPath, issueLines } from './schema-issues.js';
 import { INTENT_KINDS, usesUpgradeMode } from '../kinds/index.js';
 import { namespaceProblem } from '../model/target.js';
 
