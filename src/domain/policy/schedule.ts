@@ -1,41 +1,14 @@
-// Rule schedules: weekdays and a wall-clock window in an IANA time zone, evaluated at an injected instant.
+// Rule schedules: weekdays and a wall-clock window in an IANA time zone, evaluated at an injected instant. The
+// days, the HH:MM form and the Intl arithmetic live in ../schedule/wall-clock.ts (scheduled operations use them too).
+import { DAYS, HHMM, localDate, offsetAt, weekday, type Day, type Schedule } from '../schedule/wall-clock.js';
 
-export const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
-export type Day = (typeof DAYS)[number];
-
-export interface Schedule {
-  days: Day[];
-  /** "HH:MM", inclusive. */
-  from: string;
-  /** "HH:MM", inclusive through the end of that minute; before `from` means the window runs past midnight. */
-  to: string;
-  timezone: string;
-}
-
-export const HHMM = /^([01]\d|2[0-3]):([0-5]\d)$/;
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatter(timezone: string): Intl.DateTimeFormat {
-  let f = formatters.get(timezone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone: timezone,
-      weekday: 'short',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-    });
-    formatters.set(timezone, f);
-  }
-  return f;
-}
+export { DAYS, HHMM, type Day, type Schedule };
 
 /** Whether Intl knows the IANA zone (e.g. "Europe/Berlin"). */
 export function isValidTimeZone(timezone: string): boolean {
   if (timezone.length === 0) return false;
   try {
-    formatter(timezone);
+    offsetAt(0, timezone);
     return true;
   } catch {
     return false;
@@ -50,10 +23,9 @@ function minutesOf(hhmm: string): number {
 
 /** The weekday and minute of the day on the wall clock of `timezone` at `now` (DST included). */
 export function wallClock(now: Date, timezone: string): { day: Day; minute: number } {
-  const parts = formatter(timezone).formatToParts(now);
-  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
-  const day = get('weekday').slice(0, 3).toLowerCase() as Day;
-  return { day, minute: Number(get('hour')) * 60 + Number(get('minute')) };
+  const ms = now.getTime();
+  const local = new Date(ms + offsetAt(ms, timezone));
+  return { day: weekday(localDate(ms, timezone)), minute: local.getUTCHours() * 60 + local.getUTCMinutes() };
 }
 
 function previousDay(day: Day): Day {

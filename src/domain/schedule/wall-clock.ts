@@ -1,6 +1,20 @@
 // Wall-clock arithmetic in IANA zones with Intl only: the instant of a local date and time (DST gaps and folds
 // decided here), the next HH:MM after an instant, and a window's current or next opening with its close.
-import { DAYS, HHMM, type Day, type Schedule } from '../policy/schedule.js';
+
+export const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
+export type Day = (typeof DAYS)[number];
+
+/** Weekdays and a wall-clock window in an IANA zone: a policy rule's `when.schedule`, an execution window. */
+export interface Schedule {
+  days: Day[];
+  /** "HH:MM", inclusive. */
+  from: string;
+  /** "HH:MM", inclusive through the end of that minute; before `from` means the window runs past midnight. */
+  to: string;
+  timezone: string;
+}
+
+export const HHMM = /^([01]\d|2[0-3]):([0-5]\d)$/;
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
