@@ -1,4 +1,5 @@
 // Read-only queries (SPEC §3): the views behind status, list, ops, op, explain and locks; they never write.
+import { resolveSchedule } from '../domain/schedule/resolve.js';
 import type { OperationIntent } from '../domain/kinds/index.js';
 import type { Query } from '../domain/language/requests.js';
 import type { OperationRecord } from '../domain/model/operation.js';
@@ -176,10 +177,12 @@ export class QueryService {
     const request = { namespace: resolved.target.namespace, cluster: resolved.target.cluster, requester: asker, hasReason: intent.reason !== undefined, intentKind: intent.kind, breakGlass: intent.breakGlass === true };
     const check = await checkRequest(state.policy, request, membership);
     if (!check.ok) return refused(`it would be refused: ${check.message}`);
+    const scheduled = resolveSchedule(intent, state.policy, this.deps.now());
+    if (!scheduled.ok) return refused(`it would be refused: ${scheduled.message}`);
     const assessed = await assess(state.policy, { intent, opId: EXPLAIN_OP_ID, requester: asker }, assessDeps(this.deps));
     if (!assessed.ok) return refused(`it would be refused: ${assessed.refusal}`);
     const environment = check.namespaceEntry.environment;
-    const view: ExplainView = { intent, target: assessed.target, plan: assessed.plan, decision: assessed.decision, ...defined({ environment }) };
+    const view: ExplainView = { intent, target: assessed.target, plan: assessed.plan, decision: assessed.decision, ...defined({ environment, schedule: scheduled.schedule }) };
     return { kind: 'explain', view };
   }
 

@@ -7,6 +7,7 @@ import type { SnapshotEntry } from '../domain/model/snapshot-history.js';
 import type { OperationRecord } from '../domain/model/operation.js';
 import type { Plan } from '../domain/model/plan.js';
 import type { Target } from '../domain/model/target.js';
+import type { OperationSchedule } from '../domain/schedule/resolve.js';
 
 /** What the worker stores in `record.evidence` (see src/worker); renderers read it defensively. */
 export interface StoredEvidence {
@@ -49,6 +50,8 @@ export interface ExplainView {
   environment?: string;
   plan: Plan;
   decision: PolicyDecision;
+  /** `--at`/`--window` resolved now: when it would run (SPEC §7b). */
+  schedule?: OperationSchedule;
 }
 
 export interface LocksView {

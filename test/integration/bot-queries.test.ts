@@ -99,6 +99,11 @@ describe('answers', () => {
     for (const expected of ['spec.job.parallelism', '7', 'prod-needs-a-lead']) expect(explained.all).toContain(expected);
     const refused = await ask(e, 'explain scale streaming-prod/orders 7 --reason "what if"', USERS.bob);
     expect(refused.text).toContain('it would be refused: you may not request scale in streaming-prod');
+    // --at / --window: when it would run (the env's clock is Wednesday 10:00 UTC), or why it would be refused.
+    const later = await ask(e, 'explain restart streaming-dev/orders --at 12:30');
+    expect(later.all).toContain('once allowed it would wait, then runs at 12:30 UTC');
+    expect((await ask(e, 'explain restart streaming-dev/orders --at 2026-11-20T10:00:00Z')).text).toContain('it would be refused: --at 2026-11-20T10:00:00.000Z is in the past');
+    expect((await ask(e, 'explain restart streaming-dev/orders --window nightly')).text).toContain('it would be refused: unknown window "nightly"');
     expect(await e.operationCount()).toBe(0);
     expect(e.sim.messages(e.channel)).toEqual([]);
   });

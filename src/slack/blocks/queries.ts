@@ -1,4 +1,5 @@
 // Answers to the read-only queries (status, list, ops, explain, locks, help) and short private replies.
+import { runsLine } from './schedule.js';
 import { helpText } from '../../domain/language/help.js';
 import type { OperationRecord } from '../../domain/model/operation.js';
 import { formatTarget, type Target } from '../../domain/model/target.js';
@@ -135,7 +136,7 @@ function explainDecision(view: ExplainView): Block | undefined {
 const EXPLAINED = { allow: 'would run without approval', 'needs-approval': 'would need approval', deny: 'would be denied' } as const;
 
 /** The plan and policy decision for a command, without creating an operation. */
-export function renderExplain(view: ExplainView, _ctx: RenderContext): SlackMessage {
+export function renderExplain(view: ExplainView, ctx: RenderContext): SlackMessage {
   const target = formatTarget(view.target);
   const blocks = compact([
     header(`Explain: ${view.intent.kind} ${target}`),
@@ -147,6 +148,7 @@ export function renderExplain(view: ExplainView, _ctx: RenderContext): SlackMess
     section(`*${planTitle(view.plan)}*\n${planLines(view.plan).join('\n')}`),
     listSection('Checks', checkLines(view.decision.checks), '_no checks apply_'),
     explainDecision(view),
+    view.schedule && view.decision.outcome !== 'deny' ? section(`:calendar: *Scheduled*: once allowed it would wait, then ${runsLine(view.schedule, ctx.now)}.`) : undefined,
     view.decision.breakGlass ? section(`*BREAK-GLASS* (approvers review it after it ends):\n${skippedUseLines(view.decision.breakGlass).join('\n')}`) : undefined,
     context('Nothing was recorded: run the same command without `explain` to request it.'),
   ]);
