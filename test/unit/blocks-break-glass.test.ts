@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HomeView } from '../../src/app/views.js';
 import type { OperationRecord } from '../../src/domain/model/operation.js';
-import { renderCard, renderExplain, renderIncidentDigest, renderOp, renderThreadReply, stateNameCount } from '../../src/slack/blocks/index.js';
+import { renderCard, renderExplain, renderIncidentDigest, renderOp, renderOps, renderThreadReply, stateNameCount } from '../../src/slack/blocks/index.js';
 import { REVIEW_ACTION_ID } from '../../src/slack/blocks/break-glass.js';
 import { renderHome } from '../../src/slack/blocks/home.js';
 import { validateBlocks } from '../../src/sandbox/slack/blockkit-limits.js';
@@ -85,6 +85,16 @@ describe('explain', () => {
     expectValid(message);
     expect(visibleText(message)).toContain('break-glass skips what the rules ask for');
     expect(visibleText(message)).toContain('approval skipped: `prod-needs-a-lead`');
+  });
+});
+
+describe('ops', () => {
+  it('marks break-glass operations in the list, and only those', () => {
+    const glass = breakGlass('COMPLETED');
+    const plain = { ...recordIn('COMPLETED'), id: 'op-plain1234' };
+    const lines = visibleText(renderOps([glass, plain], CTX)).split('\n');
+    expect(lines.find((l) => l.includes(glass.id))).toContain(`*BREAK-GLASS* · \`${glass.id}\``);
+    expect(lines.find((l) => l.includes(plain.id))).not.toContain('BREAK-GLASS');
   });
 });
 

@@ -5,7 +5,7 @@ import type { OperationRecord } from '../../domain/model/operation.js';
 import { formatTarget, type Target } from '../../domain/model/target.js';
 import { enforceLimits } from './limits.js';
 import { checkLines, intentLine, planLines, planTitle, reasonLines } from './parts.js';
-import { skippedUseLines } from './break-glass.js';
+import { isBreakGlass, skippedUseLines } from './break-glass.js';
 import {
   ageOf,
   context,
@@ -109,7 +109,7 @@ export function renderList(view: ListView, _ctx: RenderContext): SlackMessage {
 }
 
 function opLine(r: OperationRecord): string {
-  return `• \`${r.id}\` · ${escapeText(r.kind)} \`${escapeText(formatTarget(r.target))}\` · *${r.state}* · ${who(r.requester)} · ${slackDate(r.createdAt)}`;
+  return `• ${isBreakGlass(r) ? '*BREAK-GLASS* · ' : ''}\`${r.id}\` · ${escapeText(r.kind)} \`${escapeText(formatTarget(r.target))}\` · *${r.state}* · ${who(r.requester)} · ${slackDate(r.createdAt)}`;
 }
 
 /** Recent operations, newest first, one line each. */
