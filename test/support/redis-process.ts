@@ -1,0 +1,161 @@
+// Real `redis-server` processes for the highly available Redis tests (SPEC §9): starting and probing them on free
+// loopback ports, the shape of a topology (HaRedis), and the SIGKILL-then-await-promotion step both topologies share.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { freePort } from './redis-server.js';
+
+export const HOST = '127.0.0.1';
+export const SENTINEL_MASTER = 'mymaster';
+/** Sentinel's `down-after-milliseconds` and the Cluster's `cluster-node-timeout`: a dead primary is noticed in ~1 s. */
+export const DOWN_AFTER_MS = 1000;
+
+/** One redis-server process (data node or sentinel). */
+export interface RedisProcess {
+  readonly name: string;
+  readonly port: number;
+  readonly address: string;
+  readonly child: ChildProcess;
+  readonly exited: Promise<void>;
+  /** Its last output lines (for failure messages). */
+  readonly output: string[];
+  alive(): boolean;
+}
+
+export interface Promotion {
+  /** The primary killed and the replica that took its place. */
+  killed: RedisProcess;
+  promoted: RedisProcess;
+  killedAt: number;
+  /** Date.now() once the promotion was seen (Sentinel: every sentinel names the new master; Cluster: the slot's owner). */
+  promotedAt: number;
+}
+
+export interface HaRedis {
+  readonly kind: 'sentinel' | 'cluster';
+  readonly nodes: readonly RedisProcess[];
+  /**
+   * The app's environment for this topology (REDIS_SENTINELS + REDIS_SENTINEL_MASTER, or REDIS_CLUSTER_NODES).
+   * REDIS_URL points at a port where nothing listens: a process that ignored the HA setting could not connect.
+   */
+  env(): Record<string, string>;
+  /** A test-side client that follows failovers (ioredis' own Sentinel or Cluster client). */
+  client(options?: { blocking?: boolean }): Redis;
+  /** The data node that is primary for `prefix`'s hash tag now. */
+  primaryFor(prefix: string): Promise<RedisProcess>;
+  /** SIGKILLs the primary of `prefix`'s slot and resolves once its replica is promoted and answers as primary. */
+  killPrimary(prefix: string, timeoutMs?: number): Promise<Promotion>;
+  stop(): Promise<void>;
+}
+
+/** Polls `check` every `intervalMs` until it returns a value (not undefined/false); errors count as "not yet". */
+export async function until<T>(check: () => Promise<T | undefined | false>, what: string, timeoutMs = 15_000, intervalMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ''}`);
+    await sleep(intervalMs);
+  }
+}
+
+/** A one-shot command on a plain connection that never retries (for probing nodes, dead ones included). */
+export async function probe<T>(port: number, fn: (r: Redis) => Promise<T>, timeoutMs = 500): Promise<T> {
+  const r = new Redis({ host: HOST, port, lazyConnect: true, connectTimeout: timeoutMs, commandTimeout: timeoutMs, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
+  r.on('error', () => undefined);
+  try {
+    await r.connect();
+    return await fn(r);
+  } finally {
+    r.disconnect();
+  }
+}
+
+export function info(text: string): Record<string, string> {
+  return Object.fromEntries(
+    text
+      .split(/\r?\n/)
+      .filter((l) => l.includes(':') && !l.startsWith('#'))
+      .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1)]),
+  );
+}
+
+export function startProcess(name: string, port: number, args: string[], cwd: string): RedisProcess {
+  const child = spawn('redis-server', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output: string[] = [];
+  const keep = (chunk: Buffer) => {
+    output.push(...chunk.toString().split('\n').filter(Boolean));
+    output.splice(0, Math.max(0, output.length - 40));
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.once('error', (error: NodeJS.ErrnoException) => output.push(error.code === 'ENOENT' ? 'redis-server is not on the PATH' : String(error)));
+  const alive = () => child.exitCode === null && child.signalCode === null && child.pid !== undefined;
+  return { name, port, address: `${HOST}:${port}`, child, exited, output, alive };
+}
+
+/** Every data node keeps nothing on disk; `extra` adds the mode's own settings. */
+export function dataArgs(port: number, extra: string[]): string[] {
+  // A replica's first full sync starts at once (the diskless default waits 5 s for more replicas to join).
+  return ['--port', String(port), '--bind', HOST, '--save', '', '--appendonly', 'no', '--protected-mode', 'no', '--repl-diskless-sync-delay', '0', ...extra];
+}
+
+export async function waitAnswers(p: RedisProcess, timeoutMs = 10_000): Promise<void> {
+  await until(
+    async () => {
+      if (!p.alive()) throw new Error(`${p.name} exited: ${p.output.slice(-5).join(' | ')}`);
+      return (await probe(p.port, (r) => r.ping())) === 'PONG';
+    },
+    `${p.name} (${p.address}) to answer PING`,
+    timeoutMs,
+  ).catch((error: unknown) => {
+    throw new Error(`${String(error)}\n${p.name} said: ${p.output.slice(-10).join('\n')}`);
+  });
+}
+
+export async function stopAll(processes: readonly RedisProcess[], dir: string): Promise<void> {
+  await Promise.all(
+    processes.map(async (p) => {
+      if (!p.alive()) return;
+      p.child.kill('SIGTERM');
+      const killed = setTimeout(() => p.alive() && p.child.kill('SIGKILL'), 3000);
+      await p.exited;
+      clearTimeout(killed);
+    }),
+  );
+  await rm(dir, { recursive: true, force: true });
+}
+
+/** SIGKILLs `killed` and resolves once `promotedWhen` holds: the failover a test measures. */
+export async function killAndAwaitPromotion(
+  killed: RedisProcess,
+  promoted: RedisProcess,
+  promotedWhen: () => Promise<boolean>,
+  what: string,
+  timeoutMs: number,
+): Promise<Promotion> {
+  killed.child.kill('SIGKILL');
+  const killedAt = Date.now();
+  await killed.exited;
+  await until(promotedWhen, what, timeoutMs);
+  return { killed, promoted, killedAt, promotedAt: Date.now() };
+}
+
+/** `stop()` of a topology: disconnects the test-side clients it handed out, then stops every process. */
+export function stopper(clients: readonly Redis[], processes: readonly RedisProcess[], dir: string): () => Promise<void> {
+  return async () => {
+    for (const c of clients) c.disconnect();
+    await stopAll(processes, dir);
+  };
+}
+
+export async function closedPort(): Promise<number> {
+  return freePort();
+}
