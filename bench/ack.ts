@@ -6,13 +6,10 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Worker } from 'node:worker_threads';
-import { App, LogLevel } from '@slack/bolt';
 import { Redis } from 'ioredis';
 import { stringify } from 'yaml';
 import { loadConfig } from '../src/config.js';
@@ -22,6 +19,7 @@ import { createLogger } from '../src/log.js';
 import { startBot } from '../src/roles/bot.js';
 import { redisAnswers, startPrivateRedis, type PrivateRedis } from '../test/support/redis-server.js';
 import { slashCommandBody } from '../test/support/slack.js';
+import { startBareBolt } from './bare-bolt.js';
 
 const CONCURRENCY = 200;
 const ROUNDS = 6;
@@ -100,23 +98,6 @@ async function burst(client: Worker, url: string, sims: Sims, tag: string): Prom
   return times;
 }
 
-async function bareBolt(apiUrl: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const app = new App({
-    token: TOKEN,
-    signingSecret: SECRET,
-    botId: 'B0SIMBOT',
-    botUserId: 'U0SIMBOT',
-    tokenVerificationEnabled: false,
-    logLevel: LogLevel.ERROR,
-    clientOptions: { slackApiUrl: apiUrl },
-  });
-  app.command('/flink', async ({ ack }) => {
-    await ack();
-  });
-  const server = (await app.start(0)) as Server;
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/slack/events`, stop: async () => { await app.stop(); } };
-}
-
 async function redisUrl(): Promise<{ url: string; own?: PrivateRedis }> {
   const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   if (await redisAnswers(url)) return { url };
@@ -188,7 +169,7 @@ async function main(): Promise<void> {
   // measured here, so posts are paced at 5 ms (the pacing itself is measured by notifier-pacing.test.ts).
   const slackPace = { channelIntervalMs: 5 };
   const ours = await startBot(loaded.config, { logger: createLogger('silent'), enqueuer: queue, notifier: process.env.BENCH_NOTIFIER !== '0', slackPace });
-  const bare = await bareBolt(sims.apiUrl);
+  const bare = await startBareBolt(TOKEN, SECRET, sims.apiUrl);
   const client = new Worker(CLIENT, { eval: true });
   const samples = { ours: [] as number[], bare: [] as number[] };
   /** p99 ratio of adjacent bursts: less sensitive to load elsewhere on the machine than the pooled ratio. */

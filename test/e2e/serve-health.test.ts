@@ -2,35 +2,27 @@
 // drains (/readyz 503) then exits 0 on SIGTERM.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimCluster, type SimCluster } from '../../src/sandbox/kube/cluster.js';
-import { startSimSlack, type SimSlack } from '../../src/sandbox/slack-api.js';
+import type { SimCluster } from '../../src/sandbox/kube/cluster.js';
+import type { SimSlack } from '../../src/sandbox/slack-api.js';
 import { freePort } from '../support/redis-server.js';
-import { redisForTest, type TestRedis } from '../support/redis.js';
-import { POLICY_YAML } from '../support/worker-env.js';
+import type { TestRedis } from '../support/redis.js';
+import { startServeEnv, type ServeEnv } from '../support/serve-env.js';
 
 const REPO = new URL('../..', import.meta.url).pathname;
 
+let env: ServeEnv;
 let cluster: SimCluster;
 let slack: SimSlack;
 let redis: TestRedis;
-let dir: string;
 
 beforeAll(async () => {
-  [cluster, slack, redis] = await Promise.all([
-    startSimCluster({ port: 0, seed: 'none', speed: 'fast' }),
-    startSimSlack({ botToken: 'xoxb-serve-test' }),
-    redisForTest('serve'),
-  ]);
-  dir = await mkdtemp(join(tmpdir(), 'serve-'));
-  await writeFile(join(dir, 'policy.yaml'), POLICY_YAML);
+  env = await startServeEnv('serve', { seed: 'none', slack: { botToken: 'xoxb-serve-test' } });
+  ({ cluster, slack, redis } = env);
 });
 afterAll(async () => {
-  await Promise.all([cluster.close(), slack.close(), redis.cleanup(), rm(dir, { recursive: true, force: true })]);
+  await env.close();
 });
 
 interface Served {
@@ -49,7 +41,7 @@ async function serve(role: string): Promise<Served> {
       REDIS_URL: redis.url,
       REDIS_PREFIX: redis.prefix,
       KUBECONFIG: cluster.kubeconfigPath,
-      POLICY_FILE: join(dir, 'policy.yaml'),
+      POLICY_FILE: env.policyFile,
       SLACK_BOT_TOKEN: 'xoxb-serve-test',
       SLACK_SIGNING_SECRET: 'serve-secret',
       SLACK_API_URL: slack.apiUrl,

@@ -2,37 +2,29 @@
 // Slack with SLACK_APP_TOKEN, /readyz reports the socket as `slack-socket` (and /metrics as a dependency), turns 503
 // while the socket stays down and 200 again once the bot reconnects; a command typed meanwhile is answered once.
 import { once } from 'node:events';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startSimCluster, type SimCluster } from '../../src/sandbox/kube/cluster.js';
-import { startSimSlack, type SimSlack } from '../../src/sandbox/slack-api.js';
+import type { SimCluster } from '../../src/sandbox/kube/cluster.js';
+import type { SimSlack } from '../../src/sandbox/slack-api.js';
 import { spawnBot } from '../support/bot-process.js';
 import { freePort } from '../support/redis-server.js';
-import { redisForTest, type TestRedis } from '../support/redis.js';
+import type { TestRedis } from '../support/redis.js';
+import { startServeEnv, type ServeEnv } from '../support/serve-env.js';
 import { socketEnvelope, slashCommandBody } from '../support/slack.js';
-import { POLICY_YAML } from '../support/worker-env.js';
 
 const BOT_TOKEN = 'xoxb-serve-socket-test';
 const APP_TOKEN = 'xapp-1-A0SIMAPP-serve-socket-test';
 
+let env: ServeEnv;
 let cluster: SimCluster;
 let slack: SimSlack;
 let redis: TestRedis;
-let dir: string;
 
 beforeAll(async () => {
-  [cluster, slack, redis] = await Promise.all([
-    startSimCluster({ port: 0, seed: 'demo', speed: 'fast' }),
-    startSimSlack({ botToken: BOT_TOKEN, appToken: APP_TOKEN }),
-    redisForTest('serve-socket'),
-  ]);
-  dir = await mkdtemp(join(tmpdir(), 'serve-socket-'));
-  await writeFile(join(dir, 'policy.yaml'), POLICY_YAML);
+  env = await startServeEnv('serve-socket', { seed: 'demo', slack: { botToken: BOT_TOKEN, appToken: APP_TOKEN } });
+  ({ cluster, slack, redis } = env);
 });
 afterAll(async () => {
-  await Promise.all([cluster.close(), slack.close(), redis.cleanup(), rm(dir, { recursive: true, force: true })]);
+  await env.close();
 });
 
 async function readyz(base: string): Promise<{ status: number; checks: Record<string, string> }> {
@@ -57,7 +49,7 @@ it('serves readiness from the socket: 200 connected, 503 while it stays down, 20
     REDIS_URL: redis.url,
     REDIS_PREFIX: redis.prefix,
     KUBECONFIG: cluster.kubeconfigPath,
-    POLICY_FILE: join(dir, 'policy.yaml'),
+    POLICY_FILE: env.policyFile,
     SLACK_BOT_TOKEN: BOT_TOKEN,
     SLACK_APP_TOKEN: APP_TOKEN,
     SLACK_API_URL: slack.apiUrl,
