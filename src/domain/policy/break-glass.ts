@@ -1,7 +1,7 @@
 // Break-glass (SPEC §7c): the policy's `breakGlass` block, and the pure facts about one break-glass operation
 // (who may review it, whether it is reviewed, when its review is due). The skipping itself is in evaluate.ts.
 import { z } from 'zod';
-import { parseDuration } from '../model/duration.js';
+import { DurationSchema, durationMs } from './duration-schema.js';
 import type { BreakGlassUse } from '../model/decision.js';
 import { isTerminal, type HistoryEntry, type OperationRecord } from '../model/operation.js';
 
@@ -29,15 +29,9 @@ export const BreakGlassSchema = z
   .strictObject({
     groups: z.array(z.string().min(1)).min(1, nonEmpty('group')),
     environments: z.array(z.string().min(1)).min(1, nonEmpty('environment')),
-    reviewWithin: z
-      .string()
-      .default(DEFAULT_REVIEW_WITHIN)
-      .superRefine((value, ctx) => {
-        const parsed = parseDuration(value);
-        if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.message });
-      }),
+    reviewWithin: DurationSchema.default(DEFAULT_REVIEW_WITHIN),
   })
-  .transform((b): BreakGlassPolicy => ({ ...b, reviewWithinMs: (parseDuration(b.reviewWithin) as { ms: number }).ms }));
+  .transform((b): BreakGlassPolicy => ({ ...b, reviewWithinMs: durationMs(b.reviewWithin) }));
 
 /** The break-glass use recorded on an operation's decision, if any (read defensively: records outlive code). */
 export function breakGlassOf(record: Pick<OperationRecord, 'decision'>): BreakGlassUse | undefined {

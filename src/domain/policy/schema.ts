@@ -1,7 +1,7 @@
 // The policy file's shape (SPEC §6) as strict zod schemas; schema-issues.ts turns zod's issues into path-named lines.
 import { VerifySchema, type VerifyPolicy } from './verify.js';
 import { z } from 'zod';
-import { parseDuration } from '../model/duration.js';
+import { DurationSchema, durationMs } from './duration-schema.js';
 import { INTENT_KINDS, type IntentKind } from '../kinds/index.js';
 import type { ConfigRules, PolicyLimits } from './check-kit.js';
 import { ConfigSchema, LimitsSchema } from './limits-schema.js';
@@ -216,21 +216,9 @@ const RuleSchema = z
     }
   });
 
-/** `10m`, `30s`, … as `parseDuration` reads them. */
-const DurationSchema = z.string().superRefine((value, ctx) => {
-  const parsed = parseDuration(value);
-  if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.message });
-});
-
 const ApprovalSchema = z
   .strictObject({
-    ttl: z
-      .string()
-      .default(DEFAULT_APPROVAL_TTL)
-      .superRefine((value, ctx) => {
-        const parsed = parseDuration(value);
-        if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.message });
-      }),
+    ttl: DurationSchema.default(DEFAULT_APPROVAL_TTL),
     allowSelfApproval: z.boolean().default(false),
     requireReason: z.array(z.string().min(1)).default([]),
     notify: oneOf(APPROVAL_NOTIFY, 'notify setting').default('dm'),
@@ -246,9 +234,9 @@ const ApprovalSchema = z
   })
   .transform((a) => ({
     ...a,
-    ttlMs: (parseDuration(a.ttl) as { ms: number }).ms,
-    ...(a.remindAfter === undefined ? {} : { remindAfterMs: (parseDuration(a.remindAfter) as { ms: number }).ms }),
-    ...(a.escalateAfter === undefined ? {} : { escalateAfterMs: (parseDuration(a.escalateAfter) as { ms: number }).ms }),
+    ttlMs: durationMs(a.ttl),
+    ...(a.remindAfter === undefined ? {} : { remindAfterMs: durationMs(a.remindAfter) }),
+    ...(a.escalateAfter === undefined ? {} : { escalateAfterMs: durationMs(a.escalateAfter) }),
   }));
 
 export const PolicySchema = z.strictObject({
