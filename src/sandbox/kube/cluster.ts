@@ -7,6 +7,7 @@ import { writeKubeconfig } from './kubeconfig.js';
 import { startSimOperator, type SimOperator } from './operator.js';
 import { seedDemo } from './seed.js';
 import { FlinkRest } from './flink-rest.js';
+import { JobManagerState } from './jobmanager-state.js';
 import { startSimApiServer, type SimApiServer } from './server.js';
 import { durationSeconds } from './scenarios.js';
 import type { Speed } from './speed.js';
@@ -39,6 +40,7 @@ export interface SimClusterOptions {
 export interface SimCluster {
   store: SimStore;
   operator: SimOperator;
+  jobManagers: JobManagerState;
   server: SimApiServer;
   url: string;
   kubeconfigPath: string;
@@ -63,9 +65,12 @@ export function offsetClock(offsetMs: number): () => Date {
 export async function startSimCluster(options: SimClusterOptions = {}): Promise<SimCluster> {
   const store = new SimStore({ validate: validateSpec, now: offsetClock(options.clockOffsetMs ?? 0) });
   const speed = options.speed ?? 'fast';
+  // What the simulated JobManagers know beyond the CR status: written by the operator model, read by REST.
+  const jobManagers = new JobManagerState();
   const operator = startSimOperator({
     store,
     speed,
+    jobManagers,
     // The realistic demo shows the occasional task failover a live cluster has; tests and fast runs only get them by knob.
     ambientJobExceptions: (options.seed ?? 'none') !== 'none' && speed === 'realistic',
     ...(options.logger ? { logger: options.logger } : {}),
@@ -73,7 +78,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
   });
   let server: SimApiServer;
   try {
-    const flinkRest = new FlinkRest({ store, speed, settings: (object) => operator.settingsOf(object) });
+    const flinkRest = new FlinkRest({ store, speed, jobManagers, settings: (object) => operator.settingsOf(object) });
     server = await startSimApiServer({ store, flinkRest, port: options.port ?? 0, ...(options.host ? { host: options.host } : {}) });
   } catch (error) {
     await operator.close();
@@ -96,5 +101,5 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     })();
     return closing;
   };
-  return { store, operator, server, url: server.url, kubeconfigPath, seeded, close };
+  return { store, operator, jobManagers, server, url: server.url, kubeconfigPath, seeded, close };
 }

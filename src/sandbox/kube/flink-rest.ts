@@ -3,6 +3,7 @@
 // jobs and their vertices, checkpoints advancing at the configured interval, the restored path, root exceptions.
 import { jobOf, parseReconciledSpec, specConf, effectiveParallelism, checkpointDir, type Spec } from './spec-json.js';
 import { parseFlinkDurationSeconds, scaledMs, type Speed } from './speed.js';
+import type { JobManagerState } from './jobmanager-state.js';
 import type { ScenarioSettings } from './scenarios.js';
 import type { KubeObject, SimStore } from './store.js';
 
@@ -10,6 +11,8 @@ export interface FlinkRestOptions {
   store: SimStore;
   speed: Speed;
   settings(object: KubeObject): ScenarioSettings;
+  /** What the JobManagers know beyond the CR status (rescales under way, savepoints, HA restores). */
+  jobManagers?: JobManagerState;
 }
 
 export interface RestAnswer {

@@ -2,6 +2,7 @@
 import type { Logger } from '../../log.js';
 import { recordEvent, type Component, type EventType } from './events.js';
 import type { ResourceRef } from './flink-status.js';
+import type { JobManagerState } from './jobmanager-state.js';
 import type { ScenarioSettings } from './scenarios.js';
 import { scaledMs, type Speed } from './speed.js';
 import { ApiError, type KubeObject, type SimStore } from './store.js';
@@ -24,6 +25,8 @@ export interface FlowEnv {
   random: () => number;
   signal: AbortSignal;
   memo: ResourceMemo;
+  /** What the JobManagers know beyond the CR status (rescales, savepoints Flink completed, HA restores). */
+  jobManagers: JobManagerState;
   log?: Logger;
   /** Current knobs for a resource (programmatic ∪ annotations). */
   settings(object: KubeObject): ScenarioSettings;

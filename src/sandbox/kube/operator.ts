@@ -1,5 +1,6 @@
 // The simulated Flink Kubernetes Operator (1.15): watches the store, schedules one reconcile per resource at a time.
 import { setTimeout as delay } from 'node:timers/promises';
+import { JobManagerState } from './jobmanager-state.js';
 import type { Logger } from '../../log.js';
 import { isFlowStop, type FlowEnv, type ResourceMemo } from './flow-env.js';
 import type { ResourceRef } from './flink-status.js';
@@ -18,6 +19,8 @@ export interface SimOperatorOptions {
   logger?: Logger;
   /** Occasional task failovers (JobException events) on every running job, as a live cluster has; off by default. */
   ambientJobExceptions?: boolean;
+  /** What the JobManagers know beyond the CR status (shared with the simulated REST API); default a private one. */
+  jobManagers?: JobManagerState;
 }
 
 type Watched = Extract<SimResource, 'flinkdeployments' | 'flinksessionjobs' | 'flinkstatesnapshots'>;
@@ -46,6 +49,7 @@ export class SimOperator {
   private readonly runtimes = new Map<string, Runtime>();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly incidents: JobIncidents;
+  readonly jobManagers: JobManagerState;
   private unsubscribe: (() => void) | undefined;
   private closed = false;
 
@@ -55,6 +59,7 @@ export class SimOperator {
   }
 
   constructor(options: SimOperatorOptions) {
+    this.jobManagers = options.jobManagers ?? new JobManagerState();
     this.store = options.store;
     this.speed = options.speed ?? 'fast';
     this.random = options.random ?? Math.random;
@@ -226,6 +231,7 @@ export class SimOperator {
       random: this.random,
       signal,
       memo: runtime.memo,
+      jobManagers: this.jobManagers,
       ...(this.log ? { log: this.log } : {}),
       settings: (object) => this.registry.settings(object.metadata.namespace, object.metadata.name, object.metadata.annotations),
       sleep: async (seconds) => {

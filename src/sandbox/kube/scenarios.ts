@@ -2,12 +2,17 @@
 import { parseFlinkDurationSeconds } from './speed.js';
 
 export const SCENARIOS = [
+  'autoscaler-default-on',
+  'bounded-source',
+  'checkpointing-in-code',
   'checkpoints-failing',
   'image-pull-failure',
   'job-exceptions',
   'job-failure',
+  'job-restarting',
   'restored-elsewhere',
   'rest-unreachable',
+  'savepoint-abandoned',
   'savepoint-failure',
   'slow-reconcile',
   'stuck-upgrading',
@@ -50,6 +55,7 @@ function validValue(scenario: Scenario, value: string): boolean {
       return /^\d+$/.test(value);
     case 'image-pull-failure':
     case 'slow-reconcile':
+    case 'checkpointing-in-code':
       return durationSeconds(value) !== undefined;
     default:
       return false;

@@ -1,0 +1,64 @@
+// What a simulated JobManager knows that the operator's CR status does not: rescales still under way inside
+// Flink (adaptive scheduler), savepoints Flink completed that the operator stopped tracking, checkpoints a
+// job restored from its HA metadata. Shared by the operator model (writes) and the REST API (reads).
+
+export interface PendingRescale {
+  /** Vertex id → the parallelism the vertex still runs at until the rescale lands. */
+  previous: ReadonlyMap<string, number>;
+  /** ms (the store's clock) when the vertices run at the new parallelism. */
+  landsAt: number;
+}
+
+export interface CompletedSavepoint {
+  id: number;
+  /** The savepoint's directory, as Flink reports it (normalised: no trailing `/_metadata`, no trailing `/`). */
+  path: string;
+  /** ms (the JobManager's clock). */
+  at: number;
+}
+
+export interface HaRestore {
+  /** The checkpoint the job restored from its HA metadata: `<checkpoint dir>/<job id>/chk-<n>`. */
+  path: string;
+  /** ms (the JobManager's clock). */
+  at: number;
+}
+
+/** Per Flink job id; forgotten never (a simulator runs for minutes, not months). */
+export class JobManagerState {
+  private readonly rescales = new Map<string, PendingRescale>();
+  private readonly savepoints = new Map<string, CompletedSavepoint[]>();
+  private readonly haRestores = new Map<string, HaRestore>();
+
+  rescale(jobId: string, pending: PendingRescale): void {
+    this.rescales.set(jobId, pending);
+  }
+
+  /** The previous parallelism of each vertex while a rescale has not landed yet, else undefined. */
+  pendingRescale(jobId: string, now: number): PendingRescale | undefined {
+    const pending = this.rescales.get(jobId);
+    if (pending === undefined) return undefined;
+    if (now >= pending.landsAt) {
+      this.rescales.delete(jobId);
+      return undefined;
+    }
+    return pending;
+  }
+
+  completeSavepoint(jobId: string, savepoint: CompletedSavepoint): void {
+    this.savepoints.set(jobId, [...(this.savepoints.get(jobId) ?? []), savepoint]);
+  }
+
+  /** The latest savepoint Flink completed for the job (REST `latest.savepoint`), if any. */
+  latestSavepoint(jobId: string): CompletedSavepoint | undefined {
+    return this.savepoints.get(jobId)?.at(-1);
+  }
+
+  restoredFromHa(jobId: string, restore: HaRestore): void {
+    this.haRestores.set(jobId, restore);
+  }
+
+  haRestore(jobId: string): HaRestore | undefined {
+    return this.haRestores.get(jobId);
+  }
+}
