@@ -22,6 +22,8 @@ export const KNOBS = {
   'checkpoints-failing': 'checkpoints fail (Flink REST counts them; the operator does not say)',
   'restored-elsewhere': 'the job restores from another path than the operator recorded (only Flink REST shows it)',
   'rest-unreachable': "the JobManager's REST service does not answer (503 through the proxy)",
+  'bounded-source': 'a bounded bootstrap source in front of the job (Flink REST shows it FINISHED while the job runs)',
+  'checkpointing-in-code': 'checkpointing on in the job\'s code, every 10 s (Flink REST shows checkpoints; the configuration has no interval)',
   'lose-response': "lose the API server's answer to the next patch",
 } as const;
 export type Knob = keyof typeof KNOBS;
@@ -40,6 +42,8 @@ const SCENARIO_KNOBS = {
   'checkpoints-failing': 'checkpoints-failing',
   'restored-elsewhere': 'restored-elsewhere',
   'rest-unreachable': 'rest-unreachable',
+  'bounded-source': 'bounded-source',
+  'checkpointing-in-code': 'checkpointing-in-code',
 } as const satisfies Partial<Record<Knob, ScenarioSpec>>;
 type ScenarioKnob = keyof typeof SCENARIO_KNOBS;
 

@@ -136,7 +136,7 @@ describe('--window', () => {
     const opensAt = Date.parse('2026-11-25T02:00:00Z');
     const { env, worker, now } = await start(opensAt - 15_000);
     try {
-      const scheduled = await env.request('scale streaming-prod/clickstream 9 --window soon', USERS.alice);
+      const scheduled = await env.request('scale streaming-prod/fraud-detection 9 --window soon', USERS.alice);
       // Allowed now (01:59:45); at 02:00 the night rule denies it.
       const savepoint = await env.request('savepoint streaming-prod/orders --window soon', USERS.alice);
       expect(savepoint.state).toBe('SCHEDULED');
@@ -144,11 +144,11 @@ describe('--window', () => {
       expect(scheduled.schedule).toMatchObject({ runAt: opensAt, window: 'soon', zone: 'UTC', closesAt: opensAt + 6 * 60_000 });
       const card = await env.cardIn(scheduled, 'SCHEDULED');
       expect(JSON.stringify(card.blocks)).toContain('runs in window soon (next opening 02:00 UTC)');
-      expect(await leases(env).holder(prod('clickstream'))).toBeUndefined();
+      expect(await leases(env).holder(prod('fraud-detection'))).toBeUndefined();
       // Someone else edits the spec (as kubectl would) before the window opens.
-      bots.cluster.store.update('flinkdeployments', 'streaming-prod', 'clickstream', (d: KubeObject) => ({
+      bots.cluster.store.update('flinkdeployments', 'streaming-prod', 'fraud-detection', (d: KubeObject) => ({
         ...d,
-        spec: { ...d.spec, job: { ...(d.spec?.job as Record<string, unknown>), parallelism: 8 } },
+        spec: { ...d.spec, job: { ...(d.spec?.job as Record<string, unknown>), parallelism: 7 } },
       }));
       const ended = await env.waitForState(scheduled.id, [...ENDED], 40_000);
       expect(ended.state).toBe('ABORTED');

@@ -45,6 +45,7 @@ describe('flink-chatops sim-cluster', () => {
     const list = (await custom.listClusterCustomObject({ group: 'flink.apache.org', version: 'v1beta1', plural: 'flinkdeployments' })) as { items: KubeObject[] };
     const names = list.items.map((i) => `${i.metadata.namespace}/${i.metadata.name}`).sort();
     expect(names).toEqual([
+      'streaming-dev/checkout-bg-blue',
       'streaming-dev/orders',
       'streaming-prod/clickstream',
       'streaming-prod/fraud-detection',

@@ -1,6 +1,7 @@
 // Test helpers for the simulated operator: a store + operator, builders, waitFor on store changes, recorders.
 import { afterEach, beforeEach } from 'vitest';
 import { offsetClock } from '../../src/sandbox/kube/cluster.js';
+import { JOB_GRAPH_ANNOTATION } from '../../src/sandbox/kube/job-graph.js';
 import { startSimOperator, type SimOperator } from '../../src/sandbox/kube/operator.js';
 import type { Speed } from '../../src/sandbox/kube/speed.js';
 import { SimStore, type KubeObject, type SimResource, type StoreChange, type StoreOptions } from '../../src/sandbox/kube/store.js';
@@ -201,6 +202,13 @@ export interface DeploymentOptions {
   annotations?: Record<string, string>;
   ha?: boolean;
   replicas?: number;
+  /** The simulated job's shape: sets the job-graph annotation (src/sandbox/kube/job-graph.ts). */
+  graph?: string;
+}
+
+function metadataOf(name: string, namespace: string, options: DeploymentOptions): KubeObject['metadata'] {
+  const annotations = { ...options.annotations, ...(options.graph !== undefined ? { [JOB_GRAPH_ANNOTATION]: options.graph } : {}) };
+  return { name, namespace, ...(Object.keys(annotations).length > 0 ? { annotations } : {}) };
 }
 
 /** A FlinkDeployment like the demo's: savepoint and checkpoint dirs on s3, HA unless `ha: false`. */
@@ -215,7 +223,7 @@ export function deployment(name: string, namespace: string, options: DeploymentO
   return {
     apiVersion: API,
     kind: 'FlinkDeployment',
-    metadata: { name, namespace, ...(options.annotations ? { annotations: options.annotations } : {}) },
+    metadata: metadataOf(name, namespace, options),
     spec: {
       image: 'flink:1.20',
       flinkVersion: 'v1_20',
@@ -244,7 +252,7 @@ export function sessionJob(name: string, namespace: string, deploymentName: stri
   return {
     apiVersion: API,
     kind: 'FlinkSessionJob',
-    metadata: { name, namespace, ...(options.annotations ? { annotations: options.annotations } : {}) },
+    metadata: metadataOf(name, namespace, options),
     spec: {
       deploymentName,
       ...(options.conf ? { flinkConfiguration: options.conf } : {}),

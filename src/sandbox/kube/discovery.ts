@@ -71,6 +71,7 @@ function aggregatedList(version: 'v2' | 'v2beta1', core: boolean): unknown {
             version: 'v1',
             resources: [
               aggregatedResource(RESOURCES.events),
+              aggregatedResource(RESOURCES.configmaps),
               {
                 resource: NAMESPACES.plural,
                 responseKind: { group: '', version: 'v1', kind: NAMESPACES.kind },
@@ -120,7 +121,7 @@ export function discovery(path: string, accept: string, serverAddress: string): 
         serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
       });
     case '/api/v1':
-      return json({ kind: 'APIResourceList', groupVersion: 'v1', resources: [...legacyResource(RESOURCES.events), NAMESPACE_LEGACY] });
+      return json({ kind: 'APIResourceList', groupVersion: 'v1', resources: [...legacyResource(RESOURCES.events), ...legacyResource(RESOURCES.configmaps), NAMESPACE_LEGACY] });
     case '/apis':
       if (aggregated) return { body: aggregatedList(aggregated, false), contentType: aggregatedType(aggregated) };
       return json({ kind: 'APIGroupList', apiVersion: 'v1', groups: [FLINK_GROUP_DOC] });

@@ -1,8 +1,11 @@
 // The JobManager's REST API as the simulated cluster serves it through the API server's service proxy
 // (`/api/v1/namespaces/<ns>/services/<cluster-id>-rest:rest/proxy/<path>`), consistent with the operator's state:
-// jobs and their vertices, checkpoints advancing at the configured interval, the restored path, root exceptions.
-import { jobOf, parseReconciledSpec, specConf, effectiveParallelism, checkpointDir, type Spec } from './spec-json.js';
-import { parseFlinkDurationSeconds, scaledMs, type Speed } from './speed.js';
+// routing, the proxy's own failures, root exceptions; job details and checkpoints live in flink-rest-jobs.ts and
+// flink-rest-checkpoints.ts.
+import { parseReconciledSpec, specConf, type Spec } from './spec-json.js';
+import type { Speed } from './speed.js';
+import { checkpoints } from './flink-rest-checkpoints.js';
+import { jobDetails, jobView, type JobView } from './flink-rest-jobs.js';
 import type { JobManagerState } from './jobmanager-state.js';
 import type { ScenarioSettings } from './scenarios.js';
 import type { KubeObject, SimStore } from './store.js';
@@ -22,12 +25,8 @@ export interface RestAnswer {
   proxyError?: boolean;
 }
 
-const VERTICES = ['Source: Kafka events', 'KeyedProcess -> Filter', 'Sink: Kafka alerts'];
-const LAST_STATE_PLACEHOLDER = 'KUBERNETES_OPERATOR_LAST_STATE';
-
 type Raw = Record<string, unknown>;
 const rec = (v: unknown): Raw => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Raw) : {});
-const num = (v: unknown): number | undefined => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : typeof v === 'number' ? v : undefined);
 
 function unavailable(service: string): RestAnswer {
   const message = `no endpoints available for service "${service}"`;
@@ -63,65 +62,22 @@ export class FlinkRest {
     if (!job) return notFound('Job could not be found.');
     switch (match[2]) {
       case '/checkpoints':
-        return { status: 200, body: this.checkpoints(job, cluster) };
+        return { status: 200, body: checkpoints(this.view(job, cluster)) };
       case '/exceptions':
         return { status: 200, body: this.exceptions(job) };
       case '/metrics':
         return { status: 200, body: [{ id: 'numRestarts', value: String(this.failovers(job).length) }] };
       default:
-        return { status: 200, body: this.jobDetails(job, cluster) };
+        return { status: 200, body: jobDetails(this.view(job, cluster)) };
     }
   }
 
-  /** The spec the job runs: the one the operator last reconciled. */
-  private runningSpec(job: KubeObject): Spec {
-    return parseReconciledSpec(rec(rec(job.status).reconciliationStatus).lastReconciledSpec) ?? ((job.spec ?? {}) as Spec);
-  }
-
-  private jobDetails(job: KubeObject, cluster: KubeObject): Raw {
-    const status = rec(rec(job.status).jobStatus);
-    const state = typeof status.state === 'string' ? (status.state === 'RECONCILING' ? 'CREATED' : status.state) : 'CREATED';
-    const start = num(status.startTime) ?? this.now();
-    const spec = this.runningSpec(job);
-    const parallelism = effectiveParallelism(spec);
-    const waiting = this.options.settings(job).scenarios.has('tasks-waiting') || this.options.settings(cluster).scenarios.has('tasks-waiting');
-    const vertices = VERTICES.map((name, i) => {
-      const vertexStatus = state !== 'RUNNING' ? state : waiting && i === VERTICES.length - 1 ? 'SCHEDULED' : 'RUNNING';
-      return { id: `vertex${i}`.padEnd(32, '0'), name, parallelism, maxParallelism: 128, status: vertexStatus, 'start-time': start, tasks: { [vertexStatus]: parallelism } };
-    });
-    const name = String(jobOf(spec)?.entryClass ?? job.metadata.name);
-    return { jid: status.jobId, name, state, 'start-time': start, 'end-time': -1, duration: Math.max(0, this.now() - start), now: this.now(), vertices };
-  }
-
-  private checkpoints(job: KubeObject, cluster: KubeObject): Raw {
-    const status = rec(rec(job.status).jobStatus);
-    const start = num(status.startTime) ?? this.now();
-    const conf = { ...specConf(cluster.spec as Spec), ...specConf(this.runningSpec(job)) };
-    const intervalSeconds = parseFlinkDurationSeconds(conf['execution.checkpointing.interval']);
-    const running = status.state === 'RUNNING';
-    const ticks = intervalSeconds && running ? Math.floor((this.now() - start) / scaledMs(this.options.speed, intervalSeconds)) : 0;
-    const failing = this.options.settings(job).scenarios.has('checkpoints-failing');
-    const completed = failing ? 0 : ticks;
-    const dir = checkpointDir(conf);
-    const latest =
-      completed === 0
-        ? null
-        : { id: completed, status: 'COMPLETED', is_savepoint: false, latest_ack_timestamp: start + completed * scaledMs(this.options.speed, intervalSeconds ?? 0), external_path: dir ? `${dir}/${String(status.jobId)}/chk-${completed}` : '<checkpoint-not-externally-addressable>' };
-    return {
-      counts: { restored: this.restored(job) ? 1 : 0, total: ticks, in_progress: 0, completed, failed: failing ? ticks : 0 },
-      latest: { completed: latest, savepoint: null, failed: null, restored: this.restored(job) },
-    };
-  }
-
-  /** What the job restored from: the savepoint or checkpoint the operator recorded, when the mode keeps state. */
-  private restored(job: KubeObject): Raw | null {
-    const status = rec(rec(job.status).jobStatus);
-    const path = status.upgradeSavepointPath;
-    const mode = jobOf(this.runningSpec(job))?.upgradeMode;
-    if (typeof path !== 'string' || path === '' || mode === 'stateless' || path === LAST_STATE_PLACEHOLDER) return null;
-    const elsewhere = this.options.settings(job).scenarios.has('restored-elsewhere');
-    const external = elsewhere ? `${path.replace(/\/[^/]*$/, '')}/savepoint-someone-elses` : path;
-    return { id: 0, restore_timestamp: num(status.startTime) ?? this.now(), is_savepoint: !external.includes('/chk-'), external_path: external };
+  /** What an answer about `job` reads: the spec the operator last reconciled (the one the job runs), its knobs. */
+  private view(job: KubeObject, cluster: KubeObject): JobView {
+    const spec = parseReconciledSpec(rec(rec(job.status).reconciliationStatus).lastReconciledSpec) ?? ((job.spec ?? {}) as Spec);
+    const conf = { ...(job === cluster ? {} : specConf(cluster.spec as Spec)), ...specConf(spec) };
+    const { settings, speed, jobManagers } = this.options;
+    return jobView({ job, cluster, spec, conf, settings, speed, jobManagers, now: this.now() });
   }
 
   private failovers(job: KubeObject): KubeObject[] {

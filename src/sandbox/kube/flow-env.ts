@@ -17,6 +17,8 @@ export interface ResourceMemo {
   stopFailedGeneration?: number;
   /** A JobManager whose image pull fails but will succeed: when it failed (cluster ms) and for how long. */
   imagePull?: { failedAtMs: number; recoverAfterSeconds: number };
+  /** The last checkpoint a job completed before an HA-preserving stop: what its next HA restore resumes from. */
+  haCheckpoint?: { jobId: string; id: number };
 }
 
 export interface FlowEnv {
@@ -36,6 +38,11 @@ export interface FlowEnv {
   interruptibleSleep(seconds: number): Promise<void>;
   /** Reconciles this resource again after `ms` real milliseconds (e.g. at the rollback deadline). */
   reconcileAfterMs(ms: number): void;
+  /**
+   * flinkConfiguration keys this reconcile sets on the FlinkDeployment spec it works with (the autoscaler's
+   * parallelism overrides): `readRef` applies them, the CR in the store never gets them.
+   */
+  inMemoryConf?: Record<string, string>;
 }
 
 /** Thrown (and swallowed by the runner) when the resource disappeared or the flow was cancelled. */
@@ -52,7 +59,9 @@ export function isFlowStop(error: unknown): boolean {
 export function readRef(env: FlowEnv, ref: ResourceRef): KubeObject {
   const object = env.store.get(ref.resource, ref.namespace, ref.name);
   if (!object) throw new FlowStopped(`${ref.resource}/${ref.namespace}/${ref.name} is gone`);
-  return object;
+  if (env.inMemoryConf === undefined || ref.resource !== 'flinkdeployments' || !object.spec) return object;
+  const flinkConfiguration = { ...((object.spec.flinkConfiguration as Record<string, unknown> | undefined) ?? {}), ...env.inMemoryConf };
+  return { ...object, spec: { ...object.spec, flinkConfiguration } };
 }
 
 export function hex(random: () => number, length: number): string {

@@ -4,6 +4,7 @@ import { COMPONENTS, EVENT_TYPES, MESSAGES } from './events.js';
 import { emit, epochMs, newJobId, readRef, realMs, type FlowEnv } from './flow-env.js';
 import { errorJson, ERROR_TYPES, jobStatusOf, reconciliationOf, statusOf, writeStatus, type ResourceRef, type Status } from './flink-status.js';
 import { LAST_STATE_PLACEHOLDER, markStableIfDeployed, observeJobState, setJobState, withJob, type Restore } from './job-steps.js';
+import { checkpointPath } from './job-checkpoints.js';
 import { clusterInfo, jobConf, kindOf, submitComponent } from './resource-conf.js';
 import { imageFailsToPull, imagePullRecoverySeconds } from './scenarios.js';
 import { jobOf, parseReconciledSpec, serializeReconciledSpec, taskManagerReplicas, type Spec } from './spec-json.js';
@@ -19,6 +20,10 @@ export interface DeployOptions {
   markStable?: boolean;
   /** Deploying lastStableSpec in a rollback: observedGeneration and lastReconciledSpec stay, the state becomes ROLLED_BACK. */
   rollback?: boolean;
+  /** The operator resubmits a FAILED job itself: the reconciliation status and observedGeneration stay as they are. */
+  resubmit?: boolean;
+  /** The old job was cancelled first (a session job's id is then cleared, so a new one is generated). */
+  jobCancelled?: boolean;
 }
 
 export type DeployOutcome = 'running' | 'image-pull-failed';
@@ -55,7 +60,7 @@ export async function deployJob(env: FlowEnv, ref: ResourceRef, spec: Spec, opti
         status.jobManagerDeploymentStatus = 'DEPLOYING';
         status.taskManager = { labelSelector: `component=taskmanager,app=${object.metadata.name}`, replicas: taskManagerReplicas(deployed) };
       }
-      if (jobOf(deployed)) submitJobStatus(env, status, object, options.restore);
+      if (jobOf(deployed)) submitJobStatus(env, status, object, options);
     },
     { conditions: true },
   );
@@ -64,9 +69,10 @@ export async function deployJob(env: FlowEnv, ref: ResourceRef, spec: Spec, opti
 
 /** updateStatusForDeployedSpec: clears status.error; a rollback ends ROLLED_BACK without touching the reconciled spec. */
 function recordDeployedSpec(env: FlowEnv, status: Status, object: KubeObject, deployed: Spec, options: DeployOptions): void {
+  delete status.error;
+  if (options.resubmit) return;
   const reconciliation = reconciliationOf(status);
   reconciliation.reconciliationTimestamp = epochMs(env);
-  delete status.error;
   if (options.rollback) {
     reconciliation.state = 'ROLLED_BACK';
     return;
@@ -77,18 +83,39 @@ function recordDeployedSpec(env: FlowEnv, status: Status, object: KubeObject, de
   if (options.markStable) reconciliation.lastStableSpec = reconciliation.lastReconciledSpec;
 }
 
-function submitJobStatus(env: FlowEnv, status: Status, object: KubeObject, restore: Restore): void {
+function submitJobStatus(env: FlowEnv, status: Status, object: KubeObject, options: DeployOptions): void {
+  const { restore } = options;
   const jobStatus = jobStatusOf(status);
-  const fixed = jobConf(env.store, object)['$internal.pipeline.job-id'];
-  const keep = restore.kind === 'ha' && jobStatus.jobId !== undefined;
+  // Only a FlinkDeployment's job id can be pinned: a session job always runs under the reconciler's own id.
+  const fixed = kindOf(object) === 'FlinkDeployment' ? jobConf(env.store, object)['$internal.pipeline.job-id'] : undefined;
+  // SessionJobReconciler reuses the id of a job still RECONCILING (a retry); the application one keeps it for HA.
+  const reuse = kindOf(object) === 'FlinkSessionJob' ? jobStatus.state === 'RECONCILING' && !options.jobCancelled : restore.kind === 'ha';
+  const keep = reuse && jobStatus.jobId !== undefined;
   jobStatus.jobName = object.metadata.name;
   jobStatus.jobId = fixed ?? (keep ? jobStatus.jobId : newJobId(env));
   jobStatus.startTime = String(epochMs(env));
   setJobState(status, 'RECONCILING', epochMs(env), false);
   if (restore.kind === 'path') jobStatus.upgradeSavepointPath = restore.path;
-  if (restore.kind === 'ha') jobStatus.upgradeSavepointPath = LAST_STATE_PLACEHOLDER;
+  if (restore.kind === 'ha') restoreFromHa(env, status, object);
   jobStatus.savepointInfo ??= { lastPeriodicSavepointTimestamp: 0, savepointHistory: [] };
   jobStatus.checkpointInfo ??= { lastPeriodicCheckpointTimestamp: 0 };
+}
+
+/**
+ * A deploy from HA metadata: the placeholder is recorded only when the metadata holds a checkpoint
+ * (atLeastOneCheckpoint); Flink then resumes the same job id from that checkpoint. Without one, the job starts
+ * with no state and upgradeSavepointPath keeps what it held.
+ */
+function restoreFromHa(env: FlowEnv, status: Status, object: KubeObject): void {
+  const jobStatus = jobStatusOf(status);
+  const jobId = String(jobStatus.jobId);
+  const remembered = env.memo.haCheckpoint;
+  env.memo.haCheckpoint = undefined;
+  const checkpoint = remembered?.jobId === jobId ? remembered.id : 0;
+  if (checkpoint === 0) return;
+  jobStatus.upgradeSavepointPath = LAST_STATE_PLACEHOLDER;
+  const path = checkpointPath(env, object, jobId, checkpoint);
+  if (path !== undefined) env.jobManagers.restoredFromHa(jobId, { path, at: epochMs(env) });
 }
 
 async function observeDeployment(env: FlowEnv, ref: ResourceRef, deployed: Spec, options: DeployOptions): Promise<DeployOutcome> {

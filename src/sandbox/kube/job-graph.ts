@@ -74,6 +74,26 @@ export function jobGraphOf(object: KubeObject, spec: Spec | undefined = object.s
   return fallback.ok ? fallback.vertices : [];
 }
 
+/** The vertex the `bounded-source` knob puts in front of a job's graph (a bootstrap read that finishes at once). */
+export const BOUNDED_SOURCE_VERTEX = 'Source: bootstrap';
+
+/**
+ * The graph with the `bounded-source` knob's vertex in front. Its id is its own (index -1), so the ids of the
+ * job's other vertices, and any overrides written for them, stay what they were.
+ */
+export function withBoundedSource(vertices: readonly GraphVertex[], object: KubeObject, spec: Spec | undefined = object.spec): GraphVertex[] {
+  const bootstrap: GraphVertex = { id: vertexId(graphIdentity(object, spec), -1, BOUNDED_SOURCE_VERTEX), name: BOUNDED_SOURCE_VERTEX, finishesAfterSeconds: 0 };
+  return [bootstrap, ...vertices];
+}
+
+/** Why the object's job-graph annotation cannot be read (admission refuses it), or undefined. */
+export function jobGraphProblem(object: KubeObject): string | undefined {
+  const text = object.metadata.annotations?.[JOB_GRAPH_ANNOTATION];
+  if (text === undefined) return undefined;
+  const parsed = parseJobGraph(text, '');
+  return parsed.ok ? undefined : parsed.error;
+}
+
 /** `pipeline.jobvertex-parallelism-overrides` of a spec: `<vertex id>:<parallelism>,…` as a map. */
 export function parallelismOverrides(spec: Spec | undefined): Map<string, number> {
   const out = new Map<string, number>();

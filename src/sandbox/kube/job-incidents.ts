@@ -28,6 +28,8 @@ export class JobIncidents {
   /** Per resource: the run (uid, jobId, start time) whose knob incidents are already scheduled. */
   private readonly scheduled = new Map<string, string>();
   private readonly failovers = new Map<string, number>();
+  /** Per resource: the run the `job-restarting` knob was spent on (a redeploy afterwards runs normally). */
+  private readonly restarting = new Map<string, string>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly ambientTimer: NodeJS.Timeout | undefined;
   private closed = false;
@@ -40,7 +42,9 @@ export class JobIncidents {
   observe(object: KubeObject): void {
     const run = runOf(object);
     const key = keyOf(object);
-    if (this.closed || run === undefined || this.scheduled.get(key) === run) return;
+    if (this.closed) return;
+    this.observeRestarting(object, key, run);
+    if (run === undefined || this.scheduled.get(key) === run) return;
     const settings = this.options.settings(object);
     const count = jobExceptionCount(settings);
     const fails = settings.scenarios.has('job-failure');
@@ -54,6 +58,54 @@ export class JobIncidents {
   forget(object: KubeObject): void {
     this.scheduled.delete(keyOf(object));
     this.failovers.delete(keyOf(object));
+    this.restarting.delete(keyOf(object));
+  }
+
+  /**
+   * The `job-restarting` knob: the first run seen RUNNING while it is set keeps failing over (RESTARTING, a
+   * JobException per attempt) until the job is redeployed; the knob is then spent. Cleared while the job still
+   * restarts, the next attempt succeeds and the job is RUNNING again.
+   */
+  private observeRestarting(object: KubeObject, key: string, run: string | undefined): void {
+    const knob = this.options.settings(object).scenarios.has('job-restarting');
+    const spentOn = this.restarting.get(key);
+    if (knob && run !== undefined && spentOn === undefined) {
+      this.restarting.set(key, run);
+      this.later(STEP_SECONDS.jobException, refOf(object), run, (current) => this.startRestarting(current, run, 1));
+    } else if (!knob && spentOn !== undefined && identityOf(object) === spentOn && jobStateOf(object) === 'RESTARTING') {
+      this.setObservedState(object, 'RUNNING');
+    }
+  }
+
+  private startRestarting(object: KubeObject, run: string, attempt: number): void {
+    this.emitException(object, `java.lang.RuntimeException: Simulated failure, restart attempt #${attempt}`, attempt);
+    if (jobStateOf(object) !== 'RESTARTING') this.setObservedState(object, 'RESTARTING');
+    const ref = refOf(object);
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      const current = this.options.store.get(ref.resource, ref.namespace, ref.name);
+      if (this.closed || !current || identityOf(current) !== run || jobStateOf(current) !== 'RESTARTING') return;
+      if (this.options.settings(current).scenarios.has('job-restarting')) this.startRestarting(current, run, attempt + 1);
+    }, scaledMs(this.options.speed, STEP_SECONDS.jobException * 5));
+    this.timers.add(timer);
+  }
+
+  /** A state the observer reads from Flink: `JobStatusChanged` first, then the status patch with updateTime. */
+  private setObservedState(object: KubeObject, state: string): void {
+    const { store } = this.options;
+    const previous = jobStateOf(object);
+    const message = `Job status changed from ${previous ?? 'unknown'} to ${state}`;
+    recordEvent(store, { involved: object, type: EVENT_TYPES.normal, reason: 'JobStatusChanged', component: COMPONENTS.job, message });
+    writeStatus(
+      store,
+      refOf(object),
+      (status) => {
+        const jobStatus = (status.jobStatus ??= {});
+        jobStatus.state = state;
+        jobStatus.updateTime = String(store.now().getTime());
+      },
+      { conditions: true },
+    );
   }
 
   close(): void {
@@ -162,6 +214,16 @@ function runOf(object: KubeObject): string | undefined {
   const jobStatus = object.status?.jobStatus as { state?: string; jobId?: string; startTime?: string } | undefined;
   if (jobStatus?.state !== 'RUNNING' || !jobStatus.jobId) return undefined;
   return `${object.metadata.uid ?? ''}|${jobStatus.jobId}|${jobStatus.startTime ?? ''}`;
+}
+
+/** The run's identity whatever its state: the same job id and start time is the same run. */
+function identityOf(object: KubeObject): string {
+  const jobStatus = object.status?.jobStatus as { jobId?: string; startTime?: string } | undefined;
+  return `${object.metadata.uid ?? ''}|${jobStatus?.jobId ?? ''}|${jobStatus?.startTime ?? ''}`;
+}
+
+function jobStateOf(object: KubeObject): string | undefined {
+  return (object.status?.jobStatus as { state?: string } | undefined)?.state;
 }
 
 function keyOf(object: KubeObject): string {

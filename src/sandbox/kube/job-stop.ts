@@ -1,11 +1,12 @@
 // How the operator stops a job for a spec change (AbstractJobReconciler/ApplicationReconciler.getJobUpgrade and
 // cancelJob, release-1.15.0): the suspend mode it picks, the synchronous stops and the asynchronous cancel.
-import { epochMs, newSavepointPath, readRef, type FlowEnv } from './flow-env.js';
+import { epochMs, newSavepointPath, readRef, realMs, type FlowEnv } from './flow-env.js';
 import { jobStatusOf, reconciliationOf, statusOf, writeStatus, type ResourceRef, type Status } from './flink-status.js';
 import { isTerminal, LAST_STATE_PLACEHOLDER, observeJobState, setJobState, withJob } from './job-steps.js';
 import { haMetadataMissing, savepointFailure, savepointTimeout, terminalWithoutCheckpoint, type ReconcileError } from './reconcile-errors.js';
 import { jobConf, kindOf } from './resource-conf.js';
 import { savepointFailureMode } from './scenarios.js';
+import { lastCompletedCheckpoint, rememberHaCheckpoint } from './job-checkpoints.js';
 import { createUpgradeSnapshot } from './snapshots.js';
 import { checkpointDir, confFlag, haEnabled, jobOf, parseReconciledSpec, savepointDir, serializeReconciledSpec, type FlinkConf, type Spec } from './spec-json.js';
 import { STEP_SECONDS } from './speed.js';
@@ -47,6 +48,17 @@ export function chooseStop(store: SimStore, object: KubeObject, lastReconciled: 
     if (!versionChanged && !confFlag(conf, LAST_STATE_FALLBACK, true)) return { kind: 'wait' };
   }
   return lastStateStop(object, conf, versionChanged);
+}
+
+/**
+ * JobUpgrade.pendingUpgrade / unavailable: nothing is written (the SpecChanged event is all there is); the
+ * operator logs and looks again at its next periodic reconcile, when the job may be upgradable.
+ */
+export function waitForUpgradeableState(env: FlowEnv, ref: ResourceRef): 'done' {
+  const state = statusOf(readRef(env, ref)).jobStatus?.state;
+  env.log?.info({ resource: `${ref.namespace}/${ref.name}`, jobState: state }, 'simulated operator: job not upgradable, waiting for upgradeable state');
+  env.reconcileAfterMs(realMs(env, STEP_SECONDS.reconcileInterval));
+  return 'done';
 }
 
 /**
@@ -111,6 +123,10 @@ export async function stopJob(env: FlowEnv, ref: ResourceRef, plan: StopPlan): P
     case 'savepoint':
       return stopWithSavepoint(env, ref);
     case 'last-state-ha':
+      // The HA metadata keeps the last completed checkpoint: the next HA restore resumes from it.
+      rememberHaCheckpoint(env, readRef(env, ref));
+      await env.sleep(STEP_SECONDS.suspend);
+      return { ok: true, jobState: 'FINISHED', jm: 'MISSING' };
     case 'stateless':
       await env.sleep(STEP_SECONDS.suspend);
       return { ok: true, jobState: 'FINISHED', jm: 'MISSING' };
@@ -131,6 +147,8 @@ async function stopWithSavepoint(env: FlowEnv, ref: ResourceRef): Promise<StopRe
   const dir = savepointDir(jobConf(env.store, object));
   if (dir === undefined) return { ok: false, error: savepointFailure() };
   const path = newSavepointPath(env, dir, jobId);
+  // Savepoints share the checkpoint counter: this one takes the next id.
+  env.jobManagers.completeSavepoint(jobId, { id: lastCompletedCheckpoint(env, object) + 1, path, at: epochMs(env) });
   createUpgradeSnapshot(env, object, path);
   return { ok: true, jobState: 'FINISHED', upgradeSavepointPath: path };
 }

@@ -2,9 +2,10 @@
 import { COMPONENTS, EVENT_TYPES, MESSAGES } from './events.js';
 import { emit, epochMs, readRef, type FlowEnv } from './flow-env.js';
 import { reconciliationOf, statusOf, writeStatus, type ResourceRef, type Status } from './flink-status.js';
+import { startInPlaceRescale } from './in-place-scale.js';
 import { deployJob, writeBeforeDeployment, type DeployOutcome } from './job-deploy.js';
 import { LAST_STATE_PLACEHOLDER, setJobState, suspendedSpec, withJob, type Restore } from './job-steps.js';
-import { cancelAsync, chooseStop, stopJob, type StopPlan, type StopResult } from './job-stop.js';
+import { cancelAsync, chooseStop, stopJob, waitForUpgradeableState, type StopPlan, type StopResult } from './job-stop.js';
 import { nullJobId, reportReconcileError } from './reconcile-errors.js';
 import { jobConf, kindOf } from './resource-conf.js';
 import { haEnabled, jobOf, parseReconciledSpec, serializeReconciledSpec, type Spec } from './spec-json.js';
@@ -32,7 +33,7 @@ export async function upgradeRunning(env: FlowEnv, ref: ResourceRef, last: Spec)
   const object = readRef(env, ref);
   const spec = object.spec ?? {};
   const choice = chooseStop(env.store, object, last);
-  if (choice.kind === 'wait') return 'done';
+  if (choice.kind === 'wait') return waitForUpgradeableState(env, ref);
   if (choice.kind === 'error') return reportReconcileError(env, ref, choice.error);
   const { plan } = choice;
   if (plan.mechanism !== 'noop' && jobOf(spec)) emit(env, object, EVENT_TYPES.normal, 'Suspended', COMPONENTS.jobManagerDeployment, MESSAGES.suspended);
@@ -151,7 +152,7 @@ export async function savepointRedeploy(env: FlowEnv, ref: ResourceRef, last: Sp
   const wasRunning = jobOf(last)?.state === 'running';
   if (wasRunning) await env.sleep(STEP_SECONDS.suspend);
   if (jobOf(spec)?.state === 'running') {
-    return afterDeploy(await deployJob(env, ref, spec, { firstDeployment: false, recordedMode: 'savepoint', restore: { kind: 'path', path }, markStable: true }));
+    return afterDeploy(await deployJob(env, ref, spec, { firstDeployment: false, recordedMode: 'savepoint', restore: { kind: 'path', path }, markStable: true, jobCancelled: wasRunning }));
   }
   writeStatus(
     env.store,
@@ -176,7 +177,8 @@ export async function savepointRedeploy(env: FlowEnv, ref: ResourceRef, last: Sp
 export function scaleInPlace(env: FlowEnv, ref: ResourceRef, last: Spec): StepResult {
   const object = readRef(env, ref);
   const spec = withJob(object.spec ?? {}, { upgradeMode: jobOf(last)?.upgradeMode ?? 'stateless' });
-  emit(env, object, EVENT_TYPES.normal, 'Scaling', COMPONENTS.job, MESSAGES.inPlaceScaling);
+  // Requirements that already match are not sent again: no event, but the spec is recorded all the same.
+  if (startInPlaceRescale(env, object, last, spec)) emit(env, object, EVENT_TYPES.normal, 'Scaling', COMPONENTS.job, MESSAGES.inPlaceScaling);
   writeStatus(
     env.store,
     ref,

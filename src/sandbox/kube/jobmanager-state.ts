@@ -15,6 +15,8 @@ export interface CompletedSavepoint {
   path: string;
   /** ms (the JobManager's clock). */
   at: number;
+  /** ms (the JobManager's clock) when the savepoint was triggered; REST falls back to `at`. */
+  triggeredAt?: number;
 }
 
 export interface HaRestore {

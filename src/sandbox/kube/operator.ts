@@ -1,10 +1,13 @@
 // The simulated Flink Kubernetes Operator (1.15): watches the store, schedules one reconcile per resource at a time.
 import { setTimeout as delay } from 'node:timers/promises';
 import { JobManagerState } from './jobmanager-state.js';
+import { scheduleAutoscaler } from './autoscaler.js';
+import { deleteAutoscalerState } from './autoscaler-state.js';
 import type { Logger } from '../../log.js';
 import { isFlowStop, type FlowEnv, type ResourceMemo } from './flow-env.js';
 import type { ResourceRef } from './flink-status.js';
 import { JobIncidents } from './job-incidents.js';
+import { wantsResubmit } from './job-resubmit.js';
 import { reconcileJobResource } from './reconcile-job.js';
 import { SCENARIO_ANNOTATION, ScenarioRegistry, SLOW_SECONDS_ANNOTATION, type ScenarioSettings, type ScenarioSpec } from './scenarios.js';
 import { reconcileSnapshot } from './snapshots.js';
@@ -108,7 +111,8 @@ export class SimOperator {
   }
 
   private onChange(change: StoreChange): void {
-    if (this.closed || change.resource === 'events') return;
+    // A FlinkBlueGreenDeployment parent is served, not reconciled: its children are FlinkDeployments like any other.
+    if (this.closed || change.resource === 'events' || change.resource === 'configmaps' || change.resource === 'flinkbluegreendeployments') return;
     const resource = change.resource;
     const { namespace, name } = change.object.metadata;
     if (change.type === 'DELETED') {
@@ -116,10 +120,15 @@ export class SimOperator {
       if (runtime) this.stop(runtime);
       this.runtimes.delete(runtimeKey(resource, namespace, name));
       if (resource !== 'flinkstatesnapshots') this.incidents.forget(change.object);
+      // The garbage collector removes the autoscaler's ConfigMap with its owner (after this change is delivered).
+      if (resource === 'flinkdeployments') queueMicrotask(() => deleteAutoscalerState(this.store, namespace, name));
       return;
     }
     this.observe(resource, change.object);
-    if (resource !== 'flinkstatesnapshots') this.incidents.observe(change.object);
+    if (resource === 'flinkstatesnapshots') return;
+    this.incidents.observe(change.object);
+    // A FAILED job the operator restarts by itself: its next periodic reconcile, without a spec change.
+    if (wantsResubmit(this.store, change.object)) this.kick(this.runtime(resource, namespace, name), scaledMs(this.speed, STEP_SECONDS.pickup));
   }
 
   /** Reconciles on what the operator reacts to: new generations, knob annotations, session-cluster readiness. */
@@ -217,6 +226,7 @@ export class SimOperator {
       }
       const ref: ResourceRef = { resource: runtime.resource, namespace, name };
       if ((await reconcileJobResource(env, ref)) === 'retry') runtime.pending = true;
+      scheduleAutoscaler(env, ref);
     } catch (error) {
       if (isFlowStop(error)) return;
       this.log?.error({ err: error, resource: runtime.key }, 'simulated operator: reconcile failed');

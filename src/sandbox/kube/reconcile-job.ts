@@ -1,8 +1,12 @@
 // One reconcile of a FlinkDeployment or FlinkSessionJob: validate, diff against lastReconciledSpec, act.
+import { applyAutoscaler } from './autoscaler.js';
 import { COMPONENTS, EVENT_TYPES } from './events.js';
 import { emit, readRef, realMs, type FlowEnv } from './flow-env.js';
 import { errorJson, ERROR_TYPES, reconciliationOf, statusOf, writeStatus, type ResourceRef } from './flink-status.js';
 import { imagePullRecoveryDue, recoverImagePull } from './job-deploy.js';
+import { resubmitFailedJob, wantsResubmit } from './job-resubmit.js';
+import { observeLostSessionJob } from './session-jobs-after-redeploy.js';
+import { canScaleInPlace } from './in-place-scale.js';
 import { firstDeploy, resume, rollBack, savepointRedeploy, scaleInPlace, upgradeRunning, type StepResult } from './job-upgrades.js';
 import { validationProblem } from './operator-validation.js';
 import { reportReconcileError, terminalWithoutCheckpoint } from './reconcile-errors.js';
@@ -13,7 +17,6 @@ import {
   haEnabled,
   isFirstDeploymentSpec,
   jobOf,
-  PARALLELISM_OVERRIDES,
   parseReconciledSpec,
   specChangedMessage,
   specConf,
@@ -30,11 +33,15 @@ export async function reconcileJobResource(env: FlowEnv, ref: ResourceRef): Prom
   if (!statusOf(object).reconciliationStatus) object = writeInitialStatus(env, ref, object);
   // SessionJobReconciler.readyToReconcile: nothing happens (no status, no event) until the cluster is READY.
   if (kindOf(object) === 'FlinkSessionJob' && !sessionClusterReady(env, object)) return 'done';
-  const last = parseReconciledSpec(statusOf(object).reconciliationStatus?.lastReconciledSpec);
+  if (observeLostSessionJob(env, ref)) object = readRef(env, ref);
+  let last = parseReconciledSpec(statusOf(object).reconciliationStatus?.lastReconciledSpec);
   const problem = validationProblem(env.store, object, last, env.settings(object));
   if (problem !== undefined) return reportInvalid(env, ref, object, problem);
+  if (!last) return jobOf(object.spec)?.state === 'suspended' ? 'done' : firstDeploy(env, ref);
+  // The autoscaler runs before the diff: its overrides become part of the spec this reconcile works with.
+  object = applyAutoscaler(env, ref, object, last);
+  last = parseReconciledSpec(statusOf(object).reconciliationStatus?.lastReconciledSpec) ?? last;
   const spec = object.spec ?? {};
-  if (!last) return jobOf(spec)?.state === 'suspended' ? 'done' : firstDeploy(env, ref);
   const interrupted = interruptedDeployment(object);
   if (interrupted === 'first') return firstDeploy(env, ref);
   if (interrupted === 'session-cluster') return resume(env, ref, last);
@@ -56,7 +63,7 @@ function route(env: FlowEnv, ref: ResourceRef, object: KubeObject, last: Spec, d
     return markAlreadyDeployed(env, ref);
   }
   if (diff.type === 'SAVEPOINT_REDEPLOY') return savepointRedeploy(env, ref, last);
-  if (diff.type === 'SCALE' && canScaleInPlace(object, diff)) return scaleInPlace(env, ref, last);
+  if (diff.type === 'SCALE' && canScaleInPlace(object, last, diff)) return scaleInPlace(env, ref, last);
   const current = jobOf(last)?.state ?? 'running';
   const desired = jobOf(object.spec)?.state ?? 'running';
   // The `upgrade-failed` knob: getJobUpgrade throws before anything is written, on every reconcile.
@@ -132,6 +139,7 @@ async function noSpecChange(env: FlowEnv, ref: ResourceRef, object: KubeObject, 
       if (s.error?.includes(ERROR_TYPES.validation)) delete s.error;
     });
   }
+  if (wantsResubmit(env.store, readRef(env, ref))) return resubmitFailedJob(env, ref);
   if (kindOf(object) !== 'FlinkDeployment') return 'done';
   const current = readRef(env, ref);
   const rollback = rollbackDue(env, current);
@@ -180,20 +188,4 @@ function markAlreadyDeployed(env: FlowEnv, ref: ResourceRef): StepResult {
     { conditions: true },
   );
   return 'done';
-}
-
-/** In-place rescaling needs only the overrides key changed, the adaptive scheduler, Flink ≥ 1.18 and a RUNNING job. */
-function canScaleInPlace(object: KubeObject, diff: SpecDiff): boolean {
-  if (kindOf(object) !== 'FlinkDeployment' || object.spec?.mode === 'standalone') return false;
-  const conf = specConf(object.spec);
-  const onlyOverrides = diff.diffs.every((d) => d.type === 'IGNORE' || d.path === `flinkConfiguration.${PARALLELISM_OVERRIDES}`);
-  const version = /^v(\d+)_(\d+)$/.exec(String(object.spec?.flinkVersion ?? ''));
-  const recent = version !== null && (Number(version[1]) > 1 || Number(version[2]) >= 18);
-  return (
-    onlyOverrides &&
-    recent &&
-    conf['jobmanager.scheduler'] === 'adaptive' &&
-    confFlag(conf, 'kubernetes.operator.job.upgrade.inplace-scaling.enabled', true) &&
-    statusOf(object).jobStatus?.state === 'RUNNING'
-  );
 }

@@ -50,6 +50,7 @@ export const RESOURCES: Readonly<Record<SimResource, ResourceDef>> = {
   flinkdeployments: flink('flinkdeployments', 'FlinkDeployment', 'flinkdep'),
   flinksessionjobs: flink('flinksessionjobs', 'FlinkSessionJob', 'sessionjob'),
   flinkstatesnapshots: flink('flinkstatesnapshots', 'FlinkStateSnapshot', 'flinksnp'),
+  flinkbluegreendeployments: flink('flinkbluegreendeployments', 'FlinkBlueGreenDeployment', 'flinkbgdep'),
   events: {
     plural: 'events',
     singular: 'event',
@@ -74,6 +75,19 @@ export const RESOURCES: Readonly<Record<SimResource, ResourceDef>> = {
       'type',
     ],
   },
+  // The operator's autoscaler keeps its state in `autoscaler-<name>` ConfigMaps.
+  configmaps: {
+    plural: 'configmaps',
+    singular: 'configmap',
+    kind: 'ConfigMap',
+    listKind: 'ConfigMapList',
+    group: '',
+    version: 'v1',
+    shortNames: ['cm'],
+    verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+    subresources: [],
+    extraFieldSelectors: [],
+  },
 };
 
 export const SUBRESOURCE_VERBS = STATUS_VERBS;
@@ -92,6 +106,7 @@ export const FLINK_RESOURCES: readonly ResourceDef[] = [
   RESOURCES.flinkdeployments,
   RESOURCES.flinksessionjobs,
   RESOURCES.flinkstatesnapshots,
+  RESOURCES.flinkbluegreendeployments,
 ];
 
 export function apiVersionOf(def: ResourceDef): string {
@@ -110,9 +125,10 @@ const JOB_COLUMNS: readonly PrinterColumn[] = [
 ];
 
 /** additionalPrinterColumns of the CRDs (release-1.15.0); the server adds NAME itself, as for any CRD. */
-export const PRINTER_COLUMNS: Readonly<Record<Exclude<SimResource, 'events'>, readonly PrinterColumn[]>> = {
+export const PRINTER_COLUMNS: Readonly<Record<Exclude<SimResource, 'events' | 'configmaps'>, readonly PrinterColumn[]>> = {
   flinkdeployments: JOB_COLUMNS,
   flinksessionjobs: JOB_COLUMNS,
+  flinkbluegreendeployments: [JOB_COLUMNS[0] as PrinterColumn],
   flinkstatesnapshots: [
     { name: 'Path', type: 'string', jsonPath: '.status.path', description: 'Final path of the snapshot.', priority: 0 },
     {

@@ -1,6 +1,8 @@
 // The demo seeds: realistic Flink jobs in streaming-prod and streaming-dev, one suspended, one manual savepoint
 // (`demo`, the sandbox's cluster eu); and a smaller second cluster (`demo-us`, the sandbox's us) with its own
 // streaming-prod/orders, the same namespace/name as in eu, plus a namespace of its own.
+import { seedDemoBlueGreen } from './bluegreen.js';
+import { JOB_GRAPH_ANNOTATION } from './job-graph.js';
 import { API_VERSION } from './spec-json.js';
 import type { KubeObject, SimStore } from './store.js';
 
@@ -16,7 +18,19 @@ interface JobOptions {
   conf?: Record<string, string>;
   replicas?: number;
   state?: 'running' | 'suspended';
+  /** The job's shape (job-graph.ts): vertices with their own parallelism, bounded branches. */
+  graph?: string;
 }
+
+/**
+ * Shapes of real jobs for some demo jobs (the others run the default three-vertex graph): a sink the code runs
+ * at parallelism 1, a bounded bootstrap branch that finishes while the job keeps running.
+ */
+const GRAPHS = {
+  payments: 'Source: Kafka payments; Enrich -> Validate; KeyedProcess -> Dedupe; Sink: results [p=1]',
+  ledgerExport: 'Source: Kafka ledger; Source: bootstrap ledger [bounded=20s]; Join -> Format; Sink: S3 export [p=1]',
+  sessionizer: 'Source: Kafka clicks; Source: bootstrap sessions [bounded=30s]; SessionWindow -> Aggregate; Sink: sessions',
+} as const;
 
 function stateConf(namespace: string, name: string, bucket: string): Record<string, string> {
   return {
@@ -52,7 +66,12 @@ function flinkDeployment(namespace: string, name: string, options: JobOptions | 
   return {
     apiVersion: API_VERSION,
     kind: 'FlinkDeployment',
-    metadata: { name, namespace, labels: { app: name, team: 'data-platform' } },
+    metadata: {
+      name,
+      namespace,
+      labels: { app: name, team: 'data-platform' },
+      ...(options?.graph !== undefined ? { annotations: { [JOB_GRAPH_ANNOTATION]: options.graph } } : {}),
+    },
     spec,
   };
 }
@@ -66,7 +85,7 @@ export function demoResources(seed: DemoSeed = 'demo'): SeedResource[] {
   const dev = 'streaming-dev';
   const deployments = [
     flinkDeployment(prod, 'orders', { parallelism: 4, upgradeMode: 'savepoint' }),
-    flinkDeployment(prod, 'payments', { parallelism: 4, upgradeMode: 'last-state', replicas: 3 }),
+    flinkDeployment(prod, 'payments', { parallelism: 4, upgradeMode: 'last-state', replicas: 3, graph: GRAPHS.payments }),
     flinkDeployment(prod, 'clickstream', {
       parallelism: 6,
       upgradeMode: 'savepoint',
@@ -81,7 +100,7 @@ export function demoResources(seed: DemoSeed = 'demo'): SeedResource[] {
       },
     }),
     flinkDeployment(prod, 'fraud-detection', { parallelism: 8, upgradeMode: 'last-state' }),
-    flinkDeployment(prod, 'ledger-export', { parallelism: 2, upgradeMode: 'savepoint' }),
+    flinkDeployment(prod, 'ledger-export', { parallelism: 2, upgradeMode: 'savepoint', graph: GRAPHS.ledgerExport }),
     flinkDeployment(prod, 'session-cluster', undefined),
     flinkDeployment(dev, 'orders', {
       parallelism: 2,
@@ -112,7 +131,7 @@ function demoUsResources(): SeedResource[] {
   const bucket = 'flink-state-us';
   return [
     flinkDeployment('streaming-prod', 'orders', { parallelism: 3, upgradeMode: 'savepoint' }, bucket),
-    flinkDeployment('streaming-analytics', 'sessionizer', { parallelism: 2, upgradeMode: 'last-state' }, bucket),
+    flinkDeployment('streaming-analytics', 'sessionizer', { parallelism: 2, upgradeMode: 'last-state', graph: GRAPHS.sessionizer }, bucket),
   ].map((object) => ({ resource: 'flinkdeployments' as const, object }));
 }
 
@@ -124,6 +143,7 @@ function demoUsResources(): SeedResource[] {
 export function seedDemo(store: SimStore, signal?: AbortSignal, seed: DemoSeed = 'demo'): Promise<void> {
   for (const namespace of seed === 'demo-us' ? DEMO_US_NAMESPACES : DEMO_NAMESPACES) store.ensureNamespace(namespace);
   for (const { resource, object } of demoResources(seed)) store.create(resource, object);
+  if (seed === 'demo') seedDemoBlueGreen(store);
   const followUps = [
     whenRunning(store, 'orders', signal).then((ok) => {
       if (!ok) return;

@@ -93,7 +93,7 @@ function sendError(res: ServerResponse, error: unknown): void {
 
 function rbacDenial(info: RequestInfo, user: string): ApiError {
   const resource = info.subresource ? `${info.resource}/${info.subresource}` : (info.resource ?? '');
-  const group = info.resource === 'events' || info.resource === 'namespaces' || info.resource === 'services' ? '' : 'flink.apache.org';
+  const group = info.resource === 'events' || info.resource === 'configmaps' || info.resource === 'namespaces' || info.resource === 'services' ? '' : 'flink.apache.org';
   const ctx = { user, verb: info.verb, resource, group } as Parameters<typeof forbidden>[0];
   if (info.namespace !== undefined) ctx.namespace = info.namespace;
   if (info.name !== undefined) ctx.name = info.name;

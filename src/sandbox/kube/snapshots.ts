@@ -1,8 +1,10 @@
 // FlinkStateSnapshot reconciliation: TRIGGER_PENDING → IN_PROGRESS → COMPLETED | FAILED | ABANDONED, with retries.
 import { COMPONENTS, EVENT_TYPES } from './events.js';
 import { emit, epochMs, FlowStopped, hex, newSavepointPath, realMs, type FlowEnv } from './flow-env.js';
-import { errorJson, ERROR_TYPES, type ErrorCause } from './flink-status.js';
-import { kindOf, sessionClusterOf } from './resource-conf.js';
+import { errorJson, ERROR_TYPES, writeStatus, type ErrorCause } from './flink-status.js';
+import { lastCompletedCheckpoint } from './job-checkpoints.js';
+import { observeJobState, setJobState } from './job-steps.js';
+import { kindOf, refOf, sessionClusterOf } from './resource-conf.js';
 import { savepointFailureMode } from './scenarios.js';
 import { API_VERSION, checkpointDir, savepointDir, specConf, type FlinkConf } from './spec-json.js';
 import { STEP_SECONDS } from './speed.js';
@@ -104,6 +106,7 @@ async function attempt(env: FlowEnv, ref: SnapshotRef, reference: JobReference, 
   if (triggerFailure) return triggerFailure;
   const triggerId = hex(env.random, 32);
   write(env, ref, (s) => Object.assign(s, { state: 'IN_PROGRESS', triggerId, triggerTimestamp: rfc3339(env.store.now()) }));
+  if (abandonedByKnob(env, read(env, ref), job)) return abandonWhileFlinkCompletes(env, ref, reference, job);
   await env.sleep(STEP_SECONDS.snapshotComplete);
   const after = runningJob(env, ref, reference);
   if (!after) {
@@ -161,7 +164,38 @@ function resultOf(env: FlowEnv, snapshot: KubeObject, job: KubeObject): Outcome 
     if (dir === undefined) return { ok: true, path: '', warning: `Checkpoint path of job ${jobId} could not be fetched` };
     return { ok: true, path: `${dir}/${jobId}/chk-${1 + Math.floor(env.random() * 500)}` };
   }
-  return { ok: true, path: newSavepointPath(env, snapshotSavepointDir(env, snapshot, job) as string, jobId) };
+  const path = newSavepointPath(env, snapshotSavepointDir(env, snapshot, job) as string, jobId);
+  env.jobManagers.completeSavepoint(jobId, { id: lastCompletedCheckpoint(env, job) + 1, path, at: epochMs(env) });
+  return { ok: true, path };
+}
+
+/** The `savepoint-abandoned` knob (on the job or the snapshot) applies to savepoints, not to checkpoints. */
+function abandonedByKnob(env: FlowEnv, snapshot: KubeObject | undefined, job: KubeObject): boolean {
+  if (!snapshot || snapshot.spec?.checkpoint) return false;
+  return env.settings(job).scenarios.has('savepoint-abandoned') || env.settings(snapshot).scenarios.has('savepoint-abandoned');
+}
+
+/**
+ * One REST call of the job's observer fails while the savepoint is IN_PROGRESS: RUNNING becomes RECONCILING
+ * (the operator writes it, no event, updateTime stays), the snapshot observer sees a job not running and
+ * ABANDONs the snapshot, the next observe finds the job RUNNING again, and Flink finishes the savepoint anyway:
+ * the JobManager reports it as its latest savepoint while the snapshot stays ABANDONED.
+ */
+async function abandonWhileFlinkCompletes(env: FlowEnv, ref: SnapshotRef, reference: JobReference, job: KubeObject): Promise<undefined> {
+  const jobRef = refOf(job);
+  const snapshot = read(env, ref);
+  const dir = snapshot ? snapshotSavepointDir(env, snapshot, job) : undefined;
+  await env.sleep(STEP_SECONDS.snapshotComplete / 3);
+  writeStatus(env.store, jobRef, (status) => setJobState(status, 'RECONCILING', epochMs(env), false), { conditions: true });
+  abandon(env, ref, reference);
+  await env.sleep(STEP_SECONDS.snapshotComplete / 3);
+  const after = observeJobState(env, jobRef, 'RUNNING');
+  await env.sleep(STEP_SECONDS.snapshotComplete / 3);
+  const jobId = jobIdOf(after);
+  if (dir !== undefined && jobId !== '') {
+    env.jobManagers.completeSavepoint(jobId, { id: lastCompletedCheckpoint(env, after) + 1, path: newSavepointPath(env, dir, jobId), at: epochMs(env) });
+  }
+  return undefined;
 }
 
 /**

@@ -1,7 +1,7 @@
 // In-memory object store of the simulated API server: one resourceVersion counter, generations, watch history.
 import { randomUUID } from 'node:crypto';
 
-export const SIM_RESOURCES = ['flinkdeployments', 'flinksessionjobs', 'flinkstatesnapshots', 'events'] as const;
+export const SIM_RESOURCES = ['flinkdeployments', 'flinksessionjobs', 'flinkstatesnapshots', 'flinkbluegreendeployments', 'events', 'configmaps'] as const;
 export type SimResource = (typeof SIM_RESOURCES)[number];
 
 /** A Kubernetes object as plain JSON. */
@@ -56,7 +56,7 @@ export interface SimNamespace {
 export type Validator = (resource: SimResource, object: KubeObject) => { field: string; message: string }[];
 export type Listener = (change: StoreChange) => void;
 
-const HAS_GENERATION: ReadonlySet<SimResource> = new Set(['flinkdeployments', 'flinksessionjobs', 'flinkstatesnapshots']);
+const HAS_GENERATION: ReadonlySet<SimResource> = new Set(['flinkdeployments', 'flinksessionjobs', 'flinkstatesnapshots', 'flinkbluegreendeployments']);
 
 export interface StoreOptions {
   now?: () => Date;
@@ -282,13 +282,17 @@ function notFound(resource: SimResource, name: string): ApiError {
   return new ApiError(404, 'NotFound', `${qualified(resource)} "${name}" not found`, details(resource, name));
 }
 
-/** The resource as Kubernetes names it in messages: `flinkdeployments.flink.apache.org`, but core `events`. */
+/** The resource as Kubernetes names it in messages: `flinkdeployments.flink.apache.org`, but core `events`, `configmaps`. */
 export function qualified(resource: SimResource): string {
-  return resource === 'events' ? resource : `${resource}.flink.apache.org`;
+  return isCore(resource) ? resource : `${resource}.flink.apache.org`;
+}
+
+function isCore(resource: SimResource): boolean {
+  return resource === 'events' || resource === 'configmaps';
 }
 
 function details(resource: SimResource, name: string): Record<string, unknown> {
-  return resource === 'events' ? { name, kind: resource } : { name, group: 'flink.apache.org', kind: resource };
+  return isCore(resource) ? { name, kind: resource } : { name, group: 'flink.apache.org', kind: resource };
 }
 
 export function clone<T>(value: T): T {

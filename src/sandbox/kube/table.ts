@@ -117,8 +117,15 @@ function rowObject(object: { metadata: object }, opts: TableOptions): unknown {
   return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: object.metadata };
 }
 
+const CONFIG_MAP_COLUMNS: TableColumn[] = [NAME_COLUMN, column('Data', 'integer', 'Number of data entries'), column('Age', 'string', 'Time since creation')];
+
+function configMapCells(object: KubeObject, now: Date): unknown[] {
+  return [object.metadata.name, Object.keys((object.data as Record<string, string> | undefined) ?? {}).length, since(object.metadata.creationTimestamp, now)];
+}
+
 export function columnsFor(resource: SimResource): TableColumn[] {
   if (resource === 'events') return EVENT_COLUMNS;
+  if (resource === 'configmaps') return CONFIG_MAP_COLUMNS;
   return [NAME_COLUMN, ...PRINTER_COLUMNS[resource].map((c) => column(c.name, c.type, c.description, c.priority))];
 }
 
@@ -127,7 +134,9 @@ export function toTable(resource: SimResource, objects: readonly KubeObject[], r
     const cells =
       resource === 'events'
         ? eventCells(object, opts.now)
-        : [object.metadata.name, ...PRINTER_COLUMNS[resource].map((c) => printerCell(c, object))];
+        : resource === 'configmaps'
+          ? configMapCells(object, opts.now)
+          : [object.metadata.name, ...PRINTER_COLUMNS[resource].map((c) => printerCell(c, object))];
     const row: TableRow = { cells };
     const embedded = rowObject(object, opts);
     if (embedded !== undefined) row.object = embedded;

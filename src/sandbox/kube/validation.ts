@@ -1,6 +1,7 @@
 // Admission-time validation of the spec fields the bot writes, with kube-apiserver's wording for schema errors.
 import { nameProblem } from '../../domain/model/target.js';
 import type { KubeObject, SimResource, Validator } from './store.js';
+import { JOB_GRAPH_ANNOTATION, jobGraphProblem } from './job-graph.js';
 
 type Cause = { field: string; message: string };
 type Check = (value: unknown, field: string) => string | undefined;
@@ -54,7 +55,7 @@ const JOB_FIELDS: Record<string, Check> = {
   'spec.restartNonce': integer(),
 };
 
-const FIELDS: Record<Exclude<SimResource, 'events'>, Record<string, Check>> = {
+const FIELDS: Record<Exclude<SimResource, 'events' | 'configmaps'>, Record<string, Check>> = {
   flinkdeployments: {
     ...JOB_FIELDS,
     'spec.image': ofType('string'),
@@ -62,6 +63,7 @@ const FIELDS: Record<Exclude<SimResource, 'events'>, Record<string, Check>> = {
     'spec.taskManager.replicas': integer(1),
   },
   flinksessionjobs: { ...JOB_FIELDS, 'spec.deploymentName': ofType('string') },
+  flinkbluegreendeployments: { 'spec.template': ofType('object') },
   flinkstatesnapshots: {
     'spec.jobReference': ofType('object'),
     'spec.jobReference.kind': oneOf('FlinkDeployment', 'FlinkSessionJob'),
@@ -97,7 +99,7 @@ function snapshotShape(object: KubeObject): Cause[] {
 
 /** Validates what admission would: the object name and the schema of the fields the bot touches. */
 export const validateSpec: Validator = (resource, object) => {
-  if (resource === 'events') return [];
+  if (resource === 'events' || resource === 'configmaps') return [];
   const causes: Cause[] = [];
   const problem = nameProblem(object.metadata.name);
   if (problem) {
@@ -117,5 +119,7 @@ export const validateSpec: Validator = (resource, object) => {
     if (message) causes.push({ field, message });
   }
   if (resource === 'flinkstatesnapshots') causes.push(...snapshotShape(object));
+  const graph = resource === 'flinkstatesnapshots' ? undefined : jobGraphProblem(object);
+  if (graph) causes.push({ field: `metadata.annotations[${JOB_GRAPH_ANNOTATION}]`, message: `Invalid value: the simulated job graph cannot be read: ${graph}` });
   return causes;
 };

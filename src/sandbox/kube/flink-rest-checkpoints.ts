@@ -1,0 +1,117 @@
+// `/jobs/<id>/checkpoints` of the simulated JobManager REST API: checkpoints advancing at the configured interval
+// (or the one set in the job's code), the latest savepoint Flink completed, and the pointer the job restored
+// from in the form Flink reports it.
+import { checkpointDir, jobOf } from './spec-json.js';
+import { parseFlinkDurationSeconds, scaledMs } from './speed.js';
+import { durationSeconds } from './scenarios.js';
+import { LAST_STATE_PLACEHOLDER } from './job-steps.js';
+import { num, type JobView } from './flink-rest-jobs.js';
+
+type Raw = Record<string, unknown>;
+
+/** The authority a simulated cluster's default HDFS (`hdfs:///…`) resolves to. */
+export const DEFAULT_HDFS_AUTHORITY = 'namenode:8020';
+/** The `checkpointing-in-code` knob's interval when it has no value (operator seconds). */
+export const DEFAULT_CODE_CHECKPOINT_SECONDS = 10;
+
+/**
+ * A checkpoint or savepoint pointer as Flink reports it after resolving it: the directory of a `…/_metadata`
+ * file, no trailing `/`, no doubled `/`, `file:///x` and a bare `/x` as `file:/x`, and `hdfs:///p` qualified
+ * with the default file system's authority (`hdfs://namenode:8020/p`).
+ */
+export function normalisePointer(pointer: string, hdfsAuthority: string = DEFAULT_HDFS_AUTHORITY): string {
+  const match = /^([a-zA-Z][a-zA-Z0-9+.-]*):(.*)$/.exec(pointer.trim());
+  const scheme = match ? (match[1] as string).toLowerCase() : 'file';
+  let rest = match ? (match[2] as string) : pointer.trim();
+  let authority = '';
+  if (rest.startsWith('//')) {
+    const end = rest.indexOf('/', 2);
+    authority = end < 0 ? rest.slice(2) : rest.slice(2, end);
+    rest = end < 0 ? '/' : rest.slice(end);
+  }
+  let path = rest.replace(/\/{2,}/g, '/').replace(/\/+$/, '');
+  if (path.endsWith('/_metadata')) path = path.slice(0, -'/_metadata'.length);
+  if (path === '') path = '/';
+  if (scheme === 'hdfs' && authority === '') authority = hdfsAuthority;
+  return authority === '' ? `${scheme}:${path}` : `${scheme}://${authority}${path}`;
+}
+
+/** `chk-<n>` of a checkpoint pointer, else undefined (a savepoint has no number in its path). */
+function checkpointNumber(path: string): number | undefined {
+  const match = /\/chk-(\d+)$/.exec(path);
+  return match ? Number(match[1]) : undefined;
+}
+
+/**
+ * Checkpoint interval the job runs with (operator seconds): its configuration's, else the one the
+ * `checkpointing-in-code` knob sets in its code (the operator model counts checkpoints the same way).
+ */
+function intervalSeconds(view: JobView): number | undefined {
+  const configured = parseFlinkDurationSeconds(view.conf['execution.checkpointing.interval']);
+  if (configured !== undefined || !view.has('checkpointing-in-code')) return configured;
+  const value = view.value('checkpointing-in-code');
+  return (value === undefined ? undefined : durationSeconds(value)) ?? DEFAULT_CODE_CHECKPOINT_SECONDS;
+}
+
+/** What the job restored from, as `latest.restored`: the recorded savepoint or checkpoint, or its HA checkpoint. */
+export function restored(view: JobView): Raw | null {
+  const path = view.status.upgradeSavepointPath;
+  if (typeof path !== 'string' || path === '' || jobOf(view.spec)?.upgradeMode === 'stateless') return null;
+  const ha = path === LAST_STATE_PLACEHOLDER ? view.jobManagers?.haRestore(view.jobId) : undefined;
+  if (path === LAST_STATE_PLACEHOLDER && ha === undefined) return null;
+  const resolved = normalisePointer(ha?.path ?? path);
+  const external = view.has('restored-elsewhere') ? `${resolved.replace(/\/[^/]*$/, '')}/savepoint-someone-elses` : resolved;
+  const id = checkpointNumber(external) ?? 0;
+  const at = ha?.at ?? num(view.status.startTime) ?? view.now;
+  return { id, restore_timestamp: at, is_savepoint: ha === undefined && checkpointNumber(external) === undefined, external_path: external };
+}
+
+/** `latest.savepoint`: the latest savepoint the JobManager completed for this job, else null. */
+function latestSavepoint(view: JobView): Raw | null {
+  const savepoint = view.jobManagers?.latestSavepoint(view.jobId);
+  if (savepoint === undefined) return null;
+  return {
+    className: 'completed',
+    id: savepoint.id,
+    status: 'COMPLETED',
+    is_savepoint: true,
+    savepointFormat: 'CANONICAL',
+    checkpoint_type: 'SAVEPOINT',
+    trigger_timestamp: savepoint.triggeredAt ?? savepoint.at,
+    latest_ack_timestamp: savepoint.at,
+    external_path: normalisePointer(savepoint.path),
+    discarded: false,
+  };
+}
+
+/** The body of `/jobs/<id>/checkpoints`. */
+export function checkpoints(view: JobView): Raw {
+  const start = num(view.status.startTime) ?? view.now;
+  const seconds = intervalSeconds(view);
+  const everyMs = scaledMs(view.speed, seconds ?? 0);
+  const ticks = seconds && view.status.state === 'RUNNING' ? Math.floor(Math.max(0, view.now - start) / everyMs) : 0;
+  const failing = view.has('checkpoints-failing');
+  const completed = failing ? 0 : ticks;
+  const restore = restored(view);
+  // After a restore from a checkpoint, Flink numbers the next checkpoints on from it.
+  const base = restore && restore.is_savepoint === false ? Number(restore.id) : 0;
+  const dir = checkpointDir(view.conf);
+  const latest =
+    completed === 0
+      ? null
+      : {
+          className: 'completed',
+          id: base + completed,
+          status: 'COMPLETED',
+          is_savepoint: false,
+          checkpoint_type: 'CHECKPOINT',
+          trigger_timestamp: start + completed * everyMs,
+          latest_ack_timestamp: start + completed * everyMs,
+          external_path: dir ? normalisePointer(`${dir}/${view.jobId}/chk-${base + completed}`) : '<checkpoint-not-externally-addressable>',
+          discarded: false,
+        };
+  return {
+    counts: { restored: restore ? 1 : 0, total: ticks, in_progress: 0, completed, failed: failing ? ticks : 0 },
+    latest: { completed: latest, savepoint: latestSavepoint(view), failed: null, restored: restore },
+  };
+}

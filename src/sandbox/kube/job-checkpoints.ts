@@ -1,0 +1,60 @@
+// The checkpoints a simulated job completes, as its JobManager counts them: one per checkpointing interval while
+// the job runs, numbered on from the checkpoint an HA restore resumed (so a restored job never counts from 1).
+import { epochMs, type FlowEnv } from './flow-env.js';
+import { statusOf } from './flink-status.js';
+import { jobConf } from './resource-conf.js';
+import { durationSeconds } from './scenarios.js';
+import { checkpointDir } from './spec-json.js';
+import { parseFlinkDurationSeconds, scaledMs } from './speed.js';
+import type { KubeObject } from './store.js';
+
+/**
+ * Without a configured interval the simulator cannot tell whether the job checkpoints (many enable it in their
+ * code): it assumes one checkpoint a minute and at least one completed, so an HA restore has something to resume.
+ */
+const ASSUMED_INTERVAL_SECONDS = 60;
+
+/** Real ms between two checkpoints of the job, or undefined when no interval is configured. */
+function intervalMs(env: FlowEnv, object: KubeObject): number | undefined {
+  const settings = env.settings(object);
+  const inCode = settings.scenarios.has('checkpointing-in-code') ? durationSeconds(settings.values.get('checkpointing-in-code') ?? '') : undefined;
+  const seconds = parseFlinkDurationSeconds(jobConf(env.store, object)['execution.checkpointing.interval']) ?? inCode;
+  return seconds === undefined || seconds <= 0 ? undefined : scaledMs(env.speed, seconds);
+}
+
+/** The checkpoint id the current run started from: the one its HA restore resumed, else 0. */
+function startingCheckpoint(env: FlowEnv, jobId: string, startMs: number): number {
+  const restore = env.jobManagers.haRestore(jobId);
+  if (restore === undefined || restore.at > startMs + 1) return 0;
+  return Number(/\/chk-(\d+)$/.exec(restore.path)?.[1] ?? 0);
+}
+
+/**
+ * The id of the last checkpoint the job's current run completed (0: none yet). A job that left RUNNING
+ * (RESTARTING, FAILING, …) stopped checkpointing when it left, which `updateTime` records.
+ */
+export function lastCompletedCheckpoint(env: FlowEnv, object: KubeObject): number {
+  const jobStatus = statusOf(object).jobStatus;
+  const jobId = jobStatus?.jobId;
+  const startMs = Number(jobStatus?.startTime ?? Number.NaN);
+  if (!jobId || !Number.isFinite(startMs)) return 0;
+  const base = startingCheckpoint(env, jobId, startMs);
+  if (env.settings(object).scenarios.has('checkpoints-failing')) return base;
+  const running = jobStatus?.state === 'RUNNING';
+  const elapsed = (running ? epochMs(env) : Number(jobStatus?.updateTime ?? epochMs(env))) - startMs;
+  const interval = intervalMs(env, object);
+  if (interval === undefined) return base + Math.max(1, Math.floor(elapsed / scaledMs(env.speed, ASSUMED_INTERVAL_SECONDS)));
+  return base + Math.max(0, Math.floor(elapsed / interval));
+}
+
+/** `<state.checkpoints.dir>/<jobId>/chk-<n>`, or undefined without a checkpoint directory. */
+export function checkpointPath(env: FlowEnv, object: KubeObject, jobId: string, id: number): string | undefined {
+  const dir = checkpointDir(jobConf(env.store, object));
+  return dir === undefined ? undefined : `${dir}/${jobId}/chk-${id}`;
+}
+
+/** Remembers, at an HA-preserving stop, the checkpoint the next HA restore of this job resumes from. */
+export function rememberHaCheckpoint(env: FlowEnv, object: KubeObject): void {
+  const jobId = statusOf(object).jobStatus?.jobId;
+  if (jobId) env.memo.haCheckpoint = { jobId, id: lastCompletedCheckpoint(env, object) };
+}
