@@ -1,13 +1,16 @@
 // Assessment of one operation against the live cluster: read, plan, built-in checks and the policy decision.
 // Shared by the bot (request, explain, approval re-check) and the worker (re-plan under the lease).
 import type { PolicyDecision } from '../domain/model/decision.js';
-import { lastSavepoint as findLastSavepoint, deploymentNameOf } from '../domain/model/resource.js';
+import { lastSavepoint as findLastSavepoint, deploymentNameOf, isSessionCluster, jobIdOf } from '../domain/model/resource.js';
 import { isUndo, judgedKind, kindModule, type KindIntent, type KindName, type OperationIntent } from '../domain/kinds/index.js';
 import type { OperationRecord } from '../domain/model/operation.js';
 import type { Plan } from '../domain/model/plan.js';
 import { planOperation, type PlanContext } from '../domain/planning/planner.js';
 import { CHECK, runChecks, type Freeze } from '../domain/policy/checks.js';
-import { evaluate } from '../domain/policy/evaluate.js';
+import { evaluate, findNamespace } from '../domain/policy/evaluate.js';
+import { sessionJobsOn } from '../domain/policy/session-jobs.js';
+import { autoscalerOverrides } from '../domain/model/autoscaler.js';
+import { verticesOf } from '../domain/model/rest-vertices.js';
 import type { Policy } from '../domain/policy/schema.js';
 import { formatTarget, type Target } from '../domain/model/target.js';
 import { planUndo } from '../domain/planning/undo.js';
@@ -71,8 +74,7 @@ export async function assess(policy: Policy, request: AssessRequest, deps: Asses
   const live = request.current === undefined ? await readLive(target, kube, request.signal) : await withSessionCluster(target, request.current, kube, request.signal);
   if (!live.ok) return live;
   const ctx = { opId: request.opId, requester: request.requester, nonce: deps.nonce(), revision: request.revision ?? 1 };
-
-  const planned = planFor(request.intent, undone, live, ctx);
+  const planned = await withVertexNames(planFor(request.intent, undone, live, ctx), target, live, rest, request.signal, (named) => planFor(request.intent, undone, named, ctx));
   if (!planned.ok) return planned;
   const { plan } = planned;
   const effectiveKind = judgedKind(request.intent.kind, plan);
@@ -82,8 +84,12 @@ export async function assess(policy: Policy, request: AssessRequest, deps: Asses
   const now = deps.now();
   const lastSavepoint = kindModule(effectiveKind).traits.readsLastSavepoint ? await readLastSavepoint(target, live.resource, kube, request.signal) : undefined;
   const health = await readHealth(policy, target, live, rest, request.signal);
+  const environment = findNamespace(policy, target.namespace, target.cluster)?.environment;
+  const sessionJobs = redeploysSessionCluster(effectiveKind, target, live.resource) ? await readSessionJobs(target, kube, request.signal) : undefined;
   const checks = runChecks({
     ...(health ? { health } : {}),
+    ...(sessionJobs ? { sessionJobs } : {}),
+    ...(environment === undefined ? {} : { environment }),
     intent: checkIntent,
     resource: live.resource,
     sessionCluster: live.sessionCluster,
@@ -113,6 +119,7 @@ interface LiveRead {
   ok: true;
   resource: unknown;
   sessionCluster?: unknown;
+  vertexNames?: Record<string, string>;
 }
 
 /** The target (and a session job's cluster), or a refusal in plain words for not-found and no-access. */
@@ -144,6 +151,36 @@ async function readLastSavepoint(target: Target, resource: unknown, kube: FlinkC
   });
   const found = findLastSavepoint(target, snapshots, resource);
   return found ? { location: found.location, ...(found.at === undefined ? {} : { at: found.at }) } : undefined;
+}
+
+/** A restart or upgrade of a session cluster: the operator deletes it, and with it every session job on it. */
+function redeploysSessionCluster(kind: KindName, target: Target, resource: unknown): boolean {
+  return target.kind === 'FlinkDeployment' && isSessionCluster(resource) && kindModule(kind).traits.redeploys;
+}
+
+async function readSessionJobs(target: Target, kube: FlinkClient, signal?: AbortSignal): Promise<unknown[]> {
+  const items = await kube.list('FlinkSessionJob', target.namespace, signal ? { signal } : {});
+  return sessionJobsOn(target.name, items);
+}
+
+const VERTEX_NAMES_TIMEOUT_MS = 2_000;
+
+/**
+ * A refusal on a target whose vertices the autoscaler holds is planned again with the vertices' names from Flink
+ * REST (one read, only then), so it can name them; without REST or an answer the refusal shows vertex ids.
+ */
+async function withVertexNames(planned: Planned, target: Target, live: LiveRead, rest: FlinkRest | undefined, signal: AbortSignal | undefined, again: (live: LiveRead) => Planned): Promise<Planned> {
+  if (planned.ok || rest === undefined || Object.keys(autoscalerOverrides(live.resource)).length === 0) return planned;
+  const vertexNames = await readVertexNames(target, live.resource, rest, signal);
+  return vertexNames === undefined ? planned : again({ ...live, vertexNames });
+}
+
+async function readVertexNames(target: Target, resource: unknown, rest: FlinkRest, signal?: AbortSignal): Promise<Record<string, string> | undefined> {
+  const jobId = jobIdOf(resource);
+  const clusterId = target.kind === 'FlinkSessionJob' ? deploymentNameOf(resource) : target.name;
+  if (jobId === undefined || clusterId === undefined) return undefined;
+  const job = await rest.get(target.namespace, clusterId, `/jobs/${jobId}`, { timeoutMs: VERTEX_NAMES_TIMEOUT_MS, ...(signal ? { signal } : {}) });
+  return job.ok ? Object.fromEntries(verticesOf(job.value).map((v) => [v.id, v.name])) : undefined;
 }
 
 type Planned = { ok: true; plan: Plan } | { ok: false; refusal: string };

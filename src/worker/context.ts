@@ -1,6 +1,7 @@
 // What one run of an operation works with (dependencies, settings, its signal) and the small helpers every phase shares.
 import type { PolicyProvider } from '../app/policy-source.js';
 import type { Criterion, EventBaseline, EvidenceVerdict } from '../domain/evidence/types.js';
+import type { BaselineVertex } from '../domain/model/rest-vertices.js';
 import type { EntryInput, HistoryEntry, MutableFields, OperationRecord, OperationState } from '../domain/model/operation.js';
 import { isKubeError, isUnreachable } from '../kube/errors.js';
 import type { CallOptions, FlinkClient } from '../kube/flink-client.js';
@@ -68,6 +69,10 @@ export interface WorkerEvidence {
   upgradeSavepointPath?: string;
   /** savepoint: the snapshot created, and its uid once the API accepted it. */
   snapshot?: { name: string; uid?: string };
+  /** scale (and an undo judged as one): the job's vertices read through Flink REST right before the call, when it answered. */
+  baselineVertices?: BaselineVertex[];
+  /** scale: spec.job.parallelism before the change (the old default the vertices ran at). */
+  oldParallelism?: number;
   verdict?: EvidenceVerdict;
   summary?: string;
   criteria?: Criterion[];

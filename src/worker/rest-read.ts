@@ -1,6 +1,9 @@
 // Reading Flink REST for the judge (SPEC §5a): only when it asks, at most every REST_POLL_MS while a deeper
 // criterion is not there yet, and never holding up the verdict (short deadlines; failures become "unreachable").
 import type { RestNeed, RestReading } from '../domain/evidence/types.js';
+import type { Plan } from '../domain/model/plan.js';
+import { findNamespace } from '../domain/policy/evaluate.js';
+import { verifyFor } from '../domain/policy/verify.js';
 import type { Run } from './context.js';
 import type { TargetView } from './target-view.js';
 
@@ -52,4 +55,11 @@ export async function readRest(run: Run, view: TargetView, need: RestNeed): Prom
     ...(exceptionsValue === undefined ? {} : { exceptions: exceptionsValue }),
     at,
   });
+}
+
+/** Policy `verify` for the target's environment: whether REST is read, and whether a checkpoint after the change is required. */
+export async function deepSettings(run: Run, plan: Plan): Promise<{ deep: boolean; checkpointAfterChange: boolean }> {
+  const state = await run.deps.policy.current();
+  const settings = state.ok ? verifyFor(state.policy, findNamespace(state.policy, plan.target.namespace, plan.target.cluster)?.environment) : verifyFor({}, undefined);
+  return { deep: run.deps.rest !== undefined && settings.rest, checkpointAfterChange: settings.checkpointAfterChange };
 }

@@ -1,5 +1,6 @@
 // Submission (SPEC §4): the events baseline and SUBMITTING written before the call, the call, and each outcome.
 import { takeEventBaseline } from '../domain/evidence/events.js';
+import { autoscalerOverrides, PARALLELISM_OVERRIDES_KEY } from '../domain/model/autoscaler.js';
 import { getPath, isRecord, setPath, type JsonRecord } from '../domain/model/merge-patch.js';
 import type { PolicyDecision } from '../domain/model/decision.js';
 import type { EntryInput, OperationRecord } from '../domain/model/operation.js';
@@ -8,6 +9,7 @@ import { deploymentNameOf, jobIdOf, nameOf, upgradeSavepointPathOf } from '../do
 import { isKubeError } from '../kube/errors.js';
 import type { KubeObject } from '../kube/flink-client.js';
 import { callOptions, commit, entry, interrupted, readWithRetry, type Handback, type Run, type WorkerEvidence } from './context.js';
+import { readBaseline } from './baseline.js';
 import { markSubmitted, readAndDecide } from './reconcile.js';
 import { TargetView } from './target-view.js';
 
@@ -47,6 +49,13 @@ export function trimBefore(resource: unknown): JsonRecord {
     const value = getPath(resource, path);
     if (value !== undefined) setPath(out, path, value);
   }
+  // The autoscaler's overrides (reconciled, not in the spec) decide how turning it off is judged: keep only them.
+  const overrides = autoscalerOverrides(resource);
+  if (Object.keys(overrides).length > 0) {
+    const text = Object.entries(overrides).map(([id, p]) => `${id}:${p}`).join(',');
+    const spec = JSON.stringify({ spec: { flinkConfiguration: { [PARALLELISM_OVERRIDES_KEY]: text } } });
+    setPath(out, ['status', 'reconciliationStatus', 'lastReconciledSpec'], spec);
+  }
   return out;
 }
 
@@ -73,7 +82,10 @@ export async function submitFromQueued(run: Run, prepared: Prepared): Promise<Su
   view.seedResource(current);
   run.viewSeeded = true;
   const { namespace } = plan.target;
-  const listed = await readWithRetry(run, 'listing the target events', (o) => run.deps.kube.listEvents(namespace, plan.uid, o));
+  const [listed, vertices] = await Promise.all([
+    readWithRetry(run, 'listing the target events', (o) => run.deps.kube.listEvents(namespace, plan.uid, o)),
+    readBaseline(run, plan, current),
+  ]);
   if (!listed.ok) return listed.handback;
   view.seedEvents(listed.value);
   const snapshotName = plan.change.type === 'create-snapshot' ? nameOf(plan.change.snapshot) : undefined;
@@ -83,6 +95,7 @@ export async function submitFromQueued(run: Run, prepared: Prepared): Promise<Su
     ...(jobIdOf(current) ? { previousJobId: jobIdOf(current) } : {}),
     ...(upgradeSavepointPathOf(current) ? { upgradeSavepointPath: upgradeSavepointPathOf(current) } : {}),
     ...(snapshotName ? { snapshot: { name: snapshotName } } : {}),
+    ...vertices,
   };
   const resourceVersion = current.metadata.resourceVersion ?? '';
   const submitting = await commit(run, {

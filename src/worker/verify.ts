@@ -8,9 +8,8 @@ import type { Plan } from '../domain/model/plan.js';
 import { commit, entry, interrupted, readWithRetry, type Handback, type Run, type WorkerEvidence } from './context.js';
 import { openView } from './submit.js';
 import { nextGraceEnd, waitingNotes, waitingStateOf } from './waiting.js';
-import { readRest, restDueAt } from './rest-read.js';
-import { findNamespace } from '../domain/policy/evaluate.js';
-import { verifyFor } from '../domain/policy/verify.js';
+import { withSessionJobs } from './session-jobs.js';
+import { deepSettings, readRest, restDueAt } from './rest-read.js';
 import type { TargetView } from './target-view.js';
 
 export type Verification = { type: 'ended' } | Handback;
@@ -77,6 +76,8 @@ export async function verify(run: Run, record: OperationRecord, plan: Plan): Pro
       baseline: stored.baseline,
       before: stored.before,
       ...(stored.previousJobId ? { previousJobId: stored.previousJobId } : {}),
+      ...(stored.baselineVertices ? { baselineVertices: stored.baselineVertices } : {}),
+      ...(stored.oldParallelism === undefined ? {} : { oldParallelism: stored.oldParallelism }),
       observation: view.observation(now),
       transientSince: { ...waiting.since },
       failureGraceMs: deps.settings.failureGraceMs,
@@ -86,7 +87,7 @@ export async function verify(run: Run, record: OperationRecord, plan: Plan): Pro
     const progress = fresh.length > 0 ? [entry(run, 'evidence', fresh.map((c) => c.name).join(', '), { criteria: fresh })] : [];
     progress.push(...waitingNotes(run, verdict, waiting));
     if (verdict.outcome !== 'pending' || now >= deadline) {
-      await finish(run, stored, verdict, progress);
+      await finish(run, stored, await withSessionJobs(run, plan, view.observation(now).resource, verdict), progress);
       return { type: 'ended' };
     }
     if (progress.length > 0) {
@@ -106,13 +107,6 @@ export async function verify(run: Run, record: OperationRecord, plan: Plan): Pro
   }
 }
 
-/** Policy `verify` for the target's environment: whether REST is read, and whether a checkpoint after the change is required. */
-async function deepSettings(run: Run, plan: Plan): Promise<{ deep: boolean; checkpointAfterChange: boolean }> {
-  const state = await run.deps.policy.current();
-  const settings = state.ok ? verifyFor(state.policy, findNamespace(state.policy, plan.target.namespace, plan.target.cluster)?.environment) : verifyFor({}, undefined);
-  return { deep: run.deps.rest !== undefined && settings.rest, checkpointAfterChange: settings.checkpointAfterChange };
-}
-
 async function finish(run: Run, stored: WorkerEvidence, verdict: EvidenceVerdict, progress: ReturnType<typeof entry>[]): Promise<void> {
   const base = { ...stored, verdict, summary: summarize(verdict), criteria: verdict.criteria };
   if (verdict.outcome === 'completed') {
@@ -121,7 +115,7 @@ async function finish(run: Run, stored: WorkerEvidence, verdict: EvidenceVerdict
       from: ['SUBMITTED'],
       to: 'COMPLETED',
       before: progress,
-      detail: { summary: base.summary, verified: verdict.proof.verified, notVerified: verdict.proof.notVerified, notes: verdict.notes },
+      detail: { summary: base.summary, verified: verdict.proof.verified, notVerified: verdict.proof.notVerified, notes: verdict.notes, caveats: verdict.caveats ?? [] },
       set: { evidence: base },
     });
     return;

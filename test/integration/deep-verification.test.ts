@@ -5,6 +5,7 @@ import type { OperationRecord } from '../../src/domain/model/operation.js';
 import type { Target } from '../../src/domain/model/target.js';
 import type { WorkerEvidence } from '../../src/worker/context.js';
 import { NS, WorkerEnv } from '../support/worker-env.js';
+import { waitForStatus } from '../support/sim.js';
 
 let env: WorkerEnv;
 beforeAll(async () => {
@@ -31,6 +32,48 @@ describe('with Flink REST reachable', () => {
     expect(criterion(done, 'rest:parallelism-applied')).toMatchObject({ met: true, observed: '4 on every vertex' });
     expect(completedDetail(done).verified.join(' | ')).toContain('4 on every vertex (Flink REST');
     expect(completedDetail(done).notVerified.join(' | ')).not.toContain('per-vertex parallelism');
+  });
+
+  it('a scale keeps the vertex baseline it read before the call; a vertex set in the job keeps its parallelism, as a caveat', async () => {
+    await env.deploy('deep-shaped', { parallelism: 2, graph: 'Source: events; KeyedProcess; Sink: results [p=1]' });
+    const done = await env.waitTerminal((await env.request({ kind: 'scale', target: dep('deep-shaped'), parallelism: 4, ...common })).id);
+    expect(done.state, JSON.stringify(evidenceOf(done).verdict)).toBe('COMPLETED');
+    const stored = evidenceOf(done);
+    expect(stored.oldParallelism).toBe(2);
+    expect(stored.baselineVertices?.map((v) => [v.name, v.parallelism])).toEqual([['Source: events', 2], ['KeyedProcess', 2], ['Sink: results', 1]]);
+    expect(stored.baselineVertices?.every((v) => /^[0-9a-f]{32}$/.test(v.id))).toBe(true);
+    expect(criterion(done, 'rest:parallelism-applied')).toMatchObject({ met: true, observed: '4 on 2 of 3 vertices, the others as before' });
+    const detail = done.history.at(-1)?.detail as { caveats: string[]; notes: string[] };
+    expect(detail.caveats).toEqual(['Sink: results keeps parallelism 1, set in the job']);
+    expect(detail.notes).toContain('Sink: results keeps parallelism 1, set in the job');
+  });
+
+  it('a job with a bounded vertex: FINISHED counts as done, and the thread names it', async () => {
+    await env.deploy('deep-bounded');
+    env.cluster.operator.setScenario(NS, 'deep-bounded', 'bounded-source');
+    const done = await env.waitTerminal((await env.request({ kind: 'restart', target: dep('deep-bounded'), ...common })).id);
+    expect(done.state, JSON.stringify(evidenceOf(done).verdict)).toBe('COMPLETED');
+    expect(criterion(done, 'rest:tasks-running')).toMatchObject({ met: true, observed: expect.stringMatching(/ 1 FINISHED$/) });
+    expect((done.history.at(-1)?.detail as { notes: string[] }).notes).toContain('Source: bootstrap FINISHED (bounded)');
+  });
+
+  it('a savepoint-mode restart of a RESTARTING job falls back to last-state: COMPLETED from its checkpoint, with the caveat', async () => {
+    await env.deploy('deep-flapping', { conf: { 'execution.checkpointing.interval': '5s' } });
+    env.cluster.operator.setScenario(NS, 'deep-flapping', 'job-restarting');
+    await waitForStatus(env.cluster.store, 'flinkdeployments', NS, 'deep-flapping', (s) => s.jobStatus?.state === 'RESTARTING', 'RESTARTING');
+    const done = await env.waitTerminal((await env.request({ kind: 'restart', target: dep('deep-flapping'), ...common })).id);
+    expect(done.state, JSON.stringify(evidenceOf(done).verdict)).toBe('COMPLETED');
+    const detail = done.history.at(-1)?.detail as { caveats: string[] };
+    expect(detail.caveats).toContainEqual(expect.stringMatching(/^the operator fell back to last-state \(the job was RESTARTING\): no savepoint was taken; restored from checkpoint \S+\/chk-\d+$/));
+  });
+
+  it('a savepoint the operator ABANDONED but Flink completed is COMPLETED with the path REST reports', async () => {
+    await env.deploy('deep-abandoned');
+    env.cluster.operator.setScenario(NS, 'deep-abandoned', 'savepoint-abandoned');
+    const done = await env.waitTerminal((await env.request({ kind: 'savepoint', target: dep('deep-abandoned'), ...common })).id);
+    expect(done.state, JSON.stringify(evidenceOf(done).verdict)).toBe('COMPLETED');
+    expect(criterion(done, 'rest:savepoint-completed')).toMatchObject({ met: true, observed: expect.stringMatching(/savepoint/) });
+    expect((done.history.at(-1)?.detail as { caveats: string[] }).caveats).toEqual(['the operator stopped tracking it (the job looked not running); Flink completed it']);
   });
 
   it.each([
@@ -96,6 +139,13 @@ describe('a checkpoint after the change, where the policy requires it', () => {
     const failing = await strict.waitTerminal((await strict.request({ kind: 'restart', target: dep('deep-ckpt-failing'), ...common })).id);
     expect(failing.state).toBe('TIMED_OUT');
     expect(String(failing.history.at(-1)?.detail.summary)).toMatch(/rest:checkpoint-after-change \(no checkpoint completed since the job started \(\d+ failed\)\)/);
+  });
+
+  it('checkpointing enabled in the job code (no interval configured) is seen through REST and required too', async () => {
+    await strict.deploy('deep-ckpt-code', { annotations: { 'sim.flink-chatops.io/scenario': 'checkpointing-in-code=2s' } });
+    const done = await strict.waitTerminal((await strict.request({ kind: 'restart', target: dep('deep-ckpt-code'), ...common })).id);
+    expect(done.state, JSON.stringify(evidenceOf(done).verdict)).toBe('COMPLETED');
+    expect(criterion(done, 'rest:checkpoint-after-change')).toMatchObject({ met: true, observed: expect.stringMatching(/^checkpoint \d+ completed \d+ s after the job started$/) });
   });
 });
 

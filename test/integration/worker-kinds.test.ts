@@ -101,6 +101,20 @@ it('a FlinkSessionJob: scale is verified with its session cluster in view', asyn
   expectEvidenceTrail(done);
 });
 
+it('a session cluster restart: COMPLETED lists the state of each session job on it, read after the verdict', async () => {
+  const { store } = env.cluster;
+  store.create('flinkdeployments', sessionCluster('kind-session-r', NS));
+  await waitForStatus(store, 'flinkdeployments', NS, 'kind-session-r', (s) => s.jobManagerDeploymentStatus === 'READY', 'session cluster READY');
+  store.create('flinksessionjobs', sessionJob('kind-sj-r', NS, 'kind-session-r'));
+  await waitStable(store, NS, 'kind-sj-r', 'flinksessionjobs');
+  const cluster: Target = { kind: 'FlinkDeployment', namespace: NS, name: 'kind-session-r' };
+  const done = await env.waitTerminal((await env.request({ kind: 'restart', target: cluster, ...common })).id);
+  expect(done.state, JSON.stringify(evidenceOf(done).verdict)).toBe('COMPLETED');
+  const detail = done.history.at(-1)?.detail as { notes: string[]; notVerified: string[] };
+  expect(detail.notes).toContainEqual(expect.stringMatching(new RegExp(`^sessionjob ${NS}/kind-sj-r: [A-Z]+`)));
+  expect(detail.notVerified.join(' | ')).not.toContain('the session jobs on this cluster');
+});
+
 describe('failures are reported with their evidence', () => {
   it('a broken image → FAILED', async () => {
     await env.deploy('broken-image');

@@ -1,6 +1,7 @@
 // Builders for evidence tests: events as the operator records them, targets mid-change and settled, one judge call.
 import { createHash } from 'node:crypto';
 import type { RestReading } from '../../src/domain/evidence/types.js';
+import type { BaselineVertex } from '../../src/domain/model/rest-vertices.js';
 import { evaluateEvidence, takeEventBaseline, type EvidenceKind, type EvidenceVerdict } from '../../src/domain/evidence/judge.js';
 import type { UpgradeMode } from '../../src/domain/model/upgrade-mode.js';
 import { applyMergePatch, isRecord, type JsonRecord } from '../../src/domain/model/merge-patch.js';
@@ -119,6 +120,9 @@ export interface Scenario {
   deep?: boolean;
   rest?: RestReading;
   checkpointAfterChange?: boolean;
+  /** scale: the vertices read before the change and the old default parallelism. */
+  baselineVertices?: BaselineVertex[];
+  oldParallelism?: number;
 }
 
 /** One evaluation with the baseline taken at SUBMITTED_AT and the observation made at NOW. */
@@ -147,6 +151,8 @@ export function judge(s: Scenario): EvidenceVerdict {
     ...(s.failureGraceMs === undefined ? {} : { failureGraceMs: s.failureGraceMs }),
     ...(s.deep === undefined ? {} : { deep: s.deep }),
     ...(s.checkpointAfterChange === undefined ? {} : { checkpointAfterChange: s.checkpointAfterChange }),
+    ...(s.baselineVertices === undefined ? {} : { baselineVertices: s.baselineVertices }),
+    ...(s.oldParallelism === undefined ? {} : { oldParallelism: s.oldParallelism }),
   });
 }
 

@@ -176,3 +176,46 @@ describe('terminal cards', () => {
     expect(actionsOf(card)[0]?.block_id).toBe('approval:cdcdcdcdcdcdcdcd');
   });
 });
+
+describe('caveats under the verdict (what changes the meaning of COMPLETED)', () => {
+  const withCaveats = (caveats: unknown[]) => {
+    const record = structuredClone(recordIn('COMPLETED'));
+    const last = record.history[record.history.length - 1]!;
+    last.detail = { ...last.detail, caveats };
+    return record;
+  };
+  const CAVEATS = [
+    'the operator fell back to last-state (the job was RESTARTING): no savepoint was taken; restored from checkpoint s3://cp/chk-41',
+    'Sink: results keeps parallelism 1, set in the job',
+  ];
+
+  it('stands right under the state, one line each, escaped', () => {
+    const card = renderCard(withCaveats([...CAVEATS, 'a <b> & c']), CTX);
+    const at = card.blocks.findIndex((b) => (b.text as { text?: string } | undefined)?.text?.startsWith('*State: COMPLETED*'));
+    expect(card.blocks[at + 1]).toEqual({
+      type: 'section',
+      text: {
+        type: 'mrkdwn',
+        text: `*What this means*\n:warning: ${CAVEATS[0]}\n:warning: ${CAVEATS[1]}\n:warning: a &lt;b&gt; &amp; c`,
+      },
+    });
+    expect(stateNameCount(JSON.stringify(card))).toEqual({ COMPLETED: 1 });
+    expectValid(card);
+  });
+
+  it('keeps within limits: five caveats of at most 300 characters, the rest counted', () => {
+    const long = 'x'.repeat(400);
+    const card = renderCard(withCaveats([long, 'b', 'c', 'd', 'e', 'f', 'g']), CTX);
+    const text = card.blocks.map((b) => (b.text as { text?: string } | undefined)?.text ?? '').find((t) => t.startsWith('*What this means*'))!;
+    const lines = text.split('\n');
+    expect(lines).toHaveLength(7);
+    expect(lines[1]).toBe(`:warning: ${'x'.repeat(300)} …and 100 more characters`);
+    expect(lines[6]).toBe('_…and 2 more: each in the thread_');
+    expectValid(card);
+  });
+
+  it('no section without caveats, or before COMPLETED', () => {
+    expect(visibleText(renderCard(withCaveats([]), CTX))).not.toContain('What this means');
+    expect(visibleText(renderCard(recordIn('SUBMITTED'), CTX))).not.toContain('What this means');
+  });
+});

@@ -299,6 +299,12 @@ const rows: Row[] = [
   ok('explain config prod/x unset a.b --public', Q({ kind: 'explain', intent: { kind: 'config', target: X, action: 'unset', entries: [{ key: 'a.b' }], incidentChannels: [] }, public: true })),
   no('explain config prod/x set a.b', /config set takes key=value/),
   no('config prod/x set a.b=1 --image r/i:1', /--image is not an option of config; it belongs to upgrade/),
+  // scale --reset-autoscaler (the autoscaler's overrides are cleared with the new parallelism)
+  ok('scale prod/x 6 --reset-autoscaler', I({ kind: 'scale', target: X, parallelism: 6, resetAutoscaler: true })),
+  ok('scale --reset-autoscaler prod/x 6 --reason "pin it"', I({ kind: 'scale', target: X, parallelism: 6, resetAutoscaler: true, reason: 'pin it' })),
+  no('scale prod/x 6 --reset-autoscaler=yes', /--reset-autoscaler takes no value; write just --reset-autoscaler/),
+  no('scale prod/x 6 --reset-autoscaller', /unknown option "--reset-autoscaller" for scale; did you mean --reset-autoscaler\?/, '--reset-autoscaler'),
+  no('restart prod/x --reset-autoscaler', /--reset-autoscaler is not an option of restart; it belongs to scale/),
   // undo
   ok('undo op-7f3c2a9b --reason "leaks memory"', I({ kind: 'undo', opId: 'op-7f3c2a9b', reason: 'leaks memory' })),
   no('undo prod/x', /"prod\/x" is not an op id/),
@@ -342,7 +348,7 @@ describe('parseCommand', () => {
   it('uses the configured command name in usage lines', () => {
     const result = parseCommand('scale prod/x', { command: '/ops' });
     expect(result).toMatchObject({ type: 'reply', message: expect.stringContaining(`Usage: \`${usageLine('scale', '/ops')}\``) });
-    expect(usageLine('scale', '/ops')).toBe('/ops scale <target> <parallelism> [--reason "…"] [--incident <#channel>]… [--at <time>] [--window <window>] [--break-glass]');
+    expect(usageLine('scale', '/ops')).toBe('/ops scale <target> <parallelism> [--reset-autoscaler] [--reason "…"] [--incident <#channel>]… [--at <time>] [--window <window>] [--break-glass]');
     expect(parseCommand('/ops locks', { command: '/ops' })).toStrictEqual(Q({ kind: 'locks' }));
   });
 });

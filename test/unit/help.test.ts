@@ -125,8 +125,8 @@ describe('help', () => {
   });
 
   it('uses the configured command name', () => {
-    expect(helpText(undefined, '/ops')).toContain('`/ops scale <target> <parallelism>`');
-    expect(helpText('scale', '/ops')).toContain('Usage: `/ops scale <target> <parallelism>');
+    expect(helpText(undefined, '/ops')).toContain('`/ops scale <target> <parallelism> [--reset-autoscaler]`');
+    expect(helpText('scale', '/ops')).toContain('Usage: `/ops scale <target> <parallelism> [--reset-autoscaler]');
     expect(helpText('scale', '/ops')).not.toContain('/flink');
   });
 

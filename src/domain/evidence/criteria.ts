@@ -5,6 +5,7 @@ import type { UpgradeMode } from '../model/upgrade-mode.js';
 import { jsonEqual } from '../model/canonical.js';
 import { getPath, patchLeaves, type JsonRecord } from '../model/merge-patch.js';
 import type { Plan } from '../model/plan.js';
+import type { BaselineVertex } from '../model/rest-vertices.js';
 import {
   generationOf,
   jobIdOf,
@@ -41,6 +42,9 @@ export interface Ctx {
   deep: boolean;
   /** A checkpoint after the change is required (policy verify.checkpointAfterChange), else noted when seen. */
   checkpointAfterChange: boolean;
+  /** scale: the vertices before the change and the old default parallelism (absent: no baseline). */
+  baselineVertices?: readonly BaselineVertex[];
+  oldParallelism?: number;
 }
 
 export const PATH = {

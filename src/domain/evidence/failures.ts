@@ -4,6 +4,7 @@ import { PATH, desiredFields, newStatusError, settledOnOurs, type Ctx } from './
 import type { Alert, Failure, Transient } from './types.js';
 import { describeEvent, type EventView } from './events.js';
 import { MANUAL_RESTORE_MARKERS, type TargetWarnings } from './warnings.js';
+import { readFlinkConfig } from '../model/flink-config.js';
 import { getPath } from '../model/merge-patch.js';
 import { errorText, jobManagerStatusOf, jobStatusStateOf, lifecycleStateOf, observedGenerationOf, reconciliationStateOf, statusErrorOf } from '../model/resource.js';
 import { formatTarget } from '../model/target.js';
@@ -87,10 +88,34 @@ export function redeployFailure(ctx: Ctx, warnings: TargetWarnings): Failure | u
     const lifecycle = lifecycleStateOf(ctx.resource);
     const error = statusErrorOf(ctx.resource);
     const cause = error === undefined ? '' : `: ${error}`;
-    if (!ctx.sessionCluster && job === 'FAILED') out.add(`the job FAILED after the redeploy${cause}`, `${PATH.job}: FAILED`);
-    if (lifecycle === 'FAILED') out.add(`the operator reports the resource FAILED after the redeploy${cause}`, `${PATH.lifecycle}: FAILED`);
+    const resubmitted = !ctx.sessionCluster && job === 'FAILED' && operatorRestartsFailed(ctx);
+    if (!ctx.sessionCluster && job === 'FAILED' && !resubmitted) out.add(`the job FAILED after the redeploy${cause}`, `${PATH.job}: FAILED`);
+    // A FAILED job makes the lifecycle FAILED too: while the operator resubmits the job, that is the same transient.
+    if (lifecycle === 'FAILED' && !resubmitted) out.add(`the operator reports the resource FAILED after the redeploy${cause}`, `${PATH.lifecycle}: FAILED`);
   }
   return out.build(ctx);
+}
+
+const RESTART_FAILED = ['kubernetes.operator.job.restart.failed'];
+
+/** `kubernetes.operator.job.restart.failed: true`: the operator resubmits a FAILED job itself (no generation change). */
+export function operatorRestartsFailed(ctx: Ctx): boolean {
+  return readFlinkConfig(ctx.resource, RESTART_FAILED, ctx.observation.sessionCluster)?.value.trim().toLowerCase() === 'true';
+}
+
+/** A job FAILED on our generation that the operator resubmits itself: FAILED only if it persists for the grace. */
+export function jobFailedTransient(ctx: Ctx): Transient[] {
+  if (ctx.sessionCluster || !settledOnOurs(ctx) || jobStatusStateOf(ctx.resource) !== 'FAILED' || !operatorRestartsFailed(ctx)) return [];
+  const error = statusErrorOf(ctx.resource);
+  const cause = error === undefined ? '' : `: ${error}`;
+  return [
+    {
+      key: 'job-failed',
+      what: `job FAILED${cause} (kubernetes.operator.job.restart.failed is true: the operator resubmits it)`,
+      reason: `the job FAILED after the redeploy${cause}`,
+      evidence: [`${PATH.job}: FAILED`, 'kubernetes.operator.job.restart.failed: true'],
+    },
+  ];
 }
 
 /**

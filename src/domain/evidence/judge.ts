@@ -76,6 +76,8 @@ function contextOf(input: EvidenceInput): Ctx {
     upgradeMode: effectiveUpgradeMode(input.upgradeMode ?? plan.effectiveUpgradeMode, input.before ?? resource),
     deep: input.deep === true,
     checkpointAfterChange: input.checkpointAfterChange === true,
+    ...(input.baselineVertices === undefined ? {} : { baselineVertices: input.baselineVertices }),
+    ...(input.oldParallelism === undefined ? {} : { oldParallelism: input.oldParallelism }),
   };
 }
 
@@ -109,7 +111,10 @@ function verdictOf(judgement: Judgement, input: EvidenceInput): EvidenceVerdict 
   const { states, expired } = transientStates(judgement, input);
   if (expired) return { outcome: 'failed', criteria, reason: expired.reason, rollback: false, evidence: expired.evidence };
   const restNow = judgement.rest?.when === 'now';
-  if (!restNow && states.length === 0 && blocking.length === 0 && criteria.every((c) => c.met)) return { outcome: 'completed', criteria, notes, proof };
+  if (!restNow && states.length === 0 && blocking.length === 0 && criteria.every((c) => c.met)) {
+    const caveats = [...new Set(judgement.caveats ?? [])];
+    return { outcome: 'completed', criteria, notes, proof, ...(caveats.length > 0 ? { caveats } : {}) };
+  }
   const blocked = states.map((s) => `blocked by ${s.what}; FAILED if it persists until ${clockTime(s.until)}`);
   const alerts = judgement.alerts ?? [];
   return {

@@ -10,17 +10,21 @@ import {
   specReconciled,
   type Ctx,
 } from './criteria.js';
-import { jobManagerTransient, redeployFailure, statusNotes } from './failures.js';
+import { jobFailedTransient, jobManagerTransient, redeployFailure, statusNotes } from './failures.js';
 import { classifyWarnings } from './warnings.js';
 import { redeployProof } from './proof.js';
 import { restEvidence, type RestWant } from './rest.js';
 import type { Judgement } from './types.js';
-import { upgradeSavepointPathOf } from '../model/resource.js';
+import { getPath } from '../model/merge-patch.js';
+import { jobStatusStateOf, upgradeSavepointPathOf } from '../model/resource.js';
+import { LAST_STATE_PLACEHOLDER } from '../model/snapshot-history.js';
 import { MODE } from '../model/upgrade-mode.js';
 
 export interface RedeployExtras {
   /** Notes only this kind adds (e.g. scale: replicas override parallelism). */
   notes?(ctx: Ctx): string[];
+  /** Notes of this kind that change what COMPLETED means (kept in the notes too). */
+  caveats?(ctx: Ctx): string[];
   /** What this kind's proof does not reach (e.g. upgrade: the image the pods run). */
   notVerified?: readonly string[];
   /** What Flink REST should prove beyond every vertex RUNNING (scale: the parallelism). */
@@ -33,7 +37,11 @@ export interface RedeployExtras {
 function restWant(ctx: Ctx, extras: RedeployExtras): RestWant {
   const want: RestWant = { tasksRunning: true, checkpointAfterChange: ctx.checkpointAfterChange, ...(extras.rest?.(ctx) ?? {}) };
   const recorded = upgradeSavepointPathOf(ctx.resource);
-  if (extras.restoresInSavepointMode && ctx.upgradeMode === MODE.savepoint && recorded !== undefined) want.restoredFrom = recorded;
+  if (!extras.restoresInSavepointMode || ctx.upgradeMode !== MODE.savepoint) return want;
+  // A savepoint-mode redeploy of a job that was not RUNNING falls back to last-state when HA metadata exists.
+  if (recorded === LAST_STATE_PLACEHOLDER || getPath(ctx.reconciled, ['job', 'upgradeMode']) === MODE.lastState) {
+    want.lastStateFallback = { jobState: jobStatusStateOf(ctx.before) };
+  } else if (recorded !== undefined) want.restoredFrom = recorded;
   return want;
 }
 
@@ -41,6 +49,7 @@ function restWant(ctx: Ctx, extras: RedeployExtras): RestWant {
 export function redeployRule(ctx: Ctx, extras: RedeployExtras = {}): Judgement {
   const warnings = classifyWarnings(ctx, false);
   const jm = jobManagerTransient(ctx, warnings);
+  const transient = [...jm.transient, ...jobFailedTransient(ctx)];
   const blocking = [...warnings.blocking, ...jm.blocking];
   const criteria = [
     generationObserved(ctx),
@@ -52,20 +61,22 @@ export function redeployRule(ctx: Ctx, extras: RedeployExtras = {}): Judgement {
     lifecycleIs(ctx, 'lifecycle-stable', 'STABLE'),
     noBlockingWarnings(ctx, blocking),
   ];
-  const settled = criteria.every((c) => c.met) && jm.transient.length === 0;
+  const settled = criteria.every((c) => c.met) && transient.length === 0;
   const rest = settled ? restEvidence(ctx, restWant(ctx, extras)) : undefined;
   const proof = redeployProof(ctx, extras.notVerified);
   if (rest) {
     proof.verified.push(...rest.verified);
     proof.notVerified = [...proof.notVerified.filter((line) => !rest.covers.some((words) => line.includes(words))), ...rest.unverified];
   }
+  const caveats = [...(extras.caveats?.(ctx) ?? []), ...(rest?.caveats ?? [])];
   return {
     criteria: [...criteria, ...(rest?.criteria ?? [])],
     failure: redeployFailure(ctx, warnings) ?? rest?.failure,
-    notes: [...warnings.notes, ...statusNotes(ctx), ...(extras.notes?.(ctx) ?? []), ...(rest?.notes ?? [])],
+    notes: [...warnings.notes, ...statusNotes(ctx), ...(extras.notes?.(ctx) ?? []), ...(extras.caveats?.(ctx) ?? []), ...(rest?.notes ?? [])],
     blocking,
     proof,
-    transient: jm.transient,
+    transient,
     ...(rest?.need ? { rest: rest.need } : {}),
+    ...(caveats.length > 0 ? { caveats } : {}),
   };
 }

@@ -1,66 +1,40 @@
-// Deeper evidence from Flink's own REST API (SPEC §5a): every vertex RUNNING, the requested parallelism on every
-// vertex, the job restored from the savepoint the operator recorded. Read only once operator status is settled.
+// Deeper evidence from Flink's own REST API (docs/deep-verification.md): every vertex done, the new parallelism on
+// the vertices it applies to, the job restored from what the operator recorded. Read once operator status is settled.
 import { criterion, type Ctx } from './criteria.js';
-import type { Criterion, Failure, RestNeed } from './types.js';
+import { addCheckpointAfter, addRootExceptions } from './rest-checkpoints.js';
+import type { RestJudgement } from './types.js';
+import { autoscalerOverrides, describeOverrides, isAutoscaled, parseOverrides, PARALLELISM_OVERRIDES_KEY } from '../model/autoscaler.js';
+import { pointerOfJob, pointersMatch } from '../model/checkpoint-pointer.js';
+import { checkpointingOn } from '../model/checkpointing.js';
 import { readFlinkConfig } from '../model/flink-config.js';
 import { getPath } from '../model/merge-patch.js';
 import { deploymentNameOf, jobIdOf } from '../model/resource.js';
+import { pointerType } from '../model/snapshot-history.js';
+import { judgeParallelism, vertexTasks, verticesOf, type BaselineVertex, type RestVertex } from '../model/rest-vertices.js';
 
 /** What a kind wants REST to prove; nothing asked, nothing read. */
 export interface RestWant {
   tasksRunning?: boolean;
   parallelism?: number;
+  /** Vertex id → parallelism the configuration's overrides set: every such vertex must run at it. */
+  overrides?: Record<string, number>;
   restoredFrom?: string;
+  /** The operator fell back to last-state: the job must have restored from a checkpoint of its own. */
+  lastStateFallback?: { jobState: string | undefined };
   /** A checkpoint completed after the new job started: a criterion where the policy requires it, else a note. */
   checkpointAfterChange?: boolean;
 }
 
-export interface RestJudgement {
-  criteria: Criterion[];
-  failure?: Failure;
-  notes: string[];
-  verified: string[];
-  unverified: string[];
-  /** Words of "not verified" lines this reading did verify (they are dropped from the proof). */
-  covers: string[];
-  need?: RestNeed;
-}
-
-interface Vertex {
-  name: string;
-  parallelism: number | undefined;
-  status: string;
-}
-
-const CHECKPOINT_INTERVAL = ['execution.checkpointing.interval'];
-const PARALLELISM_OVERRIDES = ['pipeline.jobvertex-parallelism-overrides'];
-const AUTOSCALER = ['job.autoscaler.enabled', 'kubernetes.operator.job.autoscaler.enabled'];
-
-function verticesOf(job: unknown): Vertex[] {
-  const raw = getPath(job, ['vertices']);
-  if (!Array.isArray(raw)) return [];
-  return raw.map((v) => ({
-    name: String(getPath(v, ['name']) ?? '?'),
-    parallelism: typeof getPath(v, ['parallelism']) === 'number' ? (getPath(v, ['parallelism']) as number) : undefined,
-    status: String(getPath(v, ['status']) ?? 'UNKNOWN'),
-  }));
-}
-
-function tasksRunning(ctx: Ctx, jobId: string, vertices: readonly Vertex[]): Criterion {
-  const waiting = vertices.filter((v) => v.status !== 'RUNNING');
-  const observed = vertices.length === 0 ? 'no vertices reported' : waiting.length === 0 ? `${vertices.length} of ${vertices.length} vertices RUNNING` : waiting.map((v) => `${v.name}: ${v.status}`).join(', ');
-  return criterion(ctx, 'rest:tasks-running', vertices.length > 0 && waiting.length === 0, observed, `Flink REST /jobs/${jobId} vertices[].status`);
-}
-
-function parallelismApplied(ctx: Ctx, jobId: string, vertices: readonly Vertex[], wanted: number): Criterion {
-  const off = vertices.filter((v) => v.parallelism !== wanted);
-  const observed = off.length === 0 ? `${wanted} on every vertex` : off.map((v) => `${v.name}: ${String(v.parallelism)}`).join(', ');
-  return criterion(ctx, 'rest:parallelism-applied', vertices.length > 0 && off.length === 0, observed, `Flink REST /jobs/${jobId} vertices[].parallelism`);
-}
+export type { RestJudgement } from './types.js';
 
 /** The cluster whose `<id>-rest` service answers for this target: a session job's session cluster. */
-function clusterIdOf(ctx: Ctx): string | undefined {
+export function clusterIdOf(ctx: Ctx): string | undefined {
   return ctx.sessionJob ? deploymentNameOf(ctx.resource) : ctx.plan.target.name;
+}
+
+function caveat(out: RestJudgement, ...lines: string[]): void {
+  out.caveats.push(...lines);
+  out.notes.push(...lines);
 }
 
 /**
@@ -68,13 +42,11 @@ function clusterIdOf(ctx: Ctx): string | undefined {
  * unreachable API lowers the proof depth and says why; a reading adds criteria with values, paths and times.
  */
 export function restEvidence(ctx: Ctx, want: RestWant): RestJudgement {
-  const out: RestJudgement = { criteria: [], notes: [], verified: [], unverified: [], covers: [] };
+  const out: RestJudgement = { criteria: [], notes: [], caveats: [], verified: [], unverified: [], covers: [] };
   const jobId = jobIdOf(ctx.resource);
   const clusterId = clusterIdOf(ctx);
   if (!ctx.deep || ctx.sessionCluster || jobId === undefined || clusterId === undefined) return out;
-  const interval = readFlinkConfig(ctx.resource, CHECKPOINT_INTERVAL, ctx.observation.sessionCluster);
-  const checkpointing = interval !== undefined && interval.value.trim() !== '' && interval.value.trim() !== '0';
-  const checkpoints = want.restoredFrom !== undefined || (want.checkpointAfterChange !== undefined && checkpointing);
+  const checkpoints = want.restoredFrom !== undefined || want.lastStateFallback !== undefined || want.checkpointAfterChange !== undefined;
   const reading = ctx.observation.rest;
   const exceptions = ctx.events.some((e) => e.type === 'Warning' && e.reason === 'JobException');
   if (reading === undefined || (reading.reachable && reading.jobId !== jobId)) {
@@ -85,74 +57,146 @@ export function restEvidence(ctx: Ctx, want: RestWant): RestJudgement {
     out.unverified.push(`REST not reachable (${reading.why}): the proof stops at operator status`);
     return out;
   }
+  out.read = true;
   const vertices = verticesOf(reading.job);
-  if (want.tasksRunning) out.criteria.push(tasksRunning(ctx, jobId, vertices));
+  if (want.tasksRunning) addTasks(ctx, jobId, reading.job, vertices, out);
   if (want.parallelism !== undefined) addParallelism(ctx, jobId, vertices, want.parallelism, out);
-  if (want.restoredFrom !== undefined) addRestored(ctx, jobId, reading.checkpoints, want.restoredFrom, out);
-  if (want.checkpointAfterChange !== undefined && checkpointing) addCheckpointAfter(ctx, jobId, reading, want.checkpointAfterChange, out);
+  if (want.overrides !== undefined) addOverrides(ctx, jobId, vertices, want.overrides, out);
+  if (want.lastStateFallback !== undefined) addFallbackRestored(ctx, jobId, reading.checkpoints, want.lastStateFallback.jobState, out);
+  else if (want.restoredFrom !== undefined) addRestored(ctx, jobId, reading.checkpoints, want.restoredFrom, out);
+  const on = checkpointingOn(ctx.resource, ctx.observation.sessionCluster, reading.checkpoints);
+  if (want.checkpointAfterChange !== undefined && on) addCheckpointAfter(ctx, jobId, reading, want.checkpointAfterChange, out);
   addRootExceptions(jobId, reading, out);
   const met = out.criteria.filter((c) => c.met);
   out.verified.push(...met.map((c) => `${String(c.observed)} (${c.source})`));
-  const covered = { 'rest:parallelism-applied': 'per-vertex parallelism', 'rest:restored-from': 'latest.restored', 'rest:checkpoint-after-change': 'a checkpoint completed after the change' } as const;
+  const covered = {
+    'rest:parallelism-applied': 'per-vertex parallelism',
+    'rest:overrides-applied': 'per-vertex parallelism',
+    'rest:restored-from': 'latest.restored',
+    'rest:checkpoint-after-change': 'a checkpoint completed after the change',
+  } as const;
   for (const c of met) if (Object.hasOwn(covered, c.name)) out.covers.push(covered[c.name as keyof typeof covered]);
   if (met.length < out.criteria.length) out.need = { when: 'poll', clusterId, jobId, checkpoints, exceptions: false };
   return out;
 }
 
-function addParallelism(ctx: Ctx, jobId: string, vertices: readonly Vertex[], wanted: number, out: RestJudgement): void {
-  const overridden = readFlinkConfig(ctx.resource, PARALLELISM_OVERRIDES, ctx.observation.sessionCluster);
-  const autoscaler = readFlinkConfig(ctx.resource, AUTOSCALER, ctx.observation.sessionCluster)?.value.trim().toLowerCase() === 'true';
-  if (overridden !== undefined || autoscaler) {
-    const who = overridden !== undefined ? `${overridden.key} sets vertex parallelism` : 'the autoscaler sets vertex parallelism';
-    out.notes.push(`${who}: REST shows ${vertices.map((v) => `${v.name}: ${String(v.parallelism)}`).join(', ')}`);
+/** Every vertex RUNNING; a bounded vertex that FINISHED while the job runs is done too (a note names it). */
+function addTasks(ctx: Ctx, jobId: string, job: unknown, vertices: readonly RestVertex[], out: RestJudgement): void {
+  const tasks = vertexTasks(vertices, getPath(job, ['state']));
+  out.criteria.push(criterion(ctx, 'rest:tasks-running', tasks.done, tasks.observed, `Flink REST /jobs/${jobId} vertices[].status`));
+  out.notes.push(...tasks.finished);
+}
+
+function maxParallelismOf(ctx: Ctx): number | undefined {
+  const raw = readFlinkConfig(ctx.resource, 'pipeline.max-parallelism', ctx.observation.sessionCluster)?.value.trim();
+  const n = raw === undefined ? NaN : Number(raw);
+  return Number.isInteger(n) && n > 0 ? n : undefined;
+}
+
+function namesOf(vertices: readonly RestVertex[]): Record<string, string> {
+  return Object.fromEntries(vertices.map((v) => [v.id, v.name]));
+}
+
+/** The autoscaler's overrides (from before the change, else now) named by vertex, or the vertices as REST shows them. */
+function autoscalerWords(ctx: Ctx, vertices: readonly RestVertex[]): string | undefined {
+  const overrides = Object.keys(autoscalerOverrides(ctx.resource)).length > 0 ? autoscalerOverrides(ctx.resource) : autoscalerOverrides(ctx.before);
+  const autoscaled = Object.keys(overrides).length > 0 || isAutoscaled(ctx.resource, ctx.observation.sessionCluster);
+  if (!autoscaled) return undefined;
+  const list = Object.keys(overrides).length > 0 ? describeOverrides(overrides, namesOf(vertices)) : vertices.map((v) => `${v.name}: ${String(v.parallelism)}`).join(', ');
+  return `the autoscaler holds the parallelism of its vertices (${list})`;
+}
+
+/** `scale --reset-autoscaler`: the patch bumps job.autoscalerResetNonce, so the autoscaler's overrides go with it. */
+function resetsAutoscaler(ctx: Ctx): boolean {
+  return ctx.plan.change.type === 'patch' && getPath(ctx.plan.change.patch, ['spec', 'job', 'autoscalerResetNonce']) !== undefined;
+}
+
+/** After a reset, a vertex the autoscaler had overridden is expected at N like one that ran at the old default. */
+function resetBaseline(ctx: Ctx): readonly BaselineVertex[] | undefined {
+  const overridden = autoscalerOverrides(ctx.before);
+  const old = ctx.oldParallelism;
+  if (ctx.baselineVertices === undefined || old === undefined) return ctx.baselineVertices;
+  return ctx.baselineVertices.map((v) => (Object.hasOwn(overridden, v.id) ? { ...v, parallelism: old } : v));
+}
+
+function addParallelism(ctx: Ctx, jobId: string, vertices: readonly RestVertex[], wanted: number, out: RestJudgement): void {
+  const reset = resetsAutoscaler(ctx);
+  const autoscaler = reset ? undefined : autoscalerWords(ctx, vertices);
+  if (autoscaler !== undefined) {
+    caveat(out, autoscaler);
     return;
   }
-  out.criteria.push(parallelismApplied(ctx, jobId, vertices, wanted));
+  if (reset) out.notes.push('the autoscaler was reset with this scale; while it stays enabled it decides the parallelism again after its stabilization interval');
+  const own = parseOverrides(readFlinkConfig(ctx.resource, PARALLELISM_OVERRIDES_KEY, ctx.observation.sessionCluster)?.value);
+  const max = maxParallelismOf(ctx);
+  const baseline = reset ? resetBaseline(ctx) : ctx.baselineVertices;
+  const check = judgeParallelism(vertices, {
+    wanted,
+    ...(baseline ? { baseline } : {}),
+    ...(ctx.oldParallelism === undefined ? {} : { oldDefault: ctx.oldParallelism }),
+    ...(max === undefined ? {} : { maxParallelism: max }),
+    overrides: own,
+  });
+  out.criteria.push(criterion(ctx, 'rest:parallelism-applied', check.met, check.observed, `Flink REST /jobs/${jobId} vertices[].parallelism`));
+  out.notes.push(...check.notes);
+  if (check.met) caveat(out, ...check.caveats);
+}
+
+/** config of pipeline.jobvertex-parallelism-overrides: every overridden vertex of the job runs at its value. */
+function addOverrides(ctx: Ctx, jobId: string, vertices: readonly RestVertex[], overrides: Record<string, number>, out: RestJudgement): void {
+  const byId = new Map(vertices.map((v) => [v.id, v]));
+  const off: string[] = [];
+  const on: string[] = [];
+  for (const [id, p] of Object.entries(overrides)) {
+    const v = byId.get(id);
+    if (v === undefined) out.notes.push(`no vertex ${id} in the job: its override does nothing`);
+    else if (v.parallelism === p) on.push(`${v.name}: ${p}`);
+    else off.push(`${v.name}: ${String(v.parallelism)} (override ${p})`);
+  }
+  const observed = off.length > 0 ? off.join(', ') : on.length > 0 ? `overridden vertices at their parallelism (${on.join(', ')})` : 'no overridden vertex in the job';
+  out.criteria.push(criterion(ctx, 'rest:overrides-applied', vertices.length > 0 && off.length === 0, observed, `Flink REST /jobs/${jobId} vertices[].parallelism`));
+}
+
+function restoredOf(checkpoints: unknown): { path: string | undefined; isSavepoint: unknown } {
+  const restored = getPath(checkpoints, ['latest', 'restored']);
+  const path = getPath(restored, ['external_path']);
+  return { path: typeof path === 'string' ? path : undefined, isSavepoint: getPath(restored, ['is_savepoint']) };
 }
 
 function addRestored(ctx: Ctx, jobId: string, checkpoints: unknown, expected: string, out: RestJudgement): void {
-  const restored = getPath(checkpoints, ['latest', 'restored']);
-  const path = getPath(restored, ['external_path']);
+  const { path } = restoredOf(checkpoints);
   const source = `Flink REST /jobs/${jobId}/checkpoints latest.restored.external_path`;
-  if (typeof path === 'string' && path === expected) {
+  const match = path === undefined ? { match: false as const } : pointersMatch(expected, path);
+  if (match.match) {
     out.criteria.push(criterion(ctx, 'rest:restored-from', true, `restored from ${path}`, source));
+    if (!match.exact) out.notes.push(`Flink reports ${path}: the same place as ${expected} once both are normalised`);
     return;
   }
-  const what = typeof path === 'string' ? `restored from ${path}` : 'restored from nothing';
+  const what = path === undefined ? 'restored from nothing' : `restored from ${path}`;
   out.criteria.push(criterion(ctx, 'rest:restored-from', false, what, source));
   out.failure = {
     reason: `the job started without its state: Flink reports it ${what}, but the operator recorded ${expected} (status.jobStatus.upgradeSavepointPath)`,
     rollback: false,
-    evidence: [`${source}: ${typeof path === 'string' ? path : 'none'}`, `status.jobStatus.upgradeSavepointPath: ${expected}`],
+    evidence: [`${source}: ${path ?? 'none'}`, `status.jobStatus.upgradeSavepointPath: ${expected}`],
   };
 }
 
-/** `latest.completed` acknowledged after the new job started (both on the JobManager's clock). */
-function addCheckpointAfter(ctx: Ctx, jobId: string, reading: { job: unknown; checkpoints?: unknown }, required: boolean, out: RestJudgement): void {
-  const started = getPath(reading.job, ['start-time']);
-  const completed = getPath(reading.checkpoints, ['latest', 'completed']);
-  const ackAt = getPath(completed, ['latest_ack_timestamp']);
-  const after = typeof started === 'number' && typeof ackAt === 'number' && ackAt >= started;
-  const failed = getPath(reading.checkpoints, ['counts', 'failed']);
-  const what = after
-    ? `checkpoint ${String(getPath(completed, ['id']))} completed ${Math.round(((ackAt as number) - (started as number)) / 1000)} s after the job started`
-    : `no checkpoint completed since the job started${typeof failed === 'number' && failed > 0 ? ` (${failed} failed)` : ''}`;
-  const source = `Flink REST /jobs/${jobId}/checkpoints latest.completed`;
-  if (required) out.criteria.push(criterion(ctx, 'rest:checkpoint-after-change', after, what, source));
-  else if (after) {
-    out.notes.push(`${what} (${source})`);
-    out.verified.push(`${what} (${source})`);
-    out.covers.push('a checkpoint completed after the change');
+/** The last-state fallback: Flink restored from a checkpoint (not a savepoint) whose path holds this job's id. */
+function addFallbackRestored(ctx: Ctx, jobId: string, checkpoints: unknown, jobState: string | undefined, out: RestJudgement): void {
+  const { path, isSavepoint } = restoredOf(checkpoints);
+  const source = `Flink REST /jobs/${jobId}/checkpoints latest.restored`;
+  const ids = [jobId, ctx.previousJobId].filter((id): id is string => id !== undefined);
+  const ofJob = path !== undefined && isSavepoint === false && ids.some((id) => pointerOfJob(path, id));
+  if (ofJob) {
+    out.criteria.push(criterion(ctx, 'rest:restored-from', true, `restored from checkpoint ${path}`, source));
+    caveat(out, `the operator fell back to last-state (the job was ${jobState ?? 'not RUNNING'}): no savepoint was taken; restored from checkpoint ${path}`);
+    return;
   }
-}
-
-/** Root exceptions since the new job started are notes, like `JobException` events (SPEC §5a). */
-function addRootExceptions(jobId: string, reading: { job: unknown; exceptions?: unknown }, out: RestJudgement): void {
-  const started = getPath(reading.job, ['start-time']);
-  const entries = getPath(reading.exceptions, ['exceptionHistory', 'entries']);
-  if (typeof started !== 'number' || !Array.isArray(entries)) return;
-  const since = entries.filter((e) => typeof getPath(e, ['timestamp']) === 'number' && (getPath(e, ['timestamp']) as number) >= started);
-  if (since.length === 0) return;
-  const first = String(getPath(since[0], ['exceptionName']) ?? getPath(since[0], ['stacktrace']) ?? 'an exception').split('\n')[0];
-  out.notes.push(`${since.length} root exception(s) since the new job started, the latest: ${first} (Flink REST /jobs/${jobId}/exceptions)`);
+  const what = path === undefined ? 'restored from nothing' : `restored from ${pointerType(isSavepoint === true)} ${path}`;
+  out.criteria.push(criterion(ctx, 'rest:restored-from', false, what, source));
+  out.failure = {
+    reason: `the job started without its state: the operator fell back to last-state (no savepoint was taken), but Flink reports it ${what}, not a checkpoint of job ${jobId}`,
+    rollback: false,
+    evidence: [`${source}: ${path ?? 'none'}${isSavepoint === true ? ' (a savepoint)' : ''}`, 'status.jobStatus.upgradeSavepointPath: KUBERNETES_OPERATOR_LAST_STATE or a last-state reconciled upgradeMode'],
+  };
 }

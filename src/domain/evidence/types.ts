@@ -1,6 +1,7 @@
 // The vocabulary of evidence (SPEC §5): criteria, event baselines, observations, verdicts.
 import type { UpgradeMode } from '../model/upgrade-mode.js';
 import type { Plan } from '../model/plan.js';
+import type { BaselineVertex } from '../model/rest-vertices.js';
 
 /** One named fact read from one observation. `name` is a stable identifier people read in the thread. */
 export interface Criterion {
@@ -77,7 +78,7 @@ export interface Alert {
 
 export type EvidenceVerdict =
   | { outcome: 'pending'; criteria: Criterion[]; blocking: string[]; notes: string[]; alerts?: Alert[]; transient?: TransientState[]; rest?: RestNeed }
-  | { outcome: 'completed'; criteria: Criterion[]; notes: string[]; proof: Proof }
+  | { outcome: 'completed'; criteria: Criterion[]; notes: string[]; proof: Proof; caveats?: string[] }
   | { outcome: 'failed'; criteria: Criterion[]; reason: string; rollback: boolean; evidence: string[] };
 
 export interface EvidenceInput {
@@ -105,6 +106,10 @@ export interface EvidenceInput {
   deep?: boolean;
   /** Policy verify.checkpointAfterChange for the target's environment: a checkpoint after the change is required. */
   checkpointAfterChange?: boolean;
+  /** scale: the job's vertices read through REST right before submitting (absent: no baseline). */
+  baselineVertices?: BaselineVertex[];
+  /** scale: spec.job.parallelism before the change (the old default). */
+  oldParallelism?: number;
 }
 
 /** What the judge needs from Flink REST: which paths, and whether now (unread) or on the next poll (not there yet). */
@@ -147,4 +152,21 @@ export interface Judgement {
   alerts?: Alert[];
   /** Set when the deeper REST criteria need a (new) reading before the verdict can be COMPLETED. */
   rest?: RestNeed;
+  /** Notes that change what COMPLETED means (also kept in `notes`), shown on the card under the verdict. */
+  caveats?: string[];
+}
+
+export interface RestJudgement {
+  criteria: Criterion[];
+  failure?: Failure;
+  notes: string[];
+  /** Notes that change what COMPLETED means (also in `notes`). */
+  caveats: string[];
+  verified: string[];
+  unverified: string[];
+  /** Words of "not verified" lines this reading did verify (they are dropped from the proof). */
+  covers: string[];
+  need?: RestNeed;
+  /** A reading of the current job was judged (REST answered). */
+  read?: boolean;
 }

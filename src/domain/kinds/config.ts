@@ -1,8 +1,7 @@
 // config: set or unset spec.flinkConfiguration keys (flat or nested), limited to the policy's `config` globs.
 import { z } from 'zod';
 import { desiredFields } from '../evidence/criteria.js';
-import { ignoreClassRule } from '../evidence/ignore-class.js';
-import { redeployRule } from '../evidence/redeploy.js';
+import { configEvidence } from '../evidence/config-evidence.js';
 import { OPERATION_FLAGS, TARGET, CONFIG_ACTIONS, type Bound, type ConfigEntry } from '../language/verb-kit.js';
 import type { CheckResult } from '../model/decision.js';
 import { configLocations, configValue } from '../model/flink-config.js';
@@ -14,6 +13,7 @@ import { effectiveUpgradeMode } from '../model/upgrade-mode.js';
 import { PATHS, patchOutcome, refusal, who, type FieldEdit } from '../planning/edits.js';
 import { CHECK, fail, pass, type CheckCtx } from '../policy/check-kit.js';
 import { matchesGlob } from '../policy/glob.js';
+import { AUTOSCALER_SWITCH, autoscalerOverrides } from '../model/autoscaler.js';
 import type { KindModule } from './kind.js';
 
 /** Keys per command: enough for any real change, and a card that still fits Slack. */
@@ -52,6 +52,12 @@ function validate(b: Bound): string | undefined {
 }
 
 const isIgnoreClass = (key: string) => IGNORE_CLASS_PREFIXES.some((p) => key.startsWith(p));
+
+/** Turning the autoscaler off makes it drop the overrides it holds: the operator then redeploys the job. */
+function clearsAutoscalerOverrides(intent: Intent, resource: unknown): boolean {
+  const off = intent.entries.some((e) => AUTOSCALER_SWITCH.includes(e.key as (typeof AUTOSCALER_SWITCH)[number]) && (e.value === undefined || e.value.trim().toLowerCase() === 'false'));
+  return off && Object.keys(autoscalerOverrides(resource)).length > 0;
+}
 
 /** One key's edits: set where the key lives (flat when new), or null at every place it is written. */
 function keyEdits(configuration: unknown, entry: ConfigEntry): FieldEdit[] | string {
@@ -152,12 +158,10 @@ export const config = {
     build: (b) => ({ target: b.target, action: b.configAction, entries: b.configEntries }),
   },
   traits: { change: 'patch', stopsJob: true, redeploys: true, hasMode: false, usesUpgradeMode: true, onSessionCluster: false, onSessionJob: true, readsLastSavepoint: false, refusedWhileSuspended: true },
+  redeploysJob: (intent, resource) => !intent.entries.every((e) => isIgnoreClass(e.key)) || clearsAutoscalerOverrides(intent, resource),
   plan: ({ intent, resource }) => plan(intent, resource),
   checks: (ctx, intent) => [keysCheck(ctx, intent)],
-  evidence: (ctx) =>
-    onlyIgnoreClass(ctx.plan)
-      ? ignoreClassRule(ctx, `${patchedKeys(ctx.plan).join(', ')}`)
-      : redeployRule(ctx, { notVerified: ['the configuration the running job actually loaded (Flink REST jobmanager/config) not checked'], restoresInSavepointMode: true }),
+  evidence: (ctx) => configEvidence(ctx, { ignoreClass: onlyIgnoreClass(ctx.plan), keys: patchedKeys(ctx.plan) }),
   undo: { inverse: 'config', paths: [], under: [PATHS.flinkConfiguration] },
   asInverse: (target, patch) => ({ kind: 'config', target, action: 'set', entries: inverseEntries(patch), incidentChannels: [] }),
   describe,

@@ -6,8 +6,9 @@ import type { OperationVerbSpec } from '../language/verb-kit.js';
 import type { CheckResult } from '../model/decision.js';
 import type { Target } from '../model/target.js';
 import type { UpgradeMode } from '../model/upgrade-mode.js';
-import type { FieldPath, KindOutcome, PlanInput } from '../planning/edits.js';
+import type { FieldPath, KindOutcome, PlanInput, PreflightInput } from '../planning/edits.js';
 import type { CheckCtx } from '../policy/check-kit.js';
+
 
 /** An intent that acts on a target directly (every kind but undo, which acts through the operation it inverts). */
 export interface TargetedIntent {
@@ -57,6 +58,10 @@ export interface KindModule<I extends TargetedIntent = TargetedIntent> {
   readonly traits: KindTraits;
   /** The refusal or the exact change (SPEC §3 "change submitted"). */
   plan(input: PlanInput<I>): KindOutcome;
+  /** A refusal before planning that only this kind has (e.g. a scale the autoscaler would undo), from the target as read. */
+  refuseBefore?(input: PreflightInput<I>): string | undefined;
+  /** Whether the operator redeploys the job for this change (absent: it does when `traits.redeploys`). */
+  redeploysJob?(intent: I, resource: unknown): boolean;
   /** This kind's own built-in checks, after the shared ones that key off its traits. */
   checks?(ctx: CheckCtx, intent: I): CheckResult[];
   /** The evidence rule (SPEC §5): criteria, failures, notes and proof from one observation. */

@@ -7,6 +7,7 @@ import { restartNonceOf } from '../model/resource.js';
 import { TargetSchema } from '../model/target.js';
 import { effectiveUpgradeMode } from '../model/upgrade-mode.js';
 import { PATHS, freshNonce, patchOutcome } from '../planning/edits.js';
+import { lostSessionJob } from '../planning/target-refusals.js';
 import type { KindModule } from './kind.js';
 
 export const RestartIntent = z.object({ kind: z.literal('restart'), target: TargetSchema, ...COMMON_INTENT_FIELDS });
@@ -24,6 +25,7 @@ export const restart = {
     build: (b) => ({ target: b.target }),
   },
   traits: { change: 'patch', stopsJob: true, redeploys: true, hasMode: false, usesUpgradeMode: true, onSessionCluster: true, onSessionJob: true, readsLastSavepoint: false, refusedWhileSuspended: true },
+  refuseBefore: lostSessionJob,
   plan: ({ resource, nonce }) => {
     const after = freshNonce(nonce, restartNonceOf(resource));
     return patchOutcome([{ path: PATHS.restartNonce, after }], [], effectiveUpgradeMode(undefined, resource));

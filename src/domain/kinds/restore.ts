@@ -14,10 +14,11 @@ import {
   type Ctx,
 } from '../evidence/criteria.js';
 import type { EventView } from '../evidence/events.js';
-import { jobManagerTransient, redeployFailure, statusNotes } from '../evidence/failures.js';
+import { jobFailedTransient, jobManagerTransient, redeployFailure, statusNotes } from '../evidence/failures.js';
 import { classifyWarnings } from '../evidence/warnings.js';
 import { restEvidence } from '../evidence/rest.js';
 import { readFlinkConfig } from '../model/flink-config.js';
+import { pointersMatch } from '../model/checkpoint-pointer.js';
 import { restoreProof } from '../evidence/proof.js';
 import type { Criterion, Judgement } from '../evidence/types.js';
 import { OPERATION_FLAGS, TARGET } from '../language/verb-kit.js';
@@ -68,9 +69,10 @@ function restoreRule(ctx: Ctx): Judgement {
   const suspended = jobStateOf(ctx.resource) === 'suspended';
   const warnings = classifyWarnings(ctx, false);
   const jm = jobManagerTransient(ctx, warnings);
+  const transient = [...jm.transient, ...jobFailedTransient(ctx)];
   const blocking = [...warnings.blocking, ...jm.blocking];
   const current = upgradeSavepointPathOf(ctx.resource);
-  const applied = criterion(ctx, 'savepoint-path-applied', current === uri, current, PATH.upgradeSavepointPath);
+  const applied = criterion(ctx, 'savepoint-path-applied', current !== undefined && pointersMatch(uri, current).match, current, PATH.upgradeSavepointPath);
   const blocked = noBlockingWarnings(ctx, blocking);
   const notes = [...warnings.notes, ...statusNotes(ctx)];
   let criteria: Criterion[];
@@ -83,8 +85,9 @@ function restoreRule(ctx: Ctx): Judgement {
     const newJob = jobId !== undefined && (ctx.previousJobId === undefined || jobId !== ctx.previousJobId);
     const jobIdCriterion = criterion(ctx, 'job-id-new', newJob, { jobId, previous: ctx.previousJobId }, PATH.jobId);
     const pinned = readFlinkConfig(ctx.resource, PINNED_JOB_ID, ctx.observation.sessionCluster) !== undefined;
-    // A pinned $internal.pipeline.job-id keeps the id across redeploys (reference D12): then it proves nothing.
-    if (pinned) notes.push(`jobId ${jobId ?? 'unknown'}: ${PINNED_JOB_ID[0]} pins it, so a new jobId is not expected (not evidence)`);
+    // A pinned $internal.pipeline.job-id keeps the id across redeploys: then it proves nothing. Session jobs always
+    // run under the id the operator generates or reuses, so the note would be wrong for them.
+    if (pinned && !ctx.sessionJob) notes.push(`jobId ${jobId ?? 'unknown'}: ${PINNED_JOB_ID[0]} pins it, so a new jobId is not expected (not evidence)`);
     criteria = [
       generationObserved(ctx),
       reconciledDeployed(ctx),
@@ -102,7 +105,7 @@ function restoreRule(ctx: Ctx): Judgement {
   }
   const proof = restoreProof(ctx, uri, suspended);
   // Flink REST, once operator status is settled: every vertex RUNNING and latest.restored the path asked for.
-  const rest = !suspended && criteria.every((c) => c.met) && jm.transient.length === 0 ? restEvidence(ctx, { tasksRunning: true, restoredFrom: uri, checkpointAfterChange: ctx.checkpointAfterChange }) : undefined;
+  const rest = !suspended && criteria.every((c) => c.met) && transient.length === 0 ? restEvidence(ctx, { tasksRunning: true, restoredFrom: uri, checkpointAfterChange: ctx.checkpointAfterChange }) : undefined;
   if (rest) {
     proof.verified.push(...rest.verified);
     proof.notVerified = [...proof.notVerified.filter((line) => !rest.covers.some((words) => line.includes(words))), ...rest.unverified];
@@ -114,8 +117,9 @@ function restoreRule(ctx: Ctx): Judgement {
     notes,
     blocking,
     proof,
-    transient: jm.transient,
+    transient,
     ...(rest?.need ? { rest: rest.need } : {}),
+    ...(rest && rest.caveats.length > 0 ? { caveats: rest.caveats } : {}),
   };
 }
 

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { criterion, noBlockingWarnings, splitWarnings, type Ctx } from '../evidence/criteria.js';
 import { describeEvent, type EventView } from '../evidence/events.js';
 import { snapshotProof } from '../evidence/proof.js';
+import { abandonedCheck } from '../evidence/abandoned.js';
 import type { Criterion, Failure, Judgement } from '../evidence/types.js';
 import { OPERATION_FLAGS, TARGET } from '../language/verb-kit.js';
 import type { CheckResult } from '../model/decision.js';
@@ -110,9 +111,16 @@ function savepointRule(ctx: Ctx): Judgement {
   ];
   const notes = [...retries, ...own.notes, ...onTarget];
   if (ctx.observation.snapshot === undefined) notes.push(`FlinkStateSnapshot ${name} is not visible yet`);
+  let failure = failureOf(ctx, name, snap, own.failures);
+  // ABANDONED: Flink may have finished the savepoint the operator stopped tracking; REST says, before FAILED.
+  const gaveUp = snap.state === 'ABANDONED' || own.failures.some((e) => e.reason === 'SnapshotAbandoned');
+  const abandoned = gaveUp && failure !== undefined ? abandonedCheck(ctx, name, failure.reason) : undefined;
+  if (abandoned?.type === 'completed') return { ...abandoned.judgement, notes: [...abandoned.judgement.notes, ...notes] };
+  if (abandoned?.type === 'read') return { criteria, failure: undefined, notes, blocking, proof: snapshotProof(name, '', undefined), ...abandoned.judgement };
+  if (abandoned?.type === 'failed' && failure) failure = { ...failure, evidence: [...failure.evidence, ...abandoned.evidence] };
   return {
     criteria,
-    failure: failureOf(ctx, name, snap, own.failures),
+    failure,
     notes,
     blocking,
     proof: snapshotProof(name, snap.path ?? '', snap.resultAt),

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Ctx } from '../evidence/criteria.js';
 import { redeployRule } from '../evidence/redeploy.js';
 import type { RestWant } from '../evidence/rest.js';
-import { OPERATION_FLAGS, TARGET } from '../language/verb-kit.js';
+import { OPERATION_FLAGS, RESET_AUTOSCALER, TARGET } from '../language/verb-kit.js';
 import type { CheckResult } from '../model/decision.js';
 import { readFlinkConfig } from '../model/flink-config.js';
 import { COMMON_INTENT_FIELDS, MAX_PARALLELISM, MIN_PARALLELISM } from '../model/intent-base.js';
@@ -11,14 +11,17 @@ import { getPath } from '../model/merge-patch.js';
 import { parallelismOf, taskManagerReplicasOf } from '../model/resource.js';
 import { TargetSchema } from '../model/target.js';
 import { effectiveUpgradeMode } from '../model/upgrade-mode.js';
-import { PATHS, patchOutcome, refusal, who } from '../planning/edits.js';
+import { PATHS, freshNonce, patchOutcome, refusal, who, type FieldEdit } from '../planning/edits.js';
 import { AUTOSCALER_ENABLED, AUTOSCALER_SCALING, CHECK, at, fail, pass, warn, type CheckCtx } from '../policy/check-kit.js';
+import { autoscalerHolds } from '../planning/target-refusals.js';
 import type { KindModule } from './kind.js';
 
 export const ScaleIntent = z.object({
   kind: z.literal('scale'),
   target: TargetSchema,
   parallelism: z.number().int().min(MIN_PARALLELISM).max(MAX_PARALLELISM),
+  /** `--reset-autoscaler`: clear the autoscaler's stored overrides with the scale (a new spec.job.autoscalerResetNonce). */
+  resetAutoscaler: z.literal(true).optional(),
   ...COMMON_INTENT_FIELDS,
 });
 type Intent = z.infer<typeof ScaleIntent>;
@@ -98,21 +101,29 @@ export const scale = {
     group: 'operation',
     summary: 'change the job parallelism (spec.job.parallelism)',
     args: [TARGET, { key: 'parallelism', kind: 'parallelism', required: true }],
-    flags: [...OPERATION_FLAGS],
-    examples: ['scale analytics/clickstream 12', 'scale clickstream 4 --reason "backlog drained"'],
+    flags: [RESET_AUTOSCALER, ...OPERATION_FLAGS],
+    examples: ['scale analytics/clickstream 12', 'scale clickstream 4 --reason "backlog drained"', 'scale clickstream 6 --reset-autoscaler'],
     synonyms: ['rescale', 'parallelism', 'resize'],
-    build: (b) => ({ target: b.target, parallelism: b.parallelism }),
+    build: (b) => ({ target: b.target, parallelism: b.parallelism, ...(b.resetAutoscaler === true ? { resetAutoscaler: true } : {}) }),
   },
   traits: { change: 'patch', stopsJob: true, redeploys: true, hasMode: false, usesUpgradeMode: true, onSessionCluster: false, onSessionJob: true, readsLastSavepoint: false, refusedWhileSuspended: true },
-  plan: ({ intent, resource }) => {
+  refuseBefore: (input) => (input.intent.resetAutoscaler === true ? undefined : autoscalerHolds(input)),
+  plan: ({ intent, resource, nonce }) => {
     if (parallelismOf(resource) === intent.parallelism) {
       return refusal(`${who(intent.target)} already has parallelism ${intent.parallelism} (spec.job.parallelism); nothing to do`);
     }
-    return patchOutcome([{ path: PATHS.parallelism, after: intent.parallelism }], [], effectiveUpgradeMode(undefined, resource));
+    const edits: FieldEdit[] = [{ path: PATHS.parallelism, after: intent.parallelism }];
+    const notes: string[] = [];
+    if (intent.resetAutoscaler === true) {
+      const current = getPath(resource, PATHS.autoscalerResetNonce);
+      edits.push({ path: PATHS.autoscalerResetNonce, after: freshNonce(nonce, typeof current === 'number' ? current : undefined) });
+      notes.push(`the autoscaler's stored parallelism overrides are cleared with the scale: every vertex starts from parallelism ${intent.parallelism} until the autoscaler decides again`);
+    }
+    return patchOutcome(edits, notes, effectiveUpgradeMode(undefined, resource));
   },
   checks: (ctx, intent) => [...parallelismLimit(ctx, intent.parallelism), maxParallelism(ctx, intent.parallelism), ...(ctx.session ? [] : [taskManagerReplicas(ctx)]), autoscaler(ctx)],
   evidence: (ctx) => redeployRule(ctx, { notes: scaleNotes, notVerified: ['actual per-vertex parallelism (Flink REST) not checked'], rest: scaleRest }),
   undo: { inverse: 'scale', paths: [PATHS.parallelism] },
   asInverse: (target, patch) => ({ kind: 'scale', target, parallelism: Number(getPath(patch, PATHS.parallelism)) || 1, incidentChannels: [] }),
-  describe: (intent) => ` to parallelism ${intent.parallelism}`,
+  describe: (intent) => ` to parallelism ${intent.parallelism}${intent.resetAutoscaler === true ? ' (resetting the autoscaler)' : ''}`,
 } as const satisfies KindModule<Intent>;

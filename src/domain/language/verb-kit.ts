@@ -97,6 +97,7 @@ export type BoundKey =
   | 'at'
   | 'window'
   | 'breakGlass'
+  | 'resetAutoscaler'
   | 'command';
 
 export interface ArgSpec {
@@ -159,6 +160,13 @@ export const BREAK_GLASS: FlagSpec = {
   description: 'emergency: skip approvals where the policy allows you to (needs --reason; reviewed afterwards)',
 };
 export const OPERATION_FLAGS = [REASON, INCIDENT, AT, WINDOW, BREAK_GLASS] as const;
+/** scale: clear the autoscaler's stored per-vertex overrides together with the new parallelism. */
+export const RESET_AUTOSCALER: FlagSpec = {
+  name: 'reset-autoscaler',
+  key: 'resetAutoscaler',
+  kind: 'switch',
+  description: "also reset the autoscaler (a new spec.job.autoscalerResetNonce): it drops the per-vertex parallelism it holds, so the new parallelism applies",
+};
 
 
 /** What the arguments and flags of one command bound to, before the intent is built. */
@@ -187,6 +195,8 @@ export interface BoundValues extends Record<BoundKey, unknown> {
   at: RunAt;
   window: string;
   breakGlass: boolean;
+  /** scale `--reset-autoscaler`. */
+  resetAutoscaler: boolean;
   /** explain: the inner operation intent (the schemas check it). */
   command: unknown;
 }

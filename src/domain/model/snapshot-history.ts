@@ -74,3 +74,11 @@ export function snapshotHistory(target: Target, snapshots: readonly unknown[], r
   if (recorded !== undefined && recorded !== '') history.recorded = recorded;
   return history;
 }
+
+/** What a checkpoint pointer is, in words: Flink's statistics say `is_savepoint`. */
+export function pointerType(isSavepoint: boolean): SnapshotEntry['type'] {
+  return isSavepoint ? 'savepoint' : 'checkpoint';
+}
+
+/** Where Flink REST `/jobs/<id>/checkpoints` keeps the latest savepoint it completed. */
+export const LATEST_SAVEPOINT = ['latest', 'savepoint'] as const;

@@ -34,6 +34,7 @@ export const PATHS = {
   restartNonce: ['spec', 'restartNonce'],
   initialSavepointPath: ['spec', 'job', 'initialSavepointPath'],
   savepointRedeployNonce: ['spec', 'job', 'savepointRedeployNonce'],
+  autoscalerResetNonce: ['spec', 'job', 'autoscalerResetNonce'],
   allowNonRestoredState: ['spec', 'job', 'allowNonRestoredState'],
   taskManagerMemory: ['spec', 'taskManager', 'resource', 'memory'],
   taskManagerCpu: ['spec', 'taskManager', 'resource', 'cpu'],
@@ -73,4 +74,16 @@ export function who(target: Target): string {
 /** The value a field path holds in a patch or resource (undefined when absent). */
 export function valueAt(source: unknown, path: readonly string[]): unknown {
   return getPath(source, path);
+}
+
+/** What the preflight reads besides the intent: the target as read, its session cluster, REST's vertex names. */
+export interface PreflightInput<I extends { kind: string; target: Target } = { kind: string; target: Target }> {
+  intent: I;
+  resource: unknown;
+  /** A FlinkSessionJob's session cluster (its configuration lies under the job's). */
+  sessionClusterResource?: unknown;
+  /** The target is a session cluster (a FlinkDeployment without spec.job). */
+  sessionCluster: boolean;
+  /** Vertex id → name from Flink REST, when the caller read them; ids are shown otherwise. */
+  vertexNames?: Record<string, string>;
 }

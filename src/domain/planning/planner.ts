@@ -8,6 +8,8 @@ import { ANNOTATION_OPERATION_ID, ANNOTATION_REQUESTED_BY, type FieldChange, typ
 import type { FieldEdit } from './edits.js';
 import { deploymentNameOf, jobStateOf, generationOf, hasOperatorStatus, isSessionCluster, kindOf, nameOf, namespaceOf, resourceVersionOf, uidOf } from '../model/resource.js';
 import { formatTarget, type Target } from '../model/target.js';
+import { fallbackNote, preflightRefusal } from './preflight.js';
+import { blueGreenParent } from './target-refusals.js';
 
 export interface PlanContext {
   opId: string;
@@ -21,8 +23,10 @@ export interface PlanContext {
 
 export interface LiveTarget {
   resource: unknown;
-  /** The session cluster of a FlinkSessionJob, when read; the planner does not need it (policy checks do). */
+  /** The session cluster of a FlinkSessionJob, when read (its configuration lies under the job's). */
   sessionCluster?: unknown;
+  /** Vertex id → name from Flink REST, when the caller read them (to name the autoscaler's vertices). */
+  vertexNames?: Record<string, string>;
 }
 
 export type PlanResult = { ok: true; plan: Plan } | { ok: false; refusal: string };
@@ -36,18 +40,24 @@ export function planOperation(intent: KindIntent, live: LiveTarget, ctx: PlanCon
   const identity = identify(intent.target, live.resource);
   if (!identity.ok) return identity;
   const sessionCluster = intent.target.kind === 'FlinkDeployment' && isSessionCluster(live.resource);
-  const why = notApplicable(intent.kind, intent.target, live.resource, sessionCluster) ?? suspendedRefusal(intent.kind, intent.target, live.resource);
+  const preflight = { intent, resource: live.resource, sessionCluster, sessionClusterResource: live.sessionCluster, ...(live.vertexNames ? { vertexNames: live.vertexNames } : {}) };
+  const why =
+    blueGreenParent(intent.target, live.resource) ??
+    notApplicable(intent.kind, intent.target, live.resource, sessionCluster) ??
+    suspendedRefusal(intent.kind, intent.target, live.resource) ??
+    preflightRefusal(preflight);
   if (why !== undefined) return { ok: false, refusal: why };
 
   const input = { intent, resource: live.resource, sessionCluster, nonce: ctx.nonce, sessionClusterResource: live.sessionCluster };
   const outcome = kindModule(intent.kind).plan(input);
   if (!outcome.ok) return outcome;
   if (outcome.type === 'create-snapshot') return { ok: true, plan: snapshotPlan(intent.target, identity, ctx, outcome.savepointPath) };
+  const fallback = fallbackNote(preflight);
   const plan = patchPlan({
     target: intent.target,
     identity,
     edits: outcome.edits,
-    notes: outcome.notes,
+    notes: fallback === undefined ? outcome.notes : [...outcome.notes, fallback],
     effectiveUpgradeMode: outcome.effectiveUpgradeMode,
     ctx,
   });

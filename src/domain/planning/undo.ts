@@ -7,6 +7,7 @@ import { formatTarget } from '../model/target.js';
 import { effectiveUpgradeMode, isUpgradeMode, type UpgradeMode } from '../model/upgrade-mode.js';
 import { PATHS, type FieldEdit } from './edits.js';
 import { identify, patchPlan, type LiveTarget, type PlanContext } from './planner.js';
+import { blueGreenParent } from './target-refusals.js';
 
 export const UNDOABLE_STATES = ['COMPLETED', 'FAILED', 'TIMED_OUT'] as const;
 
@@ -61,6 +62,8 @@ export function planUndo(undone: UndoneOperation, live: LiveTarget, ctx: PlanCon
   const target = undone.plan.target;
   const identity = identify(target, live.resource);
   if (!identity.ok) return identity;
+  const parent = blueGreenParent(target, live.resource);
+  if (parent !== undefined) return { ok: false, refusal: parent };
   if (identity.uid !== undone.plan.uid) {
     return { ok: false, refusal: `${formatTarget(target)} was deleted and recreated since ${undone.id} (its uid changed): nothing to put back` };
   }

@@ -79,6 +79,10 @@ export interface CheckInput<I extends CheckedIntent = CheckedIntent> {
   policy?: CheckPolicy;
   /** What Flink REST said about the running job, and whether the policy's gate warns or fails (SPEC §5a). */
   health?: { reading: HealthReading; gate: HealthGate };
+  /** For a redeploy of a session cluster: the FlinkSessionJobs running on it (read only for such plans). */
+  sessionJobs?: readonly unknown[];
+  /** The environment of the target's namespace in the policy (e.g. `production`). */
+  environment?: string;
   now: Date;
 }
 

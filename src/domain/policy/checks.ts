@@ -3,6 +3,7 @@ import { isUndo, kindModule, type OperationIntent } from '../kinds/index.js';
 import type { CheckResult } from '../model/decision.js';
 import { readFlinkConfig } from '../model/flink-config.js';
 import { healthGateCheck } from './health-gate.js';
+import { sessionJobsCheck } from './session-jobs.js';
 import { MODE, effectiveUpgradeMode, type UpgradeMode } from '../model/upgrade-mode.js';
 import {
   at,
@@ -48,6 +49,7 @@ export function runChecks(input: CheckInput): CheckResult[] {
   if (traits.stopsJob && ctx.mode === MODE.lastState) results.push(highAvailability(ctx));
   results.push(...(module.checks?.(ctx, intent) ?? []));
   if (traits.redeploys && ctx.mode === MODE.stateless) results.push(statelessDropsState(ctx));
+  if (input.sessionJobs !== undefined) results.push(sessionJobsCheck(input.resource, input.sessionJobs, input.environment));
   if (input.health) results.push(healthGateCheck(input.health.reading, input.health.gate, input.now.getTime()));
   return results;
 }

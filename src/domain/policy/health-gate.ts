@@ -13,8 +13,18 @@ export interface HealthReading {
   job: unknown;
   checkpoints: unknown;
   exceptions: unknown;
-  /** execution.checkpointing.interval in ms, when checkpointing is on. */
+  /** execution.checkpointing.interval in ms, when the configuration sets one. */
   intervalMs: number | undefined;
+}
+
+/**
+ * Checkpointing is on when the configuration sets an interval, or when REST shows checkpoints (`counts.total > 0`
+ * or a `latest.completed`): jobs often enable it in their own code, where the CR does not show it.
+ */
+export function restShowsCheckpointing(checkpoints: unknown): boolean {
+  const total = num(getPath(checkpoints, ['counts', 'total'])) ?? 0;
+  const completed = getPath(checkpoints, ['latest', 'completed']);
+  return total > 0 || (typeof completed === 'object' && completed !== null);
 }
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
@@ -45,17 +55,18 @@ function problems(reading: HealthReading, now: number): { problems: string[]; fa
   const recent = times.filter((t) => now - t <= RECENT_RESTART_MS);
   if (recent.length > 0) out.problems.push(`the job restarted ${recent.length} time(s) in the last 10 min (the last at ${clock(Math.max(...recent))}, JobManager clock)`);
   else out.facts.push('no restart in the last 10 min');
-  if (reading.intervalMs === undefined) {
+  if (reading.intervalMs === undefined && !restShowsCheckpointing(reading.checkpoints)) {
     out.facts.push('checkpointing is off');
     return out;
   }
   const completedAt = num(getPath(reading.checkpoints, ['latest', 'completed', 'latest_ack_timestamp']));
   const failed = num(getPath(reading.checkpoints, ['counts', 'failed'])) ?? 0;
   const failedAt = num(getPath(reading.checkpoints, ['latest', 'failed', 'failure_timestamp']));
-  const interval = `interval ${ago(reading.intervalMs)}`;
+  // Enabled in the job's code: REST shows it, but not the interval the age would be judged against.
+  const interval = reading.intervalMs === undefined ? 'checkpointing enabled in the job, interval not in the configuration' : `interval ${ago(reading.intervalMs)}`;
   if (failed > 0 && (completedAt === undefined || (failedAt !== undefined && failedAt > completedAt))) {
     out.problems.push(`checkpoints are failing: ${failed} failed${completedAt === undefined ? ' and none completed' : `, the last completed ${ago(now - completedAt)} ago`} (${interval})`);
-  } else if (completedAt !== undefined && now - completedAt > 3 * reading.intervalMs) {
+  } else if (completedAt !== undefined && reading.intervalMs !== undefined && now - completedAt > 3 * reading.intervalMs) {
     out.problems.push(`the last completed checkpoint is ${ago(now - completedAt)} old, more than three checkpoint intervals (${interval})`);
   } else {
     out.facts.push(completedAt === undefined ? `no checkpoint completed yet (${interval})` : `last checkpoint ${ago(now - completedAt)} ago (${interval}); ${failed} failed`);

@@ -23,6 +23,7 @@ import {
   fields,
   header,
   listSection,
+  moreLine,
   oneLine,
   plural,
   relative,
@@ -42,6 +43,9 @@ export const ACTION_IDS = { approve: 'flink_ops_approve', reject: 'flink_ops_rej
 
 /** A reason is context, not the point of the card: the rest is in `op <id>`. */
 const REASON_CHARS = 500;
+/** Caveats under the verdict: a few, each short enough that the card stays within Slack's limits. */
+const MAX_CAVEATS = 5;
+const CAVEAT_CHARS = 300;
 const BLOCK_ID_PREFIX = 'approval:';
 const DIGEST_PREFIX = /^[0-9a-f]{16}/;
 
@@ -130,6 +134,20 @@ function outcomeSection(record: OperationRecord): Block | undefined {
   return section(`*Why:* ${reason ? escapeKeepMentions(oneLine(reason)) : '_not recorded_'} (${by})`);
 }
 
+/**
+ * What changes the meaning of COMPLETED (no savepoint was taken, vertices kept their own parallelism, …), as the
+ * worker recorded it on the COMPLETED entry: on the card right under the verdict, not only in the paced thread.
+ */
+function caveatsSection(record: OperationRecord): Block | undefined {
+  if (record.state !== 'COMPLETED') return undefined;
+  const raw = lastStateEntry(record)?.detail?.caveats;
+  const caveats = (Array.isArray(raw) ? raw : []).filter((c): c is string => typeof c === 'string' && c.trim().length > 0);
+  if (caveats.length === 0) return undefined;
+  const shown = caveats.slice(0, MAX_CAVEATS).map((c) => `:warning: ${userText(c, CAVEAT_CHARS)}`);
+  if (caveats.length > MAX_CAVEATS) shown.push(`_${moreLine(caveats.length - MAX_CAVEATS)}: each in the thread_`);
+  return section(`*What this means*\n${shown.join('\n')}`);
+}
+
 function bodyBlocks(record: OperationRecord, ctx: RenderContext): Block[] {
   const blocks: (Block | undefined)[] = [summaryFields(record)];
   const reason = record.intent.reason;
@@ -160,6 +178,7 @@ export function renderCard(record: OperationRecord, ctx: RenderContext): SlackMe
   const actions = [actionsBlock(record), reviewActions(record)].filter((b): b is Block => b !== undefined);
   const text = withoutStateNames(`${breakGlassPrefix(record)}${record.id}: ${intentLine(record.intent, record.target)}, requested by ${who(record.requester)}`);
   const top = [neutralise(title) as Block, ...(glass ? [neutralise(glass) as Block] : [])];
-  const message = { text, blocks: [...top, state, ...body, ...actions] };
+  const caveats = caveatsSection(record);
+  const message = { text, blocks: [...top, state, ...(caveats ? [neutralise(caveats) as Block] : []), ...body, ...actions] };
   return enforceLimits(message);
 }

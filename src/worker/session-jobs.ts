@@ -1,0 +1,52 @@
+// After a session cluster was redeployed: the state of each of its session jobs, and for one left at "Job Not Found"
+// the restore command that brings it back (listed only in that case: it costs a request).
+import type { EvidenceVerdict } from '../domain/evidence/types.js';
+import type { Plan } from '../domain/model/plan.js';
+import { deploymentNameOf, isSessionCluster, jobStatusStateOf, lastSavepoint, nameOf, statusErrorOf, upgradeSavepointPathOf } from '../domain/model/resource.js';
+import { LAST_STATE_PLACEHOLDER } from '../domain/model/snapshot-history.js';
+import { callOptions, type Run } from './context.js';
+
+type Completed = Extract<EvidenceVerdict, { outcome: 'completed' }>;
+
+/** The line the proof carries while the session jobs were not looked at. */
+export const SESSION_JOBS_UNVERIFIED = 'the session jobs on this cluster';
+
+/** `<last savepoint path>`, or the path the operator recorded, or a placeholder a person fills in. */
+function restorePath(job: unknown, namespace: string): string {
+  const name = nameOf(job) ?? '?';
+  const last = lastSavepoint({ kind: 'FlinkSessionJob', namespace, name }, [], job)?.location;
+  const recorded = upgradeSavepointPathOf(job);
+  return last ?? (recorded !== undefined && recorded !== LAST_STATE_PLACEHOLDER ? recorded : '<path>');
+}
+
+/** One note per session job: its state, and the restore command when the job is gone from the cluster. */
+export function sessionJobNotes(jobs: readonly unknown[], namespace: string): string[] {
+  return jobs.map((job) => {
+    const name = nameOf(job) ?? '?';
+    const state = jobStatusStateOf(job) ?? 'unknown';
+    const error = statusErrorOf(job);
+    if (error?.includes('Job Not Found')) {
+      return `sessionjob ${namespace}/${name}: ${state}, Job Not Found — bring it back with \`/flink restore sessionjob:${namespace}/${name} --from ${restorePath(job, namespace)}\``;
+    }
+    return `sessionjob ${namespace}/${name}: ${state}${error === undefined ? '' : ` (${error})`}`;
+  });
+}
+
+/** A COMPLETED redeploy of a session cluster gains its session jobs' states; any other verdict is returned as is. */
+export async function withSessionJobs(run: Run, plan: Plan, resource: unknown, verdict: EvidenceVerdict): Promise<EvidenceVerdict> {
+  if (verdict.outcome !== 'completed' || plan.target.kind !== 'FlinkDeployment' || !isSessionCluster(resource)) return verdict;
+  const { namespace, name } = plan.target;
+  let jobs: unknown[];
+  try {
+    jobs = (await run.deps.kube.list('FlinkSessionJob', namespace, callOptions(run))).filter((job) => deploymentNameOf(job) === name);
+  } catch (error) {
+    run.log.info({ err: error }, 'could not list the session jobs of the cluster');
+    return verdict;
+  }
+  const notes = sessionJobNotes(jobs, namespace);
+  if (jobs.length === 0) notes.push(`no session jobs run on ${namespace}/${name}`);
+  const proof = { ...verdict.proof, notVerified: verdict.proof.notVerified.filter((line) => !line.startsWith(SESSION_JOBS_UNVERIFIED)) };
+  const withJobs: Completed = { ...verdict, notes: [...verdict.notes, ...notes], proof };
+  return withJobs;
+}
+
