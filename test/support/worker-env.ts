@@ -45,7 +45,7 @@ rules:
 approval:
   ttl: 30m
 config:
-  allow: ["execution.checkpointing.*", "restart-strategy.*", "taskmanager.memory.*", "job.autoscaler.*"]
+  allow: ["execution.checkpointing.*", "restart-strategy.*", "taskmanager.memory.*", "job.autoscaler.*", "pipeline.jobvertex-parallelism-overrides"]
   deny: ["high-availability*", "kubernetes.operator.*"]
 limits:
   taskManagerMemory: 16g
