@@ -24,6 +24,9 @@ export const KNOBS = {
   'rest-unreachable': "the JobManager's REST service does not answer (503 through the proxy)",
   'bounded-source': 'a bounded bootstrap source in front of the job (Flink REST shows it FINISHED while the job runs)',
   'checkpointing-in-code': 'checkpointing on in the job\'s code, every 10 s (Flink REST shows checkpoints; the configuration has no interval)',
+  'autoscaler-on': "the operator's defaults switch the autoscaler on: after its first decision it holds every vertex's parallelism",
+  'job-restarting': 'the job keeps failing over (RESTARTING) until it is redeployed; a savepoint-mode restart then falls back to last-state',
+  'savepoint-abandoned': 'the job looks not running for a moment during a savepoint: the operator abandons it, Flink completes it',
   'lose-response': "lose the API server's answer to the next patch",
 } as const;
 export type Knob = keyof typeof KNOBS;
@@ -44,6 +47,9 @@ const SCENARIO_KNOBS = {
   'rest-unreachable': 'rest-unreachable',
   'bounded-source': 'bounded-source',
   'checkpointing-in-code': 'checkpointing-in-code',
+  'autoscaler-on': 'autoscaler-default-on',
+  'job-restarting': 'job-restarting',
+  'savepoint-abandoned': 'savepoint-abandoned',
 } as const satisfies Partial<Record<Knob, ScenarioSpec>>;
 type ScenarioKnob = keyof typeof SCENARIO_KNOBS;
 

@@ -34,6 +34,28 @@ describe('cluster panel knobs', () => {
     expect(Object.keys(KNOBS)).toEqual(expect.arrayContaining(['tasks-waiting', 'checkpoints-failing', 'restored-elsewhere', 'rest-unreachable']));
   });
 
+  it('job restarting: the job is RESTARTING until a restart redeploys it, which falls back to last-state', async () => {
+    const { cluster: c, board } = await running();
+    expect(board.set(NS, 'orders', 'job-restarting', true)).toEqual(['job-restarting']);
+    await waitForStatus(c.store, 'flinkdeployments', NS, 'orders', (s) => s.jobStatus?.state === 'RESTARTING', 'RESTARTING');
+    const jobId = statusOf(c.store.get('flinkdeployments', NS, 'orders')).jobStatus?.jobId;
+    editSpec(c.store, 'flinkdeployments', NS, 'orders', (s) => (s.restartNonce = 1));
+    const back = await waitForStatus(c.store, 'flinkdeployments', NS, 'orders', (s, o) => s.observedGeneration === o.metadata.generation && s.jobStatus?.state === 'RUNNING' && s.lifecycleState === 'STABLE', 'RUNNING again');
+    expect(statusOf(back).jobStatus).toMatchObject({ jobId, upgradeSavepointPath: 'KUBERNETES_OPERATOR_LAST_STATE' });
+  });
+
+  it('autoscaler on: the autoscaler decides and its overrides reach the deployed spec, not the resource', async () => {
+    const { cluster: c, board } = await running();
+    board.set(NS, 'orders', 'autoscaler-on', true);
+    const decided = await waitForStatus(c.store, 'flinkdeployments', NS, 'orders', (s) => String(s.reconciliationStatus?.lastReconciledSpec ?? '').includes('pipeline.jobvertex-parallelism-overrides'), 'autoscaler overrides', 15_000);
+    expect(JSON.stringify(decided.spec)).not.toContain('pipeline.jobvertex-parallelism-overrides');
+    expect(c.store.get('configmaps', NS, 'autoscaler-orders')).toBeDefined();
+  });
+
+  it('offers the real-job knobs (what REST shows for them: sim-job-shapes.test.ts)', () => {
+    expect(Object.keys(KNOBS)).toEqual(expect.arrayContaining(['bounded-source', 'checkpointing-in-code', 'autoscaler-on', 'job-restarting', 'savepoint-abandoned']));
+  });
+
   it('task failovers: JobException warnings on the running job', async () => {
     const { cluster: c, board } = await running();
     expect(board.set(NS, 'orders', 'task-failovers', true)).toEqual(['task-failovers']);

@@ -165,10 +165,29 @@ describe('checkpointing set in code, failed jobs the operator resubmits', () => 
 
   it('REST shows checkpoints: checkpointAfterChange is required although no interval is configured', () => {
     const done = settled(flinkDeployment, specPatchOf(plan), { spec: noInterval });
+    // The fixture fills in a 60 s interval: take it out, as in a job that checkpoints from its code.
+    delete (done.spec?.flinkConfiguration as Record<string, unknown>)['execution.checkpointing.interval'];
     const at = (ack: number) =>
       judge({ kind: 'restart', plan, before, resource: done, deep: true, checkpointAfterChange: true, rest: reading(jobIdOf(done), { vertices: [vertex(A, 'Source', 4)] }, { counts: { total: 5, failed: 0 }, latest: { completed: { id: 5, latest_ack_timestamp: ack } } }) });
     expect(metMap(at(secondsAfter(10)))['rest:checkpoint-after-change']).toBe(false);
     expect(at(secondsAfter(30)).outcome).toBe('completed');
+  });
+
+  it('reads checkpoint statistics when a checkpoint is required (also without an interval), or for the note where one is configured; else not', () => {
+    // A stateless scale restores nothing it must prove, so only the checkpoint rule decides whether /checkpoints is read.
+    const need = (required: boolean, interval?: string): boolean | undefined => {
+      const spec = { job: { upgradeMode: 'stateless' }, flinkConfiguration: { 'execution.checkpointing.interval': interval ?? null } };
+      const from = flinkDeployment({ spec });
+      const scale = planFor({ kind: 'scale', target: DEP, parallelism: 8 }, from);
+      const resource = settled(flinkDeployment, specPatchOf(scale), { spec });
+      // The fixture fills in a 60 s interval; a job without one has none in its configuration at all.
+      if (interval === undefined) delete (resource.spec?.flinkConfiguration as Record<string, unknown>)['execution.checkpointing.interval'];
+      const v = judge({ kind: 'scale', plan: scale, before: from, resource, deep: true, checkpointAfterChange: required });
+      return v.outcome === 'pending' ? v.rest?.checkpoints : undefined;
+    };
+    expect(need(true)).toBe(true);
+    expect(need(false)).toBe(false);
+    expect(need(false, '30s')).toBe(true);
   });
 
   it('kubernetes.operator.job.restart.failed: a FAILED job is transient under the grace, then FAILED', () => {

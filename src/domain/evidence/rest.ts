@@ -5,7 +5,7 @@ import { addCheckpointAfter, addRootExceptions } from './rest-checkpoints.js';
 import type { RestJudgement } from './types.js';
 import { autoscalerOverrides, describeOverrides, isAutoscaled, parseOverrides, PARALLELISM_OVERRIDES_KEY } from '../model/autoscaler.js';
 import { pointerOfJob, pointersMatch } from '../model/checkpoint-pointer.js';
-import { checkpointingOn } from '../model/checkpointing.js';
+import { checkpointIntervalSet, checkpointingOn } from '../model/checkpointing.js';
 import { readFlinkConfig } from '../model/flink-config.js';
 import { getPath } from '../model/merge-patch.js';
 import { deploymentNameOf, jobIdOf } from '../model/resource.js';
@@ -46,7 +46,10 @@ export function restEvidence(ctx: Ctx, want: RestWant): RestJudgement {
   const jobId = jobIdOf(ctx.resource);
   const clusterId = clusterIdOf(ctx);
   if (!ctx.deep || ctx.sessionCluster || jobId === undefined || clusterId === undefined) return out;
-  const checkpoints = want.restoredFrom !== undefined || want.lastStateFallback !== undefined || want.checkpointAfterChange !== undefined;
+  // Checkpoint statistics are read when a criterion needs them (a restore; a required checkpoint after the change,
+  // which also tells checkpointing switched on in code), or for the note where the configuration checkpoints.
+  const noted = want.checkpointAfterChange === false && checkpointIntervalSet(ctx.resource, ctx.observation.sessionCluster);
+  const checkpoints = want.restoredFrom !== undefined || want.lastStateFallback !== undefined || want.checkpointAfterChange === true || noted;
   const reading = ctx.observation.rest;
   const exceptions = ctx.events.some((e) => e.type === 'Warning' && e.reason === 'JobException');
   if (reading === undefined || (reading.reachable && reading.jobId !== jobId)) {

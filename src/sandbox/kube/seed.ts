@@ -27,6 +27,7 @@ interface JobOptions {
  * at parallelism 1, a bounded bootstrap branch that finishes while the job keeps running.
  */
 const GRAPHS = {
+  fraudDetection: 'Source: Kafka transactions; Score -> Enrich; Sink: alerts [p=1]',
   payments: 'Source: Kafka payments; Enrich -> Validate; KeyedProcess -> Dedupe; Sink: results [p=1]',
   ledgerExport: 'Source: Kafka ledger; Source: bootstrap ledger [bounded=20s]; Join -> Format; Sink: S3 export [p=1]',
   sessionizer: 'Source: Kafka clicks; Source: bootstrap sessions [bounded=30s]; SessionWindow -> Aggregate; Sink: sessions',
@@ -99,7 +100,7 @@ export function demoResources(seed: DemoSeed = 'demo'): SeedResource[] {
         'pipeline.max-parallelism': '720',
       },
     }),
-    flinkDeployment(prod, 'fraud-detection', { parallelism: 8, upgradeMode: 'last-state' }),
+    flinkDeployment(prod, 'fraud-detection', { parallelism: 8, upgradeMode: 'last-state', graph: GRAPHS.fraudDetection }),
     flinkDeployment(prod, 'ledger-export', { parallelism: 2, upgradeMode: 'savepoint', graph: GRAPHS.ledgerExport }),
     flinkDeployment(prod, 'session-cluster', undefined),
     flinkDeployment(dev, 'orders', {
