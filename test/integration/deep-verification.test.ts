@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OperationRecord } from '../../src/domain/model/operation.js';
 import type { Target } from '../../src/domain/model/target.js';
-import type { WorkerEvidence } from '../../src/worker/context.js';
 import { NS, WorkerEnv } from '../support/worker-env.js';
+import { common, criterion, dep, evidenceOf } from '../support/worker-records.js';
 import { waitForStatus } from '../support/sim.js';
 
 let env: WorkerEnv;
@@ -17,10 +17,6 @@ afterAll(async () => {
   await env?.close();
 });
 
-const common = { incidentChannels: [] };
-const dep = (name: string): Target => ({ kind: 'FlinkDeployment', namespace: NS, name });
-const evidenceOf = (r: OperationRecord) => r.evidence as WorkerEvidence;
-const criterion = (r: OperationRecord, name: string) => evidenceOf(r).criteria?.find((c) => c.name === name);
 const completedDetail = (r: OperationRecord) => r.history.at(-1)?.detail as { verified: string[]; notVerified: string[] };
 
 describe('with Flink REST reachable', () => {

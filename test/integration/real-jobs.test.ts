@@ -6,10 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OperationRecord } from '../../src/domain/model/operation.js';
 import type { Target } from '../../src/domain/model/target.js';
 import { jobGraphOf } from '../../src/sandbox/kube/job-graph.js';
-import type { WorkerEvidence } from '../../src/worker/context.js';
 import { createBlueGreenPair } from '../../src/sandbox/kube/bluegreen.js';
 import { deployment, reconciledSpec, sessionCluster, sessionJob, statusOf, waitForStatus, waitStable } from '../support/sim.js';
 import { NS, WorkerEnv } from '../support/worker-env.js';
+import { common, criterion, dep, evidenceOf } from '../support/worker-records.js';
 
 let env: WorkerEnv;
 beforeAll(async () => {
@@ -21,10 +21,6 @@ afterAll(async () => {
   await env?.close();
 });
 
-const common = { incidentChannels: [] };
-const dep = (name: string): Target => ({ kind: 'FlinkDeployment', namespace: NS, name });
-const evidenceOf = (r: OperationRecord) => r.evidence as WorkerEvidence;
-const criterion = (r: OperationRecord, name: string) => evidenceOf(r).criteria?.find((c) => c.name === name);
 const detailOf = (r: OperationRecord) => r.history.at(-1)?.detail as { notes: string[]; caveats?: string[]; summary?: string; reason?: string };
 const OVERRIDES = 'pipeline.jobvertex-parallelism-overrides';
 /** The autoscaler decides 10 operator seconds after the job runs (a fraction of a second at the tests' speed). */
@@ -105,10 +101,7 @@ describe('E6: not upgradeable yet', () => {
 describe('E7: a session cluster redeployed without HA', () => {
   it('lists the session jobs it kills beforehand; a session job left at "Job Not Found" cannot be restarted, only restored', async () => {
     const { store } = env.cluster;
-    const cluster = sessionCluster('rj-session', NS);
-    const conf = cluster.spec?.flinkConfiguration as Record<string, string>;
-    delete conf['high-availability.type'];
-    delete conf['high-availability.storageDir'];
+    const cluster = sessionCluster('rj-session', NS, { ha: false });
     store.create('flinkdeployments', cluster);
     await waitForStatus(store, 'flinkdeployments', NS, 'rj-session', (s) => s.jobManagerDeploymentStatus === 'READY', 'session cluster READY');
     store.create('flinksessionjobs', sessionJob('rj-etl', NS, 'rj-session'));

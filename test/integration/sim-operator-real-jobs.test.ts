@@ -104,10 +104,7 @@ describe('a savepoint-mode job that is not RUNNING', () => {
 describe('a session cluster redeployed without HA', () => {
   it('leaves its stateful session job at "Job Not Found"; restart never proceeds, restore brings it back', async () => {
     const { store } = sim.rig;
-    const cluster = sessionCluster('session', NS);
-    const conf = cluster.spec?.flinkConfiguration as Record<string, string>;
-    delete conf['high-availability.type'];
-    delete conf['high-availability.storageDir'];
+    const cluster = sessionCluster('session', NS, { ha: false });
     store.create('flinkdeployments', cluster);
     store.create('flinksessionjobs', sessionJob('etl', NS, 'session'));
     store.create('flinksessionjobs', sessionJob('events', NS, 'session', { upgradeMode: 'stateless' }));

@@ -241,8 +241,8 @@ export function deployment(name: string, namespace: string, options: DeploymentO
   };
 }
 
-export function sessionCluster(name: string, namespace: string): KubeObject {
-  const base = deployment(name, namespace);
+export function sessionCluster(name: string, namespace: string, options: Pick<DeploymentOptions, 'ha'> = {}): KubeObject {
+  const base = deployment(name, namespace, options);
   const spec = structuredClone(base.spec ?? {});
   delete spec.job;
   return { ...base, spec };
