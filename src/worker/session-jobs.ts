@@ -2,7 +2,10 @@
 // the restore command that brings it back (listed only in that case: it costs a request).
 import type { EvidenceVerdict } from '../domain/evidence/types.js';
 import type { Plan } from '../domain/model/plan.js';
-import { deploymentNameOf, isSessionCluster, jobStatusStateOf, lastSavepoint, nameOf, statusErrorOf, upgradeSavepointPathOf } from '../domain/model/resource.js';
+import { readFlinkConfig } from '../domain/model/flink-config.js';
+import { deploymentNameOf, isSessionCluster, jobStatusStateOf, lastSavepoint, nameOf, statusErrorOf, upgradeModeOf, upgradeSavepointPathOf } from '../domain/model/resource.js';
+import { MODE } from '../domain/model/upgrade-mode.js';
+import { HA_KEYS } from '../domain/policy/check-kit.js';
 import { LAST_STATE_PLACEHOLDER } from '../domain/model/snapshot-history.js';
 import { callOptions, type Run } from './context.js';
 
@@ -19,14 +22,26 @@ function restorePath(job: unknown, namespace: string): string {
   return last ?? (recorded !== undefined && recorded !== LAST_STATE_PLACEHOLDER ? recorded : '<path>');
 }
 
-/** One note per session job: its state, and the restore command when the job is gone from the cluster. */
-export function sessionJobNotes(jobs: readonly unknown[], namespace: string): string[] {
+/** The cluster keeps HA metadata, so its stateful session jobs can resume after it was redeployed. */
+export function clusterHasHa(cluster: unknown): boolean {
+  const value = readFlinkConfig(cluster, HA_KEYS)?.value.trim().toLowerCase();
+  return value !== undefined && value !== '' && value !== 'none';
+}
+
+/**
+ * One note per session job: its state, and the restore command when the job is gone from the cluster — or will be:
+ * the operator may not have looked at a job since its cluster came back, but a stateful one on a cluster without HA
+ * cannot resume, so it is said now rather than after it shows "Job Not Found".
+ */
+export function sessionJobNotes(jobs: readonly unknown[], namespace: string, haOnCluster = true): string[] {
   return jobs.map((job) => {
     const name = nameOf(job) ?? '?';
     const state = jobStatusStateOf(job) ?? 'unknown';
     const error = statusErrorOf(job);
-    if (error?.includes('Job Not Found')) {
-      return `sessionjob ${namespace}/${name}: ${state}, Job Not Found — bring it back with \`/flink restore sessionjob:${namespace}/${name} --from ${restorePath(job, namespace)}\``;
+    const restore = `\`/flink restore sessionjob:${namespace}/${name} --from ${restorePath(job, namespace)}\``;
+    if (error?.includes('Job Not Found')) return `sessionjob ${namespace}/${name}: ${state}, Job Not Found — bring it back with ${restore}`;
+    if (!haOnCluster && upgradeModeOf(job) !== MODE.stateless) {
+      return `sessionjob ${namespace}/${name}: ${state} as last reported; it stopped with its cluster, which has no HA, so it cannot resume — once it shows Job Not Found, bring it back with ${restore}`;
     }
     return `sessionjob ${namespace}/${name}: ${state}${error === undefined ? '' : ` (${error})`}`;
   });
@@ -43,7 +58,7 @@ export async function withSessionJobs(run: Run, plan: Plan, resource: unknown, v
     run.log.info({ err: error }, 'could not list the session jobs of the cluster');
     return verdict;
   }
-  const notes = sessionJobNotes(jobs, namespace);
+  const notes = sessionJobNotes(jobs, namespace, clusterHasHa(resource));
   if (jobs.length === 0) notes.push(`no session jobs run on ${namespace}/${name}`);
   const proof = { ...verdict.proof, notVerified: verdict.proof.notVerified.filter((line) => !line.startsWith(SESSION_JOBS_UNVERIFIED)) };
   const withJobs: Completed = { ...verdict, notes: [...verdict.notes, ...notes], proof };

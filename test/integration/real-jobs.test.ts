@@ -111,7 +111,8 @@ describe('E7: a session cluster redeployed without HA', () => {
     expect(check).toMatchObject({ outcome: 'warn', message: expect.stringContaining('rj-etl') });
     const done = await env.waitTerminal(op.id);
     expect(done.state, JSON.stringify(evidenceOf(done).verdict)).toBe('COMPLETED');
-    expect(detailOf(done).notes).toContainEqual(expect.stringMatching(new RegExp(`^sessionjob ${NS}/rj-etl: `)));
+    // Whether or not the operator has looked at it since, the thread gives the command that brings it back.
+    expect(detailOf(done).notes).toContainEqual(expect.stringMatching(new RegExp(`^sessionjob ${NS}/rj-etl: .*bring it back with \`/flink restore sessionjob:${NS}/rj-etl --from `)));
     await waitForStatus(store, 'flinksessionjobs', NS, 'rj-etl', (s) => s.error === 'Job Not Found', 'Job Not Found');
     const sj: Target = { kind: 'FlinkSessionJob', namespace: NS, name: 'rj-etl' };
     await expect(env.request({ kind: 'restart', target: sj, ...common })).rejects.toThrow(/Job Not Found[\s\S]*\/flink restore sessionjob:/);

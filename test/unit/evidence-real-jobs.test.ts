@@ -234,5 +234,10 @@ describe('an ABANDONED savepoint Flink completed, and session jobs after a clust
       'sessionjob streaming-prod/clickstream-sessionizer: RECONCILING, Job Not Found — bring it back with `/flink restore sessionjob:streaming-prod/clickstream-sessionizer --from s3://sp/clicks-1`',
       'sessionjob streaming-prod/other-job: RUNNING',
     ]);
+    // On a cluster without HA a stateful job the operator has not looked at since cannot resume: said at once.
+    expect(sessionJobNotes([fine, flinkSessionJob({ name: 'stateless-job', spec: { job: { upgradeMode: 'stateless' } } })], 'streaming-prod', false)).toEqual([
+      'sessionjob streaming-prod/other-job: RUNNING as last reported; it stopped with its cluster, which has no HA, so it cannot resume — once it shows Job Not Found, bring it back with `/flink restore sessionjob:streaming-prod/other-job --from <path>`',
+      'sessionjob streaming-prod/stateless-job: RUNNING',
+    ]);
   });
 });
