@@ -16,6 +16,7 @@ const CRDS = {
   flinkdeployments: 'flinkdeployments.flink.apache.org-v1.yml',
   flinksessionjobs: 'flinksessionjobs.flink.apache.org-v1.yml',
   flinkstatesnapshots: 'flinkstatesnapshots.flink.apache.org-v1.yml',
+  flinkbluegreendeployments: 'flinkbluegreendeployments.flink.apache.org-v1.yml',
 } as const;
 type Plural = keyof typeof CRDS;
 type Schema = Record<string, unknown>;
@@ -113,7 +114,7 @@ async function runFailureModes(store: SimStore, setScenario: SetScenario): Promi
 }
 
 describe('CRD conformance of the simulated operator', () => {
-  it('every version of every FlinkDeployment, FlinkSessionJob and FlinkStateSnapshot validates against its CRD schema', async () => {
+  it('every version of every FlinkDeployment, FlinkSessionJob, FlinkStateSnapshot and FlinkBlueGreenDeployment validates against its CRD schema', async () => {
     if (!existsSync(CRD_DIR)) {
       console.warn(`sim-crd-conformance: ${CRD_DIR} is absent — the simulated objects were NOT validated against the CRD schemas`);
       expect(existsSync(CRD_DIR), 'CRD reference folder absent: this run validated nothing').toBe(false);
@@ -144,6 +145,8 @@ describe('CRD conformance of the simulated operator', () => {
       await runFailureModes(cluster.store, (ns, name, s) => cluster.operator.setScenario(ns, name, s));
       await cluster.seeded;
       for (const plural of Object.keys(CRDS) as Plural[]) for (const object of cluster.store.list(plural)) check(plural, object);
+      // The demo's Blue/Green pair is among what was checked.
+      expect(cluster.store.list('flinkbluegreendeployments').map((o) => o.metadata.name)).toEqual(['checkout-bg']);
     } finally {
       stop();
       await cluster.close();
