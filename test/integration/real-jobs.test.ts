@@ -1,5 +1,5 @@
 // Real jobs end to end (docs/deep-verification.md "Real jobs"): the simulator driven into what the real operator and
-// Flink do (OPERATOR_CONFORMANCE E1–E12), the worker's verdict read from the store. Rows covered elsewhere:
+// Flink do (rows E1–E12 of the operator review), the worker's verdict read from the store. Rows covered elsewhere:
 // E1 baseline + bounded, E2, E8, E11 in deep-verification.test.ts; E7's listing in worker-kinds.test.ts; E12 through
 // the Bolt app in bot-real-jobs.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

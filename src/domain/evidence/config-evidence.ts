@@ -4,7 +4,7 @@ import { criterion, desiredFields, type Ctx } from './criteria.js';
 import { ignoreClassRule } from './ignore-class.js';
 import { redeployRule } from './redeploy.js';
 import type { Judgement } from './types.js';
-import { AUTOSCALER_SWITCH, PARALLELISM_OVERRIDES_KEY, autoscalerOverrides, parseOverrides } from '../model/autoscaler.js';
+import { PARALLELISM_OVERRIDES_KEY, autoscalerOverrides, parseOverrides, switchesAutoscalerOff } from '../model/autoscaler.js';
 
 const LOADED_CONFIG = 'the configuration the running job actually loaded (Flink REST jobmanager/config) not checked';
 
@@ -16,8 +16,8 @@ function patchedValues(ctx: Ctx): Map<string, unknown> {
 }
 
 /** The patch turns the autoscaler off (or unsets its switch) on a target whose reconciled spec holds its overrides. */
-function switchesAutoscalerOff(ctx: Ctx, values: Map<string, unknown>): boolean {
-  const off = AUTOSCALER_SWITCH.some((key) => values.has(key) && (values.get(key) === null || String(values.get(key)).trim().toLowerCase() === 'false'));
+function turnsOffHeldAutoscaler(ctx: Ctx, values: Map<string, unknown>): boolean {
+  const off = [...values].some(([key, value]) => switchesAutoscalerOff(key, value));
   if (!off) return false;
   return Object.keys(autoscalerOverrides(ctx.before)).length > 0 || Object.keys(autoscalerOverrides(ctx.resource)).length > 0;
 }
@@ -38,7 +38,7 @@ function overridesRule(ctx: Ctx, overrides: Record<string, number>): Judgement {
 
 export function configEvidence(ctx: Ctx, how: { ignoreClass: boolean; keys: readonly string[] }): Judgement {
   const values = patchedValues(ctx);
-  if (how.ignoreClass && !switchesAutoscalerOff(ctx, values)) return ignoreClassRule(ctx, how.keys.join(', '));
+  if (how.ignoreClass && !turnsOffHeldAutoscaler(ctx, values)) return ignoreClassRule(ctx, how.keys.join(', '));
   const overridesValue = values.get(PARALLELISM_OVERRIDES_KEY);
   if (values.size === 1 && typeof overridesValue === 'string' && desiredFields(ctx.plan).length === 1) {
     const overrides = parseOverrides(overridesValue);

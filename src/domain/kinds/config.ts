@@ -13,7 +13,7 @@ import { effectiveUpgradeMode } from '../model/upgrade-mode.js';
 import { PATHS, patchOutcome, refusal, who, type FieldEdit } from '../planning/edits.js';
 import { CHECK, fail, pass, type CheckCtx } from '../policy/check-kit.js';
 import { matchesGlob } from '../policy/glob.js';
-import { AUTOSCALER_SWITCH, autoscalerOverrides } from '../model/autoscaler.js';
+import { autoscalerOverrides, switchesAutoscalerOff } from '../model/autoscaler.js';
 import type { KindModule } from './kind.js';
 
 /** Keys per command: enough for any real change, and a card that still fits Slack. */
@@ -55,7 +55,7 @@ const isIgnoreClass = (key: string) => IGNORE_CLASS_PREFIXES.some((p) => key.sta
 
 /** Turning the autoscaler off makes it drop the overrides it holds: the operator then redeploys the job. */
 function clearsAutoscalerOverrides(intent: Intent, resource: unknown): boolean {
-  const off = intent.entries.some((e) => AUTOSCALER_SWITCH.includes(e.key as (typeof AUTOSCALER_SWITCH)[number]) && (e.value === undefined || e.value.trim().toLowerCase() === 'false'));
+  const off = intent.entries.some((e) => switchesAutoscalerOff(e.key, e.value));
   return off && Object.keys(autoscalerOverrides(resource)).length > 0;
 }
 

@@ -44,3 +44,9 @@ export function describeOverrides(overrides: Record<string, number>, names: Reco
     .map(([id, p]) => `${names[id] ?? id}: ${p}`)
     .join(', ');
 }
+
+/** A configuration write that turns the autoscaler off: its switch set to false, or unset (null or no value). */
+export function switchesAutoscalerOff(key: string, value: unknown): boolean {
+  if (!(AUTOSCALER_SWITCH as readonly string[]).includes(key)) return false;
+  return value === null || value === undefined || String(value).trim().toLowerCase() === 'false';
+}
