@@ -2,10 +2,9 @@
 // the restore command that brings it back (listed only in that case: it costs a request).
 import type { EvidenceVerdict } from '../domain/evidence/types.js';
 import type { Plan } from '../domain/model/plan.js';
-import { readFlinkConfig } from '../domain/model/flink-config.js';
+import { haConfigured } from '../domain/model/flink-config.js';
 import { deploymentNameOf, isSessionCluster, jobStatusStateOf, lastSavepoint, nameOf, statusErrorOf, upgradeModeOf, upgradeSavepointPathOf } from '../domain/model/resource.js';
 import { MODE } from '../domain/model/upgrade-mode.js';
-import { HA_KEYS } from '../domain/policy/check-kit.js';
 import { LAST_STATE_PLACEHOLDER } from '../domain/model/snapshot-history.js';
 import { callOptions, type Run } from './context.js';
 
@@ -20,12 +19,6 @@ function restorePath(job: unknown, namespace: string): string {
   const last = lastSavepoint({ kind: 'FlinkSessionJob', namespace, name }, [], job)?.location;
   const recorded = upgradeSavepointPathOf(job);
   return last ?? (recorded !== undefined && recorded !== LAST_STATE_PLACEHOLDER ? recorded : '<path>');
-}
-
-/** The cluster keeps HA metadata, so its stateful session jobs can resume after it was redeployed. */
-export function clusterHasHa(cluster: unknown): boolean {
-  const value = readFlinkConfig(cluster, HA_KEYS)?.value.trim().toLowerCase();
-  return value !== undefined && value !== '' && value !== 'none';
 }
 
 /**
@@ -58,7 +51,7 @@ export async function withSessionJobs(run: Run, plan: Plan, resource: unknown, v
     run.log.info({ err: error }, 'could not list the session jobs of the cluster');
     return verdict;
   }
-  const notes = sessionJobNotes(jobs, namespace, clusterHasHa(resource));
+  const notes = sessionJobNotes(jobs, namespace, haConfigured(resource));
   if (jobs.length === 0) notes.push(`no session jobs run on ${namespace}/${name}`);
   const proof = { ...verdict.proof, notVerified: verdict.proof.notVerified.filter((line) => !line.startsWith(SESSION_JOBS_UNVERIFIED)) };
   const withJobs: Completed = { ...verdict, notes: [...verdict.notes, ...notes], proof };

@@ -85,3 +85,12 @@ export function configLocations(configuration: unknown, key: string): string[][]
   }
   return found;
 }
+
+/** Where Flink reads its high-availability mode (the newer key first). */
+export const HA_KEYS = ['high-availability.type', 'high-availability'] as const;
+
+/** High availability is configured (a mode other than NONE): the job's state survives its JobManager. */
+export function haConfigured(resource: unknown, sessionCluster?: unknown): boolean {
+  const value = readFlinkConfig(resource, HA_KEYS, sessionCluster)?.value.trim().toUpperCase();
+  return value !== undefined && value !== '' && value !== 'NONE';
+}

@@ -1,13 +1,12 @@
 // Refusals before planning that depend on what the target's job is doing (the kind's own, then a job the operator would
 // wait on), and the plan note for a savepoint-mode target the operator will redeploy from its HA checkpoint instead.
-import { readFlinkConfig } from '../model/flink-config.js';
+import { haConfigured, readFlinkConfig } from '../model/flink-config.js';
 import { getPath } from '../model/merge-patch.js';
 import { jobManagerStatusOf, jobSpecOf, jobStatusStateOf, lastReconciledSpecOf } from '../model/resource.js';
 import { formatTarget } from '../model/target.js';
 import { MODE, effectiveUpgradeMode, type UpgradeMode } from '../model/upgrade-mode.js';
 import { kindModule, type KindIntent } from '../kinds/index.js';
 import type { PreflightInput } from './edits.js';
-import { HA_KEYS } from '../policy/check-kit.js';
 
 export const LAST_STATE_FALLBACK_KEY = 'kubernetes.operator.job.upgrade.last-state-fallback.enabled';
 /** The job states in which the operator does not stop anything: it restores from the savepoint in the status. */
@@ -34,8 +33,7 @@ function config(input: PreflightInput, keys: readonly string[]) {
 }
 
 function hasHa(input: PreflightInput): boolean {
-  const value = config(input, HA_KEYS)?.value.trim().toUpperCase();
-  return value !== undefined && value !== '' && value !== 'NONE';
+  return haConfigured(input.resource, input.intent.target.kind === 'FlinkSessionJob' ? (input.sessionClusterResource ?? {}) : undefined);
 }
 
 /**

@@ -3,7 +3,7 @@
 import type { HealthReading } from './health-gate.js';
 import type { HealthGate } from './verify.js';
 import type { CheckResult } from '../model/decision.js';
-import type { ConfigValue } from '../model/flink-config.js';
+import { HA_KEYS, type ConfigValue } from '../model/flink-config.js';
 import type { Target } from '../model/target.js';
 import type { UpgradeMode } from '../model/upgrade-mode.js';
 
@@ -96,7 +96,6 @@ export function at(value: unknown, ...path: string[]): unknown {
 export const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 export const SAVEPOINT_DIR_KEYS = ['state.savepoints.dir', 'execution.checkpointing.savepoint-dir'];
-export const HA_KEYS = ['high-availability.type', 'high-availability'];
 export const CHECKPOINTING_KEYS = ['execution.checkpointing.interval', 'state.checkpoints.dir', 'execution.checkpointing.dir'];
 export const AUTOSCALER_ENABLED = ['job.autoscaler.enabled', 'kubernetes.operator.job.autoscaler.enabled'];
 export const AUTOSCALER_SCALING = ['job.autoscaler.scaling.enabled', 'kubernetes.operator.job.autoscaler.scaling.enabled'];

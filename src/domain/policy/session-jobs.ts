@@ -1,10 +1,9 @@
 // The built-in check of a session-cluster redeploy: the operator deletes the cluster without a savepoint, so every
 // session job on it is killed; stateful ones without HA on the cluster come back only through `restore`.
 import type { CheckResult } from '../model/decision.js';
-import { readFlinkConfig } from '../model/flink-config.js';
+import { haConfigured } from '../model/flink-config.js';
 import { deploymentNameOf, jobStatusStateOf, nameOf, upgradeModeOf } from '../model/resource.js';
 import { DEFAULT_UPGRADE_MODE, MODE } from '../model/upgrade-mode.js';
-import { HA_KEYS } from './check-kit.js';
 
 export const SESSION_JOBS_CHECK = 'session-jobs';
 const PRODUCTION = 'production';
@@ -14,11 +13,6 @@ const SHOWN = 10;
 /** The FlinkSessionJobs of `items` that run on session cluster `cluster`. */
 export function sessionJobsOn(cluster: string, items: readonly unknown[]): unknown[] {
   return items.filter((item) => deploymentNameOf(item) === cluster);
-}
-
-function clusterHasHa(cluster: unknown): boolean {
-  const value = readFlinkConfig(cluster, HA_KEYS)?.value.trim().toUpperCase();
-  return value !== undefined && value !== '' && value !== 'NONE';
 }
 
 /**
@@ -35,7 +29,7 @@ export function sessionJobsCheck(cluster: unknown, jobs: readonly unknown[], env
   const more = described.length > SHOWN ? ` and ${described.length - SHOWN} more` : '';
   const head = `redeploying the session cluster kills its ${jobs.length} session job(s) without a savepoint: ${shown.join(', ')}${more}`;
   const stateful = described.filter((d) => d.stateful).map((d) => d.name);
-  if (stateful.length > 0 && !clusterHasHa(cluster)) {
+  if (stateful.length > 0 && !haConfigured(cluster)) {
     const tail = `; the cluster has no high availability, so ${stateful.join(', ')} will stay at "Job Not Found" until restored from a savepoint`;
     return { name: SESSION_JOBS_CHECK, outcome: environment === PRODUCTION ? 'fail' : 'warn', message: `${head}${tail}` };
   }
