@@ -20,7 +20,7 @@ export default tseslint.config(
   },
   {
     // The sandbox page's browser modules: plain JavaScript served as is (no build step), so no type information.
-    files: ['src/sandbox/page/**/*.js'],
+    files: ['packages/sim/src/page/**/*.js'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       sourceType: 'module',

@@ -22,6 +22,16 @@ export default defineConfig({
         },
       },
       {
+        // The simulators' own tests (packages/sim), beside the bot's unit and integration files.
+        extends: true,
+        test: {
+          name: 'sim',
+          include: ['packages/sim/test/**/*.test.ts'],
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
         extends: true,
         test: {
           name: 'e2e',

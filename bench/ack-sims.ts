@@ -1,7 +1,7 @@
 // Child process of bench/ack.ts: the simulated cluster and Slack Web API, out of the measured process (in production
 // both are remote). Prints one JSON line with their addresses, then runs until stdin closes.
-import { startSimCluster } from '../src/sandbox/kube/cluster.js';
-import { startSimSlack } from '../src/sandbox/slack-api.js';
+import { startSimCluster } from '@flink-chatops/sim/kube/cluster';
+import { startSimSlack } from '@flink-chatops/sim/slack-api';
 
 const [token, channel, user] = process.argv.slice(2) as [string, string, string];
 const cluster = await startSimCluster({ port: 0, seed: 'demo', speed: 'fast' });

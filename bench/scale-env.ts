@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { stringify } from 'yaml';
-import type { RequestStatsSnapshot } from '../src/sandbox/kube/faults.js';
+import type { RequestStatsSnapshot } from '@flink-chatops/sim/kube/faults';
 import { freePort, redisAnswers, startPrivateRedis, type PrivateRedis } from '../test/support/redis-server.js';
 import { CHANNELS, Responses, SECRET, TOKEN, USER } from './scale-load.js';
 import { buildForBench, startRole, startScript, stopAll, type RoleProcess } from './scale-procs.js';

@@ -1,5 +1,5 @@
 // The printed result of bench/scale.ts: one table of figures against their targets, then the details behind them.
-import type { RequestStatsSnapshot } from '../src/sandbox/kube/faults.js';
+import type { RequestStatsSnapshot } from '@flink-chatops/sim/kube/faults';
 import { summarize, type Summary } from './scale-load.js';
 import { sumBy, type Metrics } from './scale-procs.js';
 import type { ListPhase } from './scale.js';

@@ -7,9 +7,9 @@
 //       {"calls": {method: count}} (Web API calls so far).
 // Both run until stdin closes.
 import { createInterface } from 'node:readline';
-import { startSimCluster, type SimCluster } from '../src/sandbox/kube/cluster.js';
-import { DEFAULT_RATE_LIMITS, startSimSlack, type RecordedResponse, type SimSlack } from '../src/sandbox/slack-api.js';
-import { deployment, isStable, statusOf } from '../test/support/sim.js';
+import { startSimCluster, type SimCluster } from '@flink-chatops/sim/kube/cluster';
+import { DEFAULT_RATE_LIMITS, startSimSlack, type RecordedResponse, type SimSlack } from '@flink-chatops/sim/slack-api';
+import { deployment, isStable, statusOf } from '@flink-chatops/sim/testing/sim';
 
 const send = (value: unknown): void => void process.stdout.write(`${JSON.stringify(value)}\n`);
 

@@ -3,9 +3,9 @@
 // server's RSS is its own (importing client-node alone costs ~115 MB of RSS, so only the child loads it) and latency
 // includes the wire and the client's parsing.
 import { fork } from 'node:child_process';
-import { startSimApiServer } from '../src/sandbox/kube/server.js';
-import { SimStore, type KubeObject } from '../src/sandbox/kube/store.js';
-import { validateSpec } from '../src/sandbox/kube/validation.js';
+import { startSimApiServer } from '@flink-chatops/sim/kube/server';
+import { SimStore, type KubeObject } from '@flink-chatops/sim/kube/store';
+import { validateSpec } from '@flink-chatops/sim/kube/validation';
 
 interface Params {
   resources: number;
@@ -87,7 +87,7 @@ async function runChild(): Promise<void> {
     expected: number;
   };
   const { Watch } = await import('@kubernetes/client-node');
-  const { kubeConfigFor } = await import('../test/support/kube.js');
+  const { kubeConfigFor } = await import('@flink-chatops/sim/testing/kube');
   const watch = new Watch(kubeConfigFor(url));
   const latencies: number[] = [];
   let firstAt = 0;

@@ -20,13 +20,13 @@ import { ClientNodeFlinkClient, loadKubeConfig } from '../src/kube/client-node.j
 import { createLogger } from '../src/log.js';
 import { parsePolicyText } from '../src/app/policy-load.js';
 import { OperationQueue } from '../src/queue/queue.js';
-import type { RequestStatsSnapshot } from '../src/sandbox/kube/faults.js';
+import type { RequestStatsSnapshot } from '@flink-chatops/sim/kube/faults';
 import { lastEventId, waitForEvents } from '../src/store/events.js';
 import { FreezeStore } from '../src/store/freezes.js';
 import { OperationStore } from '../src/store/operations.js';
 import { startWorker } from '../src/roles/worker.js';
 import { redisAnswers, startPrivateRedis } from '../test/support/redis-server.js';
-import { deployment, isStable, statusOf } from '../test/support/sim.js';
+import { deployment, isStable, statusOf } from '@flink-chatops/sim/testing/sim';
 
 interface Params {
   targets: number;

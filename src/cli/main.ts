@@ -6,13 +6,11 @@ const USAGE = `flink-chatops — operate Apache Flink jobs on Kubernetes from Sl
 
 Usage:
   flink-chatops serve [--role bot|worker|all]     run the bot and/or worker against Slack, Redis and a cluster
-  flink-chatops sandbox [--speed fast|realistic]  run everything locally with a Slack-like page (npm start)
-  flink-chatops sim-cluster [--port N] [--seed demo] [--speed fast|realistic]
-                                                  run the simulated Kubernetes API server and Flink operator
   flink-chatops check-policy FILE                 validate a policy file and print what it allows
   flink-chatops --help                            this text
 
-Configuration comes from the environment (see docs/configuration.md).`;
+Configuration comes from the environment (see docs/configuration.md). In a checkout, \`sandbox\` (npm start) and
+\`sim-cluster\` run the simulators of packages/sim (see docs/sandbox.md); an installed image has neither.`;
 
 const serve: SubcommandHandler = async (args) => {
   const parsed = parseArgs(args, { role: 'value' });
@@ -29,10 +27,11 @@ const serve: SubcommandHandler = async (args) => {
 
 const SUBCOMMANDS: Record<string, () => Promise<SubcommandHandler>> = {
   serve: async () => serve,
-  sandbox: async () => (await import('../sandbox/sandbox.js')).runSandbox,
-  'sim-cluster': async () => (await import('../sandbox/sim-cluster-cli.js')).simClusterCommand,
   'check-policy': async () => (await import('./check-policy.js')).handler,
 };
+
+/** The simulators' subcommands: a checkout runs them from packages/sim (bin/flink-chatops.js); an image has none. */
+const DEVELOPMENT_ONLY = ['sandbox', 'sim-cluster'];
 
 function usageError(message: string): number {
   process.stderr.write(`flink-chatops: ${message}\n\n${USAGE}\n`);
@@ -46,6 +45,10 @@ export async function main(argv: string[]): Promise<number> {
     return sub === undefined ? 1 : 0;
   }
   const load = SUBCOMMANDS[sub];
+  if (!load && DEVELOPMENT_ONLY.includes(sub)) {
+    process.stderr.write(`flink-chatops: "${sub}" is a development tool and not part of this installation: run it from a checkout (npm start)\n`);
+    return 1;
+  }
   if (!load) return usageError(`unknown subcommand "${sub}"`);
   const handler = await load();
   return handler(rest);

@@ -1,11 +1,11 @@
 // A bot process SIGKILLed right after recording ACCEPTED (its card post in flight, never delivered): the sweep of
-// the next bot process posts the card and records the decision within a minute, exactly once (SPEC §9, issue 18).
+// the next bot process posts the card and records the decision within a minute, exactly once (docs/lifecycle.md#the-sweep, issue 18).
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { SimCluster } from '../../src/sandbox/kube/cluster.js';
+import type { SimCluster } from '@flink-chatops/sim/kube/cluster';
 import { SECRET, startBotEnv, startTestCluster, USERS } from '../support/bot-env.js';
 import { startBotProcess } from '../support/bot-process.js';
 import { freePort } from '../support/redis-server.js';

@@ -1,11 +1,11 @@
 // A bot process killed (SIGKILL) mid-operation and started again loses no update and posts no reply twice
-// (SPEC §8 "Delivery"): the notifier runs in real `serve --role bot` processes.
+// (docs/lifecycle.md#delivery-and-pacing): the notifier runs in real `serve --role bot` processes.
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { threadReplyWanted } from '../../src/slack/blocks/index.js';
 import { createLogger } from '../../src/log.js';
-import type { SimCluster } from '../../src/sandbox/kube/cluster.js';
+import type { SimCluster } from '@flink-chatops/sim/kube/cluster';
 import { startWorker } from '../../src/roles/worker.js';
 import { startBotEnv, startTestCluster, USERS } from '../support/bot-env.js';
 import { startBotProcess } from '../support/bot-process.js';

@@ -5,9 +5,9 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { KubeConfig } from '@kubernetes/client-node';
 import { OperationQueue, jobIdOf } from '../../src/queue/queue.js';
-import { SANDBOX_CLUSTERS, SANDBOX_POLICY, startSandbox, type RunningSandbox } from '../../src/sandbox/sandbox.js';
-import type { SimMessage } from '../../src/sandbox/slack-api.js';
-import type { PageState } from '../../src/sandbox/page-state.js';
+import { SANDBOX_CLUSTERS, SANDBOX_POLICY, startSandbox, type RunningSandbox } from '@flink-chatops/sim/sandbox';
+import type { SimMessage } from '@flink-chatops/sim/slack-api';
+import type { PageState } from '@flink-chatops/sim/page-state';
 import { ACTION_IDS } from '../../src/slack/blocks/index.js';
 
 const CHANNEL = 'C0DATAPLATFORM';

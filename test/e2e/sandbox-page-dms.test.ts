@@ -7,10 +7,10 @@ import type { AddressInfo } from 'node:net';
 import { webApi } from '@slack/bolt';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimCluster, type SimCluster } from '../../src/sandbox/kube/cluster.js';
-import { startPageServer, type PageServer } from '../../src/sandbox/page-server.js';
-import { startSimSlack, type SimSlack } from '../../src/sandbox/slack-api.js';
-import { BOT, CHANNELS, TEAM, USERGROUPS, USERS } from '../../src/sandbox/workspace.js';
+import { startSimCluster, type SimCluster } from '@flink-chatops/sim/kube/cluster';
+import { startPageServer, type PageServer } from '@flink-chatops/sim/page-server';
+import { startSimSlack, type SimSlack } from '@flink-chatops/sim/slack-api';
+import { BOT, CHANNELS, TEAM, USERGROUPS, USERS } from '@flink-chatops/sim/workspace';
 
 const CHROMIUM = '/usr/bin/chromium';
 const DM = 'D0LEAD1';

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { freePort, redisAnswers } from '../../src/sandbox/redis.js';
+import { freePort, redisAnswers } from '@flink-chatops/sim/redis';
 import { baseEnv, runSandboxToExit, startSandboxProcess } from '../support/sandbox-process.js';
 
 /** SPEC §10 / issue 8: `npm start` serves the page within 15 s on the 2-core machine. */
@@ -22,7 +22,7 @@ describe('sandbox start', () => {
       expect(pageMs).toBeLessThan(START_BUDGET_MS);
 
       const { stdout } = sandbox.output();
-      expect(stdout).toMatch(/policy: .*examples\/sandbox-policy\.yaml/);
+      expect(stdout).toMatch(/policy: .*packages\/sim\/sandbox-policy\.yaml/);
       const privateUrl = /a private redis-server at (redis:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1];
       expect(privateUrl, stdout).toBeDefined();
       expect(privateUrl).not.toBe(closed);

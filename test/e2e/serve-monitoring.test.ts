@@ -1,4 +1,4 @@
-// Monitoring against real `serve` processes (SPEC §9, §11): the PrometheusRule and the dashboard use only metrics
+// Monitoring against real `serve` processes (docs/operating.md#alerts): the PrometheusRule and the dashboard use only metrics
 // /metrics exports; store-wide gauges come from one process; an invalid policy edit is ignored, logged by path and
 // shown as flink_chatops_policy_valid 0 until fixed.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimCluster, type SimCluster } from '../../src/sandbox/kube/cluster.js';
+import { startSimCluster, type SimCluster } from '@flink-chatops/sim/kube/cluster';
 import { freePort } from '../support/redis-server.js';
 import { redisForTest, type TestRedis } from '../support/redis.js';
 import { POLICY_YAML } from '../support/worker-env.js';
@@ -89,7 +89,7 @@ const value = (text: string, series: string) => Number(new RegExp(`^${series.rep
 const usedIn = (text: string) => [...new Set(text.match(/\bflink_chatops_[a-z_]+/g) ?? [])];
 
 describe('deploy/components/monitoring', () => {
-  it('references only metrics a running process exports, and alerts on everything SPEC §11 lists that the code measures', async () => {
+  it('references only metrics a running process exports, and alerts on everything the docs list that the code measures', async () => {
     const served = await worker();
     try {
       const names = exported(await served.scrape());

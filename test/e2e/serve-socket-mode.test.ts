@@ -1,10 +1,10 @@
-// `flink-chatops serve --role bot` in Socket Mode as a real process (SPEC §2, §9): it connects to the simulated
+// `flink-chatops serve --role bot` in Socket Mode as a real process (docs/operating.md#health-metrics-and-logs): it connects to the simulated
 // Slack with SLACK_APP_TOKEN, /readyz reports the socket as `slack-socket` (and /metrics as a dependency), turns 503
 // while the socket stays down and 200 again once the bot reconnects; a command typed meanwhile is answered once.
 import { once } from 'node:events';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { SimCluster } from '../../src/sandbox/kube/cluster.js';
-import type { SimSlack } from '../../src/sandbox/slack-api.js';
+import type { SimCluster } from '@flink-chatops/sim/kube/cluster';
+import type { SimSlack } from '@flink-chatops/sim/slack-api';
 import { spawnBot } from '../support/bot-process.js';
 import { freePort } from '../support/redis-server.js';
 import type { TestRedis } from '../support/redis.js';

@@ -4,7 +4,7 @@ import type { OperationIntent } from '../../src/domain/kinds/index.js';
 import type { OperationRecord } from '../../src/domain/model/operation.js';
 import { ANNOTATION_OPERATION_ID } from '../../src/domain/model/plan.js';
 import type { Target } from '../../src/domain/model/target.js';
-import type { RequestInfo } from '../../src/sandbox/kube/routes.js';
+import type { RequestInfo } from '@flink-chatops/sim/kube/routes';
 import { APPROVAL_NS, NS, spawnWorker, WorkerEnv, type WorkerProcess } from '../support/worker-env.js';
 
 let env: WorkerEnv;

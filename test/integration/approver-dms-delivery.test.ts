@@ -1,4 +1,4 @@
-// Approver DMs through the notifier's failures (SPEC §8 delivery): a DM a dead process left pending, a DM whose
+// Approver DMs through the notifier's failures (docs/lifecycle.md#delivery-and-pacing): a DM a dead process left pending, a DM whose
 // response was lost, a 429, and a notifier that reads every entry again: never a DM twice; a decision updates the copies.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { approverDirectory } from '../../src/app/approvers.js';
@@ -6,7 +6,7 @@ import { MembershipSource } from '../../src/app/context.js';
 import { staticPolicy } from '../../src/app/policy-source.js';
 import { validatePolicy } from '../../src/domain/policy/validate.js';
 import { NOTIFIER_GROUP, type Notifier } from '../../src/notifier/notifier.js';
-import { startSimSlack, type SimMessage, type SimSlack } from '../../src/sandbox/slack-api.js';
+import { startSimSlack, type SimMessage, type SimSlack } from '@flink-chatops/sim/slack-api';
 import { DeliveryState, dmField } from '../../src/store/delivery.js';
 import { storeKeys } from '../../src/store/keys.js';
 import { DEFAULT_RETENTION_MS, OperationStore } from '../../src/store/operations.js';

@@ -1,9 +1,9 @@
-// Approver DMs (SPEC §7 "Reaching approvers"): every eligible approver gets one DM with the card's buttons, a
+// Approver DMs (docs/policy.md#reaching-approvers): every eligible approver gets one DM with the card's buttons, a
 // decision anywhere updates every copy, the requester and non-approvers get none, `notify: channel` sends none
 // (real Bolt, Redis, notifier; simulated Slack and cluster).
 import { describe, expect, it } from 'vitest';
 import { approvalBlockId } from '../../src/slack/blocks/index.js';
-import type { SimMessage } from '../../src/sandbox/slack-api.js';
+import type { SimMessage } from '@flink-chatops/sim/slack-api';
 import { notifierKeys } from '../../src/store/keys.js';
 import { USERS, testPolicy, useBotEnvs, type BotEnv } from '../support/bot-env.js';
 

@@ -1,8 +1,8 @@
-// savepoints and exceptions (SPEC §3) through the real Bolt app, simulated Slack and cluster, real Redis.
+// savepoints and exceptions (docs/commands.md#queries) through the real Bolt app, simulated Slack and cluster, real Redis.
 import { describe, expect, it } from 'vitest';
 import { parseCommand } from '../../src/domain/language/parse.js';
-import { validateBlocks } from '../../src/sandbox/slack-api.js';
-import type { SimCluster } from '../../src/sandbox/kube/cluster.js';
+import { validateBlocks } from '@flink-chatops/sim/slack-api';
+import type { SimCluster } from '@flink-chatops/sim/kube/cluster';
 import { USERS, type BotEnv, useBotEnvs } from '../support/bot-env.js';
 
 const bots = useBotEnvs();

@@ -1,13 +1,13 @@
-// App Home (SPEC §8) through the real Bolt app: app_home_opened as a signed Events API request from the simulated
+// App Home (docs/lifecycle.md#app-home) through the real Bolt app: app_home_opened as a signed Events API request from the simulated
 // Slack, one views.publish per open, approvals with the card's own buttons, DM answers to refused Home clicks.
-import { TEAM } from '../../src/sandbox/workspace.js';
+import { TEAM } from '@flink-chatops/sim/workspace';
 import { describe, expect, it } from 'vitest';
 import type { OperationRecord } from '../../src/domain/model/operation.js';
-import { PageApi } from '../../src/sandbox/page-api.js';
-import { KnobBoard } from '../../src/sandbox/page-cluster.js';
-import { buildState } from '../../src/sandbox/page-state.js';
-import { homeBlockActionsBody } from '../../src/sandbox/signing.js';
-import { validateBlocks } from '../../src/sandbox/slack-api.js';
+import { PageApi } from '@flink-chatops/sim/page-api';
+import { KnobBoard } from '@flink-chatops/sim/page-cluster';
+import { buildState } from '@flink-chatops/sim/page-state';
+import { homeBlockActionsBody } from '@flink-chatops/sim/signing';
+import { validateBlocks } from '@flink-chatops/sim/slack-api';
 import { ACTION_IDS, approvalBlockId } from '../../src/slack/blocks/index.js';
 import { SECRET, USERS, type BotEnv, useBotEnvs } from '../support/bot-env.js';
 import { postSigned } from '../support/slack.js';
@@ -60,7 +60,7 @@ describe('App Home', () => {
 
     await clickFromHome(e, USERS.lead1, 'approve', record);
     await e.cardIn(record, 'QUEUED');
-    // The lead's DM channel also holds the approver DM of the request (SPEC §7): the answer is the message after it.
+    // The lead's DM channel also holds the approver DM of the request (docs/policy.md#reaching-approvers): the answer is the message after it.
     const answered = await e.sim.waitFor(() => dm(e, USERS.lead1).find((m) => m.text.includes(record.id) && m.metadata === undefined), 10_000);
     expect(answered.text).toContain(`You approved ${record.id}`);
     // The click republishes the lead's Home: the approval is no longer waiting for them.
@@ -105,7 +105,7 @@ describe('App Home', () => {
 
 describe('the sandbox page Home tab', () => {
   it('opening Home as a person publishes their view; its Approve button works; the page state carries each Home', async () => {
-    // The page signs as the sandbox's workspace, this test's simulated Slack is another: the bot admits both (SPEC §7a).
+    // The page signs as the sandbox's workspace, this test's simulated Slack is another: the bot admits both (docs/configuration.md#who-may-use-the-bot).
     const e = await bots.start({ env: { SLACK_ALLOWED_TEAMS: `T0SIM,${TEAM.teamId}` } });
     const record = await e.request('restart streaming-prod/orders --reason "page home"', USERS.alice);
     const backend = { slack: e.sim, cluster: bots.cluster, botEventsUrl: e.bot.url as string, signingSecret: SECRET, command: '/flink', policy: undefined, policyFile: 'policy.yaml' };

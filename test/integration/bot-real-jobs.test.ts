@@ -1,7 +1,7 @@
 // Refusals for real jobs seen through the real Bolt app (signed slash commands) against the simulated cluster:
 // a Blue/Green child is refused as a target, privately, with nothing recorded and no card.
 import { expect, it } from 'vitest';
-import type { KubeObject } from '../../src/sandbox/kube/store.js';
+import type { KubeObject } from '@flink-chatops/sim/kube/store';
 import { USERS, useBotEnvs } from '../support/bot-env.js';
 
 const bots = useBotEnvs();

@@ -1,4 +1,4 @@
-// Break-glass (SPEC §7c) end to end through the real Bolt app, notifier, worker and sweep, with real Redis and the
+// Break-glass (docs/policy.md#break-glass) end to end through the real Bolt app, notifier, worker and sweep, with real Redis and the
 // simulated Slack and cluster: what it skips and what it never skips, who may use it, the Reviewed button, reminders.
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CLUSTER } from '../../src/config.js';
@@ -7,7 +7,7 @@ import { Sweep } from '../../src/app/sweep.js';
 import type { OperationRecord } from '../../src/domain/model/operation.js';
 import { createLogger } from '../../src/log.js';
 import { startWorker } from '../../src/roles/worker.js';
-import { validateBlocks } from '../../src/sandbox/slack-api.js';
+import { validateBlocks } from '@flink-chatops/sim/slack-api';
 import { REVIEW_ACTION_ID, REVIEW_BLOCK_ID } from '../../src/slack/blocks/break-glass.js';
 import { BreakGlassIndex } from '../../src/store/break-glass.js';
 import { OperationStore } from '../../src/store/operations.js';

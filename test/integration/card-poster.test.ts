@@ -1,6 +1,6 @@
 // The card is posted once: 429s are waited out, and a post whose answer was lost is found again by its metadata.
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { startSimSlack, type SimSlack } from '../../src/sandbox/slack-api.js';
+import { startSimSlack, type SimSlack } from '@flink-chatops/sim/slack-api';
 import { SlackCardPoster } from '../../src/slack/card-poster.js';
 import { createSlackClient } from '../../src/slack-client/client.js';
 import { acceptedRecord } from '../support/records.js';

@@ -4,9 +4,9 @@ import { evaluateEvidence, summarize, takeEventBaseline, type EvidenceKind, type
 import { applyMergePatch } from '../../src/domain/model/merge-patch.js';
 import type { Plan } from '../../src/domain/model/plan.js';
 import { planOperation } from '../../src/domain/planning/planner.js';
-import type { KubeObject } from '../../src/sandbox/kube/store.js';
+import type { KubeObject } from '@flink-chatops/sim/kube/store';
 import { intentOf, PLAN_CONTEXT } from '../support/fixtures.js';
-import { deployment, isStable, sessionCluster, sessionJob, statusOf, useSimRig, waitFor, waitForStatus, waitStable } from '../support/sim.js';
+import { deployment, isStable, sessionCluster, sessionJob, statusOf, useSimRig, waitFor, waitForStatus, waitStable } from '@flink-chatops/sim/testing/sim';
 
 const NS = 'streaming-prod';
 const sim = useSimRig(NS);

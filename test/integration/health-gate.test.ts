@@ -1,13 +1,13 @@
-// The health gate before a change (SPEC §5a): assess reads Flink REST through the service proxy of the simulated
+// The health gate before a change (docs/deep-verification.md#the-health-gate): assess reads Flink REST through the service proxy of the simulated
 // cluster; a job that restarted recently or whose checkpoints fail warns in dev and fails under a production policy.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assess, type AssessDeps } from '../../src/app/assess.js';
 import { parsePolicyText } from '../../src/app/policy-load.js';
 import { ClientNodeFlinkClient, loadKubeConfig } from '../../src/kube/client-node.js';
 import { ClientNodeFlinkRest } from '../../src/kube/flink-rest.js';
-import { startSimCluster, type SimCluster } from '../../src/sandbox/kube/cluster.js';
+import { startSimCluster, type SimCluster } from '@flink-chatops/sim/kube/cluster';
 import type { Policy } from '../../src/domain/policy/schema.js';
-import { deployment, waitStable } from '../support/sim.js';
+import { deployment, waitStable } from '@flink-chatops/sim/testing/sim';
 
 const POLICY = `version: 1
 namespaces:

@@ -15,7 +15,7 @@ import { startHealthServer, type HealthServer } from '../../src/http/server.js';
 import { ClientNodeFlinkClient } from '../../src/kube/client-node.js';
 import { createLogger } from '../../src/log.js';
 import { OperationStore, type NewOperation } from '../../src/store/operations.js';
-import { kubeConfigFor, startSimApi, type SimApi } from '../support/kube.js';
+import { kubeConfigFor, startSimApi, type SimApi } from '@flink-chatops/sim/testing/kube';
 import { redisForTest, type TestRedis } from '../support/redis.js';
 
 const PROMETHEUS_TEXT = 'text/plain; version=0.0.4';

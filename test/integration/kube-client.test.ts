@@ -4,9 +4,9 @@ import { ClientNodeFlinkClient } from '../../src/kube/client-node.js';
 import { KubeError } from '../../src/kube/errors.js';
 import { WatchHub, type WatchEventType } from '../../src/kube/watch-hub.js';
 import type { KubeObject } from '../../src/kube/flink-client.js';
-import type { KubeObject as StoredObject } from '../../src/sandbox/kube/store.js';
+import type { KubeObject as StoredObject } from '@flink-chatops/sim/kube/store';
 import type { Target } from '../../src/domain/model/target.js';
-import { flinkDeployment, kubeConfigFor, startSimApi, type SimApi } from '../support/kube.js';
+import { flinkDeployment, kubeConfigFor, startSimApi, type SimApi } from '@flink-chatops/sim/testing/kube';
 
 const NS = 'streaming-dev';
 const target: Target = { kind: 'FlinkDeployment', namespace: NS, name: 'orders' };

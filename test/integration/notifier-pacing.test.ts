@@ -1,4 +1,4 @@
-// SPEC §8 "Pacing across replicas" (issue 15, Deliver 4): three bot replicas (three startBot on one Redis prefix and
+// Pacing across replicas (docs/lifecycle.md#delivery-and-pacing; issue 15, Deliver 4): three bot replicas (three startBot on one Redis prefix and
 // one simulated Slack) take 60 operations in one channel, requests spread over their three HTTP endpoints; every
 // chat.postMessage to that channel — the cards the request path posts and the notifiers' thread replies — is timed
 // at the simulated Slack, and no two are closer than the channel's pace.
@@ -16,8 +16,8 @@ import { stringify } from 'yaml';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { startBot, type RunningBot } from '../../src/roles/bot.js';
-import { startSimCluster, type SimCluster } from '../../src/sandbox/kube/cluster.js';
-import { startSimSlack, type SimSlack } from '../../src/sandbox/slack-api.js';
+import { startSimCluster, type SimCluster } from '@flink-chatops/sim/kube/cluster';
+import { startSimSlack, type SimSlack } from '@flink-chatops/sim/slack-api';
 import { clockFrom, SECRET, testPolicy, TOKEN, USERS, WEDNESDAY } from '../support/bot-env.js';
 import { redisForTest, type TestRedis } from '../support/redis.js';
 import { postSigned, slashCommandBody } from '../support/slack.js';

@@ -1,7 +1,7 @@
 // The notifier across failures: a restart mid-way, a post whose response is lost, a crash that left a post
 // pending, a dead consumer's entries, and two replicas at once — never a reply twice, never one lost.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SimSlack } from '../../src/sandbox/slack-api.js';
+import type { SimSlack } from '@flink-chatops/sim/slack-api';
 import { DeliveryState, postField } from '../../src/store/delivery.js';
 import { METADATA_EVENT_TYPE, NOTIFIER_GROUP, type Notifier, type NotifierOptions, type WebClient } from '../../src/notifier/notifier.js';
 import { storeKeys } from '../../src/store/keys.js';

@@ -1,7 +1,7 @@
 // The Slack notifier against real Redis, the real OperationStore and the simulated Slack Web API through the real
 // WebClient: card edits, thread replies in order with metadata, hold-back, 429 storms, digests and pacing.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SimSlack } from '../../src/sandbox/slack-api.js';
+import type { SimSlack } from '@flink-chatops/sim/slack-api';
 import type { Notifier, NotifierOptions, WebClient } from '../../src/notifier/notifier.js';
 import { OperationStore } from '../../src/store/operations.js';
 import {

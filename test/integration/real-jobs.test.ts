@@ -1,13 +1,13 @@
-// Real jobs end to end (docs/deep-verification.md "Real jobs"): the simulator driven into what the real operator and
+// Real jobs end to end (docs/deep-verification.md#real-jobs): the simulator driven into what the real operator and
 // Flink do (rows E1–E12 of the operator review), the worker's verdict read from the store. Rows covered elsewhere:
 // E1 baseline + bounded, E2, E8, E11 in deep-verification.test.ts; E7's listing in worker-kinds.test.ts; E12 through
 // the Bolt app in bot-real-jobs.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OperationRecord } from '../../src/domain/model/operation.js';
 import type { Target } from '../../src/domain/model/target.js';
-import { jobGraphOf } from '../../src/sandbox/kube/job-graph.js';
-import { createBlueGreenPair } from '../../src/sandbox/kube/bluegreen.js';
-import { deployment, reconciledSpec, sessionCluster, sessionJob, statusOf, waitForStatus, waitStable } from '../support/sim.js';
+import { jobGraphOf } from '@flink-chatops/sim/kube/job-graph';
+import { createBlueGreenPair } from '@flink-chatops/sim/kube/bluegreen';
+import { deployment, reconciledSpec, sessionCluster, sessionJob, statusOf, waitForStatus, waitStable } from '@flink-chatops/sim/testing/sim';
 import { NS, WorkerEnv } from '../support/worker-env.js';
 import { common, criterion, dep, evidenceOf } from '../support/worker-records.js';
 

@@ -1,10 +1,10 @@
-// Scheduled operations end to end (SPEC §7b): `--at` and `--window` through the real Bolt app, the notifier, the queue,
+// Scheduled operations end to end (docs/policy.md#scheduled-operations): `--at` and `--window` through the real Bolt app, the notifier, the queue,
 // a worker and the simulated cluster, on one injected clock. SCHEDULED holds no lease and no place in the order; at
 // its time it runs like any QUEUED operation (drift re-checked); a window that closes first moves it to the next opening.
 import { describe, expect, it, vi } from 'vitest';
 import type { OperationRecord } from '../../src/domain/model/operation.js';
 import type { Target } from '../../src/domain/model/target.js';
-import type { KubeObject } from '../../src/sandbox/kube/store.js';
+import type { KubeObject } from '@flink-chatops/sim/kube/store';
 import { createLogger } from '../../src/log.js';
 import { startWorker, type RunningWorker } from '../../src/roles/worker.js';
 import { storeKeys } from '../../src/store/keys.js';
@@ -88,7 +88,7 @@ describe('--at', () => {
       const queuedAt = stateEntry(done, 'QUEUED')?.at ?? 0;
       expect(queuedAt).toBeGreaterThanOrEqual(Date.parse(at));
       expect(queuedAt - Date.parse(at)).toBeLessThan(30_000);
-      // The other operation ran while this one was scheduled: it counts as ahead, so this one re-planned (SPEC §4).
+      // The other operation ran while this one was scheduled: it counts as ahead, so this one re-planned (docs/lifecycle.md#drift).
       expect(done.history.find((e) => e.type === 'replanned')?.detail.after).toEqual([other.id]);
     } finally {
       await worker.close();

@@ -3,9 +3,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ClientNodeFlinkRest } from '../../src/kube/flink-rest.js';
 import { loadKubeConfig } from '../../src/kube/client-node.js';
-import { startSimCluster, type SimCluster } from '../../src/sandbox/kube/cluster.js';
-import type { KubeObject } from '../../src/sandbox/kube/store.js';
-import { deployment, editSpec, sessionCluster, sessionJob, statusOf, waitForStatus, waitStable } from '../support/sim.js';
+import { startSimCluster, type SimCluster } from '@flink-chatops/sim/kube/cluster';
+import type { KubeObject } from '@flink-chatops/sim/kube/store';
+import { deployment, editSpec, sessionCluster, sessionJob, statusOf, waitForStatus, waitStable } from '@flink-chatops/sim/testing/sim';
 
 const NS = 'streaming-prod';
 let cluster: SimCluster;

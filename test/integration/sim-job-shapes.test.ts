@@ -4,10 +4,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ClientNodeFlinkRest } from '../../src/kube/flink-rest.js';
 import { loadKubeConfig } from '../../src/kube/client-node.js';
-import { startSimCluster, type SimCluster } from '../../src/sandbox/kube/cluster.js';
-import { JOB_GRAPH_ANNOTATION, jobGraphOf } from '../../src/sandbox/kube/job-graph.js';
-import type { KubeObject } from '../../src/sandbox/kube/store.js';
-import { deployment, editSpec, setAnnotations, statusOf, waitForStatus, waitStable, type DeploymentOptions } from '../support/sim.js';
+import { startSimCluster, type SimCluster } from '@flink-chatops/sim/kube/cluster';
+import { JOB_GRAPH_ANNOTATION, jobGraphOf } from '@flink-chatops/sim/kube/job-graph';
+import type { KubeObject } from '@flink-chatops/sim/kube/store';
+import { deployment, editSpec, setAnnotations, statusOf, waitForStatus, waitStable, type DeploymentOptions } from '@flink-chatops/sim/testing/sim';
 
 const NS = 'streaming-prod';
 const SHAPED = 'Source: events; KeyedProcess -> Filter; Sink: results [p=1]';

@@ -3,7 +3,7 @@
 import type { Server } from 'node:http';
 import { App, LogLevel, type BlockAction, type ButtonAction, type SlashCommand } from '@slack/bolt';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSimSlack, type SimSlack } from '../../src/sandbox/slack-api.js';
+import { startSimSlack, type SimSlack } from '@flink-chatops/sim/slack-api';
 import { blockActionsBody, nowSeconds, postSigned, slashCommandBody, slackEventsUrl } from '../support/slack.js';
 
 const TOKEN = 'xoxb-signing-test';

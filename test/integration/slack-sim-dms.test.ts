@@ -2,7 +2,7 @@
 // back, and a button click on a DM copy as Slack sends it.
 import { webApi } from '@slack/bolt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSimSlack, type SimSlack } from '../../src/sandbox/slack-api.js';
+import { startSimSlack, type SimSlack } from '@flink-chatops/sim/slack-api';
 import { cardClickBody, messageClickBody } from '../support/slack.js';
 
 const TOKEN = 'xoxb-sim-dms';

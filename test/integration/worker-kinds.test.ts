@@ -4,7 +4,7 @@ import type { OperationIntent } from '../../src/domain/kinds/index.js';
 import type { OperationRecord } from '../../src/domain/model/operation.js';
 import type { Target } from '../../src/domain/model/target.js';
 import type { WorkerEvidence } from '../../src/worker/context.js';
-import { isStable, recordStatuses, sessionCluster, sessionJob, statusOf, waitForStatus, waitStable, type Status } from '../support/sim.js';
+import { isStable, recordStatuses, sessionCluster, sessionJob, statusOf, waitForStatus, waitStable, type Status } from '@flink-chatops/sim/testing/sim';
 import { NS, WorkerEnv } from '../support/worker-env.js';
 
 let env: WorkerEnv;

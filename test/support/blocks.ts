@@ -1,6 +1,6 @@
 // Assertions for rendered Slack messages: Slack's own validation, and the text a person would read.
 import { expect } from 'vitest';
-import { blocksCharCount, validateBlocks } from '../../src/sandbox/slack/blockkit-limits.js';
+import { blocksCharCount, validateBlocks } from '@flink-chatops/sim/slack/blockkit-limits';
 import type { SlackMessage } from '../../src/slack/blocks/message.js';
 
 /** The message passes the simulated Slack's Block Kit validator (every limit, the ~13k total included). */

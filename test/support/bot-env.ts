@@ -11,8 +11,8 @@ import { DEFAULT_CLUSTER, loadConfig, type Config } from '../../src/config.js';
 import type { OperationRecord, OperationState } from '../../src/domain/model/operation.js';
 import { createLogger } from '../../src/log.js';
 import { jobIdOf, OperationQueue } from '../../src/queue/queue.js';
-import { startSimCluster, type SimCluster } from '../../src/sandbox/kube/cluster.js';
-import { startSimSlack, type SimChannel, type SimMessage, type SimSlack } from '../../src/sandbox/slack-api.js';
+import { startSimCluster, type SimCluster } from '@flink-chatops/sim/kube/cluster';
+import { startSimSlack, type SimChannel, type SimMessage, type SimSlack } from '@flink-chatops/sim/slack-api';
 import { ACTION_IDS } from '../../src/slack/blocks/index.js';
 import { startBot, type BotOverrides, type RunningBot } from '../../src/roles/bot.js';
 import { waitForEvents } from '../../src/store/events.js';
@@ -34,7 +34,7 @@ export const USERS = {
   lead2: 'U0LEAD2', // leads, through the Slack user group S0LEADS
   bob: 'U0BOB', // in no group
 } as const;
-/** A Slack Connect member of the test's shared channel: their own workspace is another one (SPEC §7a). */
+/** A Slack Connect member of the test's shared channel: their own workspace is another one (docs/configuration.md#who-may-use-the-bot). */
 export const GUEST = { id: 'U0GUEST', team: 'T0OTHER' } as const;
 export const INCIDENTS = 'C0INCIDENTS';
 

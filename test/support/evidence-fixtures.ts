@@ -7,7 +7,7 @@ import type { UpgradeMode } from '../../src/domain/model/upgrade-mode.js';
 import { applyMergePatch, isRecord, type JsonRecord } from '../../src/domain/model/merge-patch.js';
 import type { Plan } from '../../src/domain/model/plan.js';
 import type { Target } from '../../src/domain/model/target.js';
-import type { KubeObject } from '../../src/sandbox/kube/store.js';
+import type { KubeObject } from '@flink-chatops/sim/kube/store';
 import { editSpec, FIXTURE_EPOCH_MS, reconciledSpecJson, writeStatus, type ResourceOptions } from './fixtures.js';
 
 export const DEP: Target = { kind: 'FlinkDeployment', namespace: 'streaming-prod', name: 'orders-enricher' };
@@ -90,7 +90,7 @@ export function settled(make: (opts: ResourceOptions) => KubeObject, specPatch: 
 export function upgrading(before: KubeObject, specPatch: JsonRecord): KubeObject {
   const edited = editSpec(before, specPatch);
   const reconciled = applyMergePatch(edited.spec, { job: { state: 'suspended' } });
-  // status.conditions are left as they were: Running=True outlives the job it described (trap §9.2).
+  // status.conditions are left as they were: Running=True outlives the job it described (docs/lifecycle.md#operator-traps).
   return writeStatus(edited, {
     observedGeneration: edited.metadata.generation,
     lifecycleState: 'UPGRADING',

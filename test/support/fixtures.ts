@@ -5,7 +5,7 @@ import { applyMergePatch, isRecord, type JsonRecord } from '../../src/domain/mod
 import type { Plan } from '../../src/domain/model/plan.js';
 import type { KindIntent as PlannableIntent } from '../../src/domain/kinds/index.js';
 import { planOperation, type PlanContext } from '../../src/domain/planning/planner.js';
-import type { KubeObject } from '../../src/sandbox/kube/store.js';
+import type { KubeObject } from '@flink-chatops/sim/kube/store';
 
 export const FLINK_API_VERSION = 'flink.apache.org/v1beta1';
 /** 2026-01-01T00:00:00Z: fixtures never read the real clock. */

@@ -1,15 +1,15 @@
-// Several simulated clusters for one bot (SPEC §3a): each its own store, operator and API server on loopback, one
+// Several simulated clusters for one bot (docs/deployment.md#several-clusters): each its own store, operator and API server on loopback, one
 // kubeconfig with a context per cluster, and an API server that can be stopped and started again on its port
 // (the cluster "goes away" and comes back with its state), with the writes it served counted.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { FlinkRest } from '../../src/sandbox/kube/flink-rest.js';
-import { startSimOperator, type SimOperator } from '../../src/sandbox/kube/operator.js';
-import { startSimApiServer, validateSpec, type SimApiServer } from '../../src/sandbox/kube/server.js';
-import { SimStore } from '../../src/sandbox/kube/store.js';
-import { deployment, waitStable, type DeploymentOptions } from './sim.js';
+import { FlinkRest } from '@flink-chatops/sim/kube/flink-rest';
+import { startSimOperator, type SimOperator } from '@flink-chatops/sim/kube/operator';
+import { startSimApiServer, validateSpec, type SimApiServer } from '@flink-chatops/sim/kube/server';
+import { SimStore } from '@flink-chatops/sim/kube/store';
+import { deployment, waitStable, type DeploymentOptions } from '@flink-chatops/sim/testing/sim';
 
 export class RestartableCluster {
   private server: SimApiServer | undefined;
@@ -98,7 +98,7 @@ export async function startSimClusters(names: readonly string[]): Promise<SimClu
     stringify({
       apiVersion: 'v1',
       kind: 'Config',
-      // client-node 1.x talks plain http only with insecure-skip-tls-verify (SPEC §10).
+      // client-node 1.x talks plain http only with insecure-skip-tls-verify (docs/development.md#the-simulated-cluster).
       clusters: clusters.map((c) => ({ name: c.name, cluster: { server: c.url, 'insecure-skip-tls-verify': true } })),
       users: clusters.map((c) => ({ name: `${c.name}-user`, user: {} })),
       contexts: clusters.map((c) => ({ name: c.name, context: { cluster: c.name, user: `${c.name}-user` } })),

@@ -5,7 +5,7 @@ import type { Config } from '../../src/config.js';
 import type { EntryInput, OperationRecord, OperationState } from '../../src/domain/model/operation.js';
 import type { Target } from '../../src/domain/model/target.js';
 import { createLogger } from '../../src/log.js';
-import { startSimSlack, type SimMessage, type SimSlack } from '../../src/sandbox/slack-api.js';
+import { startSimSlack, type SimMessage, type SimSlack } from '@flink-chatops/sim/slack-api';
 import { renderCard, threadReplyWanted } from '../../src/slack/blocks/index.js';
 import {
   createNotifierClient,

@@ -1,16 +1,16 @@
-// The Redis HA end-to-end tests (SPEC §9, issue 15), run once through Sentinel and once through Cluster: a dev
+// The Redis HA end-to-end tests (docs/configuration.md#redis-modes, issue 15), run once through Sentinel and once through Cluster: a dev
 // operation, an approved prod operation, two serialized operations on one target, and a failover under load.
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { isTerminal, type HistoryEntry, type OperationRecord } from '../../src/domain/model/operation.js';
 import { ANNOTATION_OPERATION_ID } from '../../src/domain/model/plan.js';
-import type { SimCluster } from '../../src/sandbox/kube/cluster.js';
-import type { SimMessage } from '../../src/sandbox/slack-api.js';
+import type { SimCluster } from '@flink-chatops/sim/kube/cluster';
+import type { SimMessage } from '@flink-chatops/sim/slack-api';
 import { threadReplyWanted } from '../../src/slack/blocks/index.js';
 import { parseEvent } from '../../src/store/events.js';
 import { startTestCluster, USERS } from './bot-env.js';
 import { leasesWithTtl, startHaRedis, type HaRedis } from './redis-ha.js';
 import { LEASE_TTL_MS, startHaEnv, type HaEnv } from './redis-ha-env.js';
-import { deployment, waitStable } from './sim.js';
+import { deployment, waitStable } from '@flink-chatops/sim/testing/sim';
 
 const DEV = 'streaming-dev';
 const LOAD = 20;

@@ -3,8 +3,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSimCluster, type Seed, type SimCluster } from '../../src/sandbox/kube/cluster.js';
-import { startSimSlack, type SimSlack, type SimSlackOptions } from '../../src/sandbox/slack-api.js';
+import { startSimCluster, type Seed, type SimCluster } from '@flink-chatops/sim/kube/cluster';
+import { startSimSlack, type SimSlack, type SimSlackOptions } from '@flink-chatops/sim/slack-api';
 import { redisForTest, type TestRedis } from './redis.js';
 import { POLICY_YAML } from './worker-env.js';
 

@@ -17,15 +17,15 @@ import { ClientNodeFlinkClient, loadKubeConfig } from '../../src/kube/client-nod
 import { createLogger } from '../../src/log.js';
 import { parsePolicyText } from '../../src/app/policy-load.js';
 import { OperationQueues, type OperationQueue } from '../../src/queue/queue.js';
-import { startSimCluster, type SimCluster } from '../../src/sandbox/kube/cluster.js';
-import type { KubeObject } from '../../src/sandbox/kube/store.js';
+import { startSimCluster, type SimCluster } from '@flink-chatops/sim/kube/cluster';
+import type { KubeObject } from '@flink-chatops/sim/kube/store';
 import { lastEventId, waitForEvents } from '../../src/store/events.js';
 import { FreezeStore } from '../../src/store/freezes.js';
 import { LeaseStore } from '../../src/store/locks.js';
 import { OperationStore } from '../../src/store/operations.js';
 import { startWorker, type RunningWorker, type WorkerOverrides } from '../../src/roles/worker.js';
 import { redisForTest, type TestRedis } from './redis.js';
-import { deployment, editSpec, waitForStatus, waitStable, type DeploymentOptions } from './sim.js';
+import { deployment, editSpec, waitForStatus, waitStable, type DeploymentOptions } from '@flink-chatops/sim/testing/sim';
 
 export const NS = 'streaming-dev';
 /** A namespace where re-plans of stateless scales need a lead's approval. */

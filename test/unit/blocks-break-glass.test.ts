@@ -1,4 +1,4 @@
-// Break-glass on the card, `op`, digests, App Home and the thread (SPEC §7c, §8): BREAK-GLASS at the top, the reason and
+// Break-glass on the card, `op`, digests, App Home and the thread (docs/policy.md#break-glass): BREAK-GLASS at the top, the reason and
 // what was skipped, the Reviewed button only while a review is due, "Reviewed by"; every message within Slack's limits.
 import { describe, expect, it } from 'vitest';
 import type { HomeView } from '../../src/app/views.js';
@@ -6,7 +6,7 @@ import type { OperationRecord } from '../../src/domain/model/operation.js';
 import { renderCard, renderExplain, renderIncidentDigest, renderOp, renderOps, renderThreadReply, stateNameCount } from '../../src/slack/blocks/index.js';
 import { REVIEW_ACTION_ID } from '../../src/slack/blocks/break-glass.js';
 import { renderHome } from '../../src/slack/blocks/home.js';
-import { validateBlocks } from '../../src/sandbox/slack/blockkit-limits.js';
+import { validateBlocks } from '@flink-chatops/sim/slack/blockkit-limits';
 import { buttonsOf, expectValid, visibleText } from '../support/blocks.js';
 import { CTX, LEAD, recordIn, step } from '../support/records.js';
 

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { parseArgs } from '../../src/cli/args.js';
 
 const BIN = new URL('../../bin/flink-chatops.js', import.meta.url).pathname;
@@ -20,7 +20,18 @@ describe('flink-chatops CLI', () => {
   it('prints help with every subcommand', () => {
     const { code, stdout } = cli(['--help']);
     expect(code).toBe(0);
-    for (const sub of ['serve', 'sandbox', 'sim-cluster', 'check-policy']) expect(stdout).toContain(sub);
+    for (const sub of ['serve', 'check-policy']) expect(stdout).toMatch(new RegExp(`^  flink-chatops ${sub}\\b`, 'm'));
+    expect(stdout).not.toMatch(/^ {2}flink-chatops (sandbox|sim-cluster)\b/m);
+  });
+
+  it("the bot's own CLI (as built into the image) does not offer the simulators, and says where they are", async () => {
+    const { main } = await import('../../src/cli/main.js');
+    const written: string[] = [];
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => written.push(String(chunk)) > 0);
+    for (const sub of ['sandbox', 'sim-cluster']) expect(await main([sub])).toBe(1);
+    write.mockRestore();
+    expect(written.join('')).toContain('"sandbox" is a development tool and not part of this installation: run it from a checkout (npm start)');
+    expect(written.join('')).toContain('"sim-cluster" is a development tool');
   });
 
   it('exits 1 with one readable line per configuration problem, and no stack trace', () => {

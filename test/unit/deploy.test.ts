@@ -214,7 +214,7 @@ describe('deploy/Dockerfile', () => {
   it('needs nothing at run time that `npm ci --omit=dev` leaves out', () => {
     const pkg = JSON.parse(read('package.json')) as { dependencies: Record<string, string> };
     const builtins = new Set(builtinModules);
-    const missing = tsFiles(ROOT, 'src', [join('src', 'sandbox')]).flatMap((file) =>
+    const missing = tsFiles(ROOT, 'src', []).flatMap((file) =>
       [...read(file).matchAll(/^(?:import|export) (?!type\b)[^;]*? from '([^'.][^']*)';$|\bimport\('([^'.][^']*)'\)/gms)]
         .map((m) => m[1] ?? m[2] ?? '')
         .filter((spec) => !spec.startsWith('node:') && !builtins.has(spec))
@@ -223,5 +223,17 @@ describe('deploy/Dockerfile', () => {
         .map((name) => `${file}: ${name}`),
     );
     expect(missing).toEqual([]);
+  });
+
+  it('ships no simulator: the build compiles src/ alone, and the runtime copies neither packages/ nor a ws of its own', () => {
+    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    const listed = execFileSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--listFilesOnly'], { encoding: 'utf8' });
+    const ours = listed.split('\n').filter((f) => f.startsWith(ROOT) && !f.includes('/node_modules/'));
+    expect(ours.length).toBeGreaterThan(100);
+    expect(ours.filter((f) => !f.startsWith(join(ROOT, 'src') + '/'))).toEqual([]);
+    expect(ours.filter((f) => /sandbox|[/]sim[/-]/.test(f))).toEqual([]);
+    expect(runtime).not.toMatch(/packages/);
+    const pkg = JSON.parse(read('package.json')) as { dependencies: Record<string, string> };
+    expect(Object.keys(pkg.dependencies)).not.toContain('ws');
   });
 });

@@ -6,7 +6,7 @@ import type { ExceptionsView, HomeView, SavepointsView } from '../../src/app/vie
 import { jobExceptions } from '../../src/domain/model/job-exceptions.js';
 import { snapshotHistory } from '../../src/domain/model/snapshot-history.js';
 import type { Target } from '../../src/domain/model/target.js';
-import { validateBlocks } from '../../src/sandbox/slack/blockkit-limits.js';
+import { validateBlocks } from '@flink-chatops/sim/slack/blockkit-limits';
 import { renderExceptions, renderSavepoints } from '../../src/slack/blocks/index.js';
 import { renderHome } from '../../src/slack/blocks/home.js';
 import { expectValid, visibleText } from '../support/blocks.js';

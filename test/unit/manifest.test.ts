@@ -96,7 +96,7 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** Web API method → the files that call it, over src/ without the simulators (src/sandbox). */
+/** Web API method → the files that call it, over src/ (the simulators live in packages/sim). */
 function calledMethods(): Map<string, string[]> {
   const found = new Map<string, string[]>();
   for (const file of sourceFiles(join(ROOT, 'src'))) {
@@ -139,7 +139,7 @@ describe('manifest.yml', () => {
     expect(httpUrls, `socket_mode_enabled: ${String(settings.socket_mode_enabled)}`).toHaveLength(expected);
   });
 
-  it('enables the Home tab and subscribes app_home_opened, which the bot handles (SPEC §8)', () => {
+  it('enables the Home tab and subscribes app_home_opened, which the bot handles', () => {
     const { features, settings } = ManifestSchema.parse(manifest);
     expect(features.app_home?.home_tab_enabled).toBe(true);
     expect(settings.event_subscriptions?.bot_events).toContain('app_home_opened');

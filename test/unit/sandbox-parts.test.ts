@@ -2,9 +2,9 @@
 import { isValidSlackRequest } from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
 import { parseCommand } from '../../src/domain/language/parse.js';
-import { parseSandboxArgs, SANDBOX_POLICY } from '../../src/sandbox/sandbox.js';
-import { blockActionsBody, signedHeaders, slashCommandBody } from '../../src/sandbox/signing.js';
-import { encodeTyped } from '../../src/sandbox/workspace.js';
+import { parseSandboxArgs, SANDBOX_POLICY } from '@flink-chatops/sim/sandbox';
+import { blockActionsBody, signedHeaders, slashCommandBody } from '@flink-chatops/sim/signing';
+import { encodeTyped } from '@flink-chatops/sim/workspace';
 
 const WS = { teamId: 'T0SANDBOX', teamDomain: 'sandbox', appId: 'A0FLINKOPS' };
 

@@ -8,7 +8,7 @@ import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import { createLogger } from '../../src/log.js';
-import { startSimSlack } from '../../src/sandbox/slack-api.js';
+import { startSimSlack } from '@flink-chatops/sim/slack-api';
 import { createBotApp } from '../../src/slack/app.js';
 import { FetchResponder } from '../../src/slack/slack-ports.js';
 import { clientOptions, createSlackClient, slackErrorCode } from '../../src/slack-client/client.js';

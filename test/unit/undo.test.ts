@@ -6,7 +6,7 @@ import type { KindIntent as PlannableIntent } from '../../src/domain/kinds/index
 import { planOperation, type PlanContext } from '../../src/domain/planning/planner.js';
 import { planUndo, type UndoneOperation } from '../../src/domain/planning/undo.js';
 import type { Target } from '../../src/domain/model/target.js';
-import type { KubeObject } from '../../src/sandbox/kube/store.js';
+import type { KubeObject } from '@flink-chatops/sim/kube/store';
 import { editSpec, flinkDeployment, flinkSessionJob } from '../support/fixtures.js';
 
 const DEP: Target = { kind: 'FlinkDeployment', namespace: 'streaming-prod', name: 'orders-enricher' };

@@ -1,0 +1,105 @@
+// The simulated cluster: store (with admission validation) + Flink operator + API server + kubeconfig file.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Logger } from '../bot.js';
+import { writeKubeconfig } from './kubeconfig.js';
+import { startSimOperator, type SimOperator } from './operator.js';
+import { seedDemo } from './seed.js';
+import { FlinkRest } from './flink-rest.js';
+import { JobManagerState } from './jobmanager-state.js';
+import { startSimApiServer, type SimApiServer } from './server.js';
+import { durationSeconds } from './scenarios.js';
+import type { Speed } from './speed.js';
+import { SimStore } from './store.js';
+import { validateSpec } from './validation.js';
+
+/** `sim-cluster --seed`: `demo`, the demo jobs, or `none`, empty. */
+export const SEEDS = ['demo', 'none'] as const;
+/** Also `demo-us`: the sandbox's smaller second cluster (seed.ts). */
+export type Seed = (typeof SEEDS)[number] | 'demo-us';
+
+export interface SimClusterOptions {
+  /** 0 (default) = a free port. */
+  port?: number;
+  host?: string;
+  seed?: Seed;
+  speed?: Speed;
+  /** Where to write the kubeconfig; default a fresh temp directory (removed on close). */
+  kubeconfigPath?: string;
+  logger?: Logger;
+  random?: () => number;
+  /**
+   * How far the cluster's clock is from this process's (ms, may be negative): everything the simulated cluster
+   * writes — event and object timestamps, status times, the HTTP `Date` header — is on that clock, as a real
+   * cluster's clocks are rarely the bot's.
+   */
+  clockOffsetMs?: number;
+}
+
+export interface SimCluster {
+  store: SimStore;
+  operator: SimOperator;
+  jobManagers: JobManagerState;
+  server: SimApiServer;
+  url: string;
+  kubeconfigPath: string;
+  /** Resolves once a demo seed's follow-ups (a suspend, a manual savepoint) were submitted. */
+  seeded: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** `--clock-offset`: a signed duration ("30s", "-30s", "+2m", "1500ms"; a bare number is seconds) in ms, or undefined. */
+export function parseClockOffsetMs(text: string): number | undefined {
+  const match = /^([+-]?)\s*(.+)$/.exec(text.trim());
+  const seconds = match ? durationSeconds(match[2] as string) : undefined;
+  if (seconds === undefined) return undefined;
+  return Math.round((match?.[1] === '-' ? -seconds : seconds) * 1000);
+}
+
+/** A clock `offsetMs` away from this process's (a cluster whose clocks differ from the bot's). */
+export function offsetClock(offsetMs: number): () => Date {
+  return offsetMs === 0 ? () => new Date() : () => new Date(Date.now() + offsetMs);
+}
+
+export async function startSimCluster(options: SimClusterOptions = {}): Promise<SimCluster> {
+  const store = new SimStore({ validate: validateSpec, now: offsetClock(options.clockOffsetMs ?? 0) });
+  const speed = options.speed ?? 'fast';
+  // What the simulated JobManagers know beyond the CR status: written by the operator model, read by REST.
+  const jobManagers = new JobManagerState();
+  const operator = startSimOperator({
+    store,
+    speed,
+    jobManagers,
+    // The realistic demo shows the occasional task failover a live cluster has; tests and fast runs only get them by knob.
+    ambientJobExceptions: (options.seed ?? 'none') !== 'none' && speed === 'realistic',
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.random ? { random: options.random } : {}),
+  });
+  let server: SimApiServer;
+  try {
+    const flinkRest = new FlinkRest({ store, speed, jobManagers, settings: (object) => operator.settingsOf(object) });
+    server = await startSimApiServer({ store, flinkRest, port: options.port ?? 0, ...(options.host ? { host: options.host } : {}) });
+  } catch (error) {
+    await operator.close();
+    throw error;
+  }
+  const tempDir = options.kubeconfigPath === undefined ? await mkdtemp(join(tmpdir(), 'flink-sim-')) : undefined;
+  const kubeconfigPath = options.kubeconfigPath ?? join(tempDir as string, 'kubeconfig');
+  await writeKubeconfig(kubeconfigPath, server.url);
+  const seeding = new AbortController();
+  const seed = options.seed ?? 'none';
+  const seeded = seed === 'none' ? Promise.resolve() : seedDemo(store, seeding.signal, seed);
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      seeding.abort();
+      await seeded.catch(() => undefined);
+      await operator.close();
+      await server.close();
+      if (tempDir) await rm(tempDir, { recursive: true, force: true });
+    })();
+    return closing;
+  };
+  return { store, operator, jobManagers, server, url: server.url, kubeconfigPath, seeded, close };
+}

@@ -1,0 +1,290 @@
+// `flink-chatops sandbox` (npm start): Redis, two simulated clusters (eu and us) and Slack, the bot, a worker per
+// cluster and the page, on loopback, until Ctrl-C. The bot and workers are configured through loadConfig exactly as
+// `serve` configures them: one kubeconfig with a context per cluster, KUBE_CONTEXTS, and WORKER_CLUSTERS (SPEC §3a).
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  createLogger,
+  loadConfig,
+  loadPolicyFile,
+  parseArgs,
+  redactUrl,
+  startBot,
+  startWorker,
+  type Config,
+  type Logger,
+  type Policy,
+  type SubcommandHandler,
+} from './bot.js';
+import { startSimCluster, type Seed, type SimCluster } from './kube/cluster.js';
+import { writeMultiKubeconfig } from './kube/kubeconfig.js';
+import { isSpeed, SPEEDS, type Speed } from './kube/speed.js';
+import { startPageServer, type PageServer } from './page-server.js';
+import { sandboxRedis } from './redis.js';
+import { startSimSlack, type SimSlack } from './slack-api.js';
+import { BOT, CHANNELS, TEAM, USERGROUPS, USERS } from './workspace.js';
+
+const USAGE = 'usage: flink-chatops sandbox [--speed fast|realistic] [--port N] [--policy FILE]';
+const PACKAGE_ROOT = fileURLToPath(new URL('../', import.meta.url));
+export const SANDBOX_POLICY = resolve(PACKAGE_ROOT, 'sandbox-policy.yaml');
+
+/**
+ * The sandbox's simulated clusters (SPEC §10): their names are the kubeconfig contexts and the clusters of targets
+ * and policy. Both have streaming-prod/orders; eu has the demo jobs (and streaming-dev), us a few of its own.
+ */
+export const SANDBOX_CLUSTERS: readonly { name: string; seed: Seed }[] = [
+  { name: 'eu', seed: 'demo' },
+  { name: 'us', seed: 'demo-us' },
+];
+
+export interface SandboxOptions {
+  speed: Speed;
+  /** unset: 3000 or the next free port; 0: any free port. */
+  port?: number;
+  policyFile: string;
+}
+
+type Parsed = { ok: true; options: SandboxOptions } | { ok: false; message: string };
+
+export function parseSandboxArgs(args: string[]): Parsed {
+  const parsed = parseArgs(args, { speed: 'value', port: 'value', policy: 'value' });
+  if (!parsed.ok) return parsed;
+  if (parsed.positional.length > 0) return { ok: false, message: `unexpected argument "${parsed.positional[0]}"` };
+  const { speed = 'realistic', port, policy } = parsed.values as Record<string, string | undefined>;
+  if (!isSpeed(speed)) return { ok: false, message: `--speed must be one of ${SPEEDS.join(', ')}, not "${speed}"` };
+  if (port !== undefined && (!/^\d+$/.test(port) || Number(port) > 65_535)) {
+    return { ok: false, message: `--port must be a port number 0–65535 (0 = any free port), not "${port}"` };
+  }
+  const policyFile = policy === undefined ? SANDBOX_POLICY : isAbsolute(policy) ? policy : resolve(policy);
+  return { ok: true, options: { speed, policyFile, ...(port === undefined ? {} : { port: Number(port) }) } };
+}
+
+export interface RunningSandbox {
+  url: string;
+  policyFile: string;
+  redis: { url: string; kind: 'external' | 'private' };
+  prefix: string;
+  /** The simulated clusters, in SANDBOX_CLUSTERS order. */
+  clusters: SandboxCluster[];
+  /** The kubeconfig with one context per cluster that the bot and the workers use. */
+  kubeconfigPath: string;
+  /** Per worker: the clusters whose operations it executes (its WORKER_CLUSTERS). */
+  workers: { clusters: readonly string[] }[];
+  slack: SimSlack;
+  page: PageServer;
+  config: Config;
+  close(): Promise<void>;
+}
+
+export interface SandboxCluster {
+  name: string;
+  cluster: SimCluster;
+}
+
+export type SandboxStart = { ok: true; sandbox: RunningSandbox } | { ok: false; message: string };
+
+/**
+ * The environment `serve` would be given for this sandbox; loadConfig turns it into the Config. `contexts` is
+ * KUBE_CONTEXTS; `workerClusters`, when given, the worker's WORKER_CLUSTERS.
+ */
+export function sandboxEnv(parts: {
+  slackApiUrl: string;
+  redisUrl: string;
+  prefix: string;
+  kubeconfig: string;
+  contexts: readonly string[];
+  workerClusters?: readonly string[];
+  policyFile: string;
+  signingSecret: string;
+  speed: Speed;
+  logLevel?: string | undefined;
+}): Record<string, string> {
+  return {
+    SLACK_BOT_TOKEN: `xoxb-sandbox-${randomBytes(12).toString('hex')}`,
+    SLACK_SIGNING_SECRET: parts.signingSecret,
+    SLACK_API_URL: parts.slackApiUrl,
+    REDIS_URL: parts.redisUrl,
+    REDIS_PREFIX: parts.prefix,
+    KUBECONFIG: parts.kubeconfig,
+    KUBE_CONTEXTS: parts.contexts.join(','),
+    ...(parts.workerClusters ? { WORKER_CLUSTERS: parts.workerClusters.join(',') } : {}),
+    POLICY_FILE: parts.policyFile,
+    PORT: '0',
+    LOG_LEVEL: parts.logLevel ?? 'warn',
+    // The fast simulation does in milliseconds what takes the operator seconds: short deadlines show a stuck one.
+    // A short failure grace lets the walkthrough's broken upgrade end FAILED in seconds (production: 2 minutes).
+    ...(parts.speed === 'fast' ? { LEASE_TTL: '5s', VERIFY_TIMEOUT: '60s', VERIFY_TIMEOUT_SAVEPOINT: '60s', FAILURE_GRACE: '3s' } : { FAILURE_GRACE: '20s' }),
+  };
+}
+
+/** Starts every part; whatever started is stopped again when a later part fails. */
+export async function startSandbox(options: SandboxOptions, env: NodeJS.ProcessEnv = process.env, logger?: Logger): Promise<SandboxStart> {
+  const log = logger ?? createLogger(env.LOG_LEVEL ?? 'warn', process.stderr);
+  const clusterNames = SANDBOX_CLUSTERS.map((c) => c.name);
+  const loaded = await loadPolicyFile(options.policyFile, { clusters: clusterNames });
+  if (!loaded.ok) return { ok: false, message: `the sandbox policy ${options.policyFile} is not usable:\n  ${loaded.errors.join('\n  ')}` };
+  const redis = await sandboxRedis(env.REDIS_URL ?? 'redis://127.0.0.1:6379', env);
+  if (redis.kind === 'missing') return { ok: false, message: redis.message };
+  const closers: (() => Promise<unknown>)[] = [() => redis.stop()];
+  const closeAll = async (): Promise<void> => {
+    for (const close of closers.reverse()) await close().catch((error: unknown) => log.warn({ err: error }, 'a part of the sandbox did not stop cleanly'));
+  };
+  try {
+    const prefix = `sandbox-${randomBytes(4).toString('hex')}`;
+    const page = await startPageServer(options.port === undefined ? {} : { port: options.port });
+    closers.push(() => page.close());
+    const kubeDir = await mkdtemp(join(tmpdir(), 'flink-sandbox-'));
+    closers.push(() => rm(kubeDir, { recursive: true, force: true }));
+    const [slack, ...started] = await Promise.all([
+      startSimSlack({
+        users: [...USERS],
+        channels: CHANNELS.map(({ topic: _t, ...c }) => c),
+        usergroups: [...USERGROUPS],
+        ...BOT,
+        ...TEAM,
+        permalinkBase: page.url,
+        // Slack paces posts to 1/s per channel but lets short bursts through; a person typing a command while
+        // the notifier fills a thread in the same channel is such a burst.
+        chatPostMessageBurst: 10,
+      }),
+      // Each cluster its own store, operator and API server, with its own kubeconfig under kubeDir (unused).
+      ...SANDBOX_CLUSTERS.map(({ name, seed }) => startSimCluster({ seed, speed: options.speed, logger: log.child({ cluster: name }), kubeconfigPath: join(kubeDir, `kubeconfig-${name}`) })),
+    ]);
+    const clusters: SandboxCluster[] = SANDBOX_CLUSTERS.map(({ name }, i) => ({ name, cluster: started[i] as SimCluster }));
+    closers.push(...clusters.map(({ cluster }) => () => cluster.close()), () => slack.close());
+    // One kubeconfig, one context per cluster, as a multi-cluster installation's bot gets from its Secret.
+    const kubeconfigPath = join(kubeDir, 'kubeconfig');
+    await writeMultiKubeconfig(kubeconfigPath, clusters.map(({ name, cluster }) => ({ name, server: cluster.url })));
+    const signingSecret = randomBytes(24).toString('hex');
+    const parts = { slackApiUrl: slack.apiUrl, redisUrl: redis.url, prefix, kubeconfig: kubeconfigPath, contexts: clusterNames, policyFile: options.policyFile, signingSecret, speed: options.speed, logLevel: env.LOG_LEVEL };
+    const config = loadConfig(sandboxEnv(parts), 'all');
+    if (!config.ok) throw new Error(`the sandbox's own configuration is invalid: ${config.problems.join('; ')}`);
+    // A worker per cluster, each executing only its own cluster's operations, as the multi-cluster install runs them.
+    const workerConfigs = clusterNames.map((name) => {
+      const worker = loadConfig(sandboxEnv({ ...parts, workerClusters: [name] }), 'worker');
+      if (!worker.ok) throw new Error(`the sandbox's worker configuration for ${name} is invalid: ${worker.problems.join('; ')}`);
+      return worker.config;
+    });
+    // Closed in reverse: the roles first, then this run's keys, then the simulators, the page and Redis.
+    if (redis.kind === 'external') closers.push(() => dropKeys(redis.url, prefix));
+    const roles = await startRoles(config.config, workerConfigs, log);
+    closers.push(() => roles.close());
+    page.connect({ slack, clusters, botEventsUrl: roles.botEventsUrl, signingSecret, command: config.config.slack.command, policy: loaded.policy as Policy, policyFile: options.policyFile, logger: log });
+    let closing: Promise<void> | undefined;
+    const sandbox: RunningSandbox = {
+      url: page.url,
+      policyFile: options.policyFile,
+      redis: { url: redis.url, kind: redis.kind },
+      prefix,
+      clusters,
+      kubeconfigPath,
+      workers: workerConfigs.map((w) => ({ clusters: w.clusters.worker })),
+      slack,
+      page,
+      config: config.config,
+      close: () => (closing ??= closeAll()),
+    };
+    return { ok: true, sandbox };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}
+
+/**
+ * The bot (with its notifier) as `serve --role bot` starts it, and one worker per config as `serve --role worker`
+ * starts it (each with its WORKER_CLUSTERS), side by side in this process.
+ */
+async function startRoles(config: Config, workerConfigs: readonly Config[], logger: Logger): Promise<{ botEventsUrl: string; close(): Promise<void> }> {
+  const [bot, ...workers] = await Promise.allSettled([
+    startBot(config, { logger, host: '127.0.0.1' }),
+    ...workerConfigs.map((w) => startWorker(w, { logger: logger.child({ worker: w.clusters.worker.join(',') }) })),
+  ]);
+  const close = async (): Promise<void> => {
+    // As serve: the bot first (its notifier sends what is pending), then the workers hand back what they hold.
+    if (bot.status === 'fulfilled') await bot.value.close();
+    await Promise.all(workers.map((w) => (w.status === 'fulfilled' ? w.value.close() : undefined)));
+  };
+  const failed = [bot, ...workers].find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed || bot.status === 'rejected') {
+    await close();
+    throw (failed as PromiseRejectedResult).reason;
+  }
+  if (bot.value.url === undefined) {
+    await close();
+    throw new Error('the bot started without an HTTP receiver');
+  }
+  return { botEventsUrl: bot.value.url, close };
+}
+
+/** Removes this run's keys from a Redis the sandbox did not start (the simulated cluster they describe is gone). */
+async function dropKeys(url: string, prefix: string): Promise<void> {
+  const { Redis } = await import('ioredis');
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    let cursor = '0';
+    do {
+      const [next, keys] = await client.scan(cursor, 'MATCH', `{${prefix}}*`, 'COUNT', 500);
+      cursor = next;
+      if (keys.length > 0) await client.unlink(...keys);
+    } while (cursor !== '0');
+  } finally {
+    client.disconnect();
+  }
+}
+
+/**
+ * The first SIGINT or SIGTERM resolves; a second one means "stop now". The same Ctrl-C often arrives twice within
+ * milliseconds (from the terminal and relayed by a wrapper such as npm, tsx or timeout), so only one that comes
+ * more than a second later counts as a second signal.
+ */
+function watchSignals(onSecond: () => void): Promise<NodeJS.Signals> {
+  let firstAt: number | undefined;
+  return new Promise((resolve) => {
+    const on = (signal: NodeJS.Signals): void => {
+      if (firstAt === undefined) {
+        firstAt = Date.now();
+        resolve(signal);
+      } else if (Date.now() - firstAt > 1000) onSecond();
+    };
+    process.on('SIGINT', on);
+    process.on('SIGTERM', on);
+  });
+}
+
+export const runSandbox: SubcommandHandler = async (args) => {
+  const parsed = parseSandboxArgs(args);
+  if (!parsed.ok) {
+    process.stderr.write(`flink-chatops sandbox: ${parsed.message}\n${USAGE}\n`);
+    return 1;
+  }
+  const stopped = watchSignals(() => process.exit(1));
+  const started = await startSandbox(parsed.options);
+  if (!started.ok) {
+    process.stderr.write(`${started.message}\n`);
+    return 1;
+  }
+  const { sandbox } = started;
+  const redisNote = sandbox.redis.kind === 'private' ? `a private redis-server at ${sandbox.redis.url}` : redactUrl(sandbox.redis.url);
+  process.stdout.write(
+    [
+      `flink-chatops sandbox is running: open ${sandbox.url}`,
+      `  policy: ${sandbox.policyFile}`,
+      `  redis:  ${redisNote} (keys under {${sandbox.prefix}})`,
+      `  speed:  ${parsed.options.speed}; simulated clusters (kubeconfig ${sandbox.kubeconfigPath}):`,
+      ...sandbox.clusters.map(({ name, cluster }) => `    ${name}: Kubernetes API at ${cluster.url}, its own worker`),
+      '  Ctrl-C stops everything.',
+      '',
+    ].join('\n'),
+  );
+  const signal = await stopped;
+  process.stdout.write(`flink-chatops sandbox: ${signal}, stopping…\n`);
+  await sandbox.close();
+  process.stdout.write('flink-chatops sandbox: stopped.\n');
+  return 0;
+};

@@ -1,0 +1,284 @@
+// Failure knobs of the simulated operator (annotation or programmatic) and the rollback they can lead to.
+import { describe, expect, it } from 'vitest';
+import { SCENARIO_ANNOTATION, SLOW_SECONDS_ANNOTATION } from '../../src/kube/scenarios.js';
+import {
+  deployment,
+  editSpec,
+  eventsFor,
+  reconciledSpec,
+  recordStatuses,
+  setAnnotations,
+  useSimRig,
+  statusOf,
+  waitFor,
+  waitForStatus,
+  waitStable,
+} from '../support/sim.js';
+
+const NS = 'streaming-dev';
+const sim = useSimRig(NS);
+
+const { get } = sim;
+
+function event(reason: string, name = 'orders') {
+  return waitFor(sim.rig.store, () => eventsFor(sim.rig.store, get(name)).find((e) => e.reason === reason), 5000, `a ${reason} event`);
+}
+
+async function deployed(options: Parameters<typeof deployment>[2] = {}) {
+  sim.rig.store.create('flinkdeployments', deployment('orders', NS, options));
+  return waitStable(sim.rig.store, NS, 'orders');
+}
+
+/** The order of event and status changes of orders: `event <reason>` and `status <JM status>` entries. */
+function recordChanges(): { seen: string[]; stop(): void } {
+  const seen: string[] = [];
+  const stop = sim.rig.store.subscribe((change) => {
+    if (change.resource === 'events' && (change.object.involvedObject as { name?: string }).name === 'orders') seen.push(`event ${String(change.object.reason)}`);
+    if (change.resource === 'flinkdeployments' && change.object.metadata.name === 'orders') {
+      seen.push(`status ${String((change.object.status as { jobManagerDeploymentStatus?: string } | undefined)?.jobManagerDeploymentStatus)}`);
+    }
+  });
+  return { seen, stop };
+}
+
+/** Lets the operator provably do other work for a while: another deployment goes all the way to STABLE. */
+async function whileSomethingElseDeploys(): Promise<void> {
+  sim.rig.store.create('flinkdeployments', deployment('sentinel', NS));
+  await waitStable(sim.rig.store, NS, 'sentinel');
+}
+
+describe('image pull failure', () => {
+  const ways = [
+    { how: 'the scenario knob', image: 'flink:1.20.1', arm: () => sim.rig.operator.setScenario(NS, 'orders', 'image-pull-failure') },
+    { how: 'an image tagged :broken', image: 'flink:broken', arm: () => undefined },
+    { how: 'an image named does-not-exist', image: 'registry.example.com/does-not-exist:1.0', arm: () => undefined },
+  ];
+
+  it.each(ways)('via $how: one ErrImagePull (event before status), JM ERROR, job RECONCILING, lifecycle DEPLOYED', async ({ image, arm }) => {
+    await deployed();
+    arm();
+    const order = recordChanges();
+    const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = image));
+    const failed = await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.jobManagerDeploymentStatus === 'ERROR', 'JM ERROR');
+    order.stop();
+    const status = statusOf(failed);
+    expect(status.observedGeneration).toBe(generation);
+    expect(status.jobStatus?.state).toBe('RECONCILING');
+    // CommonStatus rule 7 needs "Manual restore required." (or the HA texts): a failed pull is not FAILED.
+    expect(status.lifecycleState).toBe('DEPLOYED');
+    expect(status.conditions?.[0]).toMatchObject({ status: 'False', reason: 'Reconciling' });
+    const error = JSON.parse(status.error as string) as { type: string; message: string };
+    expect(error.type).toBe('org.apache.flink.kubernetes.operator.exception.DeploymentFailedException');
+    expect(error.message).toContain(`[flink-main-container] Failed to pull image "${image}"`);
+    expect(order.seen.indexOf('event ErrImagePull')).toBeLessThan(order.seen.indexOf('status ERROR'));
+    const pull = eventsFor(sim.rig.store, get()).find((e) => e.reason === 'ErrImagePull');
+    expect(pull).toMatchObject({ type: 'Warning', component: 'JobManagerDeployment', count: 1, message: error.message });
+    // The operator stays quiet while ERROR persists: no repeats, no other reason.
+    await whileSomethingElseDeploys();
+    expect(eventsFor(sim.rig.store, get()).filter((e) => e.type === 'Warning').map((e) => [e.reason, e.count])).toEqual([['ErrImagePull', 1]]);
+    expect(statusOf(get()).jobManagerDeploymentStatus).toBe('ERROR');
+  });
+
+  it('a fixed spec recovers from ERROR and clears status.error', async () => {
+    await deployed();
+    editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:broken'));
+    await event('ErrImagePull');
+    editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20.1'));
+    const fixed = statusOf(await waitStable(sim.rig.store, NS, 'orders'));
+    expect(fixed.error).toBeUndefined();
+    expect(reconciledSpec(fixed)?.image).toBe('flink:1.20.1');
+  });
+});
+
+describe('savepoint failure', () => {
+  it('stop-with-savepoint fails: SavepointError + status.error, the upgrade does not proceed, the operator retries', async () => {
+    const first = await deployed();
+    setAnnotations(sim.rig.store, 'flinkdeployments', NS, 'orders', { [SCENARIO_ANNOTATION]: 'savepoint-failure' });
+    const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20.1'));
+    const error = await event('SavepointError');
+    expect(error).toMatchObject({ type: 'Warning', component: 'JobManagerDeployment' });
+    let status = statusOf(get());
+    expect(status.observedGeneration).toBe(generation - 1);
+    expect(JSON.parse(status.error as string)).toMatchObject({ type: 'org.apache.flink.kubernetes.operator.exception.UpgradeFailureException', message: 'Savepoint Error' });
+    expect(error.message).toMatch(/^Savepoint Error -> .*CheckpointException: Failure to finalize checkpoint\./);
+    expect(status.jobStatus).toMatchObject({ state: 'RUNNING', jobId: statusOf(first).jobStatus?.jobId });
+    expect(reconciledSpec(status)?.image).toBe('flink:1.20');
+    expect(status.lifecycleState).toBe('STABLE');
+    await waitFor(sim.rig.store, () => eventsFor(sim.rig.store, get()).find((e) => e.reason === 'SavepointError' && e.count >= 2));
+
+    setAnnotations(sim.rig.store, 'flinkdeployments', NS, 'orders', { [SCENARIO_ANNOTATION]: undefined });
+    status = statusOf(await waitStable(sim.rig.store, NS, 'orders'));
+    expect(reconciledSpec(status)?.image).toBe('flink:1.20.1');
+    expect(status.error).toBeUndefined();
+  });
+
+  it('a stateless suspend needs no savepoint and is not affected', async () => {
+    await deployed({ upgradeMode: 'stateless' });
+    sim.rig.operator.setScenario(NS, 'orders', 'savepoint-failure');
+    editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
+    await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.lifecycleState === 'SUSPENDED', 'SUSPENDED');
+  });
+});
+
+describe('slow and stuck reconciles', () => {
+  it('slow-reconcile stays UPGRADING for the given (scaled) seconds', async () => {
+    await deployed();
+    setAnnotations(sim.rig.store, 'flinkdeployments', NS, 'orders', { [SCENARIO_ANNOTATION]: 'slow-reconcile', [SLOW_SECONDS_ANNOTATION]: '40' });
+    editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20.1'));
+    await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.reconciliationStatus?.state === 'UPGRADING', 'UPGRADING');
+    const enteredAt = Date.now();
+    await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.reconciliationStatus?.state === 'DEPLOYED' && s.jobManagerDeploymentStatus === 'DEPLOYING', 'deploying');
+    // 40 operator seconds at fast speed = 400 ms.
+    expect(Date.now() - enteredAt).toBeGreaterThanOrEqual(380);
+    await waitStable(sim.rig.store, NS, 'orders');
+  });
+
+  it('stuck-upgrading never leaves UPGRADING until the knob is cleared', async () => {
+    await deployed();
+    sim.rig.operator.setScenario(NS, 'orders', 'stuck-upgrading');
+    const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20.1'));
+    await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.reconciliationStatus?.state === 'UPGRADING', 'UPGRADING');
+    await whileSomethingElseDeploys();
+    await whileSomethingElseDeploysAgain();
+    const stuck = statusOf(get());
+    expect(stuck.reconciliationStatus?.state).toBe('UPGRADING');
+    expect(stuck.lifecycleState).toBe('UPGRADING');
+    expect(stuck.observedGeneration).toBe(generation);
+    sim.rig.operator.clearScenario(NS, 'orders');
+    await waitStable(sim.rig.store, NS, 'orders');
+  });
+
+  it('stuck-upgrading on a suspend shows UPGRADING with the new observedGeneration, then finishes', async () => {
+    await deployed();
+    sim.rig.operator.setScenario(NS, 'orders', 'stuck-upgrading');
+    const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
+    const stuck = await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.reconciliationStatus?.state === 'UPGRADING', 'UPGRADING');
+    expect(statusOf(stuck).observedGeneration).toBe(generation);
+    expect(statusOf(stuck).jobStatus?.state).toBe('RUNNING');
+    sim.rig.operator.clearScenario(NS, 'orders');
+    const done = await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.lifecycleState === 'SUSPENDED', 'SUSPENDED');
+    expect(statusOf(done).jobStatus?.state).toBe('FINISHED');
+  });
+});
+
+describe('clearing a knob in the middle of its wait', () => {
+  // 10 000 operator seconds = 100 s at fast speed: only the cleared knob (which interrupts the wait) ends it in time.
+  const slow = { slowReconcileSeconds: 10_000 };
+  const cases = [
+    {
+      what: 'a first deployment',
+      name: 'orders',
+      arm: () => {
+        sim.rig.operator.setScenario(NS, 'orders', 'slow-reconcile', slow);
+        sim.rig.store.create('flinkdeployments', deployment('orders', NS));
+      },
+    },
+    {
+      what: 'a job upgrade',
+      name: 'orders',
+      arm: async () => {
+        await deployed();
+        sim.rig.operator.setScenario(NS, 'orders', 'slow-reconcile', slow);
+        editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20.1'));
+      },
+    },
+    {
+      what: 'a session cluster restart',
+      name: 'session-cluster',
+      arm: async () => {
+        sim.rig.store.create('flinkdeployments', sessionClusterOf('session-cluster'));
+        await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'session-cluster', (s) => s.lifecycleState === 'STABLE', 'STABLE');
+        sim.rig.operator.setScenario(NS, 'session-cluster', 'slow-reconcile', slow);
+        editSpec(sim.rig.store, 'flinkdeployments', NS, 'session-cluster', (s) => (s.restartNonce = 3));
+      },
+    },
+  ];
+
+  it.each(cases)('$what carries on from UPGRADING to STABLE', async ({ name, arm }) => {
+    await arm();
+    await waitForStatus(sim.rig.store, 'flinkdeployments', NS, name, (s) => s.lifecycleState === 'UPGRADING', 'UPGRADING');
+    sim.rig.operator.clearScenario(NS, name);
+    await waitForStatus(sim.rig.store, 'flinkdeployments', NS, name, (s, o) => s.lifecycleState === 'STABLE' && s.observedGeneration === o.metadata.generation, 'STABLE');
+  });
+});
+
+function sessionClusterOf(name: string) {
+  const base = deployment(name, NS);
+  const spec = { ...(base.spec ?? {}) };
+  delete spec.job;
+  return { ...base, spec };
+}
+
+async function whileSomethingElseDeploysAgain(): Promise<void> {
+  editSpec(sim.rig.store, 'flinkdeployments', NS, 'sentinel', (s) => (s.restartNonce = 1));
+  await waitStable(sim.rig.store, NS, 'sentinel');
+}
+
+describe('validation error knob', () => {
+  it('rejects the new generation: ValidationError, status.error, observedGeneration not advanced, previous spec keeps running', async () => {
+    const first = await deployed();
+    setAnnotations(sim.rig.store, 'flinkdeployments', NS, 'orders', { [SCENARIO_ANNOTATION]: 'validation-error' });
+    const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20.1'));
+    expect(await event('ValidationError')).toMatchObject({ type: 'Warning', component: 'Operator' });
+    const status = statusOf(get());
+    expect(status.observedGeneration).toBe(generation - 1);
+    expect(JSON.parse(status.error as string).type).toBe('org.apache.flink.kubernetes.operator.exception.ValidationException');
+    expect(status.jobStatus?.jobId).toBe(statusOf(first).jobStatus?.jobId);
+    expect(reconciledSpec(status)?.image).toBe('flink:1.20');
+    setAnnotations(sim.rig.store, 'flinkdeployments', NS, 'orders', { [SCENARIO_ANNOTATION]: undefined });
+    const fixed = statusOf(await waitStable(sim.rig.store, NS, 'orders'));
+    expect(reconciledSpec(fixed)?.image).toBe('flink:1.20.1');
+    expect(fixed.error).toBeUndefined();
+  });
+});
+
+describe('rollback', () => {
+  const rollbackConf = { 'kubernetes.operator.deployment.rollback.enabled': 'true', 'kubernetes.operator.deployment.readiness.timeout': '30s' };
+
+  it('a deploy that does not become stable in time is rolled back to lastStableSpec; the user spec stays', async () => {
+    const first = await deployed({ conf: rollbackConf });
+    const stableSpec = statusOf(first).reconciliationStatus?.lastStableSpec;
+    const rec = recordStatuses(sim.rig.store, 'flinkdeployments', NS, 'orders');
+    const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:broken'));
+    const rolledBack = await waitForStatus(
+      sim.rig.store,
+      'flinkdeployments',
+      NS,
+      'orders',
+      (s) => s.lifecycleState === 'ROLLED_BACK' && s.jobStatus?.state === 'RUNNING',
+      'ROLLED_BACK and RUNNING',
+    );
+    rec.stop();
+    expect(rec.seen.some((r) => r.status.lifecycleState === 'ROLLING_BACK')).toBe(true);
+    // ROLLED_BACK comes with the deploy of the stable spec, before its job runs; errors are cleared then.
+    const redeployed = rec.seen.find((r) => r.status.reconciliationStatus?.state === 'ROLLED_BACK')?.status;
+    expect(redeployed).toMatchObject({ jobManagerDeploymentStatus: 'DEPLOYING', jobStatus: { state: 'RECONCILING' }, lifecycleState: 'ROLLED_BACK' });
+    expect(redeployed?.error).toBeUndefined();
+    const status = statusOf(rolledBack);
+    expect(rolledBack.spec?.image).toBe('flink:broken');
+    expect(status.observedGeneration).toBe(generation);
+    expect(status.reconciliationStatus?.state).toBe('ROLLED_BACK');
+    expect(status.reconciliationStatus?.lastStableSpec).toBe(stableSpec);
+    expect(reconciledSpec(status)?.image).toBe('flink:broken');
+    expect(status.jobManagerDeploymentStatus).toBe('READY');
+    expect(status.error).toBeUndefined();
+    expect(await event('Rollback')).toMatchObject({ type: 'Normal', message: 'Rolling back failed deployment.' });
+
+    // The way out: a spec equal to lastStableSpec is marked DEPLOYED without a redeploy.
+    const submits = eventsFor(sim.rig.store, get()).find((e) => e.reason === 'Submit')?.count;
+    const back = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20'));
+    const recovered = statusOf(await waitStable(sim.rig.store, NS, 'orders'));
+    expect(recovered.observedGeneration).toBe(back);
+    expect(eventsFor(sim.rig.store, get()).find((e) => e.reason === 'Submit')?.count).toBe(submits);
+  });
+
+  it('is not attempted when rollback is not enabled', async () => {
+    await deployed({ conf: { 'kubernetes.operator.deployment.readiness.timeout': '5s' } });
+    editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:broken'));
+    await event('ErrImagePull');
+    // The 5 s readiness timeout is 50 ms at fast speed; another deployment going all the way outlasts it.
+    await whileSomethingElseDeploys();
+    expect(statusOf(get())).toMatchObject({ lifecycleState: 'DEPLOYED', jobManagerDeploymentStatus: 'ERROR' });
+    expect(eventsFor(sim.rig.store, get()).map((e) => e.reason)).not.toContain('Rollback');
+  });
+});
