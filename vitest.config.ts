@@ -14,7 +14,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'main',
-          include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'],
+          include: ['test/unit/**/*.test.ts', 'test/repo/**/*.test.ts', 'test/integration/**/*.test.ts'],
           // Vitest's default is one fewer than the cores: one worker on a 2-core machine. These files mostly wait
           // on simulators and Redis, so two side by side use the machine without starving each other.
           maxWorkers: 2,

@@ -17,6 +17,7 @@ import { ClientNodeFlinkClient, loadKubeConfig } from '../src/kube/client-node.j
 import { hasOperatorStatus } from '../src/domain/model/resource.js';
 import { createLogger } from '../src/log.js';
 import { startBot } from '../src/roles/bot.js';
+import { eventually } from '../test/support/poll.js';
 import { redisAnswers, startPrivateRedis, type PrivateRedis } from '../test/support/redis-server.js';
 import { slashCommandBody } from '../test/support/slack.js';
 import { startBareBolt } from './bare-bolt.js';
@@ -108,11 +109,8 @@ async function redisUrl(): Promise<{ url: string; own?: PrivateRedis }> {
 /** The seed's target is planned against only once the operator has reconciled it. */
 async function untilReconciled(kubeconfig: string): Promise<void> {
   const kube = new ClientNodeFlinkClient(loadKubeConfig(kubeconfig));
-  for (let i = 0; i < 200; i++) {
-    if (hasOperatorStatus(await kube.get('FlinkDeployment', 'streaming-dev', 'orders'))) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('streaming-dev/orders was never reconciled by the simulated operator');
+  // The simulators run in another process here: their store's changes cannot be subscribed to.
+  await eventually('the simulated operator to reconcile streaming-dev/orders', async () => hasOperatorStatus(await kube.get('FlinkDeployment', 'streaming-dev', 'orders')), { intervalMs: 50 });
 }
 
 /** Counts enqueues (nothing consumes the queue here) and lets a burst wait until all its operations are queued. */

@@ -1,5 +1,5 @@
 // Benchmark of parseCommand on a realistic mix of commands (valid, refused, quoted, with mentions).
-import { parseCommand, type ParseContext } from '../src/domain/language/parse.js';
+import { parseCommand, type ParseContext } from '../src/domain/engines/language/parse.js';
 
 const MIX = [
   'status analytics/clickstream',

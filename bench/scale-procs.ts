@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import { cp, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { eventually, GiveUp } from '../test/support/poll.js';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -101,12 +102,15 @@ export async function startRole(name: string, role: 'bot' | 'worker', port: numb
   const tail = stderrTail(child);
   const handle = track(name, child, () => child.kill('SIGTERM'));
   const base = `http://127.0.0.1:${port}`;
-  for (const deadline = Date.now() + 120_000; ; await new Promise((r) => setTimeout(r, 200))) {
-    if (child.exitCode !== null) throw new Error(`${name} (serve --role ${role}) exited with ${child.exitCode}:\n${tail()}`);
+  const ready = async () => {
+    if (child.exitCode !== null) throw new GiveUp(`${name} (serve --role ${role}) exited with ${child.exitCode}`);
     const status = await fetch(`${base}/readyz`).then((r) => r.status, () => 0);
-    if (status === 200) break;
-    if (Date.now() > deadline) throw new Error(`${name} was not ready within 120 s (last /readyz ${status}):\n${tail()}`);
-  }
+    if (status !== 200) throw new Error(`/readyz answered ${status}`);
+    return true;
+  };
+  await eventually(`${name} to be ready`, ready, { timeoutMs: 120_000, intervalMs: 200 }).catch((error: unknown) => {
+    throw new Error(`${error instanceof Error ? error.message : String(error)}:\n${tail()}`);
+  });
   return {
     ...handle,
     port,

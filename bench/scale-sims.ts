@@ -10,6 +10,7 @@ import { createInterface } from 'node:readline';
 import { startSimCluster, type SimCluster } from '@flink-chatops/sim/kube/cluster';
 import { DEFAULT_RATE_LIMITS, startSimSlack, type RecordedResponse, type SimSlack } from '@flink-chatops/sim/slack-api';
 import { deployment, isStable, statusOf } from '@flink-chatops/sim/testing/sim';
+import { eventually } from '../test/support/poll.js';
 
 const send = (value: unknown): void => void process.stdout.write(`${JSON.stringify(value)}\n`);
 
@@ -19,11 +20,11 @@ async function cluster(count: number, namespaces: string[]): Promise<SimCluster>
     const namespace = namespaces[i % namespaces.length] as string;
     sim.store.create('flinkdeployments', deployment(`job-${i}`, namespace, { upgradeMode: 'last-state' }));
   }
-  for (const deadline = Date.now() + 180_000; ; await new Promise((r) => setTimeout(r, 250))) {
-    const stable = sim.store.list('flinkdeployments').filter((o) => isStable(statusOf(o), o)).length;
-    if (stable === count) break;
-    if (Date.now() > deadline) throw new Error(`only ${stable} of ${count} FlinkDeployments became STABLE within 180 s`);
-  }
+  const stable = () => sim.store.list('flinkdeployments').filter((o) => isStable(statusOf(o), o)).length;
+  // Polled, not checked at each store change: with thousands of objects a full count per change costs more.
+  await eventually(`all ${count} FlinkDeployments to become STABLE`, () => stable() === count, { timeoutMs: 180_000, intervalMs: 250 }).catch((error: unknown) => {
+    throw new Error(`${String(error)} (${stable()} are)`);
+  });
   sim.server.resetStats();
   send({ url: sim.url });
   return sim;

@@ -7,6 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import { CLUSTERS, NAMESPACES, startRig, type Rig } from './scale-env.js';
 import { burst, CHANNELS, commandBody, post, summarize } from './scale-load.js';
+import { eventually, GiveUp } from '../test/support/poll.js';
 import { OpsTracker } from './scale-ops.js';
 import { stopAll, type Metrics } from './scale-procs.js';
 import { printReport, type Results } from './scale-report.js';
@@ -99,15 +100,21 @@ async function opsPhase(rig: Rig, tracker: OpsTracker, p: Params): Promise<OpsPh
  */
 async function slackSettled(rig: Rig): Promise<Record<string, number>> {
   let last = '';
-  for (const deadline = Date.now() + 900_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 2000))) {
-    const calls = await rig.slackCalls();
+  const unchanged = async () => {
+    const calls = await rig.slackCalls().catch((error: unknown) => {
+      throw new GiveUp(`the simulated Slack did not answer: ${String(error)}`);
+    });
     const now = JSON.stringify(calls);
     if (process.env.BENCH_DEBUG) log(`    slack calls: ${now}`);
-    if (now === last) return calls;
+    const same = now === last;
     last = now;
-  }
-  log('  warning: Slack calls still arriving after 900 s');
-  return rig.slackCalls();
+    return same && calls;
+  };
+  return eventually('the Slack calls to settle', unchanged, { timeoutMs: 900_000, intervalMs: 2000 }).catch((error: unknown) => {
+    if (error instanceof Error && error.cause instanceof GiveUp) throw error;
+    log('  warning: Slack calls still arriving after 900 s');
+    return rig.slackCalls();
+  });
 }
 
 export interface ListPhase {

@@ -14,7 +14,7 @@ import { Redis } from 'ioredis';
 import { assess } from '../src/app/assess.js';
 import { DEFAULT_CLUSTER, loadConfig, redactUrl } from '../src/config.js';
 import type { OperationIntent } from '../src/domain/kinds/index.js';
-import { isTerminal, newOperationId, TERMINAL_STATES } from '../src/domain/model/operation.js';
+import { isTerminal, newOperationId, TERMINAL_STATES } from '../src/domain/engines/operation.js';
 import type { Target } from '../src/domain/model/target.js';
 import { ClientNodeFlinkClient, loadKubeConfig } from '../src/kube/client-node.js';
 import { createLogger } from '../src/log.js';
@@ -25,6 +25,7 @@ import { lastEventId, waitForEvents } from '../src/store/events.js';
 import { FreezeStore } from '../src/store/freezes.js';
 import { OperationStore } from '../src/store/operations.js';
 import { startWorker } from '../src/roles/worker.js';
+import { eventually } from '../test/support/poll.js';
 import { redisAnswers, startPrivateRedis } from '../test/support/redis-server.js';
 import { deployment, isStable, statusOf } from '@flink-chatops/sim/testing/sim';
 
@@ -240,11 +241,8 @@ async function createTargets(kubeconfigPath: string, kube: ClientNodeFlinkClient
   for (const t of targets) {
     await api.createNamespacedCustomObject({ group: 'flink.apache.org', version: 'v1beta1', namespace: NS, plural: 'flinkdeployments', body: deployment(t.name, NS) });
   }
-  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 250))) {
-    const items = await kube.list('FlinkDeployment', NS);
-    if (items.filter((o) => isStable(statusOf(o as never), o as never)).length === targets.length) return;
-  }
-  throw new Error('the targets did not all become STABLE within 60 s');
+  const stable = async () => (await kube.list('FlinkDeployment', NS)).filter((o) => isStable(statusOf(o as never), o as never)).length === targets.length;
+  await eventually('every target to become STABLE', stable, { timeoutMs: 60_000, intervalMs: 250 });
 }
 
 let url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -1,5 +1,5 @@
 // Renders the generated blocks of docs/: the command reference (docs/commands.md) from the parser's schema
-// (src/domain/language/verbs.ts and the kind modules in src/domain/kinds/) and the example policy (docs/policy.md,
+// (src/domain/engines/language/verbs.ts and the kind modules in src/domain/kinds/) and the example policy (docs/policy.md,
 // from examples/policy.yaml). `npm run docs:commands` writes them; `-- --check` only compares.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -16,7 +16,7 @@ import {
   type ArgSpec,
   type FlagSpec,
   type VerbGroup,
-} from '../src/domain/language/verbs.js';
+} from '../src/domain/engines/language/verbs.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const COMMANDS_DOC = 'docs/commands.md';
@@ -39,14 +39,14 @@ const displayed = (example: string) => example.replace(/<#[A-Z0-9]+\|([^<>]*)>/g
 const cell = (text: string) => text.replaceAll('|', '\\|');
 
 function argLine(arg: ArgSpec): string {
-  const kind = VALUE_KINDS[arg.kind].description;
+  const kind = arg.kind.description;
   const text = arg.description === undefined ? kind : `${arg.description}; ${kind}`;
   return `- \`${argPlaceholder(arg)}\`${arg.required ? '' : ' (optional)'} — ${text}`;
 }
 
 function flagLine(flag: FlagSpec): string {
   const notes = [flag.required ? 'required' : '', flag.repeatable ? 'repeatable' : ''].filter(Boolean);
-  const kind = flag.kind === 'switch' ? '' : `; ${VALUE_KINDS[flag.kind].description}`;
+  const kind = flag.kind === VALUE_KINDS.switch ? '' : `; ${flag.kind.description}`;
   return `- \`${flagSyntax(flag)}\`${notes.length > 0 ? ` (${notes.join(', ')})` : ''} — ${flag.description}${kind}`;
 }
 
@@ -67,7 +67,7 @@ const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.slice(1
 /** The whole command reference, in help order, grouped as `help` groups it. */
 export function renderCommandReference(command: string = DEFAULT_COMMAND): string {
   const lines = [
-    GENERATED_NOTE('src/domain/language/verbs.ts and the kind modules in src/domain/kinds/'),
+    GENERATED_NOTE('src/domain/engines/language/verbs.ts and the kind modules in src/domain/kinds/'),
     '',
     `Write \`${usageLine('', command)}\`. A target is ${VALUE_KINDS.target.description}. Quote values that have spaces.`,
     `\`${command} help\` shows this in Slack; \`${command} help <verb>\` or \`--${HELP_FLAG}\` after any command shows one command.`,

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Test prerequisites (SPEC §12): redis-server and Chromium. Installs the missing ones with apt-get when it may (root on
-# Debian/Ubuntu); otherwise prints the exact command to run and fails. Runs before every `npm test` (pretest).
-# TEST_SETUP_DRY_RUN=1 prints what it would install; TEST_SETUP_CHROMIUM / TEST_SETUP_REDIS override the paths
-# looked at, and TEST_SETUP_UID the user id (the tests of this script use them).
+# Test prerequisites (README.md#the-two-commands): redis-server and Chromium. Installs the missing ones with apt-get
+# when it may (root on Debian/Ubuntu); otherwise prints the exact command to run and fails. Runs before every `npm test`
+# (pretest). TEST_SETUP_DRY_RUN=1 prints what it would install; TEST_SETUP_CHROMIUM / TEST_SETUP_REDIS override the
+# paths looked at, and TEST_SETUP_UID the user id (the tests of this script use them).
 set -euo pipefail
 
 chromium="${TEST_SETUP_CHROMIUM:-/usr/bin/chromium}"

@@ -119,14 +119,17 @@ export interface Config {
     readonly appToken: string | undefined;
     readonly apiUrl: string;
     readonly command: string;
-    /** SLACK_ALLOWED_TEAMS (SPEC §7a); undefined: the bot token's own team. */
+    /** SLACK_ALLOWED_TEAMS (docs/configuration.md#who-may-use-the-bot); undefined: the bot token's own team. */
     readonly allowedTeams: readonly string[] | undefined;
     readonly socketMode: boolean;
   };
   readonly port: number;
   readonly redis: RedisSettings;
   readonly kubeconfig: string | undefined;
-  /** The clusters this process sees (§3a); `contexts` when they are KUBE_CONTEXTS, else the one current context. */
+  /**
+   * The clusters this process sees (docs/deployment.md#several-clusters); `contexts` when they are KUBE_CONTEXTS, else
+   * the one current context.
+   */
   readonly clusters: {
     readonly names: readonly string[];
     readonly fromContexts: boolean;
@@ -138,10 +141,15 @@ export interface Config {
   readonly leaseTtlMs: number;
   readonly verifyTimeoutMs: number;
   readonly verifyTimeoutSavepointMs: number;
-  /** How long a JobManager or container failure may persist before the operation is FAILED (SPEC §5). */
+  /**
+   * How long a JobManager or container failure may persist before the operation is FAILED (docs/lifecycle.md#evidence).
+   */
   readonly failureGraceMs: number;
   readonly logLevel: string;
-  /** The egress proxy of every Slack call (SPEC §2): HTTPS_PROXY for https URLs, HTTP_PROXY for http ones. */
+  /**
+   * The egress proxy of every Slack call (docs/configuration.md#configuration): HTTPS_PROXY for https URLs, HTTP_PROXY
+   * for http ones.
+   */
   readonly proxy: { readonly https: string | undefined; readonly http: string | undefined; readonly noProxy: string | undefined };
 }
 

@@ -8,8 +8,9 @@ export { parseArgs, type SubcommandHandler } from './cli/args.js';
 export { loadConfig, redactUrl, type Config } from './config.js';
 export { createLogger, type Logger } from './log.js';
 export { loadPolicyFile } from './app/policy-load.js';
-export type { Policy } from './domain/policy/schema.js';
-export { VERB_NAMES, usageLine, verbSpec } from './domain/language/verbs.js';
+export type { Policy } from './domain/engines/policy/schema.js';
+export { VERB_NAMES, usageLine, verbSpec } from './domain/engines/language/verbs.js';
+export { parseCommand } from './domain/engines/language/parse.js';
 
 /** `serve --role bot` in this process: the Slack app and its notifier. */
 export async function startBot(config: Config, overrides?: BotOverrides): Promise<RunningBot> {

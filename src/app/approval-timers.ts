@@ -1,18 +1,18 @@
-// Reminders and escalation (SPEC §7): every bot process looks every few seconds at the operations awaiting approval
-// and records the reminder or escalation that fell due as a history note; the notifier turns the note into the
-// thread reply and the DMs. The timers are the records themselves (the time AWAITING_APPROVAL was entered, plus the
-// policy's delay), so they survive any restart; the store's compare-and-set makes each happen once, and never once
-// the operation is decided, however many replicas race.
-import type { EntryInput, OperationRecord } from '../domain/model/operation.js';
-import { dueTimers, ESCALATED_NOTE, REMINDER_NOTE, type ApprovalTimer } from '../domain/policy/approvers.js';
+// Reminders and escalation (docs/policy.md#reaching-approvers): every bot process looks every few seconds at the
+// operations awaiting approval and records the reminder or escalation that fell due as a history note; the notifier
+// turns the note into the thread reply and the DMs. The timers are the records themselves (the time AWAITING_APPROVAL
+// was entered, plus the policy's delay), so they survive any restart; the store's compare-and-set makes each happen
+// once, and never once the operation is decided, however many replicas race.
+import type { EntryInput, OperationRecord } from '../domain/engines/operation.js';
+import { dueTimers, ESCALATED_NOTE, REMINDER_NOTE, type ApprovalTimer } from '../domain/engines/policy/approvers.js';
 import { formatDuration } from '../domain/model/duration.js';
-import type { ApprovalSettings } from '../domain/policy/schema.js';
+import type { ApprovalSettings } from '../domain/engines/policy/schema.js';
 import { forOperation, type Logger } from '../log.js';
-import type { OperationStore } from '../store/operations.js';
+import type { OperationStore } from './ports/index.js';
 import { Periodic } from './periodic.js';
 import type { PolicyProvider } from './policy-source.js';
 
-/** Well inside SPEC §7's "within 30 s of its time". */
+/** Well inside "within 30 s of its time" (docs/policy.md#reaching-approvers). */
 export const APPROVAL_TIMER_POLL_MS = 5_000;
 
 export interface ApprovalTimerDeps {

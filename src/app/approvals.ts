@@ -1,17 +1,18 @@
-// Approve and Reject clicks (SPEC §7): digest binding, eligibility, one vote per person, the drift re-check, quorum.
+// Approve and Reject clicks (docs/policy.md#approvals): digest binding, eligibility, one vote per person, the drift
+// re-check, quorum.
 import { enqueueQueued } from './enqueue.js';
 import { enqueueScheduled, scheduleOnEntry, scheduledEntry } from './scheduling.js';
-import { addApproval, canReject, eligibility, tally, type Eligibility, type Remaining } from '../domain/policy/approval.js';
+import { addApproval, canReject, eligibility, tally, type Eligibility, type Remaining } from '../domain/kit/policy/approval.js';
 import type { Approval, Requirement } from '../domain/model/decision.js';
-import { effectiveRequirements } from '../domain/policy/approvers.js';
-import { checkDrift, desiredStateHolds } from '../domain/planning/drift.js';
-import { OURS_LOOKBACK, ourSubmissionsAfter } from '../domain/planning/ours.js';
-import type { EntryInput } from '../domain/model/operation.js';
-import { joinWords } from '../domain/policy/schedule.js';
+import { effectiveRequirements } from '../domain/engines/policy/approvers.js';
+import { checkDrift, desiredStateHolds } from '../domain/kit/planning/drift.js';
+import { OURS_LOOKBACK, ourSubmissionsAfter } from '../domain/kit/planning/ours.js';
+import type { EntryInput } from '../domain/engines/operation.js';
+import { joinWords } from '../domain/kit/policy/schedule.js';
 import { forOperation } from '../log.js';
 import { readLive } from './assess.js';
 import type { BotDeps } from './context.js';
-import type { ActionOutcome } from './ports.js';
+import type { ActionOutcome } from './ports/index.js';
 import { abortAtApproval, alreadyDecided, PLAN_CHANGED, replan, type Planned } from './replan.js';
 
 export interface Click {
@@ -67,7 +68,7 @@ export class ApprovalService {
     }
     const state = await this.deps.policy.current();
     if (!state.ok) return { ok: false, message: `${record.id}: ${state.message}` };
-    // After an escalation its groups count as the rules' groups (SPEC §7).
+    // After an escalation its groups count as the rules' groups (docs/policy.md#approvals).
     const requirements = effectiveRequirements(record);
     const verdict = await who({
       user: click.user,
@@ -80,7 +81,10 @@ export class ApprovalService {
     return { ok: true, record: { ...record, plan }, requirements, countsFor: verdict.countsFor };
   }
 
-  /** SPEC §7: the target is re-read and the drift rule applies; undefined means unchanged, go on counting. */
+  /**
+   * The target is re-read and the drift rule applies (docs/policy.md#approvals); undefined means unchanged, go on
+   * counting.
+   */
   private async recheck(record: Planned, user: string): Promise<ActionOutcome | undefined> {
     const live = await readLive(record.target, this.deps.clusters.kube(record.target));
     if (!live.ok) return abortAtApproval(this.deps, record, `${live.refusal}; request again`, user);
@@ -122,7 +126,7 @@ export class ApprovalService {
       const entries: EntryInput[] = [{ type: 'approval', name: 'approved', actor: user, detail: { countsFor, remaining: t.remaining } }];
       if (t.satisfied) {
         const approvers = added.approvals.filter((a) => a.planDigest === digest).map((a) => a.user);
-        // SPEC §7b: approved now, run at its time.
+        // Approved now, run at its time (docs/policy.md#scheduled-operations).
         if (current.schedule !== undefined) {
           const schedule = policy?.ok ? scheduleOnEntry(current.schedule, policy.policy, at) : current.schedule;
           entries.push(scheduledEntry(schedule, user, 'bot', { approvedBy: approvers }));

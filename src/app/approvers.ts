@@ -1,8 +1,8 @@
-// The eligible approvers of an operation as people to message (SPEC §7 "Reaching approvers", §7c): the members of
+// The eligible approvers of an operation as people to message (docs/policy.md#reaching-approvers): the members of
 // the groups asked (user groups resolved), requester excluded, each once, capped; read by the notifier for its DMs.
-import type { OperationRecord } from '../domain/model/operation.js';
-import { askedGroups, MAX_APPROVER_DMS } from '../domain/policy/approvers.js';
-import type { ApprovalSettings } from '../domain/policy/schema.js';
+import type { OperationRecord } from '../domain/engines/operation.js';
+import { askedGroups, MAX_APPROVER_DMS } from '../domain/engines/policy/approvers.js';
+import type { ApprovalSettings } from '../domain/engines/policy/schema.js';
 import type { MembershipSource } from './context.js';
 import type { PolicyProvider } from './policy-source.js';
 

@@ -3,17 +3,17 @@
 import type { PolicyDecision } from '../domain/model/decision.js';
 import { lastSavepoint as findLastSavepoint, deploymentNameOf, isSessionCluster, jobIdOf } from '../domain/model/resource.js';
 import { isUndo, judgedKind, kindModule, type KindIntent, type KindName, type OperationIntent } from '../domain/kinds/index.js';
-import type { OperationRecord } from '../domain/model/operation.js';
+import type { OperationRecord } from '../domain/engines/operation.js';
 import type { Plan } from '../domain/model/plan.js';
-import { planOperation, type PlanContext } from '../domain/planning/planner.js';
-import { CHECK, runChecks, type Freeze } from '../domain/policy/checks.js';
-import { evaluate, findNamespace } from '../domain/policy/evaluate.js';
-import { sessionJobsOn } from '../domain/policy/session-jobs.js';
+import { planOperation, type PlanContext } from '../domain/engines/planning/planner.js';
+import { CHECK, runChecks, type Freeze } from '../domain/engines/policy/checks.js';
+import { evaluate, findNamespace } from '../domain/engines/policy/evaluate.js';
+import { sessionJobsOn } from '../domain/kit/policy/session-jobs.js';
 import { autoscalerOverrides } from '../domain/model/autoscaler.js';
 import { verticesOf } from '../domain/model/rest-vertices.js';
-import type { Policy } from '../domain/policy/schema.js';
+import type { Policy } from '../domain/engines/policy/schema.js';
 import { formatTarget, type Target } from '../domain/model/target.js';
-import { planUndo } from '../domain/planning/undo.js';
+import { planUndo } from '../domain/engines/planning/undo.js';
 import { isKubeError } from '../kube/errors.js';
 import type { FlinkClient } from '../kube/flink-client.js';
 import type { FlinkRest } from '../kube/flink-rest.js';
@@ -26,7 +26,7 @@ export interface ClusterReaders {
 }
 
 export interface AssessDeps {
-  /** The clients of the cluster the target is in (SPEC §3a). */
+  /** The clients of the cluster the target is in (docs/deployment.md#several-clusters). */
   clients(target: Target): ClusterReaders;
   getFreeze(target: Target): Promise<Freeze | undefined>;
   /** The undone operation of an `undo`. */
@@ -99,7 +99,8 @@ export async function assess(policy: Policy, request: AssessRequest, deps: Asses
     policy: { ...(policy.config ? { config: policy.config } : {}), ...(policy.limits ? { limits: policy.limits } : {}) },
     now,
   });
-  // SPEC §3: a configuration key the policy does not allow is refused (nothing recorded), naming the key.
+  // A configuration key the policy does not allow is refused (nothing recorded), naming the key
+  // (docs/lifecycle.md#refused-or-denied).
   const refusedKeys = checks.find((c) => c.name === CHECK.configKeys && c.outcome === 'fail');
   if (refusedKeys) return { ok: false, refusal: `${refusedKeys.message}; nothing was recorded` };
   const decision = evaluate(policy, {
@@ -109,7 +110,8 @@ export async function assess(policy: Policy, request: AssessRequest, deps: Asses
     ...(plan.effectiveUpgradeMode ? { upgradeMode: plan.effectiveUpgradeMode } : {}),
     now,
     checks,
-    // Authorised at request time (checkRequest); a re-plan or re-check keeps skipping what it skipped (SPEC §7c).
+    // Authorised at request time (checkRequest); a re-plan or re-check keeps skipping what it skipped
+    // (docs/policy.md#break-glass).
     ...(request.intent.breakGlass === true ? { breakGlass: true } : {}),
   });
   return { ok: true, target, plan, decision, effectiveKind, resource: live.resource };

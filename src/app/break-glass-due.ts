@@ -1,5 +1,6 @@
-// Unreviewed break-glass operations past `reviewWithin` (SPEC §7c): the sweep's daily reminder (a `review-due` note
-// in the history, so the thread gets a reply), and the number `/metrics` exports. Both read the index, not every record.
+// Unreviewed break-glass operations past `reviewWithin` (docs/policy.md#break-glass): the sweep's daily reminder (a
+// `review-due` note in the history, so the thread gets a reply), and the number `/metrics` exports. Both read the
+// index, not every record.
 import {
   awaitsReview,
   DEFAULT_REVIEW_WITHIN,
@@ -9,15 +10,14 @@ import {
   reviewOverdue,
   REVIEW_DUE_ENTRY,
   wentAhead,
-} from '../domain/policy/break-glass.js';
+} from '../domain/engines/policy/break-glass.js';
 import { parseDuration } from '../domain/model/duration.js';
-import { isTerminal, type OperationRecord } from '../domain/model/operation.js';
+import { isTerminal, type OperationRecord } from '../domain/engines/operation.js';
 import type { Logger } from '../log.js';
-import type { BreakGlassIndex } from '../store/break-glass.js';
-import type { OperationStore } from '../store/operations.js';
+import type { BreakGlassIndex, OperationStore } from './ports/index.js';
 import { reviewersOf } from './break-glass.js';
 import type { PolicyProvider } from './policy-source.js';
-import type { Policy } from '../domain/policy/schema.js';
+import type { Policy } from '../domain/engines/policy/schema.js';
 
 export interface BreakGlassDueDeps {
   store: Pick<OperationStore, 'getMany' | 'apply'>;

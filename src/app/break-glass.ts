@@ -1,5 +1,6 @@
-// Break-glass reviews (SPEC §7c): after a break-glass operation ends, an approver of the rules it skipped clicks
-// Reviewed (never its requester); the reviews due for one person (App Home). Reminders and the gauge: break-glass-due.ts.
+// Break-glass reviews (docs/policy.md#break-glass): after a break-glass operation ends, an approver of the rules it
+// skipped clicks Reviewed (never its requester); the reviews due for one person (App Home). Reminders and the gauge:
+// break-glass-due.ts.
 import {
   awaitsReview,
   breakGlassOf,
@@ -7,22 +8,20 @@ import {
   reviewOf,
   REVIEWED_ENTRY,
   wentAhead,
-} from '../domain/policy/break-glass.js';
-import { isTerminal, type OperationRecord } from '../domain/model/operation.js';
-import { approverGroups } from '../domain/policy/groups.js';
-import type { Policy } from '../domain/policy/schema.js';
-import { joinWords } from '../domain/policy/schedule.js';
+} from '../domain/engines/policy/break-glass.js';
+import { isTerminal, type OperationRecord } from '../domain/engines/operation.js';
+import { approverGroups } from '../domain/engines/policy/groups.js';
+import type { Policy } from '../domain/engines/policy/schema.js';
+import { joinWords } from '../domain/kit/policy/schedule.js';
 import { forOperation, type Logger } from '../log.js';
-import type { BreakGlassIndex } from '../store/break-glass.js';
-import type { OperationStore } from '../store/operations.js';
 import type { MembershipSource } from './context.js';
 import type { MembershipLookup } from './groups.js';
 import type { PolicyProvider } from './policy-source.js';
-import type { ActionOutcome } from './ports.js';
+import type { ActionOutcome, BreakGlassIndex, OperationStore } from './ports/index.js';
 
 export interface BreakGlassDeps {
   store: Pick<OperationStore, 'get' | 'getMany' | 'apply'>;
-  index: Pick<BreakGlassIndex, 'add' | 'remove' | 'list'>;
+  index: BreakGlassIndex;
   policy: PolicyProvider;
   membership: Pick<MembershipSource, 'for'>;
   logger: Logger;

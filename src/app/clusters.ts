@@ -1,12 +1,13 @@
-// Which cluster a typed target is in (SPEC §3, §3a): its own `cluster/…`, else the channel's `defaultCluster`,
-// else the one cluster that manages its namespace; ambiguous and unknown clusters are refused with the names.
+// Which cluster a typed target is in (docs/policy.md#several-clusters): its own `cluster/…`, else the channel's
+// `defaultCluster`, else the one cluster that manages its namespace; ambiguous and unknown clusters are refused with
+// the names.
 import type { OperationIntent } from '../domain/kinds/index.js';
-import type { ParseResult } from '../domain/language/requests.js';
+import type { ParseResult } from '../domain/engines/language/requests.js';
 import { formatTarget, type Checked, type Target } from '../domain/model/target.js';
-import { channelDefaultCluster, managedClusters } from '../domain/policy/clusters.js';
-import { unmanagedMessage } from '../domain/policy/evaluate.js';
-import type { Policy } from '../domain/policy/schema.js';
-import { joinWords } from '../domain/policy/schedule.js';
+import { channelDefaultCluster, managedClusters } from '../domain/engines/policy/clusters.js';
+import { unmanagedMessage } from '../domain/engines/policy/evaluate.js';
+import type { Policy } from '../domain/engines/policy/schema.js';
+import { joinWords } from '../domain/kit/policy/schedule.js';
 
 export interface PlaceContext {
   /** The installation's clusters (KUBE_CONTEXTS, or the one CLUSTER_NAME). */

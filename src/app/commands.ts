@@ -1,8 +1,9 @@
-// `lock` and `unlock` (SPEC §3, §6): manual freezes, who may set and lift them, and the line in each affected thread.
-import { isTerminal } from '../domain/model/operation.js';
-import { canLock, canUnlock, findNamespace, unmanagedMessage } from '../domain/policy/evaluate.js';
+// `lock` and `unlock` (docs/policy.md#freezes): manual freezes, who may set and lift them, and the line in each
+// affected thread.
+import { isTerminal } from '../domain/engines/operation.js';
+import { canLock, canUnlock, findNamespace, unmanagedMessage } from '../domain/engines/policy/evaluate.js';
 import { approverGroups } from './groups.js';
-import { joinWords } from '../domain/policy/schedule.js';
+import { joinWords } from '../domain/kit/policy/schedule.js';
 import { formatTarget, type Target } from '../domain/model/target.js';
 import { forOperation } from '../log.js';
 import { readLive } from './assess.js';

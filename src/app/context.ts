@@ -1,25 +1,21 @@
 // What the bot's services share: their dependencies, ids and nonces, cached group membership, faults in plain words.
 import type { Logger } from '../log.js';
-import { newOperationId } from '../domain/model/operation.js';
+import { newOperationId } from '../domain/engines/operation.js';
 import { GroupMembership, UsergroupResolutionError } from './groups.js';
-import type { Policy } from '../domain/policy/schema.js';
+import type { Policy } from '../domain/engines/policy/schema.js';
 import { isKubeError, isUnreachable } from '../kube/errors.js';
 import type { Target } from '../domain/model/target.js';
 import type { FlinkRest } from '../kube/flink-rest.js';
 import type { FlinkClient } from '../kube/flink-client.js';
-import type { FreezeStore } from '../store/freezes.js';
-import type { LockStore } from '../store/locks.js';
-import type { OperationStore } from '../store/operations.js';
-import type { BreakGlassIndex } from '../store/break-glass.js';
 import type { AssessDeps } from './assess.js';
 import type { PolicyProvider } from './policy-source.js';
-import type { CardPoster, Enqueuer, UsergroupMembers } from './ports.js';
+import type { BreakGlassIndex, CardPoster, Enqueuer, FreezeStore, LockStore, OperationStore, UsergroupMembers } from './ports/index.js';
 
 export interface BotDeps {
   store: OperationStore;
   freezes: FreezeStore;
   leases: Pick<LockStore, 'holder' | 'listLeases'>;
-  /** Every cluster the bot reads (SPEC §3a). */
+  /** Every cluster the bot reads (docs/deployment.md#several-clusters). */
   clusters: ClusterAccess;
   /** Whether a worker of a cluster is running (a thread says so when none is); absent: not checked. */
   workers?: { present(cluster: string): Promise<boolean> };
@@ -32,8 +28,11 @@ export interface BotDeps {
   now: () => number;
   /** `crypto.randomBytes` in production. */
   random: (size: number) => Uint8Array;
-  /** Break-glass operations not yet reviewed (SPEC §7c); absent: not indexed (reviews still work from the card). */
-  breakGlass?: Pick<BreakGlassIndex, 'add' | 'remove' | 'list'>;
+  /**
+   * Break-glass operations not yet reviewed (docs/policy.md#break-glass); absent: not indexed (reviews still work from
+   * the card).
+   */
+  breakGlass?: BreakGlassIndex;
 }
 
 /** `op-` + 10 base36 characters. */
@@ -47,8 +46,8 @@ export function newNonce(random: (size: number) => Uint8Array): number {
 }
 
 /**
- * The clusters the bot reads: their names (several: targets carry a cluster, §3a) and each target's clients.
- * Flink REST absent: no health gate.
+ * The clusters the bot reads: their names (several: targets carry a cluster, docs/deployment.md#several-clusters) and
+ * each target's clients. Flink REST absent: no health gate.
  */
 export interface ClusterAccess {
   readonly names: readonly string[];

@@ -1,6 +1,7 @@
-// Handing a QUEUED operation to its cluster's queue (SPEC §3a, §9), the one way every use case does it: a failed
-// enqueue is left to the sweep, and an operation whose cluster has no worker running says so in its thread.
-import type { OperationRecord } from '../domain/model/operation.js';
+// Handing a QUEUED operation to its cluster's queue (docs/lifecycle.md#queue-order-and-leases), the one way every use
+// case does it: a failed enqueue is left to the sweep, and an operation whose cluster has no worker running says so in
+// its thread.
+import type { OperationRecord } from '../domain/engines/operation.js';
 import { clusterOf } from '../domain/model/target.js';
 import type { Logger } from '../log.js';
 import type { BotDeps } from './context.js';

@@ -1,10 +1,10 @@
 // Slack user-group membership behind the policy's groups: listed users plus user groups resolved through an injected,
 // cached resolver (state that lives in the bot's process, so it is an application service, not the pure domain).
-import type { MembershipLookup } from '../domain/policy/groups.js';
-import type { Policy } from '../domain/policy/schema.js';
+import type { MembershipLookup } from '../domain/engines/policy/groups.js';
+import type { Policy } from '../domain/engines/policy/schema.js';
 
-export type { MembershipLookup } from '../domain/policy/groups.js';
-export { approverGroups, isRequester } from '../domain/policy/groups.js';
+export type { MembershipLookup } from '../domain/engines/policy/groups.js';
+export { approverGroups, isRequester } from '../domain/engines/policy/groups.js';
 
 export interface GroupMembershipOptions {
   /** How long a resolved user group is trusted; default 5 minutes. */

@@ -1,12 +1,13 @@
-// The health gate's reading (SPEC §5a): the running job's details, checkpoints and exceptions from Flink REST, read
-// at planning time with a short deadline; nothing when REST does not answer or the policy turns it off.
+// The health gate's reading (docs/deep-verification.md#the-health-gate): the running job's details, checkpoints and
+// exceptions from Flink REST, read at planning time with a short deadline; nothing when REST does not answer or the
+// policy turns it off.
 import { readFlinkConfig } from '../domain/model/flink-config.js';
 import { deploymentNameOf, jobIdOf, jobStatusStateOf } from '../domain/model/resource.js';
 import type { Target } from '../domain/model/target.js';
-import { flinkDurationMs, type HealthReading } from '../domain/policy/health-gate.js';
-import { findNamespace } from '../domain/policy/evaluate.js';
-import type { Policy } from '../domain/policy/schema.js';
-import { verifyFor, type HealthGate } from '../domain/policy/verify.js';
+import { flinkDurationMs, type HealthReading } from '../domain/kit/policy/health-gate.js';
+import { findNamespace } from '../domain/engines/policy/evaluate.js';
+import type { Policy } from '../domain/engines/policy/schema.js';
+import { verifyFor, type HealthGate } from '../domain/kit/policy/verify.js';
 import type { FlinkRest } from '../kube/flink-rest.js';
 
 const HEALTH_TIMEOUT_MS = 2_000;

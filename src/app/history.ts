@@ -1,11 +1,12 @@
-// The `savepoints` and `exceptions` queries (SPEC §3): read the target, its snapshots or events, and build the views.
+// The `savepoints` and `exceptions` queries (docs/commands.md#queries): read the target, its snapshots or events, and
+// build the views.
 import { jobExceptions } from '../domain/model/job-exceptions.js';
 import { deploymentNameOf, jobIdOf, jobStatusStateOf, uidOf } from '../domain/model/resource.js';
 import { getPath } from '../domain/model/merge-patch.js';
 import { snapshotHistory, LAST_STATE_PLACEHOLDER } from '../domain/model/snapshot-history.js';
 import { formatTarget, type Target } from '../domain/model/target.js';
-import { uriProblem } from '../domain/language/values.js';
-import { findNamespace, unmanagedMessage } from '../domain/policy/evaluate.js';
+import { uriProblem } from '../domain/kit/language/values.js';
+import { findNamespace, unmanagedMessage } from '../domain/engines/policy/evaluate.js';
 import { isKubeError } from '../kube/errors.js';
 import { readLive } from './assess.js';
 import { describeFault, type BotDeps } from './context.js';
@@ -13,7 +14,7 @@ import type { ExceptionsView, SavepointsView } from './views.js';
 
 export type HistoryAnswer = { kind: 'savepoints'; view: SavepointsView } | { kind: 'exceptions'; view: ExceptionsView } | { kind: 'refused'; message: string };
 
-/** Root exceptions come from Flink's REST API (SPEC §5a); said when it cannot be read. */
+/** Root exceptions come from Flink's REST API (docs/commands.md#flink-exceptions); said when it cannot be read. */
 export const REST_NOT_READ = "Flink's REST API is not reachable from the bot, so the job's root exceptions are not shown";
 
 /** `restore <target> --from <path>` (without the slash command), or undefined when the parser would refuse the path. */

@@ -1,12 +1,13 @@
-// App Home (SPEC §8): what one person sees on the bot's Home tab — approvals waiting for them, their operations,
-// leases and freezes, the latest operations. Read-only: the buttons go through the card's own action handler.
-import type { OperationRecord } from '../domain/model/operation.js';
-import { eligibility } from '../domain/policy/approval.js';
-import { effectiveRequirements } from '../domain/policy/approvers.js';
+// App Home (docs/lifecycle.md#app-home): what one person sees on the bot's Home tab — approvals waiting for them, their
+// operations, leases and freezes, the latest operations. Read-only: the buttons go through the card's own action
+// handler.
+import type { OperationRecord } from '../domain/engines/operation.js';
+import { eligibility } from '../domain/kit/policy/approval.js';
+import { effectiveRequirements } from '../domain/engines/policy/approvers.js';
 import { formatTarget } from '../domain/model/target.js';
 import type { BotDeps } from './context.js';
 import { BreakGlassReviews } from './break-glass.js';
-import { breakGlassOf } from '../domain/policy/break-glass.js';
+import { breakGlassOf } from '../domain/engines/policy/break-glass.js';
 import type { HomeOperation, HomeView } from './views.js';
 
 /** How many of the latest operations Home lists (the `ops` query shows more). */

@@ -1,18 +1,17 @@
 // The operation service: a request becomes a recorded, carded and decided operation (or a refusal); cancel.
 import { enqueueQueued } from './enqueue.js';
 import { approverOfItsRules, enqueueScheduled, scheduleOnEntry, scheduledEntry } from './scheduling.js';
-import { resolveSchedule } from '../domain/schedule/resolve.js';
+import { resolveSchedule } from '../domain/kit/schedule/resolve.js';
 import type { PolicyDecision } from '../domain/model/decision.js';
-import { expiresAt } from '../domain/policy/approval.js';
+import { expiresAt } from '../domain/kit/policy/approval.js';
 import type { OperationIntent } from '../domain/kinds/index.js';
-import type { CardRef, EntryInput, OperationRecord } from '../domain/model/operation.js';
-import { checkRequest } from '../domain/policy/evaluate.js';
-import type { Policy } from '../domain/policy/schema.js';
-import type { Change, Refusal } from '../store/operations.js';
+import type { CardRef, EntryInput, OperationRecord } from '../domain/engines/operation.js';
+import { checkRequest } from '../domain/engines/policy/evaluate.js';
+import type { Policy } from '../domain/engines/policy/schema.js';
 import { forOperation, type Logger } from '../log.js';
 import { assess, resolveTarget } from './assess.js';
 import { assessDeps, describeFault, newOpId, type BotDeps } from './context.js';
-import type { ActionOutcome, RequestOutcome } from './ports.js';
+import type { ActionOutcome, Change, Refusal, RequestOutcome } from './ports/index.js';
 
 export interface OperationRequest {
   intent: OperationIntent;
@@ -23,7 +22,9 @@ export interface OperationRequest {
   responseUrl?: string;
 }
 
-/** Card-post errors that mean "the bot cannot post here" (SPEC §8: tell the requester to invite it). */
+/**
+ * Card-post errors that mean "the bot cannot post here" (tell the requester to invite it: docs/lifecycle.md#the-card).
+ */
 const NOT_IN_CHANNEL = ['not_in_channel', 'channel_not_found'];
 const CANCELLABLE = ['ACCEPTED', 'AWAITING_APPROVAL', 'SCHEDULED', 'QUEUED'] as const;
 const BREAK_GLASS_QUEUED = 'break-glass: approval requirements and time-window deny rules skipped; approvers review it afterwards';
@@ -35,7 +36,7 @@ export class OperationService {
   ) {}
 
   /**
-   * SPEC §4 and §8: refuse what cannot become an operation (nothing recorded), else record ACCEPTED, post the
+   * Refuse what cannot become an operation (nothing recorded), else record ACCEPTED, post the
    * card, and decide (DENIED / AWAITING_APPROVAL / QUEUED + enqueue). Faults become messages too.
    */
   async request(req: OperationRequest): Promise<RequestOutcome> {
@@ -43,7 +44,7 @@ export class OperationService {
     try {
       const prepared = await this.prepare(req);
       if (prepared.type === 'refused') return prepared;
-      // Indexed before the record exists, so no break-glass operation escapes its review (SPEC §7c).
+      // Indexed before the record exists, so no break-glass operation escapes its review (docs/policy.md#break-glass).
       if (prepared.fields.decision.breakGlass && prepared.fields.decision.outcome !== 'deny') await this.deps.breakGlass?.add(prepared.fields.id, this.deps.now());
       const created = await this.deps.store.create(prepared.fields, req.requester);
       if (!created.ok) return refused(`operation id ${prepared.fields.id} is taken; please run the command again`);
@@ -61,8 +62,8 @@ export class OperationService {
   }
 
   /**
-   * The sweep's recovery (SPEC §9): an ACCEPTED record whose bot died before its card or decision gets both now, or
-   * is CANCELLED (policy invalid, card not postable) with the message for its requester.
+   * The sweep's recovery (docs/lifecycle.md#the-sweep): an ACCEPTED record whose bot died before its card or decision
+   * gets both now, or is CANCELLED (policy invalid, card not postable) with the message for its requester.
    */
   async resumeAccepted(record: OperationRecord): Promise<RequestOutcome> {
     const state = await this.deps.policy.current();
@@ -70,7 +71,10 @@ export class OperationService {
     return this.publish(record, state.policy);
   }
 
-  /** The requester, before submission (approvers use Reject); a SCHEDULED one also an approver of its rules (SPEC §3). */
+  /**
+   * The requester, before submission (approvers use Reject); a SCHEDULED one also an approver of its rules
+   * (docs/commands.md#flink-cancel).
+   */
   async cancel(opId: string, user: string): Promise<ActionOutcome> {
     const record = await this.deps.store.get(opId);
     if (!record) return { type: 'refused', message: `there is no operation ${opId}` };
@@ -93,7 +97,7 @@ export class OperationService {
     return { type: 'done', record: result.record, message: `${opId} is cancelled` };
   }
 
-  /** SPEC §3: a SCHEDULED operation may also be cancelled by an approver of its rules. */
+  /** A SCHEDULED operation may also be cancelled by an approver of its rules (docs/commands.md#flink-cancel). */
   private async approverMayCancel(record: OperationRecord, user: string): Promise<boolean> {
     if (record.state !== 'SCHEDULED') return false;
     const state = await this.deps.policy.current();
@@ -115,7 +119,8 @@ export class OperationService {
       membership,
     );
     if (!check.ok) return refused(check.message);
-    // SPEC §3, §7b: --at / --window resolved now, with the policy's timezone; a bad time is refused, nothing recorded.
+    // --at / --window resolved now (docs/policy.md#scheduled-operations), with the policy's timezone; a bad time is
+    // refused, nothing recorded.
     const scheduled = resolveSchedule(req.intent, state.policy, deps.now());
     if (!scheduled.ok) return refused(`${scheduled.message}; nothing was recorded`);
     const id = newOpId(deps.random);
@@ -139,7 +144,7 @@ export class OperationService {
     return { type: 'prepared' as const, fields, policy: state.policy };
   }
 
-  /** Card first (SPEC §8), then the decision in the same commit that stores the card reference. */
+  /** Card first (docs/lifecycle.md#the-card), then the decision in the same commit that stores the card reference. */
   private async publish(record: OperationRecord, policy: Policy): Promise<RequestOutcome> {
     const log = forOperation(this.deps.logger, record.id);
     let posted;
@@ -222,7 +227,10 @@ export function decideAfterCard(current: OperationRecord, card: CardRef, policy:
   }
 }
 
-/** Allowed and scheduled (SPEC §7b): SCHEDULED with when it runs; the wake-up job is enqueued after the commit. */
+/**
+ * Allowed and scheduled (docs/policy.md#scheduled-operations): SCHEDULED with when it runs; the wake-up job is enqueued
+ * after the commit.
+ */
 function scheduleAfterCard(current: OperationRecord, card: CardRef, policy: Policy, at: number, reason: string): Change {
   const schedule = scheduleOnEntry(current.schedule as NonNullable<OperationRecord['schedule']>, policy, at);
   return { set: { card, schedule }, entries: [scheduledEntry(schedule, 'system', 'bot', { reason })] };

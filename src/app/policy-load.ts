@@ -2,8 +2,8 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
-import type { Policy } from '../domain/policy/schema.js';
-import { validatePolicy, type ValidationOptions } from '../domain/policy/validate.js';
+import type { Policy } from '../domain/engines/policy/schema.js';
+import { validatePolicy, type ValidationOptions } from '../domain/engines/policy/validate.js';
 
 /** `clusters`: the installation's cluster names; when given, cluster names in the policy are checked against them. */
 export type PolicyLoadOptions = ValidationOptions;
@@ -15,7 +15,7 @@ export type PolicyParseResult =
 
 export type PolicyLoadResult =
   | { ok: true; policy: Policy; /** sha256 hex of the file bytes */ hash: string; warnings: string[] }
-  /** No file at that path: SPEC §2 says every mutating command is then refused, saying so. */
+  /** No file at that path: every mutating command is then refused, saying so (docs/configuration.md#configuration). */
   | { ok: false; problem: 'missing'; errors: string[] }
   /** The path exists but cannot be read (a directory, no permission). */
   | { ok: false; problem: 'unreadable'; errors: string[] }

@@ -1,7 +1,8 @@
 // The policy in force: read from POLICY_FILE at start and again whenever the file changes (ConfigMap updates);
-// an invalid edit is logged with every problem and the last valid policy stays in force (SPEC §6).
+// an invalid edit is logged with every problem and the last valid policy stays in force
+// (docs/policy.md#changing-the-policy).
 import { stat } from 'node:fs/promises';
-import type { Policy } from '../domain/policy/schema.js';
+import type { Policy } from '../domain/engines/policy/schema.js';
 import type { Logger } from '../log.js';
 import { loadPolicyFile } from './policy-load.js';
 
@@ -20,8 +21,8 @@ export interface PolicyFileSourceOptions {
   /** Where an invalid file's problems (each named by its path) and a recovery are logged. */
   logger?: Pick<Logger, 'error' | 'info'>;
   /**
-   * The installation's cluster names (SPEC §3a). When given, a policy naming a cluster not among them (or a
-   * cluster glob matching none) is invalid like a schema error: logged, and the last valid policy stays.
+   * The installation's cluster names (docs/policy.md#several-clusters). When given, a policy naming a cluster not among
+   * them (or a cluster glob matching none) is invalid like a schema error: logged, and the last valid policy stays.
    */
   clusters?: readonly string[];
 }

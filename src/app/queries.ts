@@ -1,9 +1,10 @@
-// Read-only queries (SPEC §3): the views behind status, list, ops, op, explain and locks; they never write.
-import { resolveSchedule } from '../domain/schedule/resolve.js';
+// Read-only queries (docs/commands.md#queries): the views behind status, list, ops, op, explain and locks; they never
+// write.
+import { resolveSchedule } from '../domain/kit/schedule/resolve.js';
 import type { OperationIntent } from '../domain/kinds/index.js';
-import type { Query } from '../domain/language/requests.js';
-import type { OperationRecord } from '../domain/model/operation.js';
-import { checkRequest, findNamespace, unmanagedMessage } from '../domain/policy/evaluate.js';
+import type { Query } from '../domain/engines/language/requests.js';
+import type { OperationRecord } from '../domain/engines/operation.js';
+import { checkRequest, findNamespace, unmanagedMessage } from '../domain/engines/policy/evaluate.js';
 import {
   imageOf,
   jobSpecOf,
@@ -114,7 +115,10 @@ export class QueryService {
     return { kind: 'status', view };
   }
 
-  /** SPEC §5 "Last savepoint"; a snapshot list the bot may not read leaves the legacy field as the answer. */
+  /**
+   * The last savepoint (docs/lifecycle.md#savepoints); a snapshot list the bot may not read leaves the legacy field as
+   * the answer.
+   */
   private async lastSavepoint(target: Target, resource: unknown): Promise<{ location: string; at?: number } | undefined> {
     let snapshots: unknown[] = [];
     try {

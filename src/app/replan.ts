@@ -1,12 +1,12 @@
 // What an approval click does when the target drifted: abort, or re-plan after this bot's own earlier operations.
 import { enqueueQueued } from './enqueue.js';
-import type { EntryInput, OperationRecord } from '../domain/model/operation.js';
+import type { EntryInput, OperationRecord } from '../domain/engines/operation.js';
 import type { Plan } from '../domain/model/plan.js';
-import { expiresAt } from '../domain/policy/approval.js';
+import { expiresAt } from '../domain/kit/policy/approval.js';
 import { forOperation } from '../log.js';
 import { assess } from './assess.js';
 import { assessDeps, type BotDeps } from './context.js';
-import type { ActionOutcome } from './ports.js';
+import type { ActionOutcome } from './ports/index.js';
 
 export const PLAN_CHANGED = 'the plan changed; review the updated card';
 
@@ -36,10 +36,10 @@ export interface ReplanCause {
 }
 
 /**
- * SPEC §4: every change since the plan came from this bot's operations that ran ahead, so the plan is
- * recomputed (revision + 1) and policy re-evaluated. The click is not counted: approvals are void (the store
- * clears them on entering AWAITING_APPROVAL) and approvers review the new diff; with no approval needed any
- * more it is queued.
+ * The drift rule (docs/lifecycle.md#drift): every change since the plan came from this bot's operations that ran ahead,
+ * so the plan is recomputed (revision + 1) and policy re-evaluated. The click is not counted: approvals are void (the
+ * store clears them on entering AWAITING_APPROVAL) and approvers review the new diff; with no approval needed any more
+ * it is queued.
  */
 export async function replan(deps: BotDeps, record: Planned, cause: ReplanCause): Promise<ActionOutcome> {
   const state = await deps.policy.current();

@@ -1,14 +1,14 @@
-// Scheduled operations (SPEC §7b), the use-case side shared by bot, worker and sweep: entering SCHEDULED, its wake-up
-// job, the policy re-check at its time, SCHEDULED → QUEUED, a closed window moving to its next opening, and the sweep.
-import type { EntryInput, OperationRecord } from '../domain/model/operation.js';
-import { evaluate } from '../domain/policy/evaluate.js';
-import type { Policy } from '../domain/policy/schema.js';
-import { RESCHEDULED, nextOpening, windowStillOpen, type OperationSchedule, type SchedulePolicy } from '../domain/schedule/resolve.js';
+// Scheduled operations (docs/policy.md#scheduled-operations), the use-case side shared by bot, worker and sweep:
+// entering SCHEDULED, its wake-up job, the policy re-check at its time, SCHEDULED → QUEUED, a closed window moving to
+// its next opening, and the sweep.
+import type { EntryInput, OperationRecord } from '../domain/engines/operation.js';
+import { evaluate } from '../domain/engines/policy/evaluate.js';
+import type { Policy } from '../domain/engines/policy/schema.js';
+import { RESCHEDULED, nextOpening, windowStillOpen, type OperationSchedule, type SchedulePolicy } from '../domain/kit/schedule/resolve.js';
 import { clusterOf, type Target } from '../domain/model/target.js';
 import { forOperation, type Logger } from '../log.js';
 import { LIVE_JOB_STATES, jobIdOf, scheduledJobIdOf, type OperationQueue } from '../queue/queue.js';
-import type { OperationStore } from '../store/operations.js';
-import type { Enqueuer } from './ports.js';
+import type { Enqueuer, OperationStore } from './ports/index.js';
 
 /** A SCHEDULED record this long past its time without a live wake-up job gets one again from the sweep. */
 export const SCHEDULE_SWEEP_GRACE_MS = 5_000;
@@ -27,7 +27,10 @@ export function scheduledEntry(schedule: OperationSchedule, actor: string, role:
   return { type: 'state', name: 'SCHEDULED', actor, role, detail: { ...detail, ...when } };
 }
 
-/** The reasons deny rules in force at `now` give (SPEC §7b: a deny rule in force at its time aborts it). */
+/**
+ * The reasons deny rules in force at `now` give (a deny rule in force at its time aborts it:
+ * docs/policy.md#scheduled-operations).
+ */
 export function denialsAt(policy: Policy, record: OperationRecord, now: number): string[] {
   const decision = evaluate(policy, {
     intentKind: record.kind,
@@ -135,7 +138,10 @@ export interface ScheduledSweepDeps {
   logger: Logger;
 }
 
-/** The sweep's backstop (SPEC §7b): a SCHEDULED record past its time with no live wake-up job gets it again, due now. */
+/**
+ * The sweep's backstop (docs/lifecycle.md#the-sweep): a SCHEDULED record past its time with no live wake-up job gets it
+ * again, due now.
+ */
 export async function sweepScheduled(deps: ScheduledSweepDeps, records: readonly OperationRecord[], now: number): Promise<string[]> {
   const woken: string[] = [];
   for (const record of records) {
@@ -159,7 +165,9 @@ export async function enqueueScheduled(deps: { enqueuer: Enqueuer; now: () => nu
   await enqueueWakeUp({ enqueueAt }, record, deps.now(), log);
 }
 
-/** Who besides the requester may cancel a SCHEDULED operation (SPEC §3): an approver of its rules. */
+/**
+ * Who besides the requester may cancel a SCHEDULED operation (docs/commands.md#flink-cancel): an approver of its rules.
+ */
 export async function approverOfItsRules(
   record: OperationRecord,
   user: string,

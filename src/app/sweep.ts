@@ -1,11 +1,11 @@
-// The sweep (SPEC §9), a use case every process runs (bot and worker roles): expires approvals past their time,
-// re-enqueues operations that lost their job and (bot role) finishes records left ACCEPTED; idempotent across replicas.
-import { isOrdered, type OperationRecord } from '../domain/model/operation.js';
+// The sweep (docs/lifecycle.md#the-sweep), a use case every process runs (bot and worker roles): expires approvals past
+// their time, re-enqueues operations that lost their job and (bot role) finishes records left ACCEPTED; idempotent
+// across replicas.
+import { isOrdered, type OperationRecord } from '../domain/engines/operation.js';
 import type { Logger } from '../log.js';
 import { clusterOf, type Target } from '../domain/model/target.js';
 import { jobIdOf, type OperationQueue } from '../queue/queue.js';
-import type { LockStore } from '../store/locks.js';
-import type { OperationStore } from '../store/operations.js';
+import type { LockStore, OperationStore } from './ports/index.js';
 import { remindDueReviews, type BreakGlassDueDeps } from './break-glass-due.js';
 import { Periodic } from './periodic.js';
 import { sweepScheduled } from './scheduling.js';
@@ -45,7 +45,7 @@ export interface SweepDeps {
   /** Only processes that can post to Slack (the bot role) finish stale ACCEPTED records. */
   accepted?: AcceptedFinisher;
   acceptedStaleMs?: number;
-  /** Unreviewed break-glass operations past `reviewWithin` get their daily reminder (SPEC §7c). */
+  /** Unreviewed break-glass operations past `reviewWithin` get their daily reminder (docs/policy.md#break-glass). */
   breakGlass?: BreakGlassDueDeps;
 }
 

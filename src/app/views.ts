@@ -1,13 +1,13 @@
 // What the bot's answers show, owned by the app: plain data its services gather and the Slack renderers turn into Block Kit.
-import type { Criterion, EvidenceVerdict } from '../domain/evidence/types.js';
+import type { Criterion, EvidenceVerdict } from '../domain/kit/evidence/types.js';
 import type { PolicyDecision } from '../domain/model/decision.js';
 import type { OperationIntent } from '../domain/kinds/index.js';
 import type { JobExceptionEntry, RestartEntry } from '../domain/model/job-exceptions.js';
 import type { SnapshotEntry } from '../domain/model/snapshot-history.js';
-import type { OperationRecord } from '../domain/model/operation.js';
+import type { OperationRecord } from '../domain/engines/operation.js';
 import type { Plan } from '../domain/model/plan.js';
 import type { Target } from '../domain/model/target.js';
-import type { OperationSchedule } from '../domain/schedule/resolve.js';
+import type { OperationSchedule } from '../domain/kit/schedule/resolve.js';
 
 /** What the worker stores in `record.evidence` (see src/worker); renderers read it defensively. */
 export interface StoredEvidence {
@@ -50,7 +50,7 @@ export interface ExplainView {
   environment?: string;
   plan: Plan;
   decision: PolicyDecision;
-  /** `--at`/`--window` resolved now: when it would run (SPEC §7b). */
+  /** `--at`/`--window` resolved now: when it would run (docs/policy.md#scheduled-operations). */
   schedule?: OperationSchedule;
 }
 
@@ -60,7 +60,10 @@ export interface LocksView {
   audit: { what: string; target: string; by: string; reason?: string; at: number }[];
 }
 
-/** `savepoints <target>`: the operator's recorded path first, then the snapshots, newest first (SPEC §3). */
+/**
+ * `savepoints <target>`: the operator's recorded path first, then the snapshots, newest first
+ * (docs/commands.md#flink-savepoints).
+ */
 export interface SavepointsView {
   target: Target;
   /** `jobStatus.upgradeSavepointPath`, with the restore command (without the slash command) when it is a usable URI. */
@@ -73,7 +76,7 @@ export interface SavepointsView {
   problem?: string;
 }
 
-/** `exceptions <target>`: what went wrong recently (SPEC §3). */
+/** `exceptions <target>`: what went wrong recently (docs/commands.md#flink-exceptions). */
 export interface ExceptionsView {
   target: Target;
   exceptions: JobExceptionEntry[];
@@ -94,21 +97,21 @@ export interface ExceptionsView {
 export type HomeOperation = Pick<OperationRecord, 'id' | 'kind' | 'target' | 'state' | 'requester' | 'createdAt' | 'updatedAt' | 'expiresAt'> & {
   /** The approval buttons' block binding: the plan digest (only on approvals waiting for the viewer). */
   planDigest?: string;
-  /** Requested with --break-glass (SPEC §7c). */
+  /** Requested with --break-glass (docs/policy.md#break-glass). */
   breakGlass?: boolean;
-  /** SCHEDULED: when it runs (SPEC §7b). */
+  /** SCHEDULED: when it runs (docs/policy.md#scheduled-operations). */
   schedule?: { runAt: number; zone: string; window?: string; closesAt?: number };
   card?: { channel: string; ts: string };
 };
 
-/** App Home for one person (SPEC §8). */
+/** App Home for one person (docs/lifecycle.md#app-home). */
 export interface HomeView {
   user: string;
   /** AWAITING_APPROVAL operations this person may approve now. */
   approvals: HomeOperation[];
   /** Their own operations not yet finished, including SCHEDULED ones. */
   mine: HomeOperation[];
-  /** Break-glass operations that ended and that this person may review (SPEC §7c), oldest first. */
+  /** Break-glass operations that ended and that this person may review (docs/policy.md#break-glass), oldest first. */
   reviews?: HomeOperation[];
   leases: LocksView['leases'];
   freezes: LocksView['freezes'];

@@ -1,7 +1,8 @@
 // `flink-chatops check-policy FILE [--clusters a,b]`: validates a policy file and prints what it allows, or every
-// problem by path; with --clusters, cluster names in the policy must be among the given ones (SPEC §3a, §6).
-import { describePolicy } from '../domain/policy/describe.js';
-import { clusterNameProblem } from '../domain/policy/glob.js';
+// problem by path; with --clusters, cluster names in the policy must be among the given ones
+// (docs/policy.md#several-clusters).
+import { describePolicy } from '../domain/engines/policy/describe.js';
+import { clusterNameProblem } from '../domain/kit/policy/glob.js';
 import { loadPolicyFile, type PolicyLoadOptions } from '../app/policy-load.js';
 import { parseArgs } from './args.js';
 
@@ -17,7 +18,7 @@ const processOutput: CliOutput = {
 
 const USAGE = 'usage: flink-chatops check-policy FILE [--clusters NAME,NAME…]';
 const HELP = [
-  'Validates a policy file (SPEC §6) and prints what it allows; exits 1 with one line per problem.',
+  'Validates a policy file (docs/policy.md) and prints what it allows; exits 1 with one line per problem.',
   "--clusters: the installation's cluster names (KUBE_CONTEXTS); a cluster the policy names that is not",
   'among them, or a cluster glob matching none of them, is a problem. Without it cluster names are not checked.',
 ].join('\n');

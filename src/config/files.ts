@@ -1,4 +1,5 @@
-// `<NAME>_FILE` variables (SPEC §2): secrets read from mounted files, and how problems show values without secrets.
+// `<NAME>_FILE` variables (docs/configuration.md#configuration): secrets read from mounted files, and how problems show
+// values without secrets.
 import { readFileSync } from 'node:fs';
 import { redactUrl } from './redact.js';
 

@@ -1,5 +1,5 @@
-// How to reach Redis (SPEC §2, §9): REDIS_URL alone (standalone), with REDIS_SENTINELS (Sentinel) or with
-// REDIS_CLUSTER_NODES (Cluster); REDIS_URL gives the credentials, TLS and database in every mode.
+// How to reach Redis (docs/configuration.md#redis-modes): REDIS_URL alone (standalone), with REDIS_SENTINELS (Sentinel)
+// or with REDIS_CLUSTER_NODES (Cluster); REDIS_URL gives the credentials, TLS and database in every mode.
 import { z } from 'zod';
 import { redactUrl } from './redact.js';
 
@@ -40,8 +40,9 @@ export const nodeList = (name: string, defaultPort: number) =>
 export type RedisMode = 'standalone' | 'sentinel' | 'cluster';
 
 /**
- * How to reach Redis (SPEC §2, §9): REDIS_URL alone (standalone), or with REDIS_SENTINELS (Sentinel) or
- * REDIS_CLUSTER_NODES (Cluster), where REDIS_URL still gives the user, password, TLS (`rediss://`) and database.
+ * How to reach Redis (docs/configuration.md#redis-modes): REDIS_URL alone (standalone), or with REDIS_SENTINELS
+ * (Sentinel) or REDIS_CLUSTER_NODES (Cluster), where REDIS_URL still gives the user, password, TLS (`rediss://`) and
+ * database.
  */
 export interface RedisSettings {
   /** May carry a password: log it only through redactUrl. */

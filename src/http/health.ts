@@ -1,4 +1,5 @@
-// /healthz, /readyz and /metrics as Bolt custom routes, and the readiness checks behind /readyz (SPEC §9).
+// /healthz, /readyz and /metrics as Bolt custom routes, and the readiness checks behind /readyz
+// (docs/operating.md#health-metrics-and-logs).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   Observable,
@@ -76,7 +77,10 @@ export function redisReady(redis: { status: string; ping(): Promise<string> }): 
   };
 }
 
-/** Socket Mode: the bot's link to Slack is up (SPEC §9: a bot whose socket stays down is not ready). */
+/**
+ * Socket Mode: the bot's link to Slack is up (a bot whose socket stays down is not ready:
+ * docs/operating.md#health-metrics-and-logs).
+ */
 export function socketReady(link: { readonly connected: boolean; describe(): string }): ReadinessCheck {
   return async () => {
     if (!link.connected) throw new Error(link.describe());

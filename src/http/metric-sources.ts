@@ -1,7 +1,7 @@
 // Scrape-time sources of the store-wide gauges: operations by state, stuck, queue depth — exported by one process
 // at a time (a Redis lease renewed at each scrape), so `sum()` over every pod's series is the store's number.
 import type { RedisConnection } from '../store/connection.js';
-import { isTerminal, type HistoryEntry, type OperationRecord, type OperationState } from '../domain/model/operation.js';
+import { isTerminal, type HistoryEntry, type OperationRecord, type OperationState } from '../domain/engines/operation.js';
 import type { Metrics, MetricsSources, OperationCount } from './metrics.js';
 
 /** The store reads `collectOperations` / `collectStuck` need; OperationStore satisfies it. */
@@ -10,7 +10,7 @@ export interface ActiveOperationsReader {
   getMany(ids: readonly string[]): Promise<readonly { kind: string; state: string; reenqueues: number }[]>;
 }
 
-/** The sweep reports an operation stuck after this many re-enqueues (SPEC §9). */
+/** The sweep reports an operation stuck after this many re-enqueues (docs/lifecycle.md#the-sweep). */
 export const STUCK_AFTER_REENQUEUES = 5;
 
 /** Scrape-time sources over the store's non-terminal operations (few: terminal ones leave the active index). */

@@ -1,5 +1,6 @@
-// Prometheus metrics of a process (SPEC §9, §11): operations, queue, outcomes, lease waits, ack latency, policy, build,
-// Slack and Kubernetes calls. Store-wide gauges come from scrape-time sources (see metric-sources.ts).
+// Prometheus metrics of a process (docs/operating.md#health-metrics-and-logs): operations, queue, outcomes, lease
+// waits, ack latency, policy, build, Slack and Kubernetes calls. Store-wide gauges come from scrape-time sources (see
+// metric-sources.ts).
 import { readFileSync } from 'node:fs';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
@@ -136,7 +137,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   });
   new Gauge({
     name: `${METRIC_PREFIX}break_glass_unreviewed`,
-    help: 'Break-glass operations that ended more than reviewWithin ago and are not reviewed (SPEC §7c)',
+    help: 'Break-glass operations that ended more than reviewWithin ago and are not reviewed',
     registers: [registry],
     async collect() {
       this.reset();

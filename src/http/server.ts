@@ -1,5 +1,5 @@
 // A small node:http server for /healthz, /readyz and /metrics where Bolt's HTTP receiver is not running:
-// the worker role and Socket Mode (SPEC §9: every process serves them on PORT).
+// the worker role and Socket Mode (every process serves them on PORT: docs/operating.md#health-metrics-and-logs).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { healthRoutes, send, type HealthOptions } from './health.js';

@@ -27,7 +27,10 @@ import {
 
 export interface ClientNodeOptions {
   timeoutMs?: number;
-  /** The cluster's name, carried by every KubeError of this client (several clusters, SPEC §3a). */
+  /**
+   * The cluster's name, carried by every KubeError of this client (several clusters,
+   * docs/deployment.md#several-clusters).
+   */
   cluster?: string;
   /** Called after every request with its method, a path kind and the HTTP status (0 when none arrived). */
   onCall?: (call: { method: string; resource: string; status: number }) => void;

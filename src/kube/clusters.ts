@@ -1,5 +1,6 @@
-// The Kubernetes clusters a process sees (SPEC §3a): one kubeconfig context each (KUBE_CONTEXTS), or the one
-// current context (or in-cluster account) named CLUSTER_NAME; each cluster's clients are made on first use.
+// The Kubernetes clusters a process sees (docs/deployment.md#several-clusters): one kubeconfig context each
+// (KUBE_CONTEXTS), or the one current context (or in-cluster account) named CLUSTER_NAME; each cluster's clients are
+// made on first use.
 import { KubeConfig } from '@kubernetes/client-node';
 import { clusterOf, type Target } from '../domain/model/target.js';
 import { ClientNodeFlinkClient, loadKubeConfig, type ClientNodeOptions } from './client-node.js';

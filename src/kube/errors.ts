@@ -16,7 +16,8 @@ export type KubeErrorCode = (typeof KUBE_ERROR_CODES)[number];
 
 /**
  * `outcomeUnknown`: the request may have reached the server and been applied (timeout, reset, 5xx), so a write
- * must be followed by a read before anything is resubmitted (SPEC §4). `retryable`: trying again can help.
+ * must be followed by a read before anything is resubmitted (docs/lifecycle.md#submission). `retryable`: trying again
+ * can help.
  */
 const TRAITS = {
   'not-found': { retryable: false, outcomeUnknown: false },
@@ -34,7 +35,10 @@ const TRAITS = {
 export class KubeError extends Error {
   readonly retryable: boolean;
   readonly outcomeUnknown: boolean;
-  /** The cluster the call went to, when the installation has several (SPEC §3a: "cannot reach cluster X"). */
+  /**
+   * The cluster the call went to, when the installation has several ("cannot reach cluster X":
+   * docs/deployment.md#several-clusters).
+   */
   readonly cluster: string | undefined;
 
   constructor(

@@ -1,5 +1,6 @@
 // Flink's REST API (the JobManager's) read through the Kubernetes API server's service proxy with the same
-// credentials (SPEC §5a): short deadlines, the caller's AbortSignal, and every failure a value saying why.
+// credentials (docs/deep-verification.md): short deadlines, the caller's AbortSignal, and every failure a value saying
+// why.
 import { CoreV1Api, Observable, type KubeConfig, type ObservableMiddleware, type RequestContext, type ResponseContext } from '@kubernetes/client-node';
 import type { CallOptions } from './flink-client.js';
 

@@ -23,7 +23,7 @@ export function watchPath(kind: WatchedKind, namespace: string): string {
   return `/apis/${FLINK_GROUP}/${FLINK_VERSION}/namespaces/${namespace}/${PLURALS[kind]}`;
 }
 
-/** Flink events only: the operator's events on our CRs (SPEC §5). */
+/** Flink events only: the operator's events on our CRs (docs/lifecycle.md#watching). */
 export const EVENT_FIELD_SELECTOR = `involvedObject.apiVersion=${FLINK_API_VERSION}`;
 
 class SharedWatch {
@@ -135,7 +135,7 @@ class SharedWatch {
   }
 }
 
-/** Shares watches across every operation of a worker: no poll loop per operation (SPEC §9). */
+/** Shares watches across every operation of a worker: no poll loop per operation (docs/lifecycle.md#watching). */
 export class WatchHub {
   private readonly watches = new Map<string, SharedWatch>();
 

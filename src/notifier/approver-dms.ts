@@ -1,20 +1,21 @@
-// Approver DMs (SPEC §7 "Reaching approvers", reminders and escalation, §7c notices), delivered with the card and
-// the thread under the operation's delivery lock: one DM per `<op>:<seq>:<user>`, paced per DM channel, each copy's
+// Approver DMs (reminders, escalation and break-glass notices too: docs/policy.md#reaching-approvers), delivered with
+// the card and the thread under the operation's delivery lock: one DM per `<op>:<seq>:<user>`, paced per DM channel,
+// each copy's
 // `{channel, ts}` kept so that a decision anywhere updates every copy.
 //
 // At most once: a DM whose outcome is unknown (a timeout, or a crash between the call and its mark) is not sent
 // again. Looking it up by its metadata, as thread replies are, would need the `im:history` scope, which the app
 // does not ask for; a missed DM costs little (the card in the channel has the same buttons), a duplicate annoys.
 import type { ApproverDirectory, ApproverList } from '../app/approvers.js';
-import type { OperationRecord } from '../domain/model/operation.js';
-import { currentRound, dmRounds, ESCALATED_NOTE, MAX_APPROVER_DMS, NOT_MESSAGED_NOTE, votersOfCurrentPlan, type DmRound } from '../domain/policy/approvers.js';
+import type { OperationRecord } from '../domain/engines/operation.js';
+import { currentRound, dmRounds, ESCALATED_NOTE, MAX_APPROVER_DMS, NOT_MESSAGED_NOTE, votersOfCurrentPlan, type DmRound } from '../domain/engines/policy/approvers.js';
 import type { Logger } from '../log.js';
 import { renderApproverDm, renderClosedDm, type DmContext } from '../slack/blocks/dm.js';
 import type { SlackMessage } from '../slack/blocks/message.js';
 import { METADATA_EVENT_TYPE } from '../slack-client/client.js';
-import { dmField, type DeliveryState, type MarkRead } from '../store/delivery.js';
+import type { DeliveryState, MarkRead, OperationStore } from '../app/ports/index.js';
+import { dmField } from '../store/delivery.js';
 import type { DmCopies, DmCopy } from '../store/dm-copies.js';
-import type { OperationStore } from '../store/operations.js';
 import type { PostPacer } from './pacer.js';
 import { pacedMarkedPost, withOpId, type MarkedPost, type PostOutcome } from './posts.js';
 import type { SlackCalls } from './slack-calls.js';
@@ -171,7 +172,7 @@ export class ApproverDms {
     return link;
   }
 
-  /** The card names who the cap left out (SPEC §7): a note, once per set of people. */
+  /** The card names who the cap left out (docs/policy.md#reaching-approvers): a note, once per set of people. */
   private async noteNotMessaged(record: OperationRecord, users: string[], log: Logger): Promise<void> {
     const result = await this.deps.store.apply(record.id, (current) => {
       const noted = new Set(

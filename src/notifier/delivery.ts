@@ -1,11 +1,11 @@
 // One operation's Slack effects, brought up to date with its record: the card edit (coalesced, never regressed),
 // the thread replies in seq order, and the incident digests at start and end; under a per-operation lock.
 import { randomUUID } from 'node:crypto';
-import { isTerminal, type HistoryEntry, type OperationRecord } from '../domain/model/operation.js';
+import { isTerminal, type HistoryEntry, type OperationRecord } from '../domain/engines/operation.js';
 import { forOperation, type Logger } from '../log.js';
-import type { OperationStore } from '../store/operations.js';
+import type { DeliverySnapshot, OperationStore } from '../app/ports/index.js';
 import type { RenderContext, SlackMessage } from '../slack/blocks/message.js';
-import { digestField, postField, type DeliverySnapshot } from '../store/delivery.js';
+import { digestField, postField } from '../store/delivery.js';
 import { SlackUnavailable } from './slack-calls.js';
 import { Poster, withOpId, type PostOutcome, type PosterDeps } from './posts.js';
 import { sleep, type PostPacer } from './pacer.js';

@@ -2,7 +2,8 @@
 // card, thread and incident digests up to date, exactly once, across any number of replicas that may die at any time.
 import { createLogger, type Logger } from '../log.js';
 import { parseEvent } from '../store/events.js';
-import { DEFAULT_RETENTION_MS, type OperationStore } from '../store/operations.js';
+import type { OperationStore } from '../app/ports/index.js';
+import { DEFAULT_RETENTION_MS } from '../store/operations.js';
 import * as blocks from '../slack/blocks/index.js';
 import { OperationDelivery, type NotifierRenderers, type SyncOutcome } from './delivery.js';
 import type { WebClient } from '../slack-client/client.js';

@@ -2,7 +2,7 @@
 // after; a post whose outcome is unknown is looked up in Slack by its metadata before anything is posted again.
 import type { Logger } from '../log.js';
 import type { SlackMessage } from '../slack/blocks/message.js';
-import type { DeliveryMark, DeliveryState, MarkRead } from '../store/delivery.js';
+import type { DeliveryMark, DeliveryState, MarkRead } from '../app/ports/index.js';
 import { METADATA_EVENT_TYPE } from '../slack-client/client.js';
 import { postScope, SlackUnavailable, type CallResult, type PostPlace, type SlackCalls } from './slack-calls.js';
 import { sleep, WaitAborted, type PostPacer } from './pacer.js';
@@ -43,7 +43,9 @@ export interface PosterDeps {
   staleMs: number;
 }
 
-/** Every message about an operation carries its id in its text (SPEC §8), whatever the renderer did. */
+/**
+ * Every message about an operation carries its id in its text (docs/lifecycle.md#the-card), whatever the renderer did.
+ */
 export function withOpId(message: SlackMessage, opId: string): SlackMessage {
   return message.text.includes(opId) ? message : { ...message, text: `${opId}: ${message.text}` };
 }

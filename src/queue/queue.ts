@@ -1,5 +1,5 @@
-// The BullMQ queues `flink-ops.<cluster>` (SPEC §3a, §9): one per cluster, one job per operation and plan revision,
-// carrying only the op id; workers consume only their clusters' queues.
+// The BullMQ queues `flink-ops.<cluster>` (docs/lifecycle.md#queue-order-and-leases): one per cluster, one job per
+// operation and plan revision, carrying only the op id; workers consume only their clusters' queues.
 import { Queue, type JobState } from 'bullmq';
 import { clusterOf, type Target } from '../domain/model/target.js';
 import type { RedisConnection } from '../store/connection.js';
@@ -30,8 +30,9 @@ export function jobIdOf(opId: string, revision: number): string {
 }
 
 /**
- * The delayed job that wakes a SCHEDULED operation at its time (SPEC §7b): `<op id>.<revision>.at<runAt ms>`, apart
- * from the run job `<op id>.<revision>` so each can exist while the other has finished; a new time is a new job.
+ * The delayed job that wakes a SCHEDULED operation at its time (docs/policy.md#scheduled-operations): `<op
+ * id>.<revision>.at<runAt ms>`, apart from the run job `<op id>.<revision>` so each can exist while the other has
+ * finished; a new time is a new job.
  */
 export function scheduledJobIdOf(opId: string, revision: number, runAt: number): string {
   if (!Number.isSafeInteger(runAt) || runAt < 0) throw new Error(`runAt must be a time in ms, got ${runAt}`);

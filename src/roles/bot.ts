@@ -15,7 +15,7 @@ import { BreakGlassIndex } from '../store/break-glass.js';
 import { MembershipSource, type BotDeps } from '../app/context.js';
 import { OperationService } from '../app/operations.js';
 import { PolicyFileSource, type PolicyProvider } from '../app/policy-source.js';
-import type { Enqueuer, Responder } from '../app/ports.js';
+import type { Enqueuer, Responder } from '../app/ports/index.js';
 import { QueryService } from '../app/queries.js';
 import { Sweep, SWEEP_INTERVAL_MS, type AcceptedFinisher } from '../app/sweep.js';
 import { KubeClusters, type KubeClustersOptions } from '../kube/clusters.js';
@@ -35,7 +35,7 @@ import { createNotifierClient, Notifier } from '../notifier/notifier.js';
 import { SlackCardPoster } from '../slack/card-poster.js';
 import { usersInfoTeams, WorkspaceGuard } from '../slack/workspace-guard.js';
 import { CardsInFlight } from '../store/cards-in-flight.js';
-import type { OperationRecord } from '../domain/model/operation.js';
+import type { OperationRecord } from '../domain/engines/operation.js';
 import { FetchResponder, resolveBotIdentity, usergroupMembers, type BotIdentity } from '../slack/slack-ports.js';
 import { createSlackClient, SLACK_CALL_TIMEOUT_MS, type WebClient } from '../slack-client/client.js';
 import { SharedPacer } from '../store/pacing.js';
@@ -74,7 +74,8 @@ export interface BotOverrides {
   consumer?: string;
   /**
    * Posts to one channel (cards and replies, every replica together) at most one per `channelIntervalMs` (default
-   * 1000, SPEC §8), edits of one card one per `cardEditWindowMs` (default 1000); tests shorten them.
+   * 1000, docs/lifecycle.md#delivery-and-pacing), edits of one card one per `cardEditWindowMs` (default 1000); tests
+   * shorten them.
    */
   slackPace?: { channelIntervalMs?: number; cardEditWindowMs?: number };
   /** How often due reminders and escalations are looked for (default 5 s; tests shorten it). */
@@ -113,7 +114,8 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     const identity = await resolveBotIdentity(client);
     const queues = overrides.enqueuer ? undefined : new OperationQueues({ connection: redis, prefix: config.redis.prefix, clusters: config.clusters.names });
     if (queues) closers.push(() => queues.close());
-    // One pace per channel for the whole installation, shared by the card poster and the notifier (SPEC §8).
+    // One pace per channel for the whole installation, shared by the card poster and the notifier
+    // (docs/lifecycle.md#delivery-and-pacing).
     const pacer = SharedPacer.channels(redis, config.redis.prefix, {
       intervalMs: overrides.slackPace?.channelIntervalMs ?? 1_000,
       turnTtlMs: SLACK_CALL_TIMEOUT_MS + 2_000,
@@ -141,14 +143,16 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       const notifier = await startNotifier(config, deps, redis, overrides.consumer, overrides.onSlackCall, pacer, overrides.slackPace?.cardEditWindowMs);
       closers.push(() => notifier.stop());
     }
-    // SPEC §7: reminders and escalation, due from the records themselves; every replica looks, one wins each.
+    // Reminders and escalation (docs/policy.md#reaching-approvers), due from the records themselves; every replica
+    // looks, one wins each.
     if (overrides.approvalTimers !== false) {
       const timers = new ApprovalTimers({ store: deps.store, policy: deps.policy, logger, now });
       timers.start(overrides.approvalTimerPollMs ?? APPROVAL_TIMER_POLL_MS);
       closers.push(() => timers.stop());
     }
     if (queues && overrides.sweep !== false) {
-      // SPEC §9: every process sweeps (expiry, lost jobs); the sweep's effects are idempotent across replicas.
+      // Every process sweeps (expiry, lost jobs: docs/lifecycle.md#the-sweep); the sweep's effects are idempotent
+      // across replicas.
       const accepted = acceptedFinisher(handlers.operations, handlers.responder, logger, new CardsInFlight(redis, config.redis.prefix));
       const breakGlass = { store: deps.store, index: deps.breakGlass ?? new BreakGlassIndex(redis, config.redis.prefix), policy: deps.policy, logger };
       const sweep = new Sweep({ store: deps.store, queues, leases: deps.leases, logger, now, accepted, breakGlass });
@@ -174,7 +178,10 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   }
 }
 
-/** SPEC §7a: SLACK_ALLOWED_TEAMS, else the bot token's own team and enterprise (auth.test). */
+/**
+ * SLACK_ALLOWED_TEAMS (docs/configuration.md#who-may-use-the-bot), else the bot token's own team and enterprise
+ * (auth.test).
+ */
 function workspaceGuard(config: Config, identity: BotIdentity, client: WebClient, now: () => number): WorkspaceGuard {
   const own = [identity.teamId, identity.enterpriseId].filter((id): id is string => id !== undefined);
   return new WorkspaceGuard(new Set(config.slack.allowedTeams ?? own), usersInfoTeams(client), now);
@@ -232,7 +239,7 @@ function botDeps(
 ): BotDeps {
   const prefix = config.redis.prefix;
   // Every cluster's clients, made at its first request; the health gate reads Flink REST through each API
-  // server's service proxy with the same credentials (SPEC §3a, §5a).
+  // server's service proxy with the same credentials (docs/deep-verification.md).
   const clusters = KubeClusters.load(config.clusters, o.kubeconfigPath ?? config.kubeconfig, o.onKubeCall ? { onCall: o.onKubeCall } : {});
   const enqueuer: Enqueuer = o.enqueuer ?? {
     enqueue: async (opId, revision, target) => {

@@ -129,8 +129,8 @@ async function startObservability(role: Role, config: Config, logger: Logger, po
 }
 
 /**
- * A worker's readiness per cluster it executes (SPEC §3a): `kubernetes` with one cluster, `kubernetes:<name>`
- * with several.
+ * A worker's readiness per cluster it executes (docs/operating.md#health-metrics-and-logs): `kubernetes` with one
+ * cluster, `kubernetes:<name>` with several.
  */
 function clusterChecks(config: Config): Record<string, ReadinessCheck> {
   const clusters = KubeClusters.load(config.clusters, config.kubeconfig);

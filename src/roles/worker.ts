@@ -88,7 +88,8 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
     const shared = { store, leases, freezes, policy, logger, settings, now, nonce: monotonicNonce(now), ...(overrides.onLockWait ? { onLockWait: overrides.onLockWait } : {}) };
     const parts: ClusterWorker[] = [];
     for (const name of config.clusters.worker) {
-      // One runner, shared watches and BullMQ worker per cluster: each writes only to its own cluster (SPEC §3a).
+      // One runner, shared watches and BullMQ worker per cluster: each writes only to its own cluster
+      // (docs/deployment.md#several-clusters).
       const { kubeConfig, kube, rest } = clusters.get(name);
       const watches = new WatchHub({ kubeConfig, list: (kind, namespace) => kube.listCollection(kind, namespace), logger });
       closers.unshift(() => watches.close());

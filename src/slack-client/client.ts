@@ -8,13 +8,16 @@ import { slackAgent } from './proxy.js';
 
 export type WebClient = webApi.WebClient;
 
-/** What a Slack client is built from: the Slack settings and, when set, the egress proxy (SPEC §2). */
+/**
+ * What a Slack client is built from: the Slack settings and, when set, the egress proxy
+ * (docs/configuration.md#configuration).
+ */
 export type SlackClientConfig = Pick<Config, 'slack'> & { readonly proxy?: Config['proxy'] };
 
 /** Slack API calls from the request path give up quickly: a slow Slack must not hold a request for minutes. */
 export const SLACK_CALL_TIMEOUT_MS = 10_000;
 
-/** The `event_type` of every message metadata we post (SPEC §8). */
+/** The `event_type` of every message metadata we post (docs/lifecycle.md#delivery-and-pacing). */
 export const METADATA_EVENT_TYPE = 'flink_chatops';
 
 /** Bolt's logger interface over pino, so Bolt and the WebClient log JSON lines like everything else. */
@@ -36,10 +39,10 @@ export function boltLogger(logger: Logger, name = 'slack'): BoltLogger {
 }
 
 /**
- * The WebClient options the bot uses everywhere (reference §1.6): no retries and rate-limited calls rejected,
- * so a timed-out post is never sent twice behind our back, and a timeout on every call; `agent` sends every call
- * through HTTPS_PROXY / HTTP_PROXY unless NO_PROXY says otherwise (./proxy.ts). Bolt hands these options on to
- * Socket Mode, whose apps.connections.open call and WebSocket then use the same agent.
+ * The WebClient options the bot uses everywhere (docs/lifecycle.md#what-slack-allows): no retries and rate-limited
+ * calls rejected, so a timed-out post is never sent twice behind our back, and a timeout on every call; `agent` sends
+ * every call through HTTPS_PROXY / HTTP_PROXY unless NO_PROXY says otherwise (./proxy.ts). Bolt hands these options on
+ * to Socket Mode, whose apps.connections.open call and WebSocket then use the same agent.
  */
 export function clientOptions(config: SlackClientConfig, logger?: Logger): webApi.WebClientOptions {
   const agent = slackAgent(config.proxy);

@@ -1,6 +1,7 @@
-// The egress proxy of every Slack call (SPEC §2): one agent decides, per connection, whether a Slack URL goes through
-// HTTPS_PROXY / HTTP_PROXY or straight out (NO_PROXY), for the Web API client, Bolt's own client, Socket Mode's
-// apps.connections.open and WebSocket, and response_url posts (postJson below, since global fetch takes no agent).
+// The egress proxy of every Slack call (docs/configuration.md#configuration): one agent decides, per connection,
+// whether a Slack URL goes through HTTPS_PROXY / HTTP_PROXY or straight out (NO_PROXY), for the Web API client, Bolt's
+// own client, Socket Mode's apps.connections.open and WebSocket, and response_url posts (postJson below, since global
+// fetch takes no agent).
 //
 // The rule (Go's net/http/httpproxy and curl agree on it, except where noted):
 // - https: and wss: targets use HTTPS_PROXY; http: and ws: targets use HTTP_PROXY. Neither falls back to the other.

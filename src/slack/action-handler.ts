@@ -1,9 +1,10 @@
-// The card's buttons (SPEC §7): ack first, then approve / reject / cancel; the clicker is answered privately.
+// The card's buttons (docs/policy.md#approvals): ack first, then approve / reject / cancel; the clicker is answered
+// privately.
 import type { App, BlockAction, ButtonAction, webApi } from '@slack/bolt';
 import type { Click } from '../app/approvals.js';
 import { describeFault } from '../app/context.js';
-import type { ActionOutcome } from '../app/ports.js';
-import { OP_ID_PATTERN } from '../domain/model/intent-base.js';
+import type { ActionOutcome } from '../app/ports/index.js';
+import { OP_ID_PATTERN } from '../domain/kit/language/intent-base.js';
 import { forOperation } from '../log.js';
 import { ACTION_IDS, digestPrefixFromBlockId, renderNotice } from './blocks/index.js';
 import type { HandlerDeps } from './command-handler.js';
@@ -22,7 +23,8 @@ const ACTIONS: Record<keyof typeof ACTION_IDS, Act> = {
 export function registerActionHandlers(app: App, deps: HandlerDeps): void {
   for (const [name, actionId] of Object.entries(ACTION_IDS) as [keyof typeof ACTION_IDS, string][]) {
     app.action<BlockAction<ButtonAction>>(actionId, async ({ ack, action, body, client }) => {
-      // block_actions take nothing in the ack (reference §1.1); the answer goes through the response_url.
+      // block_actions take nothing in the ack (docs/lifecycle.md#what-slack-allows); the answer goes through the
+      // response_url.
       await ack();
       const click: Click = { opId: action.value ?? '', user: body.user.id, digestPrefix: digestPrefixFromBlockId(action.block_id) };
       const asker = { userId: body.user.id, teamId: body.user.team_id, enterpriseId: body.enterprise?.id, ownTeam: true };
@@ -52,8 +54,8 @@ async function handleClick(deps: HandlerDeps, act: Act, click: Click, name: stri
 }
 
 /**
- * A click on App Home has no response_url (SPEC §8): the answer goes to the clicker's DM with the app, and their
- * Home is published again so it shows what the click changed.
+ * A click on App Home has no response_url (docs/lifecycle.md#app-home): the answer goes to the clicker's DM with the
+ * app, and their Home is published again so it shows what the click changed.
  */
 async function answerFromHome(deps: HandlerDeps, client: webApi.WebClient, click: Click, message: string): Promise<void> {
   const notice = renderNotice(message);

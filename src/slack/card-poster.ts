@@ -1,9 +1,9 @@
 // Posts an operation's card. A 429 is waited out and a post whose outcome is unknown (timeout, reset, 5xx) is
 // looked up in the channel by its metadata before posting again: the card is posted once, and an operation is
-// cancelled only when Slack really refuses it (SPEC §8: not_in_channel, channel_not_found).
+// cancelled only when Slack really refuses it (not_in_channel, channel_not_found: docs/lifecycle.md#the-card).
 import type { webApi } from '@slack/bolt';
-import type { CardPoster, PostOutcome } from '../app/ports.js';
-import type { OperationRecord } from '../domain/model/operation.js';
+import type { CardPoster, PostOutcome } from '../app/ports/index.js';
+import type { OperationRecord } from '../domain/engines/operation.js';
 import { renderCard } from './blocks/index.js';
 import { METADATA_EVENT_TYPE, slackErrorCode, type WebClient } from '../slack-client/client.js';
 import type { CardsInFlight } from '../store/cards-in-flight.js';
@@ -16,8 +16,9 @@ export interface CardPosterOptions {
   maxWaitMs?: number;
   sleep?: (ms: number) => Promise<void>;
   /**
-   * The channels' installation-wide post pace (SPEC §8), shared with the notifier: the card is a post to the channel
-   * like the thread replies, so it takes the channel's turn too. Without it cards are not paced.
+   * The channels' installation-wide post pace (docs/lifecycle.md#delivery-and-pacing), shared with the notifier: the
+   * card is a post to the channel like the thread replies, so it takes the channel's turn too. Without it cards are not
+   * paced.
    */
   pacer?: PostPacer;
   /** Marks the card as being posted while this poster works on it, so the sweep does not post it again. */
@@ -46,7 +47,9 @@ export class SlackCardPoster implements CardPoster {
     this.inFlight = opts.inFlight;
   }
 
-  /** The card carries `{op, seq}` metadata like every post about an operation (SPEC §8). */
+  /**
+   * The card carries `{op, seq}` metadata like every post about an operation (docs/lifecycle.md#delivery-and-pacing).
+   */
   async postCard(record: OperationRecord): Promise<PostOutcome> {
     return this.inFlight ? this.inFlight.hold(record.id, () => this.post(record)) : this.post(record);
   }

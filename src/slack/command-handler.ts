@@ -9,13 +9,13 @@ import { placeParsed } from '../app/clusters.js';
 import { describeFault } from '../app/context.js';
 import type { OperationService } from '../app/operations.js';
 import type { PolicyProvider } from '../app/policy-source.js';
-import type { Responder } from '../app/ports.js';
+import type { Responder } from '../app/ports/index.js';
 import type { QueryAnswer, QueryService } from '../app/queries.js';
-import { isVerb, verbSpec } from '../domain/language/verbs.js';
-import { parseCommand } from '../domain/language/parse.js';
-import type { Command } from '../domain/language/requests.js';
+import { isVerb, verbSpec } from '../domain/engines/language/verbs.js';
+import { parseCommand } from '../domain/engines/language/parse.js';
+import type { Command } from '../domain/engines/language/requests.js';
 import type { OperationIntent } from '../domain/kinds/index.js';
-import { channelDefaultNamespace } from '../domain/policy/evaluate.js';
+import { channelDefaultNamespace } from '../domain/engines/policy/evaluate.js';
 import type { Logger } from '../log.js';
 import type { WorkspaceGuard } from './workspace-guard.js';
 import {
@@ -39,9 +39,9 @@ export interface HandlerDeps {
   approvals: ApprovalService;
   freezes: FreezeCommands;
   queries: QueryService;
-  /** App Home (SPEC §8). */
+  /** App Home (docs/lifecycle.md#app-home). */
   home: HomeService;
-  /** The Reviewed button of break-glass operations (SPEC §7c). */
+  /** The Reviewed button of break-glass operations (docs/policy.md#break-glass). */
   breakGlass?: BreakGlassReviews;
   policy: PolicyProvider;
   /** The installation's clusters: where a typed target without one is placed (app/clusters.ts). */
@@ -53,7 +53,7 @@ export interface HandlerDeps {
   now: () => number;
   /** Seconds from the listener's start to the ack (the ack latency histogram). */
   onAck?: (seconds: number) => void;
-  /** Who may use the bot (SPEC §7a); absent: everyone who reaches it. */
+  /** Who may use the bot (docs/configuration.md#who-may-use-the-bot); absent: everyone who reaches it. */
   guard?: Pick<WorkspaceGuard, 'refusal'>;
 }
 

@@ -1,4 +1,5 @@
-// App Home (SPEC §8): `app_home_opened` and the Refresh button each publish the viewer's Home with one views.publish.
+// App Home (docs/lifecycle.md#app-home): `app_home_opened` and the Refresh button each publish the viewer's Home with
+// one views.publish.
 import type { App, BlockAction, ButtonAction, webApi } from '@slack/bolt';
 import type { HomeService } from '../app/home.js';
 import type { Logger } from '../log.js';

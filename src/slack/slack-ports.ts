@@ -1,6 +1,6 @@
 // The bot's Slack-side port implementations: user group members, the response_url responder and the bot's
 // identity (auth.test). The WebClient itself is built in src/slack-client.
-import type { Responder, ResponseMessage, UsergroupMembers } from '../app/ports.js';
+import type { Responder, ResponseMessage, UsergroupMembers } from '../app/ports/index.js';
 import type { Agent } from 'node:http';
 import type { WebClient } from '../slack-client/client.js';
 import { postJson } from '../slack-client/proxy.js';
@@ -12,7 +12,10 @@ export interface BotIdentity {
   botId: string;
   /** The bot user's name, for "/invite @<name>". */
   botName: string;
-  /** The bot's own team (and enterprise): the default of SLACK_ALLOWED_TEAMS (SPEC §7a). */
+  /**
+   * The bot's own team (and enterprise): the default of SLACK_ALLOWED_TEAMS
+   * (docs/configuration.md#who-may-use-the-bot).
+   */
   teamId?: string;
   enterpriseId?: string;
 }
@@ -39,8 +42,9 @@ export function usergroupMembers(client: WebClient): UsergroupMembers {
 }
 
 /**
- * Posts to a `response_url` (5 uses within 30 minutes; reference §1.1) with a deadline, through `agent` — the
- * egress proxy's (`slackAgent(config.proxy)`), as every Slack call (SPEC §2); global fetch would ignore it.
+ * Posts to a `response_url` (5 uses within 30 minutes; docs/lifecycle.md#what-slack-allows) with a deadline, through
+ * `agent` — the egress proxy's (`slackAgent(config.proxy)`), as every Slack call (docs/configuration.md#configuration);
+ * global fetch would ignore it.
  */
 export class FetchResponder implements Responder {
   constructor(

@@ -1,5 +1,5 @@
-// Socket Mode's link as readiness sees it (SPEC §9): up from Slack's `hello` until the connection closes or is
-// being replaced; a bot whose socket stays down is not ready.
+// Socket Mode's link as readiness sees it (docs/operating.md#health-metrics-and-logs): up from Slack's `hello` until
+// the connection closes or is being replaced; a bot whose socket stays down is not ready.
 
 /** What Bolt's SocketModeClient emits about its connection (@slack/socket-mode `State`, plus the socket's `close`). */
 const DOWN_EVENTS = ['connecting', 'reconnecting', 'disconnecting', 'disconnected', 'close'] as const;

@@ -1,7 +1,7 @@
-// Who may use the bot (SPEC §7a): people of the allowed Slack teams (SLACK_ALLOWED_TEAMS, default the bot's own
-// team). A click names the clicker's own team; a command names the channel's host team, so in a shared channel
-// (Slack Connect) the user's own team is read with users.info (cached). Everyone else is refused privately and
-// nothing is recorded.
+// Who may use the bot (docs/configuration.md#who-may-use-the-bot): people of the allowed Slack teams
+// (SLACK_ALLOWED_TEAMS, default the bot's own team). A click names the clicker's own team; a command names the
+// channel's host team, so in a shared channel (Slack Connect) the user's own team is read with users.info (cached).
+// Everyone else is refused privately and nothing is recorded.
 import type { WebClient } from '../slack-client/client.js';
 
 /** Who asked: the user, the team and enterprise the payload names, and whether that team is the user's own. */

@@ -1,15 +1,12 @@
-// The index of break-glass operations not yet reviewed (SPEC §7c): what the sweep reminds, `/metrics` counts and App
-// Home lists, without scanning every record. The record stays the truth; the index is only a worklist.
+// The index of break-glass operations not yet reviewed (docs/policy.md#break-glass): what the sweep reminds, `/metrics`
+// counts and App Home lists, without scanning every record. The record stays the truth; the index is only a worklist.
+import type { BreakGlassIndex as BreakGlassIndexPort, IndexedOperation } from '../app/ports/break-glass.js';
 import type { RedisConnection } from './connection.js';
 import { storeKeys } from './keys.js';
 
-export interface IndexedOperation {
-  id: string;
-  /** When it was indexed (its request), ms. */
-  at: number;
-}
+export type { IndexedOperation };
 
-export class BreakGlassIndex {
+export class BreakGlassIndex implements BreakGlassIndexPort {
   private readonly key: string;
 
   constructor(

@@ -1,5 +1,6 @@
-// Which cards a bot is posting right now (SPEC §8): the request path marks an operation's card while it waits for
-// the channel's turn and posts, so the sweep does not take a slow card for a lost one and post it a second time.
+// Which cards a bot is posting right now (docs/lifecycle.md#delivery-and-pacing): the request path marks an operation's
+// card while it waits for the channel's turn and posts, so the sweep does not take a slow card for a lost one and post
+// it a second time.
 import type { RedisConnection } from './connection.js';
 import { notifierKeys, type NotifierKeys } from './keys.js';
 

@@ -1,8 +1,8 @@
-// Every Redis connection of the project is made here (SPEC §2, §9): standalone (REDIS_URL), Sentinel
-// (REDIS_SENTINELS, ioredis' own Sentinel client) or Cluster (REDIS_CLUSTER_NODES, ioredis' Cluster client). The
-// stores, BullMQ's Queue and Worker and the notifier all use these connections. On a Cluster every key we and
-// BullMQ write carries the one hash tag `{REDIS_PREFIX}` (store/keys.ts), so every script and MULTI runs on one
-// slot: the Cluster gives failover, not sharding.
+// Every Redis connection of the project is made here (docs/configuration.md#redis-modes): standalone (REDIS_URL),
+// Sentinel (REDIS_SENTINELS, ioredis' own Sentinel client) or Cluster (REDIS_CLUSTER_NODES, ioredis' Cluster client).
+// The stores, BullMQ's Queue and Worker and the notifier all use these connections. On a Cluster every key we and
+// BullMQ write carries the one hash tag `{REDIS_PREFIX}` (store/keys.ts), so every script and MULTI runs on one slot:
+// the Cluster gives failover, not sharding.
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { parseRedisUrl, redactUrl, type RedisSettings } from '../config.js';
 
@@ -127,10 +127,10 @@ export interface ReplicaWaitOptions {
 export const NO_REPLICA_RECHECK_MS = 30_000;
 
 /**
- * SPEC §9: `WAIT 1 <timeout>` after the writes that decide a submission, where a replica exists, so a failover
- * cannot forget that a change was sent. A primary without replicas (`INFO replication`: connected_slaves 0) is not
- * waited on: a standalone server is asked at the first decisive write, any other when a WAIT came back unacknowledged
- * (e.g. the new primary after a failover), and asked again every NO_REPLICA_RECHECK_MS.
+ * `WAIT 1 <timeout>` (docs/configuration.md#redis-modes) after the writes that decide a submission, where a replica
+ * exists, so a failover cannot forget that a change was sent. A primary without replicas (`INFO replication`:
+ * connected_slaves 0) is not waited on: a standalone server is asked at the first decisive write, any other when a WAIT
+ * came back unacknowledged (e.g. the new primary after a failover), and asked again every NO_REPLICA_RECHECK_MS.
  *
  * WAIT counts the writes of the connection it is sent on, so it must go down the very socket the write went down.
  * Standalone and Sentinel clients have one socket. An ioredis Cluster keeps one socket per node and sends a

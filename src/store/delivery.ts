@@ -1,37 +1,19 @@
 // The notifier's delivery state in Redis: per-operation idempotency marks, the last rendered card seq, the
 // thread permalink, and the per-operation lock that lets one replica at a time make an operation's Slack calls.
+import type { DeliveryMark, DeliverySnapshot, DeliveryState as DeliveryStatePort, MarkRead } from '../app/ports/delivery.js';
 import type { RedisConnection } from './connection.js';
 import { notifierKeys, type NotifierKeys } from './keys.js';
 import { runScript } from './scripts.js';
 
-/** What became of one post (`post:<seq>` or `digest:<phase>:<channel>`). */
-export type DeliveryMark =
-  /** About to be posted (written BEFORE the call): its outcome is unknown until `done` replaces it. */
-  | { state: 'pending'; at: number; by: string }
-  | { state: 'done'; ts: string }
-  /** Nothing to post (the renderer wanted no message). */
-  | { state: 'skipped'; why: string }
-  /** Slack refused it for good (e.g. not_in_channel): logged, never retried. */
-  | { state: 'failed'; error: string; at: number };
-
-export interface MarkRead {
-  /** The stored string, for compare-and-set; undefined when absent. */
-  raw: string | undefined;
-  mark: DeliveryMark | undefined;
-}
-
-export interface DeliverySnapshot {
-  renderedSeq: number;
-  permalink: string | undefined;
-  marks: Map<string, MarkRead>;
-}
+export type { DeliveryMark, DeliverySnapshot, MarkRead };
 
 export const postField = (seq: number): string => `post:${seq}`;
 export const digestField = (phase: 'start' | 'end', channel: string): string => `digest:${phase}:${channel}`;
 /** One approver DM: the history entry that called for it and the person (`<op>:<seq>:<user>`). */
 export const dmField = (seq: number, user: string): string => `dm:${seq}:${user}`;
 
-function parseMark(raw: string | undefined): DeliveryMark | undefined {
+/** A stored mark; an unreadable one counts as an unknown outcome (both implementations read marks this way). */
+export function parseMark(raw: string | undefined): DeliveryMark | undefined {
   if (raw === undefined) return undefined;
   try {
     const value = JSON.parse(raw) as DeliveryMark;
@@ -42,7 +24,16 @@ function parseMark(raw: string | undefined): DeliveryMark | undefined {
   }
 }
 
-export class DeliveryState {
+/** The snapshot of one operation's delivery hash (fields as stored): the marks, the rendered seq, the permalink. */
+export function snapshotOf(all: Readonly<Record<string, string>>): DeliverySnapshot {
+  const marks = new Map<string, MarkRead>();
+  for (const [field, raw] of Object.entries(all)) {
+    if (field.startsWith('post:') || field.startsWith('digest:') || field.startsWith('dm:')) marks.set(field, { raw, mark: parseMark(raw) });
+  }
+  return { renderedSeq: Number(all.card ?? 0), permalink: all.permalink, marks };
+}
+
+export class DeliveryState implements DeliveryStatePort {
   private readonly keys: NotifierKeys;
 
   constructor(
@@ -55,12 +46,7 @@ export class DeliveryState {
   }
 
   async read(opId: string): Promise<DeliverySnapshot> {
-    const all = await this.redis.hgetall(this.keys.delivery(opId));
-    const marks = new Map<string, MarkRead>();
-    for (const [field, raw] of Object.entries(all)) {
-      if (field.startsWith('post:') || field.startsWith('digest:') || field.startsWith('dm:')) marks.set(field, { raw, mark: parseMark(raw) });
-    }
-    return { renderedSeq: Number(all.card ?? 0), permalink: all.permalink, marks };
+    return snapshotOf(await this.redis.hgetall(this.keys.delivery(opId)));
   }
 
   async mark(opId: string, field: string): Promise<MarkRead> {

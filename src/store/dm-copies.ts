@@ -1,6 +1,6 @@
 // The approver DMs of each operation in Redis: every copy's `{channel, ts}` (so a decision anywhere can update
 // them all), whether it was updated, and which DM rounds are settled (so they are not worked out again).
-import type { DmKind } from '../domain/policy/approvers.js';
+import type { DmKind } from '../domain/engines/policy/approvers.js';
 import type { RedisConnection } from './connection.js';
 import type { DeliveryMark } from './delivery.js';
 import { notifierKeys, type NotifierKeys } from './keys.js';

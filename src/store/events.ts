@@ -1,10 +1,11 @@
-// The `{prefix}:events` stream: how history entries are written to it and read back by consumers (SPEC §4).
+// The `{prefix}:events` stream: how history entries are written to it and read back by consumers
+// (docs/lifecycle.md#records-and-the-event-stream).
 import type { RedisConnection } from './connection.js';
-import { HISTORY_TYPES, type HistoryEntry, type HistoryType } from '../domain/model/operation.js';
+import { HISTORY_TYPES, type HistoryEntry, type HistoryType } from '../domain/engines/operation.js';
 import { storeKeys } from './keys.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** SPEC §4: the stream is trimmed by age, never by count. */
+/** The stream is trimmed by age, never by count (docs/lifecycle.md#records-and-the-event-stream). */
 export const EVENTS_MAX_AGE_MS = 7 * DAY_MS;
 
 /** One stream entry: a history entry of operation `op`, with its stream id. */

@@ -1,32 +1,12 @@
-// Manual freezes of targets (`lock`/`unlock`, SPEC §3) and their audit history; kept apart from leases.
+// Manual freezes of targets (`lock`/`unlock`, docs/policy.md#freezes) and their audit history; kept apart from leases.
+import type { AuditEntry, Freeze, FreezeResult, FreezeStore as FreezeStorePort, UnfreezeResult } from '../app/ports/freezes.js';
 import type { RedisConnection } from './connection.js';
 import { targetKey, type Target } from '../domain/model/target.js';
 import { storeKeys, type StoreKeys } from './keys.js';
 import { checkedRetention } from './operations.js';
 import { defineScripts, runScript } from './scripts.js';
 
-export interface Freeze {
-  target: Target;
-  /** Slack user id of who froze it. */
-  by: string;
-  reason: string;
-  /** ms */
-  at: number;
-}
-
-export type FreezeResult = { ok: true } | { ok: false; existing: Freeze };
-export type UnfreezeResult = { ok: true; was: Freeze } | { ok: false; reason: 'not-frozen' };
-
-export interface AuditEntry {
-  /** Stream id; newer entries have greater ids. */
-  id: string;
-  what: 'freeze' | 'unfreeze';
-  target: Target;
-  by: string;
-  /** For an unfreeze: the reason of the freeze it lifted. */
-  reason: string;
-  at: number;
-}
+export type { AuditEntry, Freeze, FreezeResult, UnfreezeResult };
 
 export interface FreezeStoreOptions {
   prefix: string;
@@ -38,7 +18,7 @@ export interface FreezeStoreOptions {
 type FreezeReply = ['ok'] | ['exists', string];
 type UnfreezeReply = ['ok', string] | ['not-frozen'];
 
-export class FreezeStore {
+export class FreezeStore implements FreezeStorePort {
   private readonly keys: StoreKeys;
   private readonly now: () => number;
   private readonly retentionMs: number;

@@ -22,7 +22,7 @@ export interface StoreKeys {
   readonly tag: string;
   /** JSON record of one operation. */
   operation(id: string): string;
-  /** Every history entry of every operation (SPEC §4), trimmed by age. */
+  /** Every history entry of every operation (docs/lifecycle.md#records-and-the-event-stream), trimmed by age. */
   readonly events: string;
   /** zset createdAt → op id. */
   readonly recent: string;
@@ -34,7 +34,7 @@ export interface StoreKeys {
   readonly expiry: string;
   /** zset last write → namespace (for `list`). */
   readonly namespaces: string;
-  /** zset order ticket → op id: the target's FIFO order (SPEC §9). */
+  /** zset order ticket → op id: the target's FIFO order (docs/lifecycle.md#queue-order-and-leases). */
   order(target: Target): string;
   /** Counter handing out order tickets. */
   readonly orderTickets: string;
@@ -50,7 +50,9 @@ export interface StoreKeys {
   readonly metricsExporter: string;
   /** Present while some worker executes the cluster's queue (store/workers.ts). */
   workers(cluster: string): string;
-  /** zset createdAt → op id: break-glass operations not yet reviewed (store/break-glass.ts, SPEC §7c). */
+  /**
+   * zset createdAt → op id: break-glass operations not yet reviewed (store/break-glass.ts, docs/policy.md#break-glass).
+   */
   readonly breakGlassUnreviewed: string;
 }
 

@@ -1,43 +1,13 @@
-// Per-target execution leases (SPEC §9): only the head of the target's FIFO order may hold one; token-checked.
+// Per-target execution leases (docs/lifecycle.md#queue-order-and-leases): only the head of the target's FIFO order may
+// hold one; token-checked.
 import { randomBytes } from 'node:crypto';
 import type { RedisConnection } from './connection.js';
 import type { Target } from '../domain/model/target.js';
+import type { AcquireResult, Lease, LeaseHolder, LeaseInfo, LockStore } from '../app/ports/locks.js';
 import { storeKeys, type StoreKeys } from './keys.js';
 import { defineScripts, runScript } from './scripts.js';
 
-export interface Lease {
-  target: Target;
-  opId: string;
-  /** Random; proves ownership to extend and release. */
-  token: string;
-  /** ms when this lease was taken. */
-  since: number;
-}
-
-export interface LeaseHolder {
-  opId: string;
-  since: number;
-}
-
-export type AcquireResult =
-  | { acquired: true; lease: Lease }
-  | { acquired: false; reason: 'held' | 'not-head'; holder?: LeaseHolder; head?: string };
-
-export interface LeaseInfo {
-  target: Target;
-  opId: string;
-  since: number;
-  ageMs: number;
-}
-
-/** The lock port the worker and the `locks` query use; the conformance suite runs against every implementation. */
-export interface LockStore {
-  tryAcquire(target: Target, opId: string, ttlMs: number): Promise<AcquireResult>;
-  extend(lease: Lease, ttlMs: number): Promise<boolean>;
-  release(lease: Lease): Promise<boolean>;
-  holder(target: Target): Promise<LeaseHolder | undefined>;
-  listLeases(): Promise<LeaseInfo[]>;
-}
+export type { AcquireResult, Lease, LeaseHolder, LeaseInfo, LockStore };
 
 export interface LeaseStoreOptions {
   prefix: string;
@@ -115,11 +85,13 @@ export class LeaseStore implements LockStore {
   }
 }
 
-function holderOf(json: string): LeaseHolder {
+/** The holder a stored lease JSON names. */
+export function holderOf(json: string): LeaseHolder {
   const { opId, since } = JSON.parse(json) as Lease;
   return { opId, since };
 }
 
-function checkTtl(ttlMs: number): void {
+/** Lease TTLs are whole positive ms (both implementations refuse anything else the same way). */
+export function checkTtl(ttlMs: number): void {
   if (!Number.isInteger(ttlMs) || ttlMs < 1) throw new Error(`lease ttl must be a positive whole number of ms, got ${ttlMs}`);
 }

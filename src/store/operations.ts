@@ -1,58 +1,36 @@
 // The operation store: records in Redis, changed only by compare-and-set commits that also append the history
 // entries to the event stream and keep the indexes and each target's FIFO order, in one Lua script.
-import type { Approval } from '../domain/model/decision.js';
 import {
-  applyChange,
   initialRecord,
   isTerminal,
   type ActiveState,
-  type ActorRole,
-  type Change,
   type HistoryEntry,
-  type MutableFields,
   type OperationRecord,
   type OperationState,
   type OrderMove,
-} from '../domain/model/operation.js';
+} from '../domain/engines/operation.js';
 import type { Target } from '../domain/model/target.js';
+import type {
+  ApplyResult,
+  Change,
+  CreateResult,
+  Decide,
+  NewOperation,
+  OperationStore as OperationStorePort,
+  Refusal,
+  TransitionRequest,
+} from '../app/ports/operation-store.js';
+import { applyWithRetries, checkLimit, observe, transitionDecide, type CommitReply } from './apply-loop.js';
 import { entryArgs, EVENTS_MAX_AGE_MS } from './events.js';
 import type { RedisConnection, ReplicaWait } from './connection.js';
 import { storeKeys, type StoreKeys } from './keys.js';
 import { defineScripts, runScript } from './scripts.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** SPEC §4: records and history are kept at least 30 days. */
+/** Records and history are kept at least 30 days (docs/lifecycle.md#records-and-the-event-stream). */
 export const MIN_RETENTION_MS = 30 * DAY_MS;
 export const DEFAULT_RETENTION_MS = 35 * DAY_MS;
-/** Commit attempts before a change that keeps losing the race is given up (it is then refused, not thrown). */
-const MAX_ATTEMPTS = 20;
-
-export type { Change };
-/** What `decide` returns to refuse: nothing is written and the reason comes back to the caller. */
-export interface Refusal {
-  refuse: string;
-}
-export type Decide = (current: OperationRecord) => Change | Refusal;
-
-export type NewOperation = Omit<
-  OperationRecord,
-  'version' | 'history' | 'state' | 'createdAt' | 'updatedAt' | 'approvals' | 'reenqueues' | 'firstQueuedSeq'
-> & { approvals?: Approval[]; reenqueues?: number };
-
-export type CreateResult = { ok: true; record: OperationRecord } | { ok: false; reason: 'exists' };
-export type ApplyResult =
-  | { ok: true; record: OperationRecord; entries: HistoryEntry[] }
-  | { ok: false; reason: string; record?: OperationRecord };
-
-export interface TransitionRequest {
-  /** States the caller expects the record to be in; any other current state refuses. */
-  from: readonly OperationState[];
-  to: OperationState;
-  actor: string;
-  role: ActorRole;
-  detail?: Record<string, unknown>;
-  set?: MutableFields;
-}
+export type { ApplyResult, Change, CreateResult, Decide, NewOperation, Refusal, TransitionRequest };
 
 export interface OperationStoreOptions {
   prefix: string;
@@ -61,19 +39,24 @@ export interface OperationStoreOptions {
   retentionMs?: number;
   /** Called once per committed change with its new entries (metrics count terminal states through it). */
   onCommitted?: (record: OperationRecord, entries: readonly HistoryEntry[]) => void;
-  /** SPEC §9: waits for a replica after the commits that decide a submission (see DECISIVE_STATES). */
+  /**
+   * Waits for a replica (docs/lifecycle.md#queue-order-and-leases) after the commits that decide a submission (see
+   * DECISIVE_STATES).
+   */
   replicas?: ReplicaWait;
 }
 
 /**
- * The states whose commit decides a submission (SPEC §9): SUBMITTING is written before the call to the API and
- * SUBMITTED after it; a failover that lost either could make a run send the change again or forget it was sent.
+ * The states whose commit decides a submission (docs/lifecycle.md#queue-order-and-leases): SUBMITTING is written before
+ * the call to the API and SUBMITTED after it; a failover that lost either could make a run send the change again or
+ * forget it was sent.
  */
 const DECISIVE_STATES: ReadonlySet<OperationState> = new Set(['SUBMITTING', 'SUBMITTED']);
 
-type CommitReply = ['ok', number] | ['exists'] | ['missing'] | ['conflict'];
-
-/** The retention a store keeps records for: at least 30 days (SPEC §4), 35 unless told otherwise. */
+/**
+ * The retention a store keeps records for: at least 30 days (docs/lifecycle.md#records-and-the-event-stream), 35 unless
+ * told otherwise.
+ */
 export function checkedRetention(retentionMs: number = DEFAULT_RETENTION_MS): number {
   if (!(retentionMs >= MIN_RETENTION_MS)) {
     throw new Error(`retentionMs must be at least ${MIN_RETENTION_MS} (30 days), got ${retentionMs}`);
@@ -81,7 +64,7 @@ export function checkedRetention(retentionMs: number = DEFAULT_RETENTION_MS): nu
   return retentionMs;
 }
 
-export class OperationStore {
+export class OperationStore implements OperationStorePort {
   private readonly keys: StoreKeys;
   private readonly now: () => number;
   private readonly retentionMs: number;
@@ -125,48 +108,26 @@ export class OperationStore {
    * nobody else committed in between; otherwise reads again and asks `decide` again (bounded).
    */
   async apply(id: string, decide: Decide): Promise<ApplyResult> {
-    for (let attempt = 1; ; attempt++) {
-      const current = await this.get(id);
-      if (current === undefined) return { ok: false, reason: `${id} not found` };
-      const decided = decide(current);
-      if ('refuse' in decided) return { ok: false, reason: decided.refuse, record: current };
-      const outcome = applyChange(current, decided, this.now());
-      if (!outcome.ok) return { ok: false, reason: outcome.reason, record: current };
-      const reply = await this.commit(current, outcome.record, outcome.entries, outcome.order);
-      if (reply[0] === 'ok') {
-        const record = outcome.order === 'join' ? { ...outcome.record, firstQueuedSeq: reply[1] } : outcome.record;
-        if (this.replicas && outcome.entries.some((e) => e.type === 'state' && DECISIVE_STATES.has(e.name as OperationState))) {
-          await this.replicas.afterWrite(this.keys.operation(id));
-        }
-        this.observe(record, outcome.entries);
-        return { ok: true, record, entries: outcome.entries };
-      }
-      if (reply[0] === 'missing') return { ok: false, reason: `${id} not found` };
-      if (attempt >= MAX_ATTEMPTS) {
-        return { ok: false, reason: `${id} kept changing while this change was decided (${attempt} attempts); try again`, record: current };
-      }
-      await backoff(attempt);
-    }
-  }
-
-  /** Observers (metrics) never fail a commit that already happened. */
-  private observe(record: OperationRecord, entries: readonly HistoryEntry[]): void {
-    try {
-      this.onCommitted?.(record, entries);
-    } catch {
-      // A broken observer loses a count, never an operation.
-    }
+    return applyWithRetries(
+      {
+        get: (opId) => this.get(opId),
+        now: this.now,
+        commit: (current, next, entries, order) => this.commit(current, next, entries, order),
+        committed: async (record, entries) => {
+          if (this.replicas && entries.some((e) => e.type === 'state' && DECISIVE_STATES.has(e.name as OperationState))) {
+            await this.replicas.afterWrite(this.keys.operation(id));
+          }
+          observe(this.onCommitted, record, entries);
+        },
+      },
+      id,
+      decide,
+    );
   }
 
   /** One state transition, refused unless the record is currently in one of `from`. */
   async transition(id: string, request: TransitionRequest): Promise<ApplyResult> {
-    return this.apply(id, (current) => {
-      if (!request.from.includes(current.state)) {
-        return { refuse: `${id} is ${current.state} now; ${request.from.join(' or ')} → ${request.to} no longer applies` };
-      }
-      const entry = { type: 'state', name: request.to, actor: request.actor, role: request.role, detail: request.detail } as const;
-      return { set: request.set, entries: [entry] };
-    });
+    return this.apply(id, transitionDecide(id, request));
   }
 
   /** Newest first, across all targets. */
@@ -258,14 +219,4 @@ export class OperationStore {
 function encodeRecord(record: OperationRecord, joining: boolean): string {
   const { version, firstQueuedSeq, ...rest } = record;
   return JSON.stringify(joining ? { version, ...rest } : { version, firstQueuedSeq, ...rest });
-}
-
-function checkLimit(limit: number): number {
-  if (!Number.isInteger(limit) || limit < 1) throw new Error(`limit must be a positive integer, got ${limit}`);
-  return limit;
-}
-
-/** Jittered, so racing replicas do not retry in lockstep. */
-async function backoff(attempt: number): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(attempt, 10)));
 }

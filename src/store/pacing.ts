@@ -1,4 +1,4 @@
-// Installation-wide pacing through Redis (SPEC §8 "Pacing across replicas"): posts to one Slack channel, and edits
+// Installation-wide pacing through Redis (docs/lifecycle.md#delivery-and-pacing): posts to one Slack channel, and edits
 // of one card, take turns that every replica shares, so N bot replicas together keep the pace one process would.
 //
 // A turn: a replica asks Redis for the key's turn (lua/paceChannel.lua). It gets it only when no other replica's call

@@ -1,5 +1,5 @@
-// Which clusters have a worker running (SPEC §3a): each worker process renews a short-lived key per cluster it
-// executes, so the bot can say in a thread that an operation waits for a worker that is not there.
+// Which clusters have a worker running (docs/deployment.md#several-clusters): each worker process renews a short-lived
+// key per cluster it executes, so the bot can say in a thread that an operation waits for a worker that is not there.
 import type { RedisConnection } from './connection.js';
 import { storeKeys, type StoreKeys } from './keys.js';
 

@@ -1,17 +1,15 @@
 // What one run of an operation works with (dependencies, settings, its signal) and the small helpers every phase shares.
 import type { PolicyProvider } from '../app/policy-source.js';
-import type { Criterion, EventBaseline, EvidenceVerdict } from '../domain/evidence/types.js';
+import type { Criterion, EventBaseline, EvidenceVerdict } from '../domain/kit/evidence/types.js';
 import type { BaselineVertex } from '../domain/model/rest-vertices.js';
-import type { EntryInput, HistoryEntry, MutableFields, OperationRecord, OperationState } from '../domain/model/operation.js';
+import type { EntryInput, HistoryEntry, MutableFields, OperationRecord, OperationState } from '../domain/engines/operation.js';
 import { isKubeError, isUnreachable } from '../kube/errors.js';
 import type { CallOptions, FlinkClient } from '../kube/flink-client.js';
 import type { FlinkRest } from '../kube/flink-rest.js';
 import type { WatchHub } from '../kube/watch-hub.js';
 import type { Logger } from '../log.js';
 import type { OperationQueue } from '../queue/queue.js';
-import type { FreezeStore } from '../store/freezes.js';
-import type { Lease, LockStore } from '../store/locks.js';
-import type { OperationStore } from '../store/operations.js';
+import type { FreezeStore, Lease, LockStore, OperationStore } from '../app/ports/index.js';
 import type { TargetView } from './target-view.js';
 
 export interface RunnerSettings {
@@ -42,13 +40,16 @@ export interface RunnerDeps {
   store: OperationStore;
   leases: LockStore;
   freezes: Pick<FreezeStore, 'get'>;
-  /** The cluster this runner executes operations of, and its clients (SPEC §3a). */
+  /** The cluster this runner executes operations of, and its clients (docs/deployment.md#several-clusters). */
   cluster: string;
   kube: FlinkClient;
   /** Flink REST through the service proxy; absent: evidence stops at operator status and says so. */
   rest?: FlinkRest;
   watches: Pick<WatchHub, 'subscribe'>;
-  /** promote: wake the next head; the rest: scheduled operations' wake-up and run jobs (SPEC §7b). */
+  /**
+   * promote: wake the next head; the rest: scheduled operations' wake-up and run jobs
+   * (docs/policy.md#scheduled-operations).
+   */
   queue: Pick<OperationQueue, 'promote' | 'enqueue' | 'enqueueAt' | 'removeFinished' | 'jobState'>;
   policy: PolicyProvider;
   logger: Logger;
@@ -154,8 +155,9 @@ export function pause(ms: number, signal: AbortSignal): Promise<boolean> {
 export type ReadResult<T> = { ok: true; value: T } | { ok: false; handback: Handback };
 
 /**
- * A Kubernetes read retried with backoff until it succeeds (SPEC §4: nothing is decided without that read),
- * the run's signal aborts, or `maxReadAttempts` failed: then the operation is handed back as recorded.
+ * A Kubernetes read retried with backoff until it succeeds (nothing is decided without that read:
+ * docs/lifecycle.md#submission), the run's signal aborts, or `maxReadAttempts` failed: then the operation is handed
+ * back as recorded.
  */
 export async function readWithRetry<T>(run: Run, what: string, read: (options: CallOptions) => Promise<T>): Promise<ReadResult<T>> {
   const max = run.deps.settings.maxReadAttempts;
@@ -168,7 +170,8 @@ export async function readWithRetry<T>(run: Run, what: string, read: (options: C
     } catch (error) {
       if (run.signal.aborted || isKubeError(error, 'aborted')) return { ok: false, handback: interrupted(run) };
       run.log.warn({ err: error, attempt, what }, 'read failed; retrying');
-      // A blip is not news; a second failure to reach the API server is, once per outage (SPEC §3a).
+      // A blip is not news; a second failure to reach the API server is, once per outage
+      // (docs/deployment.md#several-clusters).
       if (attempt >= 2 && isUnreachable(error) && !run.unreachable) {
         await noteReachability(run, 'unreachable', `cannot reach cluster ${run.deps.cluster}: ${error.message}; the operation waits and goes on when it answers`);
       }

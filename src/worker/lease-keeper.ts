@@ -1,6 +1,6 @@
 // Keeps a target lease alive for a whole run: renews every third of the TTL; losing it aborts the run's signal.
 import type { Logger } from '../log.js';
-import type { Lease, LockStore } from '../store/locks.js';
+import type { Lease, LockStore } from '../app/ports/index.js';
 
 /** Why a run stopped without finishing: its AbortSignal's reason carries one of these. */
 export class RunInterrupted extends Error {

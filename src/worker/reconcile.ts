@@ -1,6 +1,7 @@
-// After a 409, a timeout, a reset or a 5xx (or a resumed submission): read the target, then decide (SPEC §4).
-import { CHANGED_REASON } from '../domain/planning/drift.js';
-import type { OperationRecord } from '../domain/model/operation.js';
+// After a 409, a timeout, a reset or a 5xx (or a resumed submission): read the target, then decide
+// (docs/lifecycle.md#submission).
+import { CHANGED_REASON } from '../domain/kit/planning/drift.js';
+import type { OperationRecord } from '../domain/engines/operation.js';
 import { ANNOTATION_OPERATION_ID, type Plan } from '../domain/model/plan.js';
 import { annotationsOf, generationOf, nameOf, resourceVersionOf, uidOf } from '../domain/model/resource.js';
 import type { KubeObject } from '../kube/flink-client.js';

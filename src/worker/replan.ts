@@ -1,12 +1,13 @@
-// Preconditions under the lease (SPEC §4 drift rule): frozen, vanished, changed by others, already done, or re-planned.
+// Preconditions under the lease (the drift rule, docs/lifecycle.md#drift): frozen, vanished, changed by others, already
+// done, or re-planned.
 import { assess } from '../app/assess.js';
 import { denialsAt } from '../app/scheduling.js';
 import type { PolicyDecision } from '../domain/model/decision.js';
-import { CHANGED_REASON, checkDrift, desiredStateHolds, type DriftOutcome } from '../domain/planning/drift.js';
-import { OURS_LOOKBACK, ourSubmissionsAfter, type OurSubmission } from '../domain/planning/ours.js';
-import type { EntryInput, OperationRecord } from '../domain/model/operation.js';
+import { CHANGED_REASON, checkDrift, desiredStateHolds, type DriftOutcome } from '../domain/kit/planning/drift.js';
+import { OURS_LOOKBACK, ourSubmissionsAfter, type OurSubmission } from '../domain/kit/planning/ours.js';
+import type { EntryInput, OperationRecord } from '../domain/engines/operation.js';
 import type { Plan } from '../domain/model/plan.js';
-import { expiresAt } from '../domain/policy/approval.js';
+import { expiresAt } from '../domain/kit/policy/approval.js';
 import { jobStatusStateOf, uidOf } from '../domain/model/resource.js';
 import type { KubeObject } from '../kube/flink-client.js';
 import { commit, entry, type Handback, type Run } from './context.js';
@@ -14,7 +15,10 @@ import { commit, entry, type Handback, type Run } from './context.js';
 export const ALREADY_DESIRED = 'already in the desired state';
 export const VANISHED = 'the target no longer exists';
 
-/** Generations this bot's operations produced on the planned object after the plan (SPEC §4 "made by this bot"). */
+/**
+ * Generations this bot's operations produced on the planned object after the plan ("made by this bot",
+ * docs/lifecycle.md#drift).
+ */
 async function oursAfter(run: Run, plan: Plan): Promise<OurSubmission[]> {
   return ourSubmissionsAfter(await run.deps.store.recentForTarget(plan.target, OURS_LOOKBACK), plan, run.opId);
 }
@@ -59,7 +63,7 @@ export async function precheck(run: Run, record: OperationRecord, plan: Plan, cu
   }
 }
 
-/** Re-plans against the current resource with revision + 1 and re-evaluates policy (SPEC §4). */
+/** Re-plans against the current resource with revision + 1 and re-evaluates policy (docs/lifecycle.md#drift). */
 async function replan(run: Run, record: OperationRecord, plan: Plan, ours: OurSubmission[], current: KubeObject): Promise<Precheck> {
   const { deps } = run;
   const policy = await deps.policy.current();
@@ -103,7 +107,10 @@ async function replan(run: Run, record: OperationRecord, plan: Plan, ours: OurSu
   return { type: 'proceed', plan: next, current, replanned: { decision, entry: replanned } };
 }
 
-/** A scheduled operation under the lease (SPEC §7b): a deny rule in force now, or an invalid policy, aborts it. */
+/**
+ * A scheduled operation under the lease (docs/policy.md#scheduled-operations): a deny rule in force now, or an invalid
+ * policy, aborts it.
+ */
 async function scheduledDenial(run: Run, record: OperationRecord): Promise<string | undefined> {
   const policy = await run.deps.policy.current();
   if (!policy.ok) return `the policy is not valid: ${policy.message}`;

@@ -1,9 +1,10 @@
-// Reading Flink REST for the judge (SPEC §5a): only when it asks, at most every REST_POLL_MS while a deeper
-// criterion is not there yet, and never holding up the verdict (short deadlines; failures become "unreachable").
-import type { RestNeed, RestReading } from '../domain/evidence/types.js';
+// Reading Flink REST for the judge (docs/deep-verification.md#what-it-proves): only when it asks, at most every
+// REST_POLL_MS while a deeper criterion is not there yet, and never holding up the verdict (short deadlines; failures
+// become "unreachable").
+import type { RestNeed, RestReading } from '../domain/kit/evidence/types.js';
 import type { Plan } from '../domain/model/plan.js';
-import { findNamespace } from '../domain/policy/evaluate.js';
-import { verifyFor } from '../domain/policy/verify.js';
+import { findNamespace } from '../domain/engines/policy/evaluate.js';
+import { verifyFor } from '../domain/kit/policy/verify.js';
 import type { Run } from './context.js';
 import type { TargetView } from './target-view.js';
 

@@ -1,9 +1,10 @@
-// One run of one operation (SPEC §4, §9): load → lease (or wait in order) → re-check → submit → verify → release.
-import { isOrdered, isTerminal, type OperationRecord } from '../domain/model/operation.js';
+// One run of one operation (docs/lifecycle.md#queue-order-and-leases): load → lease (or wait in order) → re-check →
+// submit → verify → release.
+import { isOrdered, isTerminal, type OperationRecord } from '../domain/engines/operation.js';
 import type { Target } from '../domain/model/target.js';
 import { forOperation, type Logger } from '../log.js';
 import { jobIdOf } from '../queue/queue.js';
-import type { AcquireResult, Lease } from '../store/locks.js';
+import type { AcquireResult, Lease } from '../app/ports/index.js';
 import { interrupted, readWithRetry, unreachableSaid, type Handback, type Run, type RunnerDeps } from './context.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { precheck } from './replan.js';
@@ -23,7 +24,9 @@ export interface RunRequest {
   signal: AbortSignal;
   /** How often this job was started (1 the first time): the waiting backoff grows with it. */
   attempt: number;
-  /** A scheduled operation's wake-up job (`<op>.<rev>.at<ms>`), not its run job (SPEC §7b). */
+  /**
+   * A scheduled operation's wake-up job (`<op>.<rev>.at<ms>`), not its run job (docs/policy.md#scheduled-operations).
+   */
   wakeUp?: boolean;
 }
 
@@ -110,7 +113,10 @@ export class Runner {
     return { type: 'park', delayMs, why: `waiting behind ${behind}`, target: record.target };
   }
 
-  /** A `waiting` entry naming the operation ahead, only when that changed since the last one (SPEC §9). */
+  /**
+   * A `waiting` entry naming the operation ahead, only when that changed since the last one
+   * (docs/lifecycle.md#queue-order-and-leases).
+   */
   private async noteWaiting(opId: string, behind: string, reason: 'held' | 'not-head', log: Logger): Promise<void> {
     const actor = this.deps.settings.actor;
     const result = await this.deps.store.apply(opId, (current) => {

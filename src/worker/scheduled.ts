@@ -1,8 +1,8 @@
-// The worker's side of scheduled operations (SPEC §7b): a wake-up job at its time (never before: an early one
-// re-delays itself), and a QUEUED window operation whose window closed before it could start.
+// The worker's side of scheduled operations (docs/policy.md#scheduled-operations): a wake-up job at its time (never
+// before: an early one re-delays itself), and a QUEUED window operation whose window closed before it could start.
 import { fireScheduled, moveToNextOpening, type ScheduledDeps } from '../app/scheduling.js';
-import type { OperationRecord } from '../domain/model/operation.js';
-import { windowStillOpen } from '../domain/schedule/resolve.js';
+import type { OperationRecord } from '../domain/engines/operation.js';
+import { windowStillOpen } from '../domain/kit/schedule/resolve.js';
 import type { Logger } from '../log.js';
 import type { RunnerDeps } from './context.js';
 

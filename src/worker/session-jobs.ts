@@ -1,6 +1,6 @@
 // After a session cluster was redeployed: the state of each of its session jobs, and for one left at "Job Not Found"
 // the restore command that brings it back (listed only in that case: it costs a request).
-import type { EvidenceVerdict } from '../domain/evidence/types.js';
+import type { EvidenceVerdict } from '../domain/kit/evidence/types.js';
 import type { Plan } from '../domain/model/plan.js';
 import { haConfigured } from '../domain/model/flink-config.js';
 import { deploymentNameOf, isSessionCluster, jobStatusStateOf, lastSavepoint, nameOf, statusErrorOf, upgradeModeOf, upgradeSavepointPathOf } from '../domain/model/resource.js';

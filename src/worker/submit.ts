@@ -1,9 +1,10 @@
-// Submission (SPEC §4): the events baseline and SUBMITTING written before the call, the call, and each outcome.
-import { takeEventBaseline } from '../domain/evidence/events.js';
+// Submission (docs/lifecycle.md#submission): the events baseline and SUBMITTING written before the call, the call, and
+// each outcome.
+import { takeEventBaseline } from '../domain/kit/evidence/events.js';
 import { autoscalerOverrides, PARALLELISM_OVERRIDES_KEY } from '../domain/model/autoscaler.js';
 import { getPath, isRecord, setPath, type JsonRecord } from '../domain/model/merge-patch.js';
 import type { PolicyDecision } from '../domain/model/decision.js';
-import type { EntryInput, OperationRecord } from '../domain/model/operation.js';
+import type { EntryInput, OperationRecord } from '../domain/engines/operation.js';
 import type { Plan } from '../domain/model/plan.js';
 import { deploymentNameOf, jobIdOf, nameOf, upgradeSavepointPathOf } from '../domain/model/resource.js';
 import { isKubeError } from '../kube/errors.js';

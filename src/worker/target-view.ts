@@ -1,5 +1,5 @@
 // One operation's view of its target through the process's shared watches: the object, its events, its snapshot.
-import type { Observation, RestReading } from '../domain/evidence/types.js';
+import type { Observation, RestReading } from '../domain/kit/evidence/types.js';
 import type { Target } from '../domain/model/target.js';
 import type { KubeObject } from '../kube/flink-client.js';
 import type { WatchEventType, WatchHub, WatchedKind } from '../kube/watch-hub.js';

@@ -1,9 +1,10 @@
-// Verification (SPEC §5): judge every change seen through the shared watches until COMPLETED, FAILED or the deadline.
-import { evaluateEvidence, summarize, timedOutReport } from '../domain/evidence/judge.js';
-import type { Criterion, EvidenceVerdict } from '../domain/evidence/types.js';
+// Verification (docs/lifecycle.md#evidence): judge every change seen through the shared watches until COMPLETED, FAILED
+// or the deadline.
+import { evaluateEvidence, summarize, timedOutReport } from '../domain/engines/evidence/judge.js';
+import type { Criterion, EvidenceVerdict } from '../domain/kit/evidence/types.js';
 import { judgedKind } from '../domain/kinds/index.js';
 import { MODE } from '../domain/model/upgrade-mode.js';
-import type { HistoryEntry, OperationRecord } from '../domain/model/operation.js';
+import type { HistoryEntry, OperationRecord } from '../domain/engines/operation.js';
 import type { Plan } from '../domain/model/plan.js';
 import { commit, entry, interrupted, readWithRetry, type Handback, type Run, type WorkerEvidence } from './context.js';
 import { openView } from './submit.js';

@@ -1,7 +1,7 @@
 // What the thread hears while an operation waits for evidence: a failure the operator may still recover from (when
 // first seen, with the time it turns FAILED, and when it clears), and retried stops; timed from the worker's clock.
-import type { EvidenceVerdict } from '../domain/evidence/types.js';
-import type { EntryInput, HistoryEntry } from '../domain/model/operation.js';
+import type { EvidenceVerdict } from '../domain/kit/evidence/types.js';
+import type { EntryInput, HistoryEntry } from '../domain/engines/operation.js';
 import { entry, type Run } from './context.js';
 
 /** `blocked`/`cleared`/`retrying` notes: the names the thread renders and the history keeps. */

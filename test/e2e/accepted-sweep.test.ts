@@ -1,5 +1,6 @@
 // A bot process SIGKILLed right after recording ACCEPTED (its card post in flight, never delivered): the sweep of
-// the next bot process posts the card and records the decision within a minute, exactly once (docs/lifecycle.md#the-sweep, issue 18).
+// the next bot process posts the card and records the decision within a minute, exactly once
+// (docs/lifecycle.md#the-sweep, issue 18).
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';

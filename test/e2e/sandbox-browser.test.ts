@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
+import { eventually, holds } from '../support/poll.js';
 import { baseEnv, REPO_ROOT, startSandboxProcess, type SandboxProcess } from '../support/sandbox-process.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -26,6 +27,12 @@ function card(opId: string): Locator {
   return page.locator('#messages .message.from-bot').filter({ has: page.locator('.bk-header', { hasText: opId }) });
 }
 
+/** Resolves once the text `read` takes from the live page (nothing there to subscribe to) matches `expected`. */
+function shows(read: () => Promise<string | null>, expected: string | RegExp, timeoutMs?: number): Promise<true> {
+  const check = holds(async () => expect((await read()) ?? '').toMatch(expected));
+  return eventually(`the page to show ${String(expected)}`, check, timeoutMs === undefined ? {} : { timeoutMs });
+}
+
 /** Types into the channel composer and sends, as a person would. */
 async function type(text: string): Promise<void> {
   await page.locator('#composer-input').fill(text);
@@ -43,7 +50,7 @@ async function newestCard(what: string): Promise<string> {
 
 async function switchUser(id: string): Promise<void> {
   await page.locator(`[data-user="${id}"]`).click();
-  await expect.poll(() => page.locator(`[data-user="${id}"]`).getAttribute('aria-pressed')).toBe('true');
+  await shows(() => page.locator(`[data-user="${id}"]`).getAttribute('aria-pressed'), /^true$/);
 }
 
 /**
@@ -84,7 +91,7 @@ describe('sandbox page in Chromium', () => {
   it('shows the usage hint from the parser while a command is typed', async () => {
     await ready();
     await page.locator('#composer-input').fill('/flink sca');
-    await expect.poll(() => page.locator('#composer-hint').innerText()).toContain('/flink scale <target> <parallelism>');
+    await shows(() => page.locator('#composer-hint').innerText(), '/flink scale <target> <parallelism>');
     await page.locator('#composer-input').fill('');
   });
 
@@ -92,33 +99,34 @@ describe('sandbox page in Chromium', () => {
     await ready();
     await type('/flink scale streaming-prod/orders 6 --reason "peak traffic"');
     const opId = await newestCard('scale eu/streaming-prod/orders');
-    await expect.poll(() => card(opId).innerText()).toContain('State: AWAITING_APPROVAL');
-    await expect.poll(() => page.locator('#messages .ephemeral').last().innerText()).toContain('Working on');
+    await shows(() => card(opId).innerText(), 'State: AWAITING_APPROVAL');
+    await shows(() => page.locator('#messages .ephemeral').last().innerText(), 'Working on');
 
     await switchUser('U0BOB');
     await card(opId).getByRole('button', { name: 'Approve' }).click();
-    await expect.poll(() => page.locator('#messages .ephemeral').last().innerText()).toContain(opId);
+    await shows(() => page.locator('#messages .ephemeral').last().innerText(), opId);
     expect(await page.locator('#messages .ephemeral').last().innerText()).toContain('Only visible to you');
     expect(await card(opId).innerText()).toContain('State: AWAITING_APPROVAL');
 
     await switchUser('U0LEAD1');
     expect(await page.locator('#messages .ephemeral').allInnerTexts()).not.toContainEqual(expect.stringContaining(opId)); // bob's stays bob's
     await card(opId).getByRole('button', { name: 'Approve' }).click();
-    await expect.poll(() => card(opId).innerText(), { timeout: OUTCOME_MS }).toContain('State: COMPLETED');
-    await expect.poll(() => card(opId).locator('.bk-button').count()).toBe(0); // decided: no buttons left
+    await shows(() => card(opId).innerText(), 'State: COMPLETED', OUTCOME_MS);
+    await eventually('no buttons left on the decided card', holds(async () => expect(await card(opId).locator('.bk-button').count()).toBe(0)));
 
     await card(opId).locator('.replies-link').click();
     // The replies, without the card at the top of the panel: approval, submission, evidence, outcome.
     const replies = async (): Promise<string> => (await page.locator('#thread-messages .message').allInnerTexts()).slice(1).join('\n');
-    await expect.poll(replies, { timeout: OUTCOME_MS }).toMatch(/COMPLETED.*evidence criteria met/);
+    await shows(replies, /COMPLETED.*evidence criteria met/, OUTCOME_MS);
     const threadText = await replies();
     expect(threadText).toContain('Approved by @lena');
     expect(threadText).toContain('SUBMITTED');
     expect(threadText).toMatch(/Evidence observed/);
-    // Deep verification (SPEC §5a): the job's own REST API proved every vertex RUNNING at the new parallelism.
+    // Deep verification (docs/deep-verification.md#what-it-proves): the job's own REST API proved every vertex RUNNING
+    // at the new parallelism.
     expect(threadText).toMatch(/6 on every vertex \(Flink REST/);
     const orders = page.locator('.resource[data-target="eu/streaming-prod/orders"][data-kind="FlinkDeployment"]');
-    await expect.poll(() => orders.innerText()).toMatch(/parallelism\s+6/);
+    await shows(() => orders.innerText(), /parallelism\s+6/);
     // us has a streaming-prod/orders of its own, untouched.
     expect(await page.locator('.resource[data-target="us/streaming-prod/orders"]').innerText()).toMatch(/parallelism\s+3/);
     await orders.scrollIntoViewIfNeeded();
@@ -126,8 +134,8 @@ describe('sandbox page in Chromium', () => {
     if (DOCS_SCREENSHOT) await page.screenshot({ path: DOCS_SCREENSHOT });
 
     await page.locator('[data-channel="C0INCIDENTS"]').click();
-    await expect.poll(() => page.locator('#messages').innerText()).toContain(`Flink operation started: ${opId}`);
-    await expect.poll(() => page.locator('#messages').innerText(), { timeout: OUTCOME_MS }).toContain(opId);
+    await shows(() => page.locator('#messages').innerText(), `Flink operation started: ${opId}`);
+    await shows(() => page.locator('#messages').innerText(), opId, OUTCOME_MS);
     await page.locator('[data-channel="C0DATAPLATFORM"]').click();
   });
 
@@ -137,21 +145,21 @@ describe('sandbox page in Chromium', () => {
     await page.locator('[data-channel="C0DATAPLATFORM"]').click();
     await type('/flink restart streaming-prod/payments --reason "home tab"');
     const opId = await newestCard('restart eu/streaming-prod/payments');
-    await expect.poll(() => card(opId).innerText()).toContain('State: AWAITING_APPROVAL');
+    await shows(() => card(opId).innerText(), 'State: AWAITING_APPROVAL');
 
     await switchUser('U0LEAD1');
     await page.locator('[data-channel="HOME"]').click();
-    await expect.poll(() => page.locator('#messages').innerText()).toContain(opId);
-    await expect.poll(() => page.locator('#messages').innerText()).toContain('Waiting for your approval');
+    await shows(() => page.locator('#messages').innerText(), opId);
+    await shows(() => page.locator('#messages').innerText(), 'Waiting for your approval');
     await page.screenshot({ path: join(RESULTS, 'sandbox-home.png') });
     await page.locator('#messages').getByRole('button', { name: 'Approve' }).first().click();
-    await expect.poll(() => page.locator('#messages').innerText()).toContain('nothing waits for you');
+    await shows(() => page.locator('#messages').innerText(), 'nothing waits for you');
     // The answer to a click from Home is a DM; lena's approver DM copy shows the decision too.
     await page.locator('[data-channel="DMS"]').click();
-    await expect.poll(() => page.locator('#messages').innerText()).toContain(`You approved ${opId}`);
+    await shows(() => page.locator('#messages').innerText(), `You approved ${opId}`);
 
     await page.locator('[data-channel="C0DATAPLATFORM"]').click();
-    await expect.poll(() => card(opId).innerText(), { timeout: OUTCOME_MS }).toContain('State: COMPLETED');
+    await shows(() => card(opId).innerText(), 'State: COMPLETED', OUTCOME_MS);
   });
 
   it('an upgrade to an image that cannot be pulled ends FAILED, and the cluster panel shows why', async () => {
@@ -159,7 +167,7 @@ describe('sandbox page in Chromium', () => {
     await switchUser('U0BOB');
     await type('/flink upgrade orders --image flink:broken');
     const opId = await newestCard('upgrade eu/streaming-dev/orders');
-    await expect.poll(() => card(opId).innerText(), { timeout: OUTCOME_MS }).toContain('State: FAILED');
+    await shows(() => card(opId).innerText(), 'State: FAILED', OUTCOME_MS);
     const devOrders = page.locator('.resource[data-target="eu/streaming-dev/orders"]');
     expect(await devOrders.innerText()).toContain('flink:broken');
     await page.screenshot({ path: join(RESULTS, 'sandbox-broken-upgrade.png') });
@@ -169,24 +177,22 @@ describe('sandbox page in Chromium', () => {
     await ready();
     const knob = page.locator('.resource[data-target="eu/streaming-prod/fraud-detection"] [data-knob="savepoint-failure"]');
     await knob.click();
-    await expect.poll(() => knob.getAttribute('aria-pressed')).toBe('true');
+    await shows(() => knob.getAttribute('aria-pressed'), /^true$/);
     await switchUser('U0ALICE');
     await type('/flink savepoint streaming-prod/fraud-detection --reason "before the release"');
     const opId = await newestCard('savepoint eu/streaming-prod/fraud-detection');
-    await expect.poll(() => card(opId).innerText(), { timeout: OUTCOME_MS }).toContain('State: FAILED');
+    await shows(() => card(opId).innerText(), 'State: FAILED', OUTCOME_MS);
     await page.screenshot({ path: join(RESULTS, 'sandbox-savepoint-knob.png') });
   });
 
   it('the cluster panel shows both clusters under their names; the selector shows one; a us request runs in us only', async () => {
     await ready();
-    await expect.poll(() => page.locator('#cluster-rows h2.cluster-name').allInnerTexts()).toEqual([expect.stringContaining('cluster eu'), expect.stringContaining('cluster us')]);
+    const names = () => page.locator('#cluster-rows h2.cluster-name').allInnerTexts();
+    await eventually('both clusters named', holds(async () => expect(await names()).toEqual([expect.stringContaining('cluster eu'), expect.stringContaining('cluster us')])));
     expect(await page.locator('#cluster-title').innerText()).toBe('Simulated clusters');
     await page.locator('[data-cluster-tab="us"]').click();
     const shown = async (): Promise<(string | null)[]> => Promise.all((await page.locator('#cluster-rows .resource').all()).map((n) => n.getAttribute('data-target')));
-    await expect.poll(shown).toEqual([
-      'us/streaming-analytics/sessionizer',
-      'us/streaming-prod/orders',
-    ]);
+    await eventually('only the us resources', holds(async () => expect(await shown()).toEqual(['us/streaming-analytics/sessionizer', 'us/streaming-prod/orders'])));
     await page.screenshot({ path: join(RESULTS, 'sandbox-clusters.png') });
 
     await switchUser('U0ALICE');
@@ -195,10 +201,10 @@ describe('sandbox page in Chromium', () => {
     const opId = await newestCard('scale us/streaming-prod/orders');
     await switchUser('U0LEAD2');
     await card(opId).getByRole('button', { name: 'Approve' }).click();
-    await expect.poll(() => card(opId).innerText(), { timeout: OUTCOME_MS }).toContain('State: COMPLETED');
-    await expect.poll(() => page.locator('.resource[data-target="us/streaming-prod/orders"]').innerText()).toMatch(/parallelism\s+5/);
+    await shows(() => card(opId).innerText(), 'State: COMPLETED', OUTCOME_MS);
+    await shows(() => page.locator('.resource[data-target="us/streaming-prod/orders"]').innerText(), /parallelism\s+5/);
     await page.locator('[data-cluster-tab="*"]').click();
-    await expect.poll(() => page.locator('.resource[data-target="eu/streaming-prod/orders"]').innerText()).toMatch(/parallelism\s+6/);
+    await shows(() => page.locator('.resource[data-target="eu/streaming-prod/orders"]').innerText(), /parallelism\s+6/);
   });
 
   it('shows what people type as text, never as markup', async () => {

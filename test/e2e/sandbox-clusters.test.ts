@@ -1,6 +1,7 @@
-// The sandbox's two simulated clusters (SPEC §3a, §10): eu and us, both with streaming-prod/orders, one kubeconfig
-// with a context each, a worker per cluster; a request for us/streaming-prod/orders goes through the page, is run
-// by the us worker (queue flink-ops.us) and patches only us's object.
+// The sandbox's two simulated clusters (README.md#try-it, docs/deployment.md#several-clusters): eu and us, both with
+// streaming-prod/orders, one kubeconfig with a context each, a worker per cluster; a request for
+// us/streaming-prod/orders goes through the page, is run by the us worker (queue flink-ops.us) and patches only us's
+// object.
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -37,14 +38,11 @@ async function post(s: RunningSandbox, path: string, body: unknown): Promise<{ s
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs = OUTCOME_MS): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** Waits on the sandbox's simulated Slack (`probe` checked at each of its events), naming `what` if it gives up. */
+function until<T>(s: RunningSandbox, what: string, probe: () => T | undefined | false, timeoutMs = OUTCOME_MS): Promise<T> {
+  return s.slack.waitFor(probe, timeoutMs).catch((error: unknown) => {
+    throw new Error(`waiting for ${what}: ${String(error)}`);
+  });
 }
 
 const clusterOf = (s: RunningSandbox, name: string) => {
@@ -124,7 +122,7 @@ describe('sandbox with two clusters', () => {
 
     const sent = await post(s, '/api/command', { user: 'U0ALICE', channel: CHANNEL, text: '/flink scale us/streaming-prod/orders 5 --reason "us peak"' });
     expect(sent.body).toMatchObject({ ok: true, status: 200 });
-    const card = await until('the card', () => s.slack.messages(CHANNEL).find((m) => JSON.stringify(m.blocks ?? []).includes('us/streaming-prod/orders') && approveButton(m)));
+    const card = await until(s, 'the card', () => s.slack.messages(CHANNEL).find((m) => JSON.stringify(m.blocks ?? []).includes('us/streaming-prod/orders') && approveButton(m)));
     const opId = /op-[a-z0-9]{6,12}/.exec(JSON.stringify(card.blocks))?.[0] as string;
     expect(opId).toBeDefined();
     const button = approveButton(card) as { blockId: string; value: string };
@@ -132,7 +130,7 @@ describe('sandbox with two clusters', () => {
     const approved = await post(s, '/api/action', { user: 'U0LEAD1', channel: CHANNEL, messageTs: card.ts, actionId: ACTION_IDS.approve, blockId: button.blockId, value: button.value });
     expect(approved.body).toMatchObject({ ok: true, status: 200 });
     const cardNow = () => s.slack.messages(CHANNEL).find((m) => m.ts === card.ts);
-    await until('COMPLETED', () => JSON.stringify(cardNow()?.blocks ?? []).includes('State: COMPLETED'));
+    await until(s, 'COMPLETED', () => JSON.stringify(cardNow()?.blocks ?? []).includes('State: COMPLETED'));
 
     expect(parallelism(s, 'us', 'streaming-prod', 'orders')).toBe(5);
     expect(parallelism(s, 'eu', 'streaming-prod', 'orders')).toBe(euBefore);
@@ -158,10 +156,10 @@ describe('sandbox with two clusters', () => {
   it('a target without a cluster: the channel default (eu) in #data-platform; ambiguous in #incidents, which has none', async () => {
     const s = await ready();
     await post(s, '/api/command', { user: 'U0ALICE', channel: CHANNEL, text: '/flink status streaming-prod/orders' });
-    await until('the eu status', () => s.slack.ephemerals(CHANNEL).find((e) => e.text.includes('eu/streaming-prod/orders')), 10_000);
+    await until(s, 'the eu status', () => s.slack.ephemerals(CHANNEL).find((e) => e.text.includes('eu/streaming-prod/orders')), 10_000);
 
     await post(s, '/api/command', { user: 'U0ALICE', channel: 'C0INCIDENTS', text: '/flink status orders' });
-    const refusal = await until('the refusal', () => s.slack.ephemerals('C0INCIDENTS').find((e) => e.text.includes('ambiguous')), 10_000);
+    const refusal = await until(s, 'the refusal', () => s.slack.ephemerals('C0INCIDENTS').find((e) => e.text.includes('ambiguous')), 10_000);
     expect(refusal.text).toContain('eu/streaming-prod/orders');
     expect(refusal.text).toContain('us/streaming-prod/orders');
   });

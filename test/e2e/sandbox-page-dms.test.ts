@@ -11,6 +11,7 @@ import { startSimCluster, type SimCluster } from '@flink-chatops/sim/kube/cluste
 import { startPageServer, type PageServer } from '@flink-chatops/sim/page-server';
 import { startSimSlack, type SimSlack } from '@flink-chatops/sim/slack-api';
 import { BOT, CHANNELS, TEAM, USERGROUPS, USERS } from '@flink-chatops/sim/workspace';
+import { eventually, holds } from '../support/poll.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const DM = 'D0LEAD1';
@@ -68,15 +69,20 @@ afterAll(async () => {
   await Promise.all([slack?.close(), cluster?.close()]);
 });
 
+/** Resolves once the text `read` takes from the live page (nothing there to subscribe to) matches `expected`. */
+function shows(read: () => Promise<string | null>, expected: string | RegExp): Promise<true> {
+  return eventually(`the page to show ${String(expected)}`, holds(async () => expect((await read()) ?? '').toMatch(expected)));
+}
+
 async function actAs(id: string): Promise<void> {
   await page.locator(`[data-user="${id}"]`).click();
-  await expect.poll(() => page.locator(`[data-user="${id}"]`).getAttribute('aria-pressed')).toBe('true');
+  await shows(() => page.locator(`[data-user="${id}"]`).getAttribute('aria-pressed'), /^true$/);
 }
 
 describe('sandbox page: direct messages', () => {
   it('shows the app’s DMs to the person acting, live, with working buttons', async () => {
     await page.locator('[data-channel="DMS"]').click();
-    await expect.poll(() => page.locator('#messages').innerText()).toContain('No direct messages');
+    await shows(() => page.locator('#messages').innerText(), 'No direct messages');
 
     await client.conversations.open({ users: 'U0LEAD1' });
     const posted = await client.chat.postMessage({ channel: DM, text: 'op-dm1 waits for your approval', blocks: approval('op-dm1') });
@@ -84,12 +90,12 @@ describe('sandbox page: direct messages', () => {
     const dm = page.locator(`#messages .message.from-bot[data-ts="${posted.ts ?? ''}"]`);
     expect(await dm.innerText()).toContain('op-dm1 waits for your approval');
     await dm.getByRole('button', { name: 'Approve' }).click();
-    await expect.poll(() => dm.innerText()).toContain('approved by U0LEAD1');
+    await shows(() => dm.innerText(), 'approved by U0LEAD1');
     expect(clicks.at(-1)).toMatchObject({ user: { id: 'U0LEAD1' }, channel: { id: DM, name: 'directmessage' }, container: { channel_id: DM } });
     expect(await dm.locator('.bk-button').count()).toBe(0);
 
     await actAs('U0ALICE');
-    await expect.poll(() => page.locator('#messages').innerText()).toContain('No direct messages');
+    await shows(() => page.locator('#messages').innerText(), 'No direct messages');
   });
 
   it('channels, threads and the unread count of the DM still work next to it', async () => {
@@ -97,18 +103,18 @@ describe('sandbox page: direct messages', () => {
     await client.chat.postMessage({ channel: CHANNEL, thread_ts: card.ts ?? '', text: 'op-ch1: a reply' });
     await page.locator(`[data-channel="${CHANNEL}"]`).click();
     await page.locator('#messages .message', { hasText: 'op-ch1' }).locator('.replies-link').click();
-    await expect.poll(() => page.locator('#thread-messages').innerText()).toContain('op-ch1: a reply');
+    await shows(() => page.locator('#thread-messages').innerText(), 'op-ch1: a reply');
 
     await actAs('U0LEAD1');
     await client.chat.postMessage({ channel: DM, text: 'op-dm2 reminder' });
-    await expect.poll(() => page.locator('[data-channel="DMS"] .badge').innerText()).toBe('1');
+    await shows(() => page.locator('[data-channel="DMS"] .badge').innerText(), /^1$/);
     await page.locator('[data-channel="DMS"]').click();
-    await expect.poll(() => page.locator('#messages').innerText()).toContain('op-dm2 reminder');
+    await shows(() => page.locator('#messages').innerText(), 'op-dm2 reminder');
     expect(await page.locator('[data-channel="DMS"] .badge').count()).toBe(0);
 
     await client.views.publish({ user_id: 'U0LEAD1', view: { type: 'home', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'Approvals waiting for you' } }] } });
     await page.locator('[data-channel="HOME"]').click();
-    await expect.poll(() => page.locator('#messages').innerText()).toContain('Approvals waiting for you');
+    await shows(() => page.locator('#messages').innerText(), 'Approvals waiting for you');
     expect(await page.locator('#messages').innerText()).not.toContain('op-dm2'); // DMs have their own place now
   });
 });

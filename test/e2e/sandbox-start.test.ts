@@ -1,4 +1,5 @@
-// The sandbox's Redis fallbacks (SPEC §10): a private redis-server when none answers, a clear message when none is installed.
+// The sandbox's Redis fallbacks (README.md#try-it): a private redis-server when none answers, a clear message when none
+// is installed.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { freePort, redisAnswers } from '@flink-chatops/sim/redis';
 import { baseEnv, runSandboxToExit, startSandboxProcess } from '../support/sandbox-process.js';
 
-/** SPEC §10 / issue 8: `npm start` serves the page within 15 s on the 2-core machine. */
+/** README.md#try-it / issue 8: `npm start` serves the page within 15 s on the 2-core machine. */
 const START_BUDGET_MS = 15_000;
 
 describe('sandbox start', () => {
@@ -28,7 +29,8 @@ describe('sandbox start', () => {
       expect(privateUrl).not.toBe(closed);
       expect(await redisAnswers(privateUrl as string)).toBe(true);
 
-      // Two simulated clusters, each with its own API server and worker (SPEC §10), both with streaming-prod/orders.
+      // Two simulated clusters, each with its own API server and worker (README.md#try-it), both with
+      // streaming-prod/orders.
       expect(stdout).toMatch(/eu: Kubernetes API at http:\/\/127\.0\.0\.1:\d+, its own worker/);
       expect(stdout).toMatch(/us: Kubernetes API at http:\/\/127\.0\.0\.1:\d+, its own worker/);
       const state = (await (await fetch(`${sandbox.url}/api/state`)).json()) as { clusters: string[]; cluster: { cluster?: string; namespace: string; name: string }[] };

@@ -1,6 +1,6 @@
-// Monitoring against real `serve` processes (docs/operating.md#alerts): the PrometheusRule and the dashboard use only metrics
-// /metrics exports; store-wide gauges come from one process; an invalid policy edit is ignored, logged by path and
-// shown as flink_chatops_policy_valid 0 until fixed.
+// Monitoring against real `serve` processes (docs/operating.md#alerts): the PrometheusRule and the dashboard use only
+// metrics /metrics exports; store-wide gauges come from one process; an invalid policy edit is ignored, logged by path
+// and shown as flink_chatops_policy_valid 0 until fixed.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';

@@ -1,10 +1,11 @@
 // Worker processes killed with SIGKILL at every point of a run: another process finishes each operation, exactly once.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { OperationIntent } from '../../src/domain/kinds/index.js';
-import type { OperationRecord } from '../../src/domain/model/operation.js';
+import type { OperationRecord } from '../../src/domain/engines/operation.js';
 import { ANNOTATION_OPERATION_ID } from '../../src/domain/model/plan.js';
 import type { Target } from '../../src/domain/model/target.js';
 import type { RequestInfo } from '@flink-chatops/sim/kube/routes';
+import { eventually } from '../support/poll.js';
 import { APPROVAL_NS, NS, spawnWorker, WorkerEnv, type WorkerProcess } from '../support/worker-env.js';
 
 let env: WorkerEnv;
@@ -54,6 +55,20 @@ function applied(t: Target, then: () => void): Promise<void> {
   });
 }
 
+/**
+ * Resolves once the request held by the `delay` fault on `verb` `name` has been carried out (applied, or refused as
+ * stale): no event marks a refused request, but a GET held as long and sent after that request reached the server
+ * is answered only after its hold ended — the server's timers fire in order.
+ */
+async function heldRequestDone(verb: string, name: string, ms: number): Promise<void> {
+  const { faults, url } = env.cluster.server;
+  const held = () => faults.list().some((f) => f.kind === 'delay' && f.verb === verb && f.name === name);
+  await eventually(`the held ${verb} of ${name} to reach the server`, () => !held(), { timeoutMs: 30_000 });
+  const probe = `probe-after-${name}`;
+  faults.inject({ kind: 'delay', verb: 'get', name: probe, ms });
+  await fetch(`${url}/apis/flink.apache.org/v1beta1/namespaces/${NS}/flinkdeployments/${probe}`);
+}
+
 /** Counts the spec changes (generation moves) of each target, whoever made them. */
 function countSpecChanges(): Map<string, number> {
   const counts = new Map<string, number>();
@@ -95,10 +110,12 @@ it('killed before, right after, and during each phase: another worker process fi
   const ops = await Promise.all([queuedT, submittingT, uncertainT, verifyingT].map((t) => env.request(restart(t))));
   const [, submitting, uncertain, verifying] = ops as [OperationRecord, OperationRecord, OperationRecord, OperationRecord];
   await Promise.all([uncertainApplied, queuedListed, env.waitForState(uncertain.id, ['SUBMITTING', 'UNCERTAIN']), env.waitForState(verifying.id, 'SUBMITTED')]);
-  // Written right before the call: the held PATCH reached the server at about this time.
-  const patchSentAt = (await env.waitForState(submitting.id, 'SUBMITTING')).updatedAt;
+  await env.waitForState(submitting.id, 'SUBMITTING');
   a.child.kill('SIGKILL');
   await a.exited;
+  // The held PATCH of the dead worker is answered (409: its resourceVersion is stale) only when its hold ends.
+  const heldPatchDone = heldRequestDone('patch', submittingT.name, PATCH_HELD_MS);
+  heldPatchDone.catch(() => undefined);
   const atKill = await Promise.all(ops.map(async (op) => (await env.store.get(op.id))?.state));
   expect(atKill[0]).toBe('QUEUED');
   expect(atKill[1]).toBe('SUBMITTING');
@@ -117,9 +134,8 @@ it('killed before, right after, and during each phase: another worker process fi
   expect(states[2]?.slice(-2)).toEqual(['SUBMITTED', 'COMPLETED']);
   expect(states[2]).toContain('UNCERTAIN');
   expect(states[3]).toEqual(['ACCEPTED', 'QUEUED', 'SUBMITTING', 'SUBMITTED', 'COMPLETED']);
-  // The held PATCH of the dead worker is answered (409: its resourceVersion is stale) only when its delay
-  // ends; no event marks a refused request, so wait until then before counting what was applied.
-  await new Promise((resolve) => setTimeout(resolve, Math.max(0, patchSentAt + PATCH_HELD_MS + 500 - Date.now())));
+  // Counted once the held PATCH has been carried out: it must not have been applied.
+  await heldPatchDone;
   for (const [i, t] of [queuedT, submittingT, uncertainT, verifyingT].entries()) {
     const live = env.cluster.store.get('flinkdeployments', t.namespace, t.name);
     expect(specChanges.get(`${t.namespace}/${t.name}`), t.name).toBe(1);

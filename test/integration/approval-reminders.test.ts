@@ -1,9 +1,10 @@
-// Reminders and escalation (docs/policy.md#reaching-approvers): with `remindAfter: 5s` and `escalateAfter: 10s`, one reminder (thread and DMs
-// to approvers who have not voted) and one escalation (DMs to the escalation group, whose approval then counts),
-// across a restart of the bot process in between; none once decided (real Bolt, Redis, notifier; simulated Slack).
+// Reminders and escalation (docs/policy.md#reaching-approvers): with `remindAfter: 5s` and `escalateAfter: 10s`, one
+// reminder (thread and DMs to approvers who have not voted) and one escalation (DMs to the escalation group, whose
+// approval then counts), across a restart of the bot process in between; none once decided (real Bolt, Redis, notifier;
+// simulated Slack).
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApprovalTimers } from '../../src/app/approval-timers.js';
-import type { HistoryEntry } from '../../src/domain/model/operation.js';
+import type { HistoryEntry } from '../../src/domain/engines/operation.js';
 import { createLogger } from '../../src/log.js';
 import { startBot, type RunningBot } from '../../src/roles/bot.js';
 import type { SimMessage } from '@flink-chatops/sim/slack-api';

@@ -1,16 +1,18 @@
-// Approver DMs through the notifier's failures (docs/lifecycle.md#delivery-and-pacing): a DM a dead process left pending, a DM whose
-// response was lost, a 429, and a notifier that reads every entry again: never a DM twice; a decision updates the copies.
+// Approver DMs through the notifier's failures (docs/lifecycle.md#delivery-and-pacing): a DM a dead process left
+// pending, a DM whose response was lost, a 429, and a notifier that reads every entry again: never a DM twice; a
+// decision updates the copies.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { approverDirectory } from '../../src/app/approvers.js';
 import { MembershipSource } from '../../src/app/context.js';
 import { staticPolicy } from '../../src/app/policy-source.js';
-import { validatePolicy } from '../../src/domain/policy/validate.js';
+import { validatePolicy } from '../../src/domain/engines/policy/validate.js';
 import { NOTIFIER_GROUP, type Notifier } from '../../src/notifier/notifier.js';
 import { startSimSlack, type SimMessage, type SimSlack } from '@flink-chatops/sim/slack-api';
 import { DeliveryState, dmField } from '../../src/store/delivery.js';
 import { storeKeys } from '../../src/store/keys.js';
 import { DEFAULT_RETENTION_MS, OperationStore } from '../../src/store/operations.js';
-import { allAcked, createOperation, eventually, OPS, postCard, REQUESTER, scaleOperation, step, testClient, testNotifier, to, TOKEN } from '../support/notifier-records.js';
+import { allAcked, createOperation, OPS, postCard, REQUESTER, scaleOperation, step, testClient, testNotifier, to, TOKEN } from '../support/notifier-records.js';
+import { eventually } from '../support/poll.js';
 import { redisForTest, type TestRedis } from '../support/redis.js';
 
 const LEADS = ['U0LEADA', 'U0LEADB', 'U0LEADC'];
@@ -56,7 +58,7 @@ async function awaiting(id: string): Promise<void> {
   await postCard(store, testClient(sim), id);
 }
 
-const settled = () => eventually('every entry delivered and acknowledged', () => allAcked(t.redis, t.prefix), 15_000);
+const settled = () => eventually('every entry delivered and acknowledged', () => allAcked(t.redis, t.prefix), { timeoutMs: 15_000 });
 const hasButtons = (m: SimMessage) => JSON.stringify(m.blocks ?? []).includes('"actions"');
 
 describe('approver DMs across failures', () => {

@@ -6,6 +6,7 @@ import { approvalBlockId } from '../../src/slack/blocks/index.js';
 import type { SimMessage } from '@flink-chatops/sim/slack-api';
 import { notifierKeys } from '../../src/store/keys.js';
 import { USERS, testPolicy, useBotEnvs, type BotEnv } from '../support/bot-env.js';
+import { eventually } from '../support/poll.js';
 
 const bots = useBotEnvs();
 const PROD_SCALE = 'scale streaming-prod/orders 5 --reason "backlog"';
@@ -21,12 +22,8 @@ async function dmsOf(env: BotEnv, user: string, n: number): Promise<SimMessage[]
 /** Every DM round of the operation settled (sent or decided not to be): the notifier is done with its DMs. */
 async function roundSettled(env: BotEnv, opId: string, seq: number): Promise<void> {
   const key = notifierKeys(env.redis.prefix).dmCopies(opId);
-  const deadline = Date.now() + 10_000;
   // Settling is a Redis write with no event of its own: looked for as env.waitForJob looks for a job.
-  while ((await env.redis.redis.hget(key, `round:${seq}`)) !== '1') {
-    if (Date.now() > deadline) throw new Error(`round ${seq} of ${opId} was not settled`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await eventually(`round ${seq} of ${opId} to be settled`, async () => (await env.redis.redis.hget(key, `round:${seq}`)) === '1', { intervalMs: 10 });
 }
 
 describe('approver DMs', () => {

@@ -1,6 +1,7 @@
-// The drift rule at approval time (docs/lifecycle.md#drift): someone else's change aborts; our own earlier operation re-plans.
+// The drift rule at approval time (docs/lifecycle.md#drift): someone else's change aborts; our own earlier operation
+// re-plans.
 import { describe, expect, it } from 'vitest';
-import type { OperationRecord } from '../../src/domain/model/operation.js';
+import type { OperationRecord } from '../../src/domain/engines/operation.js';
 import { ClientNodeFlinkClient, loadKubeConfig } from '../../src/kube/client-node.js';
 import type { KubeObject } from '@flink-chatops/sim/kube/store';
 import { USERS, type BotEnv, useBotEnvs } from '../support/bot-env.js';

@@ -1,5 +1,6 @@
-// Flows of SPEC §7–§8 end to end through the real Bolt app, notifier, queue, worker and simulated cluster:
-// a dev operation that needs no approval, and an approval window that expires (over HTTP and over Socket Mode).
+// Approval and Slack flows (docs/policy.md#approvals, docs/lifecycle.md#the-card) end to end through the real Bolt app,
+// notifier, queue, worker and simulated cluster: a dev operation that needs no approval, and an approval window that
+// expires (over HTTP and over Socket Mode).
 import { DEFAULT_CLUSTER } from '../../src/config.js';
 import { expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';

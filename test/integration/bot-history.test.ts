@@ -1,8 +1,10 @@
-// savepoints and exceptions (docs/commands.md#queries) through the real Bolt app, simulated Slack and cluster, real Redis.
+// savepoints and exceptions (docs/commands.md#queries) through the real Bolt app, simulated Slack and cluster, real
+// Redis.
 import { describe, expect, it } from 'vitest';
-import { parseCommand } from '../../src/domain/language/parse.js';
+import { parseCommand } from '../../src/domain/engines/language/parse.js';
 import { validateBlocks } from '@flink-chatops/sim/slack-api';
 import type { SimCluster } from '@flink-chatops/sim/kube/cluster';
+import { waitFor } from '@flink-chatops/sim/testing/sim';
 import { USERS, type BotEnv, useBotEnvs } from '../support/bot-env.js';
 
 const bots = useBotEnvs();
@@ -22,11 +24,8 @@ async function snapshot(cluster: SimCluster, ns: string, name: string, ref: { ki
     metadata: { name, namespace: ns },
     spec: { backoffLimit: 2, jobReference: ref, savepoint: { alreadyExists: true, path, disposeOnDelete: false } },
   });
-  const deadline = Date.now() + 10_000;
-  while ((cluster.store.get('flinkstatesnapshots', ns, name)?.status as { state?: string } | undefined)?.state !== 'COMPLETED') {
-    if (Date.now() > deadline) throw new Error(`snapshot ${ns}/${name} never completed`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  const state = () => (cluster.store.get('flinkstatesnapshots', ns, name)?.status as { state?: string } | undefined)?.state;
+  await waitFor(cluster.store, () => state() === 'COMPLETED', 10_000, `snapshot ${ns}/${name} to complete`, state);
   cluster.store.update('flinkstatesnapshots', ns, name, (s) => ({ ...s, status: { ...s.status, resultTimestamp: at.toISOString().replace('.000Z', 'Z') } }), {
     subresource: 'status',
   });
@@ -88,12 +87,8 @@ describe('exceptions', () => {
     const e = await bots.start();
     const c = bots.cluster;
     c.operator.setScenario('streaming-prod', 'fraud-detection', ['job-exceptions=3', 'job-failure']);
-    const deadline = Date.now() + 15_000;
-    const failed = () => (c.store.get('flinkdeployments', 'streaming-prod', 'fraud-detection')?.status?.jobStatus as { state?: string } | undefined)?.state === 'FAILED';
-    while (!failed()) {
-      if (Date.now() > deadline) throw new Error('fraud-detection never failed');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    const jobState = () => (c.store.get('flinkdeployments', 'streaming-prod', 'fraud-detection')?.status?.jobStatus as { state?: string } | undefined)?.state;
+    await waitFor(c.store, () => jobState() === 'FAILED', 15_000, 'fraud-detection to fail', jobState);
 
     const answer = await ask(e, 'exceptions streaming-prod/fraud-detection --public');
     expect(answer.body.response_type).toBe('in_channel');

@@ -1,5 +1,5 @@
-// The HTTP surface of the bot (SPEC §8): signatures verified, the ack first (no Slack or Kubernetes call before it)
-// and without an operation id.
+// The HTTP surface of the bot (docs/lifecycle.md#the-card): signatures verified, the ack first (no Slack or Kubernetes
+// call before it) and without an operation id.
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { USERS, type BotEnv, useBotEnvs } from '../support/bot-env.js';
@@ -23,7 +23,8 @@ describe('request verification', () => {
     // A correctly signed command sent afterwards is answered; the refused one would have been handled first.
     await (await e.command('help')).reply();
     expect(await e.operationCount()).toBe(0);
-    // Only the signed `help` reached the bot: the workspace guard's users.info for alice (SPEC §7a), nothing else.
+    // Only the signed `help` reached the bot: the workspace guard's users.info for alice
+    // (docs/configuration.md#who-may-use-the-bot), nothing else.
     expect(e.sim.calls.slice(callsBefore).map((c) => c.method)).toEqual(['users.info']);
     expect(e.sim.responses.map((r) => r.id)).toEqual(['cmd-2']);
   });

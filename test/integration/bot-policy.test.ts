@@ -1,4 +1,5 @@
-// Refused vs DENIED (SPEC §4), freezes (lock/unlock, §3 and §6) and a card that cannot be posted (§8).
+// Refused vs DENIED (docs/lifecycle.md#refused-or-denied), freezes (docs/policy.md#freezes) and a card that cannot be
+// posted (docs/lifecycle.md#the-card).
 import { describe, expect, it } from 'vitest';
 import { clockFrom, FRIDAY_AFTERNOON, USERS, type BotEnv, type BotEnvOptions, useBotEnvs } from '../support/bot-env.js';
 

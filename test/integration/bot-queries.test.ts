@@ -1,4 +1,5 @@
-// Read-only queries (SPEC §3): answered only to the asker unless --public; status, list, ops, op, explain, locks.
+// Read-only queries (docs/commands.md#queries): answered only to the asker unless --public; status, list, ops, op,
+// explain, locks.
 import { describe, expect, it } from 'vitest';
 import { USERS, type BotEnv, useBotEnvs } from '../support/bot-env.js';
 

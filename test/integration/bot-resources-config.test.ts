@@ -28,7 +28,7 @@ describe('resources and config through the bot', () => {
     expect(JSON.stringify(await e.cardIn(record, 'DENIED'))).toContain('limits.taskManagerMemory = 16g');
   });
 
-  it('a denied key: refused privately naming the config rule (SPEC §3); nothing recorded', async () => {
+  it('a denied key: refused privately naming the config rule; nothing recorded', async () => {
     const e = await started();
     const reply = await (await e.command('config streaming-dev/orders set high-availability.type=NONE', USERS.alice)).reply();
     expect(reply.text).toContain(`high-availability.type is denied by the policy's config.deny "high-availability*"`);

@@ -1,10 +1,11 @@
-// Break-glass (docs/policy.md#break-glass) end to end through the real Bolt app, notifier, worker and sweep, with real Redis and the
-// simulated Slack and cluster: what it skips and what it never skips, who may use it, the Reviewed button, reminders.
+// Break-glass (docs/policy.md#break-glass) end to end through the real Bolt app, notifier, worker and sweep, with real
+// Redis and the simulated Slack and cluster: what it skips and what it never skips, who may use it, the Reviewed
+// button, reminders.
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CLUSTER } from '../../src/config.js';
 import { countOverdueReviews, ORPHAN_AFTER_MS, remindDueReviews } from '../../src/app/break-glass-due.js';
 import { Sweep } from '../../src/app/sweep.js';
-import type { OperationRecord } from '../../src/domain/model/operation.js';
+import type { OperationRecord } from '../../src/domain/engines/operation.js';
 import { createLogger } from '../../src/log.js';
 import { startWorker } from '../../src/roles/worker.js';
 import { validateBlocks } from '@flink-chatops/sim/slack-api';

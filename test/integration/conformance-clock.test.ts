@@ -1,7 +1,7 @@
-// The cluster's clock is not the worker's (OPERATOR_CONFORMANCE D6): with the simulated cluster 30 s ahead or behind,
-// a refused change is still FAILED at once, and a restore and an upgrade still complete.
+// The cluster's clock is not the worker's (docs/lifecycle.md#evidence): with the simulated cluster 30 s ahead or
+// behind, a refused change is still FAILED at once, and a restore and an upgrade still complete.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OperationRecord } from '../../src/domain/model/operation.js';
+import type { OperationRecord } from '../../src/domain/engines/operation.js';
 import type { Target } from '../../src/domain/model/target.js';
 import type { WorkerEvidence } from '../../src/worker/context.js';
 import { NS, WorkerEnv } from '../support/worker-env.js';

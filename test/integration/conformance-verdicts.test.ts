@@ -1,8 +1,8 @@
 // The verdicts where the real operator differs from what the first evidence rules assumed (docs/lifecycle.md#evidence,
-// docs/lifecycle.md#per-kind, docs/lifecycle.md#operator-traps): the simulated operator is driven into each behaviour and the real
-// worker judges it, through the real client-node and a real Redis.
+// docs/lifecycle.md#per-kind, docs/lifecycle.md#operator-traps): the simulated operator is driven into each behaviour
+// and the real worker judges it, through the real client-node and a real Redis.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OperationRecord } from '../../src/domain/model/operation.js';
+import type { OperationRecord } from '../../src/domain/engines/operation.js';
 import type { Target } from '../../src/domain/model/target.js';
 import type { WorkerEvidence } from '../../src/worker/context.js';
 import { editSpec, sessionCluster, sessionJob, waitForStatus, waitStable } from '@flink-chatops/sim/testing/sim';

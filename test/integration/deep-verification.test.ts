@@ -1,7 +1,8 @@
-// Deep verification (docs/deep-verification.md#what-it-proves): the worker reads Flink REST through the API server's service proxy once operator
-// status is settled; COMPLETED then carries what the job itself reports, and what REST contradicts is not COMPLETED.
+// Deep verification (docs/deep-verification.md#what-it-proves): the worker reads Flink REST through the API server's
+// service proxy once operator status is settled; COMPLETED then carries what the job itself reports, and what REST
+// contradicts is not COMPLETED.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OperationRecord } from '../../src/domain/model/operation.js';
+import type { OperationRecord } from '../../src/domain/engines/operation.js';
 import type { Target } from '../../src/domain/model/target.js';
 import { NS, WorkerEnv } from '../support/worker-env.js';
 import { common, criterion, dep, evidenceOf } from '../support/worker-records.js';

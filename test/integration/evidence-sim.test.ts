@@ -1,9 +1,9 @@
 // Evidence judged on every change the simulated operator makes: pending until the operator is really done, then one verdict.
 import { describe, expect, it } from 'vitest';
-import { evaluateEvidence, summarize, takeEventBaseline, type EvidenceKind, type EvidenceVerdict } from '../../src/domain/evidence/judge.js';
+import { evaluateEvidence, summarize, takeEventBaseline, type EvidenceKind, type EvidenceVerdict } from '../../src/domain/engines/evidence/judge.js';
 import { applyMergePatch } from '../../src/domain/model/merge-patch.js';
 import type { Plan } from '../../src/domain/model/plan.js';
-import { planOperation } from '../../src/domain/planning/planner.js';
+import { planOperation } from '../../src/domain/engines/planning/planner.js';
 import type { KubeObject } from '@flink-chatops/sim/kube/store';
 import { intentOf, PLAN_CONTEXT } from '../support/fixtures.js';
 import { deployment, isStable, sessionCluster, sessionJob, statusOf, useSimRig, waitFor, waitForStatus, waitStable } from '@flink-chatops/sim/testing/sim';

@@ -1,13 +1,15 @@
-// The health gate before a change (docs/deep-verification.md#the-health-gate): assess reads Flink REST through the service proxy of the simulated
-// cluster; a job that restarted recently or whose checkpoints fail warns in dev and fails under a production policy.
+// The health gate before a change (docs/deep-verification.md#the-health-gate): assess reads Flink REST through the
+// service proxy of the simulated cluster; a job that restarted recently or whose checkpoints fail warns in dev and
+// fails under a production policy.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assess, type AssessDeps } from '../../src/app/assess.js';
 import { parsePolicyText } from '../../src/app/policy-load.js';
 import { ClientNodeFlinkClient, loadKubeConfig } from '../../src/kube/client-node.js';
 import { ClientNodeFlinkRest } from '../../src/kube/flink-rest.js';
 import { startSimCluster, type SimCluster } from '@flink-chatops/sim/kube/cluster';
-import type { Policy } from '../../src/domain/policy/schema.js';
+import type { Policy } from '../../src/domain/engines/policy/schema.js';
 import { deployment, waitStable } from '@flink-chatops/sim/testing/sim';
+import { eventually, holds } from '../support/poll.js';
 
 const POLICY = `version: 1
 namespaces:
@@ -39,6 +41,12 @@ async function gateFor(namespace: string, name: string) {
   return { check: result.decision.checks.find((c) => c.name === 'health-gate'), decision: result.decision };
 }
 
+/** Resolves once the gate says what `expected` says (the job's REST numbers settle as it runs). */
+function gateSays(namespace: string, name: string, what: string, expected: Record<string, unknown>) {
+  const says = holds(async () => expect((await gateFor(namespace, name)).check).toMatchObject(expected));
+  return eventually(`the health gate of ${namespace}/${name} to ${what}`, says, { timeoutMs: 5_000 });
+}
+
 async function running(namespace: string, name: string, knobs: string[] = []): Promise<void> {
   cluster.store.ensureNamespace(namespace);
   cluster.store.create('flinkdeployments', deployment(name, namespace, { conf: { 'execution.checkpointing.interval': '2s' } }));
@@ -49,22 +57,22 @@ async function running(namespace: string, name: string, knobs: string[] = []): P
 describe('the health gate on the card', () => {
   it('a healthy job passes, with its numbers', async () => {
     await running('streaming-dev', 'gate-healthy');
-    await expect.poll(async () => (await gateFor('streaming-dev', 'gate-healthy')).check?.message, { timeout: 5_000 }).toMatch(/^the job is healthy: no restart in the last 10 min; last checkpoint \d+ s ago \(interval 2 s\); 0 failed$/);
+    await gateSays('streaming-dev', 'gate-healthy', 'pass', { message: expect.stringMatching(/^the job is healthy: no restart in the last 10 min; last checkpoint \d+ s ago \(interval 2 s\); 0 failed$/) });
   });
 
   it('a job that restarted recently warns in dev and fails under the production policy (DENIED)', async () => {
     await running('streaming-dev', 'gate-restarts', ['job-exceptions=1']);
-    await expect.poll(async () => (await gateFor('streaming-dev', 'gate-restarts')).check, { timeout: 5_000 }).toMatchObject({ outcome: 'warn', message: expect.stringMatching(/restarted 1 time\(s\) in the last 10 min/) });
+    await gateSays('streaming-dev', 'gate-restarts', 'warn of the restart', { outcome: 'warn', message: expect.stringMatching(/restarted 1 time\(s\) in the last 10 min/) });
     await running('streaming-prod', 'gate-restarts', ['job-exceptions=1']);
-    await expect.poll(async () => (await gateFor('streaming-prod', 'gate-restarts')).check?.outcome, { timeout: 5_000 }).toBe('fail');
+    await gateSays('streaming-prod', 'gate-restarts', 'fail', { outcome: 'fail' });
     expect((await gateFor('streaming-prod', 'gate-restarts')).decision.outcome).toBe('deny');
   });
 
   it('checkpoints failing warn in dev and fail in production', async () => {
     await running('streaming-dev', 'gate-ckpt', ['checkpoints-failing']);
-    await expect.poll(async () => (await gateFor('streaming-dev', 'gate-ckpt')).check, { timeout: 5_000 }).toMatchObject({ outcome: 'warn', message: expect.stringMatching(/checkpoints are failing: \d+ failed and none completed/) });
+    await gateSays('streaming-dev', 'gate-ckpt', 'warn of failing checkpoints', { outcome: 'warn', message: expect.stringMatching(/checkpoints are failing: \d+ failed and none completed/) });
     await running('streaming-prod', 'gate-ckpt', ['checkpoints-failing']);
-    await expect.poll(async () => (await gateFor('streaming-prod', 'gate-ckpt')).check?.outcome, { timeout: 5_000 }).toBe('fail');
+    await gateSays('streaming-prod', 'gate-ckpt', 'fail', { outcome: 'fail' });
   });
 
   it('without REST (the proxy answers 403) there is no gate, and the rest of the checks still run', async () => {

@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import { App, LogLevel } from '@slack/bolt';
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EntryInput, OperationState } from '../../src/domain/model/operation.js';
+import type { EntryInput, OperationState } from '../../src/domain/engines/operation.js';
 import type { Target } from '../../src/domain/model/target.js';
 import { healthRoutes, kubeReady, readiness, redisReady, type ReadinessCheck } from '../../src/http/health.js';
 import { createMetrics, type Metrics } from '../../src/http/metrics.js';

@@ -1,8 +1,9 @@
-// Several clusters behind one bot (SPEC §3a), end to end: the real Bolt app and client-node against two simulated
-// clusters `eu` and `us` holding the same namespace/name, per-cluster workers on real Redis, a cluster that goes away.
+// Several clusters behind one bot (docs/deployment.md#several-clusters), end to end: the real Bolt app and client-node
+// against two simulated clusters `eu` and `us` holding the same namespace/name, per-cluster workers on real Redis, a
+// cluster that goes away.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import type { OperationRecord } from '../../src/domain/model/operation.js';
+import type { OperationRecord } from '../../src/domain/engines/operation.js';
 import { createLogger } from '../../src/log.js';
 import { startWorker, type RunningWorker } from '../../src/roles/worker.js';
 import { startBotEnv, USERS, type BotEnv } from '../support/bot-env.js';

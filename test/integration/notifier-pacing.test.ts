@@ -1,7 +1,7 @@
-// Pacing across replicas (docs/lifecycle.md#delivery-and-pacing; issue 15, Deliver 4): three bot replicas (three startBot on one Redis prefix and
-// one simulated Slack) take 60 operations in one channel, requests spread over their three HTTP endpoints; every
-// chat.postMessage to that channel — the cards the request path posts and the notifiers' thread replies — is timed
-// at the simulated Slack, and no two are closer than the channel's pace.
+// Pacing across replicas (docs/lifecycle.md#delivery-and-pacing; issue 15, Deliver 4): three bot replicas (three
+// startBot on one Redis prefix and one simulated Slack) take 60 operations in one channel, requests spread over their
+// three HTTP endpoints; every chat.postMessage to that channel — the cards the request path posts and the notifiers'
+// thread replies — is timed at the simulated Slack, and no two are closer than the channel's pace.
 //
 // The pace is a parameter (channelIntervalMs, 1000 ms in production). 60 operations at 1/s would post ≥ 90 messages
 // and take over 90 s, so this test runs the pace at 250 ms: "at most 1 post per 250 ms window" here is the same
@@ -19,6 +19,8 @@ import { startBot, type RunningBot } from '../../src/roles/bot.js';
 import { startSimCluster, type SimCluster } from '@flink-chatops/sim/kube/cluster';
 import { startSimSlack, type SimSlack } from '@flink-chatops/sim/slack-api';
 import { clockFrom, SECRET, testPolicy, TOKEN, USERS, WEDNESDAY } from '../support/bot-env.js';
+import { allAcked } from '../support/notifier-records.js';
+import { eventually } from '../support/poll.js';
 import { redisForTest, type TestRedis } from '../support/redis.js';
 import { postSigned, slashCommandBody } from '../support/slack.js';
 
@@ -127,8 +129,11 @@ describe('pacing across bot replicas', () => {
     const replies = OPERATIONS / 2;
     const ok = () => received.filter((r) => r.status === 200);
     await sim.waitFor(() => ok().length >= cards + replies || undefined, 55_000);
-    // Nothing more comes (nothing posted twice).
-    await new Promise((resolve) => setTimeout(resolve, 3 * INTERVAL_MS));
+    // Nothing more comes (nothing posted twice): every operation has its card recorded (the request path is done
+    // with it), and the notifiers have handled and acknowledged every entry of the stream — no post is left to make.
+    const carded = async () => (await (bots[0] as RunningBot).deps.store.recent(2 * OPERATIONS)).filter((r) => r.card?.ts !== undefined && r.state !== 'ACCEPTED').length === cards;
+    await eventually('every card recorded', carded, { timeoutMs: 15_000 });
+    await eventually('every notifier entry acknowledged', () => allAcked(t.redis, t.prefix), { timeoutMs: 15_000 });
     const elapsedMs = performance.now() - started;
 
     const top = sim.messages(CHANNEL);

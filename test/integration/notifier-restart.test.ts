@@ -11,7 +11,6 @@ import {
   APPROVED_SCALE,
   cardState,
   createOperation,
-  eventually,
   INCIDENTS,
   pendingCount,
   postCard,
@@ -24,6 +23,7 @@ import {
   threadPosts,
   wantedSeqs,
 } from '../support/notifier-records.js';
+import { eventually } from '../support/poll.js';
 import { redisForTest, type TestRedis } from '../support/redis.js';
 
 let t: TestRedis;
@@ -58,7 +58,7 @@ async function runSteps(id: string, steps = APPROVED_SCALE) {
   return record;
 }
 
-const settled = () => eventually('every entry acknowledged', () => allAcked(t.redis, t.prefix), 15_000);
+const settled = () => eventually('every entry acknowledged', () => allAcked(t.redis, t.prefix), { timeoutMs: 15_000 });
 
 /** Each wanted seq exactly once, in order, and no more posts into the thread than replies. */
 function expectExactlyOnce(card: { channel: string; ts: string }, wanted: number[]): void {

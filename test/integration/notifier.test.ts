@@ -9,7 +9,6 @@ import {
   APPROVED_SCALE,
   cardState,
   createOperation,
-  eventually,
   INCIDENTS,
   OPS,
   pendingCount,
@@ -23,6 +22,7 @@ import {
   threadPosts,
   wantedSeqs,
 } from '../support/notifier-records.js';
+import { eventually } from '../support/poll.js';
 import { redisForTest, type TestRedis } from '../support/redis.js';
 
 let t: TestRedis;
@@ -48,7 +48,7 @@ async function runOperation(id: string, steps = APPROVED_SCALE, incidentChannels
   return { card: withCard.card ?? record.card, record };
 }
 
-const settled = () => eventually('every entry acknowledged', () => allAcked(t.redis, t.prefix), 15_000);
+const settled = () => eventually('every entry acknowledged', () => allAcked(t.redis, t.prefix), { timeoutMs: 15_000 });
 
 beforeEach(async () => {
   t = await redisForTest('ntf');

@@ -1,9 +1,9 @@
 // Real jobs end to end (docs/deep-verification.md#real-jobs): the simulator driven into what the real operator and
-// Flink do (rows E1–E12 of the operator review), the worker's verdict read from the store. Rows covered elsewhere:
+// Flink do (rows E1–E12 of issue 23), the worker's verdict read from the store. Rows covered elsewhere:
 // E1 baseline + bounded, E2, E8, E11 in deep-verification.test.ts; E7's listing in worker-kinds.test.ts; E12 through
 // the Bolt app in bot-real-jobs.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OperationRecord } from '../../src/domain/model/operation.js';
+import type { OperationRecord } from '../../src/domain/engines/operation.js';
 import type { Target } from '../../src/domain/model/target.js';
 import { jobGraphOf } from '@flink-chatops/sim/kube/job-graph';
 import { createBlueGreenPair } from '@flink-chatops/sim/kube/bluegreen';

@@ -1,11 +1,12 @@
-// A SCHEDULED operation at its time, against the real Redis store (SPEC §7b): never early, a closed window moves to
-// its next opening (or EXPIRED past 7 days), a deny rule in force aborts it, else QUEUED with its run job enqueued.
+// A SCHEDULED operation at its time, against the real Redis store (docs/policy.md#scheduled-operations): never early, a
+// closed window moves to its next opening (or EXPIRED past 7 days), a deny rule in force aborts it, else QUEUED with
+// its run job enqueued.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fireScheduled, moveToNextOpening, type ScheduledDeps } from '../../src/app/scheduling.js';
 import type { Target } from '../../src/domain/model/target.js';
-import type { OperationSchedule } from '../../src/domain/schedule/resolve.js';
-import type { Policy } from '../../src/domain/policy/schema.js';
-import { validatePolicy } from '../../src/domain/policy/validate.js';
+import type { OperationSchedule } from '../../src/domain/kit/schedule/resolve.js';
+import type { Policy } from '../../src/domain/engines/policy/schema.js';
+import { validatePolicy } from '../../src/domain/engines/policy/validate.js';
 import { createLogger } from '../../src/log.js';
 import { OperationStore } from '../../src/store/operations.js';
 import { redisForTest, type TestRedis } from '../support/redis.js';

@@ -1,8 +1,9 @@
-// Scheduled operations end to end (docs/policy.md#scheduled-operations): `--at` and `--window` through the real Bolt app, the notifier, the queue,
-// a worker and the simulated cluster, on one injected clock. SCHEDULED holds no lease and no place in the order; at
-// its time it runs like any QUEUED operation (drift re-checked); a window that closes first moves it to the next opening.
-import { describe, expect, it, vi } from 'vitest';
-import type { OperationRecord } from '../../src/domain/model/operation.js';
+// Scheduled operations end to end (docs/policy.md#scheduled-operations): `--at` and `--window` through the real Bolt
+// app, the notifier, the queue, a worker and the simulated cluster, on one injected clock. SCHEDULED holds no lease and
+// no place in the order; at its time it runs like any QUEUED operation (drift re-checked); a window that closes first
+// moves it to the next opening.
+import { describe, expect, it } from 'vitest';
+import type { OperationRecord } from '../../src/domain/engines/operation.js';
 import type { Target } from '../../src/domain/model/target.js';
 import type { KubeObject } from '@flink-chatops/sim/kube/store';
 import { createLogger } from '../../src/log.js';
@@ -13,6 +14,7 @@ import { Sweep } from '../../src/app/sweep.js';
 import { scheduledJobIdOf } from '../../src/queue/queue.js';
 import { ACTION_IDS } from '../../src/slack/blocks/index.js';
 import { USERS, WEDNESDAY, clockFrom, testPolicy, useBotEnvs, type BotEnv } from '../support/bot-env.js';
+import { eventually, holds } from '../support/poll.js';
 
 const bots = useBotEnvs();
 const ENDED = ['COMPLETED', 'FAILED', 'TIMED_OUT', 'ABORTED', 'CANCELLED', 'EXPIRED'] as const;
@@ -88,7 +90,8 @@ describe('--at', () => {
       const queuedAt = stateEntry(done, 'QUEUED')?.at ?? 0;
       expect(queuedAt).toBeGreaterThanOrEqual(Date.parse(at));
       expect(queuedAt - Date.parse(at)).toBeLessThan(30_000);
-      // The other operation ran while this one was scheduled: it counts as ahead, so this one re-planned (docs/lifecycle.md#drift).
+      // The other operation ran while this one was scheduled: it counts as ahead, so this one re-planned
+      // (docs/lifecycle.md#drift).
       expect(done.history.find((e) => e.type === 'replanned')?.detail.after).toEqual([other.id]);
     } finally {
       await worker.close();
@@ -198,7 +201,7 @@ describe('the sweep', () => {
     expect(scheduled.state).toBe('SCHEDULED');
     const jobId = scheduledJobIdOf(scheduled.id, 1, runAt);
     // Enqueued right after the SCHEDULED commit.
-    await vi.waitFor(async () => expect(await env.queue.jobState(jobId)).toBe('delayed'), { timeout: 5_000, interval: 50 });
+    await eventually('the delayed wake-up job', holds(async () => expect(await env.queue.jobState(jobId)).toBe('delayed')), { timeoutMs: 5_000, intervalMs: 50 });
     await env.queue.queue.remove(jobId);
     // A minute later by the sweep's clock: past its time, no job.
     const later = runAt + 10_000;

@@ -6,6 +6,7 @@ import { loadKubeConfig } from '../../src/kube/client-node.js';
 import { startSimCluster, type SimCluster } from '@flink-chatops/sim/kube/cluster';
 import type { KubeObject } from '@flink-chatops/sim/kube/store';
 import { deployment, editSpec, sessionCluster, sessionJob, statusOf, waitForStatus, waitStable } from '@flink-chatops/sim/testing/sim';
+import { eventually, holds } from '../support/poll.js';
 
 const NS = 'streaming-prod';
 let cluster: SimCluster;
@@ -48,7 +49,7 @@ describe('Flink REST through services/<cluster-id>-rest:rest/proxy', () => {
       const a = await rest.get(NS, 'rest-ckpt', `/jobs/${jobIdOf(job)}/checkpoints`);
       return (a.ok ? a.value : {}) as { counts: { completed: number }; latest: { completed: { external_path: string } | null } };
     };
-    await expect.poll(async () => (await read()).counts.completed, { timeout: 5_000 }).toBeGreaterThanOrEqual(2);
+    await eventually('2 completed checkpoints', holds(async () => expect((await read()).counts.completed).toBeGreaterThanOrEqual(2)), { timeoutMs: 5_000 });
     expect((await read()).latest.completed?.external_path).toMatch(new RegExp(`/${jobIdOf(job)}/chk-\\d+$`));
     const plain = await running('rest-nockpt');
     const none = await rest.get(NS, 'rest-nockpt', `/jobs/${jobIdOf(plain)}/checkpoints`);
@@ -60,12 +61,11 @@ describe('Flink REST through services/<cluster-id>-rest:rest/proxy', () => {
     cluster.operator.setScenario(NS, 'rest-knobs', ['tasks-waiting', 'checkpoints-failing', 'restored-elsewhere']);
     const details = await rest.get(NS, 'rest-knobs', `/jobs/${jobIdOf(job)}`);
     expect(details.ok && (details.value as { vertices: { status: string }[] }).vertices.map((v) => v.status)).toEqual(['RUNNING', 'RUNNING', 'SCHEDULED']);
-    await expect
-      .poll(async () => {
-        const a = await rest.get(NS, 'rest-knobs', `/jobs/${jobIdOf(job)}/checkpoints`);
-        return a.ok ? (a.value as { counts: { failed: number; completed: number } }).counts : undefined;
-      }, { timeout: 5_000 })
-      .toMatchObject({ completed: 0, failed: expect.any(Number) });
+    const failing = holds(async () => {
+      const a = await rest.get(NS, 'rest-knobs', `/jobs/${jobIdOf(job)}/checkpoints`);
+      expect(a.ok ? (a.value as { counts: { failed: number; completed: number } }).counts : undefined).toMatchObject({ completed: 0, failed: expect.any(Number) });
+    });
+    await eventually('checkpoint counts with none completed', failing, { timeoutMs: 5_000 });
   });
 
   it('latest.restored: the savepoint the operator recorded after a savepoint-mode restart, or another path with the knob', async () => {
@@ -85,12 +85,11 @@ describe('Flink REST through services/<cluster-id>-rest:rest/proxy', () => {
   it('/jobs/<id>/exceptions: the job\'s task failovers, newest first', async () => {
     const job = await running('rest-failovers');
     cluster.operator.setScenario(NS, 'rest-failovers', 'job-exceptions=2');
-    await expect
-      .poll(async () => {
-        const a = await rest.get(NS, 'rest-failovers', `/jobs/${jobIdOf(job)}/exceptions`);
-        return a.ok ? (a.value as { exceptionHistory: { entries: unknown[] } }).exceptionHistory.entries.length : 0;
-      }, { timeout: 5_000 })
-      .toBe(2);
+    const count = async () => {
+      const a = await rest.get(NS, 'rest-failovers', `/jobs/${jobIdOf(job)}/exceptions`);
+      return a.ok ? (a.value as { exceptionHistory: { entries: unknown[] } }).exceptionHistory.entries.length : 0;
+    };
+    await eventually('2 exceptions in the history', holds(async () => expect(await count()).toBe(2)), { timeoutMs: 5_000 });
     const a = await rest.get(NS, 'rest-failovers', `/jobs/${jobIdOf(job)}/exceptions`);
     const entries = (a.ok ? (a.value as { exceptionHistory: { entries: { timestamp: number; taskName: string }[] } }).exceptionHistory.entries : []);
     expect(entries[0]?.timestamp).toBeGreaterThanOrEqual(entries[1]?.timestamp ?? 0);

@@ -8,6 +8,7 @@ import { startSimCluster, type SimCluster } from '@flink-chatops/sim/kube/cluste
 import { JOB_GRAPH_ANNOTATION, jobGraphOf } from '@flink-chatops/sim/kube/job-graph';
 import type { KubeObject } from '@flink-chatops/sim/kube/store';
 import { deployment, editSpec, setAnnotations, statusOf, waitForStatus, waitStable, type DeploymentOptions } from '@flink-chatops/sim/testing/sim';
+import { eventually, holds } from '../support/poll.js';
 
 const NS = 'streaming-prod';
 const SHAPED = 'Source: events; KeyedProcess -> Filter; Sink: results [p=1]';
@@ -75,7 +76,8 @@ describe('vertices from the job graph', () => {
 
   it('a bounded vertex reports FINISHED while the job stays RUNNING; tasks-waiting holds the last unfinished one', async () => {
     const job = await running('shapes-bounded', { graph: 'Source: events; Sink: results; Source: bootstrap [bounded=1s]' });
-    await expect.poll(async () => (await details('shapes-bounded', job)).vertices.map((v) => v.status), { timeout: 5_000 }).toEqual(['RUNNING', 'RUNNING', 'FINISHED']);
+    const statuses = async () => (await details('shapes-bounded', job)).vertices.map((v) => v.status);
+    await eventually('the bounded vertex FINISHED', holds(async () => expect(await statuses()).toEqual(['RUNNING', 'RUNNING', 'FINISHED'])), { timeoutMs: 5_000 });
     const finished = await details('shapes-bounded', job);
     expect(finished.state).toBe('RUNNING');
     expect(finished.vertices[2]?.tasks).toMatchObject({ FINISHED: 2, RUNNING: 0 });
@@ -150,7 +152,7 @@ describe('checkpoints: restored pointer, HA restores, checkpointing in code, the
     const jobId = jobIdOf(restarted);
     const path = `s3://flink-state/${NS}/shapes-ha/checkpoints/${jobId}/chk-12`;
     cluster.jobManagers.restoredFromHa(jobId, { path, at: cluster.store.now().getTime() });
-    await expect.poll(async () => (await checkpointsOf('shapes-ha', restarted)).latest.completed?.id ?? 0, { timeout: 5_000 }).toBeGreaterThan(12);
+    await eventually('a checkpoint past chk-12', holds(async () => expect((await checkpointsOf('shapes-ha', restarted)).latest.completed?.id ?? 0).toBeGreaterThan(12)), { timeoutMs: 5_000 });
     const c = await checkpointsOf('shapes-ha', restarted);
     expect(c.latest.restored).toMatchObject({ id: 12, external_path: path, is_savepoint: false });
     expect(c.counts.restored).toBe(1);
@@ -162,13 +164,13 @@ describe('checkpoints: restored pointer, HA restores, checkpointing in code, the
     expect(statusOf(job).reconciliationStatus?.lastReconciledSpec).not.toContain('execution.checkpointing.interval');
     expect((await checkpointsOf('shapes-code-ckpt', job)).counts.total).toBe(0);
     cluster.operator.setScenario(NS, 'shapes-code-ckpt', 'checkpointing-in-code=1s');
-    await expect.poll(async () => (await checkpointsOf('shapes-code-ckpt', job)).counts.total, { timeout: 5_000 }).toBeGreaterThanOrEqual(2);
+    await eventually('2 checkpoints', holds(async () => expect((await checkpointsOf('shapes-code-ckpt', job)).counts.total).toBeGreaterThanOrEqual(2)), { timeoutMs: 5_000 });
     const c = await checkpointsOf('shapes-code-ckpt', job);
     expect(c.counts.completed).toBe(c.counts.total);
     expect(c.latest.completed?.external_path).toMatch(new RegExp(`/${jobIdOf(job)}/chk-\\d+$`));
     const bare = await running('shapes-code-default');
     cluster.operator.setScenario(NS, 'shapes-code-default', 'checkpointing-in-code');
-    await expect.poll(async () => (await checkpointsOf('shapes-code-default', bare)).counts.completed, { timeout: 5_000 }).toBeGreaterThanOrEqual(1);
+    await eventually('a completed checkpoint', holds(async () => expect((await checkpointsOf('shapes-code-default', bare)).counts.completed).toBeGreaterThanOrEqual(1)), { timeoutMs: 5_000 });
   });
 
   it('latest.savepoint: the savepoint the JobManager completed, null before', async () => {

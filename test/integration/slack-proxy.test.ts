@@ -1,6 +1,7 @@
-// SPEC §2: with HTTP_PROXY (the simulated Slack is http://127.0.0.1:…) every Slack call of a full operation — Web API
-// calls of the bot, the notifier and Bolt, and response_url posts — passes a local CONNECT proxy; none goes around
-// it; and NO_PROXY naming the host makes them go direct (so the test can tell the two apart).
+// The egress proxy (docs/configuration.md#configuration): with HTTP_PROXY (the simulated Slack is http://127.0.0.1:…)
+// every Slack call of a full operation — Web API calls of the bot, the notifier and Bolt, and response_url posts —
+// passes a local CONNECT proxy; none goes around it; and NO_PROXY naming the host makes them go direct (so the test can
+// tell the two apart).
 //
 // How a bypass shows: the bot talks to a counting HTTP front of the simulated Slack, not to the sim itself. The
 // front's requests match the sim's own record one for one (so nothing reached the sim around the front), and the

@@ -1,11 +1,12 @@
-// The sweep finishes records left ACCEPTED by a bot that died (SPEC §9): racing sweeps finish one exactly once, and
-// one whose card cannot be posted is CANCELLED with its requester told once. Records are made as the bot makes them.
+// The sweep finishes records left ACCEPTED by a bot that died (docs/lifecycle.md#the-sweep): racing sweeps finish one
+// exactly once, and one whose card cannot be posted is CANCELLED with its requester told once. Records are made as the
+// bot makes them.
 import { DEFAULT_CLUSTER } from '../../src/config.js';
 import { expect, it } from 'vitest';
 import { OperationService } from '../../src/app/operations.js';
 import { Sweep } from '../../src/app/sweep.js';
 import { createLogger } from '../../src/log.js';
-import type { OperationRecord } from '../../src/domain/model/operation.js';
+import type { OperationRecord } from '../../src/domain/engines/operation.js';
 import { acceptedFinisher } from '../../src/roles/bot.js';
 import { FetchResponder } from '../../src/slack/slack-ports.js';
 import { OperationStore } from '../../src/store/operations.js';

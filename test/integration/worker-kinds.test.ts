@@ -1,7 +1,7 @@
 // Each operation kind reaches its outcome with evidence, through the real worker against the simulated cluster.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OperationIntent } from '../../src/domain/kinds/index.js';
-import type { OperationRecord } from '../../src/domain/model/operation.js';
+import type { OperationRecord } from '../../src/domain/engines/operation.js';
 import type { Target } from '../../src/domain/model/target.js';
 import type { WorkerEvidence } from '../../src/worker/context.js';
 import { isStable, recordStatuses, sessionCluster, sessionJob, statusOf, waitForStatus, waitStable, type Status } from '@flink-chatops/sim/testing/sim';

@@ -1,6 +1,7 @@
-// Per-target order and leases (SPEC §9): strict serialization, waiting entries, re-plans, parked jobs hold no slot.
+// Per-target order and leases (docs/lifecycle.md#queue-order-and-leases): strict serialization, waiting entries,
+// re-plans, parked jobs hold no slot.
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { HistoryEntry, OperationRecord } from '../../src/domain/model/operation.js';
+import type { HistoryEntry, OperationRecord } from '../../src/domain/engines/operation.js';
 import type { Target } from '../../src/domain/model/target.js';
 import { APPROVAL_NS, NS, WorkerEnv } from '../support/worker-env.js';
 

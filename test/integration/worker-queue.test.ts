@@ -1,7 +1,8 @@
-// The queue of operations (SPEC §9) against real Redis, and the small pure helpers of the worker.
+// The queue of operations (docs/lifecycle.md#queue-order-and-leases) against real Redis, and the small pure helpers of
+// the worker.
 import { DEFAULT_CLUSTER } from '../../src/config.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EvidenceVerdict } from '../../src/domain/evidence/types.js';
+import type { EvidenceVerdict } from '../../src/domain/kit/evidence/types.js';
 import type { Plan } from '../../src/domain/model/plan.js';
 import { jobIdOf, OperationQueue, parseJobId } from '../../src/queue/queue.js';
 import { trimBefore } from '../../src/worker/submit.js';

@@ -1,8 +1,9 @@
 // resources and config through the real worker against the simulated cluster: evidence, policy limits and keys,
-// the suspended refusal, IGNORE-class keys without a redeploy, and undo of both (SPEC §3, §5, §6).
+// the suspended refusal, IGNORE-class keys without a redeploy, and undo of both (docs/lifecycle.md#per-kind,
+// docs/policy.md#keys-limits-and-verification).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OperationIntent } from '../../src/domain/kinds/index.js';
-import type { OperationRecord } from '../../src/domain/model/operation.js';
+import type { OperationRecord } from '../../src/domain/engines/operation.js';
 import type { Target } from '../../src/domain/model/target.js';
 import type { WorkerEvidence } from '../../src/worker/context.js';
 import { NS, WorkerEnv } from '../support/worker-env.js';
@@ -46,10 +47,12 @@ describe('resources', () => {
     expect(met['spec-reconciled:spec.taskManager.resource.memory']).toMatchObject({ met: true, observed: '4g' });
     expect(met['spec-reconciled:spec.taskManager.resource.cpu']).toMatchObject({ met: true, observed: 2 });
     expect(met['job-running']?.met).toBe(true);
-    // Where Flink REST answers (SPEC §5a), it proves the tasks run and, in savepoint mode, the restore path.
+    // Where Flink REST answers (docs/deep-verification.md#what-it-proves), it proves the tasks run and, in savepoint
+    // mode, the restore path.
     for (const name of ['rest:tasks-running', 'rest:restored-from']) if (met[name]) expect(met[name]?.met, name).toBe(true);
     expect(spec('res-up').taskManager.resource).toEqual({ memory: '4g', cpu: 2 });
-    // The simulated operator classifies a resource change as UPGRADE, as the real one does (reference §1).
+    // The simulated operator classifies a resource change as UPGRADE, as the real one does
+    // (docs/lifecycle.md#operator-traps).
     expect(specChangedOf('res-up').map((e) => (e as { message?: string }).message)).toEqual([
       expect.stringMatching(/^UPGRADE change\(s\) detected \(Diff: FlinkDeploymentSpec\[.*taskManager\.resource\.memory : "2048m" -> "4g"/),
     ]);
@@ -104,7 +107,7 @@ describe('config', () => {
     expect(spec('conf-unset').flinkConfiguration[key]).toBe('60s');
   });
 
-  it('a key the policy does not allow → refused naming the key and the rule (SPEC §3), nothing recorded', async () => {
+  it('a key the policy does not allow → refused naming the key and the rule, nothing recorded', async () => {
     await env.deploy('conf-denied');
     await expect(env.accept({ kind: 'config', target: target('conf-denied'), action: 'set', entries: [{ key: 'high-availability.type', value: 'NONE' }], ...common })).rejects.toThrow(
       /high-availability\.type is denied by the policy's config\.deny "high-availability\*"/,
@@ -131,7 +134,8 @@ describe('config', () => {
     const now = env.cluster.store.get('flinkdeployments', NS, 'conf-ignore');
     expect((now?.status as { jobStatus?: { jobId?: string } }).jobStatus?.jobId).toBe(jobId);
     expect(specChangedOf('conf-ignore')).toEqual([]);
-    // As the real operator (reference §1 "IGNORE"): observedGeneration advances, lastReconciledSpec keeps the old values.
+    // As the real operator (docs/lifecycle.md#operator-traps): observedGeneration advances, lastReconciledSpec keeps
+    // the old values.
     const status = now?.status as { observedGeneration?: number; reconciliationStatus?: { lastReconciledSpec?: string } };
     expect(status.observedGeneration).toBe(now?.metadata.generation);
     expect(status.reconciliationStatus?.lastReconciledSpec).not.toContain('job.autoscaler.enabled');

@@ -1,7 +1,8 @@
-// Submission outcomes (docs/lifecycle.md#submission): lost responses, 5xx, timeouts, 409s, concurrent writers, other 4xx, freezes.
+// Submission outcomes (docs/lifecycle.md#submission): lost responses, 5xx, timeouts, 409s, concurrent writers, other
+// 4xx, freezes.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CHANGED_REASON } from '../../src/domain/planning/drift.js';
-import type { OperationRecord } from '../../src/domain/model/operation.js';
+import { CHANGED_REASON } from '../../src/domain/kit/planning/drift.js';
+import type { OperationRecord } from '../../src/domain/engines/operation.js';
 import { ANNOTATION_OPERATION_ID } from '../../src/domain/model/plan.js';
 import type { OperationIntent } from '../../src/domain/kinds/index.js';
 import type { Target } from '../../src/domain/model/target.js';

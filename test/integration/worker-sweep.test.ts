@@ -1,4 +1,5 @@
-// The sweep (SPEC §9): expiry, re-enqueueing operations whose job is lost, `stuck` after 5, idempotent across processes.
+// The sweep (docs/lifecycle.md#the-sweep): expiry, re-enqueueing operations whose job is lost, `stuck` after 5,
+// idempotent across processes.
 import { DEFAULT_CLUSTER } from '../../src/config.js';
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';

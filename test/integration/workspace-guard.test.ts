@@ -1,6 +1,7 @@
-// Who may use the bot (SPEC §7a): a Slack Connect member of a shared channel — their command carries the host's
-// team_id, their own team comes from users.info; their click names it — is refused privately, and nothing is
-// recorded or written. SLACK_ALLOWED_TEAMS lets another workspace in. The real Bolt app, signed requests.
+// Who may use the bot (docs/configuration.md#who-may-use-the-bot): a Slack Connect member of a shared channel — their
+// command carries the host's team_id, their own team comes from users.info; their click names it — is refused
+// privately, and nothing is recorded or written. SLACK_ALLOWED_TEAMS lets another workspace in. The real Bolt app,
+// signed requests.
 import { describe, expect, it } from 'vitest';
 import { GUEST, USERS, useBotEnvs } from '../support/bot-env.js';
 

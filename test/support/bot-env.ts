@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { stringify } from 'yaml';
 import { DEFAULT_CLUSTER, loadConfig, type Config } from '../../src/config.js';
-import type { OperationRecord, OperationState } from '../../src/domain/model/operation.js';
+import type { OperationRecord, OperationState } from '../../src/domain/engines/operation.js';
 import { createLogger } from '../../src/log.js';
 import { jobIdOf, OperationQueue } from '../../src/queue/queue.js';
 import { startSimCluster, type SimCluster } from '@flink-chatops/sim/kube/cluster';
@@ -16,6 +16,7 @@ import { startSimSlack, type SimChannel, type SimMessage, type SimSlack } from '
 import { ACTION_IDS } from '../../src/slack/blocks/index.js';
 import { startBot, type BotOverrides, type RunningBot } from '../../src/roles/bot.js';
 import { waitForEvents } from '../../src/store/events.js';
+import { eventually } from './poll.js';
 import { redisForTest, type TestRedis } from './redis.js';
 import { cardClickBody, postSigned, slashCommandBody, socketEnvelope, type ClickedMessage, type PostSignedOptions } from './slack.js';
 
@@ -34,7 +35,10 @@ export const USERS = {
   lead2: 'U0LEAD2', // leads, through the Slack user group S0LEADS
   bob: 'U0BOB', // in no group
 } as const;
-/** A Slack Connect member of the test's shared channel: their own workspace is another one (docs/configuration.md#who-may-use-the-bot). */
+/**
+ * A Slack Connect member of the test's shared channel: their own workspace is another one
+ * (docs/configuration.md#who-may-use-the-bot).
+ */
 export const GUEST = { id: 'U0GUEST', team: 'T0OTHER' } as const;
 export const INCIDENTS = 'C0INCIDENTS';
 
@@ -274,13 +278,12 @@ export async function startBotEnv(cluster: Pick<SimCluster, 'kubeconfigPath'>, o
       return queue.jobState(jobIdOf(opId, revision));
     },
     async waitForJob(opId, revision) {
-      const deadline = Date.now() + 10_000;
-      for (;;) {
-        const state = await queue.jobState(jobIdOf(opId, revision));
-        if (state !== 'unknown') return state;
-        if (Date.now() > deadline) throw new Error(`no BullMQ job for ${opId} at revision ${revision}`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      // BullMQ announces no new job to a bystander: its state is looked at until there is one.
+      const state = async () => {
+        const s = await queue.jobState(jobIdOf(opId, revision));
+        return s === 'unknown' ? undefined : s;
+      };
+      return eventually(`a BullMQ job for ${opId} at revision ${revision}`, state, { intervalMs: 10 });
     },
     close() {
       // Idempotent: a test may close its env itself, and the file's hooks close it again.

@@ -1,8 +1,8 @@
 // Builders for evidence tests: events as the operator records them, targets mid-change and settled, one judge call.
 import { createHash } from 'node:crypto';
-import type { RestReading } from '../../src/domain/evidence/types.js';
+import type { RestReading } from '../../src/domain/kit/evidence/types.js';
 import type { BaselineVertex } from '../../src/domain/model/rest-vertices.js';
-import { evaluateEvidence, takeEventBaseline, type EvidenceKind, type EvidenceVerdict } from '../../src/domain/evidence/judge.js';
+import { evaluateEvidence, takeEventBaseline, type EvidenceKind, type EvidenceVerdict } from '../../src/domain/engines/evidence/judge.js';
 import type { UpgradeMode } from '../../src/domain/model/upgrade-mode.js';
 import { applyMergePatch, isRecord, type JsonRecord } from '../../src/domain/model/merge-patch.js';
 import type { Plan } from '../../src/domain/model/plan.js';
@@ -90,7 +90,8 @@ export function settled(make: (opts: ResourceOptions) => KubeObject, specPatch: 
 export function upgrading(before: KubeObject, specPatch: JsonRecord): KubeObject {
   const edited = editSpec(before, specPatch);
   const reconciled = applyMergePatch(edited.spec, { job: { state: 'suspended' } });
-  // status.conditions are left as they were: Running=True outlives the job it described (docs/lifecycle.md#operator-traps).
+  // status.conditions are left as they were: Running=True outlives the job it described
+  // (docs/lifecycle.md#operator-traps).
   return writeStatus(edited, {
     observedGeneration: edited.metadata.generation,
     lifecycleState: 'UPGRADING',

@@ -4,7 +4,7 @@ import { OperationIntentSchema } from '../../src/domain/kinds/index.js';
 import { applyMergePatch, isRecord, type JsonRecord } from '../../src/domain/model/merge-patch.js';
 import type { Plan } from '../../src/domain/model/plan.js';
 import type { KindIntent as PlannableIntent } from '../../src/domain/kinds/index.js';
-import { planOperation, type PlanContext } from '../../src/domain/planning/planner.js';
+import { planOperation, type PlanContext } from '../../src/domain/engines/planning/planner.js';
 import type { KubeObject } from '@flink-chatops/sim/kube/store';
 
 export const FLINK_API_VERSION = 'flink.apache.org/v1beta1';

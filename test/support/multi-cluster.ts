@@ -1,6 +1,6 @@
-// Several simulated clusters for one bot (docs/deployment.md#several-clusters): each its own store, operator and API server on loopback, one
-// kubeconfig with a context per cluster, and an API server that can be stopped and started again on its port
-// (the cluster "goes away" and comes back with its state), with the writes it served counted.
+// Several simulated clusters for one bot (docs/deployment.md#several-clusters): each its own store, operator and API
+// server on loopback, one kubeconfig with a context per cluster, and an API server that can be stopped and started
+// again on its port (the cluster "goes away" and comes back with its state), with the writes it served counted.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -98,7 +98,8 @@ export async function startSimClusters(names: readonly string[]): Promise<SimClu
     stringify({
       apiVersion: 'v1',
       kind: 'Config',
-      // client-node 1.x talks plain http only with insecure-skip-tls-verify (docs/development.md#the-simulated-cluster).
+      // client-node 1.x talks plain http only with insecure-skip-tls-verify
+      // (docs/development.md#the-simulated-cluster).
       clusters: clusters.map((c) => ({ name: c.name, cluster: { server: c.url, 'insecure-skip-tls-verify': true } })),
       users: clusters.map((c) => ({ name: `${c.name}-user`, user: {} })),
       contexts: clusters.map((c) => ({ name: c.name, context: { cluster: c.name, user: `${c.name}-user` } })),

@@ -2,7 +2,7 @@
 // handler does, then moved through the entries bot and worker append; plus the simulated Slack and notifiers.
 import type { Redis } from 'ioredis';
 import type { Config } from '../../src/config.js';
-import type { EntryInput, OperationRecord, OperationState } from '../../src/domain/model/operation.js';
+import type { EntryInput, OperationRecord, OperationState } from '../../src/domain/engines/operation.js';
 import type { Target } from '../../src/domain/model/target.js';
 import { createLogger } from '../../src/log.js';
 import { startSimSlack, type SimMessage, type SimSlack } from '@flink-chatops/sim/slack-api';
@@ -155,15 +155,6 @@ export function replyKeys(sim: SimSlack, channel: string, ts: string): { op: unk
 export function cardState(sim: SimSlack, channel: string, ts: string): string | undefined {
   const card = sim.messages(channel).find((m) => m.ts === ts);
   return /State: ([A-Z_]+)/.exec(JSON.stringify(card?.blocks ?? []))?.[1];
-}
-
-/** Polls `check` (Redis state has no events to await) until it holds; fails with `what` after `timeoutMs`. */
-export async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what} after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 /** Entries of the notifier group delivered and not yet acknowledged. */

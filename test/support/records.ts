@@ -1,7 +1,7 @@
 // Builders of realistic operation records in every state (plan, decision, approvals, history, evidence), made
 // through the domain's own applyChange so every history is one the store would accept.
-import { timedOutReport, summarize } from '../../src/domain/evidence/report.js';
-import type { EvidenceVerdict } from '../../src/domain/evidence/types.js';
+import { timedOutReport, summarize } from '../../src/domain/kit/evidence/report.js';
+import type { EvidenceVerdict } from '../../src/domain/kit/evidence/types.js';
 import type { Approval, PolicyDecision } from '../../src/domain/model/decision.js';
 import {
   applyChange,
@@ -11,9 +11,9 @@ import {
   type MutableFields,
   type OperationRecord,
   type OperationState,
-} from '../../src/domain/model/operation.js';
+} from '../../src/domain/engines/operation.js';
 import { OperationIntentSchema, type OperationIntent } from '../../src/domain/kinds/index.js';
-import { runChecks } from '../../src/domain/policy/checks.js';
+import { runChecks } from '../../src/domain/engines/policy/checks.js';
 import type { RenderContext } from '../../src/slack/blocks/message.js';
 import { DEP, judge, kubeEvent, settled, specPatchOf, warning } from './evidence-fixtures.js';
 import { FIXTURE_EPOCH_MS, flinkDeployment, planFor } from './fixtures.js';
@@ -122,7 +122,7 @@ export function queuedRecord(opts: RecordOptions = {}): OperationRecord {
   );
 }
 
-/** Approved now, to run in an hour in the `nightly` window (SPEC §7b). */
+/** Approved now, to run in an hour in the `nightly` window (docs/policy.md#scheduled-operations). */
 export function scheduledRecord(opts: RecordOptions = {}): OperationRecord {
   const r = awaitingRecord(opts);
   const vote = approvalOf(r);

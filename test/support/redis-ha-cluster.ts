@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cluster, type Redis } from 'ioredis';
 import { freePort } from './redis-server.js';
-import { closedPort, dataArgs, DOWN_AFTER_MS, HOST, info, killAndAwaitPromotion, probe, startProcess, stopAll, stopper, until, waitAnswers, type HaRedis, type RedisProcess } from './redis-process.js';
+import { eventually } from './poll.js';
+import { closedPort, dataArgs, DOWN_AFTER_MS, HOST, info, killAndAwaitPromotion, probe, PROBE_POLL, startProcess, stopAll, stopper, waitAnswers, type HaRedis, type RedisProcess } from './redis-process.js';
 
 interface ClusterNodeLine {
   id: string;
@@ -66,7 +67,8 @@ export async function startClusterRedis(): Promise<HaRedis> {
     });
     if (created.code !== 0) throw new Error(`redis-cli --cluster create failed (${created.code}):\n${created.out}`);
     // Ready once every node sees the whole cluster as ok and every replica is in sync with its primary.
-    await until(
+    await eventually(
+      'the cluster to be ok on every node with every replica in sync',
       async () => {
         for (const p of processes) {
           const state = await probe(p.port, async (r) => ({ cluster: info(String(await r.call('CLUSTER', 'INFO'))), repl: info(await r.info('replication')) }));
@@ -75,8 +77,7 @@ export async function startClusterRedis(): Promise<HaRedis> {
         }
         return true;
       },
-      'the cluster to be ok on every node with every replica in sync',
-      30_000,
+      { ...PROBE_POLL, timeoutMs: 30_000 },
     );
     const byAddress = (address: string) => processes.find((p) => p.address === address);
     const nodesSeenBy = async (p: RedisProcess) => parseClusterNodes(String(await probe(p.port, (r) => r.call('CLUSTER', 'NODES'))));

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import { stringify } from 'yaml';
 import { loadConfig, type Config } from '../../src/config.js';
-import { isTerminal, type OperationRecord, type OperationState } from '../../src/domain/model/operation.js';
+import { isTerminal, type OperationRecord, type OperationState } from '../../src/domain/engines/operation.js';
 import { createLogger } from '../../src/log.js';
 import type { SimCluster } from '@flink-chatops/sim/kube/cluster';
 import { DEFAULT_RATE_LIMITS, startSimSlack, type SimMessage, type SimSlack } from '@flink-chatops/sim/slack-api';

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { freePort } from './redis-server.js';
-import { closedPort, dataArgs, DOWN_AFTER_MS, HOST, info, killAndAwaitPromotion, probe, SENTINEL_MASTER, startProcess, stopAll, stopper, until, waitAnswers, type HaRedis, type RedisProcess } from './redis-process.js';
+import { eventually } from './poll.js';
+import { closedPort, dataArgs, DOWN_AFTER_MS, HOST, info, killAndAwaitPromotion, probe, PROBE_POLL, SENTINEL_MASTER, startProcess, stopAll, stopper, waitAnswers, type HaRedis, type RedisProcess } from './redis-process.js';
 
 /** Sentinel: `primary` + `replica` + 3 sentinels (quorum 2) watching master `mymaster`. */
 export async function startSentinelRedis(): Promise<HaRedis> {
@@ -17,7 +18,7 @@ export async function startSentinelRedis(): Promise<HaRedis> {
     const replica = startProcess('replica', replicaPort, dataArgs(replicaPort, ['--dir', dir, '--replicaof', HOST, String(primaryPort)]), dir);
     processes.push(primary, replica);
     await Promise.all([waitAnswers(primary), waitAnswers(replica)]);
-    await until(async () => info(await probe(replicaPort, (r) => r.info('replication'))).master_link_status === 'up', 'the replica to sync');
+    await eventually('the replica to sync', async () => info(await probe(replicaPort, (r) => r.info('replication'))).master_link_status === 'up', PROBE_POLL);
     const sentinels: RedisProcess[] = [];
     // Each sentinel is told its own id and the others' (and the replica) up front, instead of discovering them
     // through hello messages every 2 s: the topology is ready for a failover in well under a second.
@@ -48,7 +49,8 @@ export async function startSentinelRedis(): Promise<HaRedis> {
     }
     await Promise.all(sentinels.map((s) => waitAnswers(s)));
     // Ready for a failover once every sentinel knows the replica and the two other sentinels.
-    await until(
+    await eventually(
+      'the sentinels to discover the replica and each other',
       async () => {
         for (const s of sentinels) {
           const ok = await probe(s.port, async (r) => {
@@ -60,8 +62,7 @@ export async function startSentinelRedis(): Promise<HaRedis> {
         }
         return true;
       },
-      'the sentinels to discover the replica and each other',
-      20_000,
+      { ...PROBE_POLL, timeoutMs: 20_000 },
     );
     const dataNodes = [primary, replica];
     const masterAddr = async (s: RedisProcess): Promise<string> => {

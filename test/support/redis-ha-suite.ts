@@ -1,7 +1,8 @@
-// The Redis HA end-to-end tests (docs/configuration.md#redis-modes, issue 15), run once through Sentinel and once through Cluster: a dev
-// operation, an approved prod operation, two serialized operations on one target, and a failover under load.
+// The Redis HA end-to-end tests (docs/configuration.md#redis-modes, issue 15), run once through Sentinel and once
+// through Cluster: a dev operation, an approved prod operation, two serialized operations on one target, and a failover
+// under load.
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { isTerminal, type HistoryEntry, type OperationRecord } from '../../src/domain/model/operation.js';
+import { isTerminal, type HistoryEntry, type OperationRecord } from '../../src/domain/engines/operation.js';
 import { ANNOTATION_OPERATION_ID } from '../../src/domain/model/plan.js';
 import type { SimCluster } from '@flink-chatops/sim/kube/cluster';
 import type { SimMessage } from '@flink-chatops/sim/slack-api';

@@ -1,15 +1,14 @@
-// Highly available Redis for tests (SPEC §9): a primary + replica watched by 3 sentinels (redis-ha-sentinel.ts), or
-// a 3-primary Cluster with one replica each (redis-ha-cluster.ts), all real `redis-server` processes on free loopback
-// ports. Nothing is kept on disk but the sentinel and cluster config files, in a temp dir removed at stop. The primary
-// is killed with SIGKILL and the promotion of its replica awaited the way clients see it (Sentinel's master address,
-// the Cluster's slot owner).
+// Highly available Redis for tests (docs/configuration.md#redis-modes): a primary + replica watched by 3 sentinels
+// (redis-ha-sentinel.ts), or a 3-primary Cluster with one replica each (redis-ha-cluster.ts), all real `redis-server`
+// processes on free loopback ports. Nothing is kept on disk but the sentinel and cluster config files, in a temp dir
+// removed at stop. The primary is killed with SIGKILL and the promotion of its replica awaited the way clients see it
+// (Sentinel's master address, the Cluster's slot owner).
 import type { Redis } from 'ioredis';
 import { startClusterRedis } from './redis-ha-cluster.js';
 import { startSentinelRedis } from './redis-ha-sentinel.js';
 import type { HaRedis } from './redis-process.js';
 
 export type { HaRedis, Promotion, RedisProcess } from './redis-process.js';
-export { until } from './redis-process.js';
 
 export function startHaRedis(kind: 'sentinel' | 'cluster'): Promise<HaRedis> {
   return kind === 'sentinel' ? startSentinelRedis() : startClusterRedis();

@@ -1,9 +1,10 @@
-// Real `redis-server` processes for the highly available Redis tests (SPEC §9): starting and probing them on free
-// loopback ports, the shape of a topology (HaRedis), and the SIGKILL-then-await-promotion step both topologies share.
+// Real `redis-server` processes for the highly available Redis tests (docs/configuration.md#redis-modes): starting and
+// probing them on free loopback ports, the shape of a topology (HaRedis), and the SIGKILL-then-await-promotion step
+// both topologies share.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rm } from 'node:fs/promises';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
+import { eventually, GiveUp } from './poll.js';
 import { freePort } from './redis-server.js';
 
 export const HOST = '127.0.0.1';
@@ -49,21 +50,8 @@ export interface HaRedis {
   stop(): Promise<void>;
 }
 
-/** Polls `check` every `intervalMs` until it returns a value (not undefined/false); errors count as "not yet". */
-export async function until<T>(check: () => Promise<T | undefined | false>, what: string, timeoutMs = 15_000, intervalMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined && value !== false) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ''}`);
-    await sleep(intervalMs);
-  }
-}
+/** How the HA helpers poll a node: its state has no event to await, and a probe costs a connection. */
+export const PROBE_POLL = { timeoutMs: 15_000, intervalMs: 50 };
 
 /** A one-shot command on a plain connection that never retries (for probing nodes, dead ones included). */
 export async function probe<T>(port: number, fn: (r: Redis) => Promise<T>, timeoutMs = 500): Promise<T> {
@@ -108,13 +96,13 @@ export function dataArgs(port: number, extra: string[]): string[] {
 }
 
 export async function waitAnswers(p: RedisProcess, timeoutMs = 10_000): Promise<void> {
-  await until(
+  await eventually(
+    `${p.name} (${p.address}) to answer PING`,
     async () => {
-      if (!p.alive()) throw new Error(`${p.name} exited: ${p.output.slice(-5).join(' | ')}`);
+      if (!p.alive()) throw new GiveUp(`${p.name} exited: ${p.output.slice(-5).join(' | ')}`);
       return (await probe(p.port, (r) => r.ping())) === 'PONG';
     },
-    `${p.name} (${p.address}) to answer PING`,
-    timeoutMs,
+    { ...PROBE_POLL, timeoutMs },
   ).catch((error: unknown) => {
     throw new Error(`${String(error)}\n${p.name} said: ${p.output.slice(-10).join('\n')}`);
   });
@@ -144,7 +132,7 @@ export async function killAndAwaitPromotion(
   killed.child.kill('SIGKILL');
   const killedAt = Date.now();
   await killed.exited;
-  await until(promotedWhen, what, timeoutMs);
+  await eventually(what, promotedWhen, { ...PROBE_POLL, timeoutMs });
   return { killed, promoted, killedAt, promotedAt: Date.now() };
 }
 

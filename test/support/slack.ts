@@ -83,7 +83,10 @@ export interface BlockActionFields {
   api_app_id?: string;
 }
 
-/** The `block_actions` payload of a button click (reference §1.4), as the form body `payload=<json>`. */
+/**
+ * The `block_actions` payload of a button click (docs/lifecycle.md#what-slack-allows), as the form body
+ * `payload=<json>`.
+ */
 export function blockActionsBody(fields: BlockActionFields): string {
   const teamId = fields.team_id ?? 'T0SIM';
   const userName = fields.user_name ?? fields.user.toLowerCase();

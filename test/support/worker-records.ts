@@ -1,5 +1,5 @@
 // Reading what a worker recorded: the evidence kept on an operation, its criteria, the detail of its last entry.
-import type { OperationRecord } from '../../src/domain/model/operation.js';
+import type { OperationRecord } from '../../src/domain/engines/operation.js';
 import type { Target } from '../../src/domain/model/target.js';
 import type { WorkerEvidence } from '../../src/worker/context.js';
 import { NS } from './worker-env.js';

@@ -1,3 +1,5 @@
+// loadConfig (src/config.ts): variables, Redis modes, <NAME>_FILE and redaction; also the duration syntax its values use
+// (domain/model/duration.ts), tested here as the configuration reads it.
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +10,7 @@ import { formatDuration, parseDuration } from '../../src/domain/model/duration.j
 const slack = { SLACK_BOT_TOKEN: 'xoxb-1-2-abc', SLACK_SIGNING_SECRET: 'shh' };
 
 describe('loadConfig', () => {
-  it('applies the defaults of SPEC §2', () => {
+  it('applies the documented defaults', () => {
     const result = loadConfig({ ...slack }, 'all');
     expect(result.ok).toBe(true);
     if (!result.ok) return;

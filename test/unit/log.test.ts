@@ -1,3 +1,4 @@
+// The logger (src/log.ts): its fields and the per-operation child logger.
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger, forOperation } from '../../src/log.js';

@@ -147,7 +147,7 @@ export class KnobBoard {
   }
 }
 
-/** The newest COMPLETED snapshot of the target, else the operator's last savepoint (SPEC §5 "Last savepoint"). */
+/** The newest COMPLETED snapshot of the target, else the operator's last savepoint (docs/lifecycle.md#savepoints). */
 function lastSavepoint(target: KubeObject, snapshots: KubeObject[]): ClusterRow['lastSavepoint'] {
   const mine = snapshots
     .filter((s) => s.metadata.namespace === target.metadata.namespace)

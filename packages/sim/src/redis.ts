@@ -97,7 +97,7 @@ export type SandboxRedis =
   | { kind: 'private'; url: string; stop(): Promise<void> }
   | { kind: 'missing'; message: string };
 
-/** The Redis the sandbox uses, in the order SPEC §10 gives; a missing one is a value, not an exception. */
+/** The Redis the sandbox uses, in the order README.md#try-it gives; a missing one is a value, not an exception. */
 export async function sandboxRedis(url: string, env: NodeJS.ProcessEnv = process.env): Promise<SandboxRedis> {
   if (await redisAnswers(url)) return { kind: 'external', url, stop: async () => undefined };
   try {

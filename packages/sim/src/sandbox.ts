@@ -1,6 +1,7 @@
 // `flink-chatops sandbox` (npm start): Redis, two simulated clusters (eu and us) and Slack, the bot, a worker per
 // cluster and the page, on loopback, until Ctrl-C. The bot and workers are configured through loadConfig exactly as
-// `serve` configures them: one kubeconfig with a context per cluster, KUBE_CONTEXTS, and WORKER_CLUSTERS (SPEC §3a).
+// `serve` configures them: one kubeconfig with a context per cluster, KUBE_CONTEXTS, and WORKER_CLUSTERS
+// (docs/deployment.md#several-clusters).
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -32,8 +33,8 @@ const PACKAGE_ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const SANDBOX_POLICY = resolve(PACKAGE_ROOT, 'sandbox-policy.yaml');
 
 /**
- * The sandbox's simulated clusters (SPEC §10): their names are the kubeconfig contexts and the clusters of targets
- * and policy. Both have streaming-prod/orders; eu has the demo jobs (and streaming-dev), us a few of its own.
+ * The sandbox's simulated clusters (README.md#try-it): their names are the kubeconfig contexts and the clusters of
+ * targets and policy. Both have streaming-prod/orders; eu has the demo jobs (and streaming-dev), us a few of its own.
  */
 export const SANDBOX_CLUSTERS: readonly { name: string; seed: Seed }[] = [
   { name: 'eu', seed: 'demo' },

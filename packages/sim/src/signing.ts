@@ -1,4 +1,4 @@
-// Requests exactly as Slack sends them to an app: signed slash-command and block_actions form bodies (reference §1).
+// Requests exactly as Slack sends them to an app: signed slash-command and block_actions form bodies, as Slack signs them.
 import { createHmac, randomBytes } from 'node:crypto';
 
 /** Bolt parses a form only for exactly this content-type (no charset), as Slack sends it. */

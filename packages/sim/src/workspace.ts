@@ -16,7 +16,8 @@ export const USERS: readonly SandboxUser[] = [
   { id: 'U0LEAD1', name: 'lena', real_name: 'Lena Lindqvist', title: 'team lead (approver)' },
   { id: 'U0LEAD2', name: 'li', real_name: 'Li Wei', title: 'team lead through @flink-leads (approver)' },
   { id: 'U0BOB', name: 'bob', real_name: 'Bob Brown', title: 'developer (neither on-call nor lead)' },
-  // Another workspace's member of the shared channel: the bot refuses their commands and clicks (SPEC §7a).
+  // Another workspace's member of the shared channel: the bot refuses their commands and clicks
+  // (docs/configuration.md#who-may-use-the-bot).
   { id: 'U0GUEST', name: 'gus', real_name: 'Gus Gast', title: 'Slack Connect guest from partner-corp (another workspace: refused)', team_id: 'T0PARTNER' },
 ];
 

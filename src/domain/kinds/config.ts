@@ -1,27 +1,46 @@
 // config: set or unset spec.flinkConfiguration keys (flat or nested), limited to the policy's `config` globs.
 import { z } from 'zod';
-import { desiredFields } from '../evidence/criteria.js';
-import { configEvidence } from '../evidence/config-evidence.js';
-import { OPERATION_FLAGS, TARGET, CONFIG_ACTIONS, type Bound, type ConfigEntry } from '../language/verb-kit.js';
+import { desiredFields } from '../kit/evidence/criteria.js';
+import { configEvidence } from '../kit/evidence/config-evidence.js';
+import { badValue, describeChar, okValue, show, type ValueCheck, type ValueSpec } from '../kit/language/values.js';
+import { nearest } from '../kit/language/suggest.js';
+import { unwrapLinks } from '../kit/language/tokenize.js';
+import { OPERATION_FLAGS, TARGET, type Bound } from '../kit/language/verb-kit.js';
 import type { CheckResult } from '../model/decision.js';
 import { configLocations, configValue } from '../model/flink-config.js';
-import { COMMON_INTENT_FIELDS } from '../model/intent-base.js';
+import { COMMON_INTENT_FIELDS } from '../kit/language/intent-base.js';
 import { getPath, isRecord, patchLeaves } from '../model/merge-patch.js';
 import type { Plan } from '../model/plan.js';
 import { TargetSchema } from '../model/target.js';
 import { effectiveUpgradeMode } from '../model/upgrade-mode.js';
-import { PATHS, patchOutcome, refusal, who, type FieldEdit } from '../planning/edits.js';
-import { CHECK, fail, pass, type CheckCtx } from '../policy/check-kit.js';
-import { matchesGlob } from '../policy/glob.js';
+import { patchOutcome, refusal, who, type FieldEdit, type FieldPath } from '../kit/planning/edits.js';
+import { CHECK, fail, pass, type CheckCtx } from '../kit/policy/check-kit.js';
+import { matchesGlob } from '../kit/policy/glob.js';
 import { autoscalerOverrides, switchesAutoscalerOff } from '../model/autoscaler.js';
 import type { KindModule } from './kind.js';
 
 /** Keys per command: enough for any real change, and a card that still fits Slack. */
 export const MAX_CONFIG_ENTRIES = 50;
-/** The operator's IGNORE class for flinkConfiguration (reference §1: AbstractFlinkSpec @SpecDiff). */
+const MAX_CONFIG_KEY = 200;
+const MAX_CONFIG_VALUE = 1000;
+/** `config <target> set|unset …`: the sub-verb, the second positional. */
+const CONFIG_ACTIONS = ['set', 'unset'] as const;
+type ConfigAction = (typeof CONFIG_ACTIONS)[number];
+/** One `key=value` (set) or `key` (unset) of a `config` command. */
+interface ConfigEntry {
+  key: string;
+  value?: string;
+}
+/** What config's own arguments bind to (its value checks below produce them). */
+type ConfigBound = Bound<{ configAction: ConfigAction; configEntries: ConfigEntry[] }>;
+
+const OWN_PATHS = { flinkConfiguration: ['spec', 'flinkConfiguration'] } as const satisfies Record<string, FieldPath>;
+/**
+ * The operator's IGNORE class for flinkConfiguration (AbstractFlinkSpec's @SpecDiff; docs/lifecycle.md#operator-traps).
+ */
 export const IGNORE_CLASS_PREFIXES = ['kubernetes.operator', 'job.autoscaler', 'parallelism.default'];
 
-const Entry = z.object({ key: z.string().min(1).max(200), value: z.string().min(1).max(1000).optional() });
+const Entry = z.object({ key: z.string().min(1).max(MAX_CONFIG_KEY), value: z.string().min(1).max(MAX_CONFIG_VALUE).optional() });
 
 export const ConfigIntent = z
   .object({
@@ -35,8 +54,64 @@ export const ConfigIntent = z
   .refine((i) => new Set(i.entries.map((e) => e.key)).size === i.entries.length, { message: 'each key once' });
 type Intent = z.infer<typeof ConfigIntent>;
 
+const ACTION: ValueSpec = {
+  placeholder: 'set|unset',
+  description: '`set` writes the values, `unset` removes the keys (writes null)',
+  example: 'set',
+  check: (text) => {
+    const action = text.toLowerCase();
+    if ((CONFIG_ACTIONS as readonly string[]).includes(action)) return okValue(action);
+    const suggestion = nearest(action, CONFIG_ACTIONS, { add: 'set', put: 'set', remove: 'unset', delete: 'unset', del: 'unset', rm: 'unset' });
+    const guess = suggestion === undefined ? '' : `; did you mean ${suggestion}?`;
+    return badValue(`after the target, config takes set or unset; got ${show(text)}${guess}`, suggestion);
+  },
+};
+
+/** Flink keys: dot-separated words of letters, digits, `-` and `_` (`execution.checkpointing.interval`). */
+const CONFIG_KEY = /^[A-Za-z0-9][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*$/;
+
+function configKeyProblem(key: string): string | undefined {
+  if (key.length === 0) return 'an entry has no key before "="; write key=value, e.g. execution.checkpointing.interval=30s';
+  if (key.length > MAX_CONFIG_KEY) return `the key ${show(key)} is ${key.length} characters long; at most ${MAX_CONFIG_KEY}`;
+  const bad = /[\s\p{Cc}\p{Cf}]/u.exec(key);
+  if (bad) return `the key ${show(key)} contains ${describeChar(bad[0])}; configuration keys have none`;
+  if (!CONFIG_KEY.test(key)) return `${show(key)} is not a Flink configuration key: words of letters, digits, "-" and "_" joined by dots`;
+  return undefined;
+}
+
+function configValueProblem(key: string, value: string): string | undefined {
+  if (value.trim().length === 0) return `${key}= has no value; to remove a key use \`config <target> unset ${key}\``;
+  if (value.length > MAX_CONFIG_VALUE) return `the value of ${key} is ${value.length} characters long; at most ${MAX_CONFIG_VALUE}`;
+  const bad = /[\p{Cc}\p{Cf}]/u.exec(value);
+  if (bad) return `the value of ${key} contains ${describeChar(bad[0])}`;
+  if (value.includes('=')) {
+    return `the value of ${key} contains "=" (${show(value, 40)}): write one key=value per entry, separated by spaces; values with "=" cannot be set from chat`;
+  }
+  return undefined;
+}
+
+/** `key=value` → {key, value}; `key` → {key}; whether the sub-verb wants a value is the verb's own check. */
+function configEntry(text: string): ValueCheck {
+  const entry = unwrapLinks(text);
+  const eq = entry.indexOf('=');
+  const key = eq < 0 ? entry : entry.slice(0, eq);
+  const keyProblem = configKeyProblem(key);
+  if (keyProblem !== undefined) return badValue(keyProblem);
+  if (eq < 0) return okValue({ key });
+  const value = entry.slice(eq + 1).trim();
+  const problem = configValueProblem(key, value);
+  return problem === undefined ? okValue({ key, value }) : badValue(problem);
+}
+
+const ENTRY: ValueSpec = {
+  placeholder: '<key>[=<value>]…',
+  description: 'Flink configuration keys as Flink writes them flat (`execution.checkpointing.interval`); `set` takes `key=value`, `unset` takes `key`; quote an entry whose value has spaces; a value cannot contain `=`',
+  example: 'execution.checkpointing.interval=30s',
+  check: configEntry,
+};
+
 /** `set` needs `key=value`, `unset` a bare key; a key appears once. */
-function validate(b: Bound): string | undefined {
+function validate(b: ConfigBound): string | undefined {
   const entries = b.configEntries ?? [];
   const action = b.configAction ?? 'set';
   for (const e of entries) {
@@ -65,14 +140,14 @@ function keyEdits(configuration: unknown, entry: ConfigEntry): FieldEdit[] | str
   const current = configValue(configuration, entry.key);
   if (entry.value === undefined) {
     if (locations.length === 0) return `${entry.key} is not set`;
-    return locations.map((at) => ({ path: [...PATHS.flinkConfiguration, ...at], after: null }));
+    return locations.map((at) => ({ path: [...OWN_PATHS.flinkConfiguration, ...at], after: null }));
   }
   if (current === entry.value) return `${entry.key} is already ${entry.value}`;
-  return [{ path: [...PATHS.flinkConfiguration, ...(locations[0] ?? [entry.key])], after: entry.value }];
+  return [{ path: [...OWN_PATHS.flinkConfiguration, ...(locations[0] ?? [entry.key])], after: entry.value }];
 }
 
 function plan(intent: Intent, resource: unknown) {
-  const configuration = getPath(resource, PATHS.flinkConfiguration);
+  const configuration = getPath(resource, OWN_PATHS.flinkConfiguration);
   const edits: FieldEdit[] = [];
   const same: string[] = [];
   for (const entry of intent.entries) {
@@ -91,7 +166,10 @@ function plan(intent: Intent, resource: unknown) {
   return patchOutcome(edits, notes, effectiveUpgradeMode(undefined, resource));
 }
 
-/** Policy `config` (SPEC §6): every key must match an allow glob and no deny glob (deny wins); none allowed by default. */
+/**
+ * Policy `config` (docs/policy.md#keys-limits-and-verification): every key must match an allow glob and no deny glob
+ * (deny wins); none allowed by default.
+ */
 function keysCheck(ctx: CheckCtx, intent: Intent): CheckResult {
   const rules = ctx.input.policy?.config;
   const refused: string[] = [];
@@ -123,7 +201,7 @@ function onlyIgnoreClass(plan: Plan): boolean {
 
 /** The entries an undo's patch puts back: a value is set again, `null` unsets (the key "was unset"). */
 function inverseEntries(patch: unknown): ConfigEntry[] {
-  const configuration = getPath(patch, PATHS.flinkConfiguration);
+  const configuration = getPath(patch, OWN_PATHS.flinkConfiguration);
   if (!isRecord(configuration)) return [];
   return patchLeaves(configuration).map((leaf) => ({
     key: leaf.path.join('.'),
@@ -144,8 +222,8 @@ export const config = {
     summary: 'set or unset Flink configuration keys (spec.flinkConfiguration), as the policy allows',
     args: [
       TARGET,
-      { key: 'configAction', kind: 'configAction', required: true },
-      { key: 'configEntries', kind: 'configEntry', required: true, rest: { max: MAX_CONFIG_ENTRIES } },
+      { key: 'configAction', kind: ACTION, required: true },
+      { key: 'configEntries', kind: ENTRY, required: true, rest: { max: MAX_CONFIG_ENTRIES } },
     ],
     flags: [...OPERATION_FLAGS],
     examples: [
@@ -155,14 +233,14 @@ export const config = {
     ],
     synonyms: ['conf', 'configure', 'configuration', 'setting', 'settings'],
     validate,
-    build: (b) => ({ target: b.target, action: b.configAction, entries: b.configEntries }),
+    build: (b: ConfigBound) => ({ target: b.target, action: b.configAction, entries: b.configEntries }),
   },
   traits: { change: 'patch', stopsJob: true, redeploys: true, hasMode: false, usesUpgradeMode: true, onSessionCluster: false, onSessionJob: true, readsLastSavepoint: false, refusedWhileSuspended: true },
   redeploysJob: (intent, resource) => !intent.entries.every((e) => isIgnoreClass(e.key)) || clearsAutoscalerOverrides(intent, resource),
   plan: ({ intent, resource }) => plan(intent, resource),
   checks: (ctx, intent) => [keysCheck(ctx, intent)],
   evidence: (ctx) => configEvidence(ctx, { ignoreClass: onlyIgnoreClass(ctx.plan), keys: patchedKeys(ctx.plan) }),
-  undo: { inverse: 'config', paths: [], under: [PATHS.flinkConfiguration] },
+  undo: { inverse: 'config', paths: [], under: [OWN_PATHS.flinkConfiguration] },
   asInverse: (target, patch) => ({ kind: 'config', target, action: 'set', entries: inverseEntries(patch), incidentChannels: [] }),
   describe,
 } as const satisfies KindModule<Intent>;

@@ -2,43 +2,40 @@
 import { z } from 'zod';
 import { formatTarget, type Target } from '../model/target.js';
 import type { KindModule, KindTraits, TargetedIntent } from './kind.js';
-import { config, ConfigIntent } from './config.js';
-import { resources, ResourcesIntent } from './resources.js';
-import { restart, RestartIntent } from './restart.js';
-import { restore, RestoreIntent } from './restore.js';
-import { resume, ResumeIntent } from './resume.js';
-import { savepoint, SavepointIntent } from './savepoint.js';
-import { scale, ScaleIntent } from './scale.js';
-import { suspend, SuspendIntent } from './suspend.js';
-import { undo, UndoIntent, isUndo } from './undo.js';
-import { upgrade, UpgradeIntent } from './upgrade.js';
+import { config } from './config.js';
+import { resources } from './resources.js';
+import { restart } from './restart.js';
+import { restore } from './restore.js';
+import { resume } from './resume.js';
+import { savepoint } from './savepoint.js';
+import { scale } from './scale.js';
+import { suspend } from './suspend.js';
+import { UndoIntent, isUndo, undoModule } from './undo.js';
+import { upgrade } from './upgrade.js';
 
-export { undo, isUndo };
+export { isUndo };
 export type { KindModule, KindTraits, TargetedIntent, UndoSpec } from './kind.js';
 
-/** In help order. Adding a kind: one module, one line here (and one in the intent union below), its tests. */
+/** In help order. Adding a kind: its module, its import and entry here, its test (docs/development.md#adding-a-kind). */
 export const KINDS = { suspend, resume, restart, scale, upgrade, savepoint, restore, resources, config } as const;
-
-export const OperationIntentSchema = z.discriminatedUnion('kind', [
-  SuspendIntent,
-  ResumeIntent,
-  RestartIntent,
-  ScaleIntent,
-  UpgradeIntent,
-  SavepointIntent,
-  RestoreIntent,
-  ResourcesIntent,
-  ConfigIntent,
-  UndoIntent,
-]);
-export type OperationIntent = z.infer<typeof OperationIntentSchema>;
-export type IntentKind = OperationIntent['kind'];
-export type IntentOf<K extends IntentKind> = Extract<OperationIntent, { kind: K }>;
 
 /** The kinds planned directly against a target (all but undo). */
 export type KindName = keyof typeof KINDS;
-export type KindIntent = IntentOf<KindName>;
 export const KIND_NAMES = Object.keys(KINDS) as KindName[];
+
+/** The kinds an undo can invert (those with an undo spec), in registry order. */
+export const UNDOABLE_KINDS: readonly KindName[] = KIND_NAMES.filter((k) => kindModule(k).undo !== undefined);
+export const undo = undoModule(UNDOABLE_KINDS);
+
+type IntentSchema = (typeof KINDS)[KindName]['intent'] | typeof UndoIntent;
+/** Every kind's intent schema, then undo's: the union is built from the registry, never listed by hand. */
+const INTENT_SCHEMAS: IntentSchema[] = [...KIND_NAMES.map((k) => KINDS[k].intent), UndoIntent];
+
+export const OperationIntentSchema = z.discriminatedUnion('kind', INTENT_SCHEMAS as [IntentSchema, ...IntentSchema[]]);
+export type OperationIntent = z.infer<typeof OperationIntentSchema>;
+export type IntentKind = OperationIntent['kind'];
+export type IntentOf<K extends IntentKind> = Extract<OperationIntent, { kind: K }>;
+export type KindIntent = IntentOf<KindName>;
 /** Every operation kind, as policy rules name them. */
 export const INTENT_KINDS = [...KIND_NAMES, undo.name] as const satisfies readonly IntentKind[];
 

@@ -1,13 +1,13 @@
 // The contract of an operation kind: everything the kind means lives in one module that satisfies this.
 import type { z } from 'zod';
-import type { Judgement } from '../evidence/types.js';
-import type { Ctx } from '../evidence/criteria.js';
-import type { OperationVerbSpec } from '../language/verb-kit.js';
+import type { Judgement } from '../kit/evidence/types.js';
+import type { Ctx } from '../kit/evidence/criteria.js';
+import type { OperationVerbSpec } from '../kit/language/verb-kit.js';
 import type { CheckResult } from '../model/decision.js';
 import type { Target } from '../model/target.js';
 import type { UpgradeMode } from '../model/upgrade-mode.js';
-import type { FieldPath, KindOutcome, PlanInput, PreflightInput } from '../planning/edits.js';
-import type { CheckCtx } from '../policy/check-kit.js';
+import type { FieldPath, KindOutcome, PlanInput, PreflightInput } from '../kit/planning/edits.js';
+import type { CheckCtx } from '../kit/policy/check-kit.js';
 
 
 /** An intent that acts on a target directly (every kind but undo, which acts through the operation it inverts). */
@@ -38,8 +38,8 @@ export interface KindTraits {
   /** Its checks need the target's last savepoint (one more list call at planning). */
   readonly readsLastSavepoint: boolean;
   /**
-   * Refused on a suspended target (SPEC §3): the operator records such a change but writes no status for it until a
-   * resume, so no evidence could ever come.
+   * Refused on a suspended target (docs/lifecycle.md#refused-or-denied): the operator records such a change but writes
+   * no status for it until a resume, so no evidence could ever come.
    */
   readonly refusedWhileSuspended: boolean;
 }
@@ -53,10 +53,15 @@ export interface UndoSpec {
 }
 
 export interface KindModule<I extends TargetedIntent = TargetedIntent> {
+  /** Joins the intent union (kinds/index.ts builds it from the registry). */
   readonly intent: z.ZodType<I>;
+  /**
+   * Its grammar, examples and synonyms; a value only this kind takes is a ValueSpec (language/values.ts) written in
+   * this module and used in its args or flags, and `build` reads its own bound keys (typed with `Bound<Own>`).
+   */
   readonly verb: OperationVerbSpec;
   readonly traits: KindTraits;
-  /** The refusal or the exact change (SPEC §3 "change submitted"). */
+  /** The refusal or the exact change (docs/commands.md#operations). */
   plan(input: PlanInput<I>): KindOutcome;
   /** A refusal before planning that only this kind has (e.g. a scale the autoscaler would undo), from the target as read. */
   refuseBefore?(input: PreflightInput<I>): string | undefined;
@@ -64,7 +69,7 @@ export interface KindModule<I extends TargetedIntent = TargetedIntent> {
   redeploysJob?(intent: I, resource: unknown): boolean;
   /** This kind's own built-in checks, after the shared ones that key off its traits. */
   checks?(ctx: CheckCtx, intent: I): CheckResult[];
-  /** The evidence rule (SPEC §5): criteria, failures, notes and proof from one observation. */
+  /** The evidence rule (docs/lifecycle.md#per-kind): criteria, failures, notes and proof from one observation. */
   evidence(ctx: Ctx): Judgement;
   /** Absent: not undoable (nonce-driven kinds). */
   readonly undo?: UndoSpec;

@@ -1,15 +1,16 @@
 // resources: TaskManager and JobManager memory and CPU (spec.{taskManager,jobManager}.resource), checked against policy limits.
 import { z } from 'zod';
-import { redeployRule } from '../evidence/redeploy.js';
-import { OPERATION_FLAGS, TARGET, type FlagSpec } from '../language/verb-kit.js';
+import { redeployRule } from '../kit/evidence/redeploy.js';
+import { badValue, okValue, type ValueSpec } from '../kit/language/values.js';
+import { OPERATION_FLAGS, TARGET, type FlagSpec } from '../kit/language/verb-kit.js';
 import type { CheckResult } from '../model/decision.js';
-import { COMMON_INTENT_FIELDS } from '../model/intent-base.js';
-import { formatBytes, parseMemorySize, specMemoryBytes } from '../model/memory-size.js';
+import { COMMON_INTENT_FIELDS } from '../kit/language/intent-base.js';
+import { formatBytes, parseCpu, parseMemorySize, specMemoryBytes } from '../model/memory-size.js';
 import { getPath } from '../model/merge-patch.js';
 import { TargetSchema } from '../model/target.js';
 import { effectiveUpgradeMode } from '../model/upgrade-mode.js';
-import { PATHS, patchOutcome, refusal, who, type FieldEdit } from '../planning/edits.js';
-import { CHECK, fail, pass, type CheckCtx, type PolicyLimits } from '../policy/check-kit.js';
+import { patchOutcome, refusal, who, type FieldEdit, type FieldPath } from '../kit/planning/edits.js';
+import { CHECK, fail, pass, type CheckCtx, type PolicyLimits } from '../kit/policy/check-kit.js';
 import type { KindModule } from './kind.js';
 
 const MemoryText = z.string().refine((text) => parseMemorySize(text).ok);
@@ -30,18 +31,45 @@ type Intent = z.infer<typeof ResourcesIntent>;
 
 type FieldKey = 'taskManagerMemory' | 'taskManagerCpu' | 'jobManagerMemory' | 'jobManagerCpu';
 
+const OWN_PATHS = {
+  taskManagerMemory: ['spec', 'taskManager', 'resource', 'memory'],
+  taskManagerCpu: ['spec', 'taskManager', 'resource', 'cpu'],
+  jobManagerMemory: ['spec', 'jobManager', 'resource', 'memory'],
+  jobManagerCpu: ['spec', 'jobManager', 'resource', 'cpu'],
+} as const satisfies Record<FieldKey, FieldPath>;
+
+const MEMORY: ValueSpec = {
+  placeholder: '<size>',
+  description: 'a Flink memory size: a number and a unit b, k/kb, m/mb, g/gb or t/tb (any case), e.g. `2048m`, `4g`, `1.5gb`; written to the spec as a whole number in the largest exact unit',
+  example: '4g',
+  check: (text, _env, label) => {
+    const parsed = parseMemorySize(text, label);
+    return parsed.ok ? okValue(parsed.size.text) : badValue(parsed.message);
+  },
+};
+
+const CPU: ValueSpec = {
+  placeholder: '<cores>',
+  description: 'CPU cores, a positive decimal number, e.g. `0.5`, `2`, `1.25`',
+  example: '2',
+  check: (text, _env, label) => {
+    const parsed = parseCpu(text, label);
+    return parsed.ok ? okValue(parsed.cpu) : badValue(parsed.message);
+  },
+};
+
 /** Each resource field: its flag, spec path, words, and the policy limit that caps it. */
-const FIELDS: readonly { key: FieldKey; flag: string; path: (typeof PATHS)[FieldKey]; what: string; memory: boolean }[] = [
-  { key: 'taskManagerMemory', flag: 'tm-memory', path: PATHS.taskManagerMemory, what: 'TaskManager memory', memory: true },
-  { key: 'taskManagerCpu', flag: 'tm-cpu', path: PATHS.taskManagerCpu, what: 'TaskManager CPU', memory: false },
-  { key: 'jobManagerMemory', flag: 'jm-memory', path: PATHS.jobManagerMemory, what: 'JobManager memory', memory: true },
-  { key: 'jobManagerCpu', flag: 'jm-cpu', path: PATHS.jobManagerCpu, what: 'JobManager CPU', memory: false },
+const FIELDS: readonly { key: FieldKey; flag: string; path: (typeof OWN_PATHS)[FieldKey]; what: string; memory: boolean }[] = [
+  { key: 'taskManagerMemory', flag: 'tm-memory', path: OWN_PATHS.taskManagerMemory, what: 'TaskManager memory', memory: true },
+  { key: 'taskManagerCpu', flag: 'tm-cpu', path: OWN_PATHS.taskManagerCpu, what: 'TaskManager CPU', memory: false },
+  { key: 'jobManagerMemory', flag: 'jm-memory', path: OWN_PATHS.jobManagerMemory, what: 'JobManager memory', memory: true },
+  { key: 'jobManagerCpu', flag: 'jm-cpu', path: OWN_PATHS.jobManagerCpu, what: 'JobManager CPU', memory: false },
 ];
 
 const FLAGS: FlagSpec[] = FIELDS.map((f) => ({
   name: f.flag,
   key: f.key,
-  kind: f.memory ? 'memory' : 'cpu',
+  kind: f.memory ? MEMORY : CPU,
   description: `the new ${f.what} (spec.${f.path.slice(1).join('.')})`,
 }));
 
@@ -74,7 +102,7 @@ function limitOf(limits: PolicyLimits, key: FieldKey): { value: number; shown: s
   return typeof limit === 'number' ? { value: limit, shown: String(limit) } : { value: limit.bytes, shown: limit.text };
 }
 
-/** Policy `limits` (SPEC §6): a value above its ceiling fails, naming the limit. */
+/** Policy `limits` (docs/policy.md#keys-limits-and-verification): a value above its ceiling fails, naming the limit. */
 function limitsCheck(ctx: CheckCtx, intent: Intent): CheckResult {
   const limits = ctx.input.policy?.limits ?? {};
   const over: string[] = [];
@@ -121,7 +149,7 @@ export const resources = {
   plan: ({ intent, resource }) => plan(intent, resource),
   checks: (ctx, intent) => [limitsCheck(ctx, intent)],
   evidence: (ctx) => redeployRule(ctx, { notVerified: ['the memory and CPU the pods actually got (pod resources) not checked'], restoresInSavepointMode: true }),
-  undo: { inverse: 'resources', paths: [PATHS.taskManagerMemory, PATHS.taskManagerCpu, PATHS.jobManagerMemory, PATHS.jobManagerCpu] },
+  undo: { inverse: 'resources', paths: [OWN_PATHS.taskManagerMemory, OWN_PATHS.taskManagerCpu, OWN_PATHS.jobManagerMemory, OWN_PATHS.jobManagerCpu] },
   asInverse: (target, patch) => {
     const value = (path: readonly string[]) => getPath(patch, path) ?? undefined;
     const memory = (path: readonly string[]) => (typeof value(path) === 'string' ? (value(path) as string) : undefined);
@@ -129,10 +157,10 @@ export const resources = {
     return {
       kind: 'resources',
       target,
-      taskManagerMemory: memory(PATHS.taskManagerMemory),
-      taskManagerCpu: cpu(PATHS.taskManagerCpu),
-      jobManagerMemory: memory(PATHS.jobManagerMemory),
-      jobManagerCpu: cpu(PATHS.jobManagerCpu),
+      taskManagerMemory: memory(OWN_PATHS.taskManagerMemory),
+      taskManagerCpu: cpu(OWN_PATHS.taskManagerCpu),
+      jobManagerMemory: memory(OWN_PATHS.jobManagerMemory),
+      jobManagerCpu: cpu(OWN_PATHS.jobManagerCpu),
       incidentChannels: [],
     };
   },

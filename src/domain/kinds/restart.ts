@@ -1,17 +1,20 @@
 // restart: redeploy the job with the same spec (a new spec.restartNonce); not undoable (nonce-driven).
 import { z } from 'zod';
-import { redeployRule } from '../evidence/redeploy.js';
-import { OPERATION_FLAGS, TARGET } from '../language/verb-kit.js';
-import { COMMON_INTENT_FIELDS } from '../model/intent-base.js';
+import { redeployRule } from '../kit/evidence/redeploy.js';
+import { OPERATION_FLAGS, TARGET } from '../kit/language/verb-kit.js';
+import { COMMON_INTENT_FIELDS } from '../kit/language/intent-base.js';
 import { restartNonceOf } from '../model/resource.js';
 import { TargetSchema } from '../model/target.js';
 import { effectiveUpgradeMode } from '../model/upgrade-mode.js';
-import { PATHS, freshNonce, patchOutcome } from '../planning/edits.js';
-import { lostSessionJob } from '../planning/target-refusals.js';
+import { freshNonce, patchOutcome, type FieldPath } from '../kit/planning/edits.js';
+import { lostSessionJob } from '../kit/planning/target-refusals.js';
 import type { KindModule } from './kind.js';
 
 export const RestartIntent = z.object({ kind: z.literal('restart'), target: TargetSchema, ...COMMON_INTENT_FIELDS });
 type Intent = z.infer<typeof RestartIntent>;
+
+/** The field restart edits: a new nonce makes the operator redeploy the same spec. */
+const OWN_PATHS = { restartNonce: ['spec', 'restartNonce'] } as const satisfies Record<string, FieldPath>;
 
 export const restart = {
   intent: RestartIntent,
@@ -28,7 +31,7 @@ export const restart = {
   refuseBefore: lostSessionJob,
   plan: ({ resource, nonce }) => {
     const after = freshNonce(nonce, restartNonceOf(resource));
-    return patchOutcome([{ path: PATHS.restartNonce, after }], [], effectiveUpgradeMode(undefined, resource));
+    return patchOutcome([{ path: OWN_PATHS.restartNonce, after }], [], effectiveUpgradeMode(undefined, resource));
   },
   evidence: (ctx) => redeployRule(ctx, { restoresInSavepointMode: true }),
   describe: () => '',

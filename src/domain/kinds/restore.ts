@@ -12,24 +12,25 @@ import {
   reconciledRunning,
   specReconciled,
   type Ctx,
-} from '../evidence/criteria.js';
-import type { EventView } from '../evidence/events.js';
-import { jobFailedTransient, jobManagerTransient, redeployFailure, statusNotes } from '../evidence/failures.js';
-import { classifyWarnings } from '../evidence/warnings.js';
-import { restEvidence } from '../evidence/rest.js';
+} from '../kit/evidence/criteria.js';
+import type { EventView } from '../kit/evidence/events.js';
+import { jobFailedTransient, jobManagerTransient, redeployFailure, statusNotes } from '../kit/evidence/failures.js';
+import { classifyWarnings } from '../kit/evidence/warnings.js';
+import { restEvidence } from '../kit/evidence/rest.js';
 import { readFlinkConfig } from '../model/flink-config.js';
 import { pointersMatch } from '../model/checkpoint-pointer.js';
-import { restoreProof } from '../evidence/proof.js';
-import type { Criterion, Judgement } from '../evidence/types.js';
-import { OPERATION_FLAGS, TARGET } from '../language/verb-kit.js';
+import { restoreProof } from '../kit/evidence/proof.js';
+import type { Criterion, Judgement } from '../kit/evidence/types.js';
+import { VALUE_KINDS, checkedBy, uriProblem, type ValueSpec } from '../kit/language/values.js';
+import { OPERATION_FLAGS, TARGET } from '../kit/language/verb-kit.js';
 import type { CheckResult } from '../model/decision.js';
-import { COMMON_INTENT_FIELDS } from '../model/intent-base.js';
+import { COMMON_INTENT_FIELDS } from '../kit/language/intent-base.js';
 import { getPath } from '../model/merge-patch.js';
 import { jobIdOf, jobStateOf, jobStatusStateOf, lifecycleStateOf, savepointRedeployNonceOf, upgradeSavepointPathOf } from '../model/resource.js';
 import { TargetSchema, type Target } from '../model/target.js';
 import { MODE, effectiveUpgradeMode } from '../model/upgrade-mode.js';
-import { PATHS, freshNonce, patchOutcome, refusal, who, type FieldEdit } from '../planning/edits.js';
-import { CHECK, formatAge, warn, type CheckCtx } from '../policy/check-kit.js';
+import { freshNonce, patchOutcome, refusal, who, type FieldEdit, type FieldPath } from '../kit/planning/edits.js';
+import { formatAge, warn, type CheckCtx } from '../kit/policy/check-kit.js';
 import type { KindModule } from './kind.js';
 
 export const RestoreIntent = z.object({
@@ -40,6 +41,21 @@ export const RestoreIntent = z.object({
   ...COMMON_INTENT_FIELDS,
 });
 type Intent = z.infer<typeof RestoreIntent>;
+
+/** The fields restore edits (our nonce makes the operator redeploy from the path). */
+const OWN_PATHS = {
+  initialSavepointPath: ['spec', 'job', 'initialSavepointPath'],
+  savepointRedeployNonce: ['spec', 'job', 'savepointRedeployNonce'],
+  allowNonRestoredState: ['spec', 'job', 'allowNonRestoredState'],
+} as const satisfies Record<string, FieldPath>;
+export const RESTORE_CHECK = { restoreDiscardsState: 'restore-discards-state' } as const;
+
+const URI: ValueSpec = {
+  placeholder: '<uri>',
+  description: 'the savepoint or checkpoint directory as a URI with a scheme, e.g. `s3://bucket/savepoints/savepoint-1a2b3c`',
+  example: 's3://bucket/savepoints/sp-1',
+  check: checkedBy(uriProblem),
+};
 
 const PINNED_JOB_ID = ['$internal.pipeline.job-id'];
 
@@ -129,7 +145,7 @@ function restoreDiscardsState({ input }: CheckCtx): CheckResult {
   const lastWords = !last
     ? 'no savepoint of this job is on record'
     : `the last savepoint is ${last.location}${last.at === undefined ? ' (age unknown)' : `, taken ${formatAge(input.now.getTime() - last.at)} ago`}`;
-  return warn(CHECK.restoreDiscardsState, `restore cancels the job without a savepoint and discards its current state; ${lastWords}`);
+  return warn(RESTORE_CHECK.restoreDiscardsState, `restore cancels the job without a savepoint and discards its current state; ${lastWords}`);
 }
 
 function suspendedRestoreNote(target: Target, resource: unknown): string {
@@ -145,18 +161,18 @@ export const restore = {
     summary: 'redeploy the job from a savepoint (spec.job.initialSavepointPath + savepointRedeployNonce)',
     args: [TARGET],
     flags: [
-      { name: 'from', key: 'from', kind: 'uri', required: true, description: 'where to start from' },
+      { name: 'from', key: 'from', kind: URI, required: true, description: 'where to start from' },
       {
         name: 'allow-non-restored-state',
         key: 'allowNonRestoredState',
-        kind: 'switch',
+        kind: VALUE_KINDS.switch,
         description: 'start even if some state in the savepoint maps to no operator (it stays set after the restore)',
       },
       ...OPERATION_FLAGS,
     ],
     examples: ['restore analytics/clickstream --from s3://flink-state/savepoints/savepoint-4c1d2e-8f0a1b2c3d4e', 'restore clickstream --from=gs://state/sp-1 --allow-non-restored-state'],
     synonyms: ['recover', 'reset'],
-    build: (b) => ({ target: b.target, from: b.from, allowNonRestoredState: b.allowNonRestoredState }),
+    build: (b) => ({ target: b.target, from: b.from, allowNonRestoredState: b.allowNonRestoredState === true }),
   },
   traits: { change: 'patch', stopsJob: false, redeploys: false, hasMode: false, usesUpgradeMode: true, onSessionCluster: false, onSessionJob: true, readsLastSavepoint: true, refusedWhileSuspended: false },
   plan: ({ intent, resource, nonce }) => {
@@ -167,12 +183,12 @@ export const restore = {
       );
     }
     const edits: FieldEdit[] = [
-      { path: PATHS.initialSavepointPath, after: intent.from },
-      { path: PATHS.savepointRedeployNonce, after: freshNonce(nonce, savepointRedeployNonceOf(resource)) },
+      { path: OWN_PATHS.initialSavepointPath, after: intent.from },
+      { path: OWN_PATHS.savepointRedeployNonce, after: freshNonce(nonce, savepointRedeployNonceOf(resource)) },
     ];
     const notes: string[] = [];
     if (intent.allowNonRestoredState) {
-      if (getPath(resource, PATHS.allowNonRestoredState) !== true) edits.push({ path: PATHS.allowNonRestoredState, after: true });
+      if (getPath(resource, OWN_PATHS.allowNonRestoredState) !== true) edits.push({ path: OWN_PATHS.allowNonRestoredState, after: true });
       notes.push('spec.job.allowNonRestoredState: true stays set after the restore: later redeploys also skip state that no operator claims');
     }
     if (jobStateOf(resource) === 'suspended') notes.push(suspendedRestoreNote(intent.target, resource));

@@ -1,12 +1,12 @@
 // resume: start a suspended job again (spec.job.state: running); judged by the base predicate.
 import { z } from 'zod';
-import { redeployRule } from '../evidence/redeploy.js';
-import { OPERATION_FLAGS, TARGET } from '../language/verb-kit.js';
-import { COMMON_INTENT_FIELDS } from '../model/intent-base.js';
+import { redeployRule } from '../kit/evidence/redeploy.js';
+import { OPERATION_FLAGS, TARGET } from '../kit/language/verb-kit.js';
+import { COMMON_INTENT_FIELDS } from '../kit/language/intent-base.js';
 import { jobStateOf } from '../model/resource.js';
 import { TargetSchema } from '../model/target.js';
 import { effectiveUpgradeMode } from '../model/upgrade-mode.js';
-import { PATHS, patchOutcome, refusal, who } from '../planning/edits.js';
+import { PATHS, patchOutcome, refusal, who } from '../kit/planning/edits.js';
 import type { KindModule } from './kind.js';
 
 export const ResumeIntent = z.object({ kind: z.literal('resume'), target: TargetSchema, ...COMMON_INTENT_FIELDS });

@@ -1,22 +1,24 @@
 // savepoint: create a FlinkStateSnapshot beside the target; judged by the snapshot's own state and its retries.
 import { z } from 'zod';
-import { criterion, noBlockingWarnings, splitWarnings, type Ctx } from '../evidence/criteria.js';
-import { describeEvent, type EventView } from '../evidence/events.js';
-import { snapshotProof } from '../evidence/proof.js';
-import { abandonedCheck } from '../evidence/abandoned.js';
-import type { Criterion, Failure, Judgement } from '../evidence/types.js';
-import { OPERATION_FLAGS, TARGET } from '../language/verb-kit.js';
+import { criterion, noBlockingWarnings, splitWarnings, type Ctx } from '../kit/evidence/criteria.js';
+import { describeEvent, type EventView } from '../kit/evidence/events.js';
+import { snapshotProof } from '../kit/evidence/proof.js';
+import { abandonedCheck } from '../kit/evidence/abandoned.js';
+import type { Criterion, Failure, Judgement } from '../kit/evidence/types.js';
+import { OPERATION_FLAGS, TARGET } from '../kit/language/verb-kit.js';
 import type { CheckResult } from '../model/decision.js';
-import { COMMON_INTENT_FIELDS } from '../model/intent-base.js';
+import { COMMON_INTENT_FIELDS } from '../kit/language/intent-base.js';
 import { getPath } from '../model/merge-patch.js';
 import { errorText, nameOf, namespaceOf, statusErrorOf } from '../model/resource.js';
 import { TargetSchema } from '../model/target.js';
-import { CHECK, SAVEPOINT_DIR_KEYS, at, fail, pass, savepointDir, text, type CheckCtx } from '../policy/check-kit.js';
+import { SAVEPOINT_DIR_KEYS, at, fail, pass, savepointDir, text, type CheckCtx } from '../kit/policy/check-kit.js';
 import { readFlinkConfig } from '../model/flink-config.js';
 import type { KindModule } from './kind.js';
 
 export const SavepointIntent = z.object({ kind: z.literal('savepoint'), target: TargetSchema, ...COMMON_INTENT_FIELDS });
 type Intent = z.infer<typeof SavepointIntent>;
+
+export const SAVEPOINT_CHECK = { jobRunning: 'job-running' } as const;
 
 const SNAPSHOT_ERRORS = new Set(['SavepointError', 'CheckpointError']);
 /** Reasons on the snapshot that end it: the webhook-less reference check, and abandonment. */
@@ -129,8 +131,8 @@ function savepointRule(ctx: Ctx): Judgement {
 
 function jobRunning({ input }: CheckCtx): CheckResult {
   const state = text(at(input.resource, 'status', 'jobStatus', 'state')) ?? 'unknown';
-  if (state === 'RUNNING') return pass(CHECK.jobRunning, 'the job is RUNNING');
-  return fail(CHECK.jobRunning, `the job is ${state}, not RUNNING: the snapshot would be ABANDONED`);
+  if (state === 'RUNNING') return pass(SAVEPOINT_CHECK.jobRunning, 'the job is RUNNING');
+  return fail(SAVEPOINT_CHECK.jobRunning, `the job is ${state}, not RUNNING: the snapshot would be ABANDONED`);
 }
 
 export const savepoint = {
@@ -147,8 +149,9 @@ export const savepoint = {
   traits: { change: 'create-snapshot', stopsJob: false, redeploys: false, hasMode: false, usesUpgradeMode: false, onSessionCluster: false, onSessionJob: true, readsLastSavepoint: false, refusedWhileSuspended: false },
   plan: ({ intent, resource, sessionClusterResource }) => {
     if (intent.target.kind !== 'FlinkSessionJob') return { ok: true, type: 'create-snapshot' } as const;
-    // Up to 1.15 the operator reads only spec.savepoint.path or the session cluster's directory (reference D10):
-    // the snapshot names the directory the check resolved from the job's configuration over the cluster's.
+    // Up to 1.15 the operator reads only spec.savepoint.path or the session cluster's directory
+    // (docs/lifecycle.md#session-jobs-and-session-clusters): the snapshot names the directory the check resolved from
+    // the job's configuration over the cluster's.
     const dir = readFlinkConfig(resource, SAVEPOINT_DIR_KEYS, sessionClusterResource ?? {})?.value.trim();
     return dir ? ({ ok: true, type: 'create-snapshot', savepointPath: dir } as const) : ({ ok: true, type: 'create-snapshot' } as const);
   },

@@ -10,19 +10,19 @@ import {
   reconciledDeployed,
   specReconciled,
   type Ctx,
-} from '../evidence/criteria.js';
-import { stopRetries, suspendFailure } from '../evidence/failures.js';
-import { classifyWarnings } from '../evidence/warnings.js';
-import { suspendProof } from '../evidence/proof.js';
-import type { Criterion, Judgement } from '../evidence/types.js';
-import { MODE_FLAG, OPERATION_FLAGS, TARGET } from '../language/verb-kit.js';
+} from '../kit/evidence/criteria.js';
+import { stopRetries, suspendFailure } from '../kit/evidence/failures.js';
+import { classifyWarnings } from '../kit/evidence/warnings.js';
+import { suspendProof } from '../kit/evidence/proof.js';
+import type { Criterion, Judgement } from '../kit/evidence/types.js';
+import { MODE_FLAG, OPERATION_FLAGS, TARGET } from '../kit/language/verb-kit.js';
 import { readFlinkConfig } from '../model/flink-config.js';
-import { COMMON_INTENT_FIELDS } from '../model/intent-base.js';
+import { COMMON_INTENT_FIELDS } from '../kit/language/intent-base.js';
 import { getPath } from '../model/merge-patch.js';
 import { jobStateOf, jobStatusStateOf, lifecycleStateOf, upgradeSavepointPathOf } from '../model/resource.js';
 import { TargetSchema } from '../model/target.js';
 import { MODE, UPGRADE_MODES, effectiveUpgradeMode } from '../model/upgrade-mode.js';
-import { PATHS, modeEdit, patchOutcome, refusal, who } from '../planning/edits.js';
+import { PATHS, modeEdit, patchOutcome, refusal, who } from '../kit/planning/edits.js';
 import type { KindModule } from './kind.js';
 
 export const SuspendIntent = z.object({ kind: z.literal('suspend'), target: TargetSchema, mode: z.enum(UPGRADE_MODES).optional(), ...COMMON_INTENT_FIELDS });
@@ -34,7 +34,7 @@ const HA_KEYS = ['high-availability.type', 'high-availability'];
 const JOB_CANCEL_KEY = 'kubernetes.operator.job.upgrade.last-state.job-cancel.enabled';
 
 /**
- * A cancel stops the job asynchronously and may leave the reconciliation UPGRADING (reference §4.1):
+ * A cancel stops the job asynchronously and may leave the reconciliation UPGRADING (docs/lifecycle.md#operator-traps):
  * session jobs unless in savepoint mode; last-state without HA or with job-cancel enabled; or whenever
  * the job is seen CANCELLING/CANCELED, which only a cancel produces.
  */
@@ -49,7 +49,7 @@ function cancelBased(ctx: Ctx): boolean {
   return ha === '' || ha === 'none' || jobCancel;
 }
 
-/** Globally terminal job states: the operator stops nothing for them (reference D3). */
+/** Globally terminal job states: the operator stops nothing for them (docs/lifecycle.md#operator-traps). */
 const TERMINAL_JOB_STATES = new Set(['FAILED', 'FINISHED', 'CANCELED']);
 
 /**
@@ -100,7 +100,8 @@ function suspendRule(ctx: Ctx): Judgement {
       reconciledDeployed(ctx),
       ...specReconciled(ctx),
       lifecycleIs(ctx, 'lifecycle-suspended', 'SUSPENDED'),
-      // The operator itself writes FINISHED after every suspend (reference §1.1); Flink's SUSPENDED never shows.
+      // The operator itself writes FINISHED after every suspend (docs/lifecycle.md#operator-traps); Flink's SUSPENDED
+      // never shows.
       jobStateIn(ctx, 'job-finished', ['FINISHED']),
       ...savepoint,
       blocked,

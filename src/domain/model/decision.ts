@@ -17,7 +17,9 @@ export interface Requirement {
   from: string[];
 }
 
-/** What `--break-glass` skipped (SPEC §7c): the approvers of these requirements review it afterwards. */
+/**
+ * What `--break-glass` skipped (docs/policy.md#break-glass): the approvers of these requirements review it afterwards.
+ */
 export interface BreakGlassUse {
   skippedRequirements: Requirement[];
   /** The time-window deny rules skipped, as their reasons read ("… (rule friday-freeze)"). */
@@ -29,7 +31,7 @@ export type PolicyDecision = (
   | { outcome: 'needs-approval'; checks: CheckResult[]; requirements: Requirement[]; environment?: string }
   | { outcome: 'deny'; reasons: string[]; checks: CheckResult[]; requirements: Requirement[]; environment?: string }
 ) & {
-  /** Set when the operation was requested with `--break-glass` by someone allowed to (SPEC §7c). */
+  /** Set when the operation was requested with `--break-glass` by someone allowed to (docs/policy.md#break-glass). */
   breakGlass?: BreakGlassUse;
 };
 

@@ -1,4 +1,5 @@
-// The `exceptions` answer's data (SPEC §3): the target's JobException Warnings, its restarts and status.error, newest first.
+// The `exceptions` answer's data (docs/commands.md#flink-exceptions): the target's JobException Warnings, its restarts
+// and status.error, newest first.
 import { isRecord } from './merge-patch.js';
 import { statusErrorOf } from './resource.js';
 import type { Target } from './target.js';

@@ -173,7 +173,7 @@ export function lastStableSpecOf(resource: unknown): JsonRecord | undefined {
   return parseReconciledSpec(getPath(resource, ['status', 'reconciliationStatus', 'lastStableSpec']));
 }
 
-// --- last savepoint (SPEC §5) ----------------------------------------------------------------------------
+// --- last savepoint (docs/lifecycle.md#savepoints) -------------------------------------------------------
 
 export interface LastSavepoint {
   location: string;

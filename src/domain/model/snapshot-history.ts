@@ -1,4 +1,5 @@
-// The `savepoints` answer's data (SPEC §3): the operator's recorded path, then the target's FlinkStateSnapshots, newest first.
+// The `savepoints` answer's data (docs/commands.md#flink-savepoints): the operator's recorded path, then the target's
+// FlinkStateSnapshots, newest first.
 import { getPath } from './merge-patch.js';
 import { isSavepointSnapshot, labelsOf, nameOf, referencesTarget, upgradeSavepointPathOf } from './resource.js';
 import type { Target } from './target.js';

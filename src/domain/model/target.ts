@@ -10,8 +10,8 @@ const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 /**
- * `cluster` is set exactly when the installation serves several clusters (SPEC §3a); a single-cluster
- * installation leaves it out, so its cards, answers and Redis keys stay as they were.
+ * `cluster` is set exactly when the installation serves several clusters (docs/deployment.md#several-clusters); a
+ * single-cluster installation leaves it out, so its cards, answers and Redis keys stay as they were.
  */
 export const TargetSchema = z.object({
   cluster: z.string().min(1).max(63).regex(DNS1123_LABEL).optional(),
@@ -47,7 +47,10 @@ export function namespaceProblem(ns: string): string | undefined {
   return undefined;
 }
 
-/** Cluster names are DNS-1123 labels (SPEC §3): they appear in targets, queue names and Redis keys. */
+/**
+ * Cluster names are DNS-1123 labels (docs/deployment.md#several-clusters): they appear in targets, queue names and
+ * Redis keys.
+ */
 export function isClusterName(name: string): boolean {
   return name.length <= 63 && DNS1123_LABEL.test(name);
 }
@@ -91,7 +94,10 @@ export function formatTarget(t: Target): string {
   return `${t.kind === 'FlinkSessionJob' ? SESSION_JOB_PREFIX : ''}${cluster}${t.namespace}/${t.name}`;
 }
 
-/** A stable identity for keys and maps: `kind/ns/name`, or `kind/cluster/ns/name` (§3a: keyed by cluster too). */
+/**
+ * A stable identity for keys and maps: `kind/ns/name`, or `kind/cluster/ns/name` (keyed by cluster too:
+ * docs/deployment.md#several-clusters).
+ */
 export function targetKey(t: Target): string {
   return t.cluster === undefined ? `${t.kind}/${t.namespace}/${t.name}` : `${t.kind}/${t.cluster}/${t.namespace}/${t.name}`;
 }

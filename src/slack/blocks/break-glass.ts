@@ -1,8 +1,9 @@
-// Break-glass on the card, `op`, digests and App Home (SPEC §7c): BREAK-GLASS, why, what it skipped, and its review.
+// Break-glass on the card, `op`, digests and App Home (docs/policy.md#break-glass): BREAK-GLASS, why, what it skipped,
+// and its review.
 import type { BreakGlassUse } from '../../domain/model/decision.js';
-import type { OperationRecord } from '../../domain/model/operation.js';
-import { isTerminal } from '../../domain/model/operation.js';
-import { awaitsReview, breakGlassOf, reviewOf, wentAhead } from '../../domain/policy/break-glass.js';
+import type { OperationRecord } from '../../domain/engines/operation.js';
+import { isTerminal } from '../../domain/engines/operation.js';
+import { awaitsReview, breakGlassOf, reviewOf, wentAhead } from '../../domain/engines/policy/break-glass.js';
 import { button, either, escapeKeepMentions, escapeText, oneLine, plural, section, slackDate, userText, who, type Block } from './text.js';
 
 /** The Reviewed button's action id; its value is the operation id. */

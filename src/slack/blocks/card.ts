@@ -1,5 +1,6 @@
-// The operation card (SPEC §7–§8): one message per operation, edited in place, naming its state exactly once.
-import { isTerminal, type OperationRecord, type OperationState } from '../../domain/model/operation.js';
+// The operation card (docs/lifecycle.md#the-card): one message per operation, edited in place, naming its state exactly
+// once.
+import { isTerminal, type OperationRecord, type OperationState } from '../../domain/engines/operation.js';
 import { formatTarget } from '../../domain/model/target.js';
 import { enforceLimits } from './limits.js';
 import { nextStep } from './next.js';
@@ -35,7 +36,7 @@ import {
   type Block,
 } from './text.js';
 import type { RenderContext, SlackMessage } from './message.js';
-import { NOT_MESSAGED_NOTE } from '../../domain/policy/approvers.js';
+import { NOT_MESSAGED_NOTE } from '../../domain/engines/policy/approvers.js';
 import { scheduleLine } from './schedule.js';
 import { breakGlassPrefix, breakGlassSection, REVIEW_ACTION_ID, reviewActions } from './break-glass.js';
 

@@ -1,5 +1,6 @@
-// Incident digests (SPEC §8): the start and the end of an operation, mirrored into an incident channel.
-import type { OperationRecord } from '../../domain/model/operation.js';
+// Incident digests (docs/lifecycle.md#incident-digests): the start and the end of an operation, mirrored into an
+// incident channel.
+import type { OperationRecord } from '../../domain/engines/operation.js';
 import { formatTarget } from '../../domain/model/target.js';
 import { enforceLimits } from './limits.js';
 import { nextStep } from './next.js';

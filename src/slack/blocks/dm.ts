@@ -1,8 +1,8 @@
-// Approver DMs (SPEC §7 "Reaching approvers", §7c): the request, reminder and escalation copies of the card with the
+// Approver DMs (docs/policy.md#reaching-approvers): the request, reminder and escalation copies of the card with the
 // same buttons, the break-glass notice, and a copy updated once the round is decided (buttons gone, outcome shown).
-import type { HistoryEntry, OperationRecord } from '../../domain/model/operation.js';
+import type { HistoryEntry, OperationRecord } from '../../domain/engines/operation.js';
 import { formatTarget } from '../../domain/model/target.js';
-import type { DmKind } from '../../domain/policy/approvers.js';
+import type { DmKind } from '../../domain/engines/policy/approvers.js';
 import { ACTION_IDS, approvalBlockId } from './card.js';
 import { enforceLimits } from './limits.js';
 import { entryReason, intentLine, planLines, planTitle, stillNeeded } from './parts.js';

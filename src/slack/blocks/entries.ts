@@ -1,6 +1,6 @@
 // History entries in words: commands (lock, unlock, cancel), notes such as `stuck`, and one line per entry for `op`.
-import type { HistoryEntry, OperationRecord } from '../../domain/model/operation.js';
-import { ESCALATED_NOTE, NOT_MESSAGED_NOTE, REMINDER_NOTE } from '../../domain/policy/approvers.js';
+import type { HistoryEntry, OperationRecord } from '../../domain/engines/operation.js';
+import { ESCALATED_NOTE, NOT_MESSAGED_NOTE, REMINDER_NOTE } from '../../domain/engines/policy/approvers.js';
 import { detailText, entryCriteria, entryReason } from './parts.js';
 import { escapeKeepMentions, escapeText, oneLine, plural, slackDate, who } from './text.js';
 

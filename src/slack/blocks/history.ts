@@ -1,4 +1,5 @@
-// Answers to `savepoints` and `exceptions` (SPEC §3): snapshot history with restore commands, and what went wrong.
+// Answers to `savepoints` and `exceptions` (docs/commands.md#queries): snapshot history with restore commands, and what
+// went wrong.
 import { errorText } from '../../domain/model/resource.js';
 import { formatTarget } from '../../domain/model/target.js';
 import type { ExceptionsView, SavepointsView } from '../../app/views.js';

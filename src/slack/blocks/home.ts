@@ -1,5 +1,5 @@
-// The App Home tab (SPEC §8): approvals waiting for the viewer with the card's own buttons, their operations,
-// leases and freezes, the latest operations, and a Refresh button; within Block Kit's limits for views.
+// The App Home tab (docs/lifecycle.md#app-home): approvals waiting for the viewer with the card's own buttons, their
+// operations, leases and freezes, the latest operations, and a Refresh button; within Block Kit's limits for views.
 import { formatTarget } from '../../domain/model/target.js';
 import type { HomeOperation, HomeView } from '../../app/views.js';
 import { ACTION_IDS, approvalBlockId } from './card.js';

@@ -2,7 +2,10 @@
 import { clip, context, fitLines, moreLine, type Block } from './text.js';
 import type { SlackMessage } from './message.js';
 
-/** Slack's limits (reference §1.7), as the platform enforces them on `chat.postMessage` / `chat.update`. */
+/**
+ * Slack's limits (docs/lifecycle.md#what-slack-allows), as the platform enforces them on `chat.postMessage` /
+ * `chat.update`.
+ */
 export const SLACK_LIMITS = {
   blocks: 50,
   sectionText: 3000,

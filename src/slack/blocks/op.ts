@@ -1,5 +1,5 @@
 // The `op <id>` answer: one operation in full — intent, plan, checks, approvals, evidence and its whole history.
-import type { OperationRecord } from '../../domain/model/operation.js';
+import type { OperationRecord } from '../../domain/engines/operation.js';
 import { formatTarget } from '../../domain/model/target.js';
 import { historyLine } from './entries.js';
 import { enforceLimits } from './limits.js';
@@ -15,7 +15,7 @@ import {
   reasonLines,
   requirementLines,
 } from './parts.js';
-import { formatObserved } from '../../domain/evidence/report.js';
+import { formatObserved } from '../../domain/kit/evidence/report.js';
 import {
   channelRef,
   context,

@@ -1,10 +1,10 @@
 // Pieces several messages share: the intent in words, the diff, checks, approvals, evidence and why a state was reached.
-import { tally } from '../../domain/policy/approval.js';
+import { tally } from '../../domain/kit/policy/approval.js';
 import type { Approval, CheckOutcome, CheckResult, PolicyDecision, Requirement } from '../../domain/model/decision.js';
-import { summarize } from '../../domain/evidence/report.js';
-import type { Criterion, EvidenceVerdict } from '../../domain/evidence/types.js';
+import { summarize } from '../../domain/kit/evidence/report.js';
+import type { Criterion, EvidenceVerdict } from '../../domain/kit/evidence/types.js';
 import { describeIntent, type OperationIntent } from '../../domain/kinds/index.js';
-import type { HistoryEntry, OperationRecord } from '../../domain/model/operation.js';
+import type { HistoryEntry, OperationRecord } from '../../domain/engines/operation.js';
 import type { FieldChange, Plan } from '../../domain/model/plan.js';
 import { either, escapeKeepMentions, escapeText, formatValue, oneLine, plural, slackDate, who } from './text.js';
 

@@ -1,7 +1,7 @@
 // Answers to the read-only queries (status, list, ops, explain, locks, help) and short private replies.
 import { runsLine } from './schedule.js';
-import { helpText } from '../../domain/language/help.js';
-import type { OperationRecord } from '../../domain/model/operation.js';
+import { helpText } from '../../domain/engines/language/help.js';
+import type { OperationRecord } from '../../domain/engines/operation.js';
 import { formatTarget, type Target } from '../../domain/model/target.js';
 import { enforceLimits } from './limits.js';
 import { checkLines, intentLine, planLines, planTitle, reasonLines } from './parts.js';

@@ -1,6 +1,7 @@
-// When a scheduled operation runs (SPEC §7b, §8), in words: "runs at 02:00 Europe/Berlin", with the date when it is not
-// today in that zone, or "runs in window nightly (next opening …)"; for the card, thread replies and `op`.
-import type { OperationRecord } from '../../domain/model/operation.js';
+// When a scheduled operation runs (docs/policy.md#scheduled-operations), in words: "runs at 02:00 Europe/Berlin", with
+// the date when it is not today in that zone, or "runs in window nightly (next opening …)"; for the card, thread
+// replies and `op`.
+import type { OperationRecord } from '../../domain/engines/operation.js';
 import { escapeText } from './text.js';
 
 /** What a SCHEDULED entry's detail or a record's `schedule` says about when it runs. */

@@ -1,6 +1,6 @@
 // mrkdwn text for every message: escaping, mentions, Slack dates, values, truncation with "…and N more", blocks.
-import { OPERATION_STATES } from '../../domain/model/operation.js';
-import { formatAge } from '../../domain/policy/checks.js';
+import { OPERATION_STATES } from '../../domain/engines/operation.js';
+import { formatAge } from '../../domain/engines/policy/checks.js';
 
 export type Block = Record<string, unknown>;
 

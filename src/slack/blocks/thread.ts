@@ -1,8 +1,8 @@
-// Thread replies (SPEC §8): one per milestone of an operation, each carrying the operation id.
-import { tally } from '../../domain/policy/approval.js';
-import { formatObserved } from '../../domain/evidence/report.js';
-import type { Criterion } from '../../domain/evidence/types.js';
-import type { HistoryEntry, OperationRecord, OperationState } from '../../domain/model/operation.js';
+// Thread replies (docs/lifecycle.md#the-thread): one per milestone of an operation, each carrying the operation id.
+import { tally } from '../../domain/kit/policy/approval.js';
+import { formatObserved } from '../../domain/kit/evidence/report.js';
+import type { Criterion } from '../../domain/kit/evidence/types.js';
+import type { HistoryEntry, OperationRecord, OperationState } from '../../domain/engines/operation.js';
 import type { FieldChange } from '../../domain/model/plan.js';
 import { enforceLimits } from './limits.js';
 import { describeCommand, describeNote } from './entries.js';
@@ -10,20 +10,21 @@ import { detailText, diffLines, entryCriteria, entryReason, readEvidence, reason
 import { context, either, escapeKeepMentions, escapeText, oneLine, plural, section, slackDate, who } from './text.js';
 import type { RenderContext, SlackMessage } from './message.js';
 import { runsLine, whenOf } from './schedule.js';
-import { RESCHEDULED } from '../../domain/schedule/resolve.js';
+import { RESCHEDULED } from '../../domain/kit/schedule/resolve.js';
 
 /** States whose entry is a milestone people want in the thread; the others show on the card only. */
 const STATE_REPLIES: readonly OperationState[] = [
   'SCHEDULED', 'SUBMITTED', 'COMPLETED', 'FAILED', 'TIMED_OUT', 'ABORTED', 'REJECTED', 'EXPIRED', 'CANCELLED', 'DENIED',
 ];
 
-/** Which history entries get a thread reply (SPEC §8 list, plus commands and notes such as `stuck`). */
+/** Which history entries get a thread reply (docs/lifecycle.md#the-thread, plus commands and notes such as `stuck`). */
 export function threadReplyWanted(entry: HistoryEntry): boolean {
   switch (entry.type) {
     case 'state':
       // Back to approval from the queue is a re-plan the thread must show; the first request is on the card.
       if (entry.name === 'AWAITING_APPROVAL') return entry.detail.from === 'QUEUED';
-      // A scheduled operation's time came (SPEC §7b): worth a line; an ordinary QUEUED is on the card only.
+      // A scheduled operation's time came (docs/policy.md#scheduled-operations): worth a line; an ordinary QUEUED is on
+      // the card only.
       if (entry.name === 'QUEUED') return entry.detail.from === 'SCHEDULED';
       return (STATE_REPLIES as readonly string[]).includes(entry.name);
     case 'retry':
@@ -107,7 +108,10 @@ function timedOutReply(record: OperationRecord, entry: HistoryEntry): string {
   return lines.join('\n');
 }
 
-/** SPEC §7b: when it was scheduled, re-scheduled for a window's next opening, or its time came. */
+/**
+ * When it was scheduled (docs/policy.md#scheduled-operations), re-scheduled for a window's next opening, or its time
+ * came.
+ */
 function scheduleReply(entry: HistoryEntry, now: number): string {
   const when = whenOf(entry.detail);
   const reason = entryReason(entry);

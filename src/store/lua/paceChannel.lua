@@ -1,5 +1,5 @@
 --[[
-  The installation-wide pace of one Slack channel (SPEC §8 "Pacing across replicas"), or the coalescing window of
+  The installation-wide pace of one Slack channel (docs/lifecycle.md#delivery-and-pacing), or the coalescing window of
   one card's edits: a "turn" that one replica holds while its call is in flight, and the time before which no
   next turn starts. Times come from the Redis server's clock (TIME), never from a replica's, so clock skew between
   replicas cannot make two of them post too close together.

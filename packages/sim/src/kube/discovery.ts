@@ -1,7 +1,10 @@
 // API discovery documents (/version, /api, /apis, …) in both the legacy and the aggregated (apidiscovery v2) forms.
 import { FLINK_GROUP, FLINK_RESOURCES, FLINK_VERSION, NAMESPACES, RESOURCES, SUBRESOURCE_VERBS, type ResourceDef } from './resources.js';
 
-/** A v1.31 server: kubectl's version-picking wrapper on these machines warns outside 1.27–1.33 (SPEC §10). */
+/**
+ * A v1.31 server: kubectl's version-picking wrapper on these machines warns outside 1.27–1.33
+ * (docs/deployment.md#supported-releases).
+ */
 export const SERVER_VERSION = {
   major: '1',
   minor: '31',

@@ -31,6 +31,7 @@ export class JobManagerState {
   private readonly rescales = new Map<string, PendingRescale>();
   private readonly savepoints = new Map<string, CompletedSavepoint[]>();
   private readonly haRestores = new Map<string, HaRestore>();
+  private readonly savepointWaiters: ((jobId: string) => void)[] = [];
 
   rescale(jobId: string, pending: PendingRescale): void {
     this.rescales.set(jobId, pending);
@@ -49,6 +50,24 @@ export class JobManagerState {
 
   completeSavepoint(jobId: string, savepoint: CompletedSavepoint): void {
     this.savepoints.set(jobId, [...(this.savepoints.get(jobId) ?? []), savepoint]);
+    for (const wake of this.savepointWaiters.splice(0)) wake(jobId);
+  }
+
+  /**
+   * The job's next completed savepoint, or its latest when it has one already: Flink finishing a savepoint changes
+   * no Kubernetes object, so tests and tools wait on the JobManager itself.
+   */
+  nextSavepoint(jobId: string): Promise<CompletedSavepoint> {
+    const latest = this.latestSavepoint(jobId);
+    if (latest !== undefined) return Promise.resolve(latest);
+    return new Promise((resolve) => {
+      const wait = (completed: string): void => {
+        const found = completed === jobId ? this.latestSavepoint(jobId) : undefined;
+        if (found !== undefined) resolve(found);
+        else this.savepointWaiters.push(wait);
+      };
+      this.savepointWaiters.push(wait);
+    });
   }
 
   /** The latest savepoint Flink completed for the job (REST `latest.savepoint`), if any. */

@@ -1,5 +1,6 @@
 // Kubeconfig files pointing kubectl and @kubernetes/client-node at simulated API servers: one context for a lone
-// simulated cluster (sim-cluster), or one context per cluster for the sandbox's several (SPEC §3a, §10).
+// simulated cluster (sim-cluster), or one context per cluster for the sandbox's several
+// (docs/development.md#the-simulated-cluster; README.md#try-it).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { stringify } from 'yaml';
@@ -16,7 +17,7 @@ export interface SimContext {
 /**
  * A kubeconfig for plain-http servers, one context (and cluster and user entry) each, the first current.
  * client-node 1.x refuses `http:` servers unless the cluster entry sets `insecure-skip-tls-verify: true`
- * (SPEC §10); kubectl accepts it too. No credentials: the simulator has no auth.
+ * (docs/development.md#the-simulated-cluster); kubectl accepts it too. No credentials: the simulator has no auth.
  */
 export function multiKubeconfigYaml(contexts: readonly SimContext[], opts: { current?: string } = {}): string {
   if (contexts.length === 0) throw new Error('a kubeconfig needs at least one context');

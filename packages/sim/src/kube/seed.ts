@@ -38,7 +38,8 @@ function stateConf(namespace: string, name: string, bucket: string): Record<stri
     'taskmanager.numberOfTaskSlots': '2',
     'state.backend.type': 'rocksdb',
     'state.backend.incremental': 'true',
-    // Short enough that a production change (which waits for a checkpoint after it, SPEC §5a) completes in seconds.
+    // Short enough that a production change (which waits for a checkpoint after it, docs/deep-verification.md#policy)
+    // completes in seconds.
     'execution.checkpointing.interval': '10s',
     'state.savepoints.dir': `s3://${bucket}/${namespace}/${name}/savepoints`,
     'state.checkpoints.dir': `s3://${bucket}/${namespace}/${name}/checkpoints`,

@@ -173,7 +173,7 @@ const IGNORED_JOB_FIELDS = new Set([
 const IGNORED_CONF_PREFIXES = ['kubernetes.operator', 'job.autoscaler', 'parallelism.default'];
 export const PARALLELISM_OVERRIDES = 'pipeline.jobvertex-parallelism-overrides';
 
-/** The class of one changed field (§1 of the reference; the @SpecDiff annotations of release-1.15.0). */
+/** The class of one changed field (docs/lifecycle.md#operator-traps; the @SpecDiff annotations of release-1.15.0). */
 export function classifyField(path: string, after: unknown, standalone: boolean): DiffType {
   if (path.startsWith('job.')) {
     const field = path.slice(4);

@@ -1,4 +1,5 @@
-// The app's Home tab (SPEC §8), shown where a channel would be: the view the app published for the person acting.
+// The app's Home tab (docs/lifecycle.md#app-home), shown where a channel would be: the view the app published for the
+// person acting.
 import { renderBlocks } from './blocks.js';
 import { el } from './dom.js';
 

@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import type { BotIdentity } from './state.js';
 import type { SimEventTarget } from './types.js';
 
-/** Slack waits 3 s for a 2xx before it counts the delivery as failed (reference §1.5). */
+/** Slack waits 3 s for a 2xx before it counts the delivery as failed (docs/lifecycle.md#what-slack-allows). */
 const DELIVERY_TIMEOUT_MS = 3_000;
 
 /** The `event_callback` envelope of `app_home_opened` for `user` on the Home tab. */

@@ -6,7 +6,7 @@ import { fail } from './content.js';
 import type { Handler } from './methods-chat.js';
 import type { SimHomeView } from './types.js';
 
-/** The whole view as JSON (reference §1.7: views.open / views.publish). */
+/** The whole view as JSON (as Slack takes it in views.open / views.publish). */
 const MAX_VIEW_BYTES = 250_000;
 const VIEW_KEYS = ['type', 'blocks', 'private_metadata', 'callback_id', 'external_id'];
 

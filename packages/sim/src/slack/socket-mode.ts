@@ -26,7 +26,7 @@ const DEFAULT_DISCONNECT_GRACE_MS = 1_000;
 /** After `warning`, Slack keeps the link up about ten seconds before it refreshes it. */
 const WARNING_GRACE_MS = 10_000;
 const TICKET_TTL_MS = 60_000;
-/** "up to 10 open WebSocket connections at the same time" (reference §1.2). */
+/** "up to 10 open WebSocket connections at the same time" (docs/lifecycle.md#what-slack-allows). */
 const MAX_CONNECTIONS = 10;
 
 interface Connection {

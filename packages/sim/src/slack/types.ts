@@ -288,7 +288,7 @@ export interface SimSlack {
    * HTTP status; or, with `'socket'`, an `events_api` envelope over Socket Mode (status 200 once acknowledged).
    */
   openHome(user: string, app: SimEventTarget | 'socket'): Promise<{ status: number; ms: number }>;
-  /** Socket Mode (SPEC §10). */
+  /** Socket Mode (docs/operating.md#operating-notes). */
   socket: SimSocketMode;
   close(): Promise<void>;
 }

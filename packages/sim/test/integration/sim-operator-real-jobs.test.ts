@@ -2,7 +2,7 @@
 // wait for an upgradable state, session jobs lost with a session-cluster redeploy, resubmission of a FAILED job,
 // a savepoint abandoned while Flink completes it anyway, Blue/Green children.
 import { pino } from 'pino';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createBlueGreenPair } from '../../src/kube/bluegreen.js';
 import { startSimOperator } from '../../src/kube/operator.js';
 import { SimStore, type KubeObject } from '../../src/kube/store.js';
@@ -183,8 +183,8 @@ describe('savepoint-abandoned', () => {
     expect(statusOf(abandoned).path).toBeUndefined();
     expect(eventsFor(store, abandoned).map((e) => e.reason)).toEqual(['SnapshotAbandoned']);
     const jobId = String(running.jobStatus?.jobId);
-    // Flink finishing the savepoint changes no Kubernetes object: poll the JobManager's state.
-    const savepoint = await vi.waitFor(() => operator.jobManagers.latestSavepoint(jobId) ?? Promise.reject(new Error('no savepoint yet')), { timeout: 5000, interval: 10 });
+    // Flink finishing the savepoint changes no Kubernetes object: wait on the JobManager's own state.
+    const savepoint = await operator.jobManagers.nextSavepoint(jobId);
     unsubscribe();
     expect(savepoint.path).toMatch(new RegExp(`^s3://flink-state/${NS}/orders/savepoints/savepoint-${jobId.slice(0, 6)}-`));
     expect(states).toEqual(['RUNNING', 'RECONCILING', 'RUNNING']);

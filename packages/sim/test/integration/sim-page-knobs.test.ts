@@ -30,7 +30,7 @@ function reasonCount(c: SimCluster, reason: string): number {
 describe('cluster panel knobs', () => {
   it('offers the new failure modes', () => {
     expect(Object.keys(KNOBS)).toEqual(expect.arrayContaining(['task-failovers', 'stop-fails-once', 'upgrade-failed', 'image-pull-recovers']));
-    // Knobs only Flink REST reveals (deep verification, SPEC §5a).
+    // Knobs only Flink REST reveals (docs/deep-verification.md#in-the-sandbox).
     expect(Object.keys(KNOBS)).toEqual(expect.arrayContaining(['tasks-waiting', 'checkpoints-failing', 'restored-elsewhere', 'rest-unreachable']));
   });
 

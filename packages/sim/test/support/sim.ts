@@ -103,7 +103,10 @@ export function waitForStatus(
   );
 }
 
-/** A FlinkDeployment fully deployed and running the current generation (the reference §3.1 predicate). */
+/**
+ * A FlinkDeployment fully deployed and running the current generation (the base predicate of
+ * docs/lifecycle.md#evidence).
+ */
 export function isStable(status: Status, object: KubeObject): boolean {
   return (
     status.observedGeneration === object.metadata.generation &&

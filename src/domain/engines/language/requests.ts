@@ -1,0 +1,36 @@
+// The typed results of parsing a command: operation intents (from the kinds), read-only queries and immediate commands.
+import { z } from 'zod';
+import { OperationIntentSchema, type OperationIntent } from '../../kinds/index.js';
+import { OpIdSchema } from '../../kit/language/intent-base.js';
+import { TargetSchema } from '../../model/target.js';
+
+const visibility = { public: z.boolean().default(false) };
+
+export const QuerySchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('help'), verb: z.string().optional(), ...visibility }),
+  z.object({ kind: z.literal('status'), target: TargetSchema, ...visibility }),
+  z.object({ kind: z.literal('list'), namespace: z.string().optional(), ...visibility }),
+  z.object({ kind: z.literal('ops'), target: TargetSchema.optional(), limit: z.number().int().min(1).max(100).default(10), ...visibility }),
+  z.object({ kind: z.literal('op'), opId: OpIdSchema, ...visibility }),
+  z.object({ kind: z.literal('explain'), intent: OperationIntentSchema, ...visibility }),
+  z.object({ kind: z.literal('locks'), ...visibility }),
+  z.object({ kind: z.literal('savepoints'), target: TargetSchema, limit: z.number().int().min(1).max(100).default(10), ...visibility }),
+  z.object({ kind: z.literal('exceptions'), target: TargetSchema, limit: z.number().int().min(1).max(100).default(10), ...visibility }),
+]);
+export type Query = z.infer<typeof QuerySchema>;
+export type QueryKind = Query['kind'];
+
+export const CommandSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('cancel'), opId: OpIdSchema }),
+  z.object({ kind: z.literal('lock'), target: TargetSchema, reason: z.string().min(1) }),
+  z.object({ kind: z.literal('unlock'), target: TargetSchema }),
+]);
+export type Command = z.infer<typeof CommandSchema>;
+export type CommandKind = Command['kind'];
+
+/** The one result type of parsing: never an exception. */
+export type ParseResult =
+  | { type: 'intent'; intent: OperationIntent }
+  | { type: 'query'; query: Query }
+  | { type: 'command'; command: Command }
+  | { type: 'reply'; message: string; suggestion?: string };

@@ -1,0 +1,30 @@
+// The in-memory twins of every store port, wired as one Redis would hold them (the leases follow the operations'
+// FIFO order) on one injected clock: what the unit tier of the services and the worker runs on.
+import { MemoryBreakGlassIndex } from './break-glass.js';
+import { MemoryDeliveryState } from './delivery.js';
+import { MemoryFreezeStore } from './freezes.js';
+import { MemoryLeaseStore } from './locks.js';
+import { MemoryOperationStore, type MemoryOperationStoreOptions } from './operations.js';
+
+export { MemoryBreakGlassIndex, MemoryDeliveryState, MemoryFreezeStore, MemoryLeaseStore, MemoryOperationStore };
+
+export interface MemoryStores {
+  store: MemoryOperationStore;
+  freezes: MemoryFreezeStore;
+  leases: MemoryLeaseStore;
+  delivery: MemoryDeliveryState;
+  breakGlass: MemoryBreakGlassIndex;
+}
+
+export function memoryStores(opts: MemoryOperationStoreOptions & { token?: () => string } = {}): MemoryStores {
+  const { token, ...storeOpts } = opts;
+  const store = new MemoryOperationStore(storeOpts);
+  const clock = opts.now === undefined ? {} : { now: opts.now };
+  return {
+    store,
+    freezes: new MemoryFreezeStore({ ...clock, ...(opts.retentionMs === undefined ? {} : { retentionMs: opts.retentionMs }) }),
+    leases: new MemoryLeaseStore({ order: store, ...clock, ...(token === undefined ? {} : { token }) }),
+    delivery: new MemoryDeliveryState({ ...clock, ...(opts.retentionMs === undefined ? {} : { retentionMs: opts.retentionMs }) }),
+    breakGlass: new MemoryBreakGlassIndex(),
+  };
+}

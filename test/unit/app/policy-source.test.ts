@@ -1,0 +1,104 @@
+// PolicyFileSource (docs/policy.md#changing-the-policy): an invalid edit leaves the last valid policy in force, is
+// logged once with every problem by path, and `valid` says so until the file is fixed.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { PolicyFileSource } from '../../../src/app/policy-source.js';
+import { POLICY_YAML } from '../../support/worker-env.js';
+
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
+function recorder() {
+  const lines: { level: string; fields: Record<string, unknown>; msg: string }[] = [];
+  const log = (level: string) => (fields: Record<string, unknown>, msg: string) => void lines.push({ level, fields, msg });
+  return { lines, logger: { error: log('error'), info: log('info') } as never };
+}
+
+it('keeps the last valid policy through an invalid edit, logs every problem once, and recovers', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'policy-source-'));
+  dirs.push(dir);
+  const file = join(dir, 'policy.yaml');
+  await writeFile(file, POLICY_YAML);
+  const { lines, logger } = recorder();
+  const source = new PolicyFileSource(file, { logger });
+  const first = await source.current();
+  expect(first.ok && source.valid).toBe(true);
+
+  await writeFile(file, `${POLICY_YAML.replace('from: [leads]', 'from: [lead]')}\nbogus: 1\n`);
+  const during = await source.current();
+  expect(during).toEqual(first);
+  expect(source.valid).toBe(false);
+  await source.current();
+  const errors = lines.filter((l) => l.level === 'error');
+  expect(errors).toHaveLength(1);
+  const problems = errors[0]?.fields.problems as string[];
+  expect(problems.some((p) => /^rules\[\d+\]\.require\.from\[0\]/.test(p))).toBe(true);
+  expect(problems.some((p) => p.includes('bogus'))).toBe(true);
+
+  await writeFile(file, POLICY_YAML);
+  expect(await source.current()).toEqual(first);
+  expect(source.valid).toBe(true);
+  expect(lines.at(-1)?.msg).toContain('valid again');
+});
+
+it('with no valid policy ever read, an invalid file refuses every operation naming the problem', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'policy-source-'));
+  dirs.push(dir);
+  const file = join(dir, 'policy.yaml');
+  await writeFile(file, 'version: 2\n');
+  const source = new PolicyFileSource(file);
+  const state = await source.current();
+  expect(state.ok).toBe(false);
+  expect(state.ok ? '' : state.message).toContain('not valid');
+  expect(source.valid).toBe(false);
+});
+
+const CLUSTER_POLICY = `version: 1
+namespaces:
+  - name: streaming
+    clusters: [prod-eu]
+  - name: streaming
+    clusters: [prod-us]
+`;
+
+it('with the installation’s clusters, refuses a file naming an unknown cluster and keeps the last valid policy', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'policy-source-'));
+  dirs.push(dir);
+  const file = join(dir, 'policy.yaml');
+  await writeFile(file, CLUSTER_POLICY);
+  const { lines, logger } = recorder();
+  const source = new PolicyFileSource(file, { logger, clusters: ['prod-eu', 'prod-us'] });
+  const first = await source.current();
+  expect(first.ok && source.valid).toBe(true);
+
+  await writeFile(file, `${CLUSTER_POLICY.replace('[prod-us]', '[prod-usa]')}channels:\n  C0EU: { defaultCluster: prod-eux }\n`);
+  expect(await source.current()).toEqual(first);
+  expect(source.valid).toBe(false);
+  const errors = lines.filter((l) => l.level === 'error');
+  expect(errors).toHaveLength(1);
+  expect(errors[0]?.fields.problems).toEqual([
+    'namespaces[1].clusters[0]: unknown cluster "prod-usa" (this installation has prod-eu, prod-us)',
+    'channels.C0EU.defaultCluster: unknown cluster "prod-eux" (this installation has prod-eu, prod-us)',
+  ]);
+
+  // The same file is valid for a source that does not check cluster names (single-cluster or unknown clusters).
+  const unchecked = new PolicyFileSource(file);
+  expect((await unchecked.current()).ok).toBe(true);
+  expect(unchecked.valid).toBe(true);
+});
+
+it('with the installation’s clusters, refuses a cluster glob matching none of them at start', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'policy-source-'));
+  dirs.push(dir);
+  const file = join(dir, 'policy.yaml');
+  await writeFile(file, CLUSTER_POLICY.replace('[prod-eu]', '["dev-*"]'));
+  const source = new PolicyFileSource(file, { clusters: ['prod-eu', 'prod-us'] });
+  const state = await source.current();
+  expect(state.ok).toBe(false);
+  expect(state.ok ? '' : state.message).toContain('namespaces[0].clusters[0]: "dev-*" matches no cluster (this installation has prod-eu, prod-us)');
+  expect(source.valid).toBe(false);
+});
