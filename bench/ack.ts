@@ -61,9 +61,13 @@ interface Sims {
 }
 
 async function startSims(): Promise<Sims> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'ack-sims.ts'), TOKEN, CHANNEL, USER], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(import.meta.dirname, 'ack-sims.ts'), TOKEN, CHANNEL, USER],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
   const [line] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
   const info = JSON.parse(line) as Omit<Sims, 'stop'>;
   return {
@@ -83,7 +87,12 @@ function percentile(sorted: number[], p: number): number {
 async function burst(client: Worker, url: string, sims: Sims, tag: string): Promise<number[]> {
   const bodies = Array.from({ length: CONCURRENCY }, (_, i) =>
     // An id the simulator never issued is accepted at its first use.
-    slashCommandBody({ text: TEXT, user_id: USER, channel_id: CHANNEL, response_url: `${sims.url}/response/${tag}-${i}` }),
+    slashCommandBody({
+      text: TEXT,
+      user_id: USER,
+      channel_id: CHANNEL,
+      response_url: `${sims.url}/response/${tag}-${i}`,
+    }),
   );
   const times = await new Promise<number[]>((resolve, reject) => {
     const done = (value: number[]) => {
@@ -110,7 +119,11 @@ async function redisUrl(): Promise<{ url: string; own?: PrivateRedis }> {
 async function untilReconciled(kubeconfig: string): Promise<void> {
   const kube = new ClientNodeFlinkClient(loadKubeConfig(kubeconfig));
   // The simulators run in another process here: their store's changes cannot be subscribed to.
-  await eventually('the simulated operator to reconcile streaming-dev/orders', async () => hasOperatorStatus(await kube.get('FlinkDeployment', 'streaming-dev', 'orders')), { intervalMs: 50 });
+  await eventually(
+    'the simulated operator to reconcile streaming-dev/orders',
+    async () => hasOperatorStatus(await kube.get('FlinkDeployment', 'streaming-dev', 'orders')),
+    { intervalMs: 50 },
+  );
 }
 
 /** Counts enqueues (nothing consumes the queue here) and lets a burst wait until all its operations are queued. */
@@ -139,7 +152,13 @@ function countingEnqueuer() {
 
 function report(name: string, values: number[]) {
   const sorted = [...values].sort((a, b) => a - b);
-  return { name, n: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted.at(-1) as number };
+  return {
+    name,
+    n: sorted.length,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: sorted.at(-1) as number,
+  };
 }
 
 async function main(): Promise<void> {
@@ -166,7 +185,12 @@ async function main(): Promise<void> {
   // Every card goes to one channel: at Slack's 1 post/s pace, 200 cards take over 3 minutes. The ack is what is
   // measured here, so posts are paced at 5 ms (the pacing itself is measured by notifier-pacing.test.ts).
   const slackPace = { channelIntervalMs: 5 };
-  const ours = await startBot(loaded.config, { logger: createLogger('silent'), enqueuer: queue, notifier: process.env.BENCH_NOTIFIER !== '0', slackPace });
+  const ours = await startBot(loaded.config, {
+    logger: createLogger('silent'),
+    enqueuer: queue,
+    notifier: process.env.BENCH_NOTIFIER !== '0',
+    slackPace,
+  });
   const bare = await startBareBolt(TOKEN, SECRET, sims.apiUrl);
   const client = new Worker(CLIENT, { eval: true });
   const samples = { ours: [] as number[], bare: [] as number[] };
@@ -206,12 +230,19 @@ async function main(): Promise<void> {
   }
   const o = report('flink-chatops', samples.ours);
   const b = report('bare Bolt (ack only)', samples.bare);
-  const line = (r: typeof o) => `${r.name.padEnd(22)} n=${r.n}  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  max ${r.max.toFixed(1)} ms`;
-  process.stdout.write(`ack latency: ${CONCURRENCY} concurrent signed slash commands × ${ROUNDS} rounds per app (loopback)\n`);
+  const line = (r: typeof o) =>
+    `${r.name.padEnd(22)} n=${r.n}  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  max ${r.max.toFixed(1)} ms`;
+  process.stdout.write(
+    `ack latency: ${CONCURRENCY} concurrent signed slash commands × ${ROUNDS} rounds per app (loopback)\n`,
+  );
   process.stdout.write(`${line(o)}\n${line(b)}\n`);
   const median = [...roundRatios].sort((x, y) => x - y)[Math.floor(roundRatios.length / 2)] as number;
-  process.stdout.write(`p99 ratio ours/bare: pooled ${(o.p99 / b.p99).toFixed(2)}, median of rounds ${median.toFixed(2)} (target ≤ 1.20)\n`);
-  process.stdout.write(`per-round p99 ratios: ${roundRatios.map((r) => r.toFixed(2)).join(' ')}; operations recorded and queued: ${queue.count}\n`);
+  process.stdout.write(
+    `p99 ratio ours/bare: pooled ${(o.p99 / b.p99).toFixed(2)}, median of rounds ${median.toFixed(2)} (target ≤ 1.20)\n`,
+  );
+  process.stdout.write(
+    `per-round p99 ratios: ${roundRatios.map((r) => r.toFixed(2)).join(' ')}; operations recorded and queued: ${queue.count}\n`,
+  );
 }
 
 main().catch((error: unknown) => {

@@ -59,11 +59,16 @@ function kubeconfig(clusters: SimClusterHandle[]): string {
 async function startClusters(perCluster: number): Promise<SimClusterHandle[]> {
   return Promise.all(
     CLUSTERS.map(async (name) => {
-      const { info } = await startScript<{ url: string }>(`sim cluster ${name}`, 'scale-sims.ts', ['cluster', String(perCluster), NAMESPACES.join(',')]);
+      const { info } = await startScript<{ url: string }>(`sim cluster ${name}`, 'scale-sims.ts', [
+        'cluster',
+        String(perCluster),
+        NAMESPACES.join(','),
+      ]);
       return {
         name,
         url: info.url,
-        stats: async (method = 'GET') => (await (await fetch(`${info.url}/sim/stats`, { method })).json()) as RequestStatsSnapshot,
+        stats: async (method = 'GET') =>
+          (await (await fetch(`${info.url}/sim/stats`, { method })).json()) as RequestStatsSnapshot,
       };
     }),
   );
@@ -108,14 +113,28 @@ export async function startRig(perCluster: number, log: (line: string) => void):
       if (calls) for (const resolve of pendingCalls.splice(0)) resolve(calls);
       else responses.onLine(value);
     };
-    const slackStart = startScript<{ apiUrl: string; url: string }>('sim slack', 'scale-sims.ts', ['slack', TOKEN, CHANNELS.join(','), USER], onLine);
+    const slackStart = startScript<{ apiUrl: string; url: string }>(
+      'sim slack',
+      'scale-sims.ts',
+      ['slack', TOKEN, CHANNELS.join(','), USER],
+      onLine,
+    );
     const [clusters, slack] = await Promise.all([startClusters(perCluster), slackStart]);
     setup['simulated clusters seeded and STABLE'] = (performance.now() - t) / 1000;
-    log(`  ${CLUSTERS.length} simulated clusters × ${perCluster} FlinkDeployments STABLE in ${setup['simulated clusters seeded and STABLE']?.toFixed(1)} s`);
+    log(
+      `  ${CLUSTERS.length} simulated clusters × ${perCluster} FlinkDeployments STABLE in ${setup['simulated clusters seeded and STABLE']?.toFixed(1)} s`,
+    );
     const kubeconfigPath = join(dir, 'kubeconfig');
     await writeFile(kubeconfigPath, kubeconfig(clusters), { mode: 0o600 });
     const policyFile = join(dir, 'policy.yaml');
-    await writeFile(policyFile, stringify({ version: 1, namespaces: NAMESPACES.map((name) => ({ name })), channels: Object.fromEntries(CHANNELS.map((c, i) => [c, { defaultCluster: CLUSTERS[i] }])) }));
+    await writeFile(
+      policyFile,
+      stringify({
+        version: 1,
+        namespaces: NAMESPACES.map((name) => ({ name })),
+        channels: Object.fromEntries(CHANNELS.map((c, i) => [c, { defaultCluster: CLUSTERS[i] }])),
+      }),
+    );
     const env = {
       SLACK_BOT_TOKEN: TOKEN,
       SLACK_SIGNING_SECRET: SECRET,
@@ -128,9 +147,24 @@ export async function startRig(perCluster: number, log: (line: string) => void):
     };
     await buildForBench();
     t = performance.now();
-    const bare = await Promise.all(CLUSTERS.map(async (_, i) => (await startScript<{ url: string }>(`bare Bolt ${i + 1}`, 'scale-bare.ts', [TOKEN, SECRET, slack.info.apiUrl])).info.url));
-    const bots = await Promise.all(CLUSTERS.map(async (_, i) => startRole(`bot-${i + 1}`, 'bot', await freePort(), env)));
-    const workers = await Promise.all(CLUSTERS.map(async (c) => startRole(`worker-${c}`, 'worker', await freePort(), { ...env, WORKER_CLUSTERS: c })));
+    const bare = await Promise.all(
+      CLUSTERS.map(
+        async (_, i) =>
+          (
+            await startScript<{ url: string }>(`bare Bolt ${i + 1}`, 'scale-bare.ts', [
+              TOKEN,
+              SECRET,
+              slack.info.apiUrl,
+            ])
+          ).info.url,
+      ),
+    );
+    const bots = await Promise.all(
+      CLUSTERS.map(async (_, i) => startRole(`bot-${i + 1}`, 'bot', await freePort(), env)),
+    );
+    const workers = await Promise.all(
+      CLUSTERS.map(async (c) => startRole(`worker-${c}`, 'worker', await freePort(), { ...env, WORKER_CLUSTERS: c })),
+    );
     setup['processes ready'] = (performance.now() - t) / 1000;
     log(`  3 bare Bolt apps, 3 bots and 3 workers ready in ${setup['processes ready']?.toFixed(1)} s`);
     return {

@@ -56,7 +56,10 @@ export class Responses {
     const known = this.arrived.get(id);
     if (known) return Promise.resolve(known);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no response_url answer for ${id} within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`no response_url answer for ${id} within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       this.waiting.set(id, (r) => {
         clearTimeout(timer);
         this.waiting.delete(id);

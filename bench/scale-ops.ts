@@ -44,7 +44,10 @@ export class OpsTracker {
     const deadline = Date.now() + timeoutMs;
     while (!predicate()) {
       if (this.failure) throw this.failure;
-      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what} (recorded ${this.recorded.size}, finished ${this.terminal.size})`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `timed out after ${timeoutMs / 1000} s waiting for ${what} (recorded ${this.recorded.size}, finished ${this.terminal.size})`,
+        );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, 1000);
         this.changed = () => {

@@ -54,8 +54,16 @@ function stderrTail(child: ChildProcess): () => string {
  * Starts `node --import tsx bench/<script> …args`; resolves with its first stdout line (JSON) once it printed it.
  * Later lines go to `onLine`. The child stops when its stdin closes.
  */
-export async function startScript<T>(name: string, script: string, args: string[], onLine?: (value: unknown) => void): Promise<Child & { info: T; send(line: string): void }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', script), ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+export async function startScript<T>(
+  name: string,
+  script: string,
+  args: string[],
+  onLine?: (value: unknown) => void,
+): Promise<Child & { info: T; send(line: string): void }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', script), ...args], {
+    cwd: ROOT,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const tail = stderrTail(child);
   const handle = track(name, child, () => child.stdin?.end());
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
@@ -86,14 +94,31 @@ export interface RoleProcess extends Child {
 export const BUILD_DIR = join(ROOT, '.bench-build');
 
 export async function buildForBench(): Promise<void> {
-  const tsc = spawn(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json', '--outDir', BUILD_DIR, '--sourceMap', 'false'], { cwd: ROOT, stdio: 'inherit' });
+  const tsc = spawn(
+    process.execPath,
+    [
+      join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+      '-p',
+      'tsconfig.build.json',
+      '--outDir',
+      BUILD_DIR,
+      '--sourceMap',
+      'false',
+    ],
+    { cwd: ROOT, stdio: 'inherit' },
+  );
   const [code] = (await once(tsc, 'exit')) as [number | null];
   if (code !== 0) throw new Error(`building into ${BUILD_DIR} failed (tsc exit ${code})`);
   await cp(join(ROOT, 'src', 'store', 'lua'), join(BUILD_DIR, 'store', 'lua'), { recursive: true });
 }
 
 /** `flink-chatops serve --role <role>` (built) with `env`; resolves once its /readyz answers 200. */
-export async function startRole(name: string, role: 'bot' | 'worker', port: number, env: Record<string, string>): Promise<RoleProcess> {
+export async function startRole(
+  name: string,
+  role: 'bot' | 'worker',
+  port: number,
+  env: Record<string, string>,
+): Promise<RoleProcess> {
   const child = spawn(process.execPath, [join(BUILD_DIR, 'cli', 'main.js'), 'serve', '--role', role], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'error' },
@@ -104,7 +129,10 @@ export async function startRole(name: string, role: 'bot' | 'worker', port: numb
   const base = `http://127.0.0.1:${port}`;
   const ready = async () => {
     if (child.exitCode !== null) throw new GiveUp(`${name} (serve --role ${role}) exited with ${child.exitCode}`);
-    const status = await fetch(`${base}/readyz`).then((r) => r.status, () => 0);
+    const status = await fetch(`${base}/readyz`).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status !== 200) throw new Error(`/readyz answered ${status}`);
     return true;
   };
@@ -136,11 +164,18 @@ export function parseMetrics(text: string): Metrics {
 }
 
 /** The sum of a metric's samples whose labels match, grouped by `by(labels)`. */
-export function sumBy(samples: Metrics, name: string, by: (labels: Record<string, string>) => string): Map<string, number> {
+export function sumBy(
+  samples: Metrics,
+  name: string,
+  by: (labels: Record<string, string>) => string,
+): Map<string, number> {
   const out = new Map<string, number>();
   for (const [key, value] of samples) {
     if (!key.startsWith(`${name}{`)) continue;
-    const labels = Object.fromEntries([...key.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]])) as Record<string, string>;
+    const labels = Object.fromEntries([...key.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]])) as Record<
+      string,
+      string
+    >;
     const group = by(labels);
     out.set(group, (out.get(group) ?? 0) + value);
   }

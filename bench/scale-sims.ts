@@ -22,7 +22,10 @@ async function cluster(count: number, namespaces: string[]): Promise<SimCluster>
   }
   const stable = () => sim.store.list('flinkdeployments').filter((o) => isStable(statusOf(o), o)).length;
   // Polled, not checked at each store change: with thousands of objects a full count per change costs more.
-  await eventually(`all ${count} FlinkDeployments to become STABLE`, () => stable() === count, { timeoutMs: 180_000, intervalMs: 250 }).catch((error: unknown) => {
+  await eventually(`all ${count} FlinkDeployments to become STABLE`, () => stable() === count, {
+    timeoutMs: 180_000,
+    intervalMs: 250,
+  }).catch((error: unknown) => {
     throw new Error(`${String(error)} (${stable()} are)`);
   });
   sim.server.resetStats();
@@ -34,7 +37,15 @@ async function cluster(count: number, namespaces: string[]): Promise<SimCluster>
 function summary(r: RecordedResponse): Record<string, unknown> {
   const body = typeof r.body === 'string' ? { text: r.body } : r.body;
   const blocks = Array.isArray(body.blocks) ? (body.blocks as unknown[]) : [];
-  return { id: r.id, at: r.at, status: r.status, error: r.error, bytes: JSON.stringify(body).length, blocks: blocks.length, text: String(body.text ?? '').slice(0, 200) };
+  return {
+    id: r.id,
+    at: r.at,
+    status: r.status,
+    error: r.error,
+    bytes: JSON.stringify(body).length,
+    blocks: blocks.length,
+    text: String(body.text ?? '').slice(0, 200),
+  };
 }
 
 async function slack(token: string, channels: string[], user: string): Promise<SimSlack> {
@@ -53,7 +64,10 @@ async function slack(token: string, channels: string[], user: string): Promise<S
     if (line.trim() !== 'calls') return;
     const calls: Record<string, number> = {};
     for (const c of sim.calls) {
-      const method = c.method === 'chat.postMessage' && c.args.thread_ts !== undefined ? 'chat.postMessage (thread reply)' : c.method;
+      const method =
+        c.method === 'chat.postMessage' && c.args.thread_ts !== undefined
+          ? 'chat.postMessage (thread reply)'
+          : c.method;
       calls[method] = (calls[method] ?? 0) + 1;
     }
     send({ calls });
@@ -64,6 +78,8 @@ async function slack(token: string, channels: string[], user: string): Promise<S
 
 const [mode, ...args] = process.argv.slice(2);
 const running: { close(): Promise<void> } =
-  mode === 'cluster' ? await cluster(Number(args[0]), String(args[1]).split(',')) : await slack(args[0] as string, String(args[1]).split(','), args[2] as string);
+  mode === 'cluster'
+    ? await cluster(Number(args[0]), String(args[1]).split(','))
+    : await slack(args[0] as string, String(args[1]).split(','), args[2] as string);
 process.stdin.resume();
 process.stdin.on('end', () => void running.close().then(() => process.exit(0)));

@@ -21,11 +21,19 @@ interface Params {
 
 function parseParams(argv: string[]): Params {
   const p: Params = { perCluster: 2000, ops: 100, burst: 25, lists: 30 };
-  const keys: Record<string, keyof Params> = { '--per-cluster': 'perCluster', '--ops': 'ops', '--burst': 'burst', '--lists': 'lists' };
+  const keys: Record<string, keyof Params> = {
+    '--per-cluster': 'perCluster',
+    '--ops': 'ops',
+    '--burst': 'burst',
+    '--lists': 'lists',
+  };
   for (let i = 0; i < argv.length; i += 2) {
     const key = keys[argv[i] as string];
     const value = Number(argv[i + 1]);
-    if (!key || !Number.isInteger(value) || value < 1) throw new Error(`usage: bench/scale.ts [--per-cluster N] [--ops N] [--burst N] [--lists N]; bad "${argv[i]} ${argv[i + 1]}"`);
+    if (!key || !Number.isInteger(value) || value < 1)
+      throw new Error(
+        `usage: bench/scale.ts [--per-cluster N] [--ops N] [--burst N] [--lists N]; bad "${argv[i]} ${argv[i + 1]}"`,
+      );
     p[key] = value;
   }
   return p;
@@ -34,20 +42,30 @@ function parseParams(argv: string[]): Params {
 /** The running rig, closed on Ctrl-C. */
 let active: Rig | undefined;
 const t0 = performance.now();
-const log = (line: string): void => void process.stderr.write(`[${((performance.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${line}\n`);
+const log = (line: string): void =>
+  void process.stderr.write(`[${((performance.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${line}\n`);
 let tag = 0;
 const nextId = (what: string): string => `${what}-${++tag}`;
 
 /** One operation per cluster and namespace, so every worker's shared watches are open before anything is counted. */
 async function warmUp(rig: Rig, tracker: OpsTracker): Promise<void> {
-  const texts = CLUSTERS.flatMap((c, i) => NAMESPACES.map((ns, k) => ({ text: `scale ${c}/${ns}/job-${k} 3`, channel: CHANNELS[i] as string })));
+  const texts = CLUSTERS.flatMap((c, i) =>
+    NAMESPACES.map((ns, k) => ({ text: `scale ${c}/${ns}/job-${k} 3`, channel: CHANNELS[i] as string })),
+  );
   const before = tracker.recorded.size;
-  await burst(rig.bare, texts.map((t) => commandBody(rig.slackUrl, t.text, nextId('warm-bare'), t.channel)));
+  await burst(
+    rig.bare,
+    texts.map((t) => commandBody(rig.slackUrl, t.text, nextId('warm-bare'), t.channel)),
+  );
   await burst(
     rig.bots.map((b) => `http://127.0.0.1:${b.port}/slack/events`),
     texts.map((t) => commandBody(rig.slackUrl, t.text, nextId('warm'), t.channel)),
   );
-  await tracker.until(() => tracker.recorded.size >= before + texts.length && tracker.terminal.size >= tracker.recorded.size, 120_000, 'the warm-up operations');
+  await tracker.until(
+    () => tracker.recorded.size >= before + texts.length && tracker.terminal.size >= tracker.recorded.size,
+    120_000,
+    'the warm-up operations',
+  );
   const refused = [...tracker.terminal.values()].filter((s) => s !== 'COMPLETED');
   if (refused.length > 0) log(`  warning: warm-up outcomes include ${refused.join(', ')}`);
 }
@@ -59,7 +77,12 @@ async function warmUp(rig: Rig, tracker: OpsTracker): Promise<void> {
 function opCommand(slackUrl: string, j: number, id: string): string {
   const index = 100 + j;
   const c = j % CLUSTERS.length;
-  return commandBody(slackUrl, `scale ${CLUSTERS[c]}/${NAMESPACES[index % NAMESPACES.length]}/job-${index} 3`, id, CHANNELS[c]);
+  return commandBody(
+    slackUrl,
+    `scale ${CLUSTERS[c]}/${NAMESPACES[index % NAMESPACES.length]}/job-${index} 3`,
+    id,
+    CHANNELS[c],
+  );
 }
 
 interface OpsPhase {
@@ -78,17 +101,32 @@ async function opsPhase(rig: Rig, tracker: OpsTracker, p: Params): Promise<OpsPh
   const started = performance.now();
   for (let from = 0, round = 0; from < p.ops; from += p.burst, round++) {
     const js = Array.from({ length: Math.min(p.burst, p.ops - from) }, (_, i) => from + i);
-    const bareBurst = () => burst(rig.bare, js.map((j) => opCommand(rig.slackUrl, j, nextId('bare'))));
+    const bareBurst = () =>
+      burst(
+        rig.bare,
+        js.map((j) => opCommand(rig.slackUrl, j, nextId('bare'))),
+      );
     const theirsFirst = round % 2 === 0 ? await bareBurst() : [];
-    const mine = await burst(botUrls, js.map((j) => opCommand(rig.slackUrl, j, nextId('op'))));
+    const mine = await burst(
+      botUrls,
+      js.map((j) => opCommand(rig.slackUrl, j, nextId('op'))),
+    );
     // Rounds do not overlap: the next starts once this one's operations are recorded (as bench:ack does).
-    await tracker.until(() => tracker.recorded.size >= known.size + from + js.length, 60_000, `the operations of round ${round + 1}`);
+    await tracker.until(
+      () => tracker.recorded.size >= known.size + from + js.length,
+      60_000,
+      `the operations of round ${round + 1}`,
+    );
     const theirs = round % 2 === 0 ? theirsFirst : await bareBurst();
     result.ours.push(...mine);
     result.bare.push(...theirs);
     result.roundRatios.push(summarize(mine).p99 / summarize(theirs).p99);
   }
-  await tracker.until(() => [...tracker.recorded].filter((op) => !known.has(op)).every((op) => tracker.terminal.has(op)), 600_000, 'every operation to finish');
+  await tracker.until(
+    () => [...tracker.recorded].filter((op) => !known.has(op)).every((op) => tracker.terminal.has(op)),
+    600_000,
+    'every operation to finish',
+  );
   result.seconds = (performance.now() - started) / 1000;
   result.ops = [...tracker.recorded].filter((op) => !known.has(op));
   return result;
@@ -110,11 +148,13 @@ async function slackSettled(rig: Rig): Promise<Record<string, number>> {
     last = now;
     return same && calls;
   };
-  return eventually('the Slack calls to settle', unchanged, { timeoutMs: 900_000, intervalMs: 2000 }).catch((error: unknown) => {
-    if (error instanceof Error && error.cause instanceof GiveUp) throw error;
-    log('  warning: Slack calls still arriving after 900 s');
-    return rig.slackCalls();
-  });
+  return eventually('the Slack calls to settle', unchanged, { timeoutMs: 900_000, intervalMs: 2000 }).catch(
+    (error: unknown) => {
+      if (error instanceof Error && error.cause instanceof GiveUp) throw error;
+      log('  warning: Slack calls still arriving after 900 s');
+      return rig.slackCalls();
+    },
+  );
 }
 
 export interface ListPhase {
@@ -148,17 +188,21 @@ async function listPhase(rig: Rig, count: number): Promise<ListPhase> {
 }
 
 async function allMetrics(rig: Rig): Promise<Map<string, Metrics>> {
-  return new Map(await Promise.all([...rig.bots, ...rig.workers].map(async (p) => [p.name, await p.metrics()] as const)));
+  return new Map(
+    await Promise.all([...rig.bots, ...rig.workers].map(async (p) => [p.name, await p.metrics()] as const)),
+  );
 }
 
 async function run(p: Params): Promise<Results> {
-  log(`bench:scale — ${CLUSTERS.length} clusters × ${p.perCluster} FlinkDeployments, ${p.ops} operations in bursts of ${p.burst}, ${p.lists} lists; setting up…`);
+  log(
+    `bench:scale — ${CLUSTERS.length} clusters × ${p.perCluster} FlinkDeployments, ${p.ops} operations in bursts of ${p.burst}, ${p.lists} lists; setting up…`,
+  );
   const rig = await startRig(p.perCluster, log);
   active = rig;
   const tracker = new OpsTracker(rig.redisUrl, rig.prefix);
   try {
     await tracker.start();
-    log('  warm-up: one operation per cluster and namespace (opens the workers\' shared watches)…');
+    log("  warm-up: one operation per cluster and namespace (opens the workers' shared watches)…");
     await warmUp(rig, tracker);
     log('  warm-up operations finished; waiting for Slack to settle');
     await slackSettled(rig);
@@ -177,8 +221,26 @@ async function run(p: Params): Promise<Results> {
     log(`  ${p.lists} list commands…`);
     const list = await listPhase(rig, p.lists);
     const listKube = await Promise.all(rig.clusters.map(async (c) => ({ name: c.name, stats: await c.stats('GET') })));
-    const rss = await Promise.all([...rig.bots, ...rig.workers].map(async (proc) => ({ name: proc.name, metrics: await proc.metrics(), peak: await proc.peakRss() })));
-    return { params: p, setup: rig.setup, ops: { ...ops, outcomes: tracker.outcomes(ops.ops), slackLagSeconds: settled }, kube, listKube, slackBefore, slackAfter, metricsBefore, metricsAfter, list, rss };
+    const rss = await Promise.all(
+      [...rig.bots, ...rig.workers].map(async (proc) => ({
+        name: proc.name,
+        metrics: await proc.metrics(),
+        peak: await proc.peakRss(),
+      })),
+    );
+    return {
+      params: p,
+      setup: rig.setup,
+      ops: { ...ops, outcomes: tracker.outcomes(ops.ops), slackLagSeconds: settled },
+      kube,
+      listKube,
+      slackBefore,
+      slackAfter,
+      metricsBefore,
+      metricsAfter,
+      list,
+      rss,
+    };
   } finally {
     await tracker.stop();
     await rig.close();

@@ -19,7 +19,16 @@ interface Params {
   timeoutMs: number;
 }
 
-const DEFAULTS: Params = { resources: 1000, namespaces: 4, watchers: 50, clusterWatchers: 10, updates: 5000, batch: 100, intervalMs: 0, timeoutMs: 60_000 };
+const DEFAULTS: Params = {
+  resources: 1000,
+  namespaces: 4,
+  watchers: 50,
+  clusterWatchers: 10,
+  updates: 5000,
+  batch: 100,
+  intervalMs: 0,
+  timeoutMs: 60_000,
+};
 
 type ChildMessage =
   | { type: 'ready' }
@@ -36,7 +45,9 @@ function parseParams(argv: string[]): Params {
     const key = argv[i]?.replace(/^--/, '') as keyof Params;
     const value = Number(argv[i + 1]);
     if (!(key in DEFAULTS) || !Number.isInteger(value) || value < 0) {
-      throw new Error(`usage: bench/sim-watch.ts [--${Object.keys(DEFAULTS).join(' N] [--')} N]; bad "${argv[i]} ${argv[i + 1]}"`);
+      throw new Error(
+        `usage: bench/sim-watch.ts [--${Object.keys(DEFAULTS).join(' N] [--')} N]; bad "${argv[i]} ${argv[i + 1]}"`,
+      );
     }
     params[key] = value;
   }
@@ -55,7 +66,12 @@ function deployment(i: number, p: Params): KubeObject {
       flinkConfiguration: { 'taskmanager.numberOfTaskSlots': '2', 'state.savepoints.dir': `s3://bench/${name}/sp` },
       jobManager: { resource: { memory: '2048m', cpu: 1 } },
       taskManager: { resource: { memory: '2048m', cpu: 1 } },
-      job: { jarURI: 'local:///opt/flink/examples/streaming/StateMachineExample.jar', parallelism: 2, upgradeMode: 'savepoint', state: 'running' },
+      job: {
+        jarURI: 'local:///opt/flink/examples/streaming/StateMachineExample.jar',
+        parallelism: 2,
+        upgradeMode: 'savepoint',
+        state: 'running',
+      },
     },
     status: { lifecycleState: 'STABLE', jobStatus: { state: 'RUNNING' } },
   };
@@ -99,7 +115,8 @@ async function runChild(): Promise<void> {
     latencies.push(at - writtenAt);
     firstAt ||= at;
     lastAt = at;
-    if (latencies.length === expected) send({ type: 'done', latencies, firstAt, lastAt, rssMb: rssMb(), received: latencies.length });
+    if (latencies.length === expected)
+      send({ type: 'done', latencies, firstAt, lastAt, rssMb: rssMb(), received: latencies.length });
   };
   for (let w = 0; w < params.watchers; w++) {
     const clusterWide = w < params.clusterWatchers;
@@ -118,7 +135,10 @@ async function runParent(p: Params): Promise<void> {
   for (let i = 0; i < p.resources; i++) store.create('flinkdeployments', deployment(i, p));
   const server = await startSimApiServer({ store });
   const expected = expectedDeliveries(p);
-  const child = fork(import.meta.filename, ['--child', JSON.stringify({ url: server.url, params: p, resourceVersion: store.resourceVersion, expected })]);
+  const child = fork(import.meta.filename, [
+    '--child',
+    JSON.stringify({ url: server.url, params: p, resourceVersion: store.resourceVersion, expected }),
+  ]);
   const timeout = setTimeout(() => {
     process.stderr.write(`bench timed out after ${p.timeoutMs} ms\n`);
     child.kill();
@@ -133,9 +153,15 @@ async function runParent(p: Params): Promise<void> {
   for (let u = 0; u < p.updates; u += p.batch) {
     for (let k = u; k < Math.min(u + p.batch, p.updates); k++) {
       const i = k % p.resources;
-      store.update('flinkdeployments', namespaceOf(i, p), deployment(i, p).metadata.name, (o) => ({ ...o, status: { ...o.status, benchWrittenAt: nowMs(), seq: k } }), {
-        subresource: 'status',
-      });
+      store.update(
+        'flinkdeployments',
+        namespaceOf(i, p),
+        deployment(i, p).metadata.name,
+        (o) => ({ ...o, status: { ...o.status, benchWrittenAt: nowMs(), seq: k } }),
+        {
+          subresource: 'status',
+        },
+      );
     }
     // Yield between batches so the server can flush sockets, as it would between operator reconciles.
     if (p.intervalMs > 0) await new Promise<void>((resolve) => setTimeout(resolve, p.intervalMs));
@@ -157,7 +183,11 @@ async function runParent(p: Params): Promise<void> {
     serverRssMbAfterRun: rssMb(),
     watcherProcessRssMb: result.rssMb,
     writeMs: Math.round(writesDone - started),
-    latencyMs: { p50: round(percentile(sorted, 50)), p99: round(percentile(sorted, 99)), max: round(sorted[sorted.length - 1] ?? NaN) },
+    latencyMs: {
+      p50: round(percentile(sorted, 50)),
+      p99: round(percentile(sorted, 99)),
+      max: round(sorted[sorted.length - 1] ?? NaN),
+    },
     eventsPerSecond: Math.round(result.received / seconds),
     updatesPerSecond: Math.round(p.updates / ((writesDone - started) / 1000)),
   };

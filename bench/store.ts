@@ -33,7 +33,10 @@ async function lifecycle(): Promise<void> {
   const id = newOperationId(() => randomBytes(16));
   const target: Target = { kind: 'FlinkDeployment', namespace: 'bench', name: `job-${id.slice(3)}` };
   const intent: OperationIntent = { kind: 'restart', target, incidentChannels: [] };
-  const created = await store.create({ id, kind: 'restart', intent, target, requester: 'U0BENCH', channel: 'C0BENCH', incidentChannels: [] }, 'U0BENCH');
+  const created = await store.create(
+    { id, kind: 'restart', intent, target, requester: 'U0BENCH', channel: 'C0BENCH', incidentChannels: [] },
+    'U0BENCH',
+  );
   if (!created.ok) throw new Error('id taken');
   for (const [from, to, role] of STEPS) {
     const result = await store.transition(id, { from: [from], to, actor: role, role });
@@ -47,7 +50,9 @@ try {
   const started = performance.now();
   for (let i = 0; i < ROUNDS; i++) await lifecycle();
   const ms = performance.now() - started;
-  console.log(`store: ${(commands / ROUNDS).toFixed(1)} Redis round trips per create + 5 transitions (${ROUNDS} rounds)`);
+  console.log(
+    `store: ${(commands / ROUNDS).toFixed(1)} Redis round trips per create + 5 transitions (${ROUNDS} rounds)`,
+  );
   console.log(`store: ${(ms / ROUNDS).toFixed(2)} ms per create + 5 transitions against ${redactUrl(url)}`);
 } finally {
   let cursor = '0';

@@ -50,7 +50,10 @@ function parseScenarios(argv: string[]): Params[] {
   for (let i = 0; i < argv.length; i += 2) {
     const key = argv[i]?.replace(/^--/, '') as keyof Params;
     const value = Number(argv[i + 1]);
-    if (!(key in p) || !Number.isInteger(value) || value < 1) throw new Error(`usage: bench/worker.ts [--targets N] [--perTarget N] [--concurrency N]; bad "${argv[i]} ${argv[i + 1]}"`);
+    if (!(key in p) || !Number.isInteger(value) || value < 1)
+      throw new Error(
+        `usage: bench/worker.ts [--targets N] [--perTarget N] [--concurrency N]; bad "${argv[i]} ${argv[i + 1]}"`,
+      );
     p[key] = value;
   }
   return [p];
@@ -89,7 +92,11 @@ async function scenario(url: string, params: Params): Promise<void> {
   if (!parsed.ok) throw new Error(parsed.errors.join('; '));
   const freezes = new FreezeStore(redis, { prefix });
   try {
-    const targets = Array.from({ length: params.targets }, (_, i): Target => ({ kind: 'FlinkDeployment', namespace: NS, name: `job-${i}` }));
+    const targets = Array.from({ length: params.targets }, (_, i): Target => ({
+      kind: 'FlinkDeployment',
+      namespace: NS,
+      name: `job-${i}`,
+    }));
     await createTargets(cluster.kubeconfigPath, kube, targets);
 
     // The bot's part, before the clock starts: plan, record, queue (in each target's order).
@@ -98,22 +105,47 @@ async function scenario(url: string, params: Params): Promise<void> {
       for (const t of targets) {
         const id = newOperationId(() => randomBytes(16));
         const intent = intentFor(t, round);
-        const a = await assess(parsed.policy, { intent, opId: id, requester: 'U0BENCH' }, {
-          clients: () => ({ kube }),
-          getFreeze: (target) => freezes.get(target),
-          getOperation: (opId) => store.get(opId),
-          now: () => new Date(),
-          nonce: () => Date.now(),
-        });
+        const a = await assess(
+          parsed.policy,
+          { intent, opId: id, requester: 'U0BENCH' },
+          {
+            clients: () => ({ kube }),
+            getFreeze: (target) => freezes.get(target),
+            getOperation: (opId) => store.get(opId),
+            now: () => new Date(),
+            nonce: () => Date.now(),
+          },
+        );
         if (!a.ok) throw new Error(a.refusal);
-        await store.create({ id, kind: intent.kind, intent, target: t, requester: 'U0BENCH', channel: 'C0BENCH', incidentChannels: [], plan: a.plan, decision: a.decision }, 'U0BENCH');
+        await store.create(
+          {
+            id,
+            kind: intent.kind,
+            intent,
+            target: t,
+            requester: 'U0BENCH',
+            channel: 'C0BENCH',
+            incidentChannels: [],
+            plan: a.plan,
+            decision: a.decision,
+          },
+          'U0BENCH',
+        );
         await store.transition(id, { from: ['ACCEPTED'], to: 'QUEUED', actor: 'U0BENCH', role: 'bot' });
         ids.push({ id, revision: a.plan.revision });
       }
     }
 
     const config = loadConfig(
-      { REDIS_URL: url, REDIS_PREFIX: prefix, KUBECONFIG: cluster.kubeconfigPath, POLICY_FILE: policyPath, WORKER_CONCURRENCY: String(params.concurrency), LEASE_TTL: '30s', LOG_LEVEL: 'silent' },
+      {
+        REDIS_URL: url,
+        REDIS_PREFIX: prefix,
+        KUBECONFIG: cluster.kubeconfigPath,
+        POLICY_FILE: policyPath,
+        WORKER_CONCURRENCY: String(params.concurrency),
+        LEASE_TTL: '30s',
+        LOG_LEVEL: 'silent',
+      },
       'worker',
     );
     if (!config.ok) throw new Error(config.problems.join('; '));
@@ -137,7 +169,11 @@ async function scenario(url: string, params: Params): Promise<void> {
     let after = await lastEventId(blocking, prefix);
     const pending = new Set(ids.map((o) => o.id));
     roundTrips = 0;
-    const cpuBefore = { worker: process.cpuUsage(), sim: await processCpuMs(cluster.child.pid), redis: await redisCpuMs(redis) };
+    const cpuBefore = {
+      worker: process.cpuUsage(),
+      sim: await processCpuMs(cluster.child.pid),
+      redis: await redisCpuMs(redis),
+    };
     const started = performance.now();
     for (const { id, revision } of ids) await queue.enqueue(id, revision);
     const states = new Map<string, number>();
@@ -145,7 +181,8 @@ async function scenario(url: string, params: Params): Promise<void> {
       const events = await waitForEvents(blocking, prefix, after, 1000, 1000);
       if (events.length > 0) after = (events.at(-1) as { id: string }).id;
       for (const e of events) {
-        if (e.type === 'state' && (TERMINAL_STATES as readonly string[]).includes(e.name) && pending.delete(e.op)) states.set(e.name, (states.get(e.name) ?? 0) + 1);
+        if (e.type === 'state' && (TERMINAL_STATES as readonly string[]).includes(e.name) && pending.delete(e.op))
+          states.set(e.name, (states.get(e.name) ?? 0) + 1);
       }
       if (performance.now() - started > 120_000) throw new Error(`${pending.size} operations still open after 120 s`);
     }
@@ -162,24 +199,47 @@ async function scenario(url: string, params: Params): Promise<void> {
     const watchRequests = worker.watches.stats().reduce((sum, w) => sum + w.opened + w.relists, 0);
     await worker.close();
     const ops = ids.length;
-    const redisCommands = [...afterCounts].map(([k, v]) => [k, v - (before.get(k) ?? 0)] as const).filter(([, v]) => v > 0);
+    const redisCommands = [...afterCounts]
+      .map(([k, v]) => [k, v - (before.get(k) ?? 0)] as const)
+      .filter(([, v]) => v > 0);
     const redisTotal = redisCommands.reduce((s, [, v]) => s + v, 0);
     const check = await store.getMany(ids.map((o) => o.id));
     if (check.some((r) => !isTerminal(r.state))) throw new Error('an operation is not terminal');
-    console.log(`worker bench: ${params.targets} targets × ${params.perTarget} ops = ${ops} operations, WORKER_CONCURRENCY ${params.concurrency}, fast simulation, Redis ${redactUrl(url)}`);
+    console.log(
+      `worker bench: ${params.targets} targets × ${params.perTarget} ops = ${ops} operations, WORKER_CONCURRENCY ${params.concurrency}, fast simulation, Redis ${redactUrl(url)}`,
+    );
     console.log(`  outcomes: ${[...states].map(([s, n]) => `${n} ${s}`).join(', ')}`);
-    console.log(`  throughput: ${(ops / seconds).toFixed(1)} operations/s end to end (${seconds.toFixed(2)} s from enqueue to the last outcome)`);
+    console.log(
+      `  throughput: ${(ops / seconds).toFixed(1)} operations/s end to end (${seconds.toFixed(2)} s from enqueue to the last outcome)`,
+    );
     // Flink REST reads go through the API server's service proxy: counted apart from the Kubernetes API calls.
-    const restRequests = Object.entries(stats.requests).filter(([k]) => k.includes('services/proxy')).reduce((sum, [, v]) => sum + v, 0);
+    const restRequests = Object.entries(stats.requests)
+      .filter(([k]) => k.includes('services/proxy'))
+      .reduce((sum, [, v]) => sum + v, 0);
     const kubeTotal = stats.total - restRequests;
-    console.log(`  Kubernetes: ${((kubeTotal - watchRequests) / ops).toFixed(2)} requests per operation beyond the shared watches (${kubeTotal} total, ${watchRequests} for watches)`);
-    console.log(`  Flink REST (through the service proxy): ${(restRequests / ops).toFixed(2)} requests per operation (${restRequests} total)`);
-    console.log(`    ${Object.entries(stats.requests).map(([k, v]) => `${k}: ${v}`).join(', ')}`);
-    const share = (ms: number): string => `${(ms / 1000).toFixed(2)} s (${((100 * ms) / (seconds * 1000)).toFixed(0)}% of a core)`;
-    console.log(`  CPU in that window: worker process ${share(cpu.worker)}, simulated cluster ${share(cpu.sim)}, redis-server ${share(cpu.redis)}`);
+    console.log(
+      `  Kubernetes: ${((kubeTotal - watchRequests) / ops).toFixed(2)} requests per operation beyond the shared watches (${kubeTotal} total, ${watchRequests} for watches)`,
+    );
+    console.log(
+      `  Flink REST (through the service proxy): ${(restRequests / ops).toFixed(2)} requests per operation (${restRequests} total)`,
+    );
+    console.log(
+      `    ${Object.entries(stats.requests)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join(', ')}`,
+    );
+    const share = (ms: number): string =>
+      `${(ms / 1000).toFixed(2)} s (${((100 * ms) / (seconds * 1000)).toFixed(0)}% of a core)`;
+    console.log(
+      `  CPU in that window: worker process ${share(cpu.worker)}, simulated cluster ${share(cpu.sim)}, redis-server ${share(cpu.redis)}`,
+    );
     const top = redisCommands.sort((a, b) => b[1] - a[1]).slice(0, 8);
-    console.log(`  Redis: ${(workerTrips / ops).toFixed(1)} commands sent per operation by the worker's connections (a script call counts once; BullMQ's blocking duplicate not counted)`);
-    console.log(`    server side, scripts' inner commands included (worker, bench enqueue and monitor): ${(redisTotal / ops).toFixed(1)} per operation`);
+    console.log(
+      `  Redis: ${(workerTrips / ops).toFixed(1)} commands sent per operation by the worker's connections (a script call counts once; BullMQ's blocking duplicate not counted)`,
+    );
+    console.log(
+      `    server side, scripts' inner commands included (worker, bench enqueue and monitor): ${(redisTotal / ops).toFixed(1)} per operation`,
+    );
     console.log(`    top: ${top.map(([k, v]) => `${k} ${(v / ops).toFixed(1)}`).join(', ')}`);
   } finally {
     await queue.close();
@@ -221,11 +281,15 @@ interface SimProcess {
 }
 
 async function startSimProcess(kubeconfigPath: string): Promise<SimProcess> {
-  const child = spawn(process.execPath, ['bin/flink-chatops.js', 'sim-cluster', '--speed', 'fast', '--seed', 'none', '--kubeconfig', kubeconfigPath], {
-    cwd: new URL('..', import.meta.url),
-    env: { ...process.env, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['bin/flink-chatops.js', 'sim-cluster', '--speed', 'fast', '--seed', 'none', '--kubeconfig', kubeconfigPath],
+    {
+      cwd: new URL('..', import.meta.url),
+      env: { ...process.env, LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const [line] = (await once(createInterface({ input: child.stdout as NodeJS.ReadableStream }), 'line')) as [string];
   const { server } = JSON.parse(line) as { server: string };
   return {
@@ -239,9 +303,17 @@ async function startSimProcess(kubeconfigPath: string): Promise<SimProcess> {
 async function createTargets(kubeconfigPath: string, kube: ClientNodeFlinkClient, targets: Target[]): Promise<void> {
   const api = loadKubeConfig(kubeconfigPath).makeApiClient(CustomObjectsApi);
   for (const t of targets) {
-    await api.createNamespacedCustomObject({ group: 'flink.apache.org', version: 'v1beta1', namespace: NS, plural: 'flinkdeployments', body: deployment(t.name, NS) });
+    await api.createNamespacedCustomObject({
+      group: 'flink.apache.org',
+      version: 'v1beta1',
+      namespace: NS,
+      plural: 'flinkdeployments',
+      body: deployment(t.name, NS),
+    });
   }
-  const stable = async () => (await kube.list('FlinkDeployment', NS)).filter((o) => isStable(statusOf(o as never), o as never)).length === targets.length;
+  const stable = async () =>
+    (await kube.list('FlinkDeployment', NS)).filter((o) => isStable(statusOf(o as never), o as never)).length ===
+    targets.length;
   await eventually('every target to become STABLE', stable, { timeoutMs: 60_000, intervalMs: 250 });
 }
 

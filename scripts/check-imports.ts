@@ -8,7 +8,9 @@ const { modules, problems } = checkImports(roots);
 const where = roots.map((root) => root.name).join(', ');
 for (const problem of problems) console.error(problem.message);
 if (problems.length > 0) {
-  console.error(`\n${problems.length} import problem(s) in ${modules} modules (${where}); the rule is in scripts/import-rules.ts`);
+  console.error(
+    `\n${problems.length} import problem(s) in ${modules} modules (${where}); the rule is in scripts/import-rules.ts`,
+  );
   process.exit(1);
 }
 console.log(`imports follow the layer tables, no cycles, in ${modules} modules (${where})`);

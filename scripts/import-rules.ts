@@ -6,7 +6,14 @@ import { type AreaRule, type Layers, WHOLE_ROOT, areaIn } from './import-rules/a
 import type { Root } from './import-rules/check.js';
 
 export { type AreaRule, type Layers, describeRule } from './import-rules/areas.js';
-export { type CheckResult, type ImportEdge, type Problem, type ProblemKind, type Root, checkImports } from './import-rules/check.js';
+export {
+  type CheckResult,
+  type ImportEdge,
+  type Problem,
+  type ProblemKind,
+  type Root,
+  checkImports,
+} from './import-rules/check.js';
 export { findCycles } from './import-rules/cycles.js';
 export { type FoundImport, type ImportKind, importsOf, scan } from './import-rules/scan.js';
 
@@ -87,7 +94,10 @@ export function projectRoots(repo: string): Root[] {
       dir: src,
       name: 'src',
       layers: LAYERS,
-      refused: { [sim]: 'nothing in the bot imports the simulators (packages/sim)', [bot]: 'the bot imports itself by relative path' },
+      refused: {
+        [sim]: 'nothing in the bot imports the simulators (packages/sim)',
+        [bot]: 'the bot imports itself by relative path',
+      },
     },
   ];
   if (existsSync(join(simDir, 'src'))) {
@@ -96,7 +106,7 @@ export function projectRoots(repo: string): Root[] {
       name: 'packages/sim/src',
       layers: SIM_LAYERS,
       entries: { [join(src, 'index.ts')]: "the bot's public entry src/index.ts" },
-      refused: { [bot]: "import the bot through its public entry, by relative path to src/index.ts" },
+      refused: { [bot]: 'import the bot through its public entry, by relative path to src/index.ts' },
     });
   }
   return roots;

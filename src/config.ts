@@ -8,7 +8,13 @@ import { isClusterName } from './domain/model/target.js';
 // The parts in ./config/, re-exported so every reader imports the configuration from one place.
 export { redactUrl } from './config/redact.js';
 export { FILE_VARIABLES } from './config/files.js';
-export { parseRedisUrl, type RedisMode, type RedisNode, type RedisSettings, type RedisUrlParts } from './config/redis.js';
+export {
+  parseRedisUrl,
+  type RedisMode,
+  type RedisNode,
+  type RedisSettings,
+  type RedisUrlParts,
+} from './config/redis.js';
 
 export const ROLES = ['bot', 'worker', 'all'] as const;
 export type Role = (typeof ROLES)[number];
@@ -38,7 +44,8 @@ const clusterList = (name: string) =>
     .transform((text, ctx) => {
       if (text === undefined || text.trim() === '') return undefined;
       const names = text.split(',').map((n) => n.trim());
-      for (const n of names) if (!isClusterName(n)) ctx.addIssue({ code: 'custom', message: `"${n}" ${CLUSTER_NAME_RULE}` });
+      for (const n of names)
+        if (!isClusterName(n)) ctx.addIssue({ code: 'custom', message: `"${n}" ${CLUSTER_NAME_RULE}` });
       const twice = names.filter((n, i) => names.indexOf(n) !== i);
       if (twice.length > 0) ctx.addIssue({ code: 'custom', message: `names ${twice[0]} twice` });
       return names;
@@ -61,12 +68,18 @@ export const EnvSchema = z.object({
   SLACK_COMMAND: z
     .string()
     .default('/flink')
-    .refine((v) => /^\/[a-z0-9_-]{1,31}$/.test(v), 'must look like /flink (a slash and up to 31 lowercase letters, digits, - or _)'),
+    .refine(
+      (v) => /^\/[a-z0-9_-]{1,31}$/.test(v),
+      'must look like /flink (a slash and up to 31 lowercase letters, digits, - or _)',
+    ),
   PORT: z.coerce.number().int('must be an integer').min(0).max(65535).default(3000),
   REDIS_URL: z
     .string()
     .default('redis://127.0.0.1:6379')
-    .refine((v) => /^rediss?:\/\/\S+$/.test(v) && parseRedisUrl(v) !== undefined, 'must be a redis:// or rediss:// URL (a database, if given, as /<number>)'),
+    .refine(
+      (v) => /^rediss?:\/\/\S+$/.test(v) && parseRedisUrl(v) !== undefined,
+      'must be a redis:// or rediss:// URL (a database, if given, as /<number>)',
+    ),
   REDIS_PREFIX: z
     .string()
     .default('fco')
@@ -76,7 +89,10 @@ export const EnvSchema = z.object({
     .string()
     .default('mymaster')
     .transform((v) => v.trim())
-    .refine((v) => /^[A-Za-z0-9_.-]{1,128}$/.test(v), 'must be the master name the sentinels monitor (letters, digits, _, . or -)'),
+    .refine(
+      (v) => /^[A-Za-z0-9_.-]{1,128}$/.test(v),
+      'must be the master name the sentinels monitor (letters, digits, _, . or -)',
+    ),
   REDIS_CLUSTER_NODES: nodeList('REDIS_CLUSTER_NODES', 6379),
   SLACK_BOT_TOKEN_FILE: optionalText,
   SLACK_SIGNING_SECRET_FILE: optionalText,
@@ -96,8 +112,14 @@ export const EnvSchema = z.object({
   VERIFY_TIMEOUT: duration('VERIFY_TIMEOUT', '10m'),
   VERIFY_TIMEOUT_SAVEPOINT: duration('VERIFY_TIMEOUT_SAVEPOINT', '15m'),
   FAILURE_GRACE: duration('FAILURE_GRACE', '2m'),
-  HTTPS_PROXY: optionalText.refine((v) => v === undefined || /^https?:\/\/\S+$/.test(v), 'must be an http(s):// URL of the proxy'),
-  HTTP_PROXY: optionalText.refine((v) => v === undefined || /^https?:\/\/\S+$/.test(v), 'must be an http(s):// URL of the proxy'),
+  HTTPS_PROXY: optionalText.refine(
+    (v) => v === undefined || /^https?:\/\/\S+$/.test(v),
+    'must be an http(s):// URL of the proxy',
+  ),
+  HTTP_PROXY: optionalText.refine(
+    (v) => v === undefined || /^https?:\/\/\S+$/.test(v),
+    'must be an http(s):// URL of the proxy',
+  ),
   NO_PROXY: optionalText,
   SLACK_ALLOWED_TEAMS: z
     .string()
@@ -105,7 +127,9 @@ export const EnvSchema = z.object({
     .transform((text, ctx) => {
       if (text === undefined || text.trim() === '') return undefined;
       const ids = text.split(',').map((t) => t.trim());
-      for (const id of ids) if (!/^[TE][A-Z0-9]{2,}$/.test(id)) ctx.addIssue({ code: 'custom', message: `"${id}" is not a Slack team (T…) or enterprise (E…) id` });
+      for (const id of ids)
+        if (!/^[TE][A-Z0-9]{2,}$/.test(id))
+          ctx.addIssue({ code: 'custom', message: `"${id}" is not a Slack team (T…) or enterprise (E…) id` });
       return ids;
     }),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -150,7 +174,11 @@ export interface Config {
    * The egress proxy of every Slack call (docs/configuration.md#configuration): HTTPS_PROXY for https URLs, HTTP_PROXY
    * for http ones.
    */
-  readonly proxy: { readonly https: string | undefined; readonly http: string | undefined; readonly noProxy: string | undefined };
+  readonly proxy: {
+    readonly https: string | undefined;
+    readonly http: string | undefined;
+    readonly noProxy: string | undefined;
+  };
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
@@ -159,7 +187,10 @@ export type ConfigResult = { ok: true; config: Config } | { ok: false; problems:
 export function loadConfig(given: Record<string, string | undefined>, role: Role = 'all'): ConfigResult {
   const { env, problems, fromFile } = readFileVariables(given);
   const parsed = EnvSchema.safeParse(env);
-  if (!parsed.success) problems.push(...parsed.error.issues.map((issue) => describeIssue(String(issue.path[0] ?? ''), issue.message, env, fromFile)));
+  if (!parsed.success)
+    problems.push(
+      ...parsed.error.issues.map((issue) => describeIssue(String(issue.path[0] ?? ''), issue.message, env, fromFile)),
+    );
   problems.push(...roleProblems(env, role, fromFile));
   if (parsed.success) problems.push(...clusterProblems(parsed.data), ...redisProblems(parsed.data));
   if (!parsed.success || problems.length > 0) return { ok: false, problems };
@@ -201,7 +232,9 @@ function clusterProblems(e: z.infer<typeof EnvSchema>): string[] {
   const unknown = (e.WORKER_CLUSTERS ?? []).filter((n) => !names.includes(n));
   if (unknown.length === 0) return [];
   const source = e.KUBE_CONTEXTS ? 'KUBE_CONTEXTS' : 'CLUSTER_NAME';
-  return [`WORKER_CLUSTERS: ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not among the clusters this process sees (${source}: ${names.join(', ')})`];
+  return [
+    `WORKER_CLUSTERS: ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not among the clusters this process sees (${source}: ${names.join(', ')})`,
+  ];
 }
 
 function roleProblems(env: Record<string, string | undefined>, role: Role, fromFile: ReadonlySet<string>): string[] {
@@ -211,7 +244,9 @@ function roleProblems(env: Record<string, string | undefined>, role: Role, fromF
   const problems: string[] = [];
   if (!set('SLACK_BOT_TOKEN')) problems.push(`SLACK_BOT_TOKEN: required for role "${role}" (xoxb-…)`);
   if (!set('SLACK_APP_TOKEN') && !set('SLACK_SIGNING_SECRET')) {
-    problems.push(`SLACK_SIGNING_SECRET: required for role "${role}" in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)`);
+    problems.push(
+      `SLACK_SIGNING_SECRET: required for role "${role}" in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)`,
+    );
   }
   return problems;
 }
@@ -222,4 +257,3 @@ function deepFreeze<T extends object>(value: T): T {
   }
   return Object.freeze(value);
 }
-

@@ -23,7 +23,8 @@ export interface ImportEdge extends FoundImport {
   target?: string;
 }
 
-export type ProblemKind = 'cycle' | 'layer' | 'package' | 'specifier' | 'unplaced' | 'require' | 'computed' | 'reference' | 'impure';
+export type ProblemKind =
+  'cycle' | 'layer' | 'package' | 'specifier' | 'unplaced' | 'require' | 'computed' | 'reference' | 'impure';
 
 export interface Problem {
   kind: ProblemKind;
@@ -81,7 +82,9 @@ function packageName(specifier: string): string {
 function load(root: Root, file: string): Module {
   const path = pathIn(root.dir, file);
   const found = scan(readFileSync(file, 'utf8'), file);
-  const edges = found.imports.map((edge) => (edge.specifier.startsWith('.') ? { ...edge, target: resolveRelative(file, edge.specifier) } : edge));
+  const edges = found.imports.map((edge) =>
+    edge.specifier.startsWith('.') ? { ...edge, target: resolveRelative(file, edge.specifier) } : edge,
+  );
   return { file, root, path, name: root.name ? `${root.name}/${path}` : path, found, edges };
 }
 
@@ -92,7 +95,8 @@ function shownEdge(module: Module, edge: ImportEdge): string {
 
 /** What is wrong with a specifier the checker cannot resolve to a file or a package, if anything. */
 function unplacedSpecifier(specifier: string): string | undefined {
-  if (specifier.startsWith('#')) return 'is a package.json "imports" (#) specifier: this project does not use them, and the checker cannot place it';
+  if (specifier.startsWith('#'))
+    return 'is a package.json "imports" (#) specifier: this project does not use them, and the checker cannot place it';
   if (isAbsolute(specifier) || (/^[a-z][a-z0-9+.-]*:/i.test(specifier) && !specifier.startsWith('node:'))) {
     return 'cannot be placed by the checker: use a relative path or a package name';
   }
@@ -110,7 +114,8 @@ function edgeProblem(module: Module, area: string, edge: ImportEdge): Omit<Probl
     const refused = root.refused?.[name];
     if (refused) return { kind: 'package', message: `${shown} is refused: ${refused}` };
     const allowed = root.layers[area]?.packages;
-    if (allowed && !allowed.includes(name)) return { kind: 'package', message: `${shown} breaks "${describeRule(root.layers, area)}"` };
+    if (allowed && !allowed.includes(name))
+      return { kind: 'package', message: `${shown} breaks "${describeRule(root.layers, area)}"` };
     return undefined;
   }
   const target = edge.target ?? resolveRelative(module.file, edge.specifier);
@@ -119,23 +124,40 @@ function edgeProblem(module: Module, area: string, edge: ImportEdge): Omit<Probl
     if (root.entries?.[target]) return undefined;
     const only = Object.values(root.entries ?? {});
     const rule = only.length > 0 ? `from outside it, only ${only.join(', ')}` : 'nothing outside it';
-    return { kind: 'layer', message: `${shown} reaches outside ${root.name ?? 'the root'} (${path}): it may import ${rule}` };
+    return {
+      kind: 'layer',
+      message: `${shown} reaches outside ${root.name ?? 'the root'} (${path}): it may import ${rule}`,
+    };
   }
   const targetArea = areaIn(root.layers, path) ?? path;
   const why = layerProblem(root.layers, area, edge.kind, targetArea);
-  return why ? { kind: 'layer', message: `${shown} ${why} (${path}): breaks "${describeRule(root.layers, area)}"` } : undefined;
+  return why
+    ? { kind: 'layer', message: `${shown} ${why} (${path}): breaks "${describeRule(root.layers, area)}"` }
+    : undefined;
 }
 
 /** Every problem of one module but cycles. */
 function moduleProblems(module: Module): Problem[] {
   const { root, name } = module;
-  const at = (line: number, kind: ProblemKind, text: string): Problem => ({ kind, file: name, line, message: `${name}:${line}: ${text}` });
+  const at = (line: number, kind: ProblemKind, text: string): Problem => ({
+    kind,
+    file: name,
+    line,
+    message: `${name}:${line}: ${text}`,
+  });
   const problems = module.found.escapes.map((e) => at(e.line, e.what, e.text));
   const area = areaIn(root.layers, module.path);
-  if (area === undefined) return [at(1, 'unplaced', 'is in no area of the layer table (scripts/import-rules.ts)'), ...problems];
+  if (area === undefined)
+    return [at(1, 'unplaced', 'is in no area of the layer table (scripts/import-rules.ts)'), ...problems];
   if (root.layers[area]?.pure) {
     for (const use of module.found.impure) {
-      problems.push(at(use.line, 'impure', `${use.name} in ${area}, which is pure: it takes the clock, randomness and the environment as parameters`));
+      problems.push(
+        at(
+          use.line,
+          'impure',
+          `${use.name} in ${area}, which is pure: it takes the clock, randomness and the environment as parameters`,
+        ),
+      );
     }
   }
   for (const edge of module.edges) {
@@ -156,7 +178,12 @@ function cycleProblems(modules: ReadonlyMap<string, Module>): Problem[] {
       return `${dynamic ? ' → import() ' : ' → '}${name(to)}`;
     });
     const line = edgesTo(first, cycle[1] as string)[0]?.line ?? 1;
-    return { kind: 'cycle', file: name(first), line, message: `${name(first)}:${line}: import cycle: ${name(first)}${steps.join('')}` };
+    return {
+      kind: 'cycle',
+      file: name(first),
+      line,
+      message: `${name(first)}:${line}: import cycle: ${name(first)}${steps.join('')}`,
+    };
   });
 }
 

@@ -11,7 +11,8 @@ export function findCycles(graph: ReadonlyMap<string, readonly GraphEdge[]>): st
   const low = new Map<string, number>();
   const stack: string[] = [];
   const groups: string[][] = [];
-  const next = (file: string): string[] => (graph.get(file) ?? []).flatMap((e) => (e.target && graph.has(e.target) ? [e.target] : []));
+  const next = (file: string): string[] =>
+    (graph.get(file) ?? []).flatMap((e) => (e.target && graph.has(e.target) ? [e.target] : []));
   const connect = (file: string): void => {
     index.set(file, index.size);
     low.set(file, index.get(file) as number);

@@ -35,9 +35,24 @@ export interface Scan {
 }
 
 /** Globals a pure module must not reference at all (the domain takes the clock and randomness as parameters). */
-const IMPURE_GLOBALS = new Set(['process', 'performance', 'globalThis', 'setTimeout', 'setInterval', 'setImmediate', 'fetch']);
+const IMPURE_GLOBALS = new Set([
+  'process',
+  'performance',
+  'globalThis',
+  'setTimeout',
+  'setInterval',
+  'setImmediate',
+  'fetch',
+]);
 /** node:crypto's randomness (node:crypto itself is allowed for hashing) and the Web Crypto one. */
-const RANDOM_NAMES = new Set(['randomUUID', 'randomBytes', 'randomInt', 'randomFill', 'randomFillSync', 'getRandomValues']);
+const RANDOM_NAMES = new Set([
+  'randomUUID',
+  'randomBytes',
+  'randomInt',
+  'randomFill',
+  'randomFillSync',
+  'getRandomValues',
+]);
 
 /**
  * Every import of `source`: static, `export … from`, type-only, `import()` (also in type positions), `require()`
@@ -92,7 +107,8 @@ function edgeOf(node: ts.Node, requires: ReadonlySet<string>): Omit<FoundImport,
   }
   if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) {
     const ref = node.moduleReference.expression;
-    if (ts.isStringLiteralLike(ref)) return { specifier: ref.text, kind: node.isTypeOnly ? 'type' : 'require', form: 'import = require()' };
+    if (ts.isStringLiteralLike(ref))
+      return { specifier: ref.text, kind: node.isTypeOnly ? 'type' : 'require', form: 'import = require()' };
   }
   if (ts.isModuleDeclaration(node) && ts.isStringLiteral(node.name)) {
     return { specifier: node.name.text, kind: 'type', form: 'declare module' };
@@ -110,10 +126,15 @@ function escapeOf(node: ts.Node, requires: ReadonlySet<string>): Omit<Escape, 'l
   if (ts.isCallExpression(node)) {
     const literal = literalArgument(node) !== undefined;
     if (node.expression.kind === ts.SyntaxKind.ImportKeyword) {
-      return literal ? undefined : { what: 'computed', text: 'import() of a computed specifier cannot be checked: name the module literally' };
+      return literal
+        ? undefined
+        : { what: 'computed', text: 'import() of a computed specifier cannot be checked: name the module literally' };
     }
     if (isRequireCall(node, requires)) {
-      return { what: 'require', text: `${node.expression.getText()}(${literal ? `'${literalArgument(node)}'` : '…'}): use import` };
+      return {
+        what: 'require',
+        text: `${node.expression.getText()}(${literal ? `'${literalArgument(node)}'` : '…'}): use import`,
+      };
     }
   }
   if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) {
@@ -126,14 +147,23 @@ function escapeOf(node: ts.Node, requires: ReadonlySet<string>): Omit<Escape, 'l
 /** `createRequire` by name anywhere: imported, re-exported, destructured, called, or read off `module`. */
 function mentionsCreateRequire(node: ts.Node): boolean {
   if (ts.isIdentifier(node)) return node.text === 'createRequire';
-  return ts.isElementAccessExpression(node) && ts.isStringLiteralLike(node.argumentExpression) && node.argumentExpression.text === 'createRequire';
+  return (
+    ts.isElementAccessExpression(node) &&
+    ts.isStringLiteralLike(node.argumentExpression) &&
+    node.argumentExpression.text === 'createRequire'
+  );
 }
 
 /** `require(…)`, `module.require(…)`, or a call of a name bound to what createRequire returned. */
 function isRequireCall(call: ts.CallExpression, requires: ReadonlySet<string>): boolean {
   const callee = call.expression;
   if (ts.isIdentifier(callee)) return callee.text === 'require' || requires.has(callee.text);
-  return ts.isPropertyAccessExpression(callee) && callee.name.text === 'require' && ts.isIdentifier(callee.expression) && callee.expression.text === 'module';
+  return (
+    ts.isPropertyAccessExpression(callee) &&
+    callee.name.text === 'require' &&
+    ts.isIdentifier(callee.expression) &&
+    callee.expression.text === 'module'
+  );
 }
 
 /** Names bound to a createRequire result (`const req = createRequire(import.meta.url)`), wherever they are declared. */
@@ -153,7 +183,13 @@ function requireNames(file: ts.SourceFile): Set<string> {
 /** The expression inside parentheses, `as`, `satisfies`, `!` and `<T>` casts. */
 function unwrap(expr: ts.Expression): ts.Expression {
   let e = expr;
-  while (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isNonNullExpression(e) || ts.isTypeAssertionExpression(e)) {
+  while (
+    ts.isParenthesizedExpression(e) ||
+    ts.isAsExpression(e) ||
+    ts.isSatisfiesExpression(e) ||
+    ts.isNonNullExpression(e) ||
+    ts.isTypeAssertionExpression(e)
+  ) {
     e = e.expression;
   }
   return e;
@@ -170,7 +206,9 @@ function calleeMentionsCreateRequire(callee: ts.Expression): boolean {
       ts.isImportDeclaration(s) &&
       s.importClause?.namedBindings !== undefined &&
       ts.isNamedImports(s.importClause.namedBindings) &&
-      s.importClause.namedBindings.elements.some((e) => e.name.text === callee.text && e.propertyName?.text === 'createRequire'),
+      s.importClause.namedBindings.elements.some(
+        (e) => e.name.text === callee.text && e.propertyName?.text === 'createRequire',
+      ),
   );
 }
 
@@ -180,7 +218,12 @@ function impureName(node: ts.Node): string | undefined {
     const name = `${node.expression.text}.${node.name.text}`;
     if (name === 'Date.now' || name === 'Math.random') return name;
   }
-  if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'Date' && !node.arguments?.length) {
+  if (
+    ts.isNewExpression(node) &&
+    ts.isIdentifier(node.expression) &&
+    node.expression.text === 'Date' &&
+    !node.arguments?.length
+  ) {
     return 'new Date()';
   }
   if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'Date') return 'Date()';
@@ -196,7 +239,14 @@ function isReference(id: ts.Identifier): boolean {
   const p = id.parent;
   if (ts.isPropertyAccessExpression(p)) return p.expression === id;
   if (ts.isShorthandPropertyAssignment(p)) return true;
-  if (ts.isQualifiedName(p) || ts.isTypeQueryNode(p) || ts.isTypeReferenceNode(p) || ts.isImportSpecifier(p) || ts.isExportSpecifier(p)) return false;
+  if (
+    ts.isQualifiedName(p) ||
+    ts.isTypeQueryNode(p) ||
+    ts.isTypeReferenceNode(p) ||
+    ts.isImportSpecifier(p) ||
+    ts.isExportSpecifier(p)
+  )
+    return false;
   if (ts.isBindingElement(p) && p.propertyName === id) return false;
   return !('name' in p && p.name === id);
 }

@@ -33,7 +33,8 @@ export class ApprovalTimers {
 
   constructor(private readonly deps: ApprovalTimerDeps) {
     this.periodic = new Periodic(() => this.look(), {
-      failed: (error) => deps.logger.warn({ err: error }, 'looking for due reminders failed; the next look tries again'),
+      failed: (error) =>
+        deps.logger.warn({ err: error }, 'looking for due reminders failed; the next look tries again'),
     });
   }
 
@@ -60,7 +61,8 @@ export class ApprovalTimers {
     const records = await this.deps.store.getMany(await this.deps.store.byState('AWAITING_APPROVAL'));
     for (const record of records) {
       for (const timer of dueTimers(record, settings, now)) {
-        if (await this.fire(record.id, timer, settings)) (timer.name === 'reminder' ? report.reminded : report.escalated).push(record.id);
+        if (await this.fire(record.id, timer, settings))
+          (timer.name === 'reminder' ? report.reminded : report.escalated).push(record.id);
       }
     }
     return report;
@@ -73,13 +75,24 @@ export class ApprovalTimers {
       const still = dueTimers(current, settings, now).some((t) => t.name === timer.name);
       return still ? { entries: [entryFor(current, timer)] } : { refuse: 'no longer due' };
     });
-    if (result.ok) forOperation(this.deps.logger, opId).info({ timer: timer.name }, timer.name === 'reminder' ? 'approvers reminded' : 'approval escalated');
+    if (result.ok)
+      forOperation(this.deps.logger, opId).info(
+        { timer: timer.name },
+        timer.name === 'reminder' ? 'approvers reminded' : 'approval escalated',
+      );
     return result.ok;
   }
 }
 
 function entryFor(record: OperationRecord, timer: ApprovalTimer): EntryInput {
-  const waited = formatDuration(Math.max(0, timer.dueAt - (record.history.find((e) => e.type === 'state' && e.name === 'AWAITING_APPROVAL')?.at ?? timer.dueAt)));
-  if (timer.name === REMINDER_NOTE) return { type: 'note', name: REMINDER_NOTE, actor: 'system', detail: { after: waited } };
+  const waited = formatDuration(
+    Math.max(
+      0,
+      timer.dueAt -
+        (record.history.find((e) => e.type === 'state' && e.name === 'AWAITING_APPROVAL')?.at ?? timer.dueAt),
+    ),
+  );
+  if (timer.name === REMINDER_NOTE)
+    return { type: 'note', name: REMINDER_NOTE, actor: 'system', detail: { after: waited } };
   return { type: 'note', name: ESCALATED_NOTE, actor: 'system', detail: { after: waited, groups: timer.groups } };
 }

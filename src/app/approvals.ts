@@ -2,7 +2,14 @@
 // re-check, quorum.
 import { enqueueQueued } from './enqueue.js';
 import { enqueueScheduled, scheduleOnEntry, scheduledEntry } from './scheduling.js';
-import { addApproval, canReject, eligibility, tally, type Eligibility, type Remaining } from '../domain/kit/policy/approval.js';
+import {
+  addApproval,
+  canReject,
+  eligibility,
+  tally,
+  type Eligibility,
+  type Remaining,
+} from '../domain/kit/policy/approval.js';
 import type { Approval, Requirement } from '../domain/model/decision.js';
 import { effectiveRequirements } from '../domain/engines/policy/approvers.js';
 import { checkDrift, desiredStateHolds } from '../domain/kit/planning/drift.js';
@@ -23,7 +30,8 @@ export interface Click {
   digestPrefix: string | undefined;
 }
 
-type Gate = { ok: true; record: Planned; requirements: Requirement[]; countsFor: string[] } | { ok: false; message: string };
+type Gate =
+  { ok: true; record: Planned; requirements: Requirement[]; countsFor: string[] } | { ok: false; message: string };
 
 export class ApprovalService {
   constructor(private readonly deps: BotDeps) {}
@@ -47,7 +55,17 @@ export class ApprovalService {
     const result = await this.deps.store.apply(click.opId, (current) => {
       if (current.state !== 'AWAITING_APPROVAL') return { refuse: alreadyDecided(current) };
       if (current.plan?.digest !== gate.record.plan.digest) return { refuse: `${current.id}: ${PLAN_CHANGED}` };
-      return { entries: [{ type: 'state', name: 'REJECTED', actor: click.user, role: 'bot', detail: { reason: `rejected by <@${click.user}>` } }] };
+      return {
+        entries: [
+          {
+            type: 'state',
+            name: 'REJECTED',
+            actor: click.user,
+            role: 'bot',
+            detail: { reason: `rejected by <@${click.user}>` },
+          },
+        ],
+      };
     });
     if (!result.ok) return refused(result.reason);
     forOperation(this.deps.logger, click.opId).info({ user: click.user }, 'operation rejected');
@@ -55,7 +73,10 @@ export class ApprovalService {
   }
 
   /** What every click on the approval card must pass before anything is read from the cluster. */
-  private async gate(click: Click, who: (input: Parameters<typeof eligibility>[0]) => Promise<Eligibility>): Promise<Gate> {
+  private async gate(
+    click: Click,
+    who: (input: Parameters<typeof eligibility>[0]) => Promise<Eligibility>,
+  ): Promise<Gate> {
     const record = await this.deps.store.get(click.opId);
     if (!record) return { ok: false, message: `there is no operation ${click.opId}` };
     if (record.state !== 'AWAITING_APPROVAL') return { ok: false, message: alreadyDecided(record) };
@@ -88,7 +109,11 @@ export class ApprovalService {
   private async recheck(record: Planned, user: string): Promise<ActionOutcome | undefined> {
     const live = await readLive(record.target, this.deps.clusters.kube(record.target));
     if (!live.ok) return abortAtApproval(this.deps, record, `${live.refusal}; request again`, user);
-    const ours = ourSubmissionsAfter(await this.deps.store.recentForTarget(record.target, OURS_LOOKBACK), record.plan, record.id);
+    const ours = ourSubmissionsAfter(
+      await this.deps.store.recentForTarget(record.target, OURS_LOOKBACK),
+      record.plan,
+      record.id,
+    );
     const drift = checkDrift({
       plan: record.plan,
       current: live.resource,
@@ -110,7 +135,12 @@ export class ApprovalService {
   }
 
   /** Records the vote (computed from the record as committed, so racing replicas count each person once). */
-  private async count(record: Planned, requirements: Requirement[], countsFor: string[], user: string): Promise<ActionOutcome> {
+  private async count(
+    record: Planned,
+    requirements: Requirement[],
+    countsFor: string[],
+    user: string,
+  ): Promise<ActionOutcome> {
     const digest = record.plan.digest;
     const at = this.deps.now();
     const policy = record.schedule === undefined ? undefined : await this.deps.policy.current();
@@ -123,7 +153,9 @@ export class ApprovalService {
       if (!added.added) return { refuse: `you already approved ${current.id}` };
       const t = tally(requirements, added.approvals, digest);
       remaining = t.remaining;
-      const entries: EntryInput[] = [{ type: 'approval', name: 'approved', actor: user, detail: { countsFor, remaining: t.remaining } }];
+      const entries: EntryInput[] = [
+        { type: 'approval', name: 'approved', actor: user, detail: { countsFor, remaining: t.remaining } },
+      ];
       if (t.satisfied) {
         const approvers = added.approvals.filter((a) => a.planDigest === digest).map((a) => a.user);
         // Approved now, run at its time (docs/policy.md#scheduled-operations).
@@ -141,11 +173,20 @@ export class ApprovalService {
     log.info({ user, state: result.record.state }, 'approval recorded');
     if (result.record.state === 'SCHEDULED') {
       await enqueueScheduled(this.deps, result.record, log);
-      return { type: 'done', record: result.record, message: `You approved ${record.id}; it has every approval it needs and is scheduled` };
+      return {
+        type: 'done',
+        record: result.record,
+        message: `You approved ${record.id}; it has every approval it needs and is scheduled`,
+      };
     }
-    if (result.record.state !== 'QUEUED') return { type: 'done', record: result.record, message: `You approved ${record.id}; ${stillNeeded(remaining)}` };
+    if (result.record.state !== 'QUEUED')
+      return { type: 'done', record: result.record, message: `You approved ${record.id}; ${stillNeeded(remaining)}` };
     await enqueueQueued(this.deps, result.record, record.plan.revision, log);
-    return { type: 'done', record: result.record, message: `You approved ${record.id}; it has every approval it needs and is queued` };
+    return {
+      type: 'done',
+      record: result.record,
+      message: `You approved ${record.id}; it has every approval it needs and is queued`,
+    };
   }
 }
 

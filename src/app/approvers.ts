@@ -29,7 +29,11 @@ async function membersOf(groups: readonly string[], usersOf: (group: string) => 
 }
 
 /** Faults (a user group that cannot be resolved) throw: the notifier then tries again later. */
-export function approverDirectory(policy: PolicyProvider, membership: MembershipSource, max = MAX_APPROVER_DMS): ApproverDirectory {
+export function approverDirectory(
+  policy: PolicyProvider,
+  membership: MembershipSource,
+  max = MAX_APPROVER_DMS,
+): ApproverDirectory {
   return {
     async settings() {
       const state = await policy.current();
@@ -45,7 +49,11 @@ export function approverDirectory(policy: PolicyProvider, membership: Membership
       const later = (await membersOf(escalation, usersOf)).filter((u) => u !== record.requester && !first.includes(u));
       const eligible = [...first, ...later];
       const messaged = eligible.slice(0, max);
-      return { messaged, notMessaged: eligible.slice(max), escalationOnly: new Set(later.filter((u) => messaged.includes(u))) };
+      return {
+        messaged,
+        notMessaged: eligible.slice(max),
+        escalationOnly: new Set(later.filter((u) => messaged.includes(u))),
+      };
     },
   };
 }

@@ -1,8 +1,20 @@
 // Assessment of one operation against the live cluster: read, plan, built-in checks and the policy decision.
 // Shared by the bot (request, explain, approval re-check) and the worker (re-plan under the lease).
 import type { PolicyDecision } from '../domain/model/decision.js';
-import { lastSavepoint as findLastSavepoint, deploymentNameOf, isSessionCluster, jobIdOf } from '../domain/model/resource.js';
-import { isUndo, judgedKind, kindModule, type KindIntent, type KindName, type OperationIntent } from '../domain/kinds/index.js';
+import {
+  lastSavepoint as findLastSavepoint,
+  deploymentNameOf,
+  isSessionCluster,
+  jobIdOf,
+} from '../domain/model/resource.js';
+import {
+  isUndo,
+  judgedKind,
+  kindModule,
+  type KindIntent,
+  type KindName,
+  type OperationIntent,
+} from '../domain/kinds/index.js';
 import type { OperationRecord } from '../domain/engines/operation.js';
 import type { Plan } from '../domain/model/plan.js';
 import { planOperation, type PlanContext } from '../domain/engines/planning/planner.js';
@@ -59,7 +71,10 @@ export interface Assessment {
 export type AssessResult = Assessment | { ok: false; refusal: string };
 
 /** The target an intent acts on (for undo: the undone operation's), or why there is none. */
-export async function resolveTarget(intent: OperationIntent, deps: Pick<AssessDeps, 'getOperation'>): Promise<{ ok: true; target: Target; undone?: OperationRecord } | { ok: false; refusal: string }> {
+export async function resolveTarget(
+  intent: OperationIntent,
+  deps: Pick<AssessDeps, 'getOperation'>,
+): Promise<{ ok: true; target: Target; undone?: OperationRecord } | { ok: false; refusal: string }> {
   if (!isUndo(intent)) return { ok: true, target: intent.target };
   const undone = await deps.getOperation(intent.opId);
   if (!undone) return { ok: false, refusal: `there is no operation ${intent.opId} to undo` };
@@ -71,10 +86,25 @@ export async function assess(policy: Policy, request: AssessRequest, deps: Asses
   if (!resolved.ok) return resolved;
   const { target, undone } = resolved;
   const { kube, rest } = deps.clients(target);
-  const live = request.current === undefined ? await readLive(target, kube, request.signal) : await withSessionCluster(target, request.current, kube, request.signal);
+  const live =
+    request.current === undefined
+      ? await readLive(target, kube, request.signal)
+      : await withSessionCluster(target, request.current, kube, request.signal);
   if (!live.ok) return live;
-  const ctx = { opId: request.opId, requester: request.requester, nonce: deps.nonce(), revision: request.revision ?? 1 };
-  const planned = await withVertexNames(planFor(request.intent, undone, live, ctx), target, live, rest, request.signal, (named) => planFor(request.intent, undone, named, ctx));
+  const ctx = {
+    opId: request.opId,
+    requester: request.requester,
+    nonce: deps.nonce(),
+    revision: request.revision ?? 1,
+  };
+  const planned = await withVertexNames(
+    planFor(request.intent, undone, live, ctx),
+    target,
+    live,
+    rest,
+    request.signal,
+    (named) => planFor(request.intent, undone, named, ctx),
+  );
   if (!planned.ok) return planned;
   const { plan } = planned;
   const effectiveKind = judgedKind(request.intent.kind, plan);
@@ -82,10 +112,14 @@ export async function assess(policy: Policy, request: AssessRequest, deps: Asses
 
   const freeze = await deps.getFreeze(target);
   const now = deps.now();
-  const lastSavepoint = kindModule(effectiveKind).traits.readsLastSavepoint ? await readLastSavepoint(target, live.resource, kube, request.signal) : undefined;
+  const lastSavepoint = kindModule(effectiveKind).traits.readsLastSavepoint
+    ? await readLastSavepoint(target, live.resource, kube, request.signal)
+    : undefined;
   const health = await readHealth(policy, target, live, rest, request.signal);
   const environment = findNamespace(policy, target.namespace, target.cluster)?.environment;
-  const sessionJobs = redeploysSessionCluster(effectiveKind, target, live.resource) ? await readSessionJobs(target, kube, request.signal) : undefined;
+  const sessionJobs = redeploysSessionCluster(effectiveKind, target, live.resource)
+    ? await readSessionJobs(target, kube, request.signal)
+    : undefined;
   const checks = runChecks({
     ...(health ? { health } : {}),
     ...(sessionJobs ? { sessionJobs } : {}),
@@ -96,7 +130,10 @@ export async function assess(policy: Policy, request: AssessRequest, deps: Asses
     ...(freeze ? { freeze } : {}),
     ...(plan.effectiveUpgradeMode ? { effectiveUpgradeMode: plan.effectiveUpgradeMode } : {}),
     ...(lastSavepoint ? { lastSavepoint } : {}),
-    policy: { ...(policy.config ? { config: policy.config } : {}), ...(policy.limits ? { limits: policy.limits } : {}) },
+    policy: {
+      ...(policy.config ? { config: policy.config } : {}),
+      ...(policy.limits ? { limits: policy.limits } : {}),
+    },
     now,
   });
   // A configuration key the policy does not allow is refused (nothing recorded), naming the key
@@ -125,7 +162,11 @@ interface LiveRead {
 }
 
 /** The target (and a session job's cluster), or a refusal in plain words for not-found and no-access. */
-export async function readLive(target: Target, kube: FlinkClient, signal?: AbortSignal): Promise<LiveRead | { ok: false; refusal: string }> {
+export async function readLive(
+  target: Target,
+  kube: FlinkClient,
+  signal?: AbortSignal,
+): Promise<LiveRead | { ok: false; refusal: string }> {
   try {
     const resource = await kube.get(target.kind, target.namespace, target.name, signal ? { signal } : {});
     if (!resource) return { ok: false, refusal: `there is no ${target.kind} ${formatTarget(target)}` };
@@ -139,10 +180,17 @@ export async function readLive(target: Target, kube: FlinkClient, signal?: Abort
 }
 
 /** A target already read, plus a session job's cluster (which planning checks need). */
-async function withSessionCluster(target: Target, resource: unknown, kube: FlinkClient, signal?: AbortSignal): Promise<LiveRead> {
+async function withSessionCluster(
+  target: Target,
+  resource: unknown,
+  kube: FlinkClient,
+  signal?: AbortSignal,
+): Promise<LiveRead> {
   if (target.kind !== 'FlinkSessionJob') return { ok: true, resource };
   const clusterName = deploymentNameOf(resource);
-  const sessionCluster = clusterName ? await kube.get('FlinkDeployment', target.namespace, clusterName, signal ? { signal } : {}) : undefined;
+  const sessionCluster = clusterName
+    ? await kube.get('FlinkDeployment', target.namespace, clusterName, signal ? { signal } : {})
+    : undefined;
   return { ok: true, resource, sessionCluster };
 }
 
@@ -171,27 +219,51 @@ const VERTEX_NAMES_TIMEOUT_MS = 2_000;
  * A refusal on a target whose vertices the autoscaler holds is planned again with the vertices' names from Flink
  * REST (one read, only then), so it can name them; without REST or an answer the refusal shows vertex ids.
  */
-async function withVertexNames(planned: Planned, target: Target, live: LiveRead, rest: FlinkRest | undefined, signal: AbortSignal | undefined, again: (live: LiveRead) => Planned): Promise<Planned> {
+async function withVertexNames(
+  planned: Planned,
+  target: Target,
+  live: LiveRead,
+  rest: FlinkRest | undefined,
+  signal: AbortSignal | undefined,
+  again: (live: LiveRead) => Planned,
+): Promise<Planned> {
   if (planned.ok || rest === undefined || Object.keys(autoscalerOverrides(live.resource)).length === 0) return planned;
   const vertexNames = await readVertexNames(target, live.resource, rest, signal);
   return vertexNames === undefined ? planned : again({ ...live, vertexNames });
 }
 
-async function readVertexNames(target: Target, resource: unknown, rest: FlinkRest, signal?: AbortSignal): Promise<Record<string, string> | undefined> {
+async function readVertexNames(
+  target: Target,
+  resource: unknown,
+  rest: FlinkRest,
+  signal?: AbortSignal,
+): Promise<Record<string, string> | undefined> {
   const jobId = jobIdOf(resource);
   const clusterId = target.kind === 'FlinkSessionJob' ? deploymentNameOf(resource) : target.name;
   if (jobId === undefined || clusterId === undefined) return undefined;
-  const job = await rest.get(target.namespace, clusterId, `/jobs/${jobId}`, { timeoutMs: VERTEX_NAMES_TIMEOUT_MS, ...(signal ? { signal } : {}) });
+  const job = await rest.get(target.namespace, clusterId, `/jobs/${jobId}`, {
+    timeoutMs: VERTEX_NAMES_TIMEOUT_MS,
+    ...(signal ? { signal } : {}),
+  });
   return job.ok ? Object.fromEntries(verticesOf(job.value).map((v) => [v.id, v.name])) : undefined;
 }
 
 type Planned = { ok: true; plan: Plan } | { ok: false; refusal: string };
 
 /** The plan of the intent itself, or of an undo from the operation it undoes. */
-function planFor(intent: OperationIntent, undone: OperationRecord | undefined, live: LiveRead, ctx: PlanContext): Planned {
+function planFor(
+  intent: OperationIntent,
+  undone: OperationRecord | undefined,
+  live: LiveRead,
+  ctx: PlanContext,
+): Planned {
   if (!isUndo(intent)) return planOperation(intent, live, ctx);
   if (!undone?.plan) return { ok: false, refusal: `${intent.opId} has no plan to undo` };
-  return planUndo({ id: undone.id, kind: undone.kind, state: undone.state, plan: undone.plan, intent: undone.intent }, live, ctx);
+  return planUndo(
+    { id: undone.id, kind: undone.kind, state: undone.state, plan: undone.plan, intent: undone.intent },
+    live,
+    ctx,
+  );
 }
 
 /** The intent an undo behaves as, for the built-in checks (its patch holds the values it puts back). */

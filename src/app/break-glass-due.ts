@@ -63,9 +63,14 @@ export async function remindDueReviews(deps: BreakGlassDueDeps, now: number): Pr
     const result = await deps.store.apply(record.id, (current) => {
       if (!reminderDue(current, within, now)) return { refuse: 'not due' };
       const ended = endedAt(current) ?? now;
-      const who = reviewers.length > 0 ? `; ${reviewers.join(', ')}: please review it (Reviewed button on the card)` : '';
+      const who =
+        reviewers.length > 0 ? `; ${reviewers.join(', ')}: please review it (Reviewed button on the card)` : '';
       const message = `break-glass review due: ${current.id} ended more than ${policy?.breakGlass?.reviewWithin ?? DEFAULT_REVIEW_WITHIN} ago and nobody has reviewed it${who}`;
-      return { entries: [{ ...REVIEW_DUE_ENTRY, actor: 'sweep', detail: { message, endedAt: ended, reviewerGroups: reviewers } }] };
+      return {
+        entries: [
+          { ...REVIEW_DUE_ENTRY, actor: 'sweep', detail: { message, endedAt: ended, reviewerGroups: reviewers } },
+        ],
+      };
     });
     if (result.ok) reminded.push(record.id);
   }
@@ -74,7 +79,10 @@ export async function remindDueReviews(deps: BreakGlassDueDeps, now: number): Pr
 }
 
 /** `flink_chatops_break_glass_unreviewed`: break-glass operations past `reviewWithin` after they ended, not reviewed. */
-export async function countOverdueReviews(deps: Pick<BreakGlassDueDeps, 'store' | 'index' | 'policy'>, now: number): Promise<number> {
+export async function countOverdueReviews(
+  deps: Pick<BreakGlassDueDeps, 'store' | 'index' | 'policy'>,
+  now: number,
+): Promise<number> {
   const indexed = await deps.index.list();
   if (indexed.length === 0) return 0;
   const state = await deps.policy.current();

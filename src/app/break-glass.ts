@@ -47,7 +47,8 @@ function notReviewable(record: OperationRecord): string | undefined {
   const id = record.id;
   if (!breakGlassOf(record)) return `${id} was not a break-glass operation; there is nothing to review`;
   if (!wentAhead(record)) return `${id} never went ahead with break-glass; there is nothing to review`;
-  if (!isTerminal(record.state)) return `${id} is ${record.state} now: review it after it has ended (nothing was recorded)`;
+  if (!isTerminal(record.state))
+    return `${id} is ${record.state} now: review it after it has ended (nothing was recorded)`;
   const review = reviewOf(record);
   if (review) return `${id} was already reviewed by <@${review.actor}>; nothing changed`;
   return undefined;
@@ -62,12 +63,17 @@ export class BreakGlassReviews {
     if (!record) return refused(`there is no operation ${opId}`);
     const why = notReviewable(record);
     if (why !== undefined) return refused(why);
-    if (record.requester === user) return refused(`${opId}: you requested it with --break-glass, so one of its approvers reviews it, not you; nothing changed`);
+    if (record.requester === user)
+      return refused(
+        `${opId}: you requested it with --break-glass, so one of its approvers reviews it, not you; nothing changed`,
+      );
     const state = await this.deps.policy.current();
     if (!state.ok) return refused(`${opId}: ${state.message}`);
     const groups = reviewersOf(record, state.policy);
     if (!(await isReviewer(user, groups, this.deps.membership.for(state.policy, state.hash)))) {
-      return refused(`${opId}: only members of ${joinWords(groups)} (the approvers of the rules it skipped) can review it; nothing changed`);
+      return refused(
+        `${opId}: only members of ${joinWords(groups)} (the approvers of the rules it skipped) can review it; nothing changed`,
+      );
     }
     const result = await this.deps.store.apply(opId, (current) => {
       const again = notReviewable(current);
@@ -87,13 +93,22 @@ export class BreakGlassReviews {
     const state = await this.deps.policy.current();
     if (!state.ok) return [];
     const membership = this.deps.membership.for(state.policy, state.hash);
-    const records = (await this.deps.store.getMany(indexed.map((i) => i.id))).filter((r) => awaitsReview(r) && r.requester !== user);
+    const records = (await this.deps.store.getMany(indexed.map((i) => i.id))).filter(
+      (r) => awaitsReview(r) && r.requester !== user,
+    );
     const mine = await Promise.all(records.map((r) => isReviewer(user, reviewersOf(r, state.policy), membership)));
     return records.filter((_, i) => mine[i] === true);
   }
 
   /** The index is a worklist: failing to shorten it only costs the sweep a look later. */
   private async unindex(opId: string): Promise<void> {
-    await this.deps.index.remove(opId).catch((error: unknown) => forOperation(this.deps.logger, opId).warn({ err: error }, 'could not remove a reviewed operation from the break-glass index'));
+    await this.deps.index
+      .remove(opId)
+      .catch((error: unknown) =>
+        forOperation(this.deps.logger, opId).warn(
+          { err: error },
+          'could not remove a reviewed operation from the break-glass index',
+        ),
+      );
   }
 }

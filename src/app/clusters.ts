@@ -26,14 +26,21 @@ export function placeTarget(target: Target, ctx: PlaceContext): Checked<Target> 
   const { cluster, ...rest } = target;
   if (clusters.length === 1) {
     if (cluster === undefined || cluster === clusters[0]) return { ok: true, value: rest };
-    return { ok: false, message: `unknown cluster "${cluster}": this installation has one cluster, ${clusters[0]}; write ${formatTarget(rest)}` };
+    return {
+      ok: false,
+      message: `unknown cluster "${cluster}": this installation has one cluster, ${clusters[0]}; write ${formatTarget(rest)}`,
+    };
   }
   if (cluster !== undefined) {
     if (clusters.includes(cluster)) return { ok: true, value: target };
-    return { ok: false, message: `unknown cluster "${cluster}" (the clusters are ${joinWords([...clusters])}); write ${clusters.map((c) => formatTarget({ ...rest, cluster: c })).join(' or ')}` };
+    return {
+      ok: false,
+      message: `unknown cluster "${cluster}" (the clusters are ${joinWords([...clusters])}); write ${clusters.map((c) => formatTarget({ ...rest, cluster: c })).join(' or ')}`,
+    };
   }
   const byDefault = ctx.policy ? channelDefaultCluster(ctx.policy, ctx.channel) : undefined;
-  if (byDefault !== undefined && clusters.includes(byDefault)) return { ok: true, value: { ...rest, cluster: byDefault } };
+  if (byDefault !== undefined && clusters.includes(byDefault))
+    return { ok: true, value: { ...rest, cluster: byDefault } };
   const managed = ctx.policy ? managedClusters(ctx.policy, target.namespace, clusters) : [...clusters];
   if (managed.length === 1) return { ok: true, value: { ...rest, cluster: managed[0] as string } };
   if (managed.length === 0) return { ok: false, message: unmanagedMessage(ctx.policy as Policy, target.namespace) };

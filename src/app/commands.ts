@@ -19,10 +19,14 @@ export class FreezeCommands {
     const state = await this.deps.policy.current();
     if (!state.ok) return { ok: false, message: state.message };
     const shown = formatTarget(target);
-    if (!findNamespace(state.policy, target.namespace, target.cluster)) return { ok: false, message: unmanagedMessage(state.policy, target.namespace, target.cluster) };
+    if (!findNamespace(state.policy, target.namespace, target.cluster))
+      return { ok: false, message: unmanagedMessage(state.policy, target.namespace, target.cluster) };
     const membership = this.deps.membership.for(state.policy, state.hash);
     if (!(await canLock(state.policy, target.namespace, user, membership, target.cluster))) {
-      return { ok: false, message: `you may not lock ${shown}: only those who may request operations in ${target.namespace} can` };
+      return {
+        ok: false,
+        message: `you may not lock ${shown}: only those who may request operations in ${target.namespace} can`,
+      };
     }
     const live = await readLive(target, this.deps.clusters.kube(target));
     if (!live.ok) return { ok: false, message: live.refusal };
@@ -33,7 +37,10 @@ export class FreezeCommands {
     }
     const notified = await this.tellThreads(target, user, 'lock', reason);
     this.deps.logger.info({ target: shown, user, notified }, 'target frozen');
-    return { ok: true, message: `${shown} is frozen: every operation on it is denied until \`unlock\`.${threads(notified)}` };
+    return {
+      ok: true,
+      message: `${shown} is frozen: every operation on it is denied until \`unlock\`.${threads(notified)}`,
+    };
   }
 
   /** The one who froze it, or anyone in a group that approves operations in the namespace. */
@@ -44,15 +51,32 @@ export class FreezeCommands {
     const state = await this.deps.policy.current();
     // Whoever froze it can always lift it, even while the policy file is missing or broken.
     if (!state.ok && user !== freeze.by) return { ok: false, message: state.message };
-    const allowed = !state.ok || (await canUnlock(state.policy, target.namespace, user, freeze.by, this.deps.membership.for(state.policy, state.hash), target.cluster));
+    const allowed =
+      !state.ok ||
+      (await canUnlock(
+        state.policy,
+        target.namespace,
+        user,
+        freeze.by,
+        this.deps.membership.for(state.policy, state.hash),
+        target.cluster,
+      ));
     if (!allowed) {
       const groups = state.ok ? approverGroups(state.policy, target.namespace, undefined, target.cluster) : [];
-      const who = groups.length === 0 ? `<@${freeze.by}>, who froze it` : `<@${freeze.by}>, who froze it, or a member of ${joinWords(groups)}`;
+      const who =
+        groups.length === 0
+          ? `<@${freeze.by}>, who froze it`
+          : `<@${freeze.by}>, who froze it, or a member of ${joinWords(groups)}`;
       return { ok: false, message: `you may not unlock ${shown}: only ${who} can` };
     }
     const result = await this.deps.freezes.unfreeze(target, user);
     if (!result.ok) return { ok: false, message: `${shown} is not frozen` };
-    const notified = await this.tellThreads(target, user, 'unlock', `it was frozen by <@${result.was.by}>: ${result.was.reason}`);
+    const notified = await this.tellThreads(
+      target,
+      user,
+      'unlock',
+      `it was frozen by <@${result.was.by}>: ${result.was.reason}`,
+    );
     this.deps.logger.info({ target: shown, user, notified }, 'target unfrozen');
     return { ok: true, message: `${shown} is no longer frozen.${threads(notified)}` };
   }
@@ -63,15 +87,23 @@ export class FreezeCommands {
     let told = 0;
     for (const record of records.filter((r) => !isTerminal(r.state))) {
       const result = await this.deps.store.apply(record.id, (current) =>
-        isTerminal(current.state) ? { refuse: 'finished meanwhile' } : { entries: [{ type: 'command', name, actor: user, detail: { reason, target: formatTarget(target) } }] },
+        isTerminal(current.state)
+          ? { refuse: 'finished meanwhile' }
+          : { entries: [{ type: 'command', name, actor: user, detail: { reason, target: formatTarget(target) } }] },
       );
       if (result.ok) told++;
-      else forOperation(this.deps.logger, record.id).debug({ reason: result.reason }, `no ${name} line for this operation`);
+      else
+        forOperation(this.deps.logger, record.id).debug(
+          { reason: result.reason },
+          `no ${name} line for this operation`,
+        );
     }
     return told;
   }
 }
 
 function threads(count: number): string {
-  return count === 0 ? '' : ` ${count} operation${count === 1 ? '' : 's'} in flight on it got a line in ${count === 1 ? 'its thread' : 'their threads'}.`;
+  return count === 0
+    ? ''
+    : ` ${count} operation${count === 1 ? '' : 's'} in flight on it got a line in ${count === 1 ? 'its thread' : 'their threads'}.`;
 }

@@ -9,7 +9,15 @@ import type { FlinkRest } from '../kube/flink-rest.js';
 import type { FlinkClient } from '../kube/flink-client.js';
 import type { AssessDeps } from './assess.js';
 import type { PolicyProvider } from './policy-source.js';
-import type { BreakGlassIndex, CardPoster, Enqueuer, FreezeStore, LockStore, OperationStore, UsergroupMembers } from './ports/index.js';
+import type {
+  BreakGlassIndex,
+  CardPoster,
+  Enqueuer,
+  FreezeStore,
+  LockStore,
+  OperationStore,
+  UsergroupMembers,
+} from './ports/index.js';
 
 export interface BotDeps {
   store: OperationStore;
@@ -87,7 +95,8 @@ export class MembershipSource {
 
 /** A fault (not a denial) in words the person in Slack can act on. */
 export function describeFault(error: unknown): string {
-  if (isUnreachable(error) && error.cluster !== undefined) return `cannot reach cluster ${error.cluster}: ${error.message}`;
+  if (isUnreachable(error) && error.cluster !== undefined)
+    return `cannot reach cluster ${error.cluster}: ${error.message}`;
   if (isKubeError(error)) return `the Kubernetes API call failed (${error.code}): ${error.message}`;
   if (error instanceof UsergroupResolutionError) return `${error.message}; group membership could not be checked`;
   const message = error instanceof Error ? error.message : String(error);

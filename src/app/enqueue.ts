@@ -9,7 +9,12 @@ import type { BotDeps } from './context.js';
 /** The history note an operation gets when no worker of its cluster is running at enqueue time. */
 export const NO_WORKER_NOTE = 'no-worker';
 
-export async function enqueueQueued(deps: Pick<BotDeps, 'enqueuer' | 'workers' | 'store' | 'clusters'>, record: OperationRecord, revision: number, log: Logger): Promise<void> {
+export async function enqueueQueued(
+  deps: Pick<BotDeps, 'enqueuer' | 'workers' | 'store' | 'clusters'>,
+  record: OperationRecord,
+  revision: number,
+  log: Logger,
+): Promise<void> {
   try {
     await deps.enqueuer.enqueue(record.id, revision, record.target);
   } catch (error) {
@@ -23,7 +28,9 @@ export async function enqueueQueued(deps: Pick<BotDeps, 'enqueuer' | 'workers' |
     if (await deps.workers.present(cluster)) return;
     const message = `no worker for cluster ${cluster} is running: the operation waits in its queue and runs when one starts`;
     await deps.store.apply(record.id, (current) =>
-      current.state === 'QUEUED' ? { entries: [{ type: 'note', name: NO_WORKER_NOTE, actor: 'bot', detail: { cluster, message } }] } : { refuse: current.state },
+      current.state === 'QUEUED'
+        ? { entries: [{ type: 'note', name: NO_WORKER_NOTE, actor: 'bot', detail: { cluster, message } }] }
+        : { refuse: current.state },
     );
   } catch (error) {
     log.warn({ err: error }, 'could not check for a worker of the cluster');

@@ -20,7 +20,10 @@ export class UsergroupResolutionError extends Error {
     readonly usergroup: string,
     cause: unknown,
   ) {
-    super(`could not resolve Slack user group ${usergroup}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(
+      `could not resolve Slack user group ${usergroup}: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
     this.name = 'UsergroupResolutionError';
   }
 }
@@ -91,4 +94,3 @@ export class GroupMembership implements MembershipLookup {
     return call;
   }
 }
-

@@ -23,7 +23,14 @@ export async function readHealth(
   const settings = verifyFor(policy, findNamespace(policy, target.namespace, target.cluster)?.environment);
   const jobId = jobIdOf(live.resource);
   const clusterId = target.kind === 'FlinkSessionJob' ? deploymentNameOf(live.resource) : target.name;
-  if (!settings.rest || rest === undefined || jobId === undefined || clusterId === undefined || jobStatusStateOf(live.resource) !== 'RUNNING') return undefined;
+  if (
+    !settings.rest ||
+    rest === undefined ||
+    jobId === undefined ||
+    clusterId === undefined ||
+    jobStatusStateOf(live.resource) !== 'RUNNING'
+  )
+    return undefined;
   const options = { timeoutMs: HEALTH_TIMEOUT_MS, ...(signal ? { signal } : {}) };
   const [job, checkpoints, exceptions] = await Promise.all([
     rest.get(target.namespace, clusterId, `/jobs/${jobId}`, options),
@@ -33,5 +40,13 @@ export async function readHealth(
   if (!job.ok || !checkpoints.ok || !exceptions.ok) return undefined;
   const interval = readFlinkConfig(live.resource, ['execution.checkpointing.interval'], live.sessionCluster);
   const intervalMs = flinkDurationMs(interval?.value);
-  return { reading: { job: job.value, checkpoints: checkpoints.value, exceptions: exceptions.value, intervalMs: intervalMs && intervalMs > 0 ? intervalMs : undefined }, gate: settings.healthGate };
+  return {
+    reading: {
+      job: job.value,
+      checkpoints: checkpoints.value,
+      exceptions: exceptions.value,
+      intervalMs: intervalMs && intervalMs > 0 ? intervalMs : undefined,
+    },
+    gate: settings.healthGate,
+  };
 }

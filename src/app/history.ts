@@ -12,10 +12,14 @@ import { readLive } from './assess.js';
 import { describeFault, type BotDeps } from './context.js';
 import type { ExceptionsView, SavepointsView } from './views.js';
 
-export type HistoryAnswer = { kind: 'savepoints'; view: SavepointsView } | { kind: 'exceptions'; view: ExceptionsView } | { kind: 'refused'; message: string };
+export type HistoryAnswer =
+  | { kind: 'savepoints'; view: SavepointsView }
+  | { kind: 'exceptions'; view: ExceptionsView }
+  | { kind: 'refused'; message: string };
 
 /** Root exceptions come from Flink's REST API (docs/commands.md#flink-exceptions); said when it cannot be read. */
-export const REST_NOT_READ = "Flink's REST API is not reachable from the bot, so the job's root exceptions are not shown";
+export const REST_NOT_READ =
+  "Flink's REST API is not reachable from the bot, so the job's root exceptions are not shown";
 
 /** `restore <target> --from <path>` (without the slash command), or undefined when the parser would refuse the path. */
 export function restoreCommand(target: Target, path: string): string | undefined {
@@ -24,7 +28,8 @@ export function restoreCommand(target: Target, path: string): string | undefined
 }
 
 function problemOf(error: unknown, target: Target): string {
-  if (isKubeError(error, 'forbidden')) return `the bot may not read them in namespace ${target.namespace} (add a RoleBinding)`;
+  if (isKubeError(error, 'forbidden'))
+    return `the bot may not read them in namespace ${target.namespace} (add a RoleBinding)`;
   return describeFault(error);
 }
 
@@ -38,9 +43,14 @@ export class HistoryQueries {
     let problem: string | undefined;
     try {
       // The label narrows the listing; kind and namespace are checked on each (snapshotHistory).
-      snapshots = await this.deps.clusters.kube(target).list('FlinkStateSnapshot', target.namespace, { labelSelector: `job-reference.name=${target.name}` });
+      snapshots = await this.deps.clusters
+        .kube(target)
+        .list('FlinkStateSnapshot', target.namespace, { labelSelector: `job-reference.name=${target.name}` });
     } catch (error) {
-      this.deps.logger.warn({ err: error, target: formatTarget(target) }, 'could not list FlinkStateSnapshots for savepoints');
+      this.deps.logger.warn(
+        { err: error, target: formatTarget(target) },
+        'could not list FlinkStateSnapshots for savepoints',
+      );
       problem = `the FlinkStateSnapshots could not be listed: ${problemOf(error, target)}`;
     }
     const history = snapshotHistory(target, snapshots, live.resource, limit);
@@ -79,12 +89,23 @@ export class HistoryQueries {
     if (roots === undefined) notes.push(REST_NOT_READ);
     const found = jobExceptions(target, live.resource, events, limit, uid);
     const jobState = jobStatusStateOf(live.resource);
-    const view: ExceptionsView = { target, ...found, limit, notes, ...(jobState === undefined ? {} : { jobState }), ...(roots ? { rootExceptions: roots } : {}) };
+    const view: ExceptionsView = {
+      target,
+      ...found,
+      limit,
+      notes,
+      ...(jobState === undefined ? {} : { jobState }),
+      ...(roots ? { rootExceptions: roots } : {}),
+    };
     return { kind: 'exceptions', view };
   }
 
   /** The job's root exceptions from Flink REST, newest first; undefined when REST cannot be read. */
-  private async rootExceptions(target: Target, resource: unknown, limit: number): Promise<ExceptionsView['rootExceptions']> {
+  private async rootExceptions(
+    target: Target,
+    resource: unknown,
+    limit: number,
+  ): Promise<ExceptionsView['rootExceptions']> {
     const jobId = jobIdOf(resource);
     const clusterId = target.kind === 'FlinkSessionJob' ? deploymentNameOf(resource) : target.name;
     const rest = this.deps.clusters.rest(target);
@@ -93,7 +114,11 @@ export class HistoryQueries {
     if (!answer.ok) return undefined;
     const entries = getPath(answer.value, ['exceptionHistory', 'entries']);
     return (Array.isArray(entries) ? entries : [])
-      .map((e) => ({ at: Number(getPath(e, ['timestamp'])) || 0, name: String(getPath(e, ['stacktrace']) ?? getPath(e, ['exceptionName']) ?? '?').split('\n')[0] ?? '?', task: getPath(e, ['taskName']) }))
+      .map((e) => ({
+        at: Number(getPath(e, ['timestamp'])) || 0,
+        name: String(getPath(e, ['stacktrace']) ?? getPath(e, ['exceptionName']) ?? '?').split('\n')[0] ?? '?',
+        task: getPath(e, ['taskName']),
+      }))
       .map((e) => (typeof e.task === 'string' ? { at: e.at, name: e.name, task: e.task } : { at: e.at, name: e.name }))
       .sort((a, b) => b.at - a.at)
       .slice(0, limit);
@@ -101,7 +126,8 @@ export class HistoryQueries {
 
   private async readTarget(target: Target): Promise<{ ok: true; resource: unknown } | { ok: false; message: string }> {
     const state = await this.deps.policy.current();
-    if (state.ok && !findNamespace(state.policy, target.namespace, target.cluster)) return { ok: false, message: unmanagedMessage(state.policy, target.namespace, target.cluster) };
+    if (state.ok && !findNamespace(state.policy, target.namespace, target.cluster))
+      return { ok: false, message: unmanagedMessage(state.policy, target.namespace, target.cluster) };
     const live = await readLive(target, this.deps.clusters.kube(target));
     return live.ok ? { ok: true, resource: live.resource } : { ok: false, message: live.refusal };
   }

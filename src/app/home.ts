@@ -14,14 +14,27 @@ import type { HomeOperation, HomeView } from './views.js';
 export const HOME_LATEST = 10;
 
 function homeOperation(r: OperationRecord, withButtons: boolean): HomeOperation {
-  const op: HomeOperation = { id: r.id, kind: r.kind, target: r.target, state: r.state, requester: r.requester, createdAt: r.createdAt, updatedAt: r.updatedAt };
+  const op: HomeOperation = {
+    id: r.id,
+    kind: r.kind,
+    target: r.target,
+    state: r.state,
+    requester: r.requester,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+  };
   if (r.expiresAt !== undefined) op.expiresAt = r.expiresAt;
   if (r.card !== undefined) op.card = { channel: r.card.channel, ts: r.card.ts };
   if (withButtons && r.plan !== undefined) op.planDigest = r.plan.digest;
   if (breakGlassOf(r)) op.breakGlass = true;
   if (r.state === 'SCHEDULED' && r.schedule !== undefined) {
     const { runAt, zone, window, closesAt } = r.schedule;
-    op.schedule = { runAt, zone, ...(window === undefined ? {} : { window }), ...(closesAt === undefined ? {} : { closesAt }) };
+    op.schedule = {
+      runAt,
+      zone,
+      ...(window === undefined ? {} : { window }),
+      ...(closesAt === undefined ? {} : { closesAt }),
+    };
   }
   return op;
 }
@@ -47,7 +60,10 @@ export class HomeService {
       user,
       approvals: approvals.map((r) => homeOperation(r, true)),
       reviews: reviews.map((r) => homeOperation(r, false)),
-      mine: active.filter((r) => r.requester === user).sort(newestFirst).map((r) => homeOperation(r, false)),
+      mine: active
+        .filter((r) => r.requester === user)
+        .sort(newestFirst)
+        .map((r) => homeOperation(r, false)),
       leases: leases.map((l) => ({ target: formatTarget(l.target), opId: l.opId, since: l.since })),
       freezes: freezes.map((f) => ({ target: formatTarget(f.target), by: f.by, reason: f.reason, at: f.at })),
       latest: latest.map((r) => homeOperation(r, false)),
@@ -56,7 +72,11 @@ export class HomeService {
   }
 
   /** AWAITING_APPROVAL, not expired, the viewer eligible under the current policy and not yet voted for this plan. */
-  private async approvalsFor(user: string, active: readonly OperationRecord[], problems: string[]): Promise<OperationRecord[]> {
+  private async approvalsFor(
+    user: string,
+    active: readonly OperationRecord[],
+    problems: string[],
+  ): Promise<OperationRecord[]> {
     const now = this.deps.now();
     const waiting = active.filter(
       (r) =>

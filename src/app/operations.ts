@@ -27,7 +27,8 @@ export interface OperationRequest {
  */
 const NOT_IN_CHANNEL = ['not_in_channel', 'channel_not_found'];
 const CANCELLABLE = ['ACCEPTED', 'AWAITING_APPROVAL', 'SCHEDULED', 'QUEUED'] as const;
-const BREAK_GLASS_QUEUED = 'break-glass: approval requirements and time-window deny rules skipped; approvers review it afterwards';
+const BREAK_GLASS_QUEUED =
+  'break-glass: approval requirements and time-window deny rules skipped; approvers review it afterwards';
 
 export class OperationService {
   constructor(
@@ -45,7 +46,8 @@ export class OperationService {
       const prepared = await this.prepare(req);
       if (prepared.type === 'refused') return prepared;
       // Indexed before the record exists, so no break-glass operation escapes its review (docs/policy.md#break-glass).
-      if (prepared.fields.decision.breakGlass && prepared.fields.decision.outcome !== 'deny') await this.deps.breakGlass?.add(prepared.fields.id, this.deps.now());
+      if (prepared.fields.decision.breakGlass && prepared.fields.decision.outcome !== 'deny')
+        await this.deps.breakGlass?.add(prepared.fields.id, this.deps.now());
       const created = await this.deps.store.create(prepared.fields, req.requester);
       if (!created.ok) return refused(`operation id ${prepared.fields.id} is taken; please run the command again`);
       recorded = created.record;
@@ -57,7 +59,9 @@ export class OperationService {
       }
       const log = forOperation(this.deps.logger, recorded.id);
       log.error({ err: error }, 'operation request failed after it was recorded');
-      return this.cancelAccepted(recorded, describeFault(error), log, { what: 'it could not be completed' }).catch(() => refused(`${recorded?.id}: ${describeFault(error)}`));
+      return this.cancelAccepted(recorded, describeFault(error), log, { what: 'it could not be completed' }).catch(() =>
+        refused(`${recorded?.id}: ${describeFault(error)}`),
+      );
     }
   }
 
@@ -67,7 +71,10 @@ export class OperationService {
    */
   async resumeAccepted(record: OperationRecord): Promise<RequestOutcome> {
     const state = await this.deps.policy.current();
-    if (!state.ok) return this.cancelAccepted(record, state.message, forOperation(this.deps.logger, record.id), { what: 'the policy is not valid' });
+    if (!state.ok)
+      return this.cancelAccepted(record, state.message, forOperation(this.deps.logger, record.id), {
+        what: 'the policy is not valid',
+      });
     return this.publish(record, state.policy);
   }
 
@@ -79,8 +86,15 @@ export class OperationService {
     const record = await this.deps.store.get(opId);
     if (!record) return { type: 'refused', message: `there is no operation ${opId}` };
     if (record.requester !== user && !(await this.approverMayCancel(record, user))) {
-      if (record.state === 'SCHEDULED') return { type: 'refused', message: `only <@${record.requester}>, who requested ${opId}, or an approver of its rules can cancel it` };
-      return { type: 'refused', message: `only <@${record.requester}>, who requested ${opId}, can cancel it; approvers use Reject` };
+      if (record.state === 'SCHEDULED')
+        return {
+          type: 'refused',
+          message: `only <@${record.requester}>, who requested ${opId}, or an approver of its rules can cancel it`,
+        };
+      return {
+        type: 'refused',
+        message: `only <@${record.requester}>, who requested ${opId}, can cancel it; approvers use Reject`,
+      };
     }
     if (!(CANCELLABLE as readonly string[]).includes(record.state)) {
       return { type: 'refused', message: `${opId} is ${record.state} now and can no longer be cancelled` };
@@ -115,7 +129,14 @@ export class OperationService {
     const membership = deps.membership.for(state.policy, state.hash);
     const check = await checkRequest(
       state.policy,
-      { namespace: resolved.target.namespace, cluster: resolved.target.cluster, requester: req.requester, hasReason: req.intent.reason !== undefined, intentKind: req.intent.kind, breakGlass: req.intent.breakGlass === true },
+      {
+        namespace: resolved.target.namespace,
+        cluster: resolved.target.cluster,
+        requester: req.requester,
+        hasReason: req.intent.reason !== undefined,
+        intentKind: req.intent.kind,
+        breakGlass: req.intent.breakGlass === true,
+      },
       membership,
     );
     if (!check.ok) return refused(check.message);
@@ -124,10 +145,16 @@ export class OperationService {
     const scheduled = resolveSchedule(req.intent, state.policy, deps.now());
     if (!scheduled.ok) return refused(`${scheduled.message}; nothing was recorded`);
     const id = newOpId(deps.random);
-    const assessed = await assess(state.policy, { intent: req.intent, opId: id, requester: req.requester }, assessDeps(deps));
+    const assessed = await assess(
+      state.policy,
+      { intent: req.intent, opId: id, requester: req.requester },
+      assessDeps(deps),
+    );
     if (!assessed.ok) return refused(assessed.refusal);
     const incident = check.namespaceEntry.incidentChannel;
-    const incidentChannels = [...new Set([...req.intent.incidentChannels, ...(incident === undefined ? [] : [incident])])];
+    const incidentChannels = [
+      ...new Set([...req.intent.incidentChannels, ...(incident === undefined ? [] : [incident])]),
+    ];
     const fields = {
       id,
       kind: req.intent.kind,
@@ -162,7 +189,8 @@ export class OperationService {
       return this.cancelAccepted(record, decided.reason, log, { what: 'its decision could not be recorded', card });
     }
     log.info({ state: decided.record.state, card }, 'operation recorded');
-    if (decided.record.state === 'QUEUED' && decided.record.plan) await enqueueQueued(this.deps, decided.record, decided.record.plan.revision, log);
+    if (decided.record.state === 'QUEUED' && decided.record.plan)
+      await enqueueQueued(this.deps, decided.record, decided.record.plan.revision, log);
     if (decided.record.state === 'SCHEDULED') await enqueueScheduled(this.deps, decided.record, log);
     return { type: 'recorded', record: decided.record };
   }
@@ -178,7 +206,9 @@ export class OperationService {
     opts: { what?: string; card?: CardRef } = {},
   ): Promise<RequestOutcome> {
     const notInChannel = NOT_IN_CHANNEL.includes(error);
-    const reason = notInChannel ? `the bot cannot post in <#${record.channel}> (${error})` : `${opts.what ?? 'the card could not be posted'} (${error})`;
+    const reason = notInChannel
+      ? `the bot cannot post in <#${record.channel}> (${error})`
+      : `${opts.what ?? 'the card could not be posted'} (${error})`;
     log.warn({ error }, 'cancelling an operation that could not be completed');
     const result = await this.deps.store.transition(record.id, {
       from: ['ACCEPTED'],
@@ -194,7 +224,6 @@ export class OperationService {
       : `${record.id} was cancelled: ${reason}. Nothing was changed; please run the command again.`;
     return { type: 'cancelled', record: result.ok ? result.record : record, message };
   }
-
 }
 
 function refused(message: string): { type: 'refused'; message: string } {
@@ -222,8 +251,20 @@ export function decideAfterCard(current: OperationRecord, card: CardRef, policy:
         entries: [entry('AWAITING_APPROVAL', { requirements: decision.requirements })],
       };
     case 'allow':
-      if (current.schedule) return scheduleAfterCard(current, card, policy, at, decision.breakGlass ? BREAK_GLASS_QUEUED : 'no policy rule requires approval');
-      return { set: { card }, entries: [entry('QUEUED', { reason: decision.breakGlass ? BREAK_GLASS_QUEUED : 'no policy rule requires approval' })] };
+      if (current.schedule)
+        return scheduleAfterCard(
+          current,
+          card,
+          policy,
+          at,
+          decision.breakGlass ? BREAK_GLASS_QUEUED : 'no policy rule requires approval',
+        );
+      return {
+        set: { card },
+        entries: [
+          entry('QUEUED', { reason: decision.breakGlass ? BREAK_GLASS_QUEUED : 'no policy rule requires approval' }),
+        ],
+      };
   }
 }
 
@@ -231,7 +272,13 @@ export function decideAfterCard(current: OperationRecord, card: CardRef, policy:
  * Allowed and scheduled (docs/policy.md#scheduled-operations): SCHEDULED with when it runs; the wake-up job is enqueued
  * after the commit.
  */
-function scheduleAfterCard(current: OperationRecord, card: CardRef, policy: Policy, at: number, reason: string): Change {
+function scheduleAfterCard(
+  current: OperationRecord,
+  card: CardRef,
+  policy: Policy,
+  at: number,
+  reason: string,
+): Change {
   const schedule = scheduleOnEntry(current.schedule as NonNullable<OperationRecord['schedule']>, policy, at);
   return { set: { card, schedule }, entries: [scheduledEntry(schedule, 'system', 'bot', { reason })] };
 }

@@ -33,14 +33,24 @@ export function parsePolicyText(text: string, options: PolicyLoadOptions = {}): 
   const doc = parseDocument(text, { prettyErrors: true });
   if (doc.errors.length > 0) return { ok: false, problem: 'yaml', errors: doc.errors.map(yamlErrorLine), warnings: [] };
   if (doc.contents === null) {
-    return { ok: false, problem: 'invalid', errors: ['the file is empty; a policy starts with "version: 1"'], warnings: [] };
+    return {
+      ok: false,
+      problem: 'invalid',
+      errors: ['the file is empty; a policy starts with "version: 1"'],
+      warnings: [],
+    };
   }
   let value: unknown;
   try {
     // Bounded alias expansion: a hostile file cannot blow up memory ("billion laughs").
     value = doc.toJS({ maxAliasCount: 1000 });
   } catch (error) {
-    return { ok: false, problem: 'yaml', errors: [`YAML error: ${error instanceof Error ? error.message : String(error)}`], warnings: [] };
+    return {
+      ok: false,
+      problem: 'yaml',
+      errors: [`YAML error: ${error instanceof Error ? error.message : String(error)}`],
+      warnings: [],
+    };
   }
   const result = validatePolicy(value, options);
   return result.ok ? result : { ok: false, problem: 'invalid', errors: result.errors, warnings: result.warnings };
@@ -58,5 +68,10 @@ export async function loadPolicyFile(path: string, options: PolicyLoadOptions = 
   }
   const parsed = parsePolicyText(bytes.toString('utf8'), options);
   if (!parsed.ok) return parsed;
-  return { ok: true, policy: parsed.policy, hash: createHash('sha256').update(bytes).digest('hex'), warnings: parsed.warnings };
+  return {
+    ok: true,
+    policy: parsed.policy,
+    hash: createHash('sha256').update(bytes).digest('hex'),
+    warnings: parsed.warnings,
+  };
 }

@@ -62,13 +62,21 @@ export class PolicyFileSource implements PolicyProvider {
       info = await stat(this.path);
     } catch {
       const message = `there is no policy file (${this.path}), so every operation is refused; ask an admin to set POLICY_FILE`;
-      return this.record({ mtimeMs: -1, size: -1, file: { ok: false, message }, problems: [`${this.path}: no such file`] });
+      return this.record({
+        mtimeMs: -1,
+        size: -1,
+        file: { ok: false, message },
+        problems: [`${this.path}: no such file`],
+      });
     }
     if (this.read && this.read.mtimeMs === info.mtimeMs && this.read.size === info.size) return this.read.file;
     const loaded = await loadPolicyFile(this.path, this.options.clusters ? { clusters: this.options.clusters } : {});
     const file: PolicyState = loaded.ok
       ? { ok: true, policy: loaded.policy, hash: loaded.hash }
-      : { ok: false, message: `the policy file ${this.path} is not valid, so every operation is refused: ${loaded.errors.slice(0, 3).join('; ')}` };
+      : {
+          ok: false,
+          message: `the policy file ${this.path} is not valid, so every operation is refused: ${loaded.errors.slice(0, 3).join('; ')}`,
+        };
     return this.record({ mtimeMs: info.mtimeMs, size: info.size, file, problems: loaded.ok ? [] : loaded.errors });
   }
 
@@ -77,11 +85,20 @@ export class PolicyFileSource implements PolicyProvider {
     const before = this.read;
     this.read = next;
     if (next.file.ok) {
-      if (before && !before.file.ok) this.options.logger?.info({ policyFile: this.path, hash: next.file.hash }, 'policy file is valid again; it is now in force');
+      if (before && !before.file.ok)
+        this.options.logger?.info(
+          { policyFile: this.path, hash: next.file.hash },
+          'policy file is valid again; it is now in force',
+        );
       this.lastValid = next.file;
     } else if (!before || before.file.ok || before.problems.join('\n') !== next.problems.join('\n')) {
-      const kept = this.lastValid ? `the last valid policy (${this.lastValid.hash.slice(0, 12)}) stays in force` : 'every operation is refused';
-      this.options.logger?.error({ policyFile: this.path, problems: next.problems }, `policy file is invalid; ${kept}: ${next.problems.join('; ')}`);
+      const kept = this.lastValid
+        ? `the last valid policy (${this.lastValid.hash.slice(0, 12)}) stays in force`
+        : 'every operation is refused';
+      this.options.logger?.error(
+        { policyFile: this.path, problems: next.problems },
+        `policy file is invalid; ${kept}: ${next.problems.join('; ')}`,
+      );
     }
     return next.file;
   }

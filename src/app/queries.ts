@@ -65,12 +65,16 @@ export class QueryService {
       case 'list':
         return this.list(query.namespace);
       case 'ops': {
-        const records = query.target ? await this.deps.store.recentForTarget(query.target, query.limit) : await this.deps.store.recent(query.limit);
+        const records = query.target
+          ? await this.deps.store.recentForTarget(query.target, query.limit)
+          : await this.deps.store.recent(query.limit);
         return query.target ? { kind: 'ops', records, target: query.target } : { kind: 'ops', records };
       }
       case 'op': {
         const record = await this.deps.store.get(query.opId);
-        return record ? { kind: 'op', record } : refused(`there is no operation ${query.opId} (records are kept for 30 days)`);
+        return record
+          ? { kind: 'op', record }
+          : refused(`there is no operation ${query.opId} (records are kept for 30 days)`);
       }
       case 'explain':
         return this.explain(query.intent, asker);
@@ -85,7 +89,8 @@ export class QueryService {
 
   private async status(target: Target): Promise<QueryAnswer> {
     const state = await this.deps.policy.current();
-    if (state.ok && !findNamespace(state.policy, target.namespace, target.cluster)) return refused(unmanagedMessage(state.policy, target.namespace, target.cluster));
+    if (state.ok && !findNamespace(state.policy, target.namespace, target.cluster))
+      return refused(unmanagedMessage(state.policy, target.namespace, target.cluster));
     const live = await readLive(target, this.deps.clusters.kube(target));
     if (!live.ok) return refused(live.refusal);
     const resource = live.resource;
@@ -95,7 +100,9 @@ export class QueryService {
       this.deps.freezes.get(target),
       this.deps.store.recentForTarget(target, 1),
     ]);
-    const environment = state.ok ? findNamespace(state.policy, target.namespace, target.cluster)?.environment : undefined;
+    const environment = state.ok
+      ? findNamespace(state.policy, target.namespace, target.cluster)?.environment
+      : undefined;
     const view: StatusView = {
       target,
       ...defined({
@@ -119,12 +126,20 @@ export class QueryService {
    * The last savepoint (docs/lifecycle.md#savepoints); a snapshot list the bot may not read leaves the legacy field as
    * the answer.
    */
-  private async lastSavepoint(target: Target, resource: unknown): Promise<{ location: string; at?: number } | undefined> {
+  private async lastSavepoint(
+    target: Target,
+    resource: unknown,
+  ): Promise<{ location: string; at?: number } | undefined> {
     let snapshots: unknown[] = [];
     try {
-      snapshots = await this.deps.clusters.kube(target).list('FlinkStateSnapshot', target.namespace, { labelSelector: `job-reference.name=${target.name}` });
+      snapshots = await this.deps.clusters
+        .kube(target)
+        .list('FlinkStateSnapshot', target.namespace, { labelSelector: `job-reference.name=${target.name}` });
     } catch (error) {
-      this.deps.logger.warn({ err: error, target: formatTarget(target) }, 'could not list FlinkStateSnapshots for status');
+      this.deps.logger.warn(
+        { err: error, target: formatTarget(target) },
+        'could not list FlinkStateSnapshots for status',
+      );
     }
     const found = lastSavepoint(target, snapshots, resource);
     return found ? { location: found.location, ...(found.at === undefined ? {} : { at: found.at }) } : undefined;
@@ -139,34 +154,54 @@ export class QueryService {
     const policy = state.ok ? state.policy : undefined;
     const names = this.deps.clusters.names;
     const clusters = names.length > 1 ? names : [undefined];
-    if (namespace !== undefined && policy && !clusters.some((c) => findNamespace(policy, namespace, c))) return refused(unmanagedMessage(policy, namespace));
+    if (namespace !== undefined && policy && !clusters.some((c) => findNamespace(policy, namespace, c)))
+      return refused(unmanagedMessage(policy, namespace));
     const fromPolicy = policy ? policy.namespaces.map((n) => n.name).filter((n) => !/[*?[]/.test(n)) : [];
-    const candidates = namespace !== undefined ? [namespace] : [...new Set([...fromPolicy, ...(await this.deps.store.namespacesOfRecentOperations())])].sort();
+    const candidates =
+      namespace !== undefined
+        ? [namespace]
+        : [...new Set([...fromPolicy, ...(await this.deps.store.namespacesOfRecentOperations())])].sort();
     const places = clusters.flatMap((cluster) =>
-      candidates.filter((ns) => cluster === undefined || !policy || findNamespace(policy, ns, cluster)).map((ns) => ({ cluster, namespace: ns })),
+      candidates
+        .filter((ns) => cluster === undefined || !policy || findNamespace(policy, ns, cluster))
+        .map((ns) => ({ cluster, namespace: ns })),
     );
     const frozen = new Set((await this.deps.freezes.list()).map((f) => targetKey(f.target)));
-    const view: ListView = { namespaces: places.map(placeName), items: [], problems: [], ...(names.length > 1 ? { clusters: [...names] } : {}) };
+    const view: ListView = {
+      namespaces: places.map(placeName),
+      items: [],
+      problems: [],
+      ...(names.length > 1 ? { clusters: [...names] } : {}),
+    };
     const results = await Promise.all(places.map((place) => this.listNamespace(place)));
     for (const [i, result] of results.entries()) {
       const place = placeName(places[i] as Place);
       if ('problem' in result) view.problems.push({ namespace: place, message: result.problem });
-      else for (const item of result.items) view.items.push({ ...item, ...(frozen.has(targetKey(item.target)) ? { frozen: true } : {}) });
+      else
+        for (const item of result.items)
+          view.items.push({ ...item, ...(frozen.has(targetKey(item.target)) ? { frozen: true } : {}) });
     }
     return { kind: 'list', view };
   }
 
-  private async listNamespace({ cluster, namespace }: Place): Promise<{ items: ListView['items'] } | { problem: string }> {
+  private async listNamespace({
+    cluster,
+    namespace,
+  }: Place): Promise<{ items: ListView['items'] } | { problem: string }> {
     try {
       const kinds: TargetKind[] = ['FlinkDeployment', 'FlinkSessionJob'];
       const kube = this.deps.clusters.kube(cluster === undefined ? {} : { cluster });
       const lists = await Promise.all(kinds.map((kind) => kube.listSummaries(kind, namespace)));
       const items = lists.flatMap((summaries, i) =>
-        summaries.map(({ name, ...states }) => ({ target: { ...(cluster === undefined ? {} : { cluster }), kind: kinds[i] as TargetKind, namespace, name }, ...states })),
+        summaries.map(({ name, ...states }) => ({
+          target: { ...(cluster === undefined ? {} : { cluster }), kind: kinds[i] as TargetKind, namespace, name },
+          ...states,
+        })),
       );
       return { items };
     } catch (error) {
-      if (isKubeError(error, 'forbidden')) return { problem: `the bot has no access to namespace ${namespace} (add a RoleBinding)` };
+      if (isKubeError(error, 'forbidden'))
+        return { problem: `the bot has no access to namespace ${namespace} (add a RoleBinding)` };
       return { problem: describeFault(error) };
     }
   }
@@ -178,20 +213,41 @@ export class QueryService {
     const resolved = await resolveTarget(intent, { getOperation: (id) => this.deps.store.get(id) });
     if (!resolved.ok) return refused(`it would be refused: ${resolved.refusal}`);
     const membership = this.deps.membership.for(state.policy, state.hash);
-    const request = { namespace: resolved.target.namespace, cluster: resolved.target.cluster, requester: asker, hasReason: intent.reason !== undefined, intentKind: intent.kind, breakGlass: intent.breakGlass === true };
+    const request = {
+      namespace: resolved.target.namespace,
+      cluster: resolved.target.cluster,
+      requester: asker,
+      hasReason: intent.reason !== undefined,
+      intentKind: intent.kind,
+      breakGlass: intent.breakGlass === true,
+    };
     const check = await checkRequest(state.policy, request, membership);
     if (!check.ok) return refused(`it would be refused: ${check.message}`);
     const scheduled = resolveSchedule(intent, state.policy, this.deps.now());
     if (!scheduled.ok) return refused(`it would be refused: ${scheduled.message}`);
-    const assessed = await assess(state.policy, { intent, opId: EXPLAIN_OP_ID, requester: asker }, assessDeps(this.deps));
+    const assessed = await assess(
+      state.policy,
+      { intent, opId: EXPLAIN_OP_ID, requester: asker },
+      assessDeps(this.deps),
+    );
     if (!assessed.ok) return refused(`it would be refused: ${assessed.refusal}`);
     const environment = check.namespaceEntry.environment;
-    const view: ExplainView = { intent, target: assessed.target, plan: assessed.plan, decision: assessed.decision, ...defined({ environment, schedule: scheduled.schedule }) };
+    const view: ExplainView = {
+      intent,
+      target: assessed.target,
+      plan: assessed.plan,
+      decision: assessed.decision,
+      ...defined({ environment, schedule: scheduled.schedule }),
+    };
     return { kind: 'explain', view };
   }
 
   private async locks(): Promise<QueryAnswer> {
-    const [leases, freezes, audit] = await Promise.all([this.deps.leases.listLeases(), this.deps.freezes.list(), this.deps.freezes.auditLog(AUDIT_LINES)]);
+    const [leases, freezes, audit] = await Promise.all([
+      this.deps.leases.listLeases(),
+      this.deps.freezes.list(),
+      this.deps.freezes.auditLog(AUDIT_LINES),
+    ]);
     const view: LocksView = {
       leases: leases.map((l) => ({ target: formatTarget(l.target), opId: l.opId, since: l.since })),
       freezes: freezes.map((f) => ({ target: formatTarget(f.target), by: f.by, reason: f.reason, at: f.at })),
@@ -211,5 +267,7 @@ function pickLast(r: OperationRecord): NonNullable<StatusView['lastOperation']> 
 
 /** Drops undefined fields, so views carry only what is known. */
 function defined<T extends Record<string, unknown>>(o: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
+  };
 }

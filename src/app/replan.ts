@@ -17,11 +17,26 @@ export function alreadyDecided(record: OperationRecord): string {
 }
 
 /** AWAITING_APPROVAL → ABORTED, unless the record moved on or was re-planned meanwhile. */
-export async function abortAtApproval(deps: BotDeps, record: Planned, reason: string, user: string): Promise<ActionOutcome> {
+export async function abortAtApproval(
+  deps: BotDeps,
+  record: Planned,
+  reason: string,
+  user: string,
+): Promise<ActionOutcome> {
   const result = await deps.store.apply(record.id, (current) => {
     if (current.state !== 'AWAITING_APPROVAL') return { refuse: alreadyDecided(current) };
     if (current.plan?.digest !== record.plan.digest) return { refuse: `${current.id}: ${PLAN_CHANGED}` };
-    return { entries: [{ type: 'state', name: 'ABORTED', actor: 'system', role: 'bot', detail: { reason, detectedOn: `approval by <@${user}>` } }] };
+    return {
+      entries: [
+        {
+          type: 'state',
+          name: 'ABORTED',
+          actor: 'system',
+          role: 'bot',
+          detail: { reason, detectedOn: `approval by <@${user}>` },
+        },
+      ],
+    };
   });
   if (!result.ok) return { type: 'refused', message: result.reason };
   forOperation(deps.logger, record.id).info({ reason }, 'operation aborted at approval');
@@ -45,11 +60,20 @@ export async function replan(deps: BotDeps, record: Planned, cause: ReplanCause)
   const state = await deps.policy.current();
   if (!state.ok) return { type: 'refused', message: `${record.id}: ${state.message}` };
   const revision = record.plan.revision + 1;
-  const assessed = await assess(state.policy, { intent: record.intent, opId: record.id, requester: record.requester, revision }, assessDeps(deps));
+  const assessed = await assess(
+    state.policy,
+    { intent: record.intent, opId: record.id, requester: record.requester, revision },
+    assessDeps(deps),
+  );
   if (!assessed.ok) return abortAtApproval(deps, record, `re-planning failed: ${assessed.refusal}`, cause.clickedBy);
   const { plan, decision } = assessed;
   if (decision.outcome === 'deny') {
-    return abortAtApproval(deps, record, `re-planned after ${cause.after.join(', ')}, policy now denies it: ${decision.reasons.join('; ')}`, cause.clickedBy);
+    return abortAtApproval(
+      deps,
+      record,
+      `re-planned after ${cause.after.join(', ')}, policy now denies it: ${decision.reasons.join('; ')}`,
+      cause.clickedBy,
+    );
   }
   const queued = decision.outcome === 'allow';
   const at = deps.now();
@@ -57,13 +81,22 @@ export async function replan(deps: BotDeps, record: Planned, cause: ReplanCause)
     type: 'replanned',
     name: 'replanned',
     actor: 'system',
-    detail: { after: cause.after, reason: cause.reason, revision: plan.revision, digest: plan.digest, diff: plan.diff, previousDigest: record.plan.digest },
+    detail: {
+      after: cause.after,
+      reason: cause.reason,
+      revision: plan.revision,
+      digest: plan.digest,
+      diff: plan.diff,
+      previousDigest: record.plan.digest,
+    },
   };
   const result = await deps.store.apply(record.id, (current) => {
     if (current.state !== 'AWAITING_APPROVAL') return { refuse: alreadyDecided(current) };
     if (current.plan?.digest !== record.plan.digest) return { refuse: `${current.id}: ${PLAN_CHANGED}` };
     const next = queued ? 'QUEUED' : 'AWAITING_APPROVAL';
-    const detail = queued ? { reason: 'no approval needed after the re-plan' } : { requirements: decision.requirements };
+    const detail = queued
+      ? { reason: 'no approval needed after the re-plan' }
+      : { requirements: decision.requirements };
     return {
       set: { plan, decision, ...(queued ? {} : { expiresAt: expiresAt(at, state.policy.approval.ttlMs) }) },
       entries: [replanned, { type: 'state', name: next, actor: 'system', role: 'bot', detail }],
@@ -73,7 +106,12 @@ export async function replan(deps: BotDeps, record: Planned, cause: ReplanCause)
   const log = forOperation(deps.logger, record.id);
   log.info({ revision, after: cause.after, state: result.record.state }, 're-planned at approval');
   const because = `${record.id} was re-planned after ${cause.after.join(', ')} changed the target`;
-  if (!queued) return { type: 'done', record: result.record, message: `${because}; your click was not counted: review the new diff on the card` };
+  if (!queued)
+    return {
+      type: 'done',
+      record: result.record,
+      message: `${because}; your click was not counted: review the new diff on the card`,
+    };
   await enqueueQueued(deps, result.record, plan.revision, log);
   return { type: 'done', record: result.record, message: `${because}; it needs no approval any more and is queued` };
 }

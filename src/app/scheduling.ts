@@ -4,7 +4,13 @@
 import type { EntryInput, OperationRecord } from '../domain/engines/operation.js';
 import { evaluate } from '../domain/engines/policy/evaluate.js';
 import type { Policy } from '../domain/engines/policy/schema.js';
-import { RESCHEDULED, nextOpening, windowStillOpen, type OperationSchedule, type SchedulePolicy } from '../domain/kit/schedule/resolve.js';
+import {
+  RESCHEDULED,
+  nextOpening,
+  windowStillOpen,
+  type OperationSchedule,
+  type SchedulePolicy,
+} from '../domain/kit/schedule/resolve.js';
 import { clusterOf, type Target } from '../domain/model/target.js';
 import { forOperation, type Logger } from '../log.js';
 import { LIVE_JOB_STATES, jobIdOf, scheduledJobIdOf, type OperationQueue } from '../queue/queue.js';
@@ -22,8 +28,17 @@ export function scheduleOnEntry(schedule: OperationSchedule, policy: SchedulePol
 }
 
 /** The state entry into SCHEDULED; its detail carries the time so the thread can say when it runs. */
-export function scheduledEntry(schedule: OperationSchedule, actor: string, role: Role, detail: Record<string, unknown>): EntryInput {
-  const when = { runAt: schedule.runAt, zone: schedule.zone, ...(schedule.window === undefined ? {} : { window: schedule.window, closesAt: schedule.closesAt }) };
+export function scheduledEntry(
+  schedule: OperationSchedule,
+  actor: string,
+  role: Role,
+  detail: Record<string, unknown>,
+): EntryInput {
+  const when = {
+    runAt: schedule.runAt,
+    zone: schedule.zone,
+    ...(schedule.window === undefined ? {} : { window: schedule.window, closesAt: schedule.closesAt }),
+  };
   return { type: 'state', name: 'SCHEDULED', actor, role, detail: { ...detail, ...when } };
 }
 
@@ -45,7 +60,12 @@ export function denialsAt(policy: Policy, record: OperationRecord, now: number):
 }
 
 /** Puts the wake-up job of a SCHEDULED record on its cluster's queue (failures are logged: the sweep re-creates it). */
-export async function enqueueWakeUp(queue: Pick<ScheduleQueue, 'enqueueAt'>, record: OperationRecord, now: number, log: Logger): Promise<void> {
+export async function enqueueWakeUp(
+  queue: Pick<ScheduleQueue, 'enqueueAt'>,
+  record: OperationRecord,
+  now: number,
+  log: Logger,
+): Promise<void> {
   if (record.schedule === undefined || record.plan === undefined) return;
   try {
     const { jobId } = await queue.enqueueAt(record.id, record.plan.revision, record.schedule.runAt, now);
@@ -56,7 +76,11 @@ export async function enqueueWakeUp(queue: Pick<ScheduleQueue, 'enqueueAt'>, rec
 }
 
 /** Its run job again: a finished one of the same id (from before a re-schedule) is removed first. */
-export async function enqueueRun(queue: Pick<ScheduleQueue, 'enqueue' | 'removeFinished'>, record: OperationRecord, log: Logger): Promise<void> {
+export async function enqueueRun(
+  queue: Pick<ScheduleQueue, 'enqueue' | 'removeFinished'>,
+  record: OperationRecord,
+  log: Logger,
+): Promise<void> {
   if (record.plan === undefined) return;
   try {
     await queue.removeFinished(jobIdOf(record.id, record.plan.revision));
@@ -76,7 +100,8 @@ export interface ScheduledDeps {
   log: Logger;
 }
 
-export type FireOutcome = { type: 'early'; delayMs: number } | { type: 'moved'; state: string } | { type: 'gone'; why: string };
+export type FireOutcome =
+  { type: 'early'; delayMs: number } | { type: 'moved'; state: string } | { type: 'gone'; why: string };
 
 /**
  * A SCHEDULED operation at its time: never before `runAt` (early → the caller re-delays); a window that closed
@@ -85,7 +110,8 @@ export type FireOutcome = { type: 'early'; delayMs: number } | { type: 'moved'; 
  */
 export async function fireScheduled(deps: ScheduledDeps, opId: string): Promise<FireOutcome> {
   const record = await deps.store.get(opId);
-  if (record?.state !== 'SCHEDULED' || record.schedule === undefined) return { type: 'gone', why: `${record?.state ?? 'gone'}: not scheduled` };
+  if (record?.state !== 'SCHEDULED' || record.schedule === undefined)
+    return { type: 'gone', why: `${record?.state ?? 'gone'}: not scheduled` };
   const now = deps.now();
   if (now < record.schedule.runAt) return { type: 'early', delayMs: record.schedule.runAt - now };
   const state = await deps.policy.current();
@@ -94,8 +120,29 @@ export async function fireScheduled(deps: ScheduledDeps, opId: string): Promise<
   const { actor, role } = deps;
   const result = await deps.store.apply(opId, (current) => {
     if (current.state !== 'SCHEDULED' || current.schedule?.runAt !== record.schedule?.runAt) return { refuse: 'raced' };
-    if (reasons.length > 0) return { entries: [{ type: 'state', name: 'ABORTED', actor, role, detail: { reason: `at its time, ${reasons.join('; ')}`, reasons } }] };
-    return { entries: [{ type: 'state', name: 'QUEUED', actor, role, detail: { reason: 'its scheduled time came', runAt: record.schedule?.runAt } }] };
+    if (reasons.length > 0)
+      return {
+        entries: [
+          {
+            type: 'state',
+            name: 'ABORTED',
+            actor,
+            role,
+            detail: { reason: `at its time, ${reasons.join('; ')}`, reasons },
+          },
+        ],
+      };
+    return {
+      entries: [
+        {
+          type: 'state',
+          name: 'QUEUED',
+          actor,
+          role,
+          detail: { reason: 'its scheduled time came', runAt: record.schedule?.runAt },
+        },
+      ],
+    };
   });
   if (!result.ok) return { type: 'gone', why: result.reason };
   if (result.record.state === 'QUEUED') await enqueueRun(deps.queue, result.record, deps.log);
@@ -104,22 +151,50 @@ export async function fireScheduled(deps: ScheduledDeps, opId: string): Promise<
 }
 
 /** SCHEDULED or QUEUED with its window closed: the next opening (a note, or QUEUED → SCHEDULED), else EXPIRED. */
-export async function moveToNextOpening(deps: ScheduledDeps, record: OperationRecord, policy: SchedulePolicy, now: number): Promise<FireOutcome> {
+export async function moveToNextOpening(
+  deps: ScheduledDeps,
+  record: OperationRecord,
+  policy: SchedulePolicy,
+  now: number,
+): Promise<FireOutcome> {
   const schedule = record.schedule as OperationSchedule;
   const next = nextOpening(schedule, policy, now);
   const { actor, role } = deps;
   const closed = `window ${schedule.window ?? '?'} closed before it could start`;
-  const result = await deps.store.apply(record.id, (current): { refuse: string } | { set?: { schedule: OperationSchedule }; entries: EntryInput[] } => {
-    if (current.schedule?.runAt !== schedule.runAt || (current.state !== 'SCHEDULED' && current.state !== 'QUEUED')) return { refuse: 'raced' };
-    const back: EntryInput[] = current.state === 'QUEUED' ? [scheduledEntry(schedule, actor, 'worker', { reason: closed })] : [];
-    if (next === undefined) {
-      const reason = `${closed}, and it does not open again within 7 days of when it was first scheduled`;
-      return { entries: [...back, { type: 'state', name: 'EXPIRED', actor, role: current.state === 'QUEUED' ? 'worker' : role, detail: { reason } }] };
-    }
-    const detail = { reason: `${closed}; moved to its next opening`, runAt: next.runAt, zone: next.zone, window: next.window, closesAt: next.closesAt };
-    if (current.state === 'QUEUED') return { set: { schedule: next }, entries: [scheduledEntry(next, actor, 'worker', { reason: detail.reason })] };
-    return { set: { schedule: next }, entries: [{ type: 'note', name: RESCHEDULED, actor, detail }] };
-  });
+  const result = await deps.store.apply(
+    record.id,
+    (current): { refuse: string } | { set?: { schedule: OperationSchedule }; entries: EntryInput[] } => {
+      if (current.schedule?.runAt !== schedule.runAt || (current.state !== 'SCHEDULED' && current.state !== 'QUEUED'))
+        return { refuse: 'raced' };
+      const back: EntryInput[] =
+        current.state === 'QUEUED' ? [scheduledEntry(schedule, actor, 'worker', { reason: closed })] : [];
+      if (next === undefined) {
+        const reason = `${closed}, and it does not open again within 7 days of when it was first scheduled`;
+        return {
+          entries: [
+            ...back,
+            {
+              type: 'state',
+              name: 'EXPIRED',
+              actor,
+              role: current.state === 'QUEUED' ? 'worker' : role,
+              detail: { reason },
+            },
+          ],
+        };
+      }
+      const detail = {
+        reason: `${closed}; moved to its next opening`,
+        runAt: next.runAt,
+        zone: next.zone,
+        window: next.window,
+        closesAt: next.closesAt,
+      };
+      if (current.state === 'QUEUED')
+        return { set: { schedule: next }, entries: [scheduledEntry(next, actor, 'worker', { reason: detail.reason })] };
+      return { set: { schedule: next }, entries: [{ type: 'note', name: RESCHEDULED, actor, detail }] };
+    },
+  );
   if (!result.ok) return { type: 'gone', why: result.reason };
   if (result.record.state === 'SCHEDULED') await enqueueWakeUp(deps.queue, result.record, now, deps.log);
   deps.log.info({ state: result.record.state, runAt: next?.runAt }, 'window closed; moved on');
@@ -134,7 +209,10 @@ async function hasWakeUp(queue: Pick<ScheduleQueue, 'jobState'>, record: Operati
 }
 
 export interface ScheduledSweepDeps {
-  queues: { readonly clusters: readonly string[]; of(target: Pick<Target, 'cluster'>): Pick<ScheduleQueue, 'enqueueAt' | 'jobState'> };
+  queues: {
+    readonly clusters: readonly string[];
+    of(target: Pick<Target, 'cluster'>): Pick<ScheduleQueue, 'enqueueAt' | 'jobState'>;
+  };
   logger: Logger;
 }
 
@@ -142,7 +220,11 @@ export interface ScheduledSweepDeps {
  * The sweep's backstop (docs/lifecycle.md#the-sweep): a SCHEDULED record past its time with no live wake-up job gets it
  * again, due now.
  */
-export async function sweepScheduled(deps: ScheduledSweepDeps, records: readonly OperationRecord[], now: number): Promise<string[]> {
+export async function sweepScheduled(
+  deps: ScheduledSweepDeps,
+  records: readonly OperationRecord[],
+  now: number,
+): Promise<string[]> {
   const woken: string[] = [];
   for (const record of records) {
     if (record.state !== 'SCHEDULED' || record.schedule === undefined || !record.plan) continue;
@@ -157,7 +239,11 @@ export async function sweepScheduled(deps: ScheduledSweepDeps, records: readonly
 }
 
 /** The bot's way to the wake-up job: through its Enqueuer port, on the record's cluster queue. */
-export async function enqueueScheduled(deps: { enqueuer: Enqueuer; now: () => number }, record: OperationRecord, log: Logger): Promise<void> {
+export async function enqueueScheduled(
+  deps: { enqueuer: Enqueuer; now: () => number },
+  record: OperationRecord,
+  log: Logger,
+): Promise<void> {
   const enqueueAt = async (opId: string, revision: number, runAt: number, now: number) => {
     await deps.enqueuer.enqueueAt(opId, revision, record.target, runAt, now);
     return { jobId: scheduledJobIdOf(opId, revision, runAt) };
@@ -174,7 +260,10 @@ export async function approverOfItsRules(
   isMember: (user: string, group: string) => Promise<boolean>,
 ): Promise<boolean> {
   if (record.state !== 'SCHEDULED') return false;
-  const requirements = [...(record.decision?.requirements ?? []), ...(record.decision?.breakGlass?.skippedRequirements ?? [])];
+  const requirements = [
+    ...(record.decision?.requirements ?? []),
+    ...(record.decision?.breakGlass?.skippedRequirements ?? []),
+  ];
   for (const group of new Set(requirements.flatMap((r) => r.from))) {
     if (await isMember(user, group)) return true;
   }

@@ -65,7 +65,8 @@ export class Sweep {
     this.now = deps.now ?? Date.now;
     this.periodic = new Periodic(() => this.sweep(), {
       done: (report) => {
-        if (report.expired.length + report.reenqueued.length + report.resumed.length > 0) deps.logger.info(report, 'sweep');
+        if (report.expired.length + report.reenqueued.length + report.resumed.length > 0)
+          deps.logger.info(report, 'sweep');
       },
       failed: (error) => deps.logger.warn({ err: error }, 'sweep failed; the next one tries again'),
     });
@@ -108,8 +109,13 @@ export class Sweep {
 
   private async expire(id: string, now: number): Promise<boolean> {
     const result = await this.deps.store.apply(id, (current) => {
-      if (current.state !== 'AWAITING_APPROVAL' || current.expiresAt === undefined || current.expiresAt > now) return { refuse: 'not expired' };
-      return { entries: [{ type: 'state', name: 'EXPIRED', actor: 'sweep', role: 'sweep', detail: { expiresAt: current.expiresAt } }] };
+      if (current.state !== 'AWAITING_APPROVAL' || current.expiresAt === undefined || current.expiresAt > now)
+        return { refuse: 'not expired' };
+      return {
+        entries: [
+          { type: 'state', name: 'EXPIRED', actor: 'sweep', role: 'sweep', detail: { expiresAt: current.expiresAt } },
+        ],
+      };
     });
     return result.ok;
   }
@@ -124,10 +130,15 @@ export class Sweep {
     if (!finisher || now - record.updatedAt < (this.deps.acceptedStaleMs ?? ACCEPTED_STALE_MS)) return false;
     if (await finisher.cardInFlight?.(record)) return false;
     const claimed = await this.deps.store.apply(record.id, (current) =>
-      current.state !== 'ACCEPTED' || current.version !== record.version ? { refuse: 'raced' } : { set: { reenqueues: current.reenqueues + 1 }, entries: [] },
+      current.state !== 'ACCEPTED' || current.version !== record.version
+        ? { refuse: 'raced' }
+        : { set: { reenqueues: current.reenqueues + 1 }, entries: [] },
     );
     if (!claimed.ok) return false;
-    this.deps.logger.warn({ opId: record.id, acceptedAt: record.createdAt }, 'operation left ACCEPTED by a stopped bot; finishing it');
+    this.deps.logger.warn(
+      { opId: record.id, acceptedAt: record.createdAt },
+      'operation left ACCEPTED by a stopped bot; finishing it',
+    );
     await finisher.finish(claimed.record);
     return true;
   }
@@ -138,15 +149,27 @@ export class Sweep {
     const revision = record.plan?.revision ?? 1;
     if ((await this.deps.leases.holder(record.target))?.opId === record.id) return 'alive';
     // A run that re-planned keeps its job of the earlier revision: any live job of this operation counts.
-    const states = await Promise.all(Array.from({ length: revision }, (_, i) => queue.jobState(jobIdOf(record.id, i + 1))));
-    if (states.some((s) => s === 'waiting' || s === 'delayed' || s === 'active' || s === 'prioritized' || s === 'waiting-children')) return 'alive';
+    const states = await Promise.all(
+      Array.from({ length: revision }, (_, i) => queue.jobState(jobIdOf(record.id, i + 1))),
+    );
+    if (
+      states.some(
+        (s) => s === 'waiting' || s === 'delayed' || s === 'active' || s === 'prioritized' || s === 'waiting-children',
+      )
+    )
+      return 'alive';
     const seen = record.reenqueues;
     const count = seen + 1;
     const result = await this.deps.store.apply(record.id, (current) => {
       // Another sweep (another process) re-enqueued it since we looked: that one counts, this one does not.
       if (current.reenqueues !== seen || !isOrdered(current.state)) return { refuse: 'raced' };
       const stuck = count === STUCK_AFTER && !current.history.some((e) => e.type === 'note' && e.name === 'stuck');
-      const note = { type: 'note', name: 'stuck', actor: 'sweep', detail: { reenqueues: count, state: current.state } } as const;
+      const note = {
+        type: 'note',
+        name: 'stuck',
+        actor: 'sweep',
+        detail: { reenqueues: count, state: current.state },
+      } as const;
       return { set: { reenqueues: count }, entries: stuck ? [note] : [] };
     });
     if (!result.ok) return 'raced';
@@ -155,7 +178,10 @@ export class Sweep {
     const base = this.deps.backoffBaseMs ?? 1000;
     const delayMs = Math.min(this.deps.backoffMaxMs ?? 5 * 60_000, base * 2 ** (count - 1));
     await queue.enqueue(record.id, revision, { delayMs });
-    this.deps.logger.warn({ opId: record.id, state: record.state, reenqueues: count, delayMs }, 'operation had no job; enqueued again');
+    this.deps.logger.warn(
+      { opId: record.id, state: record.state, reenqueues: count, delayMs },
+      'operation had no job; enqueued again',
+    );
     return count === STUCK_AFTER ? 'stuck' : 'reenqueued';
   }
 }

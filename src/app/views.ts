@@ -94,7 +94,10 @@ export interface ExceptionsView {
 }
 
 /** One operation as App Home lists it. */
-export type HomeOperation = Pick<OperationRecord, 'id' | 'kind' | 'target' | 'state' | 'requester' | 'createdAt' | 'updatedAt' | 'expiresAt'> & {
+export type HomeOperation = Pick<
+  OperationRecord,
+  'id' | 'kind' | 'target' | 'state' | 'requester' | 'createdAt' | 'updatedAt' | 'expiresAt'
+> & {
   /** The approval buttons' block binding: the plan digest (only on approvals waiting for the viewer). */
   planDigest?: string;
   /** Requested with --break-glass (docs/policy.md#break-glass). */

@@ -30,7 +30,8 @@ function parseInvocation(args: string[]): Invocation {
   const parsed = parseArgs(args, { clusters: 'value' });
   if (!parsed.ok) return parsed;
   const [file, ...extra] = parsed.positional;
-  if (file === undefined || extra.length > 0) return { ok: false, message: file === undefined ? 'name the policy file' : 'expected exactly one FILE' };
+  if (file === undefined || extra.length > 0)
+    return { ok: false, message: file === undefined ? 'name the policy file' : 'expected exactly one FILE' };
   const list = parsed.values.clusters;
   if (typeof list !== 'string') return { ok: true, file, options: {} };
   const clusters = list.split(',').map((c) => c.trim());
@@ -58,7 +59,8 @@ export async function checkPolicy(args: string[], io: CliOutput = processOutput)
       io.err(`flink-chatops check-policy: ${loaded.errors.join('\n')}\n`);
     } else {
       const n = loaded.errors.length;
-      const heading = loaded.problem === 'yaml' ? `${file}: not valid YAML:` : `${file}: ${n} problem${n === 1 ? '' : 's'}:`;
+      const heading =
+        loaded.problem === 'yaml' ? `${file}: not valid YAML:` : `${file}: ${n} problem${n === 1 ? '' : 's'}:`;
       io.err(`${heading}\n${indented(loaded.errors)}\n`);
       printWarnings(io, loaded.warnings);
     }

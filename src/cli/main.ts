@@ -19,7 +19,9 @@ const serve: SubcommandHandler = async (args) => {
   if (!(ROLES as readonly string[]).includes(role)) return usageError(`--role must be one of ${ROLES.join(', ')}`);
   const loaded = loadConfig(process.env, role as Role);
   if (!loaded.ok) {
-    process.stderr.write(`flink-chatops serve: configuration problems:\n${loaded.problems.map((p) => `  ${p}`).join('\n')}\n`);
+    process.stderr.write(
+      `flink-chatops serve: configuration problems:\n${loaded.problems.map((p) => `  ${p}`).join('\n')}\n`,
+    );
     return 1;
   }
   return (await import('../roles/serve.js')).serve(role as Role, loaded.config);
@@ -46,7 +48,9 @@ export async function main(argv: string[]): Promise<number> {
   }
   const load = SUBCOMMANDS[sub];
   if (!load && DEVELOPMENT_ONLY.includes(sub)) {
-    process.stderr.write(`flink-chatops: "${sub}" is a development tool and not part of this installation: run it from a checkout (npm start)\n`);
+    process.stderr.write(
+      `flink-chatops: "${sub}" is a development tool and not part of this installation: run it from a checkout (npm start)\n`,
+    );
     return 1;
   }
   if (!load) return usageError(`unknown subcommand "${sub}"`);

@@ -36,7 +36,14 @@ export function readFileVariables(given: Record<string, string | undefined>): {
       env[name] = readFileSync(path, 'utf8').replace(/\r?\n$/, '');
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : (code ?? 'unreadable');
+      const why =
+        code === 'ENOENT'
+          ? 'no such file'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : code === 'EISDIR'
+              ? 'is a directory'
+              : (code ?? 'unreadable');
       problems.push(`${fileVar}: cannot read ${JSON.stringify(path)} (${why})`);
       env[name] = undefined;
     }
@@ -47,11 +54,21 @@ export function readFileVariables(given: Record<string, string | undefined>): {
 /** Values of these are never shown in a problem, not even redacted. */
 const SECRET_NAME = /TOKEN|SECRET|PASSWORD/;
 
-export function describeIssue(name: string, message: string, env: Record<string, string | undefined>, fromFile: ReadonlySet<string>): string {
+export function describeIssue(
+  name: string,
+  message: string,
+  env: Record<string, string | undefined>,
+  fromFile: ReadonlySet<string>,
+): string {
   const value = env[name];
   const source = fromFile.has(name) ? ` from ${name}_FILE` : '';
   // Shown on one line (JSON-quoted, so a stray newline is visible as \n) and with any URL's password replaced.
-  const shown = value === undefined || SECRET_NAME.test(name) ? (source ? ` (value${source})` : '') : ` (got ${JSON.stringify(clip(redactValue(value)))}${source})`;
+  const shown =
+    value === undefined || SECRET_NAME.test(name)
+      ? source
+        ? ` (value${source})`
+        : ''
+      : ` (got ${JSON.stringify(clip(redactValue(value)))}${source})`;
   return `${name}: ${message}${shown}`;
 }
 
@@ -64,4 +81,3 @@ function redactValue(value: string): string {
 function clip(text: string): string {
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
-

@@ -30,7 +30,8 @@ export const nodeList = (name: string, defaultPort: number) =>
       const nodes: RedisNode[] = [];
       for (const item of text.split(',').map((n) => n.trim())) {
         const node = item === '' ? 'has an empty entry' : parseNode(item, defaultPort);
-        if (typeof node === 'string') ctx.addIssue({ code: 'custom', message: `${node} (a comma-separated list of host:port)` });
+        if (typeof node === 'string')
+          ctx.addIssue({ code: 'custom', message: `${node} (a comma-separated list of host:port)` });
         else nodes.push(node);
       }
       return nodes;
@@ -114,11 +115,12 @@ export function redisProblems(e: RedisVariables): string[] {
   }
   const db = parseRedisUrl(e.REDIS_URL)?.db ?? 0;
   if (e.REDIS_CLUSTER_NODES && db !== 0) {
-    return [`REDIS_URL: a Redis Cluster has only database 0; drop "/${db}" from the URL (got ${JSON.stringify(redactUrl(e.REDIS_URL))})`];
+    return [
+      `REDIS_URL: a Redis Cluster has only database 0; drop "/${db}" from the URL (got ${JSON.stringify(redactUrl(e.REDIS_URL))})`,
+    ];
   }
   return [];
 }
-
 
 /** The parsed variables the Redis settings come from. */
 export interface RedisVariables {

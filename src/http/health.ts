@@ -30,12 +30,17 @@ export interface ReadinessProbe {
 export const DEFAULT_CHECK_TIMEOUT_MS = 2000;
 
 /** Runs the checks side by side, each bounded by `timeoutMs`; ready only when every one passes. */
-export function readiness(checks: Record<string, ReadinessCheck>, options: { timeoutMs?: number } = {}): ReadinessProbe {
+export function readiness(
+  checks: Record<string, ReadinessCheck>,
+  options: { timeoutMs?: number } = {},
+): ReadinessProbe {
   const timeoutMs = options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
   let draining = false;
   const probe = async (): Promise<Readiness> => {
     if (draining) return { ok: false, checks: { shutdown: 'draining: the process is stopping' } };
-    const results = await Promise.all(Object.entries(checks).map(async ([name, check]) => [name, await runCheck(check, timeoutMs)] as const));
+    const results = await Promise.all(
+      Object.entries(checks).map(async ([name, check]) => [name, await runCheck(check, timeoutMs)] as const),
+    );
     return { ok: results.every(([, result]) => result === 'ok'), checks: Object.fromEntries(results) };
   };
   return Object.assign(probe, {
@@ -105,7 +110,8 @@ export function kubeReady(kubeConfig: KubeConfig): ReadinessCheck {
       await api.getCode({ middleware: [middleware], middlewareMergeStrategy: 'append' });
     } catch (error) {
       const e = error as { code?: unknown; message?: string };
-      if (typeof e.code === 'number') throw new Error(`Kubernetes API answered /version with HTTP ${e.code}`, { cause: error });
+      if (typeof e.code === 'number')
+        throw new Error(`Kubernetes API answered /version with HTTP ${e.code}`, { cause: error });
       throw new Error(`Kubernetes API unreachable: ${e.message ?? String(error)}`, { cause: error });
     }
   };
@@ -137,14 +143,27 @@ export function healthRoutes(options: HealthOptions): HealthRoute[] {
   };
   const routes: HealthRoute[] = [
     { path: HEALTH_PATHS.live, method: ['GET'], handler: (_req, res) => sendJson(res, 200, { ok: true }) },
-    { path: HEALTH_PATHS.ready, method: ['GET'], handler: (_req, res) => void serveReady(res, options.ready, onReport) },
+    {
+      path: HEALTH_PATHS.ready,
+      method: ['GET'],
+      handler: (_req, res) => void serveReady(res, options.ready, onReport),
+    },
   ];
   const metrics = options.metrics;
-  if (metrics) routes.push({ path: HEALTH_PATHS.metrics, method: ['GET'], handler: (_req, res) => void serveMetrics(res, metrics, options.logger) });
+  if (metrics)
+    routes.push({
+      path: HEALTH_PATHS.metrics,
+      method: ['GET'],
+      handler: (_req, res) => void serveMetrics(res, metrics, options.logger),
+    });
   return routes;
 }
 
-async function serveReady(res: ServerResponse, ready: HealthOptions['ready'], onReport: (report: Readiness) => void): Promise<void> {
+async function serveReady(
+  res: ServerResponse,
+  ready: HealthOptions['ready'],
+  onReport: (report: Readiness) => void,
+): Promise<void> {
   let report: Readiness;
   try {
     report = await ready();
@@ -155,7 +174,11 @@ async function serveReady(res: ServerResponse, ready: HealthOptions['ready'], on
   sendJson(res, report.ok ? 200 : 503, report);
 }
 
-async function serveMetrics(res: ServerResponse, metrics: Pick<Metrics, 'text' | 'contentType'>, logger: Logger | undefined): Promise<void> {
+async function serveMetrics(
+  res: ServerResponse,
+  metrics: Pick<Metrics, 'text' | 'contentType'>,
+  logger: Logger | undefined,
+): Promise<void> {
   try {
     const text = await metrics.text();
     send(res, 200, metrics.contentType, text);

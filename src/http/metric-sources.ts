@@ -1,7 +1,12 @@
 // Scrape-time sources of the store-wide gauges: operations by state, stuck, queue depth — exported by one process
 // at a time (a Redis lease renewed at each scrape), so `sum()` over every pod's series is the store's number.
 import type { RedisConnection } from '../store/connection.js';
-import { isTerminal, type HistoryEntry, type OperationRecord, type OperationState } from '../domain/engines/operation.js';
+import {
+  isTerminal,
+  type HistoryEntry,
+  type OperationRecord,
+  type OperationState,
+} from '../domain/engines/operation.js';
 import type { Metrics, MetricsSources, OperationCount } from './metrics.js';
 
 /** The store reads `collectOperations` / `collectStuck` need; OperationStore satisfies it. */
@@ -14,7 +19,9 @@ export interface ActiveOperationsReader {
 export const STUCK_AFTER_REENQUEUES = 5;
 
 /** Scrape-time sources over the store's non-terminal operations (few: terminal ones leave the active index). */
-export function storeSources(store: ActiveOperationsReader): Required<Pick<MetricsSources, 'collectOperations' | 'collectStuck'>> {
+export function storeSources(
+  store: ActiveOperationsReader,
+): Required<Pick<MetricsSources, 'collectOperations' | 'collectStuck'>> {
   const active = async () => store.getMany(await store.activeIds());
   return {
     async collectOperations() {
@@ -37,11 +44,15 @@ export function storeSources(store: ActiveOperationsReader): Required<Pick<Metri
  * `collectQueue` over BullMQ's counts per cluster, e.g. `queueSource({ eu: () => queue.getJobCounts('waiting',
  * 'delayed', 'active', 'prioritized', 'failed') })`.
  */
-export function queueSource(counts: Record<string, () => Promise<Record<string, number>>>): Required<Pick<MetricsSources, 'collectQueue'>> {
+export function queueSource(
+  counts: Record<string, () => Promise<Record<string, number>>>,
+): Required<Pick<MetricsSources, 'collectQueue'>> {
   return {
     async collectQueue() {
       const perCluster = await Promise.all(
-        Object.entries(counts).map(async ([cluster, read]) => Object.entries(await read()).map(([state, count]) => ({ cluster, state, count }))),
+        Object.entries(counts).map(async ([cluster, read]) =>
+          Object.entries(await read()).map(([state, count]) => ({ cluster, state, count })),
+        ),
       );
       return perCluster.flat();
     },
@@ -105,7 +116,9 @@ export function whileExporting(holds: () => Promise<boolean>, sources: MetricsSo
 }
 
 /** Counts each terminal state as its commit happens (pass as the store's `onCommitted`): once per operation. */
-export function outcomeObserver(metrics: Pick<Metrics, 'observeOutcome'>): (record: OperationRecord, entries: readonly HistoryEntry[]) => void {
+export function outcomeObserver(
+  metrics: Pick<Metrics, 'observeOutcome'>,
+): (record: OperationRecord, entries: readonly HistoryEntry[]) => void {
   return (record, entries) => {
     for (const entry of entries) {
       if (entry.type === 'state' && isTerminal(entry.name as OperationState)) {

@@ -7,7 +7,9 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 export const METRIC_PREFIX = 'flink_chatops_';
 
 /** The running release, from package.json (found from src/ and from dist/ alike). */
-const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const PACKAGE_VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 export interface OperationCount {
   kind: string;
@@ -160,7 +162,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       if (read) await guarded('queue', async () => setCounts(this, await read()));
     },
   });
-  const flag = (name: string, help: string, read: () => ((() => Promise<boolean>) | undefined)) =>
+  const flag = (name: string, help: string, read: () => (() => Promise<boolean>) | undefined) =>
     new Gauge({
       name: `${METRIC_PREFIX}${name}`,
       help,
@@ -171,8 +173,16 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
         if (source) await guarded(name, async () => this.set((await source()) ? 1 : 0));
       },
     });
-  flag('policy_valid', '1 when the policy file as last read is valid; 0 while an invalid edit is ignored (the last valid policy stays in force)', () => sources.collectPolicyValid);
-  flag('store_exporter', '1 in the one process that exports the store-wide gauges (operations, stuck, queue depth) at the moment', () => sources.collectExporter);
+  flag(
+    'policy_valid',
+    '1 when the policy file as last read is valid; 0 while an invalid edit is ignored (the last valid policy stays in force)',
+    () => sources.collectPolicyValid,
+  );
+  flag(
+    'store_exporter',
+    '1 in the one process that exports the store-wide gauges (operations, stuck, queue depth) at the moment',
+    () => sources.collectExporter,
+  );
   new Gauge({
     name: `${METRIC_PREFIX}dependency_up`,
     help: '1 when this process reaches the dependency (its readiness check passes), 0 when not',
@@ -181,7 +191,13 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     async collect() {
       this.reset();
       const read = sources.collectDependencies;
-      if (read) await guarded('dependencies', async () => setCounts(this, Object.entries(await read()).map(([dependency, up]) => ({ dependency, count: up ? 1 : 0 }))));
+      if (read)
+        await guarded('dependencies', async () =>
+          setCounts(
+            this,
+            Object.entries(await read()).map(([dependency, up]) => ({ dependency, count: up ? 1 : 0 })),
+          ),
+        );
     },
   });
   new Gauge({
@@ -278,7 +294,10 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   };
 }
 
-function setCounts(gauge: Gauge<string>, counts: readonly (OperationCount | QueueCount | { dependency: string; count: number })[]): void {
+function setCounts(
+  gauge: Gauge<string>,
+  counts: readonly (OperationCount | QueueCount | { dependency: string; count: number })[],
+): void {
   for (const { count, ...labels } of counts) gauge.set(labels, count);
 }
 
@@ -291,7 +310,12 @@ function nonNegative(seconds: number): number {
  * `timeout` or `request_error` — a small, bounded set, so the label cannot blow up cardinality.
  */
 export function slackErrorStatus(error: unknown): string {
-  const e = error as { code?: unknown; data?: { error?: unknown }; statusCode?: unknown; original?: { code?: unknown } } | null;
+  const e = error as {
+    code?: unknown;
+    data?: { error?: unknown };
+    statusCode?: unknown;
+    original?: { code?: unknown };
+  } | null;
   if (e?.code === 'slack_webapi_platform_error' && typeof e.data?.error === 'string') return e.data.error;
   if (e?.code === 'slack_webapi_rate_limited_error') return 'ratelimited';
   if (e?.code === 'slack_webapi_http_error' && typeof e.statusCode === 'number') return `http_${e.statusCode}`;
@@ -301,7 +325,11 @@ export function slackErrorStatus(error: unknown): string {
 }
 
 /** Runs one Web API call and counts it; the result or the error passes through unchanged. */
-export async function countSlackCall<T>(metrics: Pick<Metrics, 'slackCall'>, method: string, call: () => Promise<T>): Promise<T> {
+export async function countSlackCall<T>(
+  metrics: Pick<Metrics, 'slackCall'>,
+  method: string,
+  call: () => Promise<T>,
+): Promise<T> {
   try {
     const result = await call();
     metrics.slackCall(method, 'ok');

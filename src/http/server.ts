@@ -44,7 +44,13 @@ function listen(server: Server, port: number, host: string | undefined): Promise
   return new Promise((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
       const where = `${host ?? '*'}:${port}`;
-      reject(new Error(error.code === 'EADDRINUSE' ? `health server: port ${where} is already in use (set PORT)` : `health server: cannot listen on ${where}: ${error.message}`));
+      reject(
+        new Error(
+          error.code === 'EADDRINUSE'
+            ? `health server: port ${where} is already in use (set PORT)`
+            : `health server: cannot listen on ${where}: ${error.message}`,
+        ),
+      );
     };
     server.once('error', onError);
     server.listen(port, host, () => {

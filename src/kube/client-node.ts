@@ -57,10 +57,18 @@ export class ClientNodeFlinkClient implements FlinkClient {
     this.timeoutMs = options.timeoutMs ?? 10_000;
   }
 
-  async get(kind: FlinkResourceKind, namespace: string, name: string, options?: CallOptions): Promise<KubeObject | undefined> {
+  async get(
+    kind: FlinkResourceKind,
+    namespace: string,
+    name: string,
+    options?: CallOptions,
+  ): Promise<KubeObject | undefined> {
     try {
       return (await this.call('get', kind, options, (o) =>
-        this.custom.getNamespacedCustomObject({ group: FLINK_GROUP, version: FLINK_VERSION, namespace, plural: PLURALS[kind], name }, o),
+        this.custom.getNamespacedCustomObject(
+          { group: FLINK_GROUP, version: FLINK_VERSION, namespace, plural: PLURALS[kind], name },
+          o,
+        ),
       )) as KubeObject;
     } catch (error) {
       if (error instanceof KubeError && error.code === 'not-found') return undefined;
@@ -68,10 +76,20 @@ export class ClientNodeFlinkClient implements FlinkClient {
     }
   }
 
-  async list(kind: FlinkResourceKind, namespace: string, options?: CallOptions & { labelSelector?: string }): Promise<KubeObject[]> {
+  async list(
+    kind: FlinkResourceKind,
+    namespace: string,
+    options?: CallOptions & { labelSelector?: string },
+  ): Promise<KubeObject[]> {
     const result = (await this.call('list', kind, options, (o) =>
       this.custom.listNamespacedCustomObject(
-        { group: FLINK_GROUP, version: FLINK_VERSION, namespace, plural: PLURALS[kind], labelSelector: options?.labelSelector },
+        {
+          group: FLINK_GROUP,
+          version: FLINK_VERSION,
+          namespace,
+          plural: PLURALS[kind],
+          labelSelector: options?.labelSelector,
+        },
         o,
       ),
     )) as { items?: KubeObject[] };
@@ -83,14 +101,23 @@ export class ClientNodeFlinkClient implements FlinkClient {
       'list',
       kind,
       options,
-      (o) => this.custom.listNamespacedCustomObject({ group: FLINK_GROUP, version: FLINK_VERSION, namespace, plural: PLURALS[kind] }, o),
+      (o) =>
+        this.custom.listNamespacedCustomObject(
+          { group: FLINK_GROUP, version: FLINK_VERSION, namespace, plural: PLURALS[kind] },
+          o,
+        ),
       undefined,
       TABLE_ACCEPT,
     );
     return summariesOf(result);
   }
 
-  async mergePatch(target: Target, patch: Record<string, unknown>, resourceVersion: string, options?: CallOptions): Promise<KubeObject> {
+  async mergePatch(
+    target: Target,
+    patch: Record<string, unknown>,
+    resourceVersion: string,
+    options?: CallOptions,
+  ): Promise<KubeObject> {
     const metadata = { ...((patch.metadata as Record<string, unknown> | undefined) ?? {}), resourceVersion };
     const body = { ...patch, metadata };
     return (await this.call(
@@ -99,14 +126,25 @@ export class ClientNodeFlinkClient implements FlinkClient {
       options,
       (o) =>
         this.custom.patchNamespacedCustomObject(
-          { group: FLINK_GROUP, version: FLINK_VERSION, namespace: target.namespace, plural: PLURALS[target.kind], name: target.name, body },
+          {
+            group: FLINK_GROUP,
+            version: FLINK_VERSION,
+            namespace: target.namespace,
+            plural: PLURALS[target.kind],
+            name: target.name,
+            body,
+          },
           o,
         ),
       PatchStrategy.MergePatch,
     )) as KubeObject;
   }
 
-  async createSnapshot(namespace: string, snapshot: Record<string, unknown>, options?: CallOptions): Promise<KubeObject> {
+  async createSnapshot(
+    namespace: string,
+    snapshot: Record<string, unknown>,
+    options?: CallOptions,
+  ): Promise<KubeObject> {
     return (await this.call('create', 'FlinkStateSnapshot', options, (o) =>
       this.custom.createNamespacedCustomObject(
         { group: FLINK_GROUP, version: FLINK_VERSION, namespace, plural: PLURALS.FlinkStateSnapshot, body: snapshot },
@@ -116,12 +154,21 @@ export class ClientNodeFlinkClient implements FlinkClient {
   }
 
   /** A whole collection with its resourceVersion, to start a watch from (see watch-hub.ts). */
-  async listCollection(kind: FlinkResourceKind | 'Event', namespace: string, options?: CallOptions): Promise<{ items: KubeObject[]; resourceVersion: string }> {
+  async listCollection(
+    kind: FlinkResourceKind | 'Event',
+    namespace: string,
+    options?: CallOptions,
+  ): Promise<{ items: KubeObject[]; resourceVersion: string }> {
     const result =
       kind === 'Event'
-        ? await this.call('list', 'Event', options, (o) => this.core.listNamespacedEvent({ namespace, fieldSelector: EVENT_FIELD_SELECTOR }, o))
+        ? await this.call('list', 'Event', options, (o) =>
+            this.core.listNamespacedEvent({ namespace, fieldSelector: EVENT_FIELD_SELECTOR }, o),
+          )
         : await this.call('list', kind, options, (o) =>
-            this.custom.listNamespacedCustomObject({ group: FLINK_GROUP, version: FLINK_VERSION, namespace, plural: PLURALS[kind] }, o),
+            this.custom.listNamespacedCustomObject(
+              { group: FLINK_GROUP, version: FLINK_VERSION, namespace, plural: PLURALS[kind] },
+              o,
+            ),
           );
     const list = result as { items?: KubeObject[]; metadata?: { resourceVersion?: string } };
     return { items: list.items ?? [], resourceVersion: list.metadata?.resourceVersion ?? '' };
@@ -136,7 +183,9 @@ export class ClientNodeFlinkClient implements FlinkClient {
 
   async listNamespaces(options?: CallOptions): Promise<string[]> {
     const result = await this.call('list', 'Namespace', options, (o) => this.core.listNamespace({}, o));
-    return ((result as { items?: { metadata?: { name?: string } }[] }).items ?? []).flatMap((n) => (n.metadata?.name ? [n.metadata.name] : []));
+    return ((result as { items?: { metadata?: { name?: string } }[] }).items ?? []).flatMap((n) =>
+      n.metadata?.name ? [n.metadata.name] : [],
+    );
   }
 
   /** Runs one request with a deadline and the caller's signal, mapping every failure to a KubeError. */
@@ -179,7 +228,12 @@ const TABLE_ACCEPT = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/j
 
 /** The CRDs' printer columns `Job Status` and `Lifecycle State` of a Table, or the same fields of plain items. */
 function summariesOf(result: unknown): ResourceSummary[] {
-  const body = result as { kind?: string; columnDefinitions?: { name?: string }[]; rows?: { cells?: unknown[] }[]; items?: KubeObject[] };
+  const body = result as {
+    kind?: string;
+    columnDefinitions?: { name?: string }[];
+    rows?: { cells?: unknown[] }[];
+    items?: KubeObject[];
+  };
   const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
   if (body.kind === 'Table') {
     const at = (name: string) => (body.columnDefinitions ?? []).findIndex((c) => c.name === name);
@@ -208,8 +262,11 @@ function classify(error: unknown, deadline: AbortSignal, callerSignal: AbortSign
     return new KubeError(codeForStatus(e.code, status?.reason), message, e.code, { cause: error });
   }
   if (callerSignal?.aborted) return new KubeError('aborted', 'the call was cancelled', undefined, { cause: error });
-  if (deadline.aborted || e.name === 'AbortError') return new KubeError('timeout', 'the Kubernetes API did not answer in time', undefined, { cause: error });
-  return new KubeError('network', `the Kubernetes API connection failed: ${e.message ?? String(error)}`, undefined, { cause: error });
+  if (deadline.aborted || e.name === 'AbortError')
+    return new KubeError('timeout', 'the Kubernetes API did not answer in time', undefined, { cause: error });
+  return new KubeError('network', `the Kubernetes API connection failed: ${e.message ?? String(error)}`, undefined, {
+    cause: error,
+  });
 }
 
 function statusBody(body: unknown): { message?: string; reason?: string } | undefined {

@@ -46,7 +46,9 @@ export class KubeClusters {
       const known = base.getContexts().map((c) => c.name);
       const missing = spec.names.filter((n) => !known.includes(n));
       if (missing.length > 0) {
-        throw new UnknownContextError(`KUBE_CONTEXTS: ${missing.join(', ')} not in the kubeconfig (its contexts: ${known.join(', ') || 'none'})`);
+        throw new UnknownContextError(
+          `KUBE_CONTEXTS: ${missing.join(', ')} not in the kubeconfig (its contexts: ${known.join(', ') || 'none'})`,
+        );
       }
     }
     return new KubeClusters(base, spec, options);
@@ -83,7 +85,8 @@ export class KubeClusters {
   get(name: string): ClusterClients {
     const made = this.made.get(name);
     if (made) return made;
-    if (!this.spec.names.includes(name)) throw new Error(`cluster "${name}" is not one of this process's clusters (${this.spec.names.join(', ')})`);
+    if (!this.spec.names.includes(name))
+      throw new Error(`cluster "${name}" is not one of this process's clusters (${this.spec.names.join(', ')})`);
     const kubeConfig = this.configFor(name);
     const label = this.multi ? name : undefined;
     const onCall = this.options.onCall;
@@ -92,8 +95,18 @@ export class KubeClusters {
       ...(this.options.timeoutMs ? { timeoutMs: this.options.timeoutMs } : {}),
       ...(onCall ? { onCall: (call) => onCall({ cluster: name, ...call }) } : {}),
     };
-    const rest = new ClientNodeFlinkRest(kubeConfig, onCall ? { onCall: ({ status }) => onCall({ cluster: name, method: 'get', resource: 'services/proxy', status }) } : {});
-    const clients: ClusterClients = { name, kubeConfig, kube: new ClientNodeFlinkClient(kubeConfig, kubeOptions), rest };
+    const rest = new ClientNodeFlinkRest(
+      kubeConfig,
+      onCall
+        ? { onCall: ({ status }) => onCall({ cluster: name, method: 'get', resource: 'services/proxy', status }) }
+        : {},
+    );
+    const clients: ClusterClients = {
+      name,
+      kubeConfig,
+      kube: new ClientNodeFlinkClient(kubeConfig, kubeOptions),
+      rest,
+    };
     this.made.set(name, clients);
     return clients;
   }

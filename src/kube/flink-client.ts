@@ -42,9 +42,18 @@ export type FlinkResourceKind = TargetKind | 'FlinkStateSnapshot';
 export interface FlinkClient {
   /** The object, or undefined when it does not exist. */
   get(kind: FlinkResourceKind, namespace: string, name: string, options?: CallOptions): Promise<KubeObject | undefined>;
-  list(kind: FlinkResourceKind, namespace: string, options?: CallOptions & { labelSelector?: string }): Promise<KubeObject[]>;
+  list(
+    kind: FlinkResourceKind,
+    namespace: string,
+    options?: CallOptions & { labelSelector?: string },
+  ): Promise<KubeObject[]>;
   /** JSON merge patch with `metadata.resourceVersion` as optimistic-concurrency precondition. */
-  mergePatch(target: Target, patch: Record<string, unknown>, resourceVersion: string, options?: CallOptions): Promise<KubeObject>;
+  mergePatch(
+    target: Target,
+    patch: Record<string, unknown>,
+    resourceVersion: string,
+    options?: CallOptions,
+  ): Promise<KubeObject>;
   createSnapshot(namespace: string, snapshot: Record<string, unknown>, options?: CallOptions): Promise<KubeObject>;
   /**
    * Name, lifecycle state and job state of every resource of a kind in a namespace (for `list`): read as the

@@ -1,11 +1,22 @@
 // Flink's REST API (the JobManager's) read through the Kubernetes API server's service proxy with the same
 // credentials (docs/deep-verification.md): short deadlines, the caller's AbortSignal, and every failure a value saying
 // why.
-import { CoreV1Api, Observable, type KubeConfig, type ObservableMiddleware, type RequestContext, type ResponseContext } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  Observable,
+  type KubeConfig,
+  type ObservableMiddleware,
+  type RequestContext,
+  type ResponseContext,
+} from '@kubernetes/client-node';
 import type { CallOptions } from './flink-client.js';
 
 /** Why REST could not answer, in the words the evidence report uses. */
-export type RestFailure = { ok: false; reason: 'forbidden' | 'not-found' | 'unavailable' | 'timeout' | 'error'; message: string };
+export type RestFailure = {
+  ok: false;
+  reason: 'forbidden' | 'not-found' | 'unavailable' | 'timeout' | 'error';
+  message: string;
+};
 export type RestResult<T = unknown> = { ok: true; value: T } | RestFailure;
 
 /** The port: GET a JobManager REST path of the Flink cluster `clusterId` (a FlinkDeployment's name). */
@@ -39,13 +50,21 @@ export class ClientNodeFlinkRest implements FlinkRest {
       pre: (ctx: RequestContext) => {
         ctx.setSignal(signal);
         // The generated client would percent-encode the path's slashes; the proxy wants them as they are.
-        ctx.setUrl(ctx.getUrl().replace(/\/proxy\/[^?]*/, `/proxy/${relative}`).replace(encodeURIComponent(service), service));
+        ctx.setUrl(
+          ctx
+            .getUrl()
+            .replace(/\/proxy\/[^?]*/, `/proxy/${relative}`)
+            .replace(encodeURIComponent(service), service),
+        );
         return new Observable(Promise.resolve(ctx));
       },
       post: (response: ResponseContext) => new Observable(Promise.resolve(response)),
     };
     try {
-      const body = await this.core.connectGetNamespacedServiceProxyWithPath({ name: service, namespace, path: relative }, { middleware: [middleware], middlewareMergeStrategy: 'append' });
+      const body = await this.core.connectGetNamespacedServiceProxyWithPath(
+        { name: service, namespace, path: relative },
+        { middleware: [middleware], middlewareMergeStrategy: 'append' },
+      );
       this.options.onCall?.({ path: relative, status: 200 });
       return { ok: true, value: typeof body === 'string' ? (JSON.parse(body) as unknown) : body };
     } catch (error) {
@@ -63,7 +82,12 @@ function restFailure(error: unknown, deadline: AbortSignal, caller: AbortSignal 
   }
   if (caller?.aborted) return { ok: false, reason: 'error', message: 'the call was cancelled' };
   if (deadline.aborted) return { ok: false, reason: 'timeout', message: 'the Flink REST API did not answer in time' };
-  if (error instanceof SyntaxError) return { ok: false, reason: 'error', message: `the Flink REST API answered something that is not JSON: ${error.message}` };
+  if (error instanceof SyntaxError)
+    return {
+      ok: false,
+      reason: 'error',
+      message: `the Flink REST API answered something that is not JSON: ${error.message}`,
+    };
   return { ok: false, reason: 'error', message: e.message ?? String(error) };
 }
 

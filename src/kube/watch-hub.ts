@@ -1,14 +1,24 @@
 // One shared Kubernetes watch per namespace and resource kind in a process, resuming and relisting on 410 Gone.
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '../log.js';
-import { FLINK_API_VERSION, FLINK_GROUP, FLINK_VERSION, PLURALS, type FlinkResourceKind, type KubeObject } from './flink-client.js';
+import {
+  FLINK_API_VERSION,
+  FLINK_GROUP,
+  FLINK_VERSION,
+  PLURALS,
+  type FlinkResourceKind,
+  type KubeObject,
+} from './flink-client.js';
 
 export type WatchedKind = FlinkResourceKind | 'Event';
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'RELISTED';
 export type WatchListener = (type: WatchEventType, object: KubeObject) => void;
 
 /** Lists a collection: items and the resourceVersion to watch from. */
-export type Lister = (kind: WatchedKind, namespace: string) => Promise<{ items: KubeObject[]; resourceVersion: string }>;
+export type Lister = (
+  kind: WatchedKind,
+  namespace: string,
+) => Promise<{ items: KubeObject[]; resourceVersion: string }>;
 
 export interface WatchHubOptions {
   kubeConfig: KubeConfig;

@@ -8,7 +8,15 @@
 // does not ask for; a missed DM costs little (the card in the channel has the same buttons), a duplicate annoys.
 import type { ApproverDirectory, ApproverList } from '../app/approvers.js';
 import type { OperationRecord } from '../domain/engines/operation.js';
-import { currentRound, dmRounds, ESCALATED_NOTE, MAX_APPROVER_DMS, NOT_MESSAGED_NOTE, votersOfCurrentPlan, type DmRound } from '../domain/engines/policy/approvers.js';
+import {
+  currentRound,
+  dmRounds,
+  ESCALATED_NOTE,
+  MAX_APPROVER_DMS,
+  NOT_MESSAGED_NOTE,
+  votersOfCurrentPlan,
+  type DmRound,
+} from '../domain/engines/policy/approvers.js';
 import type { Logger } from '../log.js';
 import { renderApproverDm, renderClosedDm, type DmContext } from '../slack/blocks/dm.js';
 import type { SlackMessage } from '../slack/blocks/message.js';
@@ -57,7 +65,8 @@ export class ApproverDms {
     if (settings === undefined) return 'done';
     if (settings.notify === 'dm') {
       const list = await this.deps.directory.approvers(record);
-      if (list.notMessaged.length > 0 && rounds.some((r) => r.kind !== 'reminder')) await this.noteNotMessaged(record, list.notMessaged, log);
+      if (list.notMessaged.length > 0 && rounds.some((r) => r.kind !== 'reminder'))
+        await this.noteNotMessaged(record, list.notMessaged, log);
       const snapshot = await this.deps.state.read(record.id);
       for (const round of rounds) {
         for (const user of recipients(record, round, list)) {
@@ -73,11 +82,20 @@ export class ApproverDms {
 
   private ctx(record: OperationRecord, permalink: string | undefined): DmContext {
     const escalated = record.history.findLast((e) => e.type === 'note' && e.name === ESCALATED_NOTE);
-    const groups = Array.isArray(escalated?.detail.groups) ? escalated.detail.groups.filter((g): g is string => typeof g === 'string') : [];
+    const groups = Array.isArray(escalated?.detail.groups)
+      ? escalated.detail.groups.filter((g): g is string => typeof g === 'string')
+      : [];
     return { now: this.deps.renderNow(), command: this.deps.command, ...(permalink ? { permalink } : {}), groups };
   }
 
-  private async sendOne(record: OperationRecord, round: DmRound, user: string, read: MarkRead, log: Logger, signal: AbortSignal): Promise<Outcome> {
+  private async sendOne(
+    record: OperationRecord,
+    round: DmRound,
+    user: string,
+    read: MarkRead,
+    log: Logger,
+    signal: AbortSignal,
+  ): Promise<Outcome> {
     const { state, consumer, now, staleMs } = this.deps;
     const field = dmField(round.seq, user);
     const mark = read.mark;
@@ -99,7 +117,15 @@ export class ApproverDms {
     return this.post(record, field, read.raw, copy, message, log, signal);
   }
 
-  private async post(record: OperationRecord, field: string, raw: string | undefined, copy: DmCopy, message: SlackMessage, log: Logger, signal: AbortSignal): Promise<Outcome> {
+  private async post(
+    record: OperationRecord,
+    field: string,
+    raw: string | undefined,
+    copy: DmCopy,
+    message: SlackMessage,
+    log: Logger,
+    signal: AbortSignal,
+  ): Promise<Outcome> {
     const { state, pacer, now } = this.deps;
     const post: MarkedPost = { opId: record.id, field, channel: copy.channel, mark: { raw, at: now() } };
     let textOnly = false;
@@ -128,7 +154,12 @@ export class ApproverDms {
   }
 
   /** Every copy whose round is over (decided, expired, re-planned…) loses its buttons and shows the outcome. */
-  private async closeDecided(record: OperationRecord, copies: DmCopy[], log: Logger, signal: AbortSignal): Promise<void> {
+  private async closeDecided(
+    record: OperationRecord,
+    copies: DmCopy[],
+    log: Logger,
+    signal: AbortSignal,
+  ): Promise<void> {
     const open = currentRound(record)?.seq;
     const stale = copies.filter((c) => c.kind !== 'notice' && c.closed !== true && c.round !== open);
     if (stale.length === 0) return;
@@ -136,11 +167,20 @@ export class ApproverDms {
     for (const copy of stale) {
       const message = withOpId(renderClosedDm(record, copy.kind, copy.round, this.ctx(record, permalink)), record.id);
       await this.deps.slack.gates.wait('chat.update', signal);
-      let result = await this.deps.slack.idempotent('chat.update', { channel: copy.channel, ts: copy.ts, text: message.text, blocks: message.blocks }, signal);
+      let result = await this.deps.slack.idempotent(
+        'chat.update',
+        { channel: copy.channel, ts: copy.ts, text: message.text, blocks: message.blocks },
+        signal,
+      );
       if (!result.ok && BLOCK_ERRORS.has(result.error)) {
-        result = await this.deps.slack.idempotent('chat.update', { channel: copy.channel, ts: copy.ts, text: message.text }, signal);
+        result = await this.deps.slack.idempotent(
+          'chat.update',
+          { channel: copy.channel, ts: copy.ts, text: message.text },
+          signal,
+        );
       }
-      if (!result.ok) log.warn({ error: result.error, user: copy.user }, 'Slack refused to update an approver DM; leaving it');
+      if (!result.ok)
+        log.warn({ error: result.error, user: copy.user }, 'Slack refused to update an approver DM; leaving it');
       await this.deps.copies.closed(record.id, copy);
     }
   }
@@ -151,7 +191,10 @@ export class ApproverDms {
     const result = await this.deps.slack.idempotent('conversations.open', { users: user }, signal);
     const id = result.ok ? (result.data.channel as { id?: unknown } | undefined)?.id : undefined;
     if (typeof id !== 'string') {
-      log.warn({ user, error: result.ok ? 'no channel in the answer' : result.error }, 'could not open a DM with an approver');
+      log.warn(
+        { user, error: result.ok ? 'no channel in the answer' : result.error },
+        'could not open a DM with an approver',
+      );
       return undefined;
     }
     this.channels.set(user, id);
@@ -162,7 +205,11 @@ export class ApproverDms {
   private async permalink(record: OperationRecord, log: Logger, signal: AbortSignal): Promise<string | undefined> {
     const snapshot = await this.deps.state.read(record.id);
     if (snapshot.permalink !== undefined || record.card === undefined) return snapshot.permalink;
-    const result = await this.deps.slack.idempotent('chat.getPermalink', { channel: record.card.channel, message_ts: record.card.ts }, signal);
+    const result = await this.deps.slack.idempotent(
+      'chat.getPermalink',
+      { channel: record.card.channel, message_ts: record.card.ts },
+      signal,
+    );
     if (!result.ok) {
       log.warn({ error: result.error }, 'no permalink for the card; DMs name its channel instead');
       return undefined;
@@ -176,12 +223,17 @@ export class ApproverDms {
   private async noteNotMessaged(record: OperationRecord, users: string[], log: Logger): Promise<void> {
     const result = await this.deps.store.apply(record.id, (current) => {
       const noted = new Set(
-        current.history.filter((e) => e.type === 'note' && e.name === NOT_MESSAGED_NOTE).flatMap((e) => (Array.isArray(e.detail.users) ? e.detail.users : [])),
+        current.history
+          .filter((e) => e.type === 'note' && e.name === NOT_MESSAGED_NOTE)
+          .flatMap((e) => (Array.isArray(e.detail.users) ? e.detail.users : [])),
       );
       if (users.every((u) => noted.has(u))) return { refuse: 'already noted' };
-      return { entries: [{ type: 'note', name: NOT_MESSAGED_NOTE, actor: 'system', detail: { users, cap: MAX_APPROVER_DMS } }] };
+      return {
+        entries: [{ type: 'note', name: NOT_MESSAGED_NOTE, actor: 'system', detail: { users, cap: MAX_APPROVER_DMS } }],
+      };
     });
-    if (result.ok) log.info({ notMessaged: users.length }, 'more eligible approvers than DMs allowed; the card names the others');
+    if (result.ok)
+      log.info({ notMessaged: users.length }, 'more eligible approvers than DMs allowed; the card names the others');
   }
 }
 

@@ -17,7 +17,11 @@ export interface NotifierRenderers {
   renderCard(record: OperationRecord, ctx: RenderContext): SlackMessage;
   renderThreadReply(record: OperationRecord, entry: HistoryEntry, ctx: RenderContext): SlackMessage | undefined;
   threadReplyWanted(entry: HistoryEntry): boolean;
-  renderIncidentDigest(record: OperationRecord, phase: 'start' | 'end', ctx: RenderContext & { threadPermalink?: string }): SlackMessage;
+  renderIncidentDigest(
+    record: OperationRecord,
+    phase: 'start' | 'end',
+    ctx: RenderContext & { threadPermalink?: string },
+  ): SlackMessage;
 }
 
 export type SyncOutcome = { kind: 'done'; note?: string } | { kind: 'defer'; reason: string; delayMs: number };
@@ -38,7 +42,14 @@ export interface DeliveryDeps extends PosterDeps {
   dms?: Pick<ApproverDms, 'sync'>;
 }
 
-type CardTurn = { kind: 'stop' } | { kind: 'sent'; record: OperationRecord & { card: NonNullable<OperationRecord['card']> }; seq: number; result: CallResult };
+type CardTurn =
+  | { kind: 'stop' }
+  | {
+      kind: 'sent';
+      record: OperationRecord & { card: NonNullable<OperationRecord['card']> };
+      seq: number;
+      result: CallResult;
+    };
 
 /** Card edits Slack refuses for our blocks are retried as text alone; other refusals are logged and given up. */
 const CARD_BLOCK_ERRORS = new Set(['invalid_blocks', 'invalid_blocks_format', 'msg_blocks_too_long']);
@@ -71,7 +82,8 @@ export class OperationDelivery {
       return { kind: 'defer', reason: 'the card is not posted yet', delayMs: holdMs };
     }
     const token = `${consumer}:${this.token}`;
-    if (!(await state.tryLock(opId, token, lockTtlMs))) return { kind: 'defer', reason: 'another notifier is delivering it', delayMs: holdMs };
+    if (!(await state.tryLock(opId, token, lockTtlMs)))
+      return { kind: 'defer', reason: 'another notifier is delivering it', delayMs: holdMs };
     const lost = new AbortController();
     const renew = setInterval(() => {
       state.extendLock(opId, token, lockTtlMs).then(
@@ -104,7 +116,8 @@ export class OperationDelivery {
       if (posts.value === 'busy' || dms.value === 'busy') return this.busy();
       const latest = await this.deps.store.get(opId);
       const rendered = await this.deps.state.renderedSeq(opId);
-      if (latest === undefined || (latest.version === record.version && rendered >= latest.history.length)) return { kind: 'done' };
+      if (latest === undefined || (latest.version === record.version && rendered >= latest.history.length))
+        return { kind: 'done' };
     }
     // Still moving: its newer entries wake us again.
     return { kind: 'done', note: 'the record kept changing; newer entries follow' };
@@ -120,7 +133,11 @@ export class OperationDelivery {
   }
 
   private busy(): SyncOutcome {
-    return { kind: 'defer', reason: 'a post of unknown outcome may still be in flight elsewhere', delayMs: this.deps.holdMs };
+    return {
+      kind: 'defer',
+      reason: 'a post of unknown outcome may still be in flight elsewhere',
+      delayMs: this.deps.holdMs,
+    };
   }
 
   /**
@@ -134,7 +151,7 @@ export class OperationDelivery {
     const { store, state, slack, cardEdits } = this.deps;
     let force = false;
     let textOnly = false;
-    for (let unknown = 0; ; ) {
+    for (let unknown = 0; ;) {
       await slack.gates.wait('chat.update', signal);
       // Nothing to do costs no turn (and no window).
       const current = await store.get(opId);
@@ -154,7 +171,12 @@ export class OperationDelivery {
             await state.raiseRendered(opId, seq);
             return { value: { kind: 'stop' }, called: false };
           }
-          const args = { channel: record.card.channel, ts: record.card.ts, text: message.text, ...(textOnly ? {} : { blocks: message.blocks }) };
+          const args = {
+            channel: record.card.channel,
+            ts: record.card.ts,
+            text: message.text,
+            ...(textOnly ? {} : { blocks: message.blocks }),
+          };
           const result = await slack.once('chat.update', args, signal);
           return { value: { kind: 'sent', record: { ...record, card: record.card }, seq, result }, called: true };
         },
@@ -195,7 +217,12 @@ export class OperationDelivery {
   }
 
   /** One reply per wanted entry, in seq order: a later one is never posted before an earlier one is settled. */
-  private async replies(record: OperationRecord, snapshot: DeliverySnapshot, log: Logger, signal: AbortSignal): Promise<PostOutcome> {
+  private async replies(
+    record: OperationRecord,
+    snapshot: DeliverySnapshot,
+    log: Logger,
+    signal: AbortSignal,
+  ): Promise<PostOutcome> {
     const card = record.card;
     if (card === undefined) return 'done';
     for (const entry of record.history) {
@@ -239,7 +266,10 @@ export class OperationDelivery {
           place: (attemptAt) => ({ channel, oldestMs: attemptAt - HISTORY_LOOKBACK_MS }),
           build: async () => {
             const threadPermalink = await this.permalink(record, snapshot, log, signal);
-            return this.deps.render.renderIncidentDigest(record, phase, { ...this.ctx(), ...(threadPermalink ? { threadPermalink } : {}) });
+            return this.deps.render.renderIncidentDigest(record, phase, {
+              ...this.ctx(),
+              ...(threadPermalink ? { threadPermalink } : {}),
+            });
           },
         },
         log,
@@ -251,9 +281,18 @@ export class OperationDelivery {
   }
 
   /** The card thread's permalink, asked once and kept with the operation's delivery state. */
-  private async permalink(record: OperationRecord, snapshot: DeliverySnapshot, log: Logger, signal: AbortSignal): Promise<string | undefined> {
+  private async permalink(
+    record: OperationRecord,
+    snapshot: DeliverySnapshot,
+    log: Logger,
+    signal: AbortSignal,
+  ): Promise<string | undefined> {
     if (snapshot.permalink !== undefined || record.card === undefined) return snapshot.permalink;
-    const result = await this.deps.slack.idempotent('chat.getPermalink', { channel: record.card.channel, message_ts: record.card.ts }, signal);
+    const result = await this.deps.slack.idempotent(
+      'chat.getPermalink',
+      { channel: record.card.channel, message_ts: record.card.ts },
+      signal,
+    );
     if (!result.ok) {
       log.warn({ error: result.error }, 'no permalink for the card; the digest goes without the link');
       return undefined;

@@ -103,20 +103,49 @@ export class Notifier {
     const requestTimeoutMs = opts.requestTimeoutMs ?? DEFAULT_SLACK_TIMEOUT_MS;
     // A turn outlives the call it was taken for (its timeout), so only a crashed holder's turn lapses.
     const turnTtlMs = requestTimeoutMs + settleMs + 1_000;
-    const onError = (error: unknown): void => this.log.warn({ err: error }, 'ending a pacing turn failed; it lapses on its own');
+    const onError = (error: unknown): void =>
+      this.log.warn({ err: error }, 'ending a pacing turn failed; it lapses on its own');
     this.stream = new NotifierStream(opts.redis, opts.prefix, opts.consumer);
     const state = new DeliveryState(opts.redis, opts.prefix, DEFAULT_RETENTION_MS);
     const slack = new SlackCalls(opts.client, this.log);
-    const pacer = opts.pacer ?? SharedPacer.channels(opts.redis, opts.prefix, { intervalMs: opts.channelIntervalMs ?? 1_000, turnTtlMs, onError });
+    const pacer =
+      opts.pacer ??
+      SharedPacer.channels(opts.redis, opts.prefix, {
+        intervalMs: opts.channelIntervalMs ?? 1_000,
+        turnTtlMs,
+        onError,
+      });
     const copies = new DmCopies(opts.redis, opts.prefix, DEFAULT_RETENTION_MS);
-    const dmDeps = { state, copies, slack, pacer, store: opts.store, consumer: opts.consumer, now: Date.now, renderNow: opts.now ?? Date.now };
+    const dmDeps = {
+      state,
+      copies,
+      slack,
+      pacer,
+      store: opts.store,
+      consumer: opts.consumer,
+      now: Date.now,
+      renderNow: opts.now ?? Date.now,
+    };
     this.delivery = new OperationDelivery({
       store: opts.store,
       state,
       slack,
       pacer,
-      ...(opts.approvers ? { dms: new ApproverDms({ ...dmDeps, directory: opts.approvers, command: opts.command ?? '/flink', staleMs: requestTimeoutMs + settleMs }) } : {}),
-      cardEdits: SharedPacer.cardEdits(opts.redis, opts.prefix, { intervalMs: opts.cardEditWindowMs ?? 1_000, turnTtlMs, onError }),
+      ...(opts.approvers
+        ? {
+            dms: new ApproverDms({
+              ...dmDeps,
+              directory: opts.approvers,
+              command: opts.command ?? '/flink',
+              staleMs: requestTimeoutMs + settleMs,
+            }),
+          }
+        : {}),
+      cardEdits: SharedPacer.cardEdits(opts.redis, opts.prefix, {
+        intervalMs: opts.cardEditWindowMs ?? 1_000,
+        turnTtlMs,
+        onError,
+      }),
       render: opts.renderers ?? blocks,
       consumer: opts.consumer,
       command: opts.command ?? '/flink',
@@ -136,7 +165,9 @@ export class Notifier {
     await this.stream.ensureGroup();
     // Its own socket for the blocking read, waiting through a reconnect or failover like the worker's (store/connection.ts).
     this.blocking = duplicateConnection(this.opts.redis, 'worker');
-    this.blocking.on('error', (error: Error) => this.log.warn({ err: error }, 'Redis connection error (event stream reads); reconnecting'));
+    this.blocking.on('error', (error: Error) =>
+      this.log.warn({ err: error }, 'Redis connection error (event stream reads); reconnecting'),
+    );
     // Entries delivered to this consumer name before a restart come first.
     this.accept(await this.stream.read(this.opts.redis, '0', 10_000));
     this.loops = [this.readLoop(this.blocking), this.claimLoop()];
@@ -162,7 +193,7 @@ export class Notifier {
   }
 
   private async readLoop(connection: RedisConnection): Promise<void> {
-    for (let failures = 0; this.running; ) {
+    for (let failures = 0; this.running;) {
       try {
         await this.freeSlot();
         if (!this.running) break;
@@ -172,7 +203,8 @@ export class Notifier {
         if (!this.running) break;
         failures++;
         this.log.warn({ err: error }, 'reading the event stream failed; trying again');
-        if (String((error as Error).message).includes('NOGROUP')) await this.stream.ensureGroup().catch(() => undefined);
+        if (String((error as Error).message).includes('NOGROUP'))
+          await this.stream.ensureGroup().catch(() => undefined);
         await sleep(Math.min(100 * 2 ** failures, 5_000), this.abort.signal).catch(() => undefined);
       }
     }
@@ -217,7 +249,8 @@ export class Notifier {
         useless.push(id);
       }
     }
-    if (useless.length > 0) this.stream.ack(useless).catch((error: unknown) => this.log.warn({ err: error }, 'ack failed'));
+    if (useless.length > 0)
+      this.stream.ack(useless).catch((error: unknown) => this.log.warn({ err: error }, 'ack failed'));
     for (const [op, ids] of byOp) this.enqueue(op, ids);
   }
 
@@ -262,14 +295,23 @@ export class Notifier {
       }
       return;
     }
-    this.hold(op, task.ids, outcome.kind === 'defer' ? outcome.delayMs : this.holdMs, outcome.kind === 'defer' ? outcome.reason : 'stopping');
+    this.hold(
+      op,
+      task.ids,
+      outcome.kind === 'defer' ? outcome.delayMs : this.holdMs,
+      outcome.kind === 'defer' ? outcome.reason : 'stopping',
+    );
   }
 
   private failed(op: string, error: unknown): SyncOutcome {
     if (error instanceof WaitAborted) return { kind: 'defer', reason: 'stopping', delayMs: this.holdMs };
     const n = (this.attempts.get(op) ?? 0) + 1;
     this.log.warn({ err: error, opId: op, attempt: n }, 'delivering the operation failed; trying again later');
-    return { kind: 'defer', reason: String((error as Error).message), delayMs: Math.min(this.holdMs * 2 ** n, MAX_ERROR_BACKOFF_MS) };
+    return {
+      kind: 'defer',
+      reason: String((error as Error).message),
+      delayMs: Math.min(this.holdMs * 2 ** n, MAX_ERROR_BACKOFF_MS),
+    };
   }
 
   /** Leaves the entries unacknowledged and looks again later (sooner when a new entry for the operation arrives). */
@@ -287,6 +329,7 @@ export class Notifier {
 }
 
 function positive(name: string, value: number): number {
-  if (!(Number.isFinite(value) && value > 0)) throw new Error(`notifier option ${name} must be a positive number, got ${value}`);
+  if (!(Number.isFinite(value) && value > 0))
+    throw new Error(`notifier option ${name} must be a positive number, got ${value}`);
   return value;
 }

@@ -74,7 +74,11 @@ export async function pacedMarkedPost(
     post.channel,
     async () => {
       post.mark.at = now();
-      const cas = await state.casMark(post.opId, post.field, post.mark.raw, { state: 'pending', at: post.mark.at, by: consumer });
+      const cas = await state.casMark(post.opId, post.field, post.mark.raw, {
+        state: 'pending',
+        at: post.mark.at,
+        by: consumer,
+      });
       if (!cas.ok) return { value: undefined, called: false };
       post.mark.raw = cas.raw;
       return { value: await slack.once('chat.postMessage', args, signal), called: true };
@@ -100,11 +104,18 @@ export class Poster {
       // A renderer fault must not hold every later reply back for ever: logged loudly, this one is given up.
       if (error instanceof WaitAborted) throw error;
       log.error({ err: error, field: req.field }, 'rendering the message failed; it will not be posted');
-      await this.deps.state.setMark(req.opId, req.field, { state: 'failed', error: 'render_error', at: this.deps.now() });
+      await this.deps.state.setMark(req.opId, req.field, {
+        state: 'failed',
+        error: 'render_error',
+        at: this.deps.now(),
+      });
       return 'failed';
     }
     if (message === undefined) {
-      const cas = await this.deps.state.casMark(req.opId, req.field, req.read.raw, { state: 'skipped', why: 'the renderer has no message for it' });
+      const cas = await this.deps.state.casMark(req.opId, req.field, req.read.raw, {
+        state: 'skipped',
+        why: 'the renderer has no message for it',
+      });
       return cas.ok ? 'skipped' : 'busy';
     }
     return this.post(req, withOpId(message, req.opId), log, signal);
@@ -129,15 +140,23 @@ export class Poster {
       return undefined;
     }
     const cas = await this.deps.state.casMark(req.opId, req.field, req.read.raw, { state: 'done', ts });
-    log.info({ field: req.field, ts, by: mark.by }, 'a post of unknown outcome was found in Slack; not posting it again');
+    log.info(
+      { field: req.field, ts, by: mark.by },
+      'a post of unknown outcome was found in Slack; not posting it again',
+    );
     return cas.ok ? 'done' : 'busy';
   }
 
   private async post(req: PostRequest, message: SlackMessage, log: Logger, signal: AbortSignal): Promise<PostOutcome> {
     const { state, slack, pacer, now } = this.deps;
-    const post: MarkedPost = { opId: req.opId, field: req.field, channel: req.channel, mark: { raw: req.read.raw, at: now() } };
+    const post: MarkedPost = {
+      opId: req.opId,
+      field: req.field,
+      channel: req.channel,
+      mark: { raw: req.read.raw, at: now() },
+    };
     let textOnly = false;
-    for (let unknown = 0; ; ) {
+    for (let unknown = 0; ;) {
       const result = await pacedMarkedPost(this.deps, post, postArgs(req, message, textOnly), signal);
       const attemptAt = post.mark.at;
       if (result === undefined) return 'busy';
@@ -158,10 +177,16 @@ export class Poster {
           continue;
         }
         await state.setMark(req.opId, req.field, { state: 'failed', error: result.error, at: now() });
-        log.error({ field: req.field, channel: req.channel, error: result.error }, 'Slack refused the post; it will not be retried');
+        log.error(
+          { field: req.field, channel: req.channel, error: result.error },
+          'Slack refused the post; it will not be retried',
+        );
         return 'failed';
       }
-      log.warn({ field: req.field, error: result.error }, 'the outcome of a post is unknown; looking for it before posting again');
+      log.warn(
+        { field: req.field, error: result.error },
+        'the outcome of a post is unknown; looking for it before posting again',
+      );
       await sleep(this.deps.settleMs, signal);
       // A failed read throws: posting again without knowing could post twice.
       const ts = await slack.findPosted(req.place(attemptAt), req.payload, signal);

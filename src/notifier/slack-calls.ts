@@ -38,14 +38,24 @@ export function createNotifierClient(
 
 /** Turns whatever the WebClient threw into an outcome. */
 export function classifyError(error: unknown): Exclude<CallResult, { ok: true }> {
-  const e = error as { code?: string; retryAfter?: number; data?: { error?: string }; statusCode?: number; message?: string };
-  if (e.code === webApi.ErrorCode.RateLimitedError) return { ok: false, kind: 'ratelimited', retryAfterSec: e.retryAfter ?? 1 };
+  const e = error as {
+    code?: string;
+    retryAfter?: number;
+    data?: { error?: string };
+    statusCode?: number;
+    message?: string;
+  };
+  if (e.code === webApi.ErrorCode.RateLimitedError)
+    return { ok: false, kind: 'ratelimited', retryAfterSec: e.retryAfter ?? 1 };
   if (e.code === webApi.ErrorCode.PlatformError) {
     const code = e.data?.error ?? 'unknown_error';
     if (code === 'ratelimited') return { ok: false, kind: 'ratelimited', retryAfterSec: 1 };
-    return TRANSIENT_ERRORS.has(code) ? { ok: false, kind: 'unknown', error: code } : { ok: false, kind: 'refused', error: code };
+    return TRANSIENT_ERRORS.has(code)
+      ? { ok: false, kind: 'unknown', error: code }
+      : { ok: false, kind: 'refused', error: code };
   }
-  if (e.code === webApi.ErrorCode.HTTPError) return { ok: false, kind: 'unknown', error: `http_${e.statusCode ?? 'error'}` };
+  if (e.code === webApi.ErrorCode.HTTPError)
+    return { ok: false, kind: 'unknown', error: `http_${e.statusCode ?? 'error'}` };
   return { ok: false, kind: 'unknown', error: e.message ?? String(error) };
 }
 
@@ -89,7 +99,10 @@ export class SlackCalls {
       const result = classifyError(error);
       if (result.kind === 'ratelimited') {
         this.gates.close(scope, result.retryAfterSec);
-        this.logger.warn({ method, retryAfterSec: result.retryAfterSec }, 'Slack rate-limited the call; waiting Retry-After');
+        this.logger.warn(
+          { method, retryAfterSec: result.retryAfterSec },
+          'Slack rate-limited the call; waiting Retry-After',
+        );
       }
       return result;
     }
@@ -108,16 +121,30 @@ export class SlackCalls {
   }
 
   /** The ts of the message in `place` whose metadata is ours with this payload, or undefined; pages through all. */
-  async findPosted(place: PostPlace, payload: { op: string; seq: number | string }, signal?: AbortSignal): Promise<string | undefined> {
+  async findPosted(
+    place: PostPlace,
+    payload: { op: string; seq: number | string },
+    signal?: AbortSignal,
+  ): Promise<string | undefined> {
     const [method, base] =
       'thread' in place
         ? (['conversations.replies', { channel: place.thread.channel, ts: place.thread.ts }] as const)
-        : (['conversations.history', { channel: place.channel, oldest: (Math.max(0, place.oldestMs) / 1000).toFixed(6) }] as const);
+        : ([
+            'conversations.history',
+            { channel: place.channel, oldest: (Math.max(0, place.oldestMs) / 1000).toFixed(6) },
+          ] as const);
     let cursor: string | undefined;
     do {
-      const result = await this.idempotent(method, { ...base, include_all_metadata: true, limit: 200, ...(cursor ? { cursor } : {}) }, signal);
+      const result = await this.idempotent(
+        method,
+        { ...base, include_all_metadata: true, limit: 200, ...(cursor ? { cursor } : {}) },
+        signal,
+      );
       if (!result.ok) throw new SlackUnavailable(method, result.error);
-      const messages = (result.data.messages ?? []) as { ts?: string; metadata?: { event_type?: string; event_payload?: Record<string, unknown> } }[];
+      const messages = (result.data.messages ?? []) as {
+        ts?: string;
+        metadata?: { event_type?: string; event_payload?: Record<string, unknown> };
+      }[];
       const found = messages.find((m) => isOurs(m.metadata, payload));
       if (found?.ts !== undefined) return found.ts;
       cursor = (result.data.response_metadata as { next_cursor?: string } | undefined)?.next_cursor || undefined;

@@ -18,14 +18,21 @@ export interface OperationJobData {
 }
 
 /** Job states in which a job will still be processed (the sweep's "waiting, delayed or active"). */
-export const LIVE_JOB_STATES = ['waiting', 'delayed', 'active', 'prioritized', 'waiting-children'] as const satisfies readonly JobState[];
+export const LIVE_JOB_STATES = [
+  'waiting',
+  'delayed',
+  'active',
+  'prioritized',
+  'waiting-children',
+] as const satisfies readonly JobState[];
 
 const DAY_S = 24 * 60 * 60;
 
 /** `<op id>.<plan revision>` (BullMQ refuses `:` and all-digit ids; op ids have neither). */
 export function jobIdOf(opId: string, revision: number): string {
   if (!/^op-[a-z0-9]+$/.test(opId)) throw new Error(`"${opId}" is not an operation id`);
-  if (!Number.isSafeInteger(revision) || revision < 1) throw new Error(`plan revision must be a positive integer, got ${revision}`);
+  if (!Number.isSafeInteger(revision) || revision < 1)
+    throw new Error(`plan revision must be a positive integer, got ${revision}`);
   return `${opId}.${revision}`;
 }
 
@@ -75,7 +82,10 @@ export class OperationQueue {
 
   constructor(opts: OperationQueueOptions) {
     this.cluster = opts.cluster;
-    this.queue = new Queue<OperationJobData, string, string>(queueName(opts.cluster), { connection: opts.connection, prefix: bullmqPrefix(opts.prefix) });
+    this.queue = new Queue<OperationJobData, string, string>(queueName(opts.cluster), {
+      connection: opts.connection,
+      prefix: bullmqPrefix(opts.prefix),
+    });
     this.keepCompletedSec = opts.keepCompletedSec ?? DAY_S;
     this.keepFailedSec = opts.keepFailedSec ?? 7 * DAY_S;
   }
@@ -111,7 +121,12 @@ export class OperationQueue {
     await this.queue.add(
       JOB_NAME,
       { opId },
-      { jobId, ...(delay > 0 ? { delay } : {}), removeOnComplete: { age: this.keepCompletedSec }, removeOnFail: { age: this.keepFailedSec } },
+      {
+        jobId,
+        ...(delay > 0 ? { delay } : {}),
+        removeOnComplete: { age: this.keepCompletedSec },
+        removeOnFail: { age: this.keepFailedSec },
+      },
     );
     return { jobId };
   }
@@ -173,7 +188,8 @@ export class OperationQueues {
   named(cluster: string): OperationQueue {
     let queue = this.made.get(cluster);
     if (!queue) {
-      if (!this.opts.clusters.includes(cluster)) throw new Error(`cluster "${cluster}" has no queue here (${this.opts.clusters.join(', ')})`);
+      if (!this.opts.clusters.includes(cluster))
+        throw new Error(`cluster "${cluster}" has no queue here (${this.opts.clusters.join(', ')})`);
       const { clusters: _clusters, ...rest } = this.opts;
       queue = new OperationQueue({ ...rest, cluster });
       this.made.set(cluster, queue);

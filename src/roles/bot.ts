@@ -104,15 +104,21 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
   const now = overrides.now ?? Date.now;
   const closers: (() => Promise<unknown>)[] = [];
   const close = async (): Promise<void> => {
-    for (const fn of closers.reverse()) await fn().catch((error: unknown) => logger.warn({ err: error }, 'error while closing the bot'));
+    for (const fn of closers.reverse())
+      await fn().catch((error: unknown) => logger.warn({ err: error }, 'error while closing the bot'));
   };
   try {
     const redis = createConnection(config.redis, 'producer');
     redis.on('error', (error: Error) => logger.warn({ err: error }, 'Redis connection error; reconnecting'));
     closers.push(async () => redis.quit());
-    const client = createSlackClient(config, { logger, ...(overrides.onSlackCall ? { onCall: overrides.onSlackCall } : {}) });
+    const client = createSlackClient(config, {
+      logger,
+      ...(overrides.onSlackCall ? { onCall: overrides.onSlackCall } : {}),
+    });
     const identity = await resolveBotIdentity(client);
-    const queues = overrides.enqueuer ? undefined : new OperationQueues({ connection: redis, prefix: config.redis.prefix, clusters: config.clusters.names });
+    const queues = overrides.enqueuer
+      ? undefined
+      : new OperationQueues({ connection: redis, prefix: config.redis.prefix, clusters: config.clusters.names });
     if (queues) closers.push(() => queues.close());
     // One pace per channel for the whole installation, shared by the card poster and the notifier
     // (docs/lifecycle.md#delivery-and-pacing).
@@ -128,7 +134,10 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       freezes: new FreezeCommands(deps),
       queries: new QueryService(deps),
       home: new HomeService(deps),
-      breakGlass: new BreakGlassReviews({ ...deps, index: deps.breakGlass ?? new BreakGlassIndex(redis, config.redis.prefix) }),
+      breakGlass: new BreakGlassReviews({
+        ...deps,
+        index: deps.breakGlass ?? new BreakGlassIndex(redis, config.redis.prefix),
+      }),
       policy: deps.policy,
       clusters: config.clusters.names,
       responder: overrides.responder ?? new FetchResponder(undefined, slackAgent(config.proxy)),
@@ -140,7 +149,15 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     };
     if (overrides.notifier !== false) {
       // Started before the app and so stopped after it: updates of the last requests still go out.
-      const notifier = await startNotifier(config, deps, redis, overrides.consumer, overrides.onSlackCall, pacer, overrides.slackPace?.cardEditWindowMs);
+      const notifier = await startNotifier(
+        config,
+        deps,
+        redis,
+        overrides.consumer,
+        overrides.onSlackCall,
+        pacer,
+        overrides.slackPace?.cardEditWindowMs,
+      );
       closers.push(() => notifier.stop());
     }
     // Reminders and escalation (docs/policy.md#reaching-approvers), due from the records themselves; every replica
@@ -153,8 +170,18 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     if (queues && overrides.sweep !== false) {
       // Every process sweeps (expiry, lost jobs: docs/lifecycle.md#the-sweep); the sweep's effects are idempotent
       // across replicas.
-      const accepted = acceptedFinisher(handlers.operations, handlers.responder, logger, new CardsInFlight(redis, config.redis.prefix));
-      const breakGlass = { store: deps.store, index: deps.breakGlass ?? new BreakGlassIndex(redis, config.redis.prefix), policy: deps.policy, logger };
+      const accepted = acceptedFinisher(
+        handlers.operations,
+        handlers.responder,
+        logger,
+        new CardsInFlight(redis, config.redis.prefix),
+      );
+      const breakGlass = {
+        store: deps.store,
+        index: deps.breakGlass ?? new BreakGlassIndex(redis, config.redis.prefix),
+        policy: deps.policy,
+        logger,
+      };
       const sweep = new Sweep({ store: deps.store, queues, leases: deps.leases, logger, now, accepted, breakGlass });
       sweep.start(SWEEP_INTERVAL_MS);
       closers.push(async () => sweep.stop());
@@ -165,13 +192,34 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       claims: redisDeliveryClaims(redis, config.redis.prefix),
       ...(overrides.socketPingTimeoutMs === undefined ? {} : { pingTimeoutMs: overrides.socketPingTimeoutMs }),
     };
-    const app = createBotApp({ config, identity, handlers, logger, ...(overrides.customRoutes ? { customRoutes: overrides.customRoutes } : {}), ...(socket ? { socket } : {}) });
-    const started = await (overrides.host && !config.slack.socketMode ? app.start({ port: config.port, host: overrides.host }) : app.start(config.port));
+    const app = createBotApp({
+      config,
+      identity,
+      handlers,
+      logger,
+      ...(overrides.customRoutes ? { customRoutes: overrides.customRoutes } : {}),
+      ...(socket ? { socket } : {}),
+    });
+    const started = await (overrides.host && !config.slack.socketMode
+      ? app.start({ port: config.port, host: overrides.host })
+      : app.start(config.port));
     closers.push(() => app.stop());
     const port = config.slack.socketMode ? undefined : ((started as Server).address() as AddressInfo).port;
     const url = port === undefined ? undefined : `http://127.0.0.1:${port}/slack/events`;
-    logger.info({ port, socketMode: config.slack.socketMode, ...redisLogFields(config.redis), bot: identity.botUserId }, 'bot started');
-    return { ...(url ? { url, port } : {}), ...(socketLink ? { socket: socketLink } : {}), app, identity, deps, redis, client, close };
+    logger.info(
+      { port, socketMode: config.slack.socketMode, ...redisLogFields(config.redis), bot: identity.botUserId },
+      'bot started',
+    );
+    return {
+      ...(url ? { url, port } : {}),
+      ...(socketLink ? { socket: socketLink } : {}),
+      app,
+      identity,
+      deps,
+      redis,
+      client,
+      close,
+    };
   } catch (error) {
     await close();
     throw error;
@@ -188,13 +236,22 @@ function workspaceGuard(config: Config, identity: BotIdentity, client: WebClient
 }
 
 /** The sweep's recovery of a record left ACCEPTED: card and decision, or CANCELLED and the requester told once. */
-export function acceptedFinisher(operations: OperationService, responder: Responder, logger: Logger, cards?: Pick<CardsInFlight, 'inFlight'>): AcceptedFinisher {
+export function acceptedFinisher(
+  operations: OperationService,
+  responder: Responder,
+  logger: Logger,
+  cards?: Pick<CardsInFlight, 'inFlight'>,
+): AcceptedFinisher {
   return {
     ...(cards ? { cardInFlight: (record: OperationRecord) => cards.inFlight(record.id) } : {}),
     async finish(record) {
       const outcome = await operations.resumeAccepted(record);
       if (outcome.type !== 'cancelled') return;
-      if (!record.responseUrl) return logger.warn({ opId: record.id }, 'cancelled a stale ACCEPTED operation; no response_url to tell its requester');
+      if (!record.responseUrl)
+        return logger.warn(
+          { opId: record.id },
+          'cancelled a stale ACCEPTED operation; no response_url to tell its requester',
+        );
       await responder.respond(record.responseUrl, { text: outcome.message, response_type: 'ephemeral' });
     },
   };
@@ -240,7 +297,11 @@ function botDeps(
   const prefix = config.redis.prefix;
   // Every cluster's clients, made at its first request; the health gate reads Flink REST through each API
   // server's service proxy with the same credentials (docs/deep-verification.md).
-  const clusters = KubeClusters.load(config.clusters, o.kubeconfigPath ?? config.kubeconfig, o.onKubeCall ? { onCall: o.onKubeCall } : {});
+  const clusters = KubeClusters.load(
+    config.clusters,
+    o.kubeconfigPath ?? config.kubeconfig,
+    o.onKubeCall ? { onCall: o.onKubeCall } : {},
+  );
   const enqueuer: Enqueuer = o.enqueuer ?? {
     enqueue: async (opId, revision, target) => {
       await (queues as OperationQueues).of(target).enqueue(opId, revision);
@@ -258,7 +319,10 @@ function botDeps(
     policy: o.policy ?? new PolicyFileSource(config.policyFile, { clusters: config.clusters.names }),
     membership: new MembershipSource(usergroupMembers(client), o.now),
     enqueuer,
-    cards: new SlackCardPoster(client, config.slack.command, o.now, { pacer, inFlight: new CardsInFlight(redis, prefix) }),
+    cards: new SlackCardPoster(client, config.slack.command, o.now, {
+      pacer,
+      inFlight: new CardsInFlight(redis, prefix),
+    }),
     logger: o.logger,
     now: o.now,
     random: o.random ?? ((size) => randomBytes(size)),

@@ -32,7 +32,10 @@ export async function serve(role: Role, config: Config): Promise<number> {
   };
   // One policy source for the whole process: the roles decide with it and /metrics reports its validity.
   // Cluster names in it are checked where every cluster is known: the bot role (app/policy-source.ts).
-  const policy = new PolicyFileSource(config.policyFile, { logger, ...(role === 'worker' ? {} : { clusters: config.clusters.names }) });
+  const policy = new PolicyFileSource(config.policyFile, {
+    logger,
+    ...(role === 'worker' ? {} : { clusters: config.clusters.names }),
+  });
   const observability = await startObservability(role, config, logger, policy);
   started.push(observability);
   try {
@@ -40,11 +43,15 @@ export async function serve(role: Role, config: Config): Promise<number> {
     const onKubeCall = (call: KubeCall) => metrics.kubeCall(call);
     const shared = { logger, onKubeCall, policy, onCommitted: outcomeObserver(metrics) };
     if (role !== 'bot') {
-      const worker = await (await import('./worker.js')).startWorker(config, { ...shared, onLockWait: (s) => metrics.observeLockWait(s) });
+      const worker = await (
+        await import('./worker.js')
+      ).startWorker(config, { ...shared, onLockWait: (s) => metrics.observeLockWait(s) });
       started.push(worker);
     }
     if (role !== 'worker') {
-      const bot = await (await import('./bot.js')).startBot(config, {
+      const bot = await (
+        await import('./bot.js')
+      ).startBot(config, {
         ...shared,
         onAck: (s) => metrics.observeAck(s),
         onSlackCall: (method, status) => metrics.slackCall(method, status),
@@ -81,11 +88,21 @@ interface Observability extends Service {
 }
 
 /** Metrics fed from the store and queue at scrape time, and the readiness checks of the role. */
-async function startObservability(role: Role, config: Config, logger: Logger, policy: PolicyFileSource): Promise<Observability> {
+async function startObservability(
+  role: Role,
+  config: Config,
+  logger: Logger,
+  policy: PolicyFileSource,
+): Promise<Observability> {
   const redis = createConnection(config.redis, 'producer');
   redis.on('error', () => undefined);
-  const queues = new OperationQueues({ connection: redis, prefix: config.redis.prefix, clusters: config.clusters.names });
-  const depth = (queue: OperationQueue) => () => queue.queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized', 'failed');
+  const queues = new OperationQueues({
+    connection: redis,
+    prefix: config.redis.prefix,
+    clusters: config.clusters.names,
+  });
+  const depth = (queue: OperationQueue) => () =>
+    queue.queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized', 'failed');
   const exporter = exporterLease(redis, storeKeys(config.redis.prefix).metricsExporter, randomUUID());
   const store = new OperationStore(redis, { prefix: config.redis.prefix });
   const unreviewed = { store, index: new BreakGlassIndex(redis, config.redis.prefix), policy };
@@ -105,7 +122,8 @@ async function startObservability(role: Role, config: Config, logger: Logger, po
   const probe = readiness(checks);
   // Each dependency checked on its own (a draining probe answers for none of them).
   const dependencies = readiness(checks);
-  const collectDependencies = async () => Object.fromEntries(Object.entries((await dependencies()).checks).map(([name, result]) => [name, result === 'ok']));
+  const collectDependencies = async () =>
+    Object.fromEntries(Object.entries((await dependencies()).checks).map(([name, result]) => [name, result === 'ok']));
   const metrics = createMetrics({ sources: { ...storeWide, collectPolicyValid, collectDependencies } });
   const ready = { ready: probe, metrics, logger };
   const closeBase = async () => {
@@ -135,7 +153,12 @@ async function startObservability(role: Role, config: Config, logger: Logger, po
 function clusterChecks(config: Config): Record<string, ReadinessCheck> {
   const clusters = KubeClusters.load(config.clusters, config.kubeconfig);
   const named = config.clusters.worker.length > 1 || config.clusters.names.length > 1;
-  return Object.fromEntries(config.clusters.worker.map((name) => [named ? `kubernetes:${name}` : 'kubernetes', kubeReady(clusters.get(name).kubeConfig)]));
+  return Object.fromEntries(
+    config.clusters.worker.map((name) => [
+      named ? `kubernetes:${name}` : 'kubernetes',
+      kubeReady(clusters.get(name).kubeConfig),
+    ]),
+  );
 }
 
 function untilSignal(counts: () => boolean = () => true): Promise<NodeJS.Signals> {

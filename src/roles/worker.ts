@@ -65,11 +65,24 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
   }
   const closers: (() => Promise<unknown> | void)[] = [() => disconnect(redis), () => disconnect(blocking)];
   try {
-    const clusters = KubeClusters.load(config.clusters, overrides.kubeconfigPath ?? config.kubeconfig, overrides.onKubeCall ? { onCall: overrides.onKubeCall } : {});
+    const clusters = KubeClusters.load(
+      config.clusters,
+      overrides.kubeconfigPath ?? config.kubeconfig,
+      overrides.onKubeCall ? { onCall: overrides.onKubeCall } : {},
+    );
     const replicas = replicaWait(redis, config.redis, {
-      onShort: (event) => logger.warn({ ...('error' in event ? { err: event.error } : event), ...redisLogFields(config.redis) }, 'no Redis replica acknowledged a submission write in time; a failover now could lose it'),
+      onShort: (event) =>
+        logger.warn(
+          { ...('error' in event ? { err: event.error } : event), ...redisLogFields(config.redis) },
+          'no Redis replica acknowledged a submission write in time; a failover now could lose it',
+        ),
     });
-    const store = new OperationStore(redis, { prefix, now, replicas, ...(overrides.onCommitted ? { onCommitted: overrides.onCommitted } : {}) });
+    const store = new OperationStore(redis, {
+      prefix,
+      now,
+      replicas,
+      ...(overrides.onCommitted ? { onCommitted: overrides.onCommitted } : {}),
+    });
     const leases = new LeaseStore(redis, { prefix, now });
     const freezes = new FreezeStore(redis, { prefix, now });
     const queues = new OperationQueues({ connection: redis, prefix, clusters: config.clusters.worker });
@@ -85,26 +98,66 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
     // Cluster names in the policy are checked by the bot, which sees every cluster; a worker inside one cluster
     // (CLUSTER_NAME, no KUBE_CONTEXTS) knows only its own.
     const policy = overrides.policy ?? new PolicyFileSource(config.policyFile);
-    const shared = { store, leases, freezes, policy, logger, settings, now, nonce: monotonicNonce(now), ...(overrides.onLockWait ? { onLockWait: overrides.onLockWait } : {}) };
+    const shared = {
+      store,
+      leases,
+      freezes,
+      policy,
+      logger,
+      settings,
+      now,
+      nonce: monotonicNonce(now),
+      ...(overrides.onLockWait ? { onLockWait: overrides.onLockWait } : {}),
+    };
     const parts: ClusterWorker[] = [];
     for (const name of config.clusters.worker) {
       // One runner, shared watches and BullMQ worker per cluster: each writes only to its own cluster
       // (docs/deployment.md#several-clusters).
       const { kubeConfig, kube, rest } = clusters.get(name);
-      const watches = new WatchHub({ kubeConfig, list: (kind, namespace) => kube.listCollection(kind, namespace), logger });
+      const watches = new WatchHub({
+        kubeConfig,
+        list: (kind, namespace) => kube.listCollection(kind, namespace),
+        logger,
+      });
       closers.unshift(() => watches.close());
       const runner = new Runner({ ...shared, kube, rest, watches, queue: queues.named(name), cluster: name });
-      const worker = new OperationWorker({ connection: blocking, prefix, cluster: name, concurrency: config.workerConcurrency, lockDurationMs: config.leaseTtlMs, runner, logger });
+      const worker = new OperationWorker({
+        connection: blocking,
+        prefix,
+        cluster: name,
+        concurrency: config.workerConcurrency,
+        lockDurationMs: config.leaseTtlMs,
+        runner,
+        logger,
+      });
       closers.unshift(() => worker.close());
       parts.push({ cluster: name, runner, watches, worker });
     }
-    const sweep = new Sweep({ store, queues, leases, logger, now, breakGlass: { store, index: new BreakGlassIndex(redis, prefix), policy, logger } });
+    const sweep = new Sweep({
+      store,
+      queues,
+      leases,
+      logger,
+      now,
+      breakGlass: { store, index: new BreakGlassIndex(redis, prefix), policy, logger },
+    });
     closers.unshift(() => sweep.stop());
     for (const part of parts) await part.worker.start();
-    const stopPresence = new WorkerPresence(redis, prefix).keep(config.clusters.worker, (error) => logger.warn({ err: error }, 'could not renew the worker presence'));
+    const stopPresence = new WorkerPresence(redis, prefix).keep(config.clusters.worker, (error) =>
+      logger.warn({ err: error }, 'could not renew the worker presence'),
+    );
     closers.unshift(stopPresence);
     sweep.start(overrides.sweepIntervalMs ?? SWEEP_INTERVAL_MS);
-    logger.info({ ...redisLogFields(config.redis), prefix, clusters: config.clusters.worker, concurrency: config.workerConcurrency, leaseTtlMs: config.leaseTtlMs }, 'worker started');
+    logger.info(
+      {
+        ...redisLogFields(config.redis),
+        prefix,
+        clusters: config.clusters.worker,
+        concurrency: config.workerConcurrency,
+        leaseTtlMs: config.leaseTtlMs,
+      },
+      'worker started',
+    );
     const first = parts[0] as ClusterWorker;
     let closing: Promise<void> | undefined;
     return {

@@ -24,7 +24,8 @@ export const METADATA_EVENT_TYPE = 'flink_chatops';
 export function boltLogger(logger: Logger, name = 'slack'): BoltLogger {
   const child = logger.child({ component: name });
   let level: LogLevel = LogLevel.INFO;
-  const line = (parts: unknown[]): string => parts.map((p) => (p instanceof Error ? p.message : typeof p === 'string' ? p : JSON.stringify(p))).join(' ');
+  const line = (parts: unknown[]): string =>
+    parts.map((p) => (p instanceof Error ? p.message : typeof p === 'string' ? p : JSON.stringify(p))).join(' ');
   return {
     debug: (...m: unknown[]) => child.debug(line(m)),
     info: (...m: unknown[]) => child.info(line(m)),
@@ -67,7 +68,10 @@ export function createSlackClient(
 ): WebClient {
   const token = config.slack.botToken;
   if (token === undefined || token === '') throw new Error('the Slack client needs SLACK_BOT_TOKEN (xoxb-…)');
-  const options = { ...clientOptions(config, opts.logger), ...(opts.timeoutMs === undefined ? {} : { timeout: opts.timeoutMs }) };
+  const options = {
+    ...clientOptions(config, opts.logger),
+    ...(opts.timeoutMs === undefined ? {} : { timeout: opts.timeoutMs }),
+  };
   return opts.onCall ? new ObservedWebClient(token, options, opts.onCall) : new webApi.WebClient(token, options);
 }
 
@@ -77,6 +81,7 @@ export function slackErrorCode(error: unknown): string {
   if (e.code === webApi.ErrorCode.PlatformError) return e.data?.error ?? 'platform_error';
   if (e.code === webApi.ErrorCode.RateLimitedError) return 'ratelimited';
   if (e.code === webApi.ErrorCode.HTTPError) return `http_error_${e.statusCode ?? 'unknown'}`;
-  if (e.code === webApi.ErrorCode.RequestError) return /timeout/i.test(e.original?.message ?? '') ? 'request_timeout' : 'request_failed';
+  if (e.code === webApi.ErrorCode.RequestError)
+    return /timeout/i.test(e.original?.message ?? '') ? 'request_timeout' : 'request_failed';
   return error instanceof Error ? error.message : String(error);
 }

@@ -30,10 +30,18 @@ export interface ProxyTarget {
   secure: boolean;
 }
 
-type Rule = { kind: 'all' } | { kind: 'ip'; ip: string; port?: number } | { kind: 'cidr'; list: BlockList; port?: number } | { kind: 'domain'; host: string; bare: boolean; port?: number };
+type Rule =
+  | { kind: 'all' }
+  | { kind: 'ip'; ip: string; port?: number }
+  | { kind: 'cidr'; list: BlockList; port?: number }
+  | { kind: 'domain'; host: string; bare: boolean; port?: number };
 
 function normalizeHost(host: string): string {
-  return host.trim().toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  return host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
 }
 
 function parseRule(entry: string): Rule | undefined {
@@ -65,7 +73,9 @@ function parseRule(entry: string): Rule | undefined {
   if (isIP(host) !== 0) return { kind: 'ip', ip: host, ...withPort };
   if (host.startsWith('*.')) host = host.slice(1);
   if (host === '' || host === '.') return undefined;
-  return host.startsWith('.') ? { kind: 'domain', host, bare: false, ...withPort } : { kind: 'domain', host: `.${host}`, bare: true, ...withPort };
+  return host.startsWith('.')
+    ? { kind: 'domain', host, bare: false, ...withPort }
+    : { kind: 'domain', host: `.${host}`, bare: true, ...withPort };
 }
 
 function matches(rule: Rule, host: string, port: number): boolean {
@@ -158,7 +168,8 @@ export class SlackProxyAgent extends HttpsProxyAgent<string> {
     const via = this.route({ host: opts.host ?? '', port: opts.port, secure });
     if (via === this.#primary) return super.connect(req, opts);
     // agent-base hands the request to an agent returned from connect() (addRequest): the declared type says Socket.
-    const delegate: http.Agent = via === undefined ? (secure ? this.#direct.https : this.#direct.http) : this.#tunnel(via);
+    const delegate: http.Agent =
+      via === undefined ? (secure ? this.#direct.https : this.#direct.http) : this.#tunnel(via);
     return Promise.resolve(delegate as unknown as Socket);
   }
 
@@ -212,7 +223,11 @@ export function slackAgent(proxy: ProxyConfig | undefined): SlackProxyAgent | un
  * POSTs `body` as JSON to `url` through `agent` (global fetch ignores agents) within `timeoutMs`; resolves with the
  * status and up to 64 KiB of the answer.
  */
-export function postJson(url: string, body: unknown, opts: { agent?: http.Agent | undefined; timeoutMs: number }): Promise<{ status: number; text: string }> {
+export function postJson(
+  url: string,
+  body: unknown,
+  opts: { agent?: http.Agent | undefined; timeoutMs: number },
+): Promise<{ status: number; text: string }> {
   const payload = Buffer.from(JSON.stringify(body));
   const target = new URL(url);
   const request = target.protocol === 'https:' ? https.request : target.protocol === 'http:' ? http.request : undefined;

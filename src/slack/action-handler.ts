@@ -17,7 +17,12 @@ const ACTIONS: Record<keyof typeof ACTION_IDS, Act> = {
   reject: (deps, click) => deps.approvals.reject(click),
   cancel: (deps, click) => deps.operations.cancel(click.opId, click.user),
   review: (deps, click) =>
-    deps.breakGlass ? deps.breakGlass.review(click.opId, click.user) : Promise.resolve({ type: 'refused', message: `${click.opId}: break-glass reviews are not set up in this bot; nothing changed` }),
+    deps.breakGlass
+      ? deps.breakGlass.review(click.opId, click.user)
+      : Promise.resolve({
+          type: 'refused',
+          message: `${click.opId}: break-glass reviews are not set up in this bot; nothing changed`,
+        }),
 };
 
 export function registerActionHandlers(app: App, deps: HandlerDeps): void {
@@ -26,15 +31,29 @@ export function registerActionHandlers(app: App, deps: HandlerDeps): void {
       // block_actions take nothing in the ack (docs/lifecycle.md#what-slack-allows); the answer goes through the
       // response_url.
       await ack();
-      const click: Click = { opId: action.value ?? '', user: body.user.id, digestPrefix: digestPrefixFromBlockId(action.block_id) };
-      const asker = { userId: body.user.id, teamId: body.user.team_id, enterpriseId: body.enterprise?.id, ownTeam: true };
+      const click: Click = {
+        opId: action.value ?? '',
+        user: body.user.id,
+        digestPrefix: digestPrefixFromBlockId(action.block_id),
+      };
+      const asker = {
+        userId: body.user.id,
+        teamId: body.user.team_id,
+        enterpriseId: body.enterprise?.id,
+        ownTeam: true,
+      };
       const outsider = await deps.guard?.refusal(asker);
       const message = outsider ?? (await handleClick(deps, ACTIONS[name], click, name));
       if (body.view?.type === 'home') return answerFromHome(deps, client, click, message);
       if (body.response_url === undefined) return;
       await deps.responder
         .respond(body.response_url, { ...renderNotice(message), response_type: 'ephemeral', replace_original: false })
-        .catch((error: unknown) => forOperation(deps.logger, click.opId).error({ err: error }, 'could not answer a click through its response_url'));
+        .catch((error: unknown) =>
+          forOperation(deps.logger, click.opId).error(
+            { err: error },
+            'could not answer a click through its response_url',
+          ),
+        );
     });
   }
 }
@@ -57,10 +76,17 @@ async function handleClick(deps: HandlerDeps, act: Act, click: Click, name: stri
  * A click on App Home has no response_url (docs/lifecycle.md#app-home): the answer goes to the clicker's DM with the
  * app, and their Home is published again so it shows what the click changed.
  */
-async function answerFromHome(deps: HandlerDeps, client: webApi.WebClient, click: Click, message: string): Promise<void> {
+async function answerFromHome(
+  deps: HandlerDeps,
+  client: webApi.WebClient,
+  click: Click,
+  message: string,
+): Promise<void> {
   const notice = renderNotice(message);
   await client.chat
     .postMessage({ channel: click.user, text: notice.text, blocks: notice.blocks as unknown as webApi.KnownBlock[] })
-    .catch((error: unknown) => forOperation(deps.logger, click.opId).error({ err: error }, 'could not answer a Home click by DM'));
+    .catch((error: unknown) =>
+      forOperation(deps.logger, click.opId).error({ err: error }, 'could not answer a Home click by DM'),
+    );
   await publishHome(deps, client, click.user);
 }

@@ -54,7 +54,10 @@ export function createBotApp(opts: BotAppOptions): App {
       appToken: slack.appToken,
       logger: common.logger,
       customRoutes: common.customRoutes,
-      installerOptions: { port: opts.config.port, clientOptions: { ...common.clientOptions, retryConfig: SOCKET_OPEN_RETRIES } },
+      installerOptions: {
+        port: opts.config.port,
+        clientOptions: { ...common.clientOptions, retryConfig: SOCKET_OPEN_RETRIES },
+      },
       autoReconnectEnabled: true,
       ...(opts.socket?.pingTimeoutMs === undefined ? {} : { clientPingTimeout: opts.socket.pingTimeoutMs }),
     });

@@ -108,7 +108,10 @@ export class SlackCardPoster implements CardPoster {
   }
 
   /** Our card in the channel, by its metadata, posted since shortly before the attempt. */
-  private async findCard(record: OperationRecord, since: number): Promise<{ type: 'found'; ts: string } | { type: 'absent' } | { type: 'unknown' }> {
+  private async findCard(
+    record: OperationRecord,
+    since: number,
+  ): Promise<{ type: 'found'; ts: string } | { type: 'absent' } | { type: 'unknown' }> {
     try {
       const history = await this.client.conversations.history({
         channel: record.channel,

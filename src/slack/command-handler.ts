@@ -79,19 +79,37 @@ export function registerCommandHandler(app: App, deps: HandlerDeps): void {
 export async function handleCommand(deps: HandlerDeps, command: SlashCommand): Promise<void> {
   const ctx: RenderContext = { now: deps.now(), command: deps.command };
   const reply = async (message: SlackMessage, inChannel = false): Promise<void> => {
-    await deps.responder.respond(command.response_url, { ...message, response_type: inChannel ? 'in_channel' : 'ephemeral' });
+    await deps.responder.respond(command.response_url, {
+      ...message,
+      response_type: inChannel ? 'in_channel' : 'ephemeral',
+    });
   };
   try {
-    const asker = { userId: command.user_id, teamId: command.team_id, enterpriseId: command.enterprise_id, ownTeam: false };
+    const asker = {
+      userId: command.user_id,
+      teamId: command.team_id,
+      enterpriseId: command.enterprise_id,
+      ownTeam: false,
+    };
     const outsider = await deps.guard?.refusal(asker);
     if (outsider !== undefined) {
-      deps.logger.info({ user: command.user_id, team: command.team_id }, 'command from outside the allowed workspaces refused');
+      deps.logger.info(
+        { user: command.user_id, team: command.team_id },
+        'command from outside the allowed workspaces refused',
+      );
       return await reply(renderRefusal(outsider, ctx));
     }
     const state = await deps.policy.current();
     const defaultNamespace = state.ok ? channelDefaultNamespace(state.policy, command.channel_id) : undefined;
-    const typed = parseCommand(command.text, { ...(defaultNamespace === undefined ? {} : { defaultNamespace }), command: deps.command });
-    const parsed = placeParsed(typed, { clusters: deps.clusters, policy: state.ok ? state.policy : undefined, channel: command.channel_id });
+    const typed = parseCommand(command.text, {
+      ...(defaultNamespace === undefined ? {} : { defaultNamespace }),
+      command: deps.command,
+    });
+    const parsed = placeParsed(typed, {
+      clusters: deps.clusters,
+      policy: state.ok ? state.policy : undefined,
+      channel: command.channel_id,
+    });
     switch (parsed.type) {
       case 'reply':
         return await reply(renderRefusal(parsed.message, ctx));
@@ -116,7 +134,11 @@ export async function handleCommand(deps: HandlerDeps, command: SlashCommand): P
 }
 
 /** The card is the answer to a recorded operation; only refusals and cancellations are answered privately. */
-async function requestOperation(deps: HandlerDeps, intent: OperationIntent, command: SlashCommand): Promise<SlackMessage | undefined> {
+async function requestOperation(
+  deps: HandlerDeps,
+  intent: OperationIntent,
+  command: SlashCommand,
+): Promise<SlackMessage | undefined> {
   const outcome = await deps.operations.request({
     intent,
     requester: command.user_id,
@@ -129,7 +151,12 @@ async function requestOperation(deps: HandlerDeps, intent: OperationIntent, comm
   return undefined;
 }
 
-async function runCommand(deps: HandlerDeps, command: Command, user: string, ctx: RenderContext): Promise<SlackMessage> {
+async function runCommand(
+  deps: HandlerDeps,
+  command: Command,
+  user: string,
+  ctx: RenderContext,
+): Promise<SlackMessage> {
   switch (command.kind) {
     case 'cancel': {
       const outcome = await deps.operations.cancel(command.opId, user);

@@ -17,7 +17,10 @@ export async function publishHome(deps: HomeDeps, client: webApi.WebClient, user
   try {
     const view = await deps.home.build(user);
     const home = renderHome(view, { now: deps.now(), command: deps.command });
-    await client.views.publish({ user_id: user, view: { type: 'home', blocks: home.blocks as unknown as webApi.KnownBlock[] } });
+    await client.views.publish({
+      user_id: user,
+      view: { type: 'home', blocks: home.blocks as unknown as webApi.KnownBlock[] },
+    });
   } catch (error) {
     deps.logger.error({ err: error, user }, 'could not publish App Home');
   }

@@ -23,7 +23,8 @@ export interface BotIdentity {
 /** auth.test, once at start: Bolt then needs no Slack call on the request path before the ack. */
 export async function resolveBotIdentity(client: WebClient): Promise<BotIdentity> {
   const result = await client.auth.test();
-  if (!result.user_id || !result.bot_id) throw new Error('auth.test did not name the bot user (is SLACK_BOT_TOKEN a bot token?)');
+  if (!result.user_id || !result.bot_id)
+    throw new Error('auth.test did not name the bot user (is SLACK_BOT_TOKEN a bot token?)');
   return {
     botUserId: result.user_id,
     botId: result.bot_id,
@@ -54,6 +55,7 @@ export class FetchResponder implements Responder {
 
   async respond(responseUrl: string, message: ResponseMessage): Promise<void> {
     const response = await postJson(responseUrl, message, { agent: this.agent, timeoutMs: this.timeoutMs });
-    if (response.status < 200 || response.status > 299) throw new Error(`the response_url answered ${response.status}: ${response.text.slice(0, 200)}`);
+    if (response.status < 200 || response.status > 299)
+      throw new Error(`the response_url answered ${response.status}: ${response.text.slice(0, 200)}`);
   }
 }

@@ -16,8 +16,10 @@ export interface Asker {
 /** The user's own team and enterprise (users.info). */
 export type TeamLookup = (userId: string) => Promise<{ teamId?: string; enterpriseId?: string }>;
 
-export const REFUSED_OUTSIDER = 'this bot serves only its own Slack workspace: your account belongs to another one (a shared channel does not change that), so nothing was done';
-export const REFUSED_UNVERIFIED = 'your Slack workspace could not be checked just now, so nothing was done; please try again';
+export const REFUSED_OUTSIDER =
+  'this bot serves only its own Slack workspace: your account belongs to another one (a shared channel does not change that), so nothing was done';
+export const REFUSED_UNVERIFIED =
+  'your Slack workspace could not be checked just now, so nothing was done; please try again';
 
 const CACHE_MS = 10 * 60_000;
 
@@ -35,14 +37,19 @@ export class WorkspaceGuard {
     if (asker.ownTeam) return this.admits(asker.teamId, asker.enterpriseId) ? undefined : REFUSED_OUTSIDER;
     try {
       const own = await this.teamOf(asker.userId);
-      return this.admits(own.teamId ?? asker.teamId, own.enterpriseId ?? asker.enterpriseId) ? undefined : REFUSED_OUTSIDER;
+      return this.admits(own.teamId ?? asker.teamId, own.enterpriseId ?? asker.enterpriseId)
+        ? undefined
+        : REFUSED_OUTSIDER;
     } catch {
       return REFUSED_UNVERIFIED;
     }
   }
 
   private admits(teamId: string | undefined, enterpriseId: string | undefined): boolean {
-    return (teamId !== undefined && this.allowed.has(teamId)) || (enterpriseId !== undefined && this.allowed.has(enterpriseId));
+    return (
+      (teamId !== undefined && this.allowed.has(teamId)) ||
+      (enterpriseId !== undefined && this.allowed.has(enterpriseId))
+    );
   }
 
   private async teamOf(userId: string): Promise<{ teamId?: string; enterpriseId?: string }> {
@@ -60,6 +67,9 @@ export function usersInfoTeams(client: WebClient): TeamLookup {
     const result = await client.users.info({ user: userId });
     const user = result.user as { team_id?: string; enterprise_user?: { enterprise_id?: string } } | undefined;
     if (user === undefined) throw new Error(`users.info named no user for ${userId}`);
-    return { ...(user.team_id ? { teamId: user.team_id } : {}), ...(user.enterprise_user?.enterprise_id ? { enterpriseId: user.enterprise_user.enterprise_id } : {}) };
+    return {
+      ...(user.team_id ? { teamId: user.team_id } : {}),
+      ...(user.enterprise_user?.enterprise_id ? { enterpriseId: user.enterprise_user.enterprise_id } : {}),
+    };
   };
 }

@@ -14,7 +14,12 @@ export interface CommitSide {
   get(id: string): Promise<OperationRecord | undefined>;
   now(): number;
   /** Writes `next` only if the stored record is still `current` (by version); `current` undefined: must not exist. */
-  commit(current: OperationRecord | undefined, next: OperationRecord, entries: HistoryEntry[], order: OrderMove): Promise<CommitReply>;
+  commit(
+    current: OperationRecord | undefined,
+    next: OperationRecord,
+    entries: HistoryEntry[],
+    order: OrderMove,
+  ): Promise<CommitReply>;
   /** After a successful commit (replica waits, observers); never undoes it. */
   committed(record: OperationRecord, entries: readonly HistoryEntry[]): Promise<void>;
 }
@@ -35,7 +40,11 @@ export async function applyWithRetries(side: CommitSide, id: string, decide: Dec
     }
     if (reply[0] === 'missing') return { ok: false, reason: `${id} not found` };
     if (attempt >= MAX_ATTEMPTS) {
-      return { ok: false, reason: `${id} kept changing while this change was decided (${attempt} attempts); try again`, record: current };
+      return {
+        ok: false,
+        reason: `${id} kept changing while this change was decided (${attempt} attempts); try again`,
+        record: current,
+      };
     }
     await backoff(attempt);
   }
@@ -45,9 +54,17 @@ export async function applyWithRetries(side: CommitSide, id: string, decide: Dec
 export function transitionDecide(id: string, request: TransitionRequest): Decide {
   return (current) => {
     if (!request.from.includes(current.state)) {
-      return { refuse: `${id} is ${current.state} now; ${request.from.join(' or ')} → ${request.to} no longer applies` };
+      return {
+        refuse: `${id} is ${current.state} now; ${request.from.join(' or ')} → ${request.to} no longer applies`,
+      };
     }
-    const entry = { type: 'state', name: request.to, actor: request.actor, role: request.role, detail: request.detail } as const;
+    const entry = {
+      type: 'state',
+      name: request.to,
+      actor: request.actor,
+      role: request.role,
+      detail: request.detail,
+    } as const;
     return { set: request.set, entries: [entry] };
   };
 }

@@ -42,8 +42,12 @@ export function connectionPlan(settings: RedisSettings, use: ConnectionUse, extr
     return { kind: 'standalone', url: settings.url, options: { ...extra, ...retries } };
   }
   const url = parseRedisUrl(settings.url);
-  if (!url) throw new Error(`REDIS_URL is not a redis:// or rediss:// URL (got ${JSON.stringify(redactUrl(settings.url))})`);
-  const auth = { ...(url.username ? { username: url.username } : {}), ...(url.password ? { password: url.password } : {}) };
+  if (!url)
+    throw new Error(`REDIS_URL is not a redis:// or rediss:// URL (got ${JSON.stringify(redactUrl(settings.url))})`);
+  const auth = {
+    ...(url.username ? { username: url.username } : {}),
+    ...(url.password ? { password: url.password } : {}),
+  };
   if (settings.mode === 'sentinel') {
     return {
       kind: 'sentinel',
@@ -73,13 +77,22 @@ export function connectionPlan(settings: RedisSettings, use: ConnectionUse, extr
       scaleReads: 'master',
       redisOptions: { ...perNode, ...retries, ...auth, ...(url.tls ? { tls: {} } : {}) },
       // With TLS, connect to the names the cluster announces, not their resolved addresses, so certificates match.
-      ...(url.tls ? { dnsLookup: (address: string, callback: (error: Error | null, address: string) => void) => callback(null, address) } : {}),
+      ...(url.tls
+        ? {
+            dnsLookup: (address: string, callback: (error: Error | null, address: string) => void) =>
+              callback(null, address),
+          }
+        : {}),
     },
   };
 }
 
 /** A new connection to the Redis of `settings`; it connects in the background like any ioredis client. */
-export function createConnection(settings: RedisSettings, use: ConnectionUse, extra: RedisOptions = {}): RedisConnection {
+export function createConnection(
+  settings: RedisSettings,
+  use: ConnectionUse,
+  extra: RedisOptions = {},
+): RedisConnection {
   const plan = connectionPlan(settings, use, extra);
   switch (plan.kind) {
     case 'standalone':
@@ -102,7 +115,8 @@ export function duplicateConnection(connection: RedisConnection, use: Connection
 /** Where Redis is, for log lines: never a password. */
 export function redisLogFields(settings: RedisSettings): Record<string, unknown> {
   const nodes = (list: readonly { host: string; port: number }[]) => list.map((n) => `${n.host}:${n.port}`).join(',');
-  if (settings.mode === 'sentinel') return { redis: 'sentinel', sentinels: nodes(settings.sentinels), master: settings.sentinelMaster };
+  if (settings.mode === 'sentinel')
+    return { redis: 'sentinel', sentinels: nodes(settings.sentinels), master: settings.sentinelMaster };
   if (settings.mode === 'cluster') return { redis: 'cluster', nodes: nodes(settings.clusterNodes) };
   return { redis: redactUrl(settings.url) };
 }
@@ -140,7 +154,11 @@ export const NO_REPLICA_RECHECK_MS = 30_000;
  * (WAIT inside MULTI would not block, hence a plain pipeline.) While it waits, that connection's other commands
  * queue behind it; the timeout is short next to LEASE_TTL, so lease renewals are only delayed, never missed.
  */
-export function replicaWait(connection: RedisConnection, settings: RedisSettings, options: ReplicaWaitOptions): ReplicaWait {
+export function replicaWait(
+  connection: RedisConnection,
+  settings: RedisSettings,
+  options: ReplicaWaitOptions,
+): ReplicaWait {
   const timeoutMs = options.timeoutMs ?? REPLICA_WAIT_MS;
   const now = options.now ?? Date.now;
   // Until when the primary is known to have no replica (none configured, or a failover left the new one alone).

@@ -1,6 +1,11 @@
 // The notifier's delivery state in Redis: per-operation idempotency marks, the last rendered card seq, the
 // thread permalink, and the per-operation lock that lets one replica at a time make an operation's Slack calls.
-import type { DeliveryMark, DeliverySnapshot, DeliveryState as DeliveryStatePort, MarkRead } from '../app/ports/delivery.js';
+import type {
+  DeliveryMark,
+  DeliverySnapshot,
+  DeliveryState as DeliveryStatePort,
+  MarkRead,
+} from '../app/ports/delivery.js';
 import type { RedisConnection } from './connection.js';
 import { notifierKeys, type NotifierKeys } from './keys.js';
 import { runScript } from './scripts.js';
@@ -28,7 +33,8 @@ export function parseMark(raw: string | undefined): DeliveryMark | undefined {
 export function snapshotOf(all: Readonly<Record<string, string>>): DeliverySnapshot {
   const marks = new Map<string, MarkRead>();
   for (const [field, raw] of Object.entries(all)) {
-    if (field.startsWith('post:') || field.startsWith('digest:') || field.startsWith('dm:')) marks.set(field, { raw, mark: parseMark(raw) });
+    if (field.startsWith('post:') || field.startsWith('digest:') || field.startsWith('dm:'))
+      marks.set(field, { raw, mark: parseMark(raw) });
   }
   return { renderedSeq: Number(all.card ?? 0), permalink: all.permalink, marks };
 }
@@ -55,9 +61,19 @@ export class DeliveryState implements DeliveryStatePort {
   }
 
   /** Writes `mark` only if the field still holds `expectedRaw` (undefined = absent); false when someone else moved it. */
-  async casMark(opId: string, field: string, expectedRaw: string | undefined, mark: DeliveryMark): Promise<{ ok: boolean; raw: string }> {
+  async casMark(
+    opId: string,
+    field: string,
+    expectedRaw: string | undefined,
+    mark: DeliveryMark,
+  ): Promise<{ ok: boolean; raw: string }> {
     const raw = JSON.stringify(mark);
-    const written = await runScript(this.redis, 'casDeliveryMark', [this.keys.delivery(opId)], [field, expectedRaw ?? '', raw, this.retentionMs]);
+    const written = await runScript(
+      this.redis,
+      'casDeliveryMark',
+      [this.keys.delivery(opId)],
+      [field, expectedRaw ?? '', raw, this.retentionMs],
+    );
     return { ok: written === 1, raw };
   }
 
@@ -72,7 +88,12 @@ export class DeliveryState implements DeliveryStatePort {
 
   /** Compare-and-set upwards only, so two replicas never move the marker back; returns the value it held before. */
   async raiseRendered(opId: string, seq: number): Promise<number> {
-    return (await runScript(this.redis, 'raiseRenderedSeq', [this.keys.delivery(opId)], [seq, this.retentionMs])) as number;
+    return (await runScript(
+      this.redis,
+      'raiseRenderedSeq',
+      [this.keys.delivery(opId)],
+      [seq, this.retentionMs],
+    )) as number;
   }
 
   async setPermalink(opId: string, permalink: string): Promise<void> {

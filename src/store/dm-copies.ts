@@ -55,7 +55,12 @@ export class DmCopies {
   }
 
   /** The DM's delivery mark (`dm:<seq>:<user>`) and its copy, in one step: a posted DM is never without its copy. */
-  async sent(opId: string, markField: string, mark: Extract<DeliveryMark, { state: 'done' }>, copy: DmCopy): Promise<void> {
+  async sent(
+    opId: string,
+    markField: string,
+    mark: Extract<DeliveryMark, { state: 'done' }>,
+    copy: DmCopy,
+  ): Promise<void> {
     const delivery = this.keys.delivery(opId);
     const copies = this.keys.dmCopies(opId);
     await this.redis
@@ -68,7 +73,11 @@ export class DmCopies {
   }
 
   async closed(opId: string, copy: DmCopy): Promise<void> {
-    await this.redis.hset(this.keys.dmCopies(opId), copyField(copy.seq, copy.user), JSON.stringify({ ...copy, closed: true }));
+    await this.redis.hset(
+      this.keys.dmCopies(opId),
+      copyField(copy.seq, copy.user),
+      JSON.stringify({ ...copy, closed: true }),
+    );
   }
 
   async settle(opId: string, seq: number): Promise<void> {

@@ -32,7 +32,8 @@ export function parseEvent([id, fields]: RawEntry): OperationEvent {
     return value;
   };
   const type = field('type');
-  if (!(HISTORY_TYPES as readonly string[]).includes(type)) throw new Error(`event ${id} has an unknown type "${type}"`);
+  if (!(HISTORY_TYPES as readonly string[]).includes(type))
+    throw new Error(`event ${id} has an unknown type "${type}"`);
   return {
     id,
     op: field('op'),
@@ -53,7 +54,11 @@ export interface ReadOptions {
 }
 
 /** Entries in stream order, oldest first. */
-export async function readEvents(redis: RedisConnection, prefix: string, options: ReadOptions = {}): Promise<OperationEvent[]> {
+export async function readEvents(
+  redis: RedisConnection,
+  prefix: string,
+  options: ReadOptions = {},
+): Promise<OperationEvent[]> {
   const start = options.after === undefined ? '-' : `(${options.after}`;
   const raw = (await redis.xrange(storeKeys(prefix).events, start, '+', 'COUNT', options.count ?? 100)) as RawEntry[];
   return raw.map(parseEvent);
@@ -71,8 +76,7 @@ export async function waitForEvents(
   count = 100,
 ): Promise<OperationEvent[]> {
   const reply = (await blocking.xread('COUNT', count, 'BLOCK', blockMs, 'STREAMS', storeKeys(prefix).events, after)) as
-    | [key: string, entries: RawEntry[]][]
-    | null;
+    [key: string, entries: RawEntry[]][] | null;
   return reply?.[0]?.[1].map(parseEvent) ?? [];
 }
 

@@ -1,5 +1,11 @@
 // Manual freezes of targets (`lock`/`unlock`, docs/policy.md#freezes) and their audit history; kept apart from leases.
-import type { AuditEntry, Freeze, FreezeResult, FreezeStore as FreezeStorePort, UnfreezeResult } from '../app/ports/freezes.js';
+import type {
+  AuditEntry,
+  Freeze,
+  FreezeResult,
+  FreezeStore as FreezeStorePort,
+  UnfreezeResult,
+} from '../app/ports/freezes.js';
 import type { RedisConnection } from './connection.js';
 import { targetKey, type Target } from '../domain/model/target.js';
 import { storeKeys, type StoreKeys } from './keys.js';
@@ -57,8 +63,19 @@ export class FreezeStore implements FreezeStorePort {
   async unfreeze(target: Target, by: string): Promise<UnfreezeResult> {
     if (by.trim() === '') throw new Error('an unfreeze needs who asked for it');
     const now = this.now();
-    const args = [targetKey(target), JSON.stringify(target), by, String(now), String(Math.max(0, now - this.retentionMs))];
-    const reply = (await runScript(this.redis, 'unfreeze', [this.keys.freezes, this.keys.audit], args)) as UnfreezeReply;
+    const args = [
+      targetKey(target),
+      JSON.stringify(target),
+      by,
+      String(now),
+      String(Math.max(0, now - this.retentionMs)),
+    ];
+    const reply = (await runScript(
+      this.redis,
+      'unfreeze',
+      [this.keys.freezes, this.keys.audit],
+      args,
+    )) as UnfreezeReply;
     return reply[0] === 'ok' ? { ok: true, was: JSON.parse(reply[1]) as Freeze } : { ok: false, reason: 'not-frozen' };
   }
 

@@ -8,7 +8,9 @@ const PREFIX_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
 /** `{<prefix>}`: the hash tag every key starts with. Throws on a prefix that would break the tag. */
 export function hashTag(prefix: string): string {
   if (!PREFIX_PATTERN.test(prefix)) {
-    throw new Error(`Redis prefix "${prefix}" is not usable: 1-64 letters, digits, _, . or - (it becomes the hash tag {${prefix}})`);
+    throw new Error(
+      `Redis prefix "${prefix}" is not usable: 1-64 letters, digits, _, . or - (it becomes the hash tag {${prefix}})`,
+    );
   }
   return `{${prefix}}`;
 }

@@ -41,7 +41,11 @@ export class LeaseStore implements LockStore {
     checkTtl(ttlMs);
     const lease: Lease = { target, opId, token: this.token(), since: this.now() };
     const keys = [this.keys.lease(target), this.keys.order(target), this.keys.leases];
-    const reply = (await runScript(this.redis, 'acquireLease', keys, [opId, JSON.stringify(lease), String(ttlMs)])) as AcquireReply;
+    const reply = (await runScript(this.redis, 'acquireLease', keys, [
+      opId,
+      JSON.stringify(lease),
+      String(ttlMs),
+    ])) as AcquireReply;
     if (reply[0] === 'acquired') return { acquired: true, lease };
     if (reply[0] === 'held') return { acquired: false, reason: 'held', holder: holderOf(reply[1]), head: opId };
     return {
@@ -55,7 +59,9 @@ export class LeaseStore implements LockStore {
   /** False (never a throw) when the lease expired or someone else holds it now. */
   async extend(lease: Lease, ttlMs: number): Promise<boolean> {
     checkTtl(ttlMs);
-    return (await runScript(this.redis, 'extendLease', [this.keys.lease(lease.target)], [lease.token, String(ttlMs)])) === 1;
+    return (
+      (await runScript(this.redis, 'extendLease', [this.keys.lease(lease.target)], [lease.token, String(ttlMs)])) === 1
+    );
   }
 
   /** False (never a throw) when the lease expired or someone else holds it now. */
@@ -93,5 +99,6 @@ export function holderOf(json: string): LeaseHolder {
 
 /** Lease TTLs are whole positive ms (both implementations refuse anything else the same way). */
 export function checkTtl(ttlMs: number): void {
-  if (!Number.isInteger(ttlMs) || ttlMs < 1) throw new Error(`lease ttl must be a positive whole number of ms, got ${ttlMs}`);
+  if (!Number.isInteger(ttlMs) || ttlMs < 1)
+    throw new Error(`lease ttl must be a positive whole number of ms, got ${ttlMs}`);
 }

@@ -54,11 +54,16 @@ export class NotifierStream {
     const claimed: RawEntry[] = [];
     let cursor = '0-0';
     for (let page = 0; page < maxPages; page++) {
-      const reply = (await this.redis.call('XAUTOCLAIM', this.key, NOTIFIER_GROUP, this.consumer, minIdleMs, cursor, 'COUNT', count)) as [
-        string,
-        RawEntry[],
-        string[]?,
-      ];
+      const reply = (await this.redis.call(
+        'XAUTOCLAIM',
+        this.key,
+        NOTIFIER_GROUP,
+        this.consumer,
+        minIdleMs,
+        cursor,
+        'COUNT',
+        count,
+      )) as [string, RawEntry[], string[]?];
       claimed.push(...reply[1]);
       cursor = reply[0];
       if (cursor === '0-0') break;
@@ -74,6 +79,7 @@ export class NotifierStream {
   }
 
   async ack(ids: readonly string[]): Promise<void> {
-    for (let i = 0; i < ids.length; i += 500) await this.redis.call('XACK', this.key, NOTIFIER_GROUP, ...ids.slice(i, i + 500));
+    for (let i = 0; i < ids.length; i += 500)
+      await this.redis.call('XACK', this.key, NOTIFIER_GROUP, ...ids.slice(i, i + 500));
   }
 }

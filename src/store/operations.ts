@@ -85,7 +85,11 @@ export class OperationStore implements OperationStorePort {
 
   /** Records a new operation as ACCEPTED with its `(new) → ACCEPTED` entry; refuses an id already taken. */
   async create(fields: NewOperation, actor: string): Promise<CreateResult> {
-    const record = initialRecord({ ...fields, approvals: fields.approvals ?? [], reenqueues: fields.reenqueues ?? 0 }, actor, this.now());
+    const record = initialRecord(
+      { ...fields, approvals: fields.approvals ?? [], reenqueues: fields.reenqueues ?? 0 },
+      actor,
+      this.now(),
+    );
     const reply = await this.commit(undefined, record, record.history, 'stay');
     if (reply[0] === 'exists') return { ok: false, reason: 'exists' };
     return { ok: true, record };
@@ -114,7 +118,10 @@ export class OperationStore implements OperationStorePort {
         now: this.now,
         commit: (current, next, entries, order) => this.commit(current, next, entries, order),
         committed: async (record, entries) => {
-          if (this.replicas && entries.some((e) => e.type === 'state' && DECISIVE_STATES.has(e.name as OperationState))) {
+          if (
+            this.replicas &&
+            entries.some((e) => e.type === 'state' && DECISIVE_STATES.has(e.name as OperationState))
+          ) {
             await this.replicas.afterWrite(this.keys.operation(id));
           }
           observe(this.onCommitted, record, entries);

@@ -47,7 +47,12 @@ async function unlessAborted(promise: Promise<void>, signal: AbortSignal | undef
   if (signal.aborted) throw new WaitAborted();
   let onAbort = (): void => undefined;
   try {
-    await Promise.race([promise, new Promise<never>((_, reject) => signal.addEventListener('abort', (onAbort = () => reject(new WaitAborted())), { once: true }))]);
+    await Promise.race([
+      promise,
+      new Promise<never>((_, reject) =>
+        signal.addEventListener('abort', (onAbort = () => reject(new WaitAborted())), { once: true }),
+      ),
+    ]);
   } finally {
     signal.removeEventListener('abort', onAbort);
   }
@@ -90,8 +95,10 @@ export class SharedPacer implements PostPacer {
     private readonly redis: RedisConnection,
     private readonly opts: SharedPacerOptions,
   ) {
-    if (!(Number.isFinite(opts.intervalMs) && opts.intervalMs >= 0)) throw new Error(`the pace interval must be a number ≥ 0 ms, got ${opts.intervalMs}`);
-    if (!(Number.isFinite(opts.turnTtlMs) && opts.turnTtlMs > 0)) throw new Error(`the turn TTL must be a positive number of ms, got ${opts.turnTtlMs}`);
+    if (!(Number.isFinite(opts.intervalMs) && opts.intervalMs >= 0))
+      throw new Error(`the pace interval must be a number ≥ 0 ms, got ${opts.intervalMs}`);
+    if (!(Number.isFinite(opts.turnTtlMs) && opts.turnTtlMs > 0))
+      throw new Error(`the turn TTL must be a positive number of ms, got ${opts.turnTtlMs}`);
     this.pollMs = opts.pollMs ?? Math.min(50, Math.max(5, Math.round(opts.intervalMs / 10)));
   }
 
@@ -148,7 +155,14 @@ export class SharedPacer implements PostPacer {
     const { intervalMs, turnTtlMs, keyOf } = this.opts;
     for (;;) {
       if (signal?.aborted === true) throw new WaitAborted();
-      const wait = Number(await runScript(this.redis, 'paceChannel', [keyOf(key)], ['acquire', token, intervalMs, turnTtlMs, this.pollMs]));
+      const wait = Number(
+        await runScript(
+          this.redis,
+          'paceChannel',
+          [keyOf(key)],
+          ['acquire', token, intervalMs, turnTtlMs, this.pollMs],
+        ),
+      );
       if (wait <= 0) return;
       await sleep(wait, signal);
     }
@@ -156,7 +170,12 @@ export class SharedPacer implements PostPacer {
 
   private async end(key: string, token: string, called: boolean): Promise<void> {
     try {
-      await runScript(this.redis, 'paceChannel', [this.opts.keyOf(key)], ['release', token, this.opts.intervalMs, called ? '1' : '0']);
+      await runScript(
+        this.redis,
+        'paceChannel',
+        [this.opts.keyOf(key)],
+        ['release', token, this.opts.intervalMs, called ? '1' : '0'],
+      );
     } catch (error) {
       this.opts.onError?.(error);
     }

@@ -50,7 +50,12 @@ export function defineScripts(redis: RedisConnection): void {
 
 type ScriptCall = (...args: (string | number)[]) => Promise<unknown>;
 
-export async function runScript(redis: RedisConnection, name: ScriptName, keys: string[], args: (string | number)[]): Promise<unknown> {
+export async function runScript(
+  redis: RedisConnection,
+  name: ScriptName,
+  keys: string[],
+  args: (string | number)[],
+): Promise<unknown> {
   if (keys.length !== SCRIPTS[name]) throw new Error(`script ${name} takes ${SCRIPTS[name]} keys, got ${keys.length}`);
   defineScripts(redis);
   const call = (redis as unknown as Record<string, ScriptCall>)[commandName(name)] as ScriptCall;

@@ -19,7 +19,8 @@ export class WorkerPresence {
   /** Says "a worker of these clusters is running" for the next three intervals. */
   async beat(clusters: readonly string[]): Promise<void> {
     const pipeline = this.redis.multi();
-    for (const cluster of clusters) pipeline.set(this.keys.workers(cluster), String(Date.now()), 'PX', 3 * PRESENCE_INTERVAL_MS);
+    for (const cluster of clusters)
+      pipeline.set(this.keys.workers(cluster), String(Date.now()), 'PX', 3 * PRESENCE_INTERVAL_MS);
     await pipeline.exec();
   }
 

@@ -17,14 +17,19 @@ export function judgedAsScale(plan: Plan): boolean {
 }
 
 /** `baselineVertices` and `oldParallelism` for a scale's evidence; nothing for other kinds or when REST does not answer. */
-export async function readBaseline(run: Run, plan: Plan, current: unknown): Promise<Pick<WorkerEvidence, 'baselineVertices' | 'oldParallelism'>> {
+export async function readBaseline(
+  run: Run,
+  plan: Plan,
+  current: unknown,
+): Promise<Pick<WorkerEvidence, 'baselineVertices' | 'oldParallelism'>> {
   if (!judgedAsScale(plan)) return {};
   const old = parallelismOf(current);
   const out = old === undefined ? {} : { oldParallelism: old };
   const { rest } = run.deps;
   const jobId = jobIdOf(current);
   const clusterId = plan.target.kind === 'FlinkSessionJob' ? deploymentNameOf(current) : plan.target.name;
-  if (rest === undefined || jobId === undefined || clusterId === undefined || !(await deepSettings(run, plan)).deep) return out;
+  if (rest === undefined || jobId === undefined || clusterId === undefined || !(await deepSettings(run, plan)).deep)
+    return out;
   try {
     const timeoutMs = Math.min(BASELINE_TIMEOUT_MS, run.deps.settings.kubeTimeoutMs);
     const job = await rest.get(plan.target.namespace, clusterId, `/jobs/${jobId}`, { signal: run.signal, timeoutMs });

@@ -2,7 +2,13 @@
 import type { PolicyProvider } from '../app/policy-source.js';
 import type { Criterion, EventBaseline, EvidenceVerdict } from '../domain/kit/evidence/types.js';
 import type { BaselineVertex } from '../domain/model/rest-vertices.js';
-import type { EntryInput, HistoryEntry, MutableFields, OperationRecord, OperationState } from '../domain/engines/operation.js';
+import type {
+  EntryInput,
+  HistoryEntry,
+  MutableFields,
+  OperationRecord,
+  OperationState,
+} from '../domain/engines/operation.js';
 import { isKubeError, isUnreachable } from '../kube/errors.js';
 import type { CallOptions, FlinkClient } from '../kube/flink-client.js';
 import type { FlinkRest } from '../kube/flink-rest.js';
@@ -123,7 +129,8 @@ export async function commit(run: Run, request: CommitRequest): Promise<Operatio
       return { refuse: `${run.opId} is ${current.state}; expected ${request.from.join(' or ')}` };
     }
     const entries: EntryInput[] = [...(request.before ?? [])];
-    if (request.to) entries.push({ type: 'state', name: request.to, actor, role: 'worker', detail: request.detail ?? {} });
+    if (request.to)
+      entries.push({ type: 'state', name: request.to, actor, role: 'worker', detail: request.detail ?? {} });
     return { set: request.set, entries };
   });
   if (result.ok) return result.record;
@@ -132,7 +139,12 @@ export async function commit(run: Run, request: CommitRequest): Promise<Operatio
 }
 
 /** An entry of the given type written by the worker. */
-export function entry(run: Run, type: Exclude<EntryInput['type'], 'state'>, name: string, detail: Record<string, unknown>): EntryInput {
+export function entry(
+  run: Run,
+  type: Exclude<EntryInput['type'], 'state'>,
+  name: string,
+  detail: Record<string, unknown>,
+): EntryInput {
   return { type, name, actor: run.deps.settings.actor, detail };
 }
 
@@ -159,13 +171,18 @@ export type ReadResult<T> = { ok: true; value: T } | { ok: false; handback: Hand
  * docs/lifecycle.md#submission), the run's signal aborts, or `maxReadAttempts` failed: then the operation is handed
  * back as recorded.
  */
-export async function readWithRetry<T>(run: Run, what: string, read: (options: CallOptions) => Promise<T>): Promise<ReadResult<T>> {
+export async function readWithRetry<T>(
+  run: Run,
+  what: string,
+  read: (options: CallOptions) => Promise<T>,
+): Promise<ReadResult<T>> {
   const max = run.deps.settings.maxReadAttempts;
   for (let attempt = 1; ; attempt++) {
     if (run.signal.aborted) return { ok: false, handback: interrupted(run) };
     try {
       const value = await read(callOptions(run));
-      if (run.unreachable) await noteReachability(run, 'reachable', `cluster ${run.deps.cluster} answers again; the operation goes on`);
+      if (run.unreachable)
+        await noteReachability(run, 'reachable', `cluster ${run.deps.cluster} answers again; the operation goes on`);
       return { ok: true, value };
     } catch (error) {
       if (run.signal.aborted || isKubeError(error, 'aborted')) return { ok: false, handback: interrupted(run) };
@@ -173,10 +190,19 @@ export async function readWithRetry<T>(run: Run, what: string, read: (options: C
       // A blip is not news; a second failure to reach the API server is, once per outage
       // (docs/deployment.md#several-clusters).
       if (attempt >= 2 && isUnreachable(error) && !run.unreachable) {
-        await noteReachability(run, 'unreachable', `cannot reach cluster ${run.deps.cluster}: ${error.message}; the operation waits and goes on when it answers`);
+        await noteReachability(
+          run,
+          'unreachable',
+          `cannot reach cluster ${run.deps.cluster}: ${error.message}; the operation waits and goes on when it answers`,
+        );
       }
-      if (attempt >= max) return { ok: false, handback: { type: 'handback', delayMs: run.deps.settings.leaseTtlMs, why: `${what} kept failing` } };
-      if (!(await pause(Math.min(5000, 100 * 2 ** attempt), run.signal))) return { ok: false, handback: interrupted(run) };
+      if (attempt >= max)
+        return {
+          ok: false,
+          handback: { type: 'handback', delayMs: run.deps.settings.leaseTtlMs, why: `${what} kept failing` },
+        };
+      if (!(await pause(Math.min(5000, 100 * 2 ** attempt), run.signal)))
+        return { ok: false, handback: interrupted(run) };
     }
   }
 }
@@ -186,7 +212,10 @@ export const REACHABILITY_NOTES = ['unreachable', 'reachable'] as const;
 
 /** Whether the last reachability note in a history says the cluster could not be reached. */
 export function unreachableSaid(history: readonly HistoryEntry[]): boolean {
-  return history.findLast((e) => e.type === 'note' && (REACHABILITY_NOTES as readonly string[]).includes(e.name))?.name === 'unreachable';
+  return (
+    history.findLast((e) => e.type === 'note' && (REACHABILITY_NOTES as readonly string[]).includes(e.name))?.name ===
+    'unreachable'
+  );
 }
 
 async function noteReachability(run: Run, name: (typeof REACHABILITY_NOTES)[number], message: string): Promise<void> {

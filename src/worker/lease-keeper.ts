@@ -70,6 +70,11 @@ export class LeaseKeeper {
     if (this.controller.signal.aborted) return;
     this.stop();
     this.logger.warn({ target: this.lease.target, why }, 'lease lost; the run stops and the operation is handed back');
-    this.controller.abort(new RunInterrupted('lease-lost', `lease on ${this.lease.target.namespace}/${this.lease.target.name} lost: ${why}`));
+    this.controller.abort(
+      new RunInterrupted(
+        'lease-lost',
+        `lease on ${this.lease.target.namespace}/${this.lease.target.name} lost: ${why}`,
+      ),
+    );
   }
 }

@@ -20,14 +20,17 @@ export type Decision =
 export async function readAndDecide(run: Run, plan: Plan): Promise<Decision> {
   if (plan.change.type === 'create-snapshot') return decideSnapshot(run, plan, nameOf(plan.change.snapshot) ?? '');
   const { kind, namespace, name } = plan.target;
-  const read = await readWithRetry(run, `reading ${namespace}/${name}`, (o) => run.deps.kube.get(kind, namespace, name, o));
+  const read = await readWithRetry(run, `reading ${namespace}/${name}`, (o) =>
+    run.deps.kube.get(kind, namespace, name, o),
+  );
   if (!read.ok) return read.handback;
   const current = read.value;
   if (!current) return { type: 'abort', reason: VANISHED };
   if (annotationsOf(current)[ANNOTATION_OPERATION_ID] === run.opId) return { type: 'submitted', object: current };
   run.view?.seedResource(current);
   if (uidOf(current) !== plan.uid) return { type: 'abort', reason: CHANGED_REASON };
-  if (generationOf(current) === plan.generation) return { type: 'resubmit', resourceVersion: resourceVersionOf(current) ?? '' };
+  if (generationOf(current) === plan.generation)
+    return { type: 'resubmit', resourceVersion: resourceVersionOf(current) ?? '' };
   const { drift } = await driftOf(run, plan, current);
   // Mid-submission there is no re-plan: a moved generation that is not ours is someone else's change.
   return { type: 'abort', reason: drift.outcome === 'already-desired' ? ALREADY_DESIRED : CHANGED_REASON };
@@ -35,7 +38,9 @@ export async function readAndDecide(run: Run, plan: Plan): Promise<Decision> {
 
 async function decideSnapshot(run: Run, plan: Plan, name: string): Promise<Decision> {
   const { namespace } = plan.target;
-  const read = await readWithRetry(run, `reading snapshot ${namespace}/${name}`, (o) => run.deps.kube.get('FlinkStateSnapshot', namespace, name, o));
+  const read = await readWithRetry(run, `reading snapshot ${namespace}/${name}`, (o) =>
+    run.deps.kube.get('FlinkStateSnapshot', namespace, name, o),
+  );
   if (!read.ok) return read.handback;
   const snapshot = read.value;
   if (!snapshot) return { type: 'resubmit' };
@@ -44,7 +49,13 @@ async function decideSnapshot(run: Run, plan: Plan, name: string): Promise<Decis
 }
 
 /** SUBMITTING or UNCERTAIN → SUBMITTED, recording what the submission produced (generation, or the snapshot's uid). */
-export async function markSubmitted(run: Run, record: OperationRecord, plan: Plan, object: KubeObject, how: string): Promise<OperationRecord | undefined> {
+export async function markSubmitted(
+  run: Run,
+  record: OperationRecord,
+  plan: Plan,
+  object: KubeObject,
+  how: string,
+): Promise<OperationRecord | undefined> {
   run.view?.[plan.change.type === 'create-snapshot' ? 'seedSnapshot' : 'seedResource'](object);
   if (plan.change.type === 'create-snapshot') {
     const stored = record.evidence as WorkerEvidence;

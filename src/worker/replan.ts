@@ -24,11 +24,20 @@ async function oursAfter(run: Run, plan: Plan): Promise<OurSubmission[]> {
 }
 
 /** The drift rule against `current`; the earlier submissions are read only when the generation moved. */
-export async function driftOf(run: Run, plan: Plan, current: unknown): Promise<{ drift: DriftOutcome; ours: OurSubmission[] }> {
+export async function driftOf(
+  run: Run,
+  plan: Plan,
+  current: unknown,
+): Promise<{ drift: DriftOutcome; ours: OurSubmission[] }> {
   const quick = checkDrift({ plan, current, ourGenerations: [], desiredAlreadyHolds: false });
   if (quick.outcome === 'unchanged' || uidOf(current) !== plan.uid) return { drift: quick, ours: [] };
   const ours = await oursAfter(run, plan);
-  const drift = checkDrift({ plan, current, ourGenerations: ours.map((o) => o.generation), desiredAlreadyHolds: desiredStateHolds(plan, current) });
+  const drift = checkDrift({
+    plan,
+    current,
+    ourGenerations: ours.map((o) => o.generation),
+    desiredAlreadyHolds: desiredStateHolds(plan, current),
+  });
   return { drift, ours };
 }
 
@@ -38,7 +47,12 @@ export type Precheck =
   | Handback;
 
 /** From QUEUED, with the target just read under the lease: may this plan (or a re-plan) be submitted now? */
-export async function precheck(run: Run, record: OperationRecord, plan: Plan, current: KubeObject | undefined): Promise<Precheck> {
+export async function precheck(
+  run: Run,
+  record: OperationRecord,
+  plan: Plan,
+  current: KubeObject | undefined,
+): Promise<Precheck> {
   if (!current) return abort(run, VANISHED);
   const freeze = await run.deps.freezes.get(plan.target);
   if (freeze) return abort(run, `target frozen by <@${freeze.by}>: ${freeze.reason}`);
@@ -47,7 +61,8 @@ export async function precheck(run: Run, record: OperationRecord, plan: Plan, cu
   if (plan.change.type === 'create-snapshot') {
     if (uidOf(current) !== plan.uid) return abort(run, CHANGED_REASON);
     const job = jobStatusStateOf(current);
-    if (job !== 'RUNNING') return abort(run, `the job is not RUNNING (it is ${job ?? 'unknown'}): a savepoint now would be abandoned`);
+    if (job !== 'RUNNING')
+      return abort(run, `the job is not RUNNING (it is ${job ?? 'unknown'}): a savepoint now would be abandoned`);
     return { type: 'proceed', plan, current };
   }
   const { drift, ours } = await driftOf(run, plan, current);
@@ -64,13 +79,26 @@ export async function precheck(run: Run, record: OperationRecord, plan: Plan, cu
 }
 
 /** Re-plans against the current resource with revision + 1 and re-evaluates policy (docs/lifecycle.md#drift). */
-async function replan(run: Run, record: OperationRecord, plan: Plan, ours: OurSubmission[], current: KubeObject): Promise<Precheck> {
+async function replan(
+  run: Run,
+  record: OperationRecord,
+  plan: Plan,
+  ours: OurSubmission[],
+  current: KubeObject,
+): Promise<Precheck> {
   const { deps } = run;
   const policy = await deps.policy.current();
   if (!policy.ok) return abort(run, `re-plan impossible: ${policy.message}`);
   const assessment = await assess(
     policy.policy,
-    { intent: record.intent, opId: record.id, requester: record.requester, revision: plan.revision + 1, signal: run.signal, current },
+    {
+      intent: record.intent,
+      opId: record.id,
+      requester: record.requester,
+      revision: plan.revision + 1,
+      signal: run.signal,
+      current,
+    },
     {
       clients: () => ({ kube: deps.kube }),
       // No health gate under the lease: it is read for the requester at planning; a re-plan here follows this
@@ -91,7 +119,8 @@ async function replan(run: Run, record: OperationRecord, plan: Plan, ours: OurSu
     diff: next.diff,
     decision: decision.outcome,
   });
-  if (decision.outcome === 'deny') return abort(run, `after re-planning, policy denies it: ${decision.reasons.join('; ')}`);
+  if (decision.outcome === 'deny')
+    return abort(run, `after re-planning, policy denies it: ${decision.reasons.join('; ')}`);
   if (decision.outcome === 'needs-approval') {
     const expires = expiresAt(deps.now(), policy.policy.approval.ttlMs);
     await commit(run, {

@@ -36,9 +36,13 @@ export async function readRest(run: Run, view: TargetView, need: RestNeed): Prom
   const options = { signal: run.signal, timeoutMs: Math.min(3_000, run.deps.settings.kubeTimeoutMs) };
   const [job, checkpoints, exceptions] = await Promise.all([
     rest.get(namespace, need.clusterId, `/jobs/${need.jobId}`, options),
-    need.checkpoints ? rest.get(namespace, need.clusterId, `/jobs/${need.jobId}/checkpoints`, options) : Promise.resolve(undefined),
+    need.checkpoints
+      ? rest.get(namespace, need.clusterId, `/jobs/${need.jobId}/checkpoints`, options)
+      : Promise.resolve(undefined),
     // Root exceptions are only notes: read once, with the first reading of this job, when failovers were seen.
-    need.exceptions ? rest.get(namespace, need.clusterId, `/jobs/${need.jobId}/exceptions`, options) : Promise.resolve(undefined),
+    need.exceptions
+      ? rest.get(namespace, need.clusterId, `/jobs/${need.jobId}/exceptions`, options)
+      : Promise.resolve(undefined),
   ]);
   const failure = !job.ok ? job : checkpoints !== undefined && !checkpoints.ok ? checkpoints : undefined;
   if (failure !== undefined) {
@@ -61,6 +65,8 @@ export async function readRest(run: Run, view: TargetView, need: RestNeed): Prom
 /** Policy `verify` for the target's environment: whether REST is read, and whether a checkpoint after the change is required. */
 export async function deepSettings(run: Run, plan: Plan): Promise<{ deep: boolean; checkpointAfterChange: boolean }> {
   const state = await run.deps.policy.current();
-  const settings = state.ok ? verifyFor(state.policy, findNamespace(state.policy, plan.target.namespace, plan.target.cluster)?.environment) : verifyFor({}, undefined);
+  const settings = state.ok
+    ? verifyFor(state.policy, findNamespace(state.policy, plan.target.namespace, plan.target.cluster)?.environment)
+    : verifyFor({}, undefined);
   return { deep: run.deps.rest !== undefined && settings.rest, checkpointAfterChange: settings.checkpointAfterChange };
 }

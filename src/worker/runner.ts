@@ -62,7 +62,12 @@ export class Runner {
     if (head === opId && holder === undefined) await this.deps.queue.promote(jobId);
   }
 
-  private async withLease(record: OperationRecord, lease: Lease, signal: AbortSignal, log: Logger): Promise<RunOutcome> {
+  private async withLease(
+    record: OperationRecord,
+    lease: Lease,
+    signal: AbortSignal,
+    log: Logger,
+  ): Promise<RunOutcome> {
     const { deps } = this;
     const keeper = new LeaseKeeper(deps.leases, lease, deps.settings.leaseTtlMs, log, deps.now);
     keeper.start();
@@ -72,7 +77,11 @@ export class Runner {
     } catch (error) {
       if (run.signal.aborted) return outcomeOf(interrupted(run));
       log.error({ err: error }, 'run failed; the operation stays as recorded and is tried again');
-      return { type: 'park', delayMs: deps.settings.leaseTtlMs, why: error instanceof Error ? error.message : String(error) };
+      return {
+        type: 'park',
+        delayMs: deps.settings.leaseTtlMs,
+        why: error instanceof Error ? error.message : String(error),
+      };
     } finally {
       keeper.stop();
       run.view?.close();
@@ -83,13 +92,16 @@ export class Runner {
   /** The operation from its recorded state, read again now that the lease is held. */
   private async execute(run: Run): Promise<RunOutcome> {
     const record = await run.deps.store.get(run.opId);
-    if (!record?.plan || !isOrdered(record.state)) return { type: 'done', why: `${record?.state ?? 'gone'} under the lease` };
+    if (!record?.plan || !isOrdered(record.state))
+      return { type: 'done', why: `${record?.state ?? 'gone'} under the lease` };
     run.unreachable = unreachableSaid(record.history);
     if (record.state === 'SUBMITTED') return outcomeOf(await verify(run, record, record.plan));
     let submission;
     if (record.state === 'QUEUED') {
       const { kind, namespace, name } = record.plan.target;
-      const read = await readWithRetry(run, `reading ${namespace}/${name}`, (o) => run.deps.kube.get(kind, namespace, name, o));
+      const read = await readWithRetry(run, `reading ${namespace}/${name}`, (o) =>
+        run.deps.kube.get(kind, namespace, name, o),
+      );
       if (!read.ok) return outcomeOf(read.handback);
       const checked = await precheck(run, record, record.plan, read.value);
       if (checked.type !== 'proceed') return outcomeOf(checked);
@@ -102,9 +114,17 @@ export class Runner {
     return outcomeOf(await verify(run, submitted, submitted.plan ?? record.plan));
   }
 
-  private async wait(record: OperationRecord, result: Extract<AcquireResult, { acquired: false }>, attempt: number, log: Logger): Promise<RunOutcome> {
+  private async wait(
+    record: OperationRecord,
+    result: Extract<AcquireResult, { acquired: false }>,
+    attempt: number,
+    log: Logger,
+  ): Promise<RunOutcome> {
     const behind = result.holder?.opId ?? result.head;
-    const delayMs = Math.min(this.deps.settings.leaseTtlMs, FIRST_WAIT_MS * 2 ** Math.min(Math.max(attempt - 1, 0), 16));
+    const delayMs = Math.min(
+      this.deps.settings.leaseTtlMs,
+      FIRST_WAIT_MS * 2 ** Math.min(Math.max(attempt - 1, 0), 16),
+    );
     if (behind === undefined) {
       // Not in the order at all: its state moved on while we looked (e.g. cancelled); the next run sees it.
       return { type: 'park', delayMs, why: 'not in the target order' };
@@ -144,5 +164,7 @@ export class Runner {
 }
 
 function outcomeOf(result: { type: 'ended' } | Handback): RunOutcome {
-  return result.type === 'ended' ? { type: 'done', why: 'ended' } : { type: 'park', delayMs: result.delayMs, why: result.why };
+  return result.type === 'ended'
+    ? { type: 'done', why: 'ended' }
+    : { type: 'park', delayMs: result.delayMs, why: result.why };
 }

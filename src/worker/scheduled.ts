@@ -9,7 +9,15 @@ import type { RunnerDeps } from './context.js';
 type Outcome = { type: 'done'; why: string } | { type: 'park'; delayMs: number; why: string };
 
 function scheduledDeps(deps: RunnerDeps, log: Logger): ScheduledDeps {
-  return { store: deps.store, queue: deps.queue, policy: deps.policy, now: deps.now, actor: deps.settings.actor, role: 'worker', log };
+  return {
+    store: deps.store,
+    queue: deps.queue,
+    policy: deps.policy,
+    now: deps.now,
+    actor: deps.settings.actor,
+    role: 'worker',
+    log,
+  };
 }
 
 /** A wake-up job: SCHEDULED → QUEUED (its run job enqueued), ABORTED or EXPIRED; or parked until its time. */

@@ -3,7 +3,16 @@
 import type { EvidenceVerdict } from '../domain/kit/evidence/types.js';
 import type { Plan } from '../domain/model/plan.js';
 import { haConfigured } from '../domain/model/flink-config.js';
-import { deploymentNameOf, isSessionCluster, jobStatusStateOf, lastSavepoint, nameOf, statusErrorOf, upgradeModeOf, upgradeSavepointPathOf } from '../domain/model/resource.js';
+import {
+  deploymentNameOf,
+  isSessionCluster,
+  jobStatusStateOf,
+  lastSavepoint,
+  nameOf,
+  statusErrorOf,
+  upgradeModeOf,
+  upgradeSavepointPathOf,
+} from '../domain/model/resource.js';
 import { MODE } from '../domain/model/upgrade-mode.js';
 import { LAST_STATE_PLACEHOLDER } from '../domain/model/snapshot-history.js';
 import { callOptions, type Run } from './context.js';
@@ -32,7 +41,8 @@ export function sessionJobNotes(jobs: readonly unknown[], namespace: string, haO
     const state = jobStatusStateOf(job) ?? 'unknown';
     const error = statusErrorOf(job);
     const restore = `\`/flink restore sessionjob:${namespace}/${name} --from ${restorePath(job, namespace)}\``;
-    if (error?.includes('Job Not Found')) return `sessionjob ${namespace}/${name}: ${state}, Job Not Found — bring it back with ${restore}`;
+    if (error?.includes('Job Not Found'))
+      return `sessionjob ${namespace}/${name}: ${state}, Job Not Found — bring it back with ${restore}`;
     if (!haOnCluster && upgradeModeOf(job) !== MODE.stateless) {
       return `sessionjob ${namespace}/${name}: ${state} as last reported; it stopped with its cluster, which has no HA, so it cannot resume — once it shows Job Not Found, bring it back with ${restore}`;
     }
@@ -41,20 +51,30 @@ export function sessionJobNotes(jobs: readonly unknown[], namespace: string, haO
 }
 
 /** A COMPLETED redeploy of a session cluster gains its session jobs' states; any other verdict is returned as is. */
-export async function withSessionJobs(run: Run, plan: Plan, resource: unknown, verdict: EvidenceVerdict): Promise<EvidenceVerdict> {
-  if (verdict.outcome !== 'completed' || plan.target.kind !== 'FlinkDeployment' || !isSessionCluster(resource)) return verdict;
+export async function withSessionJobs(
+  run: Run,
+  plan: Plan,
+  resource: unknown,
+  verdict: EvidenceVerdict,
+): Promise<EvidenceVerdict> {
+  if (verdict.outcome !== 'completed' || plan.target.kind !== 'FlinkDeployment' || !isSessionCluster(resource))
+    return verdict;
   const { namespace, name } = plan.target;
   let jobs: unknown[];
   try {
-    jobs = (await run.deps.kube.list('FlinkSessionJob', namespace, callOptions(run))).filter((job) => deploymentNameOf(job) === name);
+    jobs = (await run.deps.kube.list('FlinkSessionJob', namespace, callOptions(run))).filter(
+      (job) => deploymentNameOf(job) === name,
+    );
   } catch (error) {
     run.log.info({ err: error }, 'could not list the session jobs of the cluster');
     return verdict;
   }
   const notes = sessionJobNotes(jobs, namespace, haConfigured(resource));
   if (jobs.length === 0) notes.push(`no session jobs run on ${namespace}/${name}`);
-  const proof = { ...verdict.proof, notVerified: verdict.proof.notVerified.filter((line) => !line.startsWith(SESSION_JOBS_UNVERIFIED)) };
+  const proof = {
+    ...verdict.proof,
+    notVerified: verdict.proof.notVerified.filter((line) => !line.startsWith(SESSION_JOBS_UNVERIFIED)),
+  };
   const withJobs: Completed = { ...verdict, notes: [...verdict.notes, ...notes], proof };
   return withJobs;
 }
-

@@ -9,7 +9,16 @@ import type { Plan } from '../domain/model/plan.js';
 import { deploymentNameOf, jobIdOf, nameOf, upgradeSavepointPathOf } from '../domain/model/resource.js';
 import { isKubeError } from '../kube/errors.js';
 import type { KubeObject } from '../kube/flink-client.js';
-import { callOptions, commit, entry, interrupted, readWithRetry, type Handback, type Run, type WorkerEvidence } from './context.js';
+import {
+  callOptions,
+  commit,
+  entry,
+  interrupted,
+  readWithRetry,
+  type Handback,
+  type Run,
+  type WorkerEvidence,
+} from './context.js';
 import { readBaseline } from './baseline.js';
 import { markSubmitted, readAndDecide } from './reconcile.js';
 import { TargetView } from './target-view.js';
@@ -53,7 +62,9 @@ export function trimBefore(resource: unknown): JsonRecord {
   // The autoscaler's overrides (reconciled, not in the spec) decide how turning it off is judged: keep only them.
   const overrides = autoscalerOverrides(resource);
   if (Object.keys(overrides).length > 0) {
-    const text = Object.entries(overrides).map(([id, p]) => `${id}:${p}`).join(',');
+    const text = Object.entries(overrides)
+      .map(([id, p]) => `${id}:${p}`)
+      .join(',');
     const spec = JSON.stringify({ spec: { flinkConfiguration: { [PARALLELISM_OVERRIDES_KEY]: text } } });
     setPath(out, ['status', 'reconciliationStatus', 'lastReconciledSpec'], spec);
   }
@@ -65,8 +76,15 @@ export async function openView(run: Run, plan: Plan, targetSpec: unknown): Promi
   if (run.view) return run.view;
   const sessionClusterName = plan.target.kind === 'FlinkSessionJob' ? deploymentNameOf(targetSpec) : undefined;
   const snapshotName = plan.change.type === 'create-snapshot' ? nameOf(plan.change.snapshot) : undefined;
-  const spec = { target: plan.target, ...(snapshotName ? { snapshotName } : {}), ...(sessionClusterName ? { sessionClusterName } : {}) };
-  run.view = await TargetView.open(run.deps.watches, spec, { signal: run.signal, timeoutMs: 3 * run.deps.settings.kubeTimeoutMs });
+  const spec = {
+    target: plan.target,
+    ...(snapshotName ? { snapshotName } : {}),
+    ...(sessionClusterName ? { sessionClusterName } : {}),
+  };
+  run.view = await TargetView.open(run.deps.watches, spec, {
+    signal: run.signal,
+    timeoutMs: 3 * run.deps.settings.kubeTimeoutMs,
+  });
   return run.view;
 }
 
@@ -125,12 +143,17 @@ export async function resumeSubmission(run: Run, record: OperationRecord, plan: 
   return submitLoop(run, current, plan, { readFirst: true });
 }
 
-async function submitLoop(run: Run, start: OperationRecord, plan: Plan, from: { resourceVersion?: string; readFirst: boolean }): Promise<Submission> {
+async function submitLoop(
+  run: Run,
+  start: OperationRecord,
+  plan: Plan,
+  from: { resourceVersion?: string; readFirst: boolean },
+): Promise<Submission> {
   let record = start;
   let resourceVersion = from.resourceVersion;
   let readFirst = from.readFirst;
   const max = run.deps.settings.maxSubmitAttempts;
-  for (let calls = 0; ; ) {
+  for (let calls = 0; ;) {
     if (!readFirst) {
       calls += 1;
       const result = await call(run, plan, resourceVersion);
@@ -138,11 +161,19 @@ async function submitLoop(run: Run, start: OperationRecord, plan: Plan, from: { 
       if (result.type === 'interrupted') return interrupted(run);
       if (result.type === 'accepted') return settled(await markSubmitted(run, record, plan, result.object, 'response'));
       if (result.type === 'rejected') {
-        await commit(run, { from: ['SUBMITTING'], to: 'FAILED', detail: { reason: result.message, status: result.status } });
+        await commit(run, {
+          from: ['SUBMITTING'],
+          to: 'FAILED',
+          detail: { reason: result.message, status: result.status },
+        });
         return { type: 'ended' };
       }
       if (result.type === 'unknown') {
-        const uncertain = await commit(run, { from: ['SUBMITTING'], to: 'UNCERTAIN', detail: { error: result.message } });
+        const uncertain = await commit(run, {
+          from: ['SUBMITTING'],
+          to: 'UNCERTAIN',
+          detail: { error: result.message },
+        });
         if (!uncertain) return { type: 'ended' };
         record = uncertain;
       }
@@ -155,11 +186,21 @@ async function submitLoop(run: Run, start: OperationRecord, plan: Plan, from: { 
       await commit(run, { from: ['SUBMITTING', 'UNCERTAIN'], to: 'ABORTED', detail: { reason: decision.reason } });
       return { type: 'ended' };
     }
-    if (calls >= max) return { type: 'handback', delayMs: run.deps.settings.leaseTtlMs, why: `${calls} submission attempts left the outcome open` };
+    if (calls >= max)
+      return {
+        type: 'handback',
+        delayMs: run.deps.settings.leaseTtlMs,
+        why: `${calls} submission attempts left the outcome open`,
+      };
     const again = await commit(run, {
       from: ['SUBMITTING', 'UNCERTAIN'],
       to: 'SUBMITTING',
-      before: [entry(run, 'retry', 'resubmit', { attempt: calls + 1, reason: 'our change is not on the target and nothing else changed' })],
+      before: [
+        entry(run, 'retry', 'resubmit', {
+          attempt: calls + 1,
+          reason: 'our change is not on the target and nothing else changed',
+        }),
+      ],
       detail: { revision: plan.revision, resourceVersion: decision.resourceVersion, retry: calls + 1 },
     });
     if (!again) return { type: 'ended' };
@@ -179,7 +220,8 @@ async function call(run: Run, plan: Plan, resourceVersion: string | undefined): 
       plan.change.type === 'patch'
         ? await kube.mergePatch(plan.target, plan.change.patch, resourceVersion ?? '', callOptions(run))
         : await kube.createSnapshot(plan.target.namespace, plan.change.snapshot, callOptions(run));
-    if (!isRecord(object) || !isRecord(object.metadata)) return { type: 'unknown', message: 'the API answered without an object' };
+    if (!isRecord(object) || !isRecord(object.metadata))
+      return { type: 'unknown', message: 'the API answered without an object' };
     return { type: 'accepted', object };
   } catch (error) {
     // Our own signal: the call may have reached the API; the state stays as recorded and is resumed as UNCERTAIN.

@@ -26,15 +26,23 @@ function isNewer(incoming: KubeObject, held: KubeObject | undefined): boolean {
 }
 
 /** `promise`, unless the signal aborts or the time runs out first (a namespace whose list keeps failing). */
-function withinLimits<T>(promise: Promise<T>, limits: { signal: AbortSignal; timeoutMs: number }, what: string): Promise<T> {
+function withinLimits<T>(
+  promise: Promise<T>,
+  limits: { signal: AbortSignal; timeoutMs: number },
+  what: string,
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const finish = (settle: () => void): void => {
       clearTimeout(timer);
       limits.signal.removeEventListener('abort', onAbort);
       settle();
     };
-    const onAbort = (): void => finish(() => reject(limits.signal.reason instanceof Error ? limits.signal.reason : new Error('aborted')));
-    const timer = setTimeout(() => finish(() => reject(new Error(`${what} did not start within ${limits.timeoutMs} ms`))), limits.timeoutMs);
+    const onAbort = (): void =>
+      finish(() => reject(limits.signal.reason instanceof Error ? limits.signal.reason : new Error('aborted')));
+    const timer = setTimeout(
+      () => finish(() => reject(new Error(`${what} did not start within ${limits.timeoutMs} ms`))),
+      limits.timeoutMs,
+    );
     if (limits.signal.aborted) return onAbort();
     limits.signal.addEventListener('abort', onAbort, { once: true });
     promise.then(
@@ -61,21 +69,31 @@ export class TargetView {
    * Subscribes to the target's kind, the namespace's Flink events and, as needed, snapshots and session
    * clusters. Subscribing comes first so nothing that happens after a later read or list can be missed.
    */
-  static async open(watches: Pick<WatchHub, 'subscribe'>, spec: ViewSpec, limits: { signal: AbortSignal; timeoutMs: number }): Promise<TargetView> {
+  static async open(
+    watches: Pick<WatchHub, 'subscribe'>,
+    spec: ViewSpec,
+    limits: { signal: AbortSignal; timeoutMs: number },
+  ): Promise<TargetView> {
     const view = new TargetView(spec);
     const { namespace } = spec.target;
     const kinds: [WatchedKind, (type: WatchEventType, object: KubeObject) => void][] = [
       [spec.target.kind, (type, object) => view.onTarget(type, object)],
       ['Event', (type, object) => view.onEvent(type, object)],
     ];
-    if (spec.snapshotName !== undefined) kinds.push(['FlinkStateSnapshot', (type, object) => view.onSnapshot(type, object)]);
-    if (spec.sessionClusterName !== undefined) kinds.push(['FlinkDeployment', (type, object) => view.onSessionCluster(type, object)]);
+    if (spec.snapshotName !== undefined)
+      kinds.push(['FlinkStateSnapshot', (type, object) => view.onSnapshot(type, object)]);
+    if (spec.sessionClusterName !== undefined)
+      kinds.push(['FlinkDeployment', (type, object) => view.onSessionCluster(type, object)]);
     const pending = kinds.map(([kind, listener]) => watches.subscribe(kind, namespace, listener));
     try {
       view.unsubscribers = await withinLimits(Promise.all(pending), limits, `the watches of namespace ${namespace}`);
     } catch (error) {
       // A shared watch still listing keeps the listener: take it off whenever that list arrives.
-      for (const p of pending) void p.then((unsubscribe) => unsubscribe(), () => undefined);
+      for (const p of pending)
+        void p.then(
+          (unsubscribe) => unsubscribe(),
+          () => undefined,
+        );
       throw error;
     }
     return view;
@@ -127,7 +145,12 @@ export class TargetView {
   }
 
   /** Resolves once the view changed after `since`, at `deadline` (ms since the epoch), or when `signal` aborts. */
-  waitForChange(since: number, deadline: number, signal: AbortSignal, now: () => number = Date.now): Promise<WaitOutcome> {
+  waitForChange(
+    since: number,
+    deadline: number,
+    signal: AbortSignal,
+    now: () => number = Date.now,
+  ): Promise<WaitOutcome> {
     if (signal.aborted) return Promise.resolve('aborted');
     if (this.version !== since) return Promise.resolve('changed');
     return new Promise((resolve) => {
@@ -180,7 +203,9 @@ export class TargetView {
     const involved = (object as { involvedObject?: { kind?: string; name?: string } }).involvedObject;
     const ours =
       (involved?.kind === this.spec.target.kind && involved.name === this.spec.target.name) ||
-      (this.spec.snapshotName !== undefined && involved?.kind === 'FlinkStateSnapshot' && involved.name === this.spec.snapshotName);
+      (this.spec.snapshotName !== undefined &&
+        involved?.kind === 'FlinkStateSnapshot' &&
+        involved.name === this.spec.snapshotName);
     const name = object.metadata?.name;
     if (!ours || !name) return;
     if (type === 'DELETED') {

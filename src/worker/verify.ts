@@ -59,7 +59,11 @@ export async function verify(run: Run, record: OperationRecord, plan: Plan): Pro
   const since = submittedAt(record);
   // A record submitted without a baseline (written by an older worker) counts every event from the submission on.
   const recorded = record.evidence as Partial<WorkerEvidence> | undefined;
-  const stored: WorkerEvidence = { ...recorded, baseline: recorded?.baseline ?? { takenAt: since, counts: {}, wallClock: true }, before: recorded?.before };
+  const stored: WorkerEvidence = {
+    ...recorded,
+    baseline: recorded?.baseline ?? { takenAt: since, counts: {}, wallClock: true },
+    before: recorded?.before,
+  };
   const deadline = since + verifyTimeoutOf(run, plan);
   const view = await openView(run, plan, stored.before);
   const seeded = await seed(run, view, plan, stored);
@@ -85,7 +89,8 @@ export async function verify(run: Run, record: OperationRecord, plan: Plan): Pro
       ...deep,
     });
     const fresh = progressOf(verdict, met);
-    const progress = fresh.length > 0 ? [entry(run, 'evidence', fresh.map((c) => c.name).join(', '), { criteria: fresh })] : [];
+    const progress =
+      fresh.length > 0 ? [entry(run, 'evidence', fresh.map((c) => c.name).join(', '), { criteria: fresh })] : [];
     progress.push(...waitingNotes(run, verdict, waiting));
     if (verdict.outcome !== 'pending' || now >= deadline) {
       await finish(run, stored, await withSessionJobs(run, plan, view.observation(now).resource, verdict), progress);
@@ -102,13 +107,19 @@ export async function verify(run: Run, record: OperationRecord, plan: Plan): Pro
         continue;
       }
     }
-    const restWake = verdict.outcome === 'pending' && verdict.rest ? restDueAt(verdict.rest, view.restReading) : deadline;
+    const restWake =
+      verdict.outcome === 'pending' && verdict.rest ? restDueAt(verdict.rest, view.restReading) : deadline;
     const wakeAt = Math.min(deadline, nextGraceEnd(verdict) ?? deadline, restWake);
     if ((await view.waitForChange(seen, wakeAt, run.signal, deps.now)) === 'aborted') return interrupted(run);
   }
 }
 
-async function finish(run: Run, stored: WorkerEvidence, verdict: EvidenceVerdict, progress: ReturnType<typeof entry>[]): Promise<void> {
+async function finish(
+  run: Run,
+  stored: WorkerEvidence,
+  verdict: EvidenceVerdict,
+  progress: ReturnType<typeof entry>[],
+): Promise<void> {
   const base = { ...stored, verdict, summary: summarize(verdict), criteria: verdict.criteria };
   if (verdict.outcome === 'completed') {
     run.log.info({ summary: base.summary }, 'completed with evidence');
@@ -116,7 +127,13 @@ async function finish(run: Run, stored: WorkerEvidence, verdict: EvidenceVerdict
       from: ['SUBMITTED'],
       to: 'COMPLETED',
       before: progress,
-      detail: { summary: base.summary, verified: verdict.proof.verified, notVerified: verdict.proof.notVerified, notes: verdict.notes, caveats: verdict.caveats ?? [] },
+      detail: {
+        summary: base.summary,
+        verified: verdict.proof.verified,
+        notVerified: verdict.proof.notVerified,
+        notes: verdict.notes,
+        caveats: verdict.caveats ?? [],
+      },
       set: { evidence: base },
     });
     return;
@@ -155,16 +172,38 @@ async function seed(run: Run, view: TargetView, plan: Plan, stored: WorkerEviden
     reads.push(readWithRetry(run, what, read).then((r) => (r.ok ? (use(r.value), undefined) : r.handback)));
   };
   if (!run.viewSeeded) {
-    add(`reading ${namespace}/${name}`, (o) => kube.get(kind, namespace, name, o), (v) => view.seedResource(v));
-    add('listing the target events', (o) => kube.listEvents(namespace, plan.uid, o), (v) => view.seedEvents(v));
+    add(
+      `reading ${namespace}/${name}`,
+      (o) => kube.get(kind, namespace, name, o),
+      (v) => view.seedResource(v),
+    );
+    add(
+      'listing the target events',
+      (o) => kube.listEvents(namespace, plan.uid, o),
+      (v) => view.seedEvents(v),
+    );
     const snapshot = stored.snapshot;
     if (snapshot) {
-      add('reading the snapshot', (o) => kube.get('FlinkStateSnapshot', namespace, snapshot.name, o), (v) => view.seedSnapshot(v));
-      if (snapshot.uid) add('listing the snapshot events', (o) => kube.listEvents(namespace, snapshot.uid as string, o), (v) => view.seedEvents(v));
+      add(
+        'reading the snapshot',
+        (o) => kube.get('FlinkStateSnapshot', namespace, snapshot.name, o),
+        (v) => view.seedSnapshot(v),
+      );
+      if (snapshot.uid)
+        add(
+          'listing the snapshot events',
+          (o) => kube.listEvents(namespace, snapshot.uid as string, o),
+          (v) => view.seedEvents(v),
+        );
     }
   }
   const cluster = view.spec.sessionClusterName;
-  if (cluster) add('reading the session cluster', (o) => kube.get('FlinkDeployment', namespace, cluster, o), (v) => view.seedSessionCluster(v));
+  if (cluster)
+    add(
+      'reading the session cluster',
+      (o) => kube.get('FlinkDeployment', namespace, cluster, o),
+      (v) => view.seedSessionCluster(v),
+    );
   const failed = (await Promise.all(reads)).find((r) => r !== undefined);
   if (!failed) run.viewSeeded = true;
   return failed;

@@ -48,13 +48,20 @@ export function waitingNotes(run: Run, verdict: EvidenceVerdict, state: WaitingS
     state.since[t.key] = t.since;
     state.what[t.key] = t.what;
     const message = `blocked by ${t.what}; the operator may still recover it — FAILED if it persists until ${clock(t.until)}`;
-    notes.push(entry(run, 'note', WAITING_NOTE.blocked, { key: t.key, what: t.what, since: t.since, until: t.until, message }));
+    notes.push(
+      entry(run, 'note', WAITING_NOTE.blocked, { key: t.key, what: t.what, since: t.since, until: t.until, message }),
+    );
   }
   if (verdict.outcome !== 'failed') {
     for (const key of Object.keys(state.since)) {
       if (current.some((t) => t.key === key)) continue;
       delete state.since[key];
-      notes.push(entry(run, 'note', WAITING_NOTE.cleared, { key, message: `recovered: ${state.what[key] ?? key} no longer holds` }));
+      notes.push(
+        entry(run, 'note', WAITING_NOTE.cleared, {
+          key,
+          message: `recovered: ${state.what[key] ?? key} no longer holds`,
+        }),
+      );
     }
   }
   const alerts = verdict.outcome === 'pending' ? (verdict.alerts ?? []) : [];
@@ -68,6 +75,7 @@ export function waitingNotes(run: Run, verdict: EvidenceVerdict, state: WaitingS
 
 /** When the next transient failure turns FAILED if nothing changes (so the wait wakes up for it). */
 export function nextGraceEnd(verdict: EvidenceVerdict): number | undefined {
-  if (verdict.outcome !== 'pending' || verdict.transient === undefined || verdict.transient.length === 0) return undefined;
+  if (verdict.outcome !== 'pending' || verdict.transient === undefined || verdict.transient.length === 0)
+    return undefined;
   return Math.min(...verdict.transient.map((t) => t.until));
 }

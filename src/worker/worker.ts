@@ -28,16 +28,20 @@ export class OperationWorker {
   private closing: Promise<void> | undefined;
 
   constructor(private readonly opts: OperationWorkerOptions) {
-    this.worker = new Worker<OperationJobData, string, string>(queueName(opts.cluster), (job, token, signal) => this.process(job, token, signal), {
-      connection: opts.connection,
-      prefix: bullmqPrefix(opts.prefix),
-      concurrency: opts.concurrency,
-      lockDuration: opts.lockDurationMs,
-      stalledInterval: opts.stalledIntervalMs ?? Math.max(1000, Math.floor(opts.lockDurationMs / 2)),
-      // A crash is a stall; the store decides what runs, so stalls never fail a job (the sweep is the backstop).
-      maxStalledCount: 1000,
-      autorun: false,
-    });
+    this.worker = new Worker<OperationJobData, string, string>(
+      queueName(opts.cluster),
+      (job, token, signal) => this.process(job, token, signal),
+      {
+        connection: opts.connection,
+        prefix: bullmqPrefix(opts.prefix),
+        concurrency: opts.concurrency,
+        lockDuration: opts.lockDurationMs,
+        stalledInterval: opts.stalledIntervalMs ?? Math.max(1000, Math.floor(opts.lockDurationMs / 2)),
+        // A crash is a stall; the store decides what runs, so stalls never fail a job (the sweep is the backstop).
+        maxStalledCount: 1000,
+        autorun: false,
+      },
+    );
     // BullMQ keeps the processor running when it cannot renew a job's lock: cancel it, so its signal fires.
     this.worker.on('lockRenewalFailed', (jobIds) => {
       for (const id of jobIds) {
@@ -47,7 +51,10 @@ export class OperationWorker {
     });
     this.worker.on('error', (error) => opts.logger.error({ err: error }, 'queue worker error'));
     this.worker.on('failed', (job, error) => {
-      opts.logger.warn({ jobId: job?.id, opId: job?.data.opId, err: error }, 'job failed; the sweep enqueues its operation again');
+      opts.logger.warn(
+        { jobId: job?.id, opId: job?.data.opId, err: error },
+        'job failed; the sweep enqueues its operation again',
+      );
     });
   }
 
@@ -70,13 +77,23 @@ export class OperationWorker {
     return this.closing;
   }
 
-  private async process(job: Job<OperationJobData, string, string>, token: string | undefined, signal: AbortSignal | undefined): Promise<string> {
+  private async process(
+    job: Job<OperationJobData, string, string>,
+    token: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<string> {
     const opId = job.data?.opId;
-    if (typeof opId !== 'string' || opId === '') throw new UnrecoverableError(`job ${job.id ?? '?'} carries no operation id`);
+    if (typeof opId !== 'string' || opId === '')
+      throw new UnrecoverableError(`job ${job.id ?? '?'} carries no operation id`);
     const log = forOperation(this.opts.logger, opId);
     const signals = [this.shutdown.signal, ...(signal ? [signal] : [])];
     const wakeUp = isScheduledJobId(job.id);
-    const outcome = await this.opts.runner.run({ opId, signal: AbortSignal.any(signals), attempt: job.attemptsStarted || 1, wakeUp });
+    const outcome = await this.opts.runner.run({
+      opId,
+      signal: AbortSignal.any(signals),
+      attempt: job.attemptsStarted || 1,
+      wakeUp,
+    });
     if (outcome.type === 'done') {
       log.debug({ jobId: job.id, why: outcome.why }, 'job done');
       return outcome.why;
@@ -84,7 +101,9 @@ export class OperationWorker {
     log.debug({ jobId: job.id, why: outcome.why, delayMs: outcome.delayMs }, 'job parked');
     await job.moveToDelayed(Date.now() + outcome.delayMs, token);
     if (outcome.target && job.id) {
-      await this.opts.runner.afterPark(opId, outcome.target, job.id).catch((error: unknown) => log.warn({ err: error }, 'could not re-check the lease after parking'));
+      await this.opts.runner
+        .afterPark(opId, outcome.target, job.id)
+        .catch((error: unknown) => log.warn({ err: error }, 'could not re-check the lease after parking'));
     }
     throw new DelayedError();
   }

@@ -29,10 +29,13 @@ async function slackProxy(target: string, onHeld: () => void): Promise<{ url: st
       onHeld();
       return;
     }
-    const upstream = request({ host: origin.hostname, port: origin.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const upstream = request(
+      { host: origin.hostname, port: origin.port, path: req.url, method: req.method, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     req.pipe(upstream);
   });
   server.listen(0, '127.0.0.1');
@@ -46,7 +49,6 @@ async function slackProxy(target: string, onHeld: () => void): Promise<{ url: st
     },
   };
 }
-
 
 it('a bot SIGKILLed after recording ACCEPTED: within a minute the next bot posts the card and decides, once', async () => {
   // The in-process bot takes no part: no sweep, no notifier; the processes below do the work.
@@ -64,7 +66,12 @@ it('a bot SIGKILLed after recording ACCEPTED: within a minute the next bot posts
     first = await startBotProcess(env, { port, slackApiUrl: proxy.url });
     const exited = once(first, 'exit');
     const responseUrl = env.sim.responseUrl('cmd-killed', { channel: env.channel, user: USERS.alice });
-    const body = slashCommandBody({ text: 'scale streaming-prod/fraud-detection 5 --reason "sweep test"', user_id: USERS.alice, channel_id: env.channel, response_url: responseUrl });
+    const body = slashCommandBody({
+      text: 'scale streaming-prod/fraud-detection 5 --reason "sweep test"',
+      user_id: USERS.alice,
+      channel_id: env.channel,
+      response_url: responseUrl,
+    });
     expect((await postSigned(`http://127.0.0.1:${port}/slack/events`, body, SECRET)).status).toBe(200);
     await exited;
     first = undefined;
@@ -76,11 +83,17 @@ it('a bot SIGKILLed after recording ACCEPTED: within a minute the next bot posts
     expect(env.sim.messages(env.channel)).toEqual([]);
 
     second = await startBotProcess(env, { port: await freePort() });
-    const decided = await env.waitForState(opId as string, ['AWAITING_APPROVAL', 'QUEUED', 'DENIED', 'CANCELLED'], 60_000);
+    const decided = await env.waitForState(
+      opId as string,
+      ['AWAITING_APPROVAL', 'QUEUED', 'DENIED', 'CANCELLED'],
+      60_000,
+    );
     expect(Date.now() - killedAt).toBeLessThan(60_000);
     expect(decided.state).toBe('AWAITING_APPROVAL');
     expect(decided.card?.channel).toBe(env.channel);
-    const cards = env.sim.messages(env.channel).filter((m) => m.text.includes(opId as string) && m.thread_ts === undefined);
+    const cards = env.sim
+      .messages(env.channel)
+      .filter((m) => m.text.includes(opId as string) && m.thread_ts === undefined);
     expect(cards.map((m) => m.ts)).toEqual([decided.card?.ts]);
     const decisions = decided.history.filter((e) => e.type === 'state' && e.name !== 'ACCEPTED');
     expect(decisions.map((e) => e.name)).toEqual(['AWAITING_APPROVAL']);

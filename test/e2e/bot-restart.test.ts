@@ -19,7 +19,6 @@ afterAll(async () => {
   await cluster.close();
 });
 
-
 it('a bot process SIGKILLed mid-operation: the next one finishes the card and thread, no reply twice', async () => {
   // The in-process bot takes the commands; the notifier runs only in the child processes.
   const env = await startBotEnv(cluster, { overrides: { notifier: false } });

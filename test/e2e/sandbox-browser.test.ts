@@ -11,7 +11,14 @@ import { eventually, holds } from '../support/poll.js';
 import { baseEnv, REPO_ROOT, startSandboxProcess, type SandboxProcess } from '../support/sandbox-process.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+];
 const RESULTS = join(REPO_ROOT, 'test-results');
 /** docs/sandbox.png is rewritten only on request, so a test run leaves the tracked files alone. */
 const DOCS_SCREENSHOT = process.env.UPDATE_DOCS_SCREENSHOT === '1' ? join(REPO_ROOT, 'docs', 'sandbox.png') : undefined;
@@ -60,7 +67,8 @@ async function switchUser(id: string): Promise<void> {
 let starting: Promise<void> | undefined;
 function ready(): Promise<void> {
   starting ??= (async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`Chromium is missing at ${CHROMIUM}: install it: apt-get install -y chromium`);
+    if (!existsSync(CHROMIUM))
+      throw new Error(`Chromium is missing at ${CHROMIUM}: install it: apt-get install -y chromium`);
     sandbox = await startSandboxProcess({ env: baseEnv({ REDIS_URL: inject('redisUrl') }) });
     profile = await mkdtemp(join(tmpdir(), 'sandbox-chromium-'));
     context = await chromium.launchPersistentContext(profile, {
@@ -78,7 +86,8 @@ function ready(): Promise<void> {
 }
 
 afterEach(async (test) => {
-  if (test.task.result?.state === 'fail') await page?.screenshot({ path: join(RESULTS, `failed-${test.task.name.slice(0, 40).replace(/\W+/g, '-')}.png`) });
+  if (test.task.result?.state === 'fail')
+    await page?.screenshot({ path: join(RESULTS, `failed-${test.task.name.slice(0, 40).replace(/\W+/g, '-')}.png`) });
 });
 
 afterAll(async () => {
@@ -109,14 +118,20 @@ describe('sandbox page in Chromium', () => {
     expect(await card(opId).innerText()).toContain('State: AWAITING_APPROVAL');
 
     await switchUser('U0LEAD1');
-    expect(await page.locator('#messages .ephemeral').allInnerTexts()).not.toContainEqual(expect.stringContaining(opId)); // bob's stays bob's
+    expect(await page.locator('#messages .ephemeral').allInnerTexts()).not.toContainEqual(
+      expect.stringContaining(opId),
+    ); // bob's stays bob's
     await card(opId).getByRole('button', { name: 'Approve' }).click();
     await shows(() => card(opId).innerText(), 'State: COMPLETED', OUTCOME_MS);
-    await eventually('no buttons left on the decided card', holds(async () => expect(await card(opId).locator('.bk-button').count()).toBe(0)));
+    await eventually(
+      'no buttons left on the decided card',
+      holds(async () => expect(await card(opId).locator('.bk-button').count()).toBe(0)),
+    );
 
     await card(opId).locator('.replies-link').click();
     // The replies, without the card at the top of the panel: approval, submission, evidence, outcome.
-    const replies = async (): Promise<string> => (await page.locator('#thread-messages .message').allInnerTexts()).slice(1).join('\n');
+    const replies = async (): Promise<string> =>
+      (await page.locator('#thread-messages .message').allInnerTexts()).slice(1).join('\n');
     await shows(replies, /COMPLETED.*evidence criteria met/, OUTCOME_MS);
     const threadText = await replies();
     expect(threadText).toContain('Approved by @lena');
@@ -128,7 +143,9 @@ describe('sandbox page in Chromium', () => {
     const orders = page.locator('.resource[data-target="eu/streaming-prod/orders"][data-kind="FlinkDeployment"]');
     await shows(() => orders.innerText(), /parallelism\s+6/);
     // us has a streaming-prod/orders of its own, untouched.
-    expect(await page.locator('.resource[data-target="us/streaming-prod/orders"]').innerText()).toMatch(/parallelism\s+3/);
+    expect(await page.locator('.resource[data-target="us/streaming-prod/orders"]').innerText()).toMatch(
+      /parallelism\s+3/,
+    );
     await orders.scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(RESULTS, 'sandbox-approval.png') });
     if (DOCS_SCREENSHOT) await page.screenshot({ path: DOCS_SCREENSHOT });
@@ -175,7 +192,9 @@ describe('sandbox page in Chromium', () => {
 
   it('a knob on the cluster panel makes the next savepoint fail', async () => {
     await ready();
-    const knob = page.locator('.resource[data-target="eu/streaming-prod/fraud-detection"] [data-knob="savepoint-failure"]');
+    const knob = page.locator(
+      '.resource[data-target="eu/streaming-prod/fraud-detection"] [data-knob="savepoint-failure"]',
+    );
     await knob.click();
     await shows(() => knob.getAttribute('aria-pressed'), /^true$/);
     await switchUser('U0ALICE');
@@ -188,11 +207,22 @@ describe('sandbox page in Chromium', () => {
   it('the cluster panel shows both clusters under their names; the selector shows one; a us request runs in us only', async () => {
     await ready();
     const names = () => page.locator('#cluster-rows h2.cluster-name').allInnerTexts();
-    await eventually('both clusters named', holds(async () => expect(await names()).toEqual([expect.stringContaining('cluster eu'), expect.stringContaining('cluster us')])));
+    await eventually(
+      'both clusters named',
+      holds(async () =>
+        expect(await names()).toEqual([expect.stringContaining('cluster eu'), expect.stringContaining('cluster us')]),
+      ),
+    );
     expect(await page.locator('#cluster-title').innerText()).toBe('Simulated clusters');
     await page.locator('[data-cluster-tab="us"]').click();
-    const shown = async (): Promise<(string | null)[]> => Promise.all((await page.locator('#cluster-rows .resource').all()).map((n) => n.getAttribute('data-target')));
-    await eventually('only the us resources', holds(async () => expect(await shown()).toEqual(['us/streaming-analytics/sessionizer', 'us/streaming-prod/orders'])));
+    const shown = async (): Promise<(string | null)[]> =>
+      Promise.all((await page.locator('#cluster-rows .resource').all()).map((n) => n.getAttribute('data-target')));
+    await eventually(
+      'only the us resources',
+      holds(async () =>
+        expect(await shown()).toEqual(['us/streaming-analytics/sessionizer', 'us/streaming-prod/orders']),
+      ),
+    );
     await page.screenshot({ path: join(RESULTS, 'sandbox-clusters.png') });
 
     await switchUser('U0ALICE');
@@ -213,7 +243,9 @@ describe('sandbox page in Chromium', () => {
     const message = page.locator('#messages .message', { hasText: 'onerror' }).last();
     await message.waitFor();
     expect(await message.locator('img').count()).toBe(0);
-    expect(await message.locator('.content').innerText()).toContain('<img src=x onerror="document.title=1"> bold & <b>tags</b>');
+    expect(await message.locator('.content').innerText()).toContain(
+      '<img src=x onerror="document.title=1"> bold & <b>tags</b>',
+    );
     expect(await message.locator('.content b').innerText()).toBe('bold');
     expect(await page.title()).toBe('flink-chatops sandbox');
   });

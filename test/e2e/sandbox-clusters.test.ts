@@ -20,7 +20,10 @@ let starting: Promise<RunningSandbox> | undefined;
 /** Started by the first test that needs it (fast simulation, the Redis of the test run, this run's prefix). */
 function ready(): Promise<RunningSandbox> {
   starting ??= (async () => {
-    const started = await startSandbox({ speed: 'fast', port: 0, policyFile: SANDBOX_POLICY }, { REDIS_URL: inject('redisUrl'), PATH: process.env.PATH, LOG_LEVEL: 'warn' });
+    const started = await startSandbox(
+      { speed: 'fast', port: 0, policyFile: SANDBOX_POLICY },
+      { REDIS_URL: inject('redisUrl'), PATH: process.env.PATH, LOG_LEVEL: 'warn' },
+    );
     if (!started.ok) throw new Error(started.message);
     sandbox = started.sandbox;
     await Promise.all(sandbox.clusters.map(({ cluster }) => cluster.seeded));
@@ -33,13 +36,26 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-async function post(s: RunningSandbox, path: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(`${s.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+async function post(
+  s: RunningSandbox,
+  path: string,
+  body: unknown,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(`${s.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
 /** Waits on the sandbox's simulated Slack (`probe` checked at each of its events), naming `what` if it gives up. */
-function until<T>(s: RunningSandbox, what: string, probe: () => T | undefined | false, timeoutMs = OUTCOME_MS): Promise<T> {
+function until<T>(
+  s: RunningSandbox,
+  what: string,
+  probe: () => T | undefined | false,
+  timeoutMs = OUTCOME_MS,
+): Promise<T> {
   return s.slack.waitFor(probe, timeoutMs).catch((error: unknown) => {
     throw new Error(`waiting for ${what}: ${String(error)}`);
   });
@@ -51,11 +67,15 @@ const clusterOf = (s: RunningSandbox, name: string) => {
   return found.cluster;
 };
 const parallelism = (s: RunningSandbox, cluster: string, ns: string, name: string) =>
-  (clusterOf(s, cluster).store.get('flinkdeployments', ns, name)?.spec?.job as { parallelism?: number } | undefined)?.parallelism;
+  (clusterOf(s, cluster).store.get('flinkdeployments', ns, name)?.spec?.job as { parallelism?: number } | undefined)
+    ?.parallelism;
 
 /** The approve button of a card: its block id and value. */
 function approveButton(message: SimMessage): { blockId: string; value: string } | undefined {
-  for (const block of (message.blocks ?? []) as { block_id?: string; elements?: { action_id?: string; value?: string }[] }[]) {
+  for (const block of (message.blocks ?? []) as {
+    block_id?: string;
+    elements?: { action_id?: string; value?: string }[];
+  }[]) {
     const button = block.elements?.find((e) => e.action_id === ACTION_IDS.approve);
     if (button && block.block_id) return { blockId: block.block_id, value: button.value ?? '' };
   }
@@ -74,7 +94,9 @@ describe('sandbox with two clusters', () => {
     const eu = clusterOf(s, 'eu').store;
     const us = clusterOf(s, 'us').store;
     expect(eu.get('flinkdeployments', 'streaming-prod', 'orders')?.metadata.uid).toBeDefined();
-    expect(us.get('flinkdeployments', 'streaming-prod', 'orders')?.metadata.uid).not.toBe(eu.get('flinkdeployments', 'streaming-prod', 'orders')?.metadata.uid);
+    expect(us.get('flinkdeployments', 'streaming-prod', 'orders')?.metadata.uid).not.toBe(
+      eu.get('flinkdeployments', 'streaming-prod', 'orders')?.metadata.uid,
+    );
     expect(eu.get('flinkdeployments', 'streaming-dev', 'orders')).toBeDefined();
     expect(us.get('flinkdeployments', 'streaming-dev', 'orders')).toBeUndefined();
     expect(us.get('flinkdeployments', 'streaming-analytics', 'sessionizer')).toBeDefined();
@@ -95,8 +117,18 @@ describe('sandbox with two clusters', () => {
     const state = (await (await fetch(`${s.url}/api/state`)).json()) as PageState;
     expect(state.clusters).toEqual(['eu', 'us']);
     const rows = state.cluster.map((r) => `${r.cluster}/${r.namespace}/${r.name}`);
-    expect(rows).toEqual(expect.arrayContaining(['eu/streaming-prod/orders', 'us/streaming-prod/orders', 'eu/streaming-dev/orders', 'us/streaming-analytics/sessionizer']));
-    expect(state.channels.find((c) => c.id === CHANNEL)).toMatchObject({ defaultNamespace: 'streaming-dev', defaultCluster: 'eu' });
+    expect(rows).toEqual(
+      expect.arrayContaining([
+        'eu/streaming-prod/orders',
+        'us/streaming-prod/orders',
+        'eu/streaming-dev/orders',
+        'us/streaming-analytics/sessionizer',
+      ]),
+    );
+    expect(state.channels.find((c) => c.id === CHANNEL)).toMatchObject({
+      defaultNamespace: 'streaming-dev',
+      defaultCluster: 'eu',
+    });
 
     const knob = { namespace: 'streaming-prod', name: 'orders', knob: 'slow-reconcile' };
     const ambiguous = await post(s, '/api/knob', knob);
@@ -108,10 +140,15 @@ describe('sandbox with two clusters', () => {
     const on = await post(s, '/api/knob', { ...knob, cluster: 'us', on: true });
     expect(on.body).toMatchObject({ ok: true, cluster: 'us', knobs: ['slow-reconcile'] });
     const after = (await (await fetch(`${s.url}/api/state`)).json()) as PageState;
-    const knobsOf = (cluster: string) => after.cluster.find((r) => r.cluster === cluster && r.namespace === 'streaming-prod' && r.name === 'orders')?.knobs;
+    const knobsOf = (cluster: string) =>
+      after.cluster.find((r) => r.cluster === cluster && r.namespace === 'streaming-prod' && r.name === 'orders')
+        ?.knobs;
     expect(knobsOf('us')).toEqual(['slow-reconcile']);
     expect(knobsOf('eu')).toEqual([]);
-    expect((await post(s, '/api/knob', { ...knob, cluster: 'us', on: false })).body).toMatchObject({ ok: true, knobs: [] });
+    expect((await post(s, '/api/knob', { ...knob, cluster: 'us', on: false })).body).toMatchObject({
+      ok: true,
+      knobs: [],
+    });
   });
 
   it('us/streaming-prod/orders: approved on the page, run by the us worker, patches only the us cluster', async () => {
@@ -120,14 +157,29 @@ describe('sandbox with two clusters', () => {
     const euBefore = parallelism(s, 'eu', 'streaming-prod', 'orders');
     expect(parallelism(s, 'us', 'streaming-prod', 'orders')).toBe(3);
 
-    const sent = await post(s, '/api/command', { user: 'U0ALICE', channel: CHANNEL, text: '/flink scale us/streaming-prod/orders 5 --reason "us peak"' });
+    const sent = await post(s, '/api/command', {
+      user: 'U0ALICE',
+      channel: CHANNEL,
+      text: '/flink scale us/streaming-prod/orders 5 --reason "us peak"',
+    });
     expect(sent.body).toMatchObject({ ok: true, status: 200 });
-    const card = await until(s, 'the card', () => s.slack.messages(CHANNEL).find((m) => JSON.stringify(m.blocks ?? []).includes('us/streaming-prod/orders') && approveButton(m)));
+    const card = await until(s, 'the card', () =>
+      s.slack
+        .messages(CHANNEL)
+        .find((m) => JSON.stringify(m.blocks ?? []).includes('us/streaming-prod/orders') && approveButton(m)),
+    );
     const opId = /op-[a-z0-9]{6,12}/.exec(JSON.stringify(card.blocks))?.[0] as string;
     expect(opId).toBeDefined();
     const button = approveButton(card) as { blockId: string; value: string };
 
-    const approved = await post(s, '/api/action', { user: 'U0LEAD1', channel: CHANNEL, messageTs: card.ts, actionId: ACTION_IDS.approve, blockId: button.blockId, value: button.value });
+    const approved = await post(s, '/api/action', {
+      user: 'U0LEAD1',
+      channel: CHANNEL,
+      messageTs: card.ts,
+      actionId: ACTION_IDS.approve,
+      blockId: button.blockId,
+      value: button.value,
+    });
     expect(approved.body).toMatchObject({ ok: true, status: 200 });
     const cardNow = () => s.slack.messages(CHANNEL).find((m) => m.ts === card.ts);
     await until(s, 'COMPLETED', () => JSON.stringify(cardNow()?.blocks ?? []).includes('State: COMPLETED'));
@@ -137,7 +189,8 @@ describe('sandbox with two clusters', () => {
     const patches = (cluster: string) => clusterOf(s, cluster).server.stats().requests['patch flinkdeployments'] ?? 0;
     expect(patches('us')).toBeGreaterThanOrEqual(1);
     expect(patches('eu')).toBe(0);
-    const annotations = clusterOf(s, 'us').store.get('flinkdeployments', 'streaming-prod', 'orders')?.metadata.annotations ?? {};
+    const annotations =
+      clusterOf(s, 'us').store.get('flinkdeployments', 'streaming-prod', 'orders')?.metadata.annotations ?? {};
     expect(annotations['flink-chatops/operation-id']).toBe(opId);
 
     // Only the us worker consumes flink-ops.us: the operation's job finished there, and flink-ops.eu never had it.
@@ -156,10 +209,20 @@ describe('sandbox with two clusters', () => {
   it('a target without a cluster: the channel default (eu) in #data-platform; ambiguous in #incidents, which has none', async () => {
     const s = await ready();
     await post(s, '/api/command', { user: 'U0ALICE', channel: CHANNEL, text: '/flink status streaming-prod/orders' });
-    await until(s, 'the eu status', () => s.slack.ephemerals(CHANNEL).find((e) => e.text.includes('eu/streaming-prod/orders')), 10_000);
+    await until(
+      s,
+      'the eu status',
+      () => s.slack.ephemerals(CHANNEL).find((e) => e.text.includes('eu/streaming-prod/orders')),
+      10_000,
+    );
 
     await post(s, '/api/command', { user: 'U0ALICE', channel: 'C0INCIDENTS', text: '/flink status orders' });
-    const refusal = await until(s, 'the refusal', () => s.slack.ephemerals('C0INCIDENTS').find((e) => e.text.includes('ambiguous')), 10_000);
+    const refusal = await until(
+      s,
+      'the refusal',
+      () => s.slack.ephemerals('C0INCIDENTS').find((e) => e.text.includes('ambiguous')),
+      10_000,
+    );
     expect(refusal.text).toContain('eu/streaming-prod/orders');
     expect(refusal.text).toContain('us/streaming-prod/orders');
   });

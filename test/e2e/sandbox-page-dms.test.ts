@@ -18,7 +18,13 @@ const DM = 'D0LEAD1';
 const CHANNEL = 'C0DATAPLATFORM';
 const approval = (op: string) => [
   { type: 'section', text: { type: 'mrkdwn', text: `*${op}* waits for your approval` } },
-  { type: 'actions', block_id: 'approval:0123456789abcdef', elements: [{ type: 'button', text: { type: 'plain_text', text: 'Approve' }, action_id: 'flink_ops_approve', value: op }] },
+  {
+    type: 'actions',
+    block_id: 'approval:0123456789abcdef',
+    elements: [
+      { type: 'button', text: { type: 'plain_text', text: 'Approve' }, action_id: 'flink_ops_approve', value: op },
+    ],
+  },
 ];
 
 let slack: SimSlack;
@@ -39,9 +45,18 @@ async function startBot(): Promise<string> {
       res.writeHead(200).end();
       const form = new URLSearchParams(body).get('payload');
       if (form === null) return; // app_home_opened: the view is already published
-      const payload = JSON.parse(form) as { channel: { id: string }; container: { message_ts: string }; user: { id: string } };
+      const payload = JSON.parse(form) as {
+        channel: { id: string };
+        container: { message_ts: string };
+        user: { id: string };
+      };
       clicks.push(payload);
-      void client.chat.update({ channel: payload.channel.id, ts: payload.container.message_ts, text: `approved by ${payload.user.id}`, blocks: [] });
+      void client.chat.update({
+        channel: payload.channel.id,
+        ts: payload.container.message_ts,
+        text: `approved by ${payload.user.id}`,
+        blocks: [],
+      });
     });
   });
   bot.listen(0, '127.0.0.1');
@@ -50,13 +65,33 @@ async function startBot(): Promise<string> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is missing at ${CHROMIUM}: install it: apt-get install -y chromium`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`Chromium is missing at ${CHROMIUM}: install it: apt-get install -y chromium`);
   pageServer = await startPageServer({ port: 0 });
-  slack = await startSimSlack({ users: [...USERS], channels: CHANNELS.map(({ topic: _t, ...c }) => c), usergroups: [...USERGROUPS], ...BOT, ...TEAM, permalinkBase: pageServer.url });
+  slack = await startSimSlack({
+    users: [...USERS],
+    channels: CHANNELS.map(({ topic: _t, ...c }) => c),
+    usergroups: [...USERGROUPS],
+    ...BOT,
+    ...TEAM,
+    permalinkBase: pageServer.url,
+  });
   cluster = await startSimCluster({ seed: 'none', speed: 'fast' });
   client = new webApi.WebClient('xoxb-page', { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } });
-  pageServer.connect({ slack, cluster, botEventsUrl: await startBot(), signingSecret: 'shh', command: '/flink', policy: undefined, policyFile: 'policy.yaml' });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu'], headless: true });
+  pageServer.connect({
+    slack,
+    cluster,
+    botEventsUrl: await startBot(),
+    signingSecret: 'shh',
+    command: '/flink',
+    policy: undefined,
+    policyFile: 'policy.yaml',
+  });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu'],
+    headless: true,
+  });
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   await page.goto(pageServer.url);
   await page.locator('body.ready').waitFor();
@@ -71,7 +106,10 @@ afterAll(async () => {
 
 /** Resolves once the text `read` takes from the live page (nothing there to subscribe to) matches `expected`. */
 function shows(read: () => Promise<string | null>, expected: string | RegExp): Promise<true> {
-  return eventually(`the page to show ${String(expected)}`, holds(async () => expect((await read()) ?? '').toMatch(expected)));
+  return eventually(
+    `the page to show ${String(expected)}`,
+    holds(async () => expect((await read()) ?? '').toMatch(expected)),
+  );
 }
 
 async function actAs(id: string): Promise<void> {
@@ -85,13 +123,21 @@ describe('sandbox page: direct messages', () => {
     await shows(() => page.locator('#messages').innerText(), 'No direct messages');
 
     await client.conversations.open({ users: 'U0LEAD1' });
-    const posted = await client.chat.postMessage({ channel: DM, text: 'op-dm1 waits for your approval', blocks: approval('op-dm1') });
+    const posted = await client.chat.postMessage({
+      channel: DM,
+      text: 'op-dm1 waits for your approval',
+      blocks: approval('op-dm1'),
+    });
     await actAs('U0LEAD1');
     const dm = page.locator(`#messages .message.from-bot[data-ts="${posted.ts ?? ''}"]`);
     expect(await dm.innerText()).toContain('op-dm1 waits for your approval');
     await dm.getByRole('button', { name: 'Approve' }).click();
     await shows(() => dm.innerText(), 'approved by U0LEAD1');
-    expect(clicks.at(-1)).toMatchObject({ user: { id: 'U0LEAD1' }, channel: { id: DM, name: 'directmessage' }, container: { channel_id: DM } });
+    expect(clicks.at(-1)).toMatchObject({
+      user: { id: 'U0LEAD1' },
+      channel: { id: DM, name: 'directmessage' },
+      container: { channel_id: DM },
+    });
     expect(await dm.locator('.bk-button').count()).toBe(0);
 
     await actAs('U0ALICE');
@@ -112,7 +158,13 @@ describe('sandbox page: direct messages', () => {
     await shows(() => page.locator('#messages').innerText(), 'op-dm2 reminder');
     expect(await page.locator('[data-channel="DMS"] .badge').count()).toBe(0);
 
-    await client.views.publish({ user_id: 'U0LEAD1', view: { type: 'home', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'Approvals waiting for you' } }] } });
+    await client.views.publish({
+      user_id: 'U0LEAD1',
+      view: {
+        type: 'home',
+        blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'Approvals waiting for you' } }],
+      },
+    });
     await page.locator('[data-channel="HOME"]').click();
     await shows(() => page.locator('#messages').innerText(), 'Approvals waiting for you');
     expect(await page.locator('#messages').innerText()).not.toContain('op-dm2'); // DMs have their own place now

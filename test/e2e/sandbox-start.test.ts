@@ -33,7 +33,10 @@ describe('sandbox start', () => {
       // streaming-prod/orders.
       expect(stdout).toMatch(/eu: Kubernetes API at http:\/\/127\.0\.0\.1:\d+, its own worker/);
       expect(stdout).toMatch(/us: Kubernetes API at http:\/\/127\.0\.0\.1:\d+, its own worker/);
-      const state = (await (await fetch(`${sandbox.url}/api/state`)).json()) as { clusters: string[]; cluster: { cluster?: string; namespace: string; name: string }[] };
+      const state = (await (await fetch(`${sandbox.url}/api/state`)).json()) as {
+        clusters: string[];
+        cluster: { cluster?: string; namespace: string; name: string }[];
+      };
       expect(state.clusters).toEqual(['eu', 'us']);
       expect(state.cluster.map((r) => `${r.cluster}/${r.namespace}/${r.name}`)).toEqual(
         expect.arrayContaining(['eu/streaming-prod/orders', 'eu/streaming-dev/orders', 'us/streaming-prod/orders']),

@@ -57,7 +57,9 @@ async function serve(role: string): Promise<Served> {
       if (line.includes(expected)) resolve();
     });
     createInterface({ input: child.stderr! }).on('line', (line) => lines.push(line));
-    child.once('exit', (code) => reject(new Error(`serve --role ${role} exited ${code}: ${lines.slice(-5).join('\n')}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`serve --role ${role} exited ${code}: ${lines.slice(-5).join('\n')}`)),
+    );
   });
   await started;
   return { child, base: `http://127.0.0.1:${port}`, lines };
@@ -83,8 +85,10 @@ describe.each(['worker', 'bot'])('serve --role %s', (role) => {
     const metrics = await fetch(`${served.base}/metrics`);
     expect(metrics.headers.get('content-type')).toContain('text/plain');
     const text = await metrics.text();
-    for (const name of ['flink_chatops_operations', 'flink_chatops_queue_depth', 'flink_chatops_ack_latency_seconds']) expect(text).toContain(name);
-    if (role === 'bot') expect(text).toMatch(/flink_chatops_slack_api_calls_total\{method="auth\.test",status="ok"\} 1/);
+    for (const name of ['flink_chatops_operations', 'flink_chatops_queue_depth', 'flink_chatops_ack_latency_seconds'])
+      expect(text).toContain(name);
+    if (role === 'bot')
+      expect(text).toMatch(/flink_chatops_slack_api_calls_total\{method="auth\.test",status="ok"\} 1/);
     expect(await stop(served)).toBe(0);
     expect(served.lines.join('\n')).not.toContain('xoxb-serve-test');
   });

@@ -20,7 +20,10 @@ let redis: TestRedis;
 let dir: string;
 
 beforeAll(async () => {
-  [cluster, redis] = await Promise.all([startSimCluster({ port: 0, seed: 'none', speed: 'fast' }), redisForTest('monitoring')]);
+  [cluster, redis] = await Promise.all([
+    startSimCluster({ port: 0, seed: 'none', speed: 'fast' }),
+    redisForTest('monitoring'),
+  ]);
   dir = await mkdtemp(join(tmpdir(), 'monitoring-'));
   await writeFile(join(dir, 'policy.yaml'), POLICY_YAML);
 });
@@ -65,7 +68,10 @@ async function worker(): Promise<Served> {
       if (seen) resolve(seen);
       else waiting.push({ text, resolve });
     });
-  await Promise.race([line('worker started'), once(child, 'exit').then(() => Promise.reject(new Error(`serve exited: ${lines.slice(-5).join('\n')}`)))]);
+  await Promise.race([
+    line('worker started'),
+    once(child, 'exit').then(() => Promise.reject(new Error(`serve exited: ${lines.slice(-5).join('\n')}`))),
+  ]);
   return { child, lines, line, scrape: async () => (await fetch(`http://127.0.0.1:${port}/metrics`)).text() };
 }
 
@@ -85,7 +91,8 @@ function exported(text: string): Set<string> {
   return names;
 }
 
-const value = (text: string, series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
+const value = (text: string, series: string) =>
+  Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
 const usedIn = (text: string) => [...new Set(text.match(/\bflink_chatops_[a-z_]+/g) ?? [])];
 
 describe('deploy/components/monitoring', () => {
@@ -93,15 +100,29 @@ describe('deploy/components/monitoring', () => {
     const served = await worker();
     try {
       const names = exported(await served.scrape());
-      const rule = parse(await readFile(join(REPO, 'deploy/components/monitoring/prometheusrule.yaml'), 'utf8')) as { spec: { groups: { rules: { alert: string; expr: string }[] }[] } };
+      const rule = parse(await readFile(join(REPO, 'deploy/components/monitoring/prometheusrule.yaml'), 'utf8')) as {
+        spec: { groups: { rules: { alert: string; expr: string }[] }[] };
+      };
       const rules = rule.spec.groups.flatMap((g) => g.rules);
-      const dashboard = JSON.parse(await readFile(join(REPO, 'deploy/components/monitoring/dashboard.json'), 'utf8')) as { panels: { targets: { expr: string }[] }[] };
+      const dashboard = JSON.parse(
+        await readFile(join(REPO, 'deploy/components/monitoring/dashboard.json'), 'utf8'),
+      ) as { panels: { targets: { expr: string }[] }[] };
       const exprs = [...rules.map((r) => r.expr), ...dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr))];
       const used = usedIn(exprs.join('\n'));
       expect(used.length).toBeGreaterThan(10);
       expect(used.filter((n) => !names.has(n))).toEqual([]);
-      for (const metric of ['operations_stuck', 'break_glass_unreviewed', 'operations{state="UNCERTAIN"}', 'policy_valid', 'dependency_up{dependency="redis"}', 'dependency_up{dependency=~"kubernetes(:.*)?"}']) {
-        expect(rules.some((r) => r.expr.includes(`flink_chatops_${metric}`)), metric).toBe(true);
+      for (const metric of [
+        'operations_stuck',
+        'break_glass_unreviewed',
+        'operations{state="UNCERTAIN"}',
+        'policy_valid',
+        'dependency_up{dependency="redis"}',
+        'dependency_up{dependency=~"kubernetes(:.*)?"}',
+      ]) {
+        expect(
+          rules.some((r) => r.expr.includes(`flink_chatops_${metric}`)),
+          metric,
+        ).toBe(true);
       }
     } finally {
       await stop(served);
@@ -125,7 +146,9 @@ describe('deploy/components/monitoring', () => {
       expect(texts.filter((t) => t !== exporter).map((t) => value(t, 'flink_chatops_operations_stuck'))).toEqual([0]);
       // Scrapes again: the same process keeps the lease.
       const again = await Promise.all([a.scrape(), b.scrape()]);
-      expect(again.map((t) => value(t, 'flink_chatops_store_exporter'))).toEqual(texts.map((t) => value(t, 'flink_chatops_store_exporter')));
+      expect(again.map((t) => value(t, 'flink_chatops_store_exporter'))).toEqual(
+        texts.map((t) => value(t, 'flink_chatops_store_exporter')),
+      );
     } finally {
       await Promise.all([stop(a), stop(b)]);
     }
@@ -140,7 +163,11 @@ describe('an invalid policy written over a valid one while running', () => {
       expect(value(await served.scrape(), 'flink_chatops_policy_valid')).toBe(1);
       await writeFile(file, POLICY_YAML.replace('from: [leads]', 'from: [lead]'));
       expect(value(await served.scrape(), 'flink_chatops_policy_valid')).toBe(0);
-      const logged = JSON.parse(await served.line('policy file is invalid')) as { msg: string; problems: string[]; level: number };
+      const logged = JSON.parse(await served.line('policy file is invalid')) as {
+        msg: string;
+        problems: string[];
+        level: number;
+      };
       expect(logged.problems.some((p) => /^rules\[\d+\]\.require\.from\[0\]: .*"lead"/.test(p))).toBe(true);
       expect(logged.msg).toContain('the last valid policy');
       expect(logged.msg).toContain('stays in force');

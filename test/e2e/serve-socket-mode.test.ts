@@ -66,7 +66,9 @@ it('serves readiness from the socket: 200 connected, 503 while it stays down, 20
   const base = `http://127.0.0.1:${port}`;
   try {
     expect(await readyz(base)).toEqual({ status: 200, checks: { redis: 'ok', 'slack-socket': 'ok' } });
-    expect(await (await fetch(`${base}/metrics`)).text()).toContain('flink_chatops_dependency_up{dependency="slack-socket"} 1');
+    expect(await (await fetch(`${base}/metrics`)).text()).toContain(
+      'flink_chatops_dependency_up{dependency="slack-socket"} 1',
+    );
 
     slack.socket.refuse(true);
     expect(slack.socket.drop()).toBe(1);

@@ -73,7 +73,8 @@ async function heldRequestDone(verb: string, name: string, ms: number): Promise<
 function countSpecChanges(): Map<string, number> {
   const counts = new Map<string, number>();
   const last = new Map<string, number>();
-  for (const o of env.cluster.store.list('flinkdeployments')) last.set(`${o.metadata.namespace}/${o.metadata.name}`, o.metadata.generation ?? 0);
+  for (const o of env.cluster.store.list('flinkdeployments'))
+    last.set(`${o.metadata.namespace}/${o.metadata.name}`, o.metadata.generation ?? 0);
   env.cluster.store.subscribe((change) => {
     const o = change.object;
     if (o.kind !== 'FlinkDeployment') return;
@@ -90,7 +91,9 @@ it('killed before, right after, and during each phase: another worker process fi
   const submittingT = target('crash-submitting');
   const uncertainT = target('crash-uncertain');
   const verifyingT = target('crash-verifying');
-  await Promise.all([queuedT, submittingT, uncertainT, verifyingT].map((t) => env.deploy(t.name, { namespace: t.namespace })));
+  await Promise.all(
+    [queuedT, submittingT, uncertainT, verifyingT].map((t) => env.deploy(t.name, { namespace: t.namespace })),
+  );
   const specChanges = countSpecChanges();
   const { faults } = env.cluster.server;
   // (a) before submit, still QUEUED: the run holds the lease and waits for the namespace's first event list.
@@ -104,12 +107,26 @@ it('killed before, right after, and during each phase: another worker process fi
 
   const a = start();
   await a.ready;
-  const queuedListed = answered((i) => i.verb === 'list' && i.resource === 'flinkdeployments' && i.namespace === APPROVAL_NS);
+  const queuedListed = answered(
+    (i) => i.verb === 'list' && i.resource === 'flinkdeployments' && i.namespace === APPROVAL_NS,
+  );
   // The read after the lost answer is held up, so the run is caught between the call and knowing its outcome.
-  const uncertainApplied = applied(uncertainT, () => faults.inject({ kind: 'delay', verb: 'get', name: uncertainT.name, ms: 20_000 }));
+  const uncertainApplied = applied(uncertainT, () =>
+    faults.inject({ kind: 'delay', verb: 'get', name: uncertainT.name, ms: 20_000 }),
+  );
   const ops = await Promise.all([queuedT, submittingT, uncertainT, verifyingT].map((t) => env.request(restart(t))));
-  const [, submitting, uncertain, verifying] = ops as [OperationRecord, OperationRecord, OperationRecord, OperationRecord];
-  await Promise.all([uncertainApplied, queuedListed, env.waitForState(uncertain.id, ['SUBMITTING', 'UNCERTAIN']), env.waitForState(verifying.id, 'SUBMITTED')]);
+  const [, submitting, uncertain, verifying] = ops as [
+    OperationRecord,
+    OperationRecord,
+    OperationRecord,
+    OperationRecord,
+  ];
+  await Promise.all([
+    uncertainApplied,
+    queuedListed,
+    env.waitForState(uncertain.id, ['SUBMITTING', 'UNCERTAIN']),
+    env.waitForState(verifying.id, 'SUBMITTED'),
+  ]);
   await env.waitForState(submitting.id, 'SUBMITTING');
   a.child.kill('SIGKILL');
   await a.exited;
@@ -125,7 +142,12 @@ it('killed before, right after, and during each phase: another worker process fi
   const b = start();
   await b.ready;
   const done = await Promise.all(ops.map((op) => env.waitTerminal(op.id, 40_000))).catch((error: unknown) => {
-    throw new Error(`${String(error)}\nworker B said: ${b.lines.slice(-20).map((l) => JSON.stringify(l)).join('\n')}`);
+    throw new Error(
+      `${String(error)}\nworker B said: ${b.lines
+        .slice(-20)
+        .map((l) => JSON.stringify(l))
+        .join('\n')}`,
+    );
   });
   expect(done.map((r) => r.state)).toEqual(['COMPLETED', 'COMPLETED', 'COMPLETED', 'COMPLETED']);
   const states = done.map((r) => r.history.filter((e) => e.type === 'state').map((e) => e.name));

@@ -31,7 +31,11 @@ function intents(t: Target): OperationIntent[] {
 }
 
 it(`${TARGETS * PER_TARGET} operations over ${TARGETS} targets, two worker processes`, async () => {
-  const targets = Array.from({ length: TARGETS }, (_, i): Target => ({ kind: 'FlinkDeployment', namespace: NS, name: `load-${i}` }));
+  const targets = Array.from({ length: TARGETS }, (_, i): Target => ({
+    kind: 'FlinkDeployment',
+    namespace: NS,
+    name: `load-${i}`,
+  }));
   await Promise.all(targets.map((t) => env.deploy(t.name)));
   // Every applied spec change, per target, in order, with the operation id it carried.
   const appliedBy = new Map<string, string[]>();
@@ -42,14 +46,19 @@ it(`${TARGETS * PER_TARGET} operations over ${TARGETS} targets, two worker proce
     const generation = o.metadata.generation ?? 0;
     if (generation <= (generations.get(o.metadata.name) ?? 0)) return;
     generations.set(o.metadata.name, generation);
-    appliedBy.set(o.metadata.name, [...(appliedBy.get(o.metadata.name) ?? []), o.metadata.annotations?.[ANNOTATION_OPERATION_ID] ?? 'someone else']);
+    appliedBy.set(o.metadata.name, [
+      ...(appliedBy.get(o.metadata.name) ?? []),
+      o.metadata.annotations?.[ANNOTATION_OPERATION_ID] ?? 'someone else',
+    ]);
   });
   env.cluster.server.resetStats();
 
   // All requested (and allowed) first, each target's in order; the later ones re-plan after the earlier ones.
   const ops: { id: string; target: string }[] = [];
   for (let round = 0; round < PER_TARGET; round++) {
-    const created = await Promise.all(targets.map(async (t) => ({ id: (await env.request(intents(t)[round] as OperationIntent)).id, target: t.name })));
+    const created = await Promise.all(
+      targets.map(async (t) => ({ id: (await env.request(intents(t)[round] as OperationIntent)).id, target: t.name })),
+    );
     ops.push(...created);
   }
   const workers = [spawnWorker(env, { WORKER_CONCURRENCY: '8' }), spawnWorker(env, { WORKER_CONCURRENCY: '8' })];

@@ -30,7 +30,13 @@ afterEach(async () => {
 
 /** A bot replica of the env's installation: notifier and timers; the env's own bot only takes commands and clicks. */
 async function replica(env: BotEnv, now: () => number, consumer: string): Promise<RunningBot> {
-  const bot = await startBot(env.config, { logger: createLogger('silent'), now, consumer, sweep: false, approvalTimerPollMs: 200 });
+  const bot = await startBot(env.config, {
+    logger: createLogger('silent'),
+    now,
+    consumer,
+    sweep: false,
+    approvalTimerPollMs: 200,
+  });
   replicas.push(bot);
   return bot;
 }
@@ -41,7 +47,11 @@ const hasButtons = (m: SimMessage) => ((m.blocks ?? []) as { type?: string }[]).
 describe('reminders and escalation', () => {
   it('reminds once, escalates once across a bot restart, and counts the escalation group', async () => {
     const now = clockFrom(WEDNESDAY);
-    const env = await bots.start({ now, policy: remindingPolicy, overrides: { notifier: false, approvalTimers: false } });
+    const env = await bots.start({
+      now,
+      policy: remindingPolicy,
+      overrides: { notifier: false, approvalTimers: false },
+    });
     const first = await replica(env, now, 'replica-a');
     const record = await env.request(STATELESS_UPGRADE, USERS.alice);
     expect(record.state).toBe('AWAITING_APPROVAL');
@@ -54,7 +64,10 @@ describe('reminders and escalation', () => {
     const reminder = notes(reminded.history, 'reminder')[0];
     expect((reminder?.at ?? 0) - entered).toBeGreaterThanOrEqual(5_000);
     expect((reminder?.at ?? 0) - entered).toBeLessThan(30_000);
-    const [, again] = await env.sim.waitFor(() => (env.sim.dms(USERS.lead2).length === 2 ? env.sim.dms(USERS.lead2) : undefined), 10_000);
+    const [, again] = await env.sim.waitFor(
+      () => (env.sim.dms(USERS.lead2).length === 2 ? env.sim.dms(USERS.lead2) : undefined),
+      10_000,
+    );
     expect(again?.text).toContain(`${record.id}: reminder`);
     expect(again && hasButtons(again)).toBe(true);
     expect(env.sim.dms(USERS.lead1)).toHaveLength(1);
@@ -65,9 +78,17 @@ describe('reminders and escalation', () => {
     await first.close();
     replicas.splice(replicas.indexOf(first), 1);
     await replica(env, now, 'replica-b');
-    const escalated = await env.waitFor(record.id, (r) => notes(r.history, 'escalated').length > 0, 'an escalation', 20_000);
+    const escalated = await env.waitFor(
+      record.id,
+      (r) => notes(r.history, 'escalated').length > 0,
+      'an escalation',
+      20_000,
+    );
     expect(notes(escalated.history, 'escalated')[0]?.detail).toMatchObject({ groups: ['managers'] });
-    const [dm] = await env.sim.waitFor(() => (env.sim.dms(MANAGER).length > 0 ? env.sim.dms(MANAGER) : undefined), 10_000);
+    const [dm] = await env.sim.waitFor(
+      () => (env.sim.dms(MANAGER).length > 0 ? env.sim.dms(MANAGER) : undefined),
+      10_000,
+    );
     expect(dm?.text).toContain(`${record.id}: escalated to you`);
 
     // The manager approves from the DM and their vote counts for both rules: the operation is queued.
@@ -75,13 +96,21 @@ describe('reminders and escalation', () => {
     const click = await env.click('approve', record, MANAGER, { at: { channel, ts: dm?.ts ?? '' } });
     expect((await click.reply()).text).toContain('it has every approval it needs and is queued');
     const queued = await env.waitForState(record.id, ['QUEUED']);
-    expect(queued.approvals.find((a) => a.user === MANAGER)?.countsFor).toEqual(['prod-needs-a-lead', 'stateless-in-prod-needs-two']);
+    expect(queued.approvals.find((a) => a.user === MANAGER)?.countsFor).toEqual([
+      'prod-needs-a-lead',
+      'stateless-in-prod-needs-two',
+    ]);
     for (const user of [USERS.lead1, USERS.lead2, MANAGER]) {
       await env.sim.waitFor(() => env.sim.dms(user).every((m) => !hasButtons(m)), 10_000);
     }
 
     // Once each, and nothing more once decided, however often and from wherever the timers are looked at.
-    const later = new ApprovalTimers({ store: env.bot.deps.store, policy: env.bot.deps.policy, logger: createLogger('silent'), now: () => now() + 3_600_000 });
+    const later = new ApprovalTimers({
+      store: env.bot.deps.store,
+      policy: env.bot.deps.policy,
+      logger: createLogger('silent'),
+      now: () => now() + 3_600_000,
+    });
     expect(await later.run()).toEqual({ reminded: [], escalated: [] });
     const final = await env.record(record.id);
     expect(notes(final.history, 'reminder')).toHaveLength(1);
@@ -99,7 +128,12 @@ describe('reminders and escalation', () => {
     const record = await env.request(STATELESS_UPGRADE, USERS.alice);
     await (await env.click('reject', record, USERS.lead1)).reply();
     await env.waitForState(record.id, ['REJECTED']);
-    const timers = new ApprovalTimers({ store: env.bot.deps.store, policy: env.bot.deps.policy, logger: createLogger('silent'), now: () => now() + 60_000 });
+    const timers = new ApprovalTimers({
+      store: env.bot.deps.store,
+      policy: env.bot.deps.policy,
+      logger: createLogger('silent'),
+      now: () => now() + 60_000,
+    });
     expect(await timers.run()).toEqual({ reminded: [], escalated: [] });
     const after = await env.record(record.id);
     expect(notes(after.history, 'reminder')).toEqual([]);
@@ -110,7 +144,12 @@ describe('reminders and escalation', () => {
     const now = clockFrom(WEDNESDAY);
     const env = await bots.start({ now, policy: remindingPolicy, overrides: { approvalTimers: false } });
     const record = await env.request(STATELESS_UPGRADE, USERS.alice);
-    const deps = { store: env.bot.deps.store, policy: env.bot.deps.policy, logger: createLogger('silent'), now: () => now() + 6_000 };
+    const deps = {
+      store: env.bot.deps.store,
+      policy: env.bot.deps.policy,
+      logger: createLogger('silent'),
+      now: () => now() + 6_000,
+    };
     const reports = await Promise.all([1, 2, 3].map(() => new ApprovalTimers(deps).run()));
     expect(reports.flatMap((r) => r.reminded)).toEqual([record.id]);
     expect(reports.flatMap((r) => r.escalated)).toEqual([]);

@@ -11,7 +11,19 @@ import { startSimSlack, type SimMessage, type SimSlack } from '@flink-chatops/si
 import { DeliveryState, dmField } from '../../src/store/delivery.js';
 import { storeKeys } from '../../src/store/keys.js';
 import { DEFAULT_RETENTION_MS, OperationStore } from '../../src/store/operations.js';
-import { allAcked, createOperation, OPS, postCard, REQUESTER, scaleOperation, step, testClient, testNotifier, to, TOKEN } from '../support/notifier-records.js';
+import {
+  allAcked,
+  createOperation,
+  OPS,
+  postCard,
+  REQUESTER,
+  scaleOperation,
+  step,
+  testClient,
+  testNotifier,
+  to,
+  TOKEN,
+} from '../support/notifier-records.js';
 import { eventually } from '../support/poll.js';
 import { redisForTest, type TestRedis } from '../support/redis.js';
 
@@ -43,7 +55,12 @@ afterEach(async () => {
 });
 
 async function startNotifier(): Promise<Notifier> {
-  const valid = validatePolicy({ version: 1, groups: { leads: { users: LEADS } }, namespaces: [{ name: 'streaming-prod' }], rules: [{ name: RULE.rule, require: { approvals: 1, from: ['leads'] } }] });
+  const valid = validatePolicy({
+    version: 1,
+    groups: { leads: { users: LEADS } },
+    namespaces: [{ name: 'streaming-prod' }],
+    rules: [{ name: RULE.rule, require: { approvals: 1, from: ['leads'] } }],
+  });
   if (!valid.ok) throw new Error(valid.errors.join('\n'));
   const approvers = approverDirectory(staticPolicy(valid.policy), new MembershipSource(async () => []));
   const notifier = testNotifier({ redis: t.redis, prefix: t.prefix, store }, sim, { approvers, consumer: 'dm-test' });
@@ -54,24 +71,35 @@ async function startNotifier(): Promise<Notifier> {
 
 /** An operation awaiting approval by the leads, its card posted. */
 async function awaiting(id: string): Promise<void> {
-  await createOperation(store, scaleOperation(id, { decision: { outcome: 'needs-approval', checks: [], requirements: [RULE] } }));
+  await createOperation(
+    store,
+    scaleOperation(id, { decision: { outcome: 'needs-approval', checks: [], requirements: [RULE] } }),
+  );
   await postCard(store, testClient(sim), id);
 }
 
-const settled = () => eventually('every entry delivered and acknowledged', () => allAcked(t.redis, t.prefix), { timeoutMs: 15_000 });
+const settled = () =>
+  eventually('every entry delivered and acknowledged', () => allAcked(t.redis, t.prefix), { timeoutMs: 15_000 });
 const hasButtons = (m: SimMessage) => JSON.stringify(m.blocks ?? []).includes('"actions"');
 
 describe('approver DMs across failures', () => {
   it('a DM a dead process left pending is never sent again; the others go out once, also when every entry is read again', async () => {
     await awaiting('op-dmcrash01');
     const state = new DeliveryState(t.redis, t.prefix, DEFAULT_RETENTION_MS);
-    await state.setMark('op-dmcrash01', dmField(ROUND, LEADS[0] ?? ''), { state: 'pending', at: Date.now() - 60_000, by: 'dead-process' });
+    await state.setMark('op-dmcrash01', dmField(ROUND, LEADS[0] ?? ''), {
+      state: 'pending',
+      at: Date.now() - 60_000,
+      by: 'dead-process',
+    });
     await step(store, 'op-dmcrash01', to('AWAITING_APPROVAL', 'bot'));
     const first = await startNotifier();
     await sim.waitFor(() => sim.dms(LEADS[1] ?? '').length === 1 && sim.dms(LEADS[2] ?? '').length === 1, 10_000);
     await settled();
     expect(sim.dms(LEADS[0] ?? '')).toEqual([]);
-    expect((await state.mark('op-dmcrash01', dmField(ROUND, LEADS[0] ?? ''))).mark).toMatchObject({ state: 'failed', error: 'unknown_outcome' });
+    expect((await state.mark('op-dmcrash01', dmField(ROUND, LEADS[0] ?? ''))).mark).toMatchObject({
+      state: 'failed',
+      error: 'unknown_outcome',
+    });
 
     // A successor that reads the whole stream again (its group rewound) sends nothing twice.
     await first.stop();
@@ -89,7 +117,12 @@ describe('approver DMs across failures', () => {
     await step(store, 'op-dmreplan1', to('AWAITING_APPROVAL', 'bot'));
     await startNotifier();
     await sim.waitFor(() => LEADS.every((lead) => sim.dms(lead).length === 1), 10_000);
-    await step(store, 'op-dmreplan1', { type: 'replanned', name: 'replanned', actor: 'system', detail: { after: ['op-ahead0001'], revision: 2 } }, to('AWAITING_APPROVAL', 'bot'));
+    await step(
+      store,
+      'op-dmreplan1',
+      { type: 'replanned', name: 'replanned', actor: 'system', detail: { after: ['op-ahead0001'], revision: 2 } },
+      to('AWAITING_APPROVAL', 'bot'),
+    );
     await sim.waitFor(() => LEADS.every((lead) => sim.dms(lead).length === 2), 10_000);
     await settled();
     for (const lead of LEADS) {

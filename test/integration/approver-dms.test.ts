@@ -12,7 +12,11 @@ const bots = useBotEnvs();
 const PROD_SCALE = 'scale streaming-prod/orders 5 --reason "backlog"';
 const LEADS = [USERS.lead1, USERS.lead2];
 
-const actionsOf = (m: SimMessage | undefined) => ((m?.blocks ?? []) as { type?: string }[]).filter((b) => b.type === 'actions') as { block_id?: string; elements: { action_id: string; value: string }[] }[];
+const actionsOf = (m: SimMessage | undefined) =>
+  ((m?.blocks ?? []) as { type?: string }[]).filter((b) => b.type === 'actions') as {
+    block_id?: string;
+    elements: { action_id: string; value: string }[];
+  }[];
 
 /** The user's DMs once there are `n` of them. */
 async function dmsOf(env: BotEnv, user: string, n: number): Promise<SimMessage[]> {
@@ -23,7 +27,11 @@ async function dmsOf(env: BotEnv, user: string, n: number): Promise<SimMessage[]
 async function roundSettled(env: BotEnv, opId: string, seq: number): Promise<void> {
   const key = notifierKeys(env.redis.prefix).dmCopies(opId);
   // Settling is a Redis write with no event of its own: looked for as env.waitForJob looks for a job.
-  await eventually(`round ${seq} of ${opId} to be settled`, async () => (await env.redis.redis.hget(key, `round:${seq}`)) === '1', { intervalMs: 10 });
+  await eventually(
+    `round ${seq} of ${opId} to be settled`,
+    async () => (await env.redis.redis.hget(key, `round:${seq}`)) === '1',
+    { intervalMs: 10 },
+  );
 }
 
 describe('approver DMs', () => {
@@ -52,14 +60,19 @@ describe('approver DMs', () => {
     expect(env.sim.dms(USERS.bob)).toEqual([]);
 
     const channel = env.sim.dmChannel(USERS.lead2) ?? '';
-    const click = await env.click('approve', record, USERS.lead2, { at: { channel, ts: dm2?.ts ?? '', message: dm2 as unknown as Record<string, unknown> } });
+    const click = await env.click('approve', record, USERS.lead2, {
+      at: { channel, ts: dm2?.ts ?? '', message: dm2 as unknown as Record<string, unknown> },
+    });
     expect((await click.reply()).text).toContain(`You approved ${record.id}`);
     const queued = await env.waitForState(record.id, ['QUEUED']);
     expect(queued.approvals.map((a) => a.user)).toEqual([USERS.lead2]);
     expect(JSON.stringify((await env.cardIn(queued, 'QUEUED')).blocks)).not.toContain('flink_ops_approve');
     // Every copy loses its buttons and shows the outcome; still one DM each.
     for (const lead of LEADS) {
-      const updated = await env.sim.waitFor(() => env.sim.dms(lead).find((m) => actionsOf(m).length === 0 && m.text.includes('decided')), 10_000);
+      const updated = await env.sim.waitFor(
+        () => env.sim.dms(lead).find((m) => actionsOf(m).length === 0 && m.text.includes('decided')),
+        10_000,
+      );
       expect(updated.text).toContain(record.id);
       expect(JSON.stringify(updated.blocks)).toContain('Approved by');
       expect(env.sim.dms(lead)).toHaveLength(1);
@@ -81,7 +94,10 @@ describe('approver DMs', () => {
   it('break-glass: every eligible approver gets a notice without buttons, linking the card', async () => {
     const breakGlass = { groups: ['oncall'], environments: ['production'], reviewWithin: '24h' };
     const env = await bots.start({ policy: (channel) => ({ ...testPolicy(channel), breakGlass }) });
-    const record = await env.request('scale streaming-prod/orders 5 --reason "orders lag, paging" --break-glass', USERS.alice);
+    const record = await env.request(
+      'scale streaming-prod/orders 5 --reason "orders lag, paging" --break-glass',
+      USERS.alice,
+    );
     expect(record.state).toBe('QUEUED');
     for (const lead of LEADS) {
       const [notice] = await dmsOf(env, lead, 1);
@@ -97,7 +113,12 @@ describe('approver DMs', () => {
   });
 
   it('with notify: channel, only the card: no DM at all', async () => {
-    const env = await bots.start({ policy: (channel) => ({ ...testPolicy(channel), approval: { ...(testPolicy(channel).approval as object), notify: 'channel' } }) });
+    const env = await bots.start({
+      policy: (channel) => ({
+        ...testPolicy(channel),
+        approval: { ...(testPolicy(channel).approval as object), notify: 'channel' },
+      }),
+    });
     const record = await env.request(PROD_SCALE, USERS.alice);
     const seq = record.history.find((e) => e.name === 'AWAITING_APPROVAL')?.seq ?? 0;
     await roundSettled(env, record.id, seq);

@@ -19,7 +19,12 @@ describe('requests', () => {
   it('runs a dev operation without approval: QUEUED and its BullMQ job waiting', async () => {
     env = await bots.start();
     const record = await env.request('scale streaming-dev/orders 3', USERS.bob);
-    expect(record).toMatchObject({ state: 'QUEUED', requester: USERS.bob, channel: env.channel, card: { channel: env.channel } });
+    expect(record).toMatchObject({
+      state: 'QUEUED',
+      requester: USERS.bob,
+      channel: env.channel,
+      card: { channel: env.channel },
+    });
     expect(record.plan?.diff).toEqual([{ path: 'spec.job.parallelism', before: 2, after: 3 }]);
     expect(record.history.map((h) => h.name)).toEqual(['ACCEPTED', 'QUEUED']);
     expect(await env.waitForJob(record.id, 1)).toBe('waiting');
@@ -28,7 +33,10 @@ describe('requests', () => {
   it('asks for approval in production, with the expiry of the policy and the namespace incident channel', async () => {
     const { env: e, opId } = await awaitingApproval();
     const record = await e.record(opId);
-    expect(record.decision).toMatchObject({ outcome: 'needs-approval', requirements: [{ rule: 'prod-needs-a-lead', approvals: 1, from: ['leads'] }] });
+    expect(record.decision).toMatchObject({
+      outcome: 'needs-approval',
+      requirements: [{ rule: 'prod-needs-a-lead', approvals: 1, from: ['leads'] }],
+    });
     expect((record.expiresAt ?? 0) - (record.history[1]?.at ?? 0)).toBeGreaterThan(30 * 60_000 - 1000);
     expect((record.expiresAt ?? 0) - (record.history[1]?.at ?? 0)).toBeLessThanOrEqual(30 * 60_000);
     expect(record.incidentChannels).toEqual(['C0INCIDENTS']);
@@ -50,8 +58,12 @@ describe('approvals', () => {
     expect((await click.reply()).text).toContain(`You approved ${opId}`);
     const record = await e.record(opId);
     expect(record.state).toBe('QUEUED');
-    expect(record.approvals).toEqual([expect.objectContaining({ user: lead, countsFor: ['prod-needs-a-lead'], planDigest: record.plan?.digest })]);
-    expect(record.history.filter((h) => h.type === 'approval')).toEqual([expect.objectContaining({ name: 'approved', actor: lead })]);
+    expect(record.approvals).toEqual([
+      expect.objectContaining({ user: lead, countsFor: ['prod-needs-a-lead'], planDigest: record.plan?.digest }),
+    ]);
+    expect(record.history.filter((h) => h.type === 'approval')).toEqual([
+      expect.objectContaining({ name: 'approved', actor: lead }),
+    ]);
     expect(await e.waitForJob(opId, 1)).toBe('waiting');
     // The notifier edits the card: no Approve/Reject any more, only Cancel until it is submitted.
     const actions = JSON.stringify((await e.cardIn(record, 'QUEUED')).blocks);
@@ -74,18 +86,30 @@ describe('approvals', () => {
   it('counts a double click once; each person counts for every rule their groups satisfy', async () => {
     env = await bots.start();
     const e = env;
-    const requested = await e.request('upgrade streaming-prod/orders --image flink:1.20.1 --mode stateless --reason "hotfix"', USERS.alice);
+    const requested = await e.request(
+      'upgrade streaming-prod/orders --image flink:1.20.1 --mode stateless --reason "hotfix"',
+      USERS.alice,
+    );
     expect(requested.decision?.requirements.map((r) => [r.rule, r.approvals])).toEqual([
       ['prod-needs-a-lead', 1],
       ['stateless-in-prod-needs-two', 2],
     ]);
-    const [first, second] = await Promise.all([e.click('approve', requested, USERS.lead1), e.click('approve', requested, USERS.lead1)]);
+    const [first, second] = await Promise.all([
+      e.click('approve', requested, USERS.lead1),
+      e.click('approve', requested, USERS.lead1),
+    ]);
     const texts = [(await first!.reply()).text, (await second!.reply()).text];
-    expect(texts.filter((t) => t.includes(`You approved ${requested.id}; still needed: 1 more from leads (rule stateless-in-prod-needs-two)`))).toHaveLength(1);
+    expect(
+      texts.filter((t) =>
+        t.includes(`You approved ${requested.id}; still needed: 1 more from leads (rule stateless-in-prod-needs-two)`),
+      ),
+    ).toHaveLength(1);
     expect(texts.filter((t) => t.includes(`you already approved ${requested.id}`))).toHaveLength(1);
     const once = await e.record(requested.id);
     expect(once.state).toBe('AWAITING_APPROVAL');
-    expect(once.approvals.map((a) => [a.user, a.countsFor])).toEqual([[USERS.lead1, ['prod-needs-a-lead', 'stateless-in-prod-needs-two']]]);
+    expect(once.approvals.map((a) => [a.user, a.countsFor])).toEqual([
+      [USERS.lead1, ['prod-needs-a-lead', 'stateless-in-prod-needs-two']],
+    ]);
     expect(once.history.filter((h) => h.type === 'approval')).toHaveLength(1);
 
     await (await e.click('approve', once, USERS.lead2)).reply();
@@ -97,7 +121,9 @@ describe('approvals', () => {
   it('refuses a click made on a card with another plan digest, without counting it', async () => {
     const { env: e, opId } = await awaitingApproval();
     const before = await e.record(opId);
-    const reply = await (await e.click('approve', before, USERS.lead1, { blockId: 'approval:0000000000000000' })).reply();
+    const reply = await (
+      await e.click('approve', before, USERS.lead1, { blockId: 'approval:0000000000000000' })
+    ).reply();
     expect(reply.text).toContain('the plan changed; review the updated card');
     expect(await e.record(opId)).toEqual(before);
   });
@@ -134,13 +160,19 @@ describe('reject and cancel', () => {
 
   it('cancels by the requester, from the button and from /flink cancel', async () => {
     const { env: e, opId } = await awaitingApproval();
-    expect((await (await e.click('cancel', await e.record(opId), USERS.alice)).reply()).text).toContain(`${opId} is cancelled`);
+    expect((await (await e.click('cancel', await e.record(opId), USERS.alice)).reply()).text).toContain(
+      `${opId} is cancelled`,
+    );
     expect(await e.record(opId)).toMatchObject({ state: 'CANCELLED' });
 
     const queued = await e.request('scale streaming-dev/orders 4', USERS.alice);
     const sent = await e.command(`cancel ${queued.id}`, USERS.alice);
     expect((await sent.reply()).text).toContain(`${queued.id} is cancelled`);
-    expect((await e.record(queued.id)).history.at(-1)).toMatchObject({ name: 'CANCELLED', actor: USERS.alice, detail: { from: 'QUEUED' } });
+    expect((await e.record(queued.id)).history.at(-1)).toMatchObject({
+      name: 'CANCELLED',
+      actor: USERS.alice,
+      detail: { from: 'QUEUED' },
+    });
   });
 
   it('refuses a cancel by anyone else, and a cancel after the decision', async () => {

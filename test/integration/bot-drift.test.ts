@@ -21,12 +21,25 @@ function editJob(name: string, edit: (job: Job) => Job): void {
 
 describe('approval after someone else changed the target', () => {
   it.each([
-    ['a different spec change', 'fraud-detection', (job: Job) => ({ ...job, parallelism: 9 }), 'target changed since the plan; request again'],
-    ['the very change the operation wanted', 'payments', (job: Job) => ({ ...job, state: 'suspended' }), 'already in the desired state'],
+    [
+      'a different spec change',
+      'fraud-detection',
+      (job: Job) => ({ ...job, parallelism: 9 }),
+      'target changed since the plan; request again',
+    ],
+    [
+      'the very change the operation wanted',
+      'payments',
+      (job: Job) => ({ ...job, state: 'suspended' }),
+      'already in the desired state',
+    ],
   ])('aborts on %s, without counting the approval', async (_name, target, edit, reason) => {
     env = await bots.start();
     const verb = target === 'payments' ? 'suspend' : 'scale';
-    const text = verb === 'suspend' ? `suspend streaming-prod/${target} --reason "drift"` : `scale streaming-prod/${target} 10 --reason "drift"`;
+    const text =
+      verb === 'suspend'
+        ? `suspend streaming-prod/${target} --reason "drift"`
+        : `scale streaming-prod/${target} 10 --reason "drift"`;
     const record = await env.request(text, USERS.alice);
     expect(record.state).toBe('AWAITING_APPROVAL');
     editJob(target, edit);
@@ -35,7 +48,11 @@ describe('approval after someone else changed the target', () => {
     const after = await env.record(record.id);
     expect(after.state).toBe('ABORTED');
     expect(after.approvals).toEqual([]);
-    expect(after.history.at(-1)).toMatchObject({ type: 'state', name: 'ABORTED', detail: { reason, from: 'AWAITING_APPROVAL' } });
+    expect(after.history.at(-1)).toMatchObject({
+      type: 'state',
+      name: 'ABORTED',
+      detail: { reason, from: 'AWAITING_APPROVAL' },
+    });
   });
 });
 
@@ -44,12 +61,21 @@ describe("approval after this bot's own earlier operation changed the target", (
   async function submitAsWorker(e: BotEnv, op: OperationRecord): Promise<number> {
     const { store } = e.bot.deps;
     const kube = new ClientNodeFlinkClient(loadKubeConfig(bots.cluster.kubeconfigPath));
-    expect((await store.transition(op.id, { from: ['QUEUED'], to: 'SUBMITTING', actor: 'worker', role: 'worker' })).ok).toBe(true);
+    expect(
+      (await store.transition(op.id, { from: ['QUEUED'], to: 'SUBMITTING', actor: 'worker', role: 'worker' })).ok,
+    ).toBe(true);
     const live = await kube.get('FlinkDeployment', op.target.namespace, op.target.name);
-    if (op.plan?.change.type !== 'patch' || !live?.metadata.resourceVersion) throw new Error('expected a patch plan and a live target');
+    if (op.plan?.change.type !== 'patch' || !live?.metadata.resourceVersion)
+      throw new Error('expected a patch plan and a live target');
     const patched = await kube.mergePatch(op.target, op.plan.change.patch, live.metadata.resourceVersion);
     const generation = patched.metadata.generation as number;
-    const submitted = await store.transition(op.id, { from: ['SUBMITTING'], to: 'SUBMITTED', actor: 'worker', role: 'worker', set: { submittedGeneration: generation } });
+    const submitted = await store.transition(op.id, {
+      from: ['SUBMITTING'],
+      to: 'SUBMITTED',
+      actor: 'worker',
+      role: 'worker',
+      set: { submittedGeneration: generation },
+    });
     expect(submitted.ok).toBe(true);
     return generation;
   }
@@ -64,14 +90,19 @@ describe("approval after this bot's own earlier operation changed the target", (
     expect(generation).toBe((waiting.plan?.generation ?? 0) + 1);
 
     const reply = await (await e.click('approve', waiting, USERS.lead1)).reply();
-    expect(reply.text).toContain(`${waiting.id} was re-planned after ${ahead.id} changed the target; your click was not counted`);
+    expect(reply.text).toContain(
+      `${waiting.id} was re-planned after ${ahead.id} changed the target; your click was not counted`,
+    );
     const replanned = await e.record(waiting.id);
     expect(replanned.state).toBe('AWAITING_APPROVAL');
     expect(replanned.approvals).toEqual([]);
     expect(replanned.plan).toMatchObject({ revision: 2, generation });
     expect(replanned.plan?.digest).not.toBe(waiting.plan?.digest);
     const tail = replanned.history.slice(-2);
-    expect(tail[0]).toMatchObject({ type: 'replanned', detail: { after: [ahead.id], revision: 2, digest: replanned.plan?.digest } });
+    expect(tail[0]).toMatchObject({
+      type: 'replanned',
+      detail: { after: [ahead.id], revision: 2, digest: replanned.plan?.digest },
+    });
     expect(tail[1]).toMatchObject({ type: 'state', name: 'AWAITING_APPROVAL', detail: { from: 'AWAITING_APPROVAL' } });
 
     const stale = await (await e.click('approve', waiting, USERS.lead1)).reply();

@@ -15,7 +15,10 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
     try {
       // The file shares one cluster: each transport scales to its own parallelism, so neither is a no-op.
       const parallelism = transport === 'http' ? 6 : 7;
-      const requested = await env.request(`scale streaming-prod/fraud-detection ${parallelism} --reason "e2e"`, USERS.alice);
+      const requested = await env.request(
+        `scale streaming-prod/fraud-detection ${parallelism} --reason "e2e"`,
+        USERS.alice,
+      );
       expect(requested.state).toBe('AWAITING_APPROVAL');
       await (await env.click('approve', requested, USERS.lead1)).reply();
       const done = await env.waitForState(requested.id, ['COMPLETED', 'FAILED', 'TIMED_OUT', 'ABORTED'], 60_000);

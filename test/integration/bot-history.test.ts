@@ -17,18 +17,32 @@ async function ask(e: BotEnv, text: string, user: string = USERS.alice) {
 }
 
 /** A FlinkStateSnapshot of an existing savepoint, completed by the operator, then given `resultTimestamp` `at`. */
-async function snapshot(cluster: SimCluster, ns: string, name: string, ref: { kind: string; name: string }, path: string, at: Date): Promise<void> {
+async function snapshot(
+  cluster: SimCluster,
+  ns: string,
+  name: string,
+  ref: { kind: string; name: string },
+  path: string,
+  at: Date,
+): Promise<void> {
   cluster.store.create('flinkstatesnapshots', {
     apiVersion: 'flink.apache.org/v1beta1',
     kind: 'FlinkStateSnapshot',
     metadata: { name, namespace: ns },
     spec: { backoffLimit: 2, jobReference: ref, savepoint: { alreadyExists: true, path, disposeOnDelete: false } },
   });
-  const state = () => (cluster.store.get('flinkstatesnapshots', ns, name)?.status as { state?: string } | undefined)?.state;
+  const state = () =>
+    (cluster.store.get('flinkstatesnapshots', ns, name)?.status as { state?: string } | undefined)?.state;
   await waitFor(cluster.store, () => state() === 'COMPLETED', 10_000, `snapshot ${ns}/${name} to complete`, state);
-  cluster.store.update('flinkstatesnapshots', ns, name, (s) => ({ ...s, status: { ...s.status, resultTimestamp: at.toISOString().replace('.000Z', 'Z') } }), {
-    subresource: 'status',
-  });
+  cluster.store.update(
+    'flinkstatesnapshots',
+    ns,
+    name,
+    (s) => ({ ...s, status: { ...s.status, resultTimestamp: at.toISOString().replace('.000Z', 'Z') } }),
+    {
+      subresource: 'status',
+    },
+  );
 }
 
 const hoursAgo = (h: number) => new Date(Math.floor(Date.now() / 1000) * 1000 - h * 3_600_000);
@@ -42,8 +56,22 @@ describe('savepoints', () => {
     await snapshot(c, 'streaming-dev', 'orders-sp-newest', dev, 's3://flink/dev/orders/savepoint-ccc333', hoursAgo(1));
     await snapshot(c, 'streaming-dev', 'orders-sp-middle', dev, 's3://flink/dev/orders/savepoint-bbb222', hoursAgo(2));
     // Same name, other namespace; same namespace and name, other kind: neither may show.
-    await snapshot(c, 'streaming-prod', 'orders-prod-sp', dev, 's3://flink/prod/orders/savepoint-ppp999', hoursAgo(0.5));
-    await snapshot(c, 'streaming-dev', 'orders-sessionjob-sp', { kind: 'FlinkSessionJob', name: 'orders' }, 's3://flink/dev/sj/savepoint-sss777', hoursAgo(0.5));
+    await snapshot(
+      c,
+      'streaming-prod',
+      'orders-prod-sp',
+      dev,
+      's3://flink/prod/orders/savepoint-ppp999',
+      hoursAgo(0.5),
+    );
+    await snapshot(
+      c,
+      'streaming-dev',
+      'orders-sessionjob-sp',
+      { kind: 'FlinkSessionJob', name: 'orders' },
+      's3://flink/dev/sj/savepoint-sss777',
+      hoursAgo(0.5),
+    );
 
     const answer = await ask(e, 'savepoints streaming-dev/orders');
     expect(answer.body.response_type).toBe('ephemeral');
@@ -65,7 +93,14 @@ describe('savepoints', () => {
     const pasted = /\/flink restore \S+ --from [^\s`]+/.exec(answer.text + answer.all)?.[0] ?? '';
     expect(pasted).toBe('/flink restore streaming-dev/orders --from s3://flink/dev/orders/savepoint-ccc333');
     const parsed = parseCommand(pasted, { defaultNamespace: 'streaming-prod', command: '/flink' });
-    expect(parsed).toMatchObject({ type: 'intent', intent: { kind: 'restore', target: { namespace: 'streaming-dev', name: 'orders' }, from: 's3://flink/dev/orders/savepoint-ccc333' } });
+    expect(parsed).toMatchObject({
+      type: 'intent',
+      intent: {
+        kind: 'restore',
+        target: { namespace: 'streaming-dev', name: 'orders' },
+        from: 's3://flink/dev/orders/savepoint-ccc333',
+      },
+    });
     const record = await e.request(pasted, USERS.bob);
     expect(record.kind).toBe('restore');
     expect(record.target).toEqual({ kind: 'FlinkDeployment', namespace: 'streaming-dev', name: 'orders' });
@@ -77,7 +112,9 @@ describe('savepoints', () => {
     const prod = await ask(e, 'savepoints orders');
     expect(prod.all).toContain('ppp999');
     expect(prod.all).not.toContain('aaa111');
-    expect((await ask(e, 'savepoints streaming-dev/ghost')).text).toContain('there is no FlinkDeployment streaming-dev/ghost');
+    expect((await ask(e, 'savepoints streaming-dev/ghost')).text).toContain(
+      'there is no FlinkDeployment streaming-dev/ghost',
+    );
     expect((await ask(e, 'savepoints kube-system/x')).text).toContain('the bot does not manage namespace kube-system');
   });
 });
@@ -87,32 +124,44 @@ describe('exceptions', () => {
     const e = await bots.start();
     const c = bots.cluster;
     c.operator.setScenario('streaming-prod', 'fraud-detection', ['job-exceptions=3', 'job-failure']);
-    const jobState = () => (c.store.get('flinkdeployments', 'streaming-prod', 'fraud-detection')?.status?.jobStatus as { state?: string } | undefined)?.state;
+    const jobState = () =>
+      (
+        c.store.get('flinkdeployments', 'streaming-prod', 'fraud-detection')?.status?.jobStatus as
+          { state?: string } | undefined
+      )?.state;
     await waitFor(c.store, () => jobState() === 'FAILED', 15_000, 'fraud-detection to fail', jobState);
 
     const answer = await ask(e, 'exceptions streaming-prod/fraud-detection --public');
     expect(answer.body.response_type).toBe('in_channel');
     expect(validateBlocks(answer.blocks)).toEqual({ ok: true });
     // Newest first by when each exception happened (`exception-timestamp`; the simulator jitters it by up to 2 s).
-    const sections = (answer.blocks as { text?: { text?: string } }[]).map((b) => b.text?.text ?? '').filter((t) => t.includes('Simulated') && !t.startsWith('*Root exceptions*'));
+    const sections = (answer.blocks as { text?: { text?: string } }[])
+      .map((b) => b.text?.text ?? '')
+      .filter((t) => t.includes('Simulated') && !t.startsWith('*Root exceptions*'));
     expect(sections).toHaveLength(4);
     const times = sections.map((t) => Number(/<!date\^(\d+)\^/.exec(t)?.[1]));
     expect([...times].sort((a, b) => b - a)).toEqual(times);
     for (const n of [1, 2, 3]) expect(answer.all).toContain(`Simulated task failure #${n}`);
     expect(answer.all).toContain('Simulated fatal failure of job fraud-detection');
-    expect(answer.all).toMatch(/Source: Kafka events -&gt; Map|KeyedProcess -&gt; Filter|Window\(TumblingEventTimeWindows\)/);
+    expect(answer.all).toMatch(
+      /Source: Kafka events -&gt; Map|KeyedProcess -&gt; Filter|Window\(TumblingEventTimeWindows\)/,
+    );
     expect(answer.all).not.toContain('StateMachineExample.java');
     expect(answer.all).toContain('more lines not shown');
     expect(answer.all).toContain('Job status changed from RUNNING to FAILED');
     expect(answer.all).toContain('Recovery is suppressed by NoRestartBackoffTimeStrategy');
     expect(answer.all).not.toContain('\\"type\\"');
     // The bot reads Flink REST through the service proxy: the job's own root exceptions are listed too.
-    expect(answer.all).toMatch(/\*Root exceptions\* \(Flink REST\)\\n• \d\d:\d\d:\d\d UTC java\.lang\.RuntimeException: Simulated/);
+    expect(answer.all).toMatch(
+      /\*Root exceptions\* \(Flink REST\)\\n• \d\d:\d\d:\d\d UTC java\.lang\.RuntimeException: Simulated/,
+    );
     expect(answer.all).not.toContain('REST API is not reachable');
 
     const limited = await ask(e, 'exceptions streaming-prod/fraud-detection --limit 2');
     expect(limited.all).toContain('Showing the newest 2 of 4');
-    const exceptionBlocks = (limited.blocks as unknown[]).filter((b) => JSON.stringify(b).includes('Simulated') && !JSON.stringify(b).includes('Root exceptions'));
+    const exceptionBlocks = (limited.blocks as unknown[]).filter(
+      (b) => JSON.stringify(b).includes('Simulated') && !JSON.stringify(b).includes('Root exceptions'),
+    );
     expect(exceptionBlocks).toHaveLength(2);
     // --limit applies to the root exceptions from REST too.
     expect(JSON.stringify(limited.blocks).match(/• \d\d:\d\d:\d\d UTC java\.lang\.RuntimeException/g)).toHaveLength(2);

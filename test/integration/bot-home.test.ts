@@ -16,14 +16,18 @@ import { postSigned } from '../support/slack.js';
 const bots = useBotEnvs();
 const WS = { teamId: 'T0SIM', teamDomain: 'sandbox', appId: 'A0SIMAPP' };
 
-const publishes = (e: BotEnv, user: string) => e.sim.calls.filter((c) => c.method === 'views.publish' && c.args.user_id === user);
+const publishes = (e: BotEnv, user: string) =>
+  e.sim.calls.filter((c) => c.method === 'views.publish' && c.args.user_id === user);
 
 /** Opens `user`'s Home and waits for the view it publishes; returns the view's JSON and the ack time. */
 async function openHome(e: BotEnv, user: string) {
   const before = publishes(e, user).length;
   const opened = await e.sim.openHome(user, { url: e.bot.url as string, signingSecret: SECRET });
   expect(opened.status).toBe(200);
-  await e.sim.waitFor(() => publishes(e, user).length > before && publishes(e, user).at(-1)?.response.ok === true, 10_000);
+  await e.sim.waitFor(
+    () => publishes(e, user).length > before && publishes(e, user).at(-1)?.response.ok === true,
+    10_000,
+  );
   const home = e.sim.homeView(user);
   if (!home) throw new Error(`no Home for ${user}`);
   return { home, json: JSON.stringify(home.view), ms: opened.ms, publishesBefore: before };
@@ -34,7 +38,15 @@ async function clickFromHome(e: BotEnv, user: string, action: keyof typeof ACTIO
   if (!home || !record.plan) throw new Error('nothing to click on');
   const body = homeBlockActionsBody(
     WS,
-    { user: { id: user, name: user.toLowerCase() }, viewId: home.id, view: home.view, actionId: ACTION_IDS[action], blockId: approvalBlockId(record.plan.digest), value: record.id, buttonText: action },
+    {
+      user: { id: user, name: user.toLowerCase() },
+      viewId: home.id,
+      view: home.view,
+      actionId: ACTION_IDS[action],
+      blockId: approvalBlockId(record.plan.digest),
+      value: record.id,
+      buttonText: action,
+    },
     Date.now(),
   );
   const res = await postSigned(e.bot.url as string, body, SECRET);
@@ -61,12 +73,18 @@ describe('App Home', () => {
     await e.cardIn(record, 'QUEUED');
     // The lead's DM channel also holds the approver DM of the request (docs/policy.md#reaching-approvers): the answer
     // is the message after it.
-    const answered = await e.sim.waitFor(() => dm(e, USERS.lead1).find((m) => m.text.includes(record.id) && m.metadata === undefined), 10_000);
+    const answered = await e.sim.waitFor(
+      () => dm(e, USERS.lead1).find((m) => m.text.includes(record.id) && m.metadata === undefined),
+      10_000,
+    );
     expect(answered.text).toContain(`You approved ${record.id}`);
     // The click republishes the lead's Home: the approval is no longer waiting for them. That view, published after
     // the open was handled, is the second: the open published one.
     const block = approvalBlockId(record.plan?.digest ?? '');
-    await e.sim.waitFor(() => publishes(e, USERS.lead1).find((c) => !JSON.stringify(c.args.view).includes(block)), 10_000);
+    await e.sim.waitFor(
+      () => publishes(e, USERS.lead1).find((c) => !JSON.stringify(c.args.view).includes(block)),
+      10_000,
+    );
     expect(publishes(e, USERS.lead1)).toHaveLength(2);
     const after = JSON.stringify(e.sim.homeView(USERS.lead1)?.view);
     expect(after).not.toContain(block);
@@ -95,8 +113,17 @@ describe('App Home', () => {
     const e = await bots.start();
     const first = await openHome(e, USERS.lead2);
     const refresh = () => {
-      const button = { actionId: 'flink_ops_home_refresh', blockId: 'home_refresh', value: 'refresh', buttonText: 'Refresh' };
-      const body = homeBlockActionsBody(WS, { user: { id: USERS.lead2, name: 'lead2' }, viewId: first.home.id, view: first.home.view, ...button }, Date.now());
+      const button = {
+        actionId: 'flink_ops_home_refresh',
+        blockId: 'home_refresh',
+        value: 'refresh',
+        buttonText: 'Refresh',
+      };
+      const body = homeBlockActionsBody(
+        WS,
+        { user: { id: USERS.lead2, name: 'lead2' }, viewId: first.home.id, view: first.home.view, ...button },
+        Date.now(),
+      );
       return postSigned(e.bot.url as string, body, SECRET);
     };
     expect((await refresh()).status).toBe(200);
@@ -105,7 +132,10 @@ describe('App Home', () => {
     // view that shows it — the third publish, not the fourth.
     const record = await e.request('restart streaming-prod/orders --reason "refresh"', USERS.alice);
     expect((await refresh()).status).toBe(200);
-    await e.sim.waitFor(() => publishes(e, USERS.lead2).find((c) => JSON.stringify(c.args.view).includes(record.id)), 10_000);
+    await e.sim.waitFor(
+      () => publishes(e, USERS.lead2).find((c) => JSON.stringify(c.args.view).includes(record.id)),
+      10_000,
+    );
     expect(publishes(e, USERS.lead2)).toHaveLength(3);
   });
 });
@@ -116,17 +146,38 @@ describe('the sandbox page Home tab', () => {
     // (docs/configuration.md#who-may-use-the-bot).
     const e = await bots.start({ env: { SLACK_ALLOWED_TEAMS: `T0SIM,${TEAM.teamId}` } });
     const record = await e.request('restart streaming-prod/orders --reason "page home"', USERS.alice);
-    const backend = { slack: e.sim, cluster: bots.cluster, botEventsUrl: e.bot.url as string, signingSecret: SECRET, command: '/flink', policy: undefined, policyFile: 'policy.yaml' };
+    const backend = {
+      slack: e.sim,
+      cluster: bots.cluster,
+      botEventsUrl: e.bot.url as string,
+      signingSecret: SECRET,
+      command: '/flink',
+      policy: undefined,
+      policyFile: 'policy.yaml',
+    };
     const knobs = new KnobBoard(bots.cluster);
     const api = new PageApi(backend, knobs, { ephemeral: () => undefined, cluster: () => undefined });
 
     expect(await api.handle('/api/home', { user: USERS.lead2 })).toMatchObject({ ok: true, status: 200 });
     await e.sim.waitFor(() => e.sim.homeView(USERS.lead2), 10_000);
-    const state = buildState({ slack: e.sim, cluster: bots.cluster, knobs, policy: undefined, policyFile: 'policy.yaml', command: '/flink', acks: () => [] });
+    const state = buildState({
+      slack: e.sim,
+      cluster: bots.cluster,
+      knobs,
+      policy: undefined,
+      policyFile: 'policy.yaml',
+      command: '/flink',
+      acks: () => [],
+    });
     expect(JSON.stringify(state.homes[USERS.lead2]?.view)).toContain(record.id);
     expect(state.homes[USERS.alice]?.view).toBeUndefined();
 
-    const click = { user: USERS.lead2, actionId: ACTION_IDS.approve, blockId: approvalBlockId(record.plan?.digest ?? ''), value: record.id };
+    const click = {
+      user: USERS.lead2,
+      actionId: ACTION_IDS.approve,
+      blockId: approvalBlockId(record.plan?.digest ?? ''),
+      value: record.id,
+    };
     expect(await api.handle('/api/home-action', click)).toMatchObject({ ok: true, status: 200 });
     await e.cardIn(record, 'QUEUED');
     await expect(api.handle('/api/home-action', { ...click, user: USERS.bob })).rejects.toThrow(/no Home for U0BOB/);

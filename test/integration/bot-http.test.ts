@@ -55,7 +55,9 @@ describe('the ack', () => {
       expect(sent.status).toBe(200);
       expect(sent.body).not.toMatch(OP_ID);
       expect(JSON.parse(sent.body)).toEqual({ response_type: 'ephemeral', text: 'Working on `restart`…' });
-      const post = await e.sim.waitFor(() => e.sim.calls.slice(callsBefore).find((c) => c.method === 'chat.postMessage'));
+      const post = await e.sim.waitFor(() =>
+        e.sim.calls.slice(callsBefore).find((c) => c.method === 'chat.postMessage'),
+      );
       const firstSlackCall = Math.min(...e.sim.calls.slice(callsBefore).map((c) => e.callTimes.get(c.seq) ?? Infinity));
       expect(sent.answeredAt).toBeLessThan(firstSlackCall);
       expect(kubeTimes.length).toBeGreaterThan(0);
@@ -68,7 +70,11 @@ describe('the ack', () => {
 
   it('is empty for queries and commands; their answers come through the response_url', async () => {
     env = await bots.start();
-    for (const text of ['status streaming-dev/orders', 'lock streaming-dev/orders --reason "ack test"', 'nonsense words']) {
+    for (const text of [
+      'status streaming-dev/orders',
+      'lock streaming-dev/orders --reason "ack test"',
+      'nonsense words',
+    ]) {
       const sent = await env.command(text, USERS.alice);
       expect(sent.status).toBe(200);
       expect(sent.body).toBe('');

@@ -11,15 +11,39 @@ async function started(opts: BotEnvOptions = {}): Promise<BotEnv> {
   return env;
 }
 
-
 describe('refused: answered privately, nothing recorded, no card', () => {
   it.each([
     ['malformed input', 'scael streaming-dev/orders 3', USERS.alice, 'unknown command "scael"; did you mean `scale`?'],
-    ['an unmanaged namespace', 'scale kube-system/orders 3', USERS.alice, 'the bot does not manage namespace kube-system'],
-    ['a target that does not exist', 'scale streaming-dev/nope 3', USERS.alice, 'there is no FlinkDeployment streaming-dev/nope'],
-    ['nothing to do', 'scale streaming-dev/orders 2', USERS.alice, 'already has parallelism 2 (spec.job.parallelism); nothing to do'],
-    ['a verb the target kind does not support', 'upgrade sessionjob:streaming-prod/sessionjob-etl --image x:1 --reason r', USERS.alice, 'session jobs have no image'],
-    ['a requester the namespace does not allow', 'scale streaming-prod/orders 5 --reason "x"', USERS.bob, 'you may not request scale in streaming-prod'],
+    [
+      'an unmanaged namespace',
+      'scale kube-system/orders 3',
+      USERS.alice,
+      'the bot does not manage namespace kube-system',
+    ],
+    [
+      'a target that does not exist',
+      'scale streaming-dev/nope 3',
+      USERS.alice,
+      'there is no FlinkDeployment streaming-dev/nope',
+    ],
+    [
+      'nothing to do',
+      'scale streaming-dev/orders 2',
+      USERS.alice,
+      'already has parallelism 2 (spec.job.parallelism); nothing to do',
+    ],
+    [
+      'a verb the target kind does not support',
+      'upgrade sessionjob:streaming-prod/sessionjob-etl --image x:1 --reason r',
+      USERS.alice,
+      'session jobs have no image',
+    ],
+    [
+      'a requester the namespace does not allow',
+      'scale streaming-prod/orders 5 --reason "x"',
+      USERS.bob,
+      'you may not request scale in streaming-prod',
+    ],
     ['a missing --reason where the policy demands one', 'scale orders 5', USERS.alice, 'say why with --reason'],
     ['an undo of an unknown operation', 'undo op-nosuchop1', USERS.alice, 'there is no operation op-nosuchop1 to undo'],
   ])('%s', async (_name, text, user, message) => {
@@ -63,7 +87,12 @@ describe('DENIED: recorded, with a card showing every reason', () => {
       'No production changes on Friday afternoons (rule friday-freeze)',
       expect.stringContaining('spec.taskManager.replicas'),
     ]);
-    expect(record.history.at(-1)).toMatchObject({ type: 'state', name: 'DENIED', actor: 'system', detail: { reasons } });
+    expect(record.history.at(-1)).toMatchObject({
+      type: 'state',
+      name: 'DENIED',
+      actor: 'system',
+      detail: { reasons },
+    });
     const card = JSON.stringify(await e.cardIn(record, 'DENIED'));
     for (const reason of reasons) expect(card).toContain(reason.slice(0, 40));
     expect(card).not.toContain('flink_ops_approve');
@@ -75,26 +104,43 @@ describe('lock and unlock', () => {
   it('a lock denies new operations, tells threads in flight, and only the owner or an approver can unlock', async () => {
     const e = await started();
     const inFlight = await e.request('restart streaming-prod/orders --reason "before lock"', USERS.alice);
-    const locked = await (await e.command('lock streaming-prod/orders --reason "quarter-end close"', USERS.alice)).reply();
+    const locked = await (
+      await e.command('lock streaming-prod/orders --reason "quarter-end close"', USERS.alice)
+    ).reply();
     expect(locked.text).toContain('streaming-prod/orders is frozen');
     expect(locked.body.response_type).toBe('ephemeral');
-    expect((await e.record(inFlight.id)).history.at(-1)).toMatchObject({ type: 'command', name: 'lock', actor: USERS.alice, detail: { reason: 'quarter-end close' } });
+    expect((await e.record(inFlight.id)).history.at(-1)).toMatchObject({
+      type: 'command',
+      name: 'lock',
+      actor: USERS.alice,
+      detail: { reason: 'quarter-end close' },
+    });
 
     const denied = await e.request('restart streaming-prod/orders --reason "during lock"', USERS.lead1);
     expect(denied.state).toBe('DENIED');
-    expect(denied.decision?.outcome === 'deny' && denied.decision.reasons).toEqual([expect.stringContaining('"quarter-end close"; it must be unlocked first')]);
+    expect(denied.decision?.outcome === 'deny' && denied.decision.reasons).toEqual([
+      expect.stringContaining('"quarter-end close"; it must be unlocked first'),
+    ]);
 
     const again = await (await e.command('lock streaming-prod/orders --reason "twice"', USERS.lead1)).reply();
     expect(again.text).toContain(`already frozen by <@${USERS.alice}>: quarter-end close`);
     const byOther = await (await e.command('unlock streaming-prod/orders', USERS.bob)).reply();
-    expect(byOther.text).toContain(`you may not unlock streaming-prod/orders: only <@${USERS.alice}>, who froze it, or a member of leads can`);
+    expect(byOther.text).toContain(
+      `you may not unlock streaming-prod/orders: only <@${USERS.alice}>, who froze it, or a member of leads can`,
+    );
     expect(await e.bot.deps.freezes.get(inFlight.target)).toMatchObject({ by: USERS.alice });
 
     const byApprover = await (await e.command('unlock streaming-prod/orders', USERS.lead2)).reply();
     expect(byApprover.text).toContain('streaming-prod/orders is no longer frozen');
     expect(await e.bot.deps.freezes.get(inFlight.target)).toBeUndefined();
-    expect((await e.record(inFlight.id)).history.at(-1)).toMatchObject({ type: 'command', name: 'unlock', actor: USERS.lead2 });
-    expect((await e.request('restart streaming-prod/orders --reason "after unlock"', USERS.alice)).state).toBe('AWAITING_APPROVAL');
+    expect((await e.record(inFlight.id)).history.at(-1)).toMatchObject({
+      type: 'command',
+      name: 'unlock',
+      actor: USERS.lead2,
+    });
+    expect((await e.request('restart streaming-prod/orders --reason "after unlock"', USERS.alice)).state).toBe(
+      'AWAITING_APPROVAL',
+    );
   });
 
   it('refuses a lock by someone who may not request there', async () => {
@@ -116,7 +162,11 @@ describe('the card cannot be posted', () => {
     const opId = /op-[a-z0-9]{6,12}/.exec(reply.text)?.[0] as string;
     const record = await e.record(opId);
     expect(record.state).toBe('CANCELLED');
-    expect(record.history.at(-1)).toMatchObject({ name: 'CANCELLED', actor: 'system', detail: { from: 'ACCEPTED', reason: expect.stringContaining(error) } });
+    expect(record.history.at(-1)).toMatchObject({
+      name: 'CANCELLED',
+      actor: 'system',
+      detail: { from: 'ACCEPTED', reason: expect.stringContaining(error) },
+    });
     expect(await e.jobState(opId, 1)).toBe('unknown');
   });
 
@@ -125,7 +175,9 @@ describe('the card cannot be posted', () => {
     e.sim.faults.failNext('chat.postMessage', 'fatal_error');
     const reply = await (await e.command('restart streaming-dev/orders', USERS.alice)).reply();
     const opId = /op-[a-z0-9]{6,12}/.exec(reply.text)?.[0] as string;
-    expect(reply.text).toContain(`${opId} was cancelled: the card could not be posted (fatal_error). Nothing was changed`);
+    expect(reply.text).toContain(
+      `${opId} was cancelled: the card could not be posted (fatal_error). Nothing was changed`,
+    );
     expect(await e.record(opId)).toMatchObject({ state: 'CANCELLED' });
     expect(await e.jobState(opId, 1)).toBe('unknown');
   });

@@ -14,7 +14,16 @@ async function ask(e: BotEnv, text: string, user: string = USERS.alice) {
 }
 
 describe('every query is private unless --public', () => {
-  const QUERIES = ['help', 'help scale', 'status streaming-prod/orders', 'list', 'ops', 'op <op>', 'explain restart streaming-dev/orders', 'locks'];
+  const QUERIES = [
+    'help',
+    'help scale',
+    'status streaming-prod/orders',
+    'list',
+    'ops',
+    'op <op>',
+    'explain restart streaming-dev/orders',
+    'locks',
+  ];
 
   it.each(QUERIES)('%s', async (query) => {
     env = await bots.start();
@@ -49,14 +58,21 @@ describe('answers', () => {
 
   it('status of a target that does not exist is refused in words', async () => {
     env = await bots.start();
-    expect((await ask(env, 'status streaming-dev/ghost')).text).toContain('there is no FlinkDeployment streaming-dev/ghost');
+    expect((await ask(env, 'status streaming-dev/ghost')).text).toContain(
+      'there is no FlinkDeployment streaming-dev/ghost',
+    );
   });
 
   it('list: the managed deployments and session jobs, and a problem line for a namespace the bot cannot read', async () => {
     env = await bots.start();
     const e = env;
     const all = await ask(e, 'list');
-    for (const name of ['streaming-prod/orders', 'streaming-prod/payments', 'sessionjob:streaming-prod/sessionjob-etl', 'streaming-dev/orders']) {
+    for (const name of [
+      'streaming-prod/orders',
+      'streaming-prod/payments',
+      'sessionjob:streaming-prod/sessionjob-etl',
+      'streaming-dev/orders',
+    ]) {
       expect(all.all).toContain(name);
     }
     bots.cluster.server.faults.forbidNamespace('streaming-dev');
@@ -89,7 +105,8 @@ describe('answers', () => {
 
     const op = await ask(e, `op ${second.id}`);
     expect(op.text).toContain(second.id);
-    for (const expected of ['ACCEPTED', 'AWAITING_APPROVAL', 'REJECTED', USERS.alice, USERS.lead1, 'ops test']) expect(op.all).toContain(expected);
+    for (const expected of ['ACCEPTED', 'AWAITING_APPROVAL', 'REJECTED', USERS.alice, USERS.lead1, 'ops test'])
+      expect(op.all).toContain(expected);
     expect((await ask(e, 'op op-missing00')).text).toContain('there is no operation op-missing00');
   });
 
@@ -97,14 +114,19 @@ describe('answers', () => {
     env = await bots.start();
     const e = env;
     const explained = await ask(e, 'explain scale streaming-prod/orders 7 --reason "what if"');
-    for (const expected of ['spec.job.parallelism', '7', 'prod-needs-a-lead']) expect(explained.all).toContain(expected);
+    for (const expected of ['spec.job.parallelism', '7', 'prod-needs-a-lead'])
+      expect(explained.all).toContain(expected);
     const refused = await ask(e, 'explain scale streaming-prod/orders 7 --reason "what if"', USERS.bob);
     expect(refused.text).toContain('it would be refused: you may not request scale in streaming-prod');
     // --at / --window: when it would run (the env's clock is Wednesday 10:00 UTC), or why it would be refused.
     const later = await ask(e, 'explain restart streaming-dev/orders --at 12:30');
     expect(later.all).toContain('once allowed it would wait, then runs at 12:30 UTC');
-    expect((await ask(e, 'explain restart streaming-dev/orders --at 2026-11-20T10:00:00Z')).text).toContain('it would be refused: --at 2026-11-20T10:00:00.000Z is in the past');
-    expect((await ask(e, 'explain restart streaming-dev/orders --window nightly')).text).toContain('it would be refused: unknown window "nightly"');
+    expect((await ask(e, 'explain restart streaming-dev/orders --at 2026-11-20T10:00:00Z')).text).toContain(
+      'it would be refused: --at 2026-11-20T10:00:00.000Z is in the past',
+    );
+    expect((await ask(e, 'explain restart streaming-dev/orders --window nightly')).text).toContain(
+      'it would be refused: unknown window "nightly"',
+    );
     expect(await e.operationCount()).toBe(0);
     expect(e.sim.messages(e.channel)).toEqual([]);
   });
@@ -116,6 +138,7 @@ describe('answers', () => {
     await (await e.command('lock streaming-prod/payments --reason "migration"', USERS.alice)).reply();
     await (await e.command('unlock streaming-prod/payments', USERS.alice)).reply();
     const locks = await ask(e, 'locks');
-    for (const expected of ['streaming-dev/orders', 'load test', USERS.bob, 'streaming-prod/payments', 'migration']) expect(locks.all).toContain(expected);
+    for (const expected of ['streaming-dev/orders', 'load test', USERS.bob, 'streaming-prod/payments', 'migration'])
+      expect(locks.all).toContain(expected);
   });
 });

@@ -13,13 +13,24 @@ it('a FlinkDeployment owned by a FlinkBlueGreenDeployment is refused, naming the
       ...d,
       metadata: {
         ...d.metadata,
-        ownerReferences: [{ apiVersion: 'flink.apache.org/v1beta1', kind: 'FlinkBlueGreenDeployment', name: 'orders-bg', uid: 'bg-uid-1', controller: true, blockOwnerDeletion: true }],
+        ownerReferences: [
+          {
+            apiVersion: 'flink.apache.org/v1beta1',
+            kind: 'FlinkBlueGreenDeployment',
+            name: 'orders-bg',
+            uid: 'bg-uid-1',
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ],
       },
     }));
     const sent = await env.command('scale streaming-dev/orders 3', USERS.bob);
     expect(sent.status).toBe(200);
     const reply = await sent.reply();
-    expect(reply.text).toContain('streaming-dev/orders is managed by FlinkBlueGreenDeployment streaming-dev/orders-bg: change the parent, not its blue/green child');
+    expect(reply.text).toContain(
+      'streaming-dev/orders is managed by FlinkBlueGreenDeployment streaming-dev/orders-bg: change the parent, not its blue/green child',
+    );
     expect(reply.body.response_type).toBe('ephemeral');
     expect(await env.operationCount()).toBe(0);
     expect(env.sim.messages(env.channel)).toEqual([]);

@@ -12,9 +12,14 @@ async function started(): Promise<BotEnv> {
 describe('resources and config through the bot', () => {
   it('on a suspended job: refused privately, nothing recorded', async () => {
     const e = await started();
-    for (const text of ['resources streaming-prod/ledger-export --tm-memory 8g --reason r', 'config streaming-prod/ledger-export set execution.checkpointing.interval=30s --reason r']) {
+    for (const text of [
+      'resources streaming-prod/ledger-export --tm-memory 8g --reason r',
+      'config streaming-prod/ledger-export set execution.checkpointing.interval=30s --reason r',
+    ]) {
       const reply = await (await e.command(text, USERS.alice)).reply();
-      expect(reply.text).toContain('streaming-prod/ledger-export is suspended: the operator records the change but applies it only at resume; resume first');
+      expect(reply.text).toContain(
+        'streaming-prod/ledger-export is suspended: the operator records the change but applies it only at resume; resume first',
+      );
     }
     expect(await e.operationCount()).toBe(0);
   });
@@ -30,7 +35,9 @@ describe('resources and config through the bot', () => {
 
   it('a denied key: refused privately naming the config rule; nothing recorded', async () => {
     const e = await started();
-    const reply = await (await e.command('config streaming-dev/orders set high-availability.type=NONE', USERS.alice)).reply();
+    const reply = await (
+      await e.command('config streaming-dev/orders set high-availability.type=NONE', USERS.alice)
+    ).reply();
     expect(reply.text).toContain(`high-availability.type is denied by the policy's config.deny "high-availability*"`);
     expect(await e.operationCount()).toBe(0);
   });
@@ -44,16 +51,21 @@ describe('resources and config through the bot', () => {
       ['config streaming-dev/orders set env.java.opts=-Da=b', 'contains "="'],
       ['resources streaming-dev/orders --tm-memory 4zb', 'has an unknown unit "zb"'],
     ];
-    for (const [text, message] of cases) expect((await (await e.command(text, USERS.alice)).reply()).text).toContain(message);
+    for (const [text, message] of cases)
+      expect((await (await e.command(text, USERS.alice)).reply()).text).toContain(message);
     expect(await e.operationCount()).toBe(0);
   });
 
   it('config set: the card shows old → new per key', async () => {
     const e = await started();
     const key = 'execution.checkpointing.interval';
-    const live = bots.cluster.store.get('flinkdeployments', 'streaming-dev', 'orders')?.spec?.flinkConfiguration as Record<string, string>;
+    const live = bots.cluster.store.get('flinkdeployments', 'streaming-dev', 'orders')?.spec
+      ?.flinkConfiguration as Record<string, string>;
     const before = live[key] ?? null;
-    const record = await e.request(`config streaming-dev/orders set ${key}=17s restart-strategy.type=fixed-delay`, USERS.alice);
+    const record = await e.request(
+      `config streaming-dev/orders set ${key}=17s restart-strategy.type=fixed-delay`,
+      USERS.alice,
+    );
     expect(record.plan?.diff).toEqual([
       { path: `spec.flinkConfiguration.${key}`, before, after: '17s' },
       { path: 'spec.flinkConfiguration.restart-strategy.type', before: null, after: 'fixed-delay' },

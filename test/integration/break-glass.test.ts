@@ -13,14 +13,27 @@ import { REVIEW_ACTION_ID, REVIEW_BLOCK_ID } from '../../src/slack/blocks/break-
 import { BreakGlassIndex } from '../../src/store/break-glass.js';
 import { OperationStore } from '../../src/store/operations.js';
 import { redisForTest } from '../support/redis.js';
-import { clockFrom, FRIDAY_AFTERNOON, GUEST, INCIDENTS, SECRET, testPolicy, USERS, type BotEnv, useBotEnvs } from '../support/bot-env.js';
+import {
+  clockFrom,
+  FRIDAY_AFTERNOON,
+  GUEST,
+  INCIDENTS,
+  SECRET,
+  testPolicy,
+  USERS,
+  type BotEnv,
+  useBotEnvs,
+} from '../support/bot-env.js';
 
 const bots = useBotEnvs();
 const HOUR = 3_600_000;
 const TERMINAL = ['COMPLETED', 'FAILED', 'TIMED_OUT', 'ABORTED'] as const;
 
 /** The test policy (a lead rule and a Friday-afternoon deny rule in streaming-prod) with break-glass for on-call. */
-const policy = (channel: string) => ({ ...testPolicy(channel), breakGlass: { groups: ['oncall'], environments: ['production'], reviewWithin: '1h' } });
+const policy = (channel: string) => ({
+  ...testPolicy(channel),
+  breakGlass: { groups: ['oncall'], environments: ['production'], reviewWithin: '1h' },
+});
 
 /** Friday afternoon in Berlin, without the bot's own sweep (the test runs sweeps at chosen times). */
 const startFriday = () => bots.start({ policy, now: clockFrom(FRIDAY_AFTERNOON), overrides: { sweep: false } });
@@ -29,16 +42,31 @@ function sweepAt(env: BotEnv, now: number): Sweep {
   const { store, leases, policy: provider } = env.bot.deps;
   const logger = createLogger('silent');
   const index = new BreakGlassIndex(env.redis.redis, env.redis.prefix);
-  return new Sweep({ store, leases, logger, now: () => now, queues: { clusters: [DEFAULT_CLUSTER], of: () => env.queue }, breakGlass: { store, index, policy: provider, logger } });
+  return new Sweep({
+    store,
+    leases,
+    logger,
+    now: () => now,
+    queues: { clusters: [DEFAULT_CLUSTER], of: () => env.queue },
+    breakGlass: { store, index, policy: provider, logger },
+  });
 }
 
 const overdue = (env: BotEnv, now: number) =>
-  countOverdueReviews({ store: env.bot.deps.store, index: new BreakGlassIndex(env.redis.redis, env.redis.prefix), policy: env.bot.deps.policy }, now);
+  countOverdueReviews(
+    {
+      store: env.bot.deps.store,
+      index: new BreakGlassIndex(env.redis.redis, env.redis.prefix),
+      policy: env.bot.deps.policy,
+    },
+    now,
+  );
 
 const endedAt = (r: OperationRecord) => r.history.findLast((e) => e.type === 'state')?.at ?? 0;
 const replies = (env: BotEnv, r: OperationRecord) => env.sim.replies(env.channel, r.card?.ts ?? '');
 const cardOf = (env: BotEnv, r: OperationRecord) => env.sim.messages(env.channel).find((m) => m.ts === r.card?.ts);
-const review = (env: BotEnv, r: OperationRecord, user: string) => env.click('review', r, user, { blockId: REVIEW_BLOCK_ID });
+const review = (env: BotEnv, r: OperationRecord, user: string) =>
+  env.click('review', r, user, { blockId: REVIEW_BLOCK_ID });
 
 describe('Break-glass', () => {
   it('an on-call member skips a lead rule and a Friday-afternoon deny rule; Reviewed by a lead clears it; the requester cannot review their own', async () => {
@@ -48,7 +76,10 @@ describe('Break-glass', () => {
       // Without break-glass, Friday afternoon denies it.
       expect((await env.request('scale streaming-prod/orders 6 --reason "backlog"')).state).toBe('DENIED');
 
-      const queued = await env.request('scale streaming-prod/orders 6 --break-glass --reason "INC-7: consumer lag"', USERS.alice);
+      const queued = await env.request(
+        'scale streaming-prod/orders 6 --break-glass --reason "INC-7: consumer lag"',
+        USERS.alice,
+      );
       expect(queued.state).toBe('QUEUED');
       expect(queued.decision).toMatchObject({ outcome: 'allow', requirements: [] });
       expect(queued.decision?.breakGlass).toEqual({
@@ -62,13 +93,23 @@ describe('Break-glass', () => {
       expect(queuedCard).not.toContain(REVIEW_ACTION_ID);
       // A click before it ended is answered, not acted on.
       expect((await (await review(env, queued, USERS.lead1)).reply()).text).toContain(`${queued.id} is`);
-      worker = await startWorker(env.config, { logger: createLogger('silent'), sweepIntervalMs: 600_000, now: clockFrom(FRIDAY_AFTERNOON) });
+      worker = await startWorker(env.config, {
+        logger: createLogger('silent'),
+        sweepIntervalMs: 600_000,
+        now: clockFrom(FRIDAY_AFTERNOON),
+      });
 
       const done = await env.waitForState(queued.id, [...TERMINAL], 60_000);
       expect(done.state).toBe('COMPLETED');
-      const digest = await env.sim.waitFor(() => env.sim.messages(INCIDENTS).find((m) => m.text.includes(done.id) && m.text.includes('ended')), 20_000);
+      const digest = await env.sim.waitFor(
+        () => env.sim.messages(INCIDENTS).find((m) => m.text.includes(done.id) && m.text.includes('ended')),
+        20_000,
+      );
       expect(digest.text).toContain('BREAK-GLASS');
-      const ended = await env.sim.waitFor(() => (JSON.stringify(cardOf(env, done)?.blocks).includes(REVIEW_ACTION_ID) ? cardOf(env, done) : undefined), 20_000);
+      const ended = await env.sim.waitFor(
+        () => (JSON.stringify(cardOf(env, done)?.blocks).includes(REVIEW_ACTION_ID) ? cardOf(env, done) : undefined),
+        20_000,
+      );
       expect(validateBlocks(ended.blocks ?? [], 'message')).toEqual({ ok: true });
 
       // Past reviewWithin: one reminder a day, whichever process sweeps, and the gauge counts it.
@@ -84,7 +125,9 @@ describe('Break-glass', () => {
 
       // Only an approver of the skipped rule, never the requester nor someone of another workspace; nothing changes.
       const before = await env.record(done.id);
-      expect((await (await review(env, before, USERS.alice)).reply()).text).toContain('one of its approvers reviews it, not you');
+      expect((await (await review(env, before, USERS.alice)).reply()).text).toContain(
+        'one of its approvers reviews it, not you',
+      );
       expect((await (await review(env, before, USERS.bob)).reply()).text).toContain('only members of leads');
       const guest = await env.click('review', before, GUEST.id, { blockId: REVIEW_BLOCK_ID, teamId: GUEST.team });
       expect((await guest.reply()).text).toMatch(/this bot serves only its own Slack workspace/);
@@ -95,10 +138,15 @@ describe('Break-glass', () => {
       expect(texts.filter((t) => t.includes(`${done.id}: break-glass reviewed by <@${USERS.lead2}>`))).toHaveLength(1);
       expect(texts.filter((t) => t.includes('already reviewed'))).toHaveLength(1);
       const reviewed = await env.record(done.id);
-      expect(reviewed.history.filter((e) => e.name === 'reviewed')).toEqual([expect.objectContaining({ type: 'command', actor: USERS.lead2 })]);
+      expect(reviewed.history.filter((e) => e.name === 'reviewed')).toEqual([
+        expect.objectContaining({ type: 'command', actor: USERS.lead2 }),
+      ]);
       expect(reviewed.state).toBe('COMPLETED');
       await env.sim.waitFor(() => replies(env, done).find((r) => r.text.includes('Break-glass reviewed by')), 20_000);
-      const after = await env.sim.waitFor(() => (JSON.stringify(cardOf(env, done)?.blocks).includes('Reviewed by') ? cardOf(env, done) : undefined), 20_000);
+      const after = await env.sim.waitFor(
+        () => (JSON.stringify(cardOf(env, done)?.blocks).includes('Reviewed by') ? cardOf(env, done) : undefined),
+        20_000,
+      );
       expect(JSON.stringify(after.blocks)).not.toContain(REVIEW_ACTION_ID);
       expect(await overdue(env, due + 30 * HOUR)).toBe(0);
       expect(await new BreakGlassIndex(env.redis.redis, env.redis.prefix).list()).toEqual([]);
@@ -128,27 +176,46 @@ describe('Break-glass', () => {
   }, 60_000);
 
   it.each([
-    ['a lead, who is not in breakGlass.groups', 'scale streaming-prod/orders 6 --break-glass --reason "x"', USERS.lead1, `<@${USERS.lead1}> is not allowed to use --break-glass here: only members of oncall may use it`],
-    ['a namespace whose environment is not listed', 'scale streaming-dev/orders 4 --break-glass --reason "x"', USERS.alice, 'is not allowed to use --break-glass here'],
+    [
+      'a lead, who is not in breakGlass.groups',
+      'scale streaming-prod/orders 6 --break-glass --reason "x"',
+      USERS.lead1,
+      `<@${USERS.lead1}> is not allowed to use --break-glass here: only members of oncall may use it`,
+    ],
+    [
+      'a namespace whose environment is not listed',
+      'scale streaming-dev/orders 4 --break-glass --reason "x"',
+      USERS.alice,
+      'is not allowed to use --break-glass here',
+    ],
     ['no --reason', 'scale streaming-prod/orders 6 --break-glass', USERS.alice, 'reason'],
-  ])('refuses %s privately and records nothing', async (_what, text, user, message) => {
-    const env = await startFriday();
-    const sent = await env.command(text, user);
-    const reply = await sent.reply();
-    expect(reply.text).toContain(message);
-    expect(reply.body).toMatchObject({ response_type: 'ephemeral' });
-    expect(await env.operationCount()).toBe(0);
-    expect(env.sim.messages(env.channel)).toEqual([]);
-  }, 30_000);
+  ])(
+    'refuses %s privately and records nothing',
+    async (_what, text, user, message) => {
+      const env = await startFriday();
+      const sent = await env.command(text, user);
+      const reply = await sent.reply();
+      expect(reply.text).toContain(message);
+      expect(reply.body).toMatchObject({ response_type: 'ephemeral' });
+      expect(await env.operationCount()).toBe(0);
+      expect(env.sim.messages(env.channel)).toEqual([]);
+    },
+    30_000,
+  );
 
   it('App Home lists the reviews due for an approver, with the Reviewed button', async () => {
     const env = await startFriday();
     const queued = await env.request('scale streaming-prod/orders 3 --break-glass --reason "INC-10"', USERS.alice);
-    const worker = await startWorker(env.config, { logger: createLogger('silent'), sweepIntervalMs: 600_000, now: clockFrom(FRIDAY_AFTERNOON) });
+    const worker = await startWorker(env.config, {
+      logger: createLogger('silent'),
+      sweepIntervalMs: 600_000,
+      now: clockFrom(FRIDAY_AFTERNOON),
+    });
     try {
       await env.waitForState(queued.id, [...TERMINAL], 60_000);
       const home = async (user: string) => {
-        const publishes = () => env.sim.calls.filter((c) => c.method === 'views.publish' && c.args.user_id === user).length;
+        const publishes = () =>
+          env.sim.calls.filter((c) => c.method === 'views.publish' && c.args.user_id === user).length;
         const before = publishes();
         await env.sim.openHome(user, { url: env.bot.url as string, signingSecret: SECRET });
         await env.sim.waitFor(() => publishes() > before, 10_000);
@@ -174,7 +241,12 @@ describe('Break-glass', () => {
       await index.add('op-neverrecorded', now - ORPHAN_AFTER_MS - 1);
       await index.add('op-beingrecorded', now - 1_000);
       const policy = { current: async () => ({ ok: false as const, message: 'no policy' }) };
-      const deps = { store: new OperationStore(t.redis, { prefix: t.prefix }), index, policy, logger: createLogger('silent') };
+      const deps = {
+        store: new OperationStore(t.redis, { prefix: t.prefix }),
+        index,
+        policy,
+        logger: createLogger('silent'),
+      };
       expect(await remindDueReviews(deps, now)).toEqual([]);
       expect((await index.list()).map((i) => i.id)).toEqual(['op-beingrecorded']);
     } finally {

@@ -16,7 +16,10 @@ afterEach(async () => {
 });
 
 function poster(waits: number[] = []) {
-  const client = createSlackClient({ slack: { botToken: 'xoxb-cards', apiUrl: sim.apiUrl } as never }, { timeoutMs: 300 });
+  const client = createSlackClient(
+    { slack: { botToken: 'xoxb-cards', apiUrl: sim.apiUrl } as never },
+    { timeoutMs: 300 },
+  );
   return new SlackCardPoster(client, '/flink', Date.now, { sleep: async (ms) => void waits.push(ms) });
 }
 

@@ -32,21 +32,35 @@ describe.each([
   it('a change the operator refuses (ValidationError) is FAILED, not TIMED_OUT', async () => {
     await env.deploy('clock-refused');
     env.cluster.operator.setScenario(NS, 'clock-refused', 'validation-error');
-    const done = await env.waitTerminal((await env.request({ kind: 'scale', target: dep('clock-refused'), parallelism: 3, ...common })).id);
+    const done = await env.waitTerminal(
+      (await env.request({ kind: 'scale', target: dep('clock-refused'), parallelism: 3, ...common })).id,
+    );
     expect(done.state, verdictOf(done)).toBe('FAILED');
     expect(String(done.history.at(-1)?.detail.reason)).toMatch(/ValidationError/);
   });
 
   it('an upgrade is COMPLETED', async () => {
     await env.deploy('clock-upgrade');
-    const done = await env.waitTerminal((await env.request({ kind: 'upgrade', target: dep('clock-upgrade'), image: 'flink:1.20.1', ...common })).id);
+    const done = await env.waitTerminal(
+      (await env.request({ kind: 'upgrade', target: dep('clock-upgrade'), image: 'flink:1.20.1', ...common })).id,
+    );
     expect(done.state, verdictOf(done)).toBe('COMPLETED');
   });
 
-  it('a restore is COMPLETED (its Submit event is seen although its time reads before or after the worker\'s)', async () => {
+  it("a restore is COMPLETED (its Submit event is seen although its time reads before or after the worker's)", async () => {
     await env.deploy('clock-restore');
     const from = `s3://flink-state/${NS}/clock-restore/savepoints/savepoint-0a1b2c`;
-    const done = await env.waitTerminal((await env.request({ kind: 'restore', target: dep('clock-restore'), from, allowNonRestoredState: false, ...common })).id);
+    const done = await env.waitTerminal(
+      (
+        await env.request({
+          kind: 'restore',
+          target: dep('clock-restore'),
+          from,
+          allowNonRestoredState: false,
+          ...common,
+        })
+      ).id,
+    );
     expect(done.state, verdictOf(done)).toBe('COMPLETED');
   });
 });

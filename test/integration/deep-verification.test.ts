@@ -18,14 +18,21 @@ afterAll(async () => {
   await env?.close();
 });
 
-const completedDetail = (r: OperationRecord) => r.history.at(-1)?.detail as { verified: string[]; notVerified: string[] };
+const completedDetail = (r: OperationRecord) =>
+  r.history.at(-1)?.detail as { verified: string[]; notVerified: string[] };
 
 describe('with Flink REST reachable', () => {
   it('a scale is COMPLETED with every vertex RUNNING at the new parallelism, read from REST', async () => {
     await env.deploy('deep-scale', { parallelism: 2 });
-    const done = await env.waitTerminal((await env.request({ kind: 'scale', target: dep('deep-scale'), parallelism: 4, ...common })).id);
+    const done = await env.waitTerminal(
+      (await env.request({ kind: 'scale', target: dep('deep-scale'), parallelism: 4, ...common })).id,
+    );
     expect(done.state, JSON.stringify(evidenceOf(done).verdict)).toBe('COMPLETED');
-    expect(criterion(done, 'rest:tasks-running')).toMatchObject({ met: true, observed: '3 of 3 vertices RUNNING', source: expect.stringMatching(/^Flink REST \/jobs\/[0-9a-f]{32} vertices\[\]\.status$/) });
+    expect(criterion(done, 'rest:tasks-running')).toMatchObject({
+      met: true,
+      observed: '3 of 3 vertices RUNNING',
+      source: expect.stringMatching(/^Flink REST \/jobs\/[0-9a-f]{32} vertices\[\]\.status$/),
+    });
     expect(criterion(done, 'rest:parallelism-applied')).toMatchObject({ met: true, observed: '4 on every vertex' });
     expect(completedDetail(done).verified.join(' | ')).toContain('4 on every vertex (Flink REST');
     expect(completedDetail(done).notVerified.join(' | ')).not.toContain('per-vertex parallelism');
@@ -33,13 +40,22 @@ describe('with Flink REST reachable', () => {
 
   it('a scale keeps the vertex baseline it read before the call; a vertex set in the job keeps its parallelism, as a caveat', async () => {
     await env.deploy('deep-shaped', { parallelism: 2, graph: 'Source: events; KeyedProcess; Sink: results [p=1]' });
-    const done = await env.waitTerminal((await env.request({ kind: 'scale', target: dep('deep-shaped'), parallelism: 4, ...common })).id);
+    const done = await env.waitTerminal(
+      (await env.request({ kind: 'scale', target: dep('deep-shaped'), parallelism: 4, ...common })).id,
+    );
     expect(done.state, JSON.stringify(evidenceOf(done).verdict)).toBe('COMPLETED');
     const stored = evidenceOf(done);
     expect(stored.oldParallelism).toBe(2);
-    expect(stored.baselineVertices?.map((v) => [v.name, v.parallelism])).toEqual([['Source: events', 2], ['KeyedProcess', 2], ['Sink: results', 1]]);
+    expect(stored.baselineVertices?.map((v) => [v.name, v.parallelism])).toEqual([
+      ['Source: events', 2],
+      ['KeyedProcess', 2],
+      ['Sink: results', 1],
+    ]);
     expect(stored.baselineVertices?.every((v) => /^[0-9a-f]{32}$/.test(v.id))).toBe(true);
-    expect(criterion(done, 'rest:parallelism-applied')).toMatchObject({ met: true, observed: '4 on 2 of 3 vertices, the others as before' });
+    expect(criterion(done, 'rest:parallelism-applied')).toMatchObject({
+      met: true,
+      observed: '4 on 2 of 3 vertices, the others as before',
+    });
     const detail = done.history.at(-1)?.detail as { caveats: string[]; notes: string[] };
     expect(detail.caveats).toEqual(['Sink: results keeps parallelism 1, set in the job']);
     expect(detail.notes).toContain('Sink: results keeps parallelism 1, set in the job');
@@ -48,58 +64,120 @@ describe('with Flink REST reachable', () => {
   it('a job with a bounded vertex: FINISHED counts as done, and the thread names it', async () => {
     await env.deploy('deep-bounded');
     env.cluster.operator.setScenario(NS, 'deep-bounded', 'bounded-source');
-    const done = await env.waitTerminal((await env.request({ kind: 'restart', target: dep('deep-bounded'), ...common })).id);
+    const done = await env.waitTerminal(
+      (await env.request({ kind: 'restart', target: dep('deep-bounded'), ...common })).id,
+    );
     expect(done.state, JSON.stringify(evidenceOf(done).verdict)).toBe('COMPLETED');
-    expect(criterion(done, 'rest:tasks-running')).toMatchObject({ met: true, observed: expect.stringMatching(/ 1 FINISHED$/) });
-    expect((done.history.at(-1)?.detail as { notes: string[] }).notes).toContain('Source: bootstrap FINISHED (bounded)');
+    expect(criterion(done, 'rest:tasks-running')).toMatchObject({
+      met: true,
+      observed: expect.stringMatching(/ 1 FINISHED$/),
+    });
+    expect((done.history.at(-1)?.detail as { notes: string[] }).notes).toContain(
+      'Source: bootstrap FINISHED (bounded)',
+    );
   });
 
   it('a savepoint-mode restart of a RESTARTING job falls back to last-state: COMPLETED from its checkpoint, with the caveat', async () => {
     await env.deploy('deep-flapping', { conf: { 'execution.checkpointing.interval': '5s' } });
     env.cluster.operator.setScenario(NS, 'deep-flapping', 'job-restarting');
-    await waitForStatus(env.cluster.store, 'flinkdeployments', NS, 'deep-flapping', (s) => s.jobStatus?.state === 'RESTARTING', 'RESTARTING');
-    const done = await env.waitTerminal((await env.request({ kind: 'restart', target: dep('deep-flapping'), ...common })).id);
+    await waitForStatus(
+      env.cluster.store,
+      'flinkdeployments',
+      NS,
+      'deep-flapping',
+      (s) => s.jobStatus?.state === 'RESTARTING',
+      'RESTARTING',
+    );
+    const done = await env.waitTerminal(
+      (await env.request({ kind: 'restart', target: dep('deep-flapping'), ...common })).id,
+    );
     expect(done.state, JSON.stringify(evidenceOf(done).verdict)).toBe('COMPLETED');
     const detail = done.history.at(-1)?.detail as { caveats: string[] };
-    expect(detail.caveats).toContainEqual(expect.stringMatching(/^the operator fell back to last-state \(the job was RESTARTING\): no savepoint was taken; restored from checkpoint \S+\/chk-\d+$/));
+    expect(detail.caveats).toContainEqual(
+      expect.stringMatching(
+        /^the operator fell back to last-state \(the job was RESTARTING\): no savepoint was taken; restored from checkpoint \S+\/chk-\d+$/,
+      ),
+    );
   });
 
   it('a savepoint the operator ABANDONED but Flink completed is COMPLETED with the path REST reports', async () => {
     await env.deploy('deep-abandoned');
     env.cluster.operator.setScenario(NS, 'deep-abandoned', 'savepoint-abandoned');
-    const done = await env.waitTerminal((await env.request({ kind: 'savepoint', target: dep('deep-abandoned'), ...common })).id);
+    const done = await env.waitTerminal(
+      (await env.request({ kind: 'savepoint', target: dep('deep-abandoned'), ...common })).id,
+    );
     expect(done.state, JSON.stringify(evidenceOf(done).verdict)).toBe('COMPLETED');
-    expect(criterion(done, 'rest:savepoint-completed')).toMatchObject({ met: true, observed: expect.stringMatching(/savepoint/) });
-    expect((done.history.at(-1)?.detail as { caveats: string[] }).caveats).toEqual(['the operator stopped tracking it (the job looked not running); Flink completed it']);
+    expect(criterion(done, 'rest:savepoint-completed')).toMatchObject({
+      met: true,
+      observed: expect.stringMatching(/savepoint/),
+    });
+    expect((done.history.at(-1)?.detail as { caveats: string[] }).caveats).toEqual([
+      'the operator stopped tracking it (the job looked not running); Flink completed it',
+    ]);
   });
 
   it.each([
     ['resume', { state: 'suspended' as const }, (t: Target) => ({ kind: 'resume', target: t, ...common })],
     ['upgrade', {}, (t: Target) => ({ kind: 'upgrade', target: t, image: 'flink:1.20.1', ...common })],
-    ['restore', {}, (t: Target) => ({ kind: 'restore', target: t, from: `s3://flink-state/${NS}/${t.name}/savepoints/savepoint-0a1b2c`, allowNonRestoredState: false, ...common })],
+    [
+      'restore',
+      {},
+      (t: Target) => ({
+        kind: 'restore',
+        target: t,
+        from: `s3://flink-state/${NS}/${t.name}/savepoints/savepoint-0a1b2c`,
+        allowNonRestoredState: false,
+        ...common,
+      }),
+    ],
     ['resources', {}, (t: Target) => ({ kind: 'resources', target: t, taskManagerMemory: '4g', ...common })],
-    ['config', {}, (t: Target) => ({ kind: 'config', target: t, action: 'set', entries: [{ key: 'execution.checkpointing.interval', value: '30s' }], ...common })],
+    [
+      'config',
+      {},
+      (t: Target) => ({
+        kind: 'config',
+        target: t,
+        action: 'set',
+        entries: [{ key: 'execution.checkpointing.interval', value: '30s' }],
+        ...common,
+      }),
+    ],
   ] as const)('%s: COMPLETED carries what REST proved, with its value, path and time', async (kind, setup, intent) => {
     await env.deploy(`deep-${kind}`, setup);
     const done = await env.waitTerminal((await env.request(intent(dep(`deep-${kind}`)) as never)).id);
     expect(done.state, JSON.stringify(evidenceOf(done).verdict)).toBe('COMPLETED');
     const tasks = criterion(done, 'rest:tasks-running');
-    expect(tasks).toMatchObject({ met: true, observed: expect.stringMatching(/^\d+ of \d+ vertices RUNNING$/), source: expect.stringMatching(/^Flink REST \/jobs\//) });
+    expect(tasks).toMatchObject({
+      met: true,
+      observed: expect.stringMatching(/^\d+ of \d+ vertices RUNNING$/),
+      source: expect.stringMatching(/^Flink REST \/jobs\//),
+    });
     expect(tasks?.at).toBeGreaterThan(0);
-    if (kind === 'restore') expect(criterion(done, 'rest:restored-from')).toMatchObject({ met: true, observed: `restored from s3://flink-state/${NS}/deep-restore/savepoints/savepoint-0a1b2c` });
+    if (kind === 'restore')
+      expect(criterion(done, 'rest:restored-from')).toMatchObject({
+        met: true,
+        observed: `restored from s3://flink-state/${NS}/deep-restore/savepoints/savepoint-0a1b2c`,
+      });
   });
 
   it('a savepoint-mode restart is COMPLETED only having restored from the savepoint the operator recorded', async () => {
     await env.deploy('deep-restart', { upgradeMode: 'savepoint' });
-    const done = await env.waitTerminal((await env.request({ kind: 'restart', target: dep('deep-restart'), ...common })).id);
+    const done = await env.waitTerminal(
+      (await env.request({ kind: 'restart', target: dep('deep-restart'), ...common })).id,
+    );
     expect(done.state, JSON.stringify(evidenceOf(done).verdict)).toBe('COMPLETED');
-    expect(criterion(done, 'rest:restored-from')).toMatchObject({ met: true, observed: expect.stringMatching(/^restored from s3:\/\//) });
+    expect(criterion(done, 'rest:restored-from')).toMatchObject({
+      met: true,
+      observed: expect.stringMatching(/^restored from s3:\/\//),
+    });
   });
 
   it('tasks stuck waiting for slots after a scale-up: never COMPLETED; TIMED_OUT names the waiting vertex', async () => {
     await env.deploy('deep-waiting', { parallelism: 2 });
     env.cluster.operator.setScenario(NS, 'deep-waiting', 'tasks-waiting');
-    const done = await env.waitTerminal((await env.request({ kind: 'scale', target: dep('deep-waiting'), parallelism: 6, ...common })).id);
+    const done = await env.waitTerminal(
+      (await env.request({ kind: 'scale', target: dep('deep-waiting'), parallelism: 6, ...common })).id,
+    );
     expect(done.state).toBe('TIMED_OUT');
     expect(String(done.history.at(-1)?.detail.summary)).toMatch(/rest:tasks-running \(Sink: Kafka alerts: SCHEDULED\)/);
   });
@@ -108,17 +186,32 @@ describe('with Flink REST reachable', () => {
     await env.deploy('deep-elsewhere');
     env.cluster.operator.setScenario(NS, 'deep-elsewhere', 'restored-elsewhere');
     const from = `s3://flink-state/${NS}/deep-elsewhere/savepoints/savepoint-0a1b2c`;
-    const done = await env.waitTerminal((await env.request({ kind: 'restore', target: dep('deep-elsewhere'), from, allowNonRestoredState: false, ...common })).id);
+    const done = await env.waitTerminal(
+      (
+        await env.request({
+          kind: 'restore',
+          target: dep('deep-elsewhere'),
+          from,
+          allowNonRestoredState: false,
+          ...common,
+        })
+      ).id,
+    );
     expect(done.state).toBe('FAILED');
     const reason = String(done.history.at(-1)?.detail.reason);
-    expect(reason).toMatch(/started without its state: Flink reports it restored from \S+savepoint-someone-elses, but the operator recorded s3:\/\/\S+savepoint-0a1b2c/);
+    expect(reason).toMatch(
+      /started without its state: Flink reports it restored from \S+savepoint-someone-elses, but the operator recorded s3:\/\/\S+savepoint-0a1b2c/,
+    );
   });
 });
 
 describe('a checkpoint after the change, where the policy requires it', () => {
   let strict: WorkerEnv;
   beforeAll(async () => {
-    strict = await WorkerEnv.start({ env: { VERIFY_TIMEOUT: '5s', VERIFY_TIMEOUT_SAVEPOINT: '5s' }, policyExtra: 'verify:\n  default: { checkpointAfterChange: true }\n' });
+    strict = await WorkerEnv.start({
+      env: { VERIFY_TIMEOUT: '5s', VERIFY_TIMEOUT_SAVEPOINT: '5s' },
+      policyExtra: 'verify:\n  default: { checkpointAfterChange: true }\n',
+    });
     await strict.startWorker();
   });
   afterAll(async () => {
@@ -127,22 +220,38 @@ describe('a checkpoint after the change, where the policy requires it', () => {
 
   it('is a criterion: met once a checkpoint completes after the restart; with checkpoints failing, never COMPLETED', async () => {
     await strict.deploy('deep-ckpt', { conf: { 'execution.checkpointing.interval': '5s' } });
-    const done = await strict.waitTerminal((await strict.request({ kind: 'restart', target: dep('deep-ckpt'), ...common })).id);
+    const done = await strict.waitTerminal(
+      (await strict.request({ kind: 'restart', target: dep('deep-ckpt'), ...common })).id,
+    );
     expect(done.state, JSON.stringify(evidenceOf(done).verdict)).toBe('COMPLETED');
-    expect(criterion(done, 'rest:checkpoint-after-change')).toMatchObject({ met: true, observed: expect.stringMatching(/^checkpoint \d+ completed \d+ s after the job started$/) });
+    expect(criterion(done, 'rest:checkpoint-after-change')).toMatchObject({
+      met: true,
+      observed: expect.stringMatching(/^checkpoint \d+ completed \d+ s after the job started$/),
+    });
     expect(completedDetail(done).notVerified.join(' | ')).not.toContain('a checkpoint completed after the change');
     await strict.deploy('deep-ckpt-failing', { conf: { 'execution.checkpointing.interval': '5s' } });
     strict.cluster.operator.setScenario(NS, 'deep-ckpt-failing', 'checkpoints-failing');
-    const failing = await strict.waitTerminal((await strict.request({ kind: 'restart', target: dep('deep-ckpt-failing'), ...common })).id);
+    const failing = await strict.waitTerminal(
+      (await strict.request({ kind: 'restart', target: dep('deep-ckpt-failing'), ...common })).id,
+    );
     expect(failing.state).toBe('TIMED_OUT');
-    expect(String(failing.history.at(-1)?.detail.summary)).toMatch(/rest:checkpoint-after-change \(no checkpoint completed since the job started \(\d+ failed\)\)/);
+    expect(String(failing.history.at(-1)?.detail.summary)).toMatch(
+      /rest:checkpoint-after-change \(no checkpoint completed since the job started \(\d+ failed\)\)/,
+    );
   });
 
   it('checkpointing enabled in the job code (no interval configured) is seen through REST and required too', async () => {
-    await strict.deploy('deep-ckpt-code', { annotations: { 'sim.flink-chatops.io/scenario': 'checkpointing-in-code=2s' } });
-    const done = await strict.waitTerminal((await strict.request({ kind: 'restart', target: dep('deep-ckpt-code'), ...common })).id);
+    await strict.deploy('deep-ckpt-code', {
+      annotations: { 'sim.flink-chatops.io/scenario': 'checkpointing-in-code=2s' },
+    });
+    const done = await strict.waitTerminal(
+      (await strict.request({ kind: 'restart', target: dep('deep-ckpt-code'), ...common })).id,
+    );
     expect(done.state, JSON.stringify(evidenceOf(done).verdict)).toBe('COMPLETED');
-    expect(criterion(done, 'rest:checkpoint-after-change')).toMatchObject({ met: true, observed: expect.stringMatching(/^checkpoint \d+ completed \d+ s after the job started$/) });
+    expect(criterion(done, 'rest:checkpoint-after-change')).toMatchObject({
+      met: true,
+      observed: expect.stringMatching(/^checkpoint \d+ completed \d+ s after the job started$/),
+    });
   });
 });
 
@@ -150,10 +259,14 @@ describe('with the proxy answering 403 (no services/proxy rule)', () => {
   it('the same scale completes on operator status and says why the proof is shallower', async () => {
     await env.deploy('deep-denied', { parallelism: 2 });
     env.cluster.server.faults.inject({ kind: 'error-403', resource: 'services', subresource: 'proxy', times: 50 });
-    const done = await env.waitTerminal((await env.request({ kind: 'scale', target: dep('deep-denied'), parallelism: 3, ...common })).id);
+    const done = await env.waitTerminal(
+      (await env.request({ kind: 'scale', target: dep('deep-denied'), parallelism: 3, ...common })).id,
+    );
     env.cluster.server.faults.clear();
     expect(done.state, JSON.stringify(evidenceOf(done).verdict)).toBe('COMPLETED');
     expect(criterion(done, 'rest:tasks-running')).toBeUndefined();
-    expect(completedDetail(done).notVerified.join(' | ')).toMatch(/REST not reachable \(the role lacks services\/proxy: .*services\/proxy.*\): the proof stops at operator status/);
+    expect(completedDetail(done).notVerified.join(' | ')).toMatch(
+      /REST not reachable \(the role lacks services\/proxy: .*services\/proxy.*\): the proof stops at operator status/,
+    );
   });
 });

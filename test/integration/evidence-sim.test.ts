@@ -1,12 +1,28 @@
 // Evidence judged on every change the simulated operator makes: pending until the operator is really done, then one verdict.
 import { describe, expect, it } from 'vitest';
-import { evaluateEvidence, summarize, takeEventBaseline, type EvidenceKind, type EvidenceVerdict } from '../../src/domain/engines/evidence/judge.js';
+import {
+  evaluateEvidence,
+  summarize,
+  takeEventBaseline,
+  type EvidenceKind,
+  type EvidenceVerdict,
+} from '../../src/domain/engines/evidence/judge.js';
 import { applyMergePatch } from '../../src/domain/model/merge-patch.js';
 import type { Plan } from '../../src/domain/model/plan.js';
 import { planOperation } from '../../src/domain/engines/planning/planner.js';
 import type { KubeObject } from '@flink-chatops/sim/kube/store';
 import { intentOf, PLAN_CONTEXT } from '../support/fixtures.js';
-import { deployment, isStable, sessionCluster, sessionJob, statusOf, useSimRig, waitFor, waitForStatus, waitStable } from '@flink-chatops/sim/testing/sim';
+import {
+  deployment,
+  isStable,
+  sessionCluster,
+  sessionJob,
+  statusOf,
+  useSimRig,
+  waitFor,
+  waitForStatus,
+  waitStable,
+} from '@flink-chatops/sim/testing/sim';
 
 const NS = 'streaming-prod';
 const sim = useSimRig(NS);
@@ -38,11 +54,17 @@ async function submitAndWatch(
   let submittedGeneration: number | undefined;
   if (plan.change.type === 'patch') {
     const patch = plan.change.patch;
-    submittedGeneration = sim.rig.store.update(resource, NS, name, (current) => applyMergePatch(current, patch) as KubeObject).metadata.generation;
+    submittedGeneration = sim.rig.store.update(
+      resource,
+      NS,
+      name,
+      (current) => applyMergePatch(current, patch) as KubeObject,
+    ).metadata.generation;
   } else {
     sim.rig.store.create('flinkstatesnapshots', plan.change.snapshot as unknown as KubeObject);
   }
-  const snapshotName = plan.change.type === 'create-snapshot' ? (plan.change.snapshot.metadata as { name: string }).name : undefined;
+  const snapshotName =
+    plan.change.type === 'create-snapshot' ? (plan.change.snapshot.metadata as { name: string }).name : undefined;
   const run: Omit<Run, 'final'> = { verdicts: [], seen: [], micros: 0 };
   // Like the worker: each transient failure is timed from its first sighting.
   const transientSince: Record<string, number> = {};
@@ -83,30 +105,62 @@ describe('evidence on the simulated operator', () => {
     ['scale', { kind: 'scale', parallelism: 4 }],
     ['restart', { kind: 'restart' }],
     ['upgrade', { kind: 'upgrade', image: 'flink:1.20.2' }],
-  ] as const)('%s: pending on every intermediate status, COMPLETED only once the deployment is stable on the new generation', async (kind, extra) => {
-    sim.rig.store.create('flinkdeployments', deployment('orders', NS));
-    await waitStable(sim.rig.store, NS, 'orders');
-    const run = await submitAndWatch(kind, { ...extra, target: { kind: 'FlinkDeployment', namespace: NS, name: 'orders' } });
-    expect(run.final.outcome, summarize(run.final)).toBe('completed');
-    expectOnlyPendingBefore(run);
-    const last = run.seen.at(-1) as KubeObject;
-    expect(isStable(statusOf(last), last)).toBe(true);
-    // The traps were there to be fallen into: UPGRADING with observedGeneration == generation was seen and judged pending.
-    const trap = run.seen.findIndex((o) => statusOf(o).reconciliationStatus?.state === 'UPGRADING' && statusOf(o).observedGeneration === o.metadata.generation);
-    expect(trap).toBeGreaterThanOrEqual(0);
-    expect(run.verdicts[trap]?.outcome).toBe('pending');
-  });
+  ] as const)(
+    '%s: pending on every intermediate status, COMPLETED only once the deployment is stable on the new generation',
+    async (kind, extra) => {
+      sim.rig.store.create('flinkdeployments', deployment('orders', NS));
+      await waitStable(sim.rig.store, NS, 'orders');
+      const run = await submitAndWatch(kind, {
+        ...extra,
+        target: { kind: 'FlinkDeployment', namespace: NS, name: 'orders' },
+      });
+      expect(run.final.outcome, summarize(run.final)).toBe('completed');
+      expectOnlyPendingBefore(run);
+      const last = run.seen.at(-1) as KubeObject;
+      expect(isStable(statusOf(last), last)).toBe(true);
+      // The traps were there to be fallen into: UPGRADING with observedGeneration == generation was seen and judged pending.
+      const trap = run.seen.findIndex(
+        (o) =>
+          statusOf(o).reconciliationStatus?.state === 'UPGRADING' &&
+          statusOf(o).observedGeneration === o.metadata.generation,
+      );
+      expect(trap).toBeGreaterThanOrEqual(0);
+      expect(run.verdicts[trap]?.outcome).toBe('pending');
+    },
+  );
 
   it('an image that cannot be pulled is blocked at first sight, and FAILS with the container reason once the grace is over', async () => {
     sim.rig.store.create('flinkdeployments', deployment('orders', NS));
     await waitStable(sim.rig.store, NS, 'orders');
     const target = { kind: 'FlinkDeployment', namespace: NS, name: 'orders' };
-    const blocked = await submitAndWatch('upgrade', { kind: 'upgrade', image: 'flink:broken', target }, 'flinkdeployments', (v) => v.outcome !== 'pending' || (v.transient ?? []).length > 0);
-    expect(blocked.final).toMatchObject({ outcome: 'pending', blocking: [expect.stringMatching(/^blocked by ErrImagePull: .*Failed to pull image "flink:broken".*FAILED if it persists until/)] });
+    const blocked = await submitAndWatch(
+      'upgrade',
+      { kind: 'upgrade', image: 'flink:broken', target },
+      'flinkdeployments',
+      (v) => v.outcome !== 'pending' || (v.transient ?? []).length > 0,
+    );
+    expect(blocked.final).toMatchObject({
+      outcome: 'pending',
+      blocking: [
+        expect.stringMatching(
+          /^blocked by ErrImagePull: .*Failed to pull image "flink:broken".*FAILED if it persists until/,
+        ),
+      ],
+    });
     sim.rig.store.create('flinkdeployments', deployment('orders-2', NS));
     await waitStable(sim.rig.store, NS, 'orders-2');
-    const run = await submitAndWatch('upgrade', { kind: 'upgrade', image: 'flink:broken', target: { ...target, name: 'orders-2' } }, 'flinkdeployments', undefined, 0);
-    expect(run.final).toMatchObject({ outcome: 'failed', rollback: false, reason: expect.stringContaining('Failed to pull image "flink:broken"') });
+    const run = await submitAndWatch(
+      'upgrade',
+      { kind: 'upgrade', image: 'flink:broken', target: { ...target, name: 'orders-2' } },
+      'flinkdeployments',
+      undefined,
+      0,
+    );
+    expect(run.final).toMatchObject({
+      outcome: 'failed',
+      rollback: false,
+      reason: expect.stringContaining('Failed to pull image "flink:broken"'),
+    });
     expectOnlyPendingBefore(run);
   });
 
@@ -116,7 +170,9 @@ describe('evidence on the simulated operator', () => {
     const target = { kind: 'FlinkDeployment', namespace: NS, name: 'orders' };
     const suspend = await submitAndWatch('suspend', { kind: 'suspend', target });
     expect(suspend.final.outcome, summarize(suspend.final)).toBe('completed');
-    expect(suspend.final.criteria.find((c) => c.name === 'savepoint-recorded')?.observed).toMatch(/^s3:\/\/flink-state\//);
+    expect(suspend.final.criteria.find((c) => c.name === 'savepoint-recorded')?.observed).toMatch(
+      /^s3:\/\/flink-state\//,
+    );
     const resume = await submitAndWatch('resume', { kind: 'resume', target });
     expect(resume.final.outcome, summarize(resume.final)).toBe('completed');
     expectOnlyPendingBefore(resume);
@@ -126,16 +182,28 @@ describe('evidence on the simulated operator', () => {
     sim.rig.store.create('flinkdeployments', deployment('orders', NS));
     await waitStable(sim.rig.store, NS, 'orders');
     sim.rig.operator.setScenario(NS, 'orders', 'savepoint-failure');
-    const retried = (v: EvidenceVerdict) => v.outcome !== 'pending' || (v.alerts ?? []).some((a) => a.key === 'stop-retry:2');
-    const run = await submitAndWatch('suspend', { kind: 'suspend', target: { kind: 'FlinkDeployment', namespace: NS, name: 'orders' } }, 'flinkdeployments', retried);
-    expect(run.final).toMatchObject({ outcome: 'pending', alerts: [{ message: expect.stringMatching(/^stop failed, the operator retries \(×2\): SavepointError/) }] });
+    const retried = (v: EvidenceVerdict) =>
+      v.outcome !== 'pending' || (v.alerts ?? []).some((a) => a.key === 'stop-retry:2');
+    const run = await submitAndWatch(
+      'suspend',
+      { kind: 'suspend', target: { kind: 'FlinkDeployment', namespace: NS, name: 'orders' } },
+      'flinkdeployments',
+      retried,
+    );
+    expect(run.final).toMatchObject({
+      outcome: 'pending',
+      alerts: [{ message: expect.stringMatching(/^stop failed, the operator retries \(×2\): SavepointError/) }],
+    });
     expect(run.verdicts.every((v) => v.outcome === 'pending')).toBe(true);
   });
 
   it('a cancel-based suspend (last-state without HA) COMPLETES', async () => {
     sim.rig.store.create('flinkdeployments', deployment('orders', NS, { upgradeMode: 'last-state', ha: false }));
     await waitStable(sim.rig.store, NS, 'orders');
-    const run = await submitAndWatch('suspend', { kind: 'suspend', target: { kind: 'FlinkDeployment', namespace: NS, name: 'orders' } });
+    const run = await submitAndWatch('suspend', {
+      kind: 'suspend',
+      target: { kind: 'FlinkDeployment', namespace: NS, name: 'orders' },
+    });
     expect(run.final.outcome, summarize(run.final)).toBe('completed');
     // The real operator's intermediate state: CANCELLING with the old spec (job.state running) still reconciled
     // and the old observedGeneration; it was judged pending, and the final one keeps the old generation too.
@@ -145,17 +213,26 @@ describe('evidence on the simulated operator', () => {
     expect(JSON.parse(String(statusOf(seen).reconciliationStatus?.lastReconciledSpec)).spec.job.state).toBe('running');
     expect(statusOf(seen).observedGeneration).toBe(1);
     expect(run.verdicts[cancelling]?.outcome).toBe('pending');
-    expect(statusOf(run.seen.at(-1) as KubeObject)).toMatchObject({ observedGeneration: 1, reconciliationStatus: { state: 'UPGRADING' } });
+    expect(statusOf(run.seen.at(-1) as KubeObject)).toMatchObject({
+      observedGeneration: 1,
+      reconciliationStatus: { state: 'UPGRADING' },
+    });
   });
 
   it('restore of a running deployment COMPLETES only after the new job runs', async () => {
     sim.rig.store.create('flinkdeployments', deployment('orders', NS));
     await waitStable(sim.rig.store, NS, 'orders');
-    const run = await submitAndWatch('restore', { kind: 'restore', from: 's3://flink-state/streaming-prod/orders/savepoints/savepoint-x', target: { kind: 'FlinkDeployment', namespace: NS, name: 'orders' } });
+    const run = await submitAndWatch('restore', {
+      kind: 'restore',
+      from: 's3://flink-state/streaming-prod/orders/savepoints/savepoint-x',
+      target: { kind: 'FlinkDeployment', namespace: NS, name: 'orders' },
+    });
     expect(run.final.outcome, summarize(run.final)).toBe('completed');
     expectOnlyPendingBefore(run);
     // The operator marks the redeploy STABLE before the job runs: that moment was judged pending.
-    const early = run.seen.findIndex((o) => statusOf(o).lifecycleState === 'STABLE' && statusOf(o).jobStatus?.state !== 'RUNNING');
+    const early = run.seen.findIndex(
+      (o) => statusOf(o).lifecycleState === 'STABLE' && statusOf(o).jobStatus?.state !== 'RUNNING',
+    );
     expect(early).toBeGreaterThanOrEqual(0);
     expect(run.verdicts[early]?.outcome).toBe('pending');
   });
@@ -163,17 +240,31 @@ describe('evidence on the simulated operator', () => {
   it('savepoint COMPLETES with the snapshot path', async () => {
     sim.rig.store.create('flinkdeployments', deployment('orders', NS));
     await waitStable(sim.rig.store, NS, 'orders');
-    const run = await submitAndWatch('savepoint', { kind: 'savepoint', target: { kind: 'FlinkDeployment', namespace: NS, name: 'orders' } });
+    const run = await submitAndWatch('savepoint', {
+      kind: 'savepoint',
+      target: { kind: 'FlinkDeployment', namespace: NS, name: 'orders' },
+    });
     expect(run.final.outcome, summarize(run.final)).toBe('completed');
     expect(run.final.criteria.find((c) => c.name === 'snapshot-path')?.observed).toMatch(/^s3:\/\//);
   });
 
   it('a session job scale COMPLETES', async () => {
     sim.rig.store.create('flinkdeployments', sessionCluster('session', NS));
-    await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'session', (s) => s.jobManagerDeploymentStatus === 'READY' && s.lifecycleState === 'STABLE', 'READY');
+    await waitForStatus(
+      sim.rig.store,
+      'flinkdeployments',
+      NS,
+      'session',
+      (s) => s.jobManagerDeploymentStatus === 'READY' && s.lifecycleState === 'STABLE',
+      'READY',
+    );
     sim.rig.store.create('flinksessionjobs', sessionJob('etl', NS, 'session'));
     await waitStable(sim.rig.store, NS, 'etl', 'flinksessionjobs');
-    const run = await submitAndWatch('scale', { kind: 'scale', parallelism: 4, target: { kind: 'FlinkSessionJob', namespace: NS, name: 'etl' } }, 'flinksessionjobs');
+    const run = await submitAndWatch(
+      'scale',
+      { kind: 'scale', parallelism: 4, target: { kind: 'FlinkSessionJob', namespace: NS, name: 'etl' } },
+      'flinksessionjobs',
+    );
     expect(run.final.outcome, summarize(run.final)).toBe('completed');
     expectOnlyPendingBefore(run);
   });
@@ -181,7 +272,10 @@ describe('evidence on the simulated operator', () => {
   it('judges quickly: well under a millisecond per observation', async () => {
     sim.rig.store.create('flinkdeployments', deployment('orders', NS));
     await waitStable(sim.rig.store, NS, 'orders');
-    const run = await submitAndWatch('restart', { kind: 'restart', target: { kind: 'FlinkDeployment', namespace: NS, name: 'orders' } });
+    const run = await submitAndWatch('restart', {
+      kind: 'restart',
+      target: { kind: 'FlinkDeployment', namespace: NS, name: 'orders' },
+    });
     expect(run.micros / run.verdicts.length).toBeLessThan(1000);
   });
 });

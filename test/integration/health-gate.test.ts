@@ -25,7 +25,13 @@ beforeAll(async () => {
   cluster = await startSimCluster({ port: 0, seed: 'none', speed: 'fast' });
   const kubeConfig = loadKubeConfig(cluster.kubeconfigPath);
   const clients = { kube: new ClientNodeFlinkClient(kubeConfig), rest: new ClientNodeFlinkRest(kubeConfig) };
-  deps = { clients: () => clients, getFreeze: async () => undefined, getOperation: async () => undefined, now: () => new Date(), nonce: () => Date.now() };
+  deps = {
+    clients: () => clients,
+    getFreeze: async () => undefined,
+    getOperation: async () => undefined,
+    now: () => new Date(),
+    nonce: () => Date.now(),
+  };
   const parsed = parsePolicyText(POLICY);
   if (!parsed.ok) throw new Error(parsed.errors.join('; '));
   policy = parsed.policy;
@@ -36,7 +42,11 @@ afterAll(async () => {
 
 async function gateFor(namespace: string, name: string) {
   const target = { kind: 'FlinkDeployment' as const, namespace, name };
-  const result = await assess(policy, { intent: { kind: 'restart', target, incidentChannels: [] }, opId: 'op-gate0001', requester: 'U0REQ' }, deps);
+  const result = await assess(
+    policy,
+    { intent: { kind: 'restart', target, incidentChannels: [] }, opId: 'op-gate0001', requester: 'U0REQ' },
+    deps,
+  );
   if (!result.ok) throw new Error(result.refusal);
   return { check: result.decision.checks.find((c) => c.name === 'health-gate'), decision: result.decision };
 }
@@ -49,7 +59,10 @@ function gateSays(namespace: string, name: string, what: string, expected: Recor
 
 async function running(namespace: string, name: string, knobs: string[] = []): Promise<void> {
   cluster.store.ensureNamespace(namespace);
-  cluster.store.create('flinkdeployments', deployment(name, namespace, { conf: { 'execution.checkpointing.interval': '2s' } }));
+  cluster.store.create(
+    'flinkdeployments',
+    deployment(name, namespace, { conf: { 'execution.checkpointing.interval': '2s' } }),
+  );
   await waitStable(cluster.store, namespace, name);
   if (knobs.length > 0) cluster.operator.setScenario(namespace, name, knobs as never);
 }
@@ -57,12 +70,19 @@ async function running(namespace: string, name: string, knobs: string[] = []): P
 describe('the health gate on the card', () => {
   it('a healthy job passes, with its numbers', async () => {
     await running('streaming-dev', 'gate-healthy');
-    await gateSays('streaming-dev', 'gate-healthy', 'pass', { message: expect.stringMatching(/^the job is healthy: no restart in the last 10 min; last checkpoint \d+ s ago \(interval 2 s\); 0 failed$/) });
+    await gateSays('streaming-dev', 'gate-healthy', 'pass', {
+      message: expect.stringMatching(
+        /^the job is healthy: no restart in the last 10 min; last checkpoint \d+ s ago \(interval 2 s\); 0 failed$/,
+      ),
+    });
   });
 
   it('a job that restarted recently warns in dev and fails under the production policy (DENIED)', async () => {
     await running('streaming-dev', 'gate-restarts', ['job-exceptions=1']);
-    await gateSays('streaming-dev', 'gate-restarts', 'warn of the restart', { outcome: 'warn', message: expect.stringMatching(/restarted 1 time\(s\) in the last 10 min/) });
+    await gateSays('streaming-dev', 'gate-restarts', 'warn of the restart', {
+      outcome: 'warn',
+      message: expect.stringMatching(/restarted 1 time\(s\) in the last 10 min/),
+    });
     await running('streaming-prod', 'gate-restarts', ['job-exceptions=1']);
     await gateSays('streaming-prod', 'gate-restarts', 'fail', { outcome: 'fail' });
     expect((await gateFor('streaming-prod', 'gate-restarts')).decision.outcome).toBe('deny');
@@ -70,7 +90,10 @@ describe('the health gate on the card', () => {
 
   it('checkpoints failing warn in dev and fail in production', async () => {
     await running('streaming-dev', 'gate-ckpt', ['checkpoints-failing']);
-    await gateSays('streaming-dev', 'gate-ckpt', 'warn of failing checkpoints', { outcome: 'warn', message: expect.stringMatching(/checkpoints are failing: \d+ failed and none completed/) });
+    await gateSays('streaming-dev', 'gate-ckpt', 'warn of failing checkpoints', {
+      outcome: 'warn',
+      message: expect.stringMatching(/checkpoints are failing: \d+ failed and none completed/),
+    });
     await running('streaming-prod', 'gate-ckpt', ['checkpoints-failing']);
     await gateSays('streaming-prod', 'gate-ckpt', 'fail', { outcome: 'fail' });
   });

@@ -36,7 +36,10 @@ afterEach(async () => {
   await t.cleanup();
 });
 
-async function serve(checks: Record<string, ReadinessCheck>, options: { timeoutMs?: number } = {}): Promise<{ server: HealthServer; probe: ReturnType<typeof readiness> }> {
+async function serve(
+  checks: Record<string, ReadinessCheck>,
+  options: { timeoutMs?: number } = {},
+): Promise<{ server: HealthServer; probe: ReturnType<typeof readiness> }> {
   const probe = readiness(checks, options);
   const server = await startHealthServer({ port: 0, host: '127.0.0.1', ready: probe, metrics });
   closers.push(() => server.close());
@@ -68,7 +71,13 @@ describe('standalone health server (worker role, Socket Mode)', () => {
   });
 
   it('answers 503 naming the failed dependency, and stays live', async () => {
-    const down = new Redis({ host: '127.0.0.1', port: await closedPort(), lazyConnect: false, maxRetriesPerRequest: 1, retryStrategy: () => 60_000 });
+    const down = new Redis({
+      host: '127.0.0.1',
+      port: await closedPort(),
+      lazyConnect: false,
+      maxRetriesPerRequest: 1,
+      retryStrategy: () => 60_000,
+    });
     down.on('error', () => undefined);
     closers.push(() => down.disconnect());
     await new Promise((resolve) => down.once('reconnecting', resolve));
@@ -86,7 +95,8 @@ describe('standalone health server (worker role, Socket Mode)', () => {
   });
 
   it('bounds a check that never answers, and fails every probe once draining', async () => {
-    const hang: ReadinessCheck = (signal) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('aborted'))));
+    const hang: ReadinessCheck = (signal) =>
+      new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('aborted'))));
     const { server } = await serve({ redis: redisReady(t.redis), slow: hang }, { timeoutMs: 150 });
     const ready = await get(server.url, '/readyz');
     expect(ready.status).toBe(503);
@@ -104,11 +114,16 @@ describe('standalone health server (worker role, Socket Mode)', () => {
     const lines: { level: string; msg: string; checks: Record<string, string> }[] = [];
     const stream = new Writable({
       write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as (typeof lines)[number]);
+        for (const line of chunk.toString().split('\n').filter(Boolean))
+          lines.push(JSON.parse(line) as (typeof lines)[number]);
         done();
       },
     });
-    const answers = [new Error('store exploded'), { ok: false, checks: { redis: 'down' } }, { ok: true, checks: { redis: 'ok' } }];
+    const answers = [
+      new Error('store exploded'),
+      { ok: false, checks: { redis: 'down' } },
+      { ok: true, checks: { redis: 'ok' } },
+    ];
     const ready = async () => {
       const next = answers.shift();
       if (next instanceof Error) throw next;
@@ -160,16 +175,29 @@ describe('/metrics', () => {
 
   it('serves Prometheus text with every flink_chatops metric after observations', async () => {
     const store = new OperationStore(t.redis, { prefix: t.prefix });
-    for (const [id, kind] of [['op-queued1', 'restart'], ['op-queued2', 'restart'], ['op-awaiting1', 'savepoint'], ['op-denied1', 'restart']] as const) {
+    for (const [id, kind] of [
+      ['op-queued1', 'restart'],
+      ['op-queued2', 'restart'],
+      ['op-awaiting1', 'savepoint'],
+      ['op-denied1', 'restart'],
+    ] as const) {
       await store.create(newOp(id, kind), 'U0REQ');
     }
     await store.apply('op-queued1', () => ({ entries: [to('QUEUED', 'bot')] }));
     await store.apply('op-queued2', () => ({ set: { reenqueues: 5 }, entries: [to('QUEUED', 'bot')] }));
     await store.apply('op-awaiting1', () => ({ entries: [to('AWAITING_APPROVAL', 'bot')] }));
     await store.apply('op-denied1', () => ({ entries: [to('DENIED', 'bot')] }));
-    metrics.setSources({ ...storeSources(store), collectQueue: async () => [{ cluster: 'default', state: 'waiting', count: 2 }, { cluster: 'default', state: 'delayed', count: 1 }] });
+    metrics.setSources({
+      ...storeSources(store),
+      collectQueue: async () => [
+        { cluster: 'default', state: 'waiting', count: 2 },
+        { cluster: 'default', state: 'delayed', count: 1 },
+      ],
+    });
 
-    const kube = new ClientNodeFlinkClient(kubeConfigFor(sim.server.url), { onCall: (call) => metrics.kubeCall({ cluster: 'default', ...call }) });
+    const kube = new ClientNodeFlinkClient(kubeConfigFor(sim.server.url), {
+      onCall: (call) => metrics.kubeCall({ cluster: 'default', ...call }),
+    });
     expect(await kube.get('FlinkDeployment', 'streaming-prod', 'missing')).toBeUndefined();
     expect(await kube.list('FlinkDeployment', 'streaming-prod')).toEqual([]);
     metrics.observeAck(0.012);
@@ -207,7 +235,10 @@ describe('/metrics', () => {
 
   it('still answers when a source fails or hangs, counting each failure', async () => {
     metrics = createMetrics({ sourceTimeoutMs: 100 });
-    metrics.setSources({ collectOperations: async () => Promise.reject(new Error('redis down')), collectQueue: () => new Promise(() => undefined) });
+    metrics.setSources({
+      collectOperations: async () => Promise.reject(new Error('redis down')),
+      collectQueue: () => new Promise(() => undefined),
+    });
     const { server } = await serve({});
     const first = await get(server.url, '/metrics');
     expect(first.status).toBe(200);
@@ -235,11 +266,18 @@ describe('as Bolt custom routes (HTTP mode: same port as /slack/events)', () => 
     metrics.observeAck(0.2);
 
     expect((await get(base, '/healthz')).status).toBe(200);
-    expect(await get(base, '/readyz')).toMatchObject({ status: 200, text: `${JSON.stringify({ ok: true, checks: { redis: 'ok' } })}\n` });
+    expect(await get(base, '/readyz')).toMatchObject({
+      status: 200,
+      text: `${JSON.stringify({ ok: true, checks: { redis: 'ok' } })}\n`,
+    });
     const scrape = await get(base, '/metrics');
     expect(scrape.type.startsWith(PROMETHEUS_TEXT)).toBe(true);
     expect(scrape.text.split('\n')).toContain('flink_chatops_ack_latency_seconds_count 1');
-    const unsigned = await fetch(`${base}/slack/events`, { method: 'POST', body: 'command=/flink', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const unsigned = await fetch(`${base}/slack/events`, {
+      method: 'POST',
+      body: 'command=/flink',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(unsigned.status).toBe(401);
   });
 });

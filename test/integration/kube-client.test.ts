@@ -45,12 +45,21 @@ describe('ClientNodeFlinkClient', () => {
 
   it('lists summaries as the server-side Table of the printer columns, the same as the full objects say', async () => {
     sim.store.create('flinkdeployments', flinkDeployment('payments', NS));
-    sim.store.update('flinkdeployments', NS, 'orders', (o: StoredObject) => ({ ...o, status: { lifecycleState: 'STABLE', jobStatus: { state: 'RUNNING' } } }), { subresource: 'status' });
+    sim.store.update(
+      'flinkdeployments',
+      NS,
+      'orders',
+      (o: StoredObject) => ({ ...o, status: { lifecycleState: 'STABLE', jobStatus: { state: 'RUNNING' } } }),
+      { subresource: 'status' },
+    );
     const tables: string[] = [];
     const off = sim.server.onRequest((info) => tables.push(String(info.verb)));
     const summaries = await client.listSummaries('FlinkDeployment', NS);
     off();
-    expect(summaries).toEqual([{ name: 'orders', lifecycleState: 'STABLE', jobState: 'RUNNING' }, { name: 'payments' }]);
+    expect(summaries).toEqual([
+      { name: 'orders', lifecycleState: 'STABLE', jobState: 'RUNNING' },
+      { name: 'payments' },
+    ]);
     expect(tables).toEqual(['list']);
     expect(await client.listSummaries('FlinkSessionJob', NS)).toEqual([]);
   });
@@ -72,7 +81,9 @@ describe('ClientNodeFlinkClient', () => {
 
   it('refuses a stale resourceVersion with a conflict and applies nothing', async () => {
     const stale = sim.store.get('flinkdeployments', NS, 'orders')?.metadata.resourceVersion as string;
-    sim.store.update('flinkdeployments', NS, 'orders', (o) => ({ ...o, status: { lifecycleState: 'STABLE' } }), { subresource: 'status' });
+    sim.store.update('flinkdeployments', NS, 'orders', (o) => ({ ...o, status: { lifecycleState: 'STABLE' } }), {
+      subresource: 'status',
+    });
     const error = await failure(() => client.mergePatch(target, { spec: { job: { parallelism: 9 } } }, stale));
     expect(error.code).toBe('conflict');
     expect(error.outcomeUnknown).toBe(false);
@@ -123,12 +134,20 @@ describe('ClientNodeFlinkClient', () => {
       apiVersion: 'flink.apache.org/v1beta1',
       kind: 'FlinkStateSnapshot',
       metadata: { name: 'orders-op-abc123', namespace: NS, annotations: { 'flink-chatops/operation-id': 'op-abc123' } },
-      spec: { jobReference: { kind: 'FlinkDeployment', name: 'orders' }, savepoint: { disposeOnDelete: false }, backoffLimit: 2 },
+      spec: {
+        jobReference: { kind: 'FlinkDeployment', name: 'orders' },
+        savepoint: { disposeOnDelete: false },
+        backoffLimit: 2,
+      },
     };
     const created = await client.createSnapshot(NS, snapshot);
     expect(created.metadata.uid).toBeTruthy();
     expect((await failure(() => client.createSnapshot(NS, snapshot))).code).toBe('already-exists');
-    expect((await client.get('FlinkStateSnapshot', NS, 'orders-op-abc123'))?.metadata.annotations?.['flink-chatops/operation-id']).toBe('op-abc123');
+    expect(
+      (await client.get('FlinkStateSnapshot', NS, 'orders-op-abc123'))?.metadata.annotations?.[
+        'flink-chatops/operation-id'
+      ],
+    ).toBe('op-abc123');
   });
 
   it('lists events by involved object uid, and the namespaces', async () => {
@@ -174,7 +193,11 @@ describe('WatchHub', () => {
   }
 
   it('shares one watch per namespace and kind, delivers the list then changes, and resumes after a broken stream', async () => {
-    const hub = new WatchHub({ kubeConfig: kubeConfigFor(sim.server.url), list: (k, ns) => client.listCollection(k, ns), retryMs: 20 });
+    const hub = new WatchHub({
+      kubeConfig: kubeConfigFor(sim.server.url),
+      list: (k, ns) => client.listCollection(k, ns),
+      retryMs: 20,
+    });
     const a = collector();
     const b = collector();
     await hub.subscribe('FlinkDeployment', NS, a.listener);
@@ -196,7 +219,11 @@ describe('WatchHub', () => {
   });
 
   it('relists on 410 Gone and still delivers every later change', async () => {
-    const hub = new WatchHub({ kubeConfig: kubeConfigFor(sim.server.url), list: (k, ns) => client.listCollection(k, ns), retryMs: 20 });
+    const hub = new WatchHub({
+      kubeConfig: kubeConfigFor(sim.server.url),
+      list: (k, ns) => client.listCollection(k, ns),
+      retryMs: 20,
+    });
     const a = collector();
     await hub.subscribe('FlinkDeployment', NS, a.listener);
     sim.server.faults.expireNextWatch();

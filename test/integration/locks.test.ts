@@ -21,7 +21,10 @@ describe('LeaseStore on Redis', () => {
     ops = new OperationStore(t.redis, { prefix: t.prefix, now: () => clock });
     leases = new LeaseStore(t.redis, { prefix: t.prefix, now: () => clock });
     const intent: OperationIntent = { kind: 'restart', target, incidentChannels: [] };
-    await ops.create({ id: 'op-leasea1', kind: 'restart', intent, target, requester: 'U0REQ', channel: 'C0OPS', incidentChannels: [] }, 'U0REQ');
+    await ops.create(
+      { id: 'op-leasea1', kind: 'restart', intent, target, requester: 'U0REQ', channel: 'C0OPS', incidentChannels: [] },
+      'U0REQ',
+    );
     await ops.transition('op-leasea1', { from: ['ACCEPTED'], to: 'QUEUED', actor: 'U0REQ', role: 'bot' });
   });
   afterEach(async () => t.cleanup());

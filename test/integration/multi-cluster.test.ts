@@ -32,12 +32,21 @@ function policy(extra: Record<string, unknown> = {}) {
     groups: { leads: { users: [USERS.lead1] }, oncall: { users: [USERS.alice] } },
     namespaces: [{ name: 'streaming-prod', requesters: ['oncall', 'leads'] }, { name: 'streaming-dev' }],
     channels: { [channel]: { defaultNamespace: 'streaming-prod', ...extra } },
-    rules: [{ name: 'prod-needs-a-lead', when: { namespaces: ['streaming-prod'] }, require: { approvals: 1, from: ['leads'] } }],
+    rules: [
+      {
+        name: 'prod-needs-a-lead',
+        when: { namespaces: ['streaming-prod'] },
+        require: { approvals: 1, from: ['leads'] },
+      },
+    ],
   });
 }
 
 async function bot(extra: Record<string, unknown> = {}): Promise<BotEnv> {
-  const env = await startBotEnv({ kubeconfigPath: sims.kubeconfigPath }, { policy: policy(extra), env: { KUBE_CONTEXTS: 'eu,us' } });
+  const env = await startBotEnv(
+    { kubeconfigPath: sims.kubeconfigPath },
+    { policy: policy(extra), env: { KUBE_CONTEXTS: 'eu,us' } },
+  );
   open.push(env);
   return env;
 }
@@ -61,7 +70,11 @@ async function worker(env: BotEnv, clusters: string): Promise<{ running: Running
   );
   if (!loaded.ok) throw new Error(loaded.problems.join('; '));
   const calledClusters = new Set<string>();
-  const running = await startWorker(loaded.config, { logger: createLogger('silent'), sweepIntervalMs: 60_000, onKubeCall: (call) => calledClusters.add(call.cluster) });
+  const running = await startWorker(loaded.config, {
+    logger: createLogger('silent'),
+    sweepIntervalMs: 60_000,
+    onKubeCall: (call) => calledClusters.add(call.cluster),
+  });
   open.push(running);
   return { running, calledClusters };
 }
@@ -85,9 +98,17 @@ describe('the same namespace/name in two clusters', () => {
     const { eu: euSim, us: usSim } = sims.byName as Record<'eu' | 'us', (typeof sims.byName)[string]>;
     const writes = { eu: euSim!.writes(), us: usSim!.writes() };
 
-    const inEu = await approveAndFinish(env, await env.request('scale eu/streaming-prod/orders 3 --reason "more load in eu"'));
+    const inEu = await approveAndFinish(
+      env,
+      await env.request('scale eu/streaming-prod/orders 3 --reason "more load in eu"'),
+    );
     expect(inEu.state).toBe('COMPLETED');
-    expect(inEu.target).toEqual({ cluster: 'eu', kind: 'FlinkDeployment', namespace: 'streaming-prod', name: 'orders' });
+    expect(inEu.target).toEqual({
+      cluster: 'eu',
+      kind: 'FlinkDeployment',
+      namespace: 'streaming-prod',
+      name: 'orders',
+    });
     expect(euSim!.parallelismOf('streaming-prod', 'orders')).toBe(3);
     expect(usSim!.parallelismOf('streaming-prod', 'orders')).toBe(2);
     expect({ eu: euSim!.writes() - writes.eu, us: usSim!.writes() - writes.us }).toEqual({ eu: 1, us: 0 });
@@ -125,7 +146,8 @@ describe('the same namespace/name in two clusters', () => {
   it('list groups by cluster', async () => {
     const env = await bot();
     const answer = await (await env.command('list')).reply();
-    for (const place of ['eu/streaming-prod', 'eu/streaming-dev', 'us/streaming-prod', 'us/streaming-dev']) expect(answer.text + JSON.stringify(answer.body)).toContain(place);
+    for (const place of ['eu/streaming-prod', 'eu/streaming-dev', 'us/streaming-prod', 'us/streaming-dev'])
+      expect(answer.text + JSON.stringify(answer.body)).toContain(place);
     expect(JSON.stringify(answer.body)).toContain('in 2 clusters');
   });
 });
@@ -167,12 +189,21 @@ describe('a cluster that cannot be reached', () => {
 
     // The us worker starts while its cluster is away: the thread says so, and the operation waits.
     await worker(env, 'us');
-    const waiting = await env.waitFor(queued.id, (r) => notesOf(r, 'unreachable').length > 0, 'the unreachable note', 30_000);
+    const waiting = await env.waitFor(
+      queued.id,
+      (r) => notesOf(r, 'unreachable').length > 0,
+      'the unreachable note',
+      30_000,
+    );
     expect(notesOf(waiting, 'unreachable')[0]).toContain('cannot reach cluster us');
     expect(waiting.state).toBe('QUEUED');
 
     await usSim.up();
-    const done = await env.waitForState(queued.id, ['COMPLETED', 'FAILED', 'TIMED_OUT', 'ABORTED', 'UNCERTAIN'], 45_000);
+    const done = await env.waitForState(
+      queued.id,
+      ['COMPLETED', 'FAILED', 'TIMED_OUT', 'ABORTED', 'UNCERTAIN'],
+      45_000,
+    );
     expect(done.state).toBe('COMPLETED');
     expect(notesOf(done, 'reachable')[0]).toContain('cluster us answers again');
     expect(usSim.parallelismOf('streaming-dev', 'clicks')).toBe(6);
@@ -194,7 +225,11 @@ describe('a cluster that cannot be reached', () => {
     expect((await env.waitForState(inEu.id, ['COMPLETED'], 30_000)).state).toBe('COMPLETED');
     expect((await env.record(queued.id)).state).toBe('SUBMITTED');
     await usSim.up();
-    const done = await env.waitForState(queued.id, ['COMPLETED', 'FAILED', 'TIMED_OUT', 'ABORTED', 'UNCERTAIN'], 45_000);
+    const done = await env.waitForState(
+      queued.id,
+      ['COMPLETED', 'FAILED', 'TIMED_OUT', 'ABORTED', 'UNCERTAIN'],
+      45_000,
+    );
     expect(done.state).toBe('COMPLETED');
     expect(usSim.parallelismOf('streaming-dev', 'ledger')).toBe(4);
     expect(usSim.writes() - writesBefore).toBe(1);

@@ -65,7 +65,14 @@ beforeAll(async () => {
   const policy = testPolicy(CHANNEL) as { channels: Record<string, unknown>; rules: unknown[] };
   // streaming-dev needs no approval: a scale is QUEUED (the card only); a restart is DENIED (card + a thread reply).
   policy.channels = { [CHANNEL]: { defaultNamespace: 'streaming-dev' } };
-  policy.rules = [...policy.rules, { name: 'no-dev-restarts', when: { namespaces: ['streaming-dev'], operations: ['restart'] }, deny: 'no restarts in this test' }];
+  policy.rules = [
+    ...policy.rules,
+    {
+      name: 'no-dev-restarts',
+      when: { namespaces: ['streaming-dev'], operations: ['restart'] },
+      deny: 'no restarts in this test',
+    },
+  ];
   await writeFile(policyFile, stringify(policy));
   const loaded = loadConfig(
     {
@@ -117,7 +124,12 @@ describe('pacing across bot replicas', () => {
       Array.from({ length: OPERATIONS }, async (_, i) => {
         const bot = bots[i % REPLICAS] as RunningBot;
         const text = i % 2 === 0 ? `scale streaming-dev/orders ${(i % 7) + 3}` : 'restart streaming-dev/orders';
-        const body = slashCommandBody({ text, user_id: USERS.alice, channel_id: CHANNEL, response_url: sim.responseUrl(`cmd-${i}`, { channel: CHANNEL, user: USERS.alice }) });
+        const body = slashCommandBody({
+          text,
+          user_id: USERS.alice,
+          channel_id: CHANNEL,
+          response_url: sim.responseUrl(`cmd-${i}`, { channel: CHANNEL, user: USERS.alice }),
+        });
         return (await postSigned(bot.url as string, body, SECRET)).status;
       }),
     );
@@ -131,7 +143,10 @@ describe('pacing across bot replicas', () => {
     await sim.waitFor(() => ok().length >= cards + replies || undefined, 55_000);
     // Nothing more comes (nothing posted twice): every operation has its card recorded (the request path is done
     // with it), and the notifiers have handled and acknowledged every entry of the stream — no post is left to make.
-    const carded = async () => (await (bots[0] as RunningBot).deps.store.recent(2 * OPERATIONS)).filter((r) => r.card?.ts !== undefined && r.state !== 'ACCEPTED').length === cards;
+    const carded = async () =>
+      (await (bots[0] as RunningBot).deps.store.recent(2 * OPERATIONS)).filter(
+        (r) => r.card?.ts !== undefined && r.state !== 'ACCEPTED',
+      ).length === cards;
     await eventually('every card recorded', carded, { timeoutMs: 15_000 });
     await eventually('every notifier entry acknowledged', () => allAcked(t.redis, t.prefix), { timeoutMs: 15_000 });
     const elapsedMs = performance.now() - started;

@@ -3,7 +3,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SimSlack } from '@flink-chatops/sim/slack-api';
 import { DeliveryState, postField } from '../../src/store/delivery.js';
-import { METADATA_EVENT_TYPE, NOTIFIER_GROUP, type Notifier, type NotifierOptions, type WebClient } from '../../src/notifier/notifier.js';
+import {
+  METADATA_EVENT_TYPE,
+  NOTIFIER_GROUP,
+  type Notifier,
+  type NotifierOptions,
+  type WebClient,
+} from '../../src/notifier/notifier.js';
 import { storeKeys } from '../../src/store/keys.js';
 import { DEFAULT_RETENTION_MS, OperationStore } from '../../src/store/operations.js';
 import {
@@ -92,7 +98,12 @@ describe('restarts', () => {
     expect(before).toBeLessThan(wanted.length);
 
     await startNotifier();
-    await sim.waitFor(() => replyKeys(sim, card.channel, card.ts).length >= wanted.length && cardState(sim, card.channel, card.ts) === 'COMPLETED', 15_000);
+    await sim.waitFor(
+      () =>
+        replyKeys(sim, card.channel, card.ts).length >= wanted.length &&
+        cardState(sim, card.channel, card.ts) === 'COMPLETED',
+      15_000,
+    );
     await settled();
     expectExactlyOnce(card, wanted);
     expect(sim.messages(INCIDENTS).map((m) => m.metadata?.event_payload.seq)).toEqual(['digest-start', 'digest-end']);
@@ -149,7 +160,12 @@ describe('restarts', () => {
 
     await startNotifier({ claimIdleMs: 300 });
     const wanted = wantedSeqs(record);
-    await sim.waitFor(() => replyKeys(sim, card.channel, card.ts).length >= wanted.length && cardState(sim, card.channel, card.ts) === 'COMPLETED', 15_000);
+    await sim.waitFor(
+      () =>
+        replyKeys(sim, card.channel, card.ts).length >= wanted.length &&
+        cardState(sim, card.channel, card.ts) === 'COMPLETED',
+      15_000,
+    );
     await settled();
     expectExactlyOnce(card, wanted);
   });
@@ -162,7 +178,9 @@ describe('replicas', () => {
     const cards = await Promise.all(ids.map((id) => withCard(id, [INCIDENTS])));
     const records = await Promise.all(ids.map((id) => runSteps(id)));
     await sim.waitFor(
-      () => records.every((r, i) => replyKeys(sim, cards[i]!.channel, cards[i]!.ts).length >= wantedSeqs(r).length) && sim.messages(INCIDENTS).length >= 6,
+      () =>
+        records.every((r, i) => replyKeys(sim, cards[i]!.channel, cards[i]!.ts).length >= wantedSeqs(r).length) &&
+        sim.messages(INCIDENTS).length >= 6,
       20_000,
     );
     await settled();

@@ -71,7 +71,12 @@ describe('cards and threads', () => {
     const wanted = wantedSeqs(record);
     expect(wanted.length).toBeGreaterThanOrEqual(5);
 
-    await sim.waitFor(() => cardState(sim, card.channel, card.ts) === 'COMPLETED' && replyKeys(sim, card.channel, card.ts).length >= wanted.length, 15_000);
+    await sim.waitFor(
+      () =>
+        cardState(sim, card.channel, card.ts) === 'COMPLETED' &&
+        replyKeys(sim, card.channel, card.ts).length >= wanted.length,
+      15_000,
+    );
     await settled();
 
     const replies = replyKeys(sim, card.channel, card.ts);
@@ -98,7 +103,11 @@ describe('cards and threads', () => {
     const record = await postCard(store, client, id);
     const card = record.card ?? { channel: '', ts: '' };
     const wanted = wantedSeqs(record);
-    await sim.waitFor(() => cardState(sim, card.channel, card.ts) === 'QUEUED' && replyKeys(sim, card.channel, card.ts).length >= wanted.length);
+    await sim.waitFor(
+      () =>
+        cardState(sim, card.channel, card.ts) === 'QUEUED' &&
+        replyKeys(sim, card.channel, card.ts).length >= wanted.length,
+    );
     await settled();
     expect(replyKeys(sim, card.channel, card.ts).map((r) => r.seq)).toEqual(wanted);
   });
@@ -106,7 +115,13 @@ describe('cards and threads', () => {
   it('acknowledges, and sends nothing for, an operation cancelled because its card could not be posted', async () => {
     const id = 'op-nocard0001';
     await createOperation(store, scaleOperation(id));
-    await step(store, id, { type: 'state', name: 'CANCELLED', actor: 'system', role: 'bot', detail: { reason: 'not_in_channel' } });
+    await step(store, id, {
+      type: 'state',
+      name: 'CANCELLED',
+      actor: 'system',
+      role: 'bot',
+      detail: { reason: 'not_in_channel' },
+    });
     await startNotifier();
     await settled();
     expect(sim.calls.filter((c) => c.method.startsWith('chat.'))).toEqual([]);
@@ -119,8 +134,11 @@ describe('cards and threads', () => {
     const { card } = await runOperation('op-storm00001', first ? [first] : []);
     // The rest arrives while the storm holds the card back: the edit after it must show the state at send time.
     await sim.waitFor(() => sim.calls.some((c) => c.method === 'chat.update' && c.status === 429));
-    const evidence = Array.from({ length: 10 }, (_, i) => [{ type: 'note' as const, name: 'progress', actor: 'worker', detail: { message: `step ${i}` } }]);
-    for (const entries of [...rest.slice(0, -1), ...evidence, ...rest.slice(-1)]) await step(store, 'op-storm00001', ...entries);
+    const evidence = Array.from({ length: 10 }, (_, i) => [
+      { type: 'note' as const, name: 'progress', actor: 'worker', detail: { message: `step ${i}` } },
+    ]);
+    for (const entries of [...rest.slice(0, -1), ...evidence, ...rest.slice(-1)])
+      await step(store, 'op-storm00001', ...entries);
     const record = await store.get('op-storm00001');
     if (record === undefined) throw new Error('gone');
 
@@ -132,8 +150,9 @@ describe('cards and threads', () => {
     const applied = updates.filter((c) => c.status === 200);
     expect(limited).toHaveLength(10);
     // Retry-After honoured: no call while the gate was closed.
-    for (let i = 1; i < limited.length; i++) expect((limited[i]?.at ?? 0) - (limited[i - 1]?.at ?? 0)).toBeGreaterThanOrEqual(990);
-    expect(((applied[0]?.at ?? 0) - (limited.at(-1)?.at ?? 0))).toBeGreaterThanOrEqual(990);
+    for (let i = 1; i < limited.length; i++)
+      expect((limited[i]?.at ?? 0) - (limited[i - 1]?.at ?? 0)).toBeGreaterThanOrEqual(990);
+    expect((applied[0]?.at ?? 0) - (limited.at(-1)?.at ?? 0)).toBeGreaterThanOrEqual(990);
     expect(applied.length).toBeLessThanOrEqual(2);
     expect(applied.length).toBeLessThan(record.history.length / 4);
     // The thread did not wait for the card.
@@ -145,7 +164,10 @@ describe('incident digests', () => {
   it('posts a start and an end digest exactly once each, with the thread permalink', async () => {
     await startNotifier();
     const { card, record } = await runOperation('op-digest0001', APPROVED_SCALE, [INCIDENTS]);
-    await sim.waitFor(() => sim.messages(INCIDENTS).length >= 2 && cardState(sim, card.channel, card.ts) === 'COMPLETED', 15_000);
+    await sim.waitFor(
+      () => sim.messages(INCIDENTS).length >= 2 && cardState(sim, card.channel, card.ts) === 'COMPLETED',
+      15_000,
+    );
     await settled();
 
     const permalink = (await client.chat.getPermalink({ channel: card.channel, message_ts: card.ts })).permalink ?? '';
@@ -167,20 +189,30 @@ describe('pacing', () => {
   it.each([
     { name: 'a short test interval', intervalMs: 200, postsPerSecond: Infinity, waits: 5 },
     { name: "the production 1/s under Slack's 1/s limit", intervalMs: 1_000, postsPerSecond: 1, waits: 2 },
-  ])('spaces posts to one channel by at least channelIntervalMs ($name)', async ({ intervalMs, postsPerSecond, waits }) => {
-    await sim.close();
-    sim = await startTestSlack(postsPerSecond);
-    client = testClient(sim);
-    await startNotifier({ channelIntervalMs: intervalMs });
-    const waiting = Array.from({ length: waits }, (_, i) => [{ type: 'waiting' as const, name: 'behind', actor: 'worker', detail: { behind: `op-ahead${i}` } }]);
-    const { card, record } = await runOperation('op-pace000001', [[{ type: 'state', name: 'QUEUED', actor: 'U0ALICE', role: 'bot' }], ...waiting]);
-    const wanted = wantedSeqs(record);
-    await sim.waitFor(() => replyKeys(sim, card.channel, card.ts).length >= wanted.length, 15_000);
+  ])(
+    'spaces posts to one channel by at least channelIntervalMs ($name)',
+    async ({ intervalMs, postsPerSecond, waits }) => {
+      await sim.close();
+      sim = await startTestSlack(postsPerSecond);
+      client = testClient(sim);
+      await startNotifier({ channelIntervalMs: intervalMs });
+      const waiting = Array.from({ length: waits }, (_, i) => [
+        { type: 'waiting' as const, name: 'behind', actor: 'worker', detail: { behind: `op-ahead${i}` } },
+      ]);
+      const { card, record } = await runOperation('op-pace000001', [
+        [{ type: 'state', name: 'QUEUED', actor: 'U0ALICE', role: 'bot' }],
+        ...waiting,
+      ]);
+      const wanted = wantedSeqs(record);
+      await sim.waitFor(() => replyKeys(sim, card.channel, card.ts).length >= wanted.length, 15_000);
 
-    const posts = sim.calls.filter((c) => c.method === 'chat.postMessage' && c.args.channel === OPS && c.args.thread_ts === card.ts);
-    expect(posts.every((c) => c.status === 200)).toBe(true);
-    expect(posts).toHaveLength(wanted.length);
-    const gaps = posts.slice(1).map((c, i) => c.at - (posts[i]?.at ?? 0));
-    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(intervalMs);
-  });
+      const posts = sim.calls.filter(
+        (c) => c.method === 'chat.postMessage' && c.args.channel === OPS && c.args.thread_ts === card.ts,
+      );
+      expect(posts.every((c) => c.status === 200)).toBe(true);
+      expect(posts).toHaveLength(wanted.length);
+      const gaps = posts.slice(1).map((c, i) => c.at - (posts[i]?.at ?? 0));
+      expect(Math.min(...gaps)).toBeGreaterThanOrEqual(intervalMs);
+    },
+  );
 });

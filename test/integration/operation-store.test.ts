@@ -18,10 +18,23 @@ const orders: Target = { kind: 'FlinkDeployment', namespace: 'streaming-prod', n
 const clicks: Target = { kind: 'FlinkSessionJob', namespace: 'streaming-dev', name: 'clicks' };
 
 function newOp(id: string, target: Target = orders): NewOperation {
-  return { id, kind: 'restart', intent: { kind: 'restart', target, incidentChannels: [] }, target, requester: 'U0REQ', channel: 'C0OPS', incidentChannels: [] };
+  return {
+    id,
+    kind: 'restart',
+    intent: { kind: 'restart', target, incidentChannels: [] },
+    target,
+    requester: 'U0REQ',
+    channel: 'C0OPS',
+    incidentChannels: [],
+  };
 }
 
-const to = (name: OperationState, role: 'bot' | 'worker' | 'sweep', actor: string = role): EntryInput => ({ type: 'state', name, actor, role });
+const to = (name: OperationState, role: 'bot' | 'worker' | 'sweep', actor: string = role): EntryInput => ({
+  type: 'state',
+  name,
+  actor,
+  role,
+});
 
 let t: TestRedis;
 let clock: number;
@@ -46,7 +59,10 @@ describe('commits on Redis', () => {
     await store.create(newOp('op-illegal'), 'U0REQ');
     const before = await t.redis.get(`{${t.prefix}}:op:op-illegal`);
     const eventsBefore = await t.redis.xlen(`{${t.prefix}}:events`);
-    const result = await store.apply('op-illegal', () => ({ set: { reenqueues: 3 }, entries: [to('SUBMITTED', 'worker')] }));
+    const result = await store.apply('op-illegal', () => ({
+      set: { reenqueues: 3 },
+      entries: [to('SUBMITTED', 'worker')],
+    }));
     expect(result.ok).toBe(false);
     expect(await t.redis.get(`{${t.prefix}}:op:op-illegal`)).toBe(before);
     expect(await t.redis.xlen(`{${t.prefix}}:events`)).toBe(eventsBefore);
@@ -59,12 +75,20 @@ describe('commits on Redis', () => {
       const targets = ['QUEUED', 'DENIED', 'AWAITING_APPROVAL', 'CANCELLED'] as const;
       const results = await Promise.all(
         connections.map((c, i) =>
-          new OperationStore(c, { prefix: t.prefix }).transition('op-race01', { from: ['ACCEPTED'], to: targets[i % 4] as OperationState, actor: `bot-${i}`, role: 'bot' }),
+          new OperationStore(c, { prefix: t.prefix }).transition('op-race01', {
+            from: ['ACCEPTED'],
+            to: targets[i % 4] as OperationState,
+            actor: `bot-${i}`,
+            role: 'bot',
+          }),
         ),
       );
       expect(results.filter((r) => r.ok)).toHaveLength(1);
       const won = (await store.get('op-race01'))!;
-      expect((await readEvents(t.redis, t.prefix)).filter((e) => e.op === 'op-race01').map((e) => e.name)).toEqual(['ACCEPTED', won.state]);
+      expect((await readEvents(t.redis, t.prefix)).filter((e) => e.op === 'op-race01').map((e) => e.name)).toEqual([
+        'ACCEPTED',
+        won.state,
+      ]);
     } finally {
       for (const c of connections) c.disconnect();
     }
@@ -76,18 +100,34 @@ describe('the event stream', () => {
     const ids = ['op-stream1', 'op-stream2', 'op-stream3'];
     for (const id of ids) await store.create(newOp(id, id === 'op-stream2' ? clicks : orders), 'U0REQ');
     await step('op-stream1', to('QUEUED', 'bot'));
-    await step('op-stream2', to('AWAITING_APPROVAL', 'bot'), { type: 'note', name: 'card', actor: 'system', detail: { ts: '1.2' } });
+    await step('op-stream2', to('AWAITING_APPROVAL', 'bot'), {
+      type: 'note',
+      name: 'card',
+      actor: 'system',
+      detail: { ts: '1.2' },
+    });
     await step('op-stream1', to('SUBMITTING', 'worker'));
     await step('op-stream3', to('DENIED', 'bot', 'U0REQ'));
     await step('op-stream2', { type: 'approval', name: 'approved', actor: 'U0LEAD' }, to('QUEUED', 'bot', 'U0LEAD'));
-    await step('op-stream1', to('UNCERTAIN', 'worker'), { type: 'retry', name: 'read-back', actor: 'worker' }, to('SUBMITTED', 'worker'));
-    await step('op-stream1', { type: 'evidence', name: 'generation-reconciled', actor: 'worker', detail: { observed: 7 } }, to('COMPLETED', 'worker'));
+    await step(
+      'op-stream1',
+      to('UNCERTAIN', 'worker'),
+      { type: 'retry', name: 'read-back', actor: 'worker' },
+      to('SUBMITTED', 'worker'),
+    );
+    await step(
+      'op-stream1',
+      { type: 'evidence', name: 'generation-reconciled', actor: 'worker', detail: { observed: 7 } },
+      to('COMPLETED', 'worker'),
+    );
 
     const events = await readEvents(t.redis, t.prefix, { count: 1000 });
     expect(events.map((e) => e.at)).toEqual([...events.map((e) => e.at)].sort((a, b) => a - b));
     for (const id of ids) {
       const history = (await store.get(id))!.history;
-      const streamed = events.filter((e) => e.op === id).map(({ seq, type, name, actor, at, detail }) => ({ seq, type, name, actor, at, detail }));
+      const streamed = events
+        .filter((e) => e.op === id)
+        .map(({ seq, type, name, actor, at, detail }) => ({ seq, type, name, actor, at, detail }));
       expect(streamed).toEqual(history);
     }
     expect(events).toHaveLength(3 + 1 + 2 + 1 + 1 + 2 + 3 + 2);
@@ -95,7 +135,8 @@ describe('the event stream', () => {
   });
 
   it('is trimmed by age (7 days), never by count', async () => {
-    const notes = (n: number): EntryInput[] => Array.from({ length: n }, (_, i) => ({ type: 'note', name: `n${i}`, actor: 'system' }));
+    const notes = (n: number): EntryInput[] =>
+      Array.from({ length: n }, (_, i) => ({ type: 'note', name: `n${i}`, actor: 'system' }));
     await store.create(newOp('op-trim01'), 'U0REQ');
     for (let i = 0; i < 5; i++) await step('op-trim01', ...notes(100));
     clock = T0 + EVENTS_MAX_AGE_MS - 60_000;

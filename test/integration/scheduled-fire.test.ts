@@ -15,7 +15,15 @@ const orders: Target = { kind: 'FlinkDeployment', namespace: 'streaming-prod', n
 /** Wednesday 2026-11-25 02:00 UTC: the `nightly` window (Wednesdays 02:00–02:30 UTC) opens. */
 const OPENS = Date.parse('2026-11-25T02:00:00Z');
 const CLOSES = OPENS + 31 * 60_000;
-const PLAN = { target: orders, uid: 'u1', generation: 1, revision: 1, digest: 'a'.repeat(64), change: { type: 'patch', patch: {} }, diff: [] };
+const PLAN = {
+  target: orders,
+  uid: 'u1',
+  generation: 1,
+  revision: 1,
+  digest: 'a'.repeat(64),
+  change: { type: 'patch', patch: {} },
+  diff: [],
+};
 
 function policy(extra: Record<string, unknown> = {}): Policy {
   const result = validatePolicy({
@@ -69,7 +77,17 @@ function deps(p: Policy = policy()): ScheduledDeps {
 
 async function scheduled(id: string, schedule: OperationSchedule, to: 'SCHEDULED' | 'QUEUED' = 'SCHEDULED') {
   const created = await store.create(
-    { id, kind: 'restart', intent: { kind: 'restart', target: orders, incidentChannels: [] }, target: orders, requester: 'U0REQ', channel: 'C0OPS', incidentChannels: [], plan: PLAN as never, schedule },
+    {
+      id,
+      kind: 'restart',
+      intent: { kind: 'restart', target: orders, incidentChannels: [] },
+      target: orders,
+      requester: 'U0REQ',
+      channel: 'C0OPS',
+      incidentChannels: [],
+      plan: PLAN as never,
+      schedule,
+    },
     'U0REQ',
   );
   if (!created.ok) throw new Error('exists');
@@ -80,7 +98,13 @@ async function scheduled(id: string, schedule: OperationSchedule, to: 'SCHEDULED
   return moved.record;
 }
 
-const window = (firstRunAt = OPENS): OperationSchedule => ({ runAt: OPENS, zone: 'UTC', window: 'nightly', closesAt: CLOSES, firstRunAt });
+const window = (firstRunAt = OPENS): OperationSchedule => ({
+  runAt: OPENS,
+  zone: 'UTC',
+  window: 'nightly',
+  closesAt: CLOSES,
+  firstRunAt,
+});
 
 describe('fireScheduled', () => {
   it('before its time only says how long to wait', async () => {
@@ -102,7 +126,15 @@ describe('fireScheduled', () => {
   it('a deny rule in force at its time aborts it with the reason', async () => {
     await scheduled('op-denied1', window());
     clock = OPENS + 1000;
-    const p = policy({ rules: [{ name: 'batch', when: { schedule: { days: ['wed'], from: '01:00', to: '03:00', timezone: 'UTC' } }, deny: 'batch runs' }] });
+    const p = policy({
+      rules: [
+        {
+          name: 'batch',
+          when: { schedule: { days: ['wed'], from: '01:00', to: '03:00', timezone: 'UTC' } },
+          deny: 'batch runs',
+        },
+      ],
+    });
     expect(await fireScheduled(deps(p), 'op-denied1')).toEqual({ type: 'moved', state: 'ABORTED' });
     const record = await store.get('op-denied1');
     expect(record?.history.at(-1)?.detail.reason).toBe('at its time, batch runs (rule batch)');
@@ -114,7 +146,13 @@ describe('fireScheduled', () => {
     clock = CLOSES + 1000;
     expect(await fireScheduled(deps(), 'op-lately1')).toEqual({ type: 'moved', state: 'SCHEDULED' });
     const record = await store.get('op-lately1');
-    expect(record?.schedule).toEqual({ runAt: OPENS + 7 * 86_400_000, zone: 'UTC', window: 'nightly', closesAt: CLOSES + 7 * 86_400_000, firstRunAt: OPENS });
+    expect(record?.schedule).toEqual({
+      runAt: OPENS + 7 * 86_400_000,
+      zone: 'UTC',
+      window: 'nightly',
+      closesAt: CLOSES + 7 * 86_400_000,
+      firstRunAt: OPENS,
+    });
     expect(record?.history.at(-1)).toMatchObject({ type: 'note', name: 'rescheduled' });
     expect(calls).toEqual(['enqueueAt op-lately1.1 2026-12-02T02:00:00.000Z']);
   });
@@ -136,6 +174,8 @@ describe('moveToNextOpening from QUEUED', () => {
     expect(await store.head(orders)).toBeUndefined();
     const stale = await scheduled('op-waited2', window(OPENS - 60_000), 'QUEUED');
     expect(await moveToNextOpening(deps(), stale, policy(), clock)).toEqual({ type: 'moved', state: 'EXPIRED' });
-    expect((await store.get('op-waited2'))?.history.slice(-2).map((e) => `${e.name} ${String(e.detail.from)}`)).toEqual(['SCHEDULED QUEUED', 'EXPIRED SCHEDULED']);
+    expect((await store.get('op-waited2'))?.history.slice(-2).map((e) => `${e.name} ${String(e.detail.from)}`)).toEqual(
+      ['SCHEDULED QUEUED', 'EXPIRED SCHEDULED'],
+    );
   });
 });

@@ -26,10 +26,18 @@ function policy(channel: string): Record<string, unknown> {
   return {
     ...base,
     rules: [
-      { name: 'restart-needs-a-lead', when: { namespaces: ['streaming-prod'], operations: ['restart'] }, require: { approvals: 1, from: ['leads'] } },
+      {
+        name: 'restart-needs-a-lead',
+        when: { namespaces: ['streaming-prod'], operations: ['restart'] },
+        require: { approvals: 1, from: ['leads'] },
+      },
       {
         name: 'no-night-savepoints',
-        when: { namespaces: ['streaming-prod'], operations: ['savepoint'], schedule: { days: ['wed'], from: '02:00', to: '02:04', timezone: 'UTC' } },
+        when: {
+          namespaces: ['streaming-prod'],
+          operations: ['savepoint'],
+          schedule: { days: ['wed'], from: '02:00', to: '02:04', timezone: 'UTC' },
+        },
         deny: 'No savepoints during the nightly batch',
       },
     ],
@@ -56,10 +64,18 @@ function leases(env: BotEnv): LeaseStore {
   return new LeaseStore(env.redis.redis, { prefix: env.config.redis.prefix });
 }
 
-const stateEntry = (record: OperationRecord, name: string) => record.history.find((e) => e.type === 'state' && e.name === name);
+const stateEntry = (record: OperationRecord, name: string) =>
+  record.history.find((e) => e.type === 'state' && e.name === name);
 
 async function threadReply(env: BotEnv, record: OperationRecord, pattern: RegExp): Promise<string> {
-  const found = await env.sim.waitFor(() => env.sim.replies(env.channel, record.card?.ts ?? '').slice(1).find((r) => pattern.test(r.text)), 10_000);
+  const found = await env.sim.waitFor(
+    () =>
+      env.sim
+        .replies(env.channel, record.card?.ts ?? '')
+        .slice(1)
+        .find((r) => pattern.test(r.text)),
+    10_000,
+  );
   return found.text;
 }
 
@@ -103,11 +119,18 @@ describe('--at', () => {
     try {
       const cases: [string, RegExp][] = [
         [`scale streaming-prod/orders 5 --at ${new Date(now() - 60_000).toISOString()}`, /is in the past/],
-        [`scale streaming-prod/orders 5 --at ${new Date(now() + 8 * 86_400_000).toISOString()}`, /more than 7 days ahead/],
-        ['scale streaming-prod/orders 5 --window weekly', /unknown window "weekly"; the policy's windows are soon, brief/],
+        [
+          `scale streaming-prod/orders 5 --at ${new Date(now() + 8 * 86_400_000).toISOString()}`,
+          /more than 7 days ahead/,
+        ],
+        [
+          'scale streaming-prod/orders 5 --window weekly',
+          /unknown window "weekly"; the policy's windows are soon, brief/,
+        ],
         ['scale streaming-prod/orders 5 --at 02:00 --window soon', /give either --at or --window, not both/],
       ];
-      for (const [text, message] of cases) expect((await (await env.command(text, USERS.alice)).reply()).text).toMatch(message);
+      for (const [text, message] of cases)
+        expect((await (await env.command(text, USERS.alice)).reply()).text).toMatch(message);
       expect(await env.operationCount()).toBe(0);
     } finally {
       await worker.close();
@@ -123,7 +146,9 @@ describe('--at', () => {
       const scheduled = await env.waitForState(requested.id, ['SCHEDULED']);
       // 23:00 in the policy's zone (Europe/Berlin, UTC+1 in November) on the Wednesday.
       expect(scheduled.schedule?.runAt).toBe(Date.parse('2026-11-25T22:00:00Z'));
-      expect((await (await env.command(`cancel ${requested.id}`, USERS.bob)).reply()).text).toMatch(/or an approver of its rules can cancel it/);
+      expect((await (await env.command(`cancel ${requested.id}`, USERS.bob)).reply()).text).toMatch(
+        /or an approver of its rules can cancel it/,
+      );
       expect((await (await env.command(`cancel ${requested.id}`, USERS.lead1)).reply()).text).toMatch(/is cancelled/);
       const cancelled = await env.waitForState(requested.id, ['CANCELLED']);
       expect(stateEntry(cancelled, 'CANCELLED')?.actor).toBe(USERS.lead1);
@@ -144,7 +169,12 @@ describe('--window', () => {
       const savepoint = await env.request('savepoint streaming-prod/orders --window soon', USERS.alice);
       expect(savepoint.state).toBe('SCHEDULED');
       expect(scheduled.state).toBe('SCHEDULED');
-      expect(scheduled.schedule).toMatchObject({ runAt: opensAt, window: 'soon', zone: 'UTC', closesAt: opensAt + 6 * 60_000 });
+      expect(scheduled.schedule).toMatchObject({
+        runAt: opensAt,
+        window: 'soon',
+        zone: 'UTC',
+        closesAt: opensAt + 6 * 60_000,
+      });
       const card = await env.cardIn(scheduled, 'SCHEDULED');
       expect(JSON.stringify(card.blocks)).toContain('runs in window soon (next opening 02:00 UTC)');
       expect(await leases(env).holder(prod('fraud-detection'))).toBeUndefined();
@@ -160,7 +190,9 @@ describe('--window', () => {
       expect(now()).toBeGreaterThanOrEqual(opensAt);
       const denied = await env.waitForState(savepoint.id, [...ENDED], 20_000);
       expect(denied.state).toBe('ABORTED');
-      expect(String(stateEntry(denied, 'ABORTED')?.detail.reason)).toBe('at its time, No savepoints during the nightly batch (rule no-night-savepoints)');
+      expect(String(stateEntry(denied, 'ABORTED')?.detail.reason)).toBe(
+        'at its time, No savepoints during the nightly batch (rule no-night-savepoints)',
+      );
     } finally {
       await worker.close();
     }
@@ -177,13 +209,28 @@ describe('--window', () => {
     try {
       const scheduled = await env.request('scale streaming-prod/fraud-detection 5 --window brief', USERS.alice);
       expect(scheduled.state).toBe('SCHEDULED');
-      await env.waitFor(scheduled.id, (r) => r.history.some((e) => e.type === 'waiting'), 'waiting behind the blocker', 8_000);
-      const moved = await env.waitFor(scheduled.id, (r) => r.state !== 'QUEUED' && r.history.filter((e) => e.name === 'SCHEDULED').length === 2, 'back to SCHEDULED', 20_000);
+      await env.waitFor(
+        scheduled.id,
+        (r) => r.history.some((e) => e.type === 'waiting'),
+        'waiting behind the blocker',
+        8_000,
+      );
+      const moved = await env.waitFor(
+        scheduled.id,
+        (r) => r.state !== 'QUEUED' && r.history.filter((e) => e.name === 'SCHEDULED').length === 2,
+        'back to SCHEDULED',
+        20_000,
+      );
       expect(moved.state).toBe('SCHEDULED');
       expect(moved.history.findLast((e) => e.name === 'SCHEDULED')?.detail.from).toBe('QUEUED');
-      expect(moved.schedule).toMatchObject({ runAt: Date.parse('2026-12-02T02:00:00Z'), closesAt: Date.parse('2026-12-02T02:01:00Z') });
+      expect(moved.schedule).toMatchObject({
+        runAt: Date.parse('2026-12-02T02:00:00Z'),
+        closesAt: Date.parse('2026-12-02T02:01:00Z'),
+      });
       expect(await env.redis.redis.zscore(order, scheduled.id)).toBeNull();
-      expect(await threadReply(env, moved, /moved to its next opening/)).toMatch(/runs in window brief \(next opening Wed 2 Dec 2026 02:00 UTC\)/);
+      expect(await threadReply(env, moved, /moved to its next opening/)).toMatch(
+        /runs in window brief \(next opening Wed 2 Dec 2026 02:00 UTC\)/,
+      );
     } finally {
       if (blocker.acquired) await leases(env).release(blocker.lease);
       await env.redis.redis.zrem(order, 'op-blocker1');
@@ -197,15 +244,28 @@ describe('the sweep', () => {
     const now = clockFrom(WEDNESDAY);
     const env = await bots.start({ now, policy, env: { LEASE_TTL: '5s', VERIFY_TIMEOUT: '60s' } });
     const runAt = now() + 60_000;
-    const scheduled = await env.request(`scale streaming-prod/fraud-detection 6 --at ${new Date(runAt).toISOString()}`, USERS.alice);
+    const scheduled = await env.request(
+      `scale streaming-prod/fraud-detection 6 --at ${new Date(runAt).toISOString()}`,
+      USERS.alice,
+    );
     expect(scheduled.state).toBe('SCHEDULED');
     const jobId = scheduledJobIdOf(scheduled.id, 1, runAt);
     // Enqueued right after the SCHEDULED commit.
-    await eventually('the delayed wake-up job', holds(async () => expect(await env.queue.jobState(jobId)).toBe('delayed')), { timeoutMs: 5_000, intervalMs: 50 });
+    await eventually(
+      'the delayed wake-up job',
+      holds(async () => expect(await env.queue.jobState(jobId)).toBe('delayed')),
+      { timeoutMs: 5_000, intervalMs: 50 },
+    );
     await env.queue.queue.remove(jobId);
     // A minute later by the sweep's clock: past its time, no job.
     const later = runAt + 10_000;
-    const sweep = new Sweep({ store: env.bot.deps.store, queues: { clusters: [env.queue.cluster], of: () => env.queue }, leases: leases(env), logger: createLogger('silent'), now: () => later });
+    const sweep = new Sweep({
+      store: env.bot.deps.store,
+      queues: { clusters: [env.queue.cluster], of: () => env.queue },
+      leases: leases(env),
+      logger: createLogger('silent'),
+      now: () => later,
+    });
     expect((await sweep.run()).reenqueued).toEqual([scheduled.id]);
     expect(await env.queue.jobState(jobId)).toBe('waiting');
     expect((await sweep.run()).reenqueued).toEqual([]);

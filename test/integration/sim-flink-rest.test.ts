@@ -5,7 +5,15 @@ import { ClientNodeFlinkRest } from '../../src/kube/flink-rest.js';
 import { loadKubeConfig } from '../../src/kube/client-node.js';
 import { startSimCluster, type SimCluster } from '@flink-chatops/sim/kube/cluster';
 import type { KubeObject } from '@flink-chatops/sim/kube/store';
-import { deployment, editSpec, sessionCluster, sessionJob, statusOf, waitForStatus, waitStable } from '@flink-chatops/sim/testing/sim';
+import {
+  deployment,
+  editSpec,
+  sessionCluster,
+  sessionJob,
+  statusOf,
+  waitForStatus,
+  waitStable,
+} from '@flink-chatops/sim/testing/sim';
 import { eventually, holds } from '../support/poll.js';
 
 const NS = 'streaming-prod';
@@ -20,8 +28,10 @@ afterAll(async () => {
   await cluster?.close();
 });
 afterEach(() => {
-  for (const o of cluster.store.list('flinkdeployments', NS)) cluster.store.delete('flinkdeployments', NS, o.metadata.name);
-  for (const o of cluster.store.list('flinksessionjobs', NS)) cluster.store.delete('flinksessionjobs', NS, o.metadata.name);
+  for (const o of cluster.store.list('flinkdeployments', NS))
+    cluster.store.delete('flinkdeployments', NS, o.metadata.name);
+  for (const o of cluster.store.list('flinksessionjobs', NS))
+    cluster.store.delete('flinksessionjobs', NS, o.metadata.name);
 });
 
 async function running(name: string, conf: Record<string, unknown> = {}): Promise<KubeObject> {
@@ -36,7 +46,12 @@ describe('Flink REST through services/<cluster-id>-rest:rest/proxy', () => {
     const job = await running('rest-orders');
     const answer = await rest.get(NS, 'rest-orders', `/jobs/${jobIdOf(job)}`);
     expect(answer.ok).toBe(true);
-    const value = (answer.ok ? answer.value : {}) as { jid: string; state: string; now: number; vertices: { parallelism: number; status: string }[] };
+    const value = (answer.ok ? answer.value : {}) as {
+      jid: string;
+      state: string;
+      now: number;
+      vertices: { parallelism: number; status: string }[];
+    };
     expect(value).toMatchObject({ jid: jobIdOf(job), state: 'RUNNING' });
     expect(value.vertices).toHaveLength(3);
     expect(value.vertices.every((v) => v.status === 'RUNNING' && v.parallelism === 3)).toBe(true);
@@ -47,9 +62,16 @@ describe('Flink REST through services/<cluster-id>-rest:rest/proxy', () => {
     const job = await running('rest-ckpt', { 'execution.checkpointing.interval': '2s' });
     const read = async () => {
       const a = await rest.get(NS, 'rest-ckpt', `/jobs/${jobIdOf(job)}/checkpoints`);
-      return (a.ok ? a.value : {}) as { counts: { completed: number }; latest: { completed: { external_path: string } | null } };
+      return (a.ok ? a.value : {}) as {
+        counts: { completed: number };
+        latest: { completed: { external_path: string } | null };
+      };
     };
-    await eventually('2 completed checkpoints', holds(async () => expect((await read()).counts.completed).toBeGreaterThanOrEqual(2)), { timeoutMs: 5_000 });
+    await eventually(
+      '2 completed checkpoints',
+      holds(async () => expect((await read()).counts.completed).toBeGreaterThanOrEqual(2)),
+      { timeoutMs: 5_000 },
+    );
     expect((await read()).latest.completed?.external_path).toMatch(new RegExp(`/${jobIdOf(job)}/chk-\\d+$`));
     const plain = await running('rest-nockpt');
     const none = await rest.get(NS, 'rest-nockpt', `/jobs/${jobIdOf(plain)}/checkpoints`);
@@ -60,10 +82,17 @@ describe('Flink REST through services/<cluster-id>-rest:rest/proxy', () => {
     const job = await running('rest-knobs', { 'execution.checkpointing.interval': '2s' });
     cluster.operator.setScenario(NS, 'rest-knobs', ['tasks-waiting', 'checkpoints-failing', 'restored-elsewhere']);
     const details = await rest.get(NS, 'rest-knobs', `/jobs/${jobIdOf(job)}`);
-    expect(details.ok && (details.value as { vertices: { status: string }[] }).vertices.map((v) => v.status)).toEqual(['RUNNING', 'RUNNING', 'SCHEDULED']);
+    expect(details.ok && (details.value as { vertices: { status: string }[] }).vertices.map((v) => v.status)).toEqual([
+      'RUNNING',
+      'RUNNING',
+      'SCHEDULED',
+    ]);
     const failing = holds(async () => {
       const a = await rest.get(NS, 'rest-knobs', `/jobs/${jobIdOf(job)}/checkpoints`);
-      expect(a.ok ? (a.value as { counts: { failed: number; completed: number } }).counts : undefined).toMatchObject({ completed: 0, failed: expect.any(Number) });
+      expect(a.ok ? (a.value as { counts: { failed: number; completed: number } }).counts : undefined).toMatchObject({
+        completed: 0,
+        failed: expect.any(Number),
+      });
     });
     await eventually('checkpoint counts with none completed', failing, { timeoutMs: 5_000 });
   });
@@ -71,34 +100,57 @@ describe('Flink REST through services/<cluster-id>-rest:rest/proxy', () => {
   it('latest.restored: the savepoint the operator recorded after a savepoint-mode restart, or another path with the knob', async () => {
     await running('rest-restore');
     editSpec(cluster.store, 'flinkdeployments', NS, 'rest-restore', (spec) => (spec.restartNonce = 7));
-    const restarted = await waitForStatus(cluster.store, 'flinkdeployments', NS, 'rest-restore', (s) => s.lifecycleState === 'STABLE' && typeof s.jobStatus?.upgradeSavepointPath === 'string', 'restarted from a savepoint');
+    const restarted = await waitForStatus(
+      cluster.store,
+      'flinkdeployments',
+      NS,
+      'rest-restore',
+      (s) => s.lifecycleState === 'STABLE' && typeof s.jobStatus?.upgradeSavepointPath === 'string',
+      'restarted from a savepoint',
+    );
     const path = String(statusOf(restarted).jobStatus?.upgradeSavepointPath);
     const restoredPath = async () => {
       const a = await rest.get(NS, 'rest-restore', `/jobs/${jobIdOf(restarted)}/checkpoints`);
-      return a.ok ? (a.value as { latest: { restored: { external_path: string; is_savepoint: boolean } | null } }).latest.restored : undefined;
+      return a.ok
+        ? (a.value as { latest: { restored: { external_path: string; is_savepoint: boolean } | null } }).latest.restored
+        : undefined;
     };
     expect(await restoredPath()).toMatchObject({ external_path: path, is_savepoint: true });
     cluster.operator.setScenario(NS, 'rest-restore', 'restored-elsewhere');
     expect((await restoredPath())?.external_path).not.toBe(path);
   });
 
-  it('/jobs/<id>/exceptions: the job\'s task failovers, newest first', async () => {
+  it("/jobs/<id>/exceptions: the job's task failovers, newest first", async () => {
     const job = await running('rest-failovers');
     cluster.operator.setScenario(NS, 'rest-failovers', 'job-exceptions=2');
     const count = async () => {
       const a = await rest.get(NS, 'rest-failovers', `/jobs/${jobIdOf(job)}/exceptions`);
       return a.ok ? (a.value as { exceptionHistory: { entries: unknown[] } }).exceptionHistory.entries.length : 0;
     };
-    await eventually('2 exceptions in the history', holds(async () => expect(await count()).toBe(2)), { timeoutMs: 5_000 });
+    await eventually(
+      '2 exceptions in the history',
+      holds(async () => expect(await count()).toBe(2)),
+      { timeoutMs: 5_000 },
+    );
     const a = await rest.get(NS, 'rest-failovers', `/jobs/${jobIdOf(job)}/exceptions`);
-    const entries = (a.ok ? (a.value as { exceptionHistory: { entries: { timestamp: number; taskName: string }[] } }).exceptionHistory.entries : []);
+    const entries = a.ok
+      ? (a.value as { exceptionHistory: { entries: { timestamp: number; taskName: string }[] } }).exceptionHistory
+          .entries
+      : [];
     expect(entries[0]?.timestamp).toBeGreaterThanOrEqual(entries[1]?.timestamp ?? 0);
     expect(entries[0]?.taskName).toBeTruthy();
   });
 
-  it('a session job is read through its session cluster\'s service', async () => {
+  it("a session job is read through its session cluster's service", async () => {
     cluster.store.create('flinkdeployments', sessionCluster('rest-session', NS));
-    await waitForStatus(cluster.store, 'flinkdeployments', NS, 'rest-session', (s) => s.jobManagerDeploymentStatus === 'READY', 'READY');
+    await waitForStatus(
+      cluster.store,
+      'flinkdeployments',
+      NS,
+      'rest-session',
+      (s) => s.jobManagerDeploymentStatus === 'READY',
+      'READY',
+    );
     cluster.store.create('flinksessionjobs', sessionJob('rest-sj', NS, 'rest-session'));
     const job = await waitStable(cluster.store, NS, 'rest-sj', 'flinksessionjobs');
     const answer = await rest.get(NS, 'rest-session', `/jobs/${jobIdOf(job)}`);
@@ -109,10 +161,20 @@ describe('Flink REST through services/<cluster-id>-rest:rest/proxy', () => {
     const job = await running('rest-denied');
     cluster.server.faults.forbidNamespace(NS);
     const denied = await rest.get(NS, 'rest-denied', `/jobs/${jobIdOf(job)}`);
-    expect(denied).toMatchObject({ ok: false, reason: 'forbidden', message: expect.stringContaining('cannot get resource "services/proxy"') });
+    expect(denied).toMatchObject({
+      ok: false,
+      reason: 'forbidden',
+      message: expect.stringContaining('cannot get resource "services/proxy"'),
+    });
     cluster.server.faults.clear();
     cluster.operator.setScenario(NS, 'rest-denied', 'rest-unreachable');
-    expect(await rest.get(NS, 'rest-denied', `/jobs/${jobIdOf(job)}`)).toMatchObject({ ok: false, reason: 'unavailable' });
-    expect(await rest.get(NS, 'no-such-cluster', '/jobs/0123456789abcdef0123456789abcdef')).toMatchObject({ ok: false, reason: 'not-found' });
+    expect(await rest.get(NS, 'rest-denied', `/jobs/${jobIdOf(job)}`)).toMatchObject({
+      ok: false,
+      reason: 'unavailable',
+    });
+    expect(await rest.get(NS, 'no-such-cluster', '/jobs/0123456789abcdef0123456789abcdef')).toMatchObject({
+      ok: false,
+      reason: 'not-found',
+    });
   });
 });

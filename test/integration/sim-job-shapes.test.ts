@@ -7,7 +7,15 @@ import { loadKubeConfig } from '../../src/kube/client-node.js';
 import { startSimCluster, type SimCluster } from '@flink-chatops/sim/kube/cluster';
 import { JOB_GRAPH_ANNOTATION, jobGraphOf } from '@flink-chatops/sim/kube/job-graph';
 import type { KubeObject } from '@flink-chatops/sim/kube/store';
-import { deployment, editSpec, setAnnotations, statusOf, waitForStatus, waitStable, type DeploymentOptions } from '@flink-chatops/sim/testing/sim';
+import {
+  deployment,
+  editSpec,
+  setAnnotations,
+  statusOf,
+  waitForStatus,
+  waitStable,
+  type DeploymentOptions,
+} from '@flink-chatops/sim/testing/sim';
 import { eventually, holds } from '../support/poll.js';
 
 const NS = 'streaming-prod';
@@ -15,12 +23,30 @@ const SHAPED = 'Source: events; KeyedProcess -> Filter; Sink: results [p=1]';
 let cluster: SimCluster;
 let rest: ClientNodeFlinkRest;
 
-interface Vertex { id: string; name: string; parallelism: number; maxParallelism: number; status: string; tasks: Record<string, number> }
-interface Details { state: string; vertices: Vertex[] }
-interface Restored { id: number; external_path: string; is_savepoint: boolean }
+interface Vertex {
+  id: string;
+  name: string;
+  parallelism: number;
+  maxParallelism: number;
+  status: string;
+  tasks: Record<string, number>;
+}
+interface Details {
+  state: string;
+  vertices: Vertex[];
+}
+interface Restored {
+  id: number;
+  external_path: string;
+  is_savepoint: boolean;
+}
 interface Checkpoints {
   counts: { total: number; completed: number; restored: number };
-  latest: { completed: { id: number; external_path: string } | null; savepoint: Record<string, unknown> | null; restored: Restored | null };
+  latest: {
+    completed: { id: number; external_path: string } | null;
+    savepoint: Record<string, unknown> | null;
+    restored: Restored | null;
+  };
 }
 
 beforeAll(async () => {
@@ -31,7 +57,8 @@ afterAll(async () => {
   await cluster?.close();
 });
 afterEach(() => {
-  for (const o of cluster.store.list('flinkdeployments', NS)) cluster.store.delete('flinkdeployments', NS, o.metadata.name);
+  for (const o of cluster.store.list('flinkdeployments', NS))
+    cluster.store.delete('flinkdeployments', NS, o.metadata.name);
 });
 
 async function running(name: string, options: DeploymentOptions = {}): Promise<KubeObject> {
@@ -47,19 +74,45 @@ async function read<T>(name: string, path: string): Promise<T> {
   return answer.value as T;
 }
 const details = (name: string, job: KubeObject): Promise<Details> => read<Details>(name, `/jobs/${jobIdOf(job)}`);
-const checkpointsOf = (name: string, job: KubeObject): Promise<Checkpoints> => read<Checkpoints>(name, `/jobs/${jobIdOf(job)}/checkpoints`);
+const checkpointsOf = (name: string, job: KubeObject): Promise<Checkpoints> =>
+  read<Checkpoints>(name, `/jobs/${jobIdOf(job)}/checkpoints`);
 const shape = (d: Details): [string, number][] => d.vertices.map((v) => [v.name, v.parallelism]);
 
 describe('vertices from the job graph', () => {
   it('a parallelism-1 sink stays at 1 when the job scales 2 → 4; the vertex ids stay across the redeploy', async () => {
     const before = await running('shapes-scale', { graph: SHAPED });
     const first = await details('shapes-scale', before);
-    expect(shape(first)).toEqual([['Source: events', 2], ['KeyedProcess -> Filter', 2], ['Sink: results', 1]]);
+    expect(shape(first)).toEqual([
+      ['Source: events', 2],
+      ['KeyedProcess -> Filter', 2],
+      ['Sink: results', 1],
+    ]);
     expect(first.vertices.every((v) => /^[0-9a-f]{32}$/.test(v.id) && v.maxParallelism === 128)).toBe(true);
-    const generation = editSpec(cluster.store, 'flinkdeployments', NS, 'shapes-scale', (spec) => (spec.job.parallelism = 4));
-    const after = await waitForStatus(cluster.store, 'flinkdeployments', NS, 'shapes-scale', (s, o) => s.observedGeneration === generation && s.lifecycleState === 'STABLE' && s.jobStatus?.state === 'RUNNING' && o.metadata.generation === generation, 'scaled to 4');
+    const generation = editSpec(
+      cluster.store,
+      'flinkdeployments',
+      NS,
+      'shapes-scale',
+      (spec) => (spec.job.parallelism = 4),
+    );
+    const after = await waitForStatus(
+      cluster.store,
+      'flinkdeployments',
+      NS,
+      'shapes-scale',
+      (s, o) =>
+        s.observedGeneration === generation &&
+        s.lifecycleState === 'STABLE' &&
+        s.jobStatus?.state === 'RUNNING' &&
+        o.metadata.generation === generation,
+      'scaled to 4',
+    );
     const second = await details('shapes-scale', after);
-    expect(shape(second)).toEqual([['Source: events', 4], ['KeyedProcess -> Filter', 4], ['Sink: results', 1]]);
+    expect(shape(second)).toEqual([
+      ['Source: events', 4],
+      ['KeyedProcess -> Filter', 4],
+      ['Sink: results', 1],
+    ]);
     expect(second.vertices.map((v) => v.id)).toEqual(first.vertices.map((v) => v.id));
     expect(second.vertices[2]?.tasks).toMatchObject({ RUNNING: 1, FINISHED: 0, SCHEDULED: 0 });
   });
@@ -67,22 +120,45 @@ describe('vertices from the job graph', () => {
   it('a changed job graph (another jar) reports other vertex ids', async () => {
     const job = await running('shapes-graph', { graph: SHAPED });
     const before = (await details('shapes-graph', job)).vertices.map((v) => v.id);
-    const generation = editSpec(cluster.store, 'flinkdeployments', NS, 'shapes-graph', (spec) => (spec.job.jarURI = 'local:///opt/flink/usrlib/orders-2.0.jar'));
-    const after = await waitForStatus(cluster.store, 'flinkdeployments', NS, 'shapes-graph', (s) => s.observedGeneration === generation && s.lifecycleState === 'STABLE' && s.jobStatus?.state === 'RUNNING', 'upgraded to the new jar');
+    const generation = editSpec(
+      cluster.store,
+      'flinkdeployments',
+      NS,
+      'shapes-graph',
+      (spec) => (spec.job.jarURI = 'local:///opt/flink/usrlib/orders-2.0.jar'),
+    );
+    const after = await waitForStatus(
+      cluster.store,
+      'flinkdeployments',
+      NS,
+      'shapes-graph',
+      (s) => s.observedGeneration === generation && s.lifecycleState === 'STABLE' && s.jobStatus?.state === 'RUNNING',
+      'upgraded to the new jar',
+    );
     const ids = (await details('shapes-graph', after)).vertices.map((v) => v.id);
     expect(ids).toHaveLength(3);
     for (const id of ids) expect(before).not.toContain(id);
   });
 
   it('a bounded vertex reports FINISHED while the job stays RUNNING; tasks-waiting holds the last unfinished one', async () => {
-    const job = await running('shapes-bounded', { graph: 'Source: events; Sink: results; Source: bootstrap [bounded=1s]' });
+    const job = await running('shapes-bounded', {
+      graph: 'Source: events; Sink: results; Source: bootstrap [bounded=1s]',
+    });
     const statuses = async () => (await details('shapes-bounded', job)).vertices.map((v) => v.status);
-    await eventually('the bounded vertex FINISHED', holds(async () => expect(await statuses()).toEqual(['RUNNING', 'RUNNING', 'FINISHED'])), { timeoutMs: 5_000 });
+    await eventually(
+      'the bounded vertex FINISHED',
+      holds(async () => expect(await statuses()).toEqual(['RUNNING', 'RUNNING', 'FINISHED'])),
+      { timeoutMs: 5_000 },
+    );
     const finished = await details('shapes-bounded', job);
     expect(finished.state).toBe('RUNNING');
     expect(finished.vertices[2]?.tasks).toMatchObject({ FINISHED: 2, RUNNING: 0 });
     cluster.operator.setScenario(NS, 'shapes-bounded', 'tasks-waiting');
-    expect((await details('shapes-bounded', job)).vertices.map((v) => v.status)).toEqual(['RUNNING', 'SCHEDULED', 'FINISHED']);
+    expect((await details('shapes-bounded', job)).vertices.map((v) => v.status)).toEqual([
+      'RUNNING',
+      'SCHEDULED',
+      'FINISHED',
+    ]);
   });
 
   it('the bounded-source knob adds a finished bootstrap source in front and keeps the other vertex ids', async () => {
@@ -104,9 +180,16 @@ describe('vertices from the job graph', () => {
     const object = deployment('shapes-overrides', NS, { parallelism: 2, graph: SHAPED });
     const [source, , sink] = jobGraphOf(object);
     const overrides = `${source?.id}:3,${sink?.id}:2`;
-    const job = await running('shapes-overrides', { graph: SHAPED, conf: { 'pipeline.jobvertex-parallelism-overrides': overrides, 'pipeline.max-parallelism': '64' } });
+    const job = await running('shapes-overrides', {
+      graph: SHAPED,
+      conf: { 'pipeline.jobvertex-parallelism-overrides': overrides, 'pipeline.max-parallelism': '64' },
+    });
     const d = await details('shapes-overrides', job);
-    expect(shape(d)).toEqual([['Source: events', 3], ['KeyedProcess -> Filter', 2], ['Sink: results', 2]]);
+    expect(shape(d)).toEqual([
+      ['Source: events', 3],
+      ['KeyedProcess -> Filter', 2],
+      ['Sink: results', 2],
+    ]);
     expect(d.vertices.every((v) => v.maxParallelism === 64)).toBe(true);
   });
 
@@ -115,23 +198,43 @@ describe('vertices from the job graph', () => {
     const [source] = (await details('shapes-rescale', job)).vertices;
     const now = cluster.store.now().getTime();
     cluster.jobManagers.rescale(jobIdOf(job), { previous: new Map([[String(source?.id), 2]]), landsAt: now + 60_000 });
-    expect(shape(await details('shapes-rescale', job))).toEqual([['Source: events', 2], ['KeyedProcess -> Filter', 4], ['Sink: results', 1]]);
+    expect(shape(await details('shapes-rescale', job))).toEqual([
+      ['Source: events', 2],
+      ['KeyedProcess -> Filter', 4],
+      ['Sink: results', 1],
+    ]);
     cluster.jobManagers.rescale(jobIdOf(job), { previous: new Map([[String(source?.id), 2]]), landsAt: now - 1 });
-    expect(shape(await details('shapes-rescale', job))).toEqual([['Source: events', 4], ['KeyedProcess -> Filter', 4], ['Sink: results', 1]]);
+    expect(shape(await details('shapes-rescale', job))).toEqual([
+      ['Source: events', 4],
+      ['KeyedProcess -> Filter', 4],
+      ['Sink: results', 1],
+    ]);
   });
 
   it('an unreadable job-graph annotation is refused at admission, saying why', () => {
     const bad = deployment('shapes-bad', NS, { graph: 'Source: events [p=0]; Sink: out' });
-    expect(() => cluster.store.create('flinkdeployments', bad)).toThrow(/job-graph.*cannot be read: Source: events \[p=0\]|cannot be read: Source: events: unknown vertex attribute "p=0"/);
+    expect(() => cluster.store.create('flinkdeployments', bad)).toThrow(
+      /job-graph.*cannot be read: Source: events \[p=0\]|cannot be read: Source: events: unknown vertex attribute "p=0"/,
+    );
     cluster.store.create('flinkdeployments', deployment('shapes-bad', NS));
-    expect(() => setAnnotations(cluster.store, 'flinkdeployments', NS, 'shapes-bad', { [JOB_GRAPH_ANNOTATION]: ';' })).toThrow(/the job graph has no vertices/);
+    expect(() =>
+      setAnnotations(cluster.store, 'flinkdeployments', NS, 'shapes-bad', { [JOB_GRAPH_ANNOTATION]: ';' }),
+    ).toThrow(/the job graph has no vertices/);
   });
 });
 
 describe('checkpoints: restored pointer, HA restores, checkpointing in code, the latest savepoint', () => {
   it.each([
-    ['shapes-meta', 's3://flink-state/streaming-prod/x/savepoints/savepoint-aa11/_metadata', 's3://flink-state/streaming-prod/x/savepoints/savepoint-aa11'],
-    ['shapes-slash', 's3://flink-state/streaming-prod/x/savepoints/savepoint-bb22/', 's3://flink-state/streaming-prod/x/savepoints/savepoint-bb22'],
+    [
+      'shapes-meta',
+      's3://flink-state/streaming-prod/x/savepoints/savepoint-aa11/_metadata',
+      's3://flink-state/streaming-prod/x/savepoints/savepoint-aa11',
+    ],
+    [
+      'shapes-slash',
+      's3://flink-state/streaming-prod/x/savepoints/savepoint-bb22/',
+      's3://flink-state/streaming-prod/x/savepoints/savepoint-bb22',
+    ],
     ['shapes-file', 'file:///flink/savepoints/savepoint-cc33', 'file:/flink/savepoints/savepoint-cc33'],
     ['shapes-hdfs', 'hdfs:///flink/savepoints/savepoint-dd44', 'hdfs://namenode:8020/flink/savepoints/savepoint-dd44'],
   ])('%s: restored from %s, Flink reports %s', async (name, typed, reported) => {
@@ -148,11 +251,28 @@ describe('checkpoints: restored pointer, HA restores, checkpointing in code, the
   it('a job restored from its HA metadata reports that checkpoint (is_savepoint false) and numbers on from it', async () => {
     await running('shapes-ha', { upgradeMode: 'last-state', conf: { 'execution.checkpointing.interval': '1s' } });
     editSpec(cluster.store, 'flinkdeployments', NS, 'shapes-ha', (spec) => (spec.restartNonce = 3));
-    const restarted = await waitForStatus(cluster.store, 'flinkdeployments', NS, 'shapes-ha', (s, o) => s.observedGeneration === o.metadata.generation && s.lifecycleState === 'STABLE' && s.jobStatus?.state === 'RUNNING' && s.jobStatus.upgradeSavepointPath === 'KUBERNETES_OPERATOR_LAST_STATE', 'restarted from HA');
+    const restarted = await waitForStatus(
+      cluster.store,
+      'flinkdeployments',
+      NS,
+      'shapes-ha',
+      (s, o) =>
+        s.observedGeneration === o.metadata.generation &&
+        s.lifecycleState === 'STABLE' &&
+        s.jobStatus?.state === 'RUNNING' &&
+        s.jobStatus.upgradeSavepointPath === 'KUBERNETES_OPERATOR_LAST_STATE',
+      'restarted from HA',
+    );
     const jobId = jobIdOf(restarted);
     const path = `s3://flink-state/${NS}/shapes-ha/checkpoints/${jobId}/chk-12`;
     cluster.jobManagers.restoredFromHa(jobId, { path, at: cluster.store.now().getTime() });
-    await eventually('a checkpoint past chk-12', holds(async () => expect((await checkpointsOf('shapes-ha', restarted)).latest.completed?.id ?? 0).toBeGreaterThan(12)), { timeoutMs: 5_000 });
+    await eventually(
+      'a checkpoint past chk-12',
+      holds(async () =>
+        expect((await checkpointsOf('shapes-ha', restarted)).latest.completed?.id ?? 0).toBeGreaterThan(12),
+      ),
+      { timeoutMs: 5_000 },
+    );
     const c = await checkpointsOf('shapes-ha', restarted);
     expect(c.latest.restored).toMatchObject({ id: 12, external_path: path, is_savepoint: false });
     expect(c.counts.restored).toBe(1);
@@ -164,20 +284,35 @@ describe('checkpoints: restored pointer, HA restores, checkpointing in code, the
     expect(statusOf(job).reconciliationStatus?.lastReconciledSpec).not.toContain('execution.checkpointing.interval');
     expect((await checkpointsOf('shapes-code-ckpt', job)).counts.total).toBe(0);
     cluster.operator.setScenario(NS, 'shapes-code-ckpt', 'checkpointing-in-code=1s');
-    await eventually('2 checkpoints', holds(async () => expect((await checkpointsOf('shapes-code-ckpt', job)).counts.total).toBeGreaterThanOrEqual(2)), { timeoutMs: 5_000 });
+    await eventually(
+      '2 checkpoints',
+      holds(async () => expect((await checkpointsOf('shapes-code-ckpt', job)).counts.total).toBeGreaterThanOrEqual(2)),
+      { timeoutMs: 5_000 },
+    );
     const c = await checkpointsOf('shapes-code-ckpt', job);
     expect(c.counts.completed).toBe(c.counts.total);
     expect(c.latest.completed?.external_path).toMatch(new RegExp(`/${jobIdOf(job)}/chk-\\d+$`));
     const bare = await running('shapes-code-default');
     cluster.operator.setScenario(NS, 'shapes-code-default', 'checkpointing-in-code');
-    await eventually('a completed checkpoint', holds(async () => expect((await checkpointsOf('shapes-code-default', bare)).counts.completed).toBeGreaterThanOrEqual(1)), { timeoutMs: 5_000 });
+    await eventually(
+      'a completed checkpoint',
+      holds(async () =>
+        expect((await checkpointsOf('shapes-code-default', bare)).counts.completed).toBeGreaterThanOrEqual(1),
+      ),
+      { timeoutMs: 5_000 },
+    );
   });
 
   it('latest.savepoint: the savepoint the JobManager completed, null before', async () => {
     const job = await running('shapes-savepoint');
     expect((await checkpointsOf('shapes-savepoint', job)).latest.savepoint).toBeNull();
     const at = cluster.store.now().getTime();
-    cluster.jobManagers.completeSavepoint(jobIdOf(job), { id: 7, path: `s3://flink-state/${NS}/shapes-savepoint/savepoints/savepoint-7/`, at, triggeredAt: at - 3_000 });
+    cluster.jobManagers.completeSavepoint(jobIdOf(job), {
+      id: 7,
+      path: `s3://flink-state/${NS}/shapes-savepoint/savepoints/savepoint-7/`,
+      at,
+      triggeredAt: at - 3_000,
+    });
     expect((await checkpointsOf('shapes-savepoint', job)).latest.savepoint).toMatchObject({
       id: 7,
       status: 'COMPLETED',

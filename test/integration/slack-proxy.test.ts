@@ -19,7 +19,10 @@ const PASSWORD = 's3cr@t:pw';
 const CREDENTIALS = `${USER}:${PASSWORD}`;
 
 /** A bot env whose Slack is behind a counting front, with `env` (proxy settings) naming the front's host. */
-async function startBehindFront(proxyEnv: (front: SlackFront) => Record<string, string>, logs: string[]): Promise<{ env: BotEnv; front: SlackFront }> {
+async function startBehindFront(
+  proxyEnv: (front: SlackFront) => Record<string, string>,
+  logs: string[],
+): Promise<{ env: BotEnv; front: SlackFront }> {
   let front: SlackFront | undefined;
   const env = await bots.start({
     overrides: { logger: createLogger('debug', { write: (line: string) => void logs.push(line) }) },
@@ -40,7 +43,9 @@ async function startBehindFront(proxyEnv: (front: SlackFront) => Record<string, 
 async function settled(env: BotEnv, front: SlackFront): Promise<SlackFront['requests']> {
   const api = () => front.requests.filter((r) => r.path.startsWith('/api/'));
   const posts = () => front.requests.filter((r) => r.path.startsWith('/response/'));
-  await env.sim.waitFor(() => api().length === env.sim.calls.length && posts().length === env.sim.responses.length, 5_000).catch(() => undefined);
+  await env.sim
+    .waitFor(() => api().length === env.sim.calls.length && posts().length === env.sim.responses.length, 5_000)
+    .catch(() => undefined);
   expect(api().map((r) => r.path.slice('/api/'.length))).toEqual(env.sim.calls.map((c) => c.method));
   expect(posts()).toHaveLength(env.sim.responses.length);
   expect(front.requests).toHaveLength(api().length + posts().length);
@@ -51,7 +56,10 @@ it('every Slack call of an approved operation passes the proxy, with its credent
   const proxy: TestProxy = await startConnectProxy({ credentials: CREDENTIALS });
   const logs: string[] = [];
   const { env, front } = await startBehindFront(
-    () => ({ HTTP_PROXY: `http://${USER}:${encodeURIComponent(PASSWORD)}@127.0.0.1:${proxy.port}`, NO_PROXY: 'localhost,.example.com,127.0.0.1:1' }),
+    () => ({
+      HTTP_PROXY: `http://${USER}:${encodeURIComponent(PASSWORD)}@127.0.0.1:${proxy.port}`,
+      NO_PROXY: 'localhost,.example.com,127.0.0.1:1',
+    }),
     logs,
   );
   const worker = await startWorker(env.config, { logger: createLogger('silent'), sweepIntervalMs: 60_000 });
@@ -59,22 +67,30 @@ it('every Slack call of an approved operation passes the proxy, with its credent
     const requested = await env.request('scale streaming-prod/fraud-detection 6 --reason "proxy"', USERS.alice);
     expect(requested.state).toBe('AWAITING_APPROVAL');
     // lead2 is a lead through the user group: the bot's own client reads usergroups.users.list.
-    expect((await (await env.click('approve', requested, USERS.lead2)).reply()).text).toContain(`You approved ${requested.id}`);
+    expect((await (await env.click('approve', requested, USERS.lead2)).reply()).text).toContain(
+      `You approved ${requested.id}`,
+    );
     const done = await env.waitForState(requested.id, ['COMPLETED', 'FAILED', 'TIMED_OUT', 'ABORTED'], 60_000);
     expect(done.state).toBe('COMPLETED');
     await env.cardIn(done, 'COMPLETED');
-    await env.sim.waitFor(() => env.sim.replies(env.channel, done.card?.ts ?? '').some((r) => r.text.includes('COMPLETED')), 20_000);
+    await env.sim.waitFor(
+      () => env.sim.replies(env.channel, done.card?.ts ?? '').some((r) => r.text.includes('COMPLETED')),
+      20_000,
+    );
 
     const requests = await settled(env, front);
     const methods = new Set(env.sim.calls.map((c) => c.method));
     // The bot's client (auth.test, usergroups), the notifier's (card, edits, thread) and a response_url post.
-    for (const method of ['auth.test', 'usergroups.users.list', 'chat.postMessage', 'chat.update']) expect(methods).toContain(method);
+    for (const method of ['auth.test', 'usergroups.users.list', 'chat.postMessage', 'chat.update'])
+      expect(methods).toContain(method);
     expect(env.sim.responses.length).toBeGreaterThan(0);
     const bypassed = requests.filter((r) => r.peerPort === undefined || !proxy.outgoingPorts.has(r.peerPort));
     expect(bypassed).toEqual([]);
     expect(proxy.tunnels.length).toBeGreaterThan(0);
     expect(proxy.tunnels.every((t) => t.accepted && t.target === `127.0.0.1:${front.port}`)).toBe(true);
-    expect(new Set(proxy.tunnels.map((t) => t.authorization))).toEqual(new Set([`Basic ${Buffer.from(CREDENTIALS).toString('base64')}`]));
+    expect(new Set(proxy.tunnels.map((t) => t.authorization))).toEqual(
+      new Set([`Basic ${Buffer.from(CREDENTIALS).toString('base64')}`]),
+    );
     expect(proxy.forwardRequests).toEqual([]);
     // The bot logged at debug level; the proxy's password is in none of it.
     expect(logs.length).toBeGreaterThan(0);
@@ -92,7 +108,10 @@ it('every Slack call of an approved operation passes the proxy, with its credent
 
 it('NO_PROXY naming the Slack host sends every call around the proxy, and the test sees it', async () => {
   const proxy = await startConnectProxy();
-  const { env, front } = await startBehindFront(() => ({ HTTP_PROXY: proxy.url, NO_PROXY: 'slack.example.com, 127.0.0.1' }), []);
+  const { env, front } = await startBehindFront(
+    () => ({ HTTP_PROXY: proxy.url, NO_PROXY: 'slack.example.com, 127.0.0.1' }),
+    [],
+  );
   try {
     const requested = await env.request('scale streaming-dev/orders 3', USERS.bob);
     expect(requested.state).toBe('QUEUED');

@@ -19,7 +19,10 @@ const clicks: { user: string; value: string; blockId: string }[] = [];
 beforeAll(async () => {
   sim = await startSimSlack({
     botToken: TOKEN,
-    users: [{ id: 'U0ALICE', name: 'alice' }, { id: 'U0BOB', name: 'bob' }],
+    users: [
+      { id: 'U0ALICE', name: 'alice' },
+      { id: 'U0BOB', name: 'bob' },
+    ],
     channels: [{ id: OPS, name: 'ops' }],
     chatPostMessagePerChannelPerSecond: Infinity,
   });
@@ -39,7 +42,11 @@ beforeAll(async () => {
     await ack();
     clicks.push({ user: body.user.id, value: action.value ?? '', blockId: action.block_id });
     await respond({ replace_original: true, text: `approved ${action.value}` });
-    await client.chat.postMessage({ channel: body.channel?.id ?? '', thread_ts: body.message?.ts, text: `approval by <@${body.user.id}>` });
+    await client.chat.postMessage({
+      channel: body.channel?.id ?? '',
+      thread_ts: body.message?.ts,
+      text: `approval by <@${body.user.id}>`,
+    });
   });
   eventsUrl = slackEventsUrl((await app.start(0)) as Server);
 });
@@ -55,7 +62,12 @@ beforeEach(() => {
 });
 
 function command(text: string, id: string): string {
-  return slashCommandBody({ text, user_id: 'U0ALICE', channel_id: OPS, response_url: sim.responseUrl(id, { channel: OPS, user: 'U0ALICE' }) });
+  return slashCommandBody({
+    text,
+    user_id: 'U0ALICE',
+    channel_id: OPS,
+    response_url: sim.responseUrl(id, { channel: OPS, user: 'U0ALICE' }),
+  });
 }
 
 const said = (text: string) => () => sim.messages(OPS).find((m) => m.text === `said ${text}`);
@@ -66,7 +78,12 @@ describe('signed requests into a real Bolt App', () => {
     expect(res.status).toBe(200);
     await sim.waitFor(said('status prod/job-a'));
     expect(commands).toHaveLength(1);
-    expect(commands[0]).toMatchObject({ command: '/flink', text: 'status prod/job-a', user_id: 'U0ALICE', channel_id: OPS });
+    expect(commands[0]).toMatchObject({
+      command: '/flink',
+      text: 'status prod/job-a',
+      user_id: 'U0ALICE',
+      channel_id: OPS,
+    });
     const reply = await sim.waitFor(() => sim.responses.find((r) => r.id === 'ok-1'));
     expect(reply).toMatchObject({ status: 200, body: { text: 'planning status prod/job-a' } });
     expect(sim.ephemerals(OPS, 'U0ALICE').map((e) => e.text)).toContain('planning status prod/job-a');

@@ -12,11 +12,20 @@ let client: webApi.WebClient;
 beforeEach(async () => {
   sim = await startSimSlack({
     botToken: TOKEN,
-    users: [{ id: 'U0ALICE', name: 'alice' }, { id: 'U0BOB', name: 'bob' }, { id: 'U0CAROL', name: 'carol' }, { id: 'U0OTHERBOT', name: 'other', is_bot: true }],
+    users: [
+      { id: 'U0ALICE', name: 'alice' },
+      { id: 'U0BOB', name: 'bob' },
+      { id: 'U0CAROL', name: 'carol' },
+      { id: 'U0OTHERBOT', name: 'other', is_bot: true },
+    ],
     channels: [{ id: 'C0OPS', name: 'ops' }],
     chatPostMessagePerChannelPerSecond: Infinity,
   });
-  client = new webApi.WebClient(TOKEN, { slackApiUrl: sim.apiUrl, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true });
+  client = new webApi.WebClient(TOKEN, {
+    slackApiUrl: sim.apiUrl,
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+  });
 });
 afterEach(async () => {
   await sim.close();
@@ -28,7 +37,12 @@ const error = (args: Record<string, unknown>): Promise<unknown> =>
     (e: { data?: { error?: string } }) => e.data?.error,
   );
 
-const approveButton = { type: 'button', text: { type: 'plain_text', text: 'Approve' }, action_id: 'flink_ops_approve', value: 'op-1' };
+const approveButton = {
+  type: 'button',
+  text: { type: 'plain_text', text: 'Approve' },
+  action_id: 'flink_ops_approve',
+  value: 'op-1',
+};
 const dmBlocks = [
   { type: 'section', text: { type: 'mrkdwn', text: 'op-1 needs your approval' } },
   { type: 'actions', block_id: 'approval:0123456789abcdef', elements: [approveButton] },
@@ -57,7 +71,10 @@ describe('conversations.open', () => {
     expect(await error({ users: 'U0OTHERBOT' })).toBe('cannot_dm_bot');
     expect(await error({ channel: 'C0OPS' })).toBe('method_not_supported_for_channel_type');
     expect(await error({ channel: 'D0NOBODY' })).toBe('channel_not_found');
-    expect(await client.apiCall('conversations.open', { users: 'U0BOB', prevent_creation: true })).toMatchObject({ ok: true, no_op: true });
+    expect(await client.apiCall('conversations.open', { users: 'U0BOB', prevent_creation: true })).toMatchObject({
+      ok: true,
+      no_op: true,
+    });
     expect(sim.dmChannel('U0BOB')).toBeUndefined();
   });
 
@@ -74,11 +91,21 @@ describe('conversations.open', () => {
 describe('posting in a DM', () => {
   it('posts, threads, edits and reads back in the D channel without joining it', async () => {
     const dm = (await client.conversations.open({ users: 'U0BOB' })).channel?.id ?? '';
-    const posted = await client.chat.postMessage({ channel: dm, text: 'op-1 needs you', blocks: dmBlocks, metadata: { event_type: 'flink_chatops', event_payload: { op: 'op-1', seq: 1 } } });
+    const posted = await client.chat.postMessage({
+      channel: dm,
+      text: 'op-1 needs you',
+      blocks: dmBlocks,
+      metadata: { event_type: 'flink_chatops', event_payload: { op: 'op-1', seq: 1 } },
+    });
     expect(posted).toMatchObject({ ok: true, channel: dm });
     const ts = posted.ts ?? '';
     await client.chat.postMessage({ channel: dm, thread_ts: ts, text: 'reminder for op-1' });
-    const updated = await client.chat.update({ channel: dm, ts, text: 'op-1 approved by lena', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'approved' } }] });
+    const updated = await client.chat.update({
+      channel: dm,
+      ts,
+      text: 'op-1 approved by lena',
+      blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'approved' } }],
+    });
     expect(updated).toMatchObject({ ok: true, channel: dm, ts });
 
     const history = await client.conversations.history({ channel: dm, include_all_metadata: true });
@@ -97,7 +124,9 @@ describe('posting in a DM', () => {
   });
 
   it('a DM channel is found only once opened; a user id as channel opens it', async () => {
-    const refused = await client.chat.postMessage({ channel: 'D0CAROL', text: 'hi' }).catch((e: { data?: { error?: string } }) => e.data?.error);
+    const refused = await client.chat
+      .postMessage({ channel: 'D0CAROL', text: 'hi' })
+      .catch((e: { data?: { error?: string } }) => e.data?.error);
     expect(refused).toBe('channel_not_found');
     await client.chat.postMessage({ channel: 'U0CAROL', text: 'hi' });
     expect(sim.dmChannel('U0CAROL')).toBe('D0CAROL');
@@ -115,9 +144,17 @@ describe('a click in a DM', () => {
     const body = messageClickBody(
       sim,
       { channel: dm, ts: posted.ts ?? '', message: message as unknown as Record<string, unknown> },
-      { user: 'U0BOB', actionId: 'flink_ops_approve', value: 'op-1', blockId: 'approval:0123456789abcdef', responseId: 'dm-click' },
+      {
+        user: 'U0BOB',
+        actionId: 'flink_ops_approve',
+        value: 'op-1',
+        blockId: 'approval:0123456789abcdef',
+        responseId: 'dm-click',
+      },
     );
-    const payload = JSON.parse(new URLSearchParams(body).get('payload') ?? '{}') as Record<string, unknown> & { response_url: string };
+    const payload = JSON.parse(new URLSearchParams(body).get('payload') ?? '{}') as Record<string, unknown> & {
+      response_url: string;
+    };
     expect(payload).toMatchObject({
       type: 'block_actions',
       user: { id: 'U0BOB' },
@@ -126,7 +163,11 @@ describe('a click in a DM', () => {
       message: { ts: posted.ts, text: 'op-1 needs you' },
       actions: [{ action_id: 'flink_ops_approve', value: 'op-1', block_id: 'approval:0123456789abcdef' }],
     });
-    const res = await fetch(payload.response_url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ replace_original: true, text: 'op-1: approved' }) });
+    const res = await fetch(payload.response_url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ replace_original: true, text: 'op-1: approved' }),
+    });
     expect(res.status).toBe(200);
     expect(sim.dms('U0BOB').map((m) => m.text)).toEqual(['op-1: approved']);
   });
@@ -135,8 +176,17 @@ describe('a click in a DM', () => {
     const dm = (await client.conversations.open({ users: 'U0BOB' })).channel?.id ?? '';
     const posted = await client.chat.postMessage({ channel: dm, text: 'op-1', blocks: dmBlocks });
     const record = { id: 'op-1', card: { channel: 'C0OPS', ts: '1.000001' }, plan: { digest: '0123456789abcdef0123' } };
-    const body = cardClickBody(sim, record, { user: 'U0BOB', actionId: 'flink_ops_approve', responseId: 'dm-card', at: { channel: dm, ts: posted.ts ?? '' } });
+    const body = cardClickBody(sim, record, {
+      user: 'U0BOB',
+      actionId: 'flink_ops_approve',
+      responseId: 'dm-card',
+      at: { channel: dm, ts: posted.ts ?? '' },
+    });
     const payload = JSON.parse(new URLSearchParams(body).get('payload') ?? '{}') as Record<string, unknown>;
-    expect(payload).toMatchObject({ channel: { id: dm }, container: { message_ts: posted.ts, channel_id: dm }, actions: [{ value: 'op-1' }] });
+    expect(payload).toMatchObject({
+      channel: { id: dm },
+      container: { message_ts: posted.ts, channel_id: dm },
+      actions: [{ value: 'op-1' }],
+    });
   });
 });

@@ -11,13 +11,18 @@ import { eventually } from '../support/poll.js';
 
 const bots = useBotEnvs();
 
-const start = (logs?: LogRecorder) => bots.start({ transport: 'socket', ...(logs ? { overrides: { logger: logs.logger } } : {}) });
+const start = (logs?: LogRecorder) =>
+  bots.start({ transport: 'socket', ...(logs ? { overrides: { logger: logs.logger } } : {}) });
 
 /** The bot's own word that it recognised Slack's copy of envelope `envelopeId` and dropped it (src/slack/redelivery.ts). */
 function copyDropped(logs: LogRecorder, e: BotEnv, envelopeId: string | undefined) {
-  const payload = e.sim.socket.deliveries.find((d) => d.envelopeId === envelopeId)?.payload as { trigger_id?: string } | undefined;
+  const payload = e.sim.socket.deliveries.find((d) => d.envelopeId === envelopeId)?.payload as
+    { trigger_id?: string } | undefined;
   const delivery = `trigger:${payload?.trigger_id}`;
-  return logs.logged(`the copy of ${delivery} dropped`, (l) => l.delivery === delivery && l.msg.startsWith('Slack sent a delivery again'));
+  return logs.logged(
+    `the copy of ${delivery} dropped`,
+    (l) => l.delivery === delivery && l.msg.startsWith('Slack sent a delivery again'),
+  );
 }
 
 /** Every envelope was acknowledged exactly once, and no ack came for an envelope already acknowledged. */
@@ -32,7 +37,11 @@ function expectNothingLostNothingTwice(e: BotEnv): void {
 async function healthOf(e: BotEnv): Promise<HealthServer> {
   const link = e.bot.socket;
   if (!link) throw new Error('the bot is not in Socket Mode');
-  return startHealthServer({ port: 0, host: '127.0.0.1', ready: readiness({ redis: redisReady(e.bot.redis), 'slack-socket': socketReady(link) }) });
+  return startHealthServer({
+    port: 0,
+    host: '127.0.0.1',
+    ready: readiness({ redis: redisReady(e.bot.redis), 'slack-socket': socketReady(link) }),
+  });
 }
 
 async function readyz(health: HealthServer): Promise<{ status: number; checks: Record<string, string> }> {
@@ -48,8 +57,15 @@ describe('Socket Mode: the flows over the socket', () => {
     expect(e.sim.socket.connectionCount).toBe(1);
     const opens = e.sim.calls.filter((c) => c.method === 'apps.connections.open');
     expect(opens).toHaveLength(1);
-    expect(opens[0]?.response).toMatchObject({ ok: true, url: expect.stringMatching(/^ws:\/\/127\.0\.0\.1:\d+\/link\/\?ticket=/) });
-    const open = (token: string) => fetch(`${e.sim.apiUrl}apps.connections.open`, { method: 'POST', headers: { authorization: `Bearer ${token}` } }).then((r) => r.json());
+    expect(opens[0]?.response).toMatchObject({
+      ok: true,
+      url: expect.stringMatching(/^ws:\/\/127\.0\.0\.1:\d+\/link\/\?ticket=/),
+    });
+    const open = (token: string) =>
+      fetch(`${e.sim.apiUrl}apps.connections.open`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+      }).then((r) => r.json());
     expect(await open(TOKEN)).toEqual({ ok: false, error: 'not_allowed_token_type' });
     expect(await open('xapp-1-someone-else')).toEqual({ ok: false, error: 'invalid_auth' });
     expect(await open(APP_TOKEN)).toMatchObject({ ok: true });
@@ -61,7 +77,12 @@ describe('Socket Mode: the flows over the socket', () => {
     expect(sent.status).toBe(200);
     expect(JSON.parse(sent.body)).toEqual({ response_type: 'ephemeral', text: 'Working on `scale`…' });
     const delivery = e.sim.socket.deliveries.find((d) => d.envelopeId === sent.envelopeId);
-    expect(delivery).toMatchObject({ type: 'slash_commands', acceptsResponsePayload: true, sends: [expect.anything()], ack: { attempt: 0 } });
+    expect(delivery).toMatchObject({
+      type: 'slash_commands',
+      acceptsResponsePayload: true,
+      sends: [expect.anything()],
+      ack: { attempt: 0 },
+    });
     const card = await e.sim.waitFor(() => e.sim.messages(e.channel)[0], 10_000);
     const opId = /op-[a-z0-9]{6,12}/.exec(card.text)?.[0] as string;
     const requested = await e.waitForState(opId, ['AWAITING_APPROVAL']);
@@ -69,7 +90,10 @@ describe('Socket Mode: the flows over the socket', () => {
     const click = await e.click('approve', requested, USERS.lead1);
     expect(click.status).toBe(200);
     expect(click.body).toBe('');
-    expect(e.sim.socket.deliveries.find((d) => d.envelopeId === click.envelopeId)).toMatchObject({ type: 'interactive', acceptsResponsePayload: false });
+    expect(e.sim.socket.deliveries.find((d) => d.envelopeId === click.envelopeId)).toMatchObject({
+      type: 'interactive',
+      acceptsResponsePayload: false,
+    });
     expect((await click.reply()).text).toContain(`You approved ${opId}`);
     const queued = await e.record(opId);
     expect(queued.state).toBe('QUEUED');
@@ -102,7 +126,10 @@ describe('Socket Mode: the flows over the socket', () => {
     expect(JSON.stringify(home.view)).toContain(record.id);
     expect(e.sim.calls.filter((c) => c.method === 'views.publish')).toHaveLength(1);
     const event = e.sim.socket.deliveries.find((d) => d.type === 'events_api');
-    expect(event?.payload).toMatchObject({ type: 'event_callback', event: { type: 'app_home_opened', user: USERS.lead1 } });
+    expect(event?.payload).toMatchObject({
+      type: 'event_callback',
+      event: { type: 'app_home_opened', user: USERS.lead1 },
+    });
   });
 });
 
@@ -158,7 +185,10 @@ describe('Socket Mode: a link that goes away', () => {
   it('an approval whose ack is lost counts once', async () => {
     const logs = recordLogs();
     const e = await start(logs);
-    const requested = await e.request('upgrade streaming-prod/orders --image flink:1.20.1 --mode stateless --reason "hotfix"', USERS.alice);
+    const requested = await e.request(
+      'upgrade streaming-prod/orders --image flink:1.20.1 --mode stateless --reason "hotfix"',
+      USERS.alice,
+    );
     expect(requested.state).toBe('AWAITING_APPROVAL');
     e.sim.socket.loseNextAck();
     const click = await e.click('approve', requested, USERS.lead1);

@@ -21,14 +21,22 @@ async function leftAccepted(env: BotEnv, like: OperationRecord, responseId: stri
   const id = `${like.id.slice(0, -3)}zz${responseId.length % 10}`;
   const responseUrl = env.sim.responseUrl(responseId, { channel: env.channel, user: like.requester });
   const { kind, intent, target, requester, channel, incidentChannels, plan, decision } = like;
-  const created = await env.bot.deps.store.create({ id, kind, intent, target, requester, channel, responseUrl, incidentChannels, plan, decision }, requester);
+  const created = await env.bot.deps.store.create(
+    { id, kind, intent, target, requester, channel, responseUrl, incidentChannels, plan, decision },
+    requester,
+  );
   if (!created.ok) throw new Error('id taken');
   return created.record;
 }
 
 function sweeper(env: BotEnv, finished: string[]): Sweep {
   const cards = new CardsInFlight(env.redis.redis, env.config.redis.prefix);
-  const inner = acceptedFinisher(new OperationService(env.bot.deps, env.bot.identity.botName), new FetchResponder(), silent, cards);
+  const inner = acceptedFinisher(
+    new OperationService(env.bot.deps, env.bot.identity.botName),
+    new FetchResponder(),
+    silent,
+    cards,
+  );
   // The sweep's clock is a minute ahead of the bot's (the record is stale to it); its store writes with the same
   // clock, so a claim is fresh to the other sweeps, as it is in production where processes share the time.
   const now = () => env.bot.deps.now() + 60_000;
@@ -38,7 +46,10 @@ function sweeper(env: BotEnv, finished: string[]): Sweep {
     leases: env.bot.deps.leases,
     logger: silent,
     now,
-    accepted: { finish: async (record) => (finished.push(record.id), inner.finish(record)), cardInFlight: (record) => cards.inFlight(record.id) },
+    accepted: {
+      finish: async (record) => (finished.push(record.id), inner.finish(record)),
+      cardInFlight: (record) => cards.inFlight(record.id),
+    },
   });
 }
 
@@ -52,7 +63,12 @@ it('two sweeps racing over a stale ACCEPTED record: one card, one decision', asy
   expect(reports.flatMap((r) => r.resumed)).toEqual([stale.id]);
   const record = await env.record(stale.id);
   expect(record.state).toBe('AWAITING_APPROVAL');
-  expect(env.sim.messages(env.channel).filter((m) => m.text.includes(stale.id)).map((m) => m.ts)).toEqual([record.card?.ts]);
+  expect(
+    env.sim
+      .messages(env.channel)
+      .filter((m) => m.text.includes(stale.id))
+      .map((m) => m.ts),
+  ).toEqual([record.card?.ts]);
   // A later sweep finds nothing left to do.
   expect((await sweeper(env, finished).run()).resumed).toEqual([]);
 });
@@ -74,7 +90,7 @@ it('a stale ACCEPTED record whose card cannot be posted is CANCELLED and its req
   expect(env.sim.responses.filter((r) => r.id === 'cmd-cancel')).toHaveLength(1);
 });
 
-it('a record whose card is still waiting for the channel\'s turn is not stale: the sweep leaves it to its bot', async () => {
+it("a record whose card is still waiting for the channel's turn is not stale: the sweep leaves it to its bot", async () => {
   const env = await hooks.start({ overrides: { sweep: false, notifier: false } });
   const like = await env.request('scale streaming-prod/fraud-detection 7 --reason "slow card"', USERS.alice);
   const slow = await leftAccepted(env, like, 'cmd-slow');

@@ -4,7 +4,16 @@ import type { OperationIntent } from '../../src/domain/kinds/index.js';
 import type { OperationRecord } from '../../src/domain/engines/operation.js';
 import type { Target } from '../../src/domain/model/target.js';
 import type { WorkerEvidence } from '../../src/worker/context.js';
-import { isStable, recordStatuses, sessionCluster, sessionJob, statusOf, waitForStatus, waitStable, type Status } from '@flink-chatops/sim/testing/sim';
+import {
+  isStable,
+  recordStatuses,
+  sessionCluster,
+  sessionJob,
+  statusOf,
+  waitForStatus,
+  waitStable,
+  type Status,
+} from '@flink-chatops/sim/testing/sim';
 import { NS, WorkerEnv } from '../support/worker-env.js';
 
 let env: WorkerEnv;
@@ -43,16 +52,39 @@ function expectEvidenceTrail(record: OperationRecord): void {
 }
 
 describe('each kind reaches COMPLETED with its evidence', () => {
-  const cases: { kind: string; setup?: { state?: 'suspended' }; intent: (t: Target) => OperationIntent; check: (r: OperationRecord) => void }[] = [
+  const cases: {
+    kind: string;
+    setup?: { state?: 'suspended' };
+    intent: (t: Target) => OperationIntent;
+    check: (r: OperationRecord) => void;
+  }[] = [
     {
       kind: 'suspend',
       intent: (t) => ({ kind: 'suspend', target: t, ...common }),
-      check: (r) => expect(evidenceOf(r).criteria?.map((c) => c.name).join(' ')).toMatch(/savepoint/i),
+      check: (r) =>
+        expect(
+          evidenceOf(r)
+            .criteria?.map((c) => c.name)
+            .join(' '),
+        ).toMatch(/savepoint/i),
     },
-    { kind: 'resume', setup: { state: 'suspended' }, intent: (t) => ({ kind: 'resume', target: t, ...common }), check: () => undefined },
+    {
+      kind: 'resume',
+      setup: { state: 'suspended' },
+      intent: (t) => ({ kind: 'resume', target: t, ...common }),
+      check: () => undefined,
+    },
     { kind: 'restart', intent: (t) => ({ kind: 'restart', target: t, ...common }), check: () => undefined },
-    { kind: 'scale', intent: (t) => ({ kind: 'scale', target: t, parallelism: 5, ...common }), check: (r) => expect(r.submittedGeneration).toBe(2) },
-    { kind: 'upgrade', intent: (t) => ({ kind: 'upgrade', target: t, image: 'flink:1.20.1', ...common }), check: () => undefined },
+    {
+      kind: 'scale',
+      intent: (t) => ({ kind: 'scale', target: t, parallelism: 5, ...common }),
+      check: (r) => expect(r.submittedGeneration).toBe(2),
+    },
+    {
+      kind: 'upgrade',
+      intent: (t) => ({ kind: 'upgrade', target: t, image: 'flink:1.20.1', ...common }),
+      check: () => undefined,
+    },
     {
       kind: 'savepoint',
       intent: (t) => ({ kind: 'savepoint', target: t, ...common }),
@@ -63,7 +95,13 @@ describe('each kind reaches COMPLETED with its evidence', () => {
     },
     {
       kind: 'restore',
-      intent: (t) => ({ kind: 'restore', target: t, from: `s3://flink-state/${NS}/${t.name}/savepoints/savepoint-0a1b2c`, allowNonRestoredState: false, ...common }),
+      intent: (t) => ({
+        kind: 'restore',
+        target: t,
+        from: `s3://flink-state/${NS}/${t.name}/savepoints/savepoint-0a1b2c`,
+        allowNonRestoredState: false,
+        ...common,
+      }),
       check: () => undefined,
     },
   ];
@@ -80,23 +118,36 @@ describe('each kind reaches COMPLETED with its evidence', () => {
 
   it('undo of a scale puts the parallelism back and is judged as a scale', async () => {
     await env.deploy('kind-undo', { parallelism: 2 });
-    const scaled = await env.waitTerminal((await env.request({ kind: 'scale', target: target('kind-undo'), parallelism: 6, ...common })).id);
+    const scaled = await env.waitTerminal(
+      (await env.request({ kind: 'scale', target: target('kind-undo'), parallelism: 6, ...common })).id,
+    );
     expect(scaled.state).toBe('COMPLETED');
     const undo = await env.waitTerminal((await env.request({ kind: 'undo', opId: scaled.id, ...common })).id);
     expect(undo.state, JSON.stringify(evidenceOf(undo).verdict)).toBe('COMPLETED');
     expectEvidenceTrail(undo);
-    expect((env.cluster.store.get('flinkdeployments', NS, 'kind-undo')?.spec?.job as { parallelism: number }).parallelism).toBe(2);
+    expect(
+      (env.cluster.store.get('flinkdeployments', NS, 'kind-undo')?.spec?.job as { parallelism: number }).parallelism,
+    ).toBe(2);
   });
 });
 
 it('a FlinkSessionJob: scale is verified with its session cluster in view', async () => {
   const { store } = env.cluster;
   store.create('flinkdeployments', sessionCluster('kind-session', NS));
-  await waitForStatus(store, 'flinkdeployments', NS, 'kind-session', (s) => s.jobManagerDeploymentStatus === 'READY', 'session cluster READY');
+  await waitForStatus(
+    store,
+    'flinkdeployments',
+    NS,
+    'kind-session',
+    (s) => s.jobManagerDeploymentStatus === 'READY',
+    'session cluster READY',
+  );
   store.create('flinksessionjobs', sessionJob('kind-sessionjob', NS, 'kind-session'));
   await waitStable(store, NS, 'kind-sessionjob', 'flinksessionjobs');
   const job: Target = { kind: 'FlinkSessionJob', namespace: NS, name: 'kind-sessionjob' };
-  const done = await env.waitTerminal((await env.request({ kind: 'scale', target: job, parallelism: 3, ...common })).id);
+  const done = await env.waitTerminal(
+    (await env.request({ kind: 'scale', target: job, parallelism: 3, ...common })).id,
+  );
   expect(done.state, JSON.stringify(evidenceOf(done).verdict)).toBe('COMPLETED');
   expectEvidenceTrail(done);
 });
@@ -104,7 +155,14 @@ it('a FlinkSessionJob: scale is verified with its session cluster in view', asyn
 it('a session cluster restart: COMPLETED lists the state of each session job on it, read after the verdict', async () => {
   const { store } = env.cluster;
   store.create('flinkdeployments', sessionCluster('kind-session-r', NS));
-  await waitForStatus(store, 'flinkdeployments', NS, 'kind-session-r', (s) => s.jobManagerDeploymentStatus === 'READY', 'session cluster READY');
+  await waitForStatus(
+    store,
+    'flinkdeployments',
+    NS,
+    'kind-session-r',
+    (s) => s.jobManagerDeploymentStatus === 'READY',
+    'session cluster READY',
+  );
   store.create('flinksessionjobs', sessionJob('kind-sj-r', NS, 'kind-session-r'));
   await waitStable(store, NS, 'kind-sj-r', 'flinksessionjobs');
   const cluster: Target = { kind: 'FlinkDeployment', namespace: NS, name: 'kind-session-r' };
@@ -142,7 +200,13 @@ describe('failures are reported with their evidence', () => {
     const stableAt: number[] = [];
     const unsubscribe = env.cluster.store.subscribe((change) => {
       const o = change.object;
-      if (o.metadata.name === 'slow' && o.kind === 'FlinkDeployment' && o.metadata.generation === 2 && isStable(statusOf(o) as Status, o)) stableAt.push(Date.now());
+      if (
+        o.metadata.name === 'slow' &&
+        o.kind === 'FlinkDeployment' &&
+        o.metadata.generation === 2 &&
+        isStable(statusOf(o) as Status, o)
+      )
+        stableAt.push(Date.now());
     });
     const op = await env.request({ kind: 'restart', target: target('slow'), ...common });
     const done = await env.waitTerminal(op.id);

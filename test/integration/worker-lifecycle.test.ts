@@ -24,7 +24,11 @@ const restart: OperationIntent = { kind: 'restart', target: orders, incidentChan
 type Line = Record<string, unknown>;
 
 /** A logger whose JSON lines the test can read, and wait for. */
-function capturingLogger(): { lines: Line[]; logger: ReturnType<typeof createLogger>; logged(match: (line: Line) => boolean): Promise<void> } {
+function capturingLogger(): {
+  lines: Line[];
+  logger: ReturnType<typeof createLogger>;
+  logged(match: (line: Line) => boolean): Promise<void>;
+} {
   const lines: Line[] = [];
   const waiters = new Set<{ match: (line: Line) => boolean; resolve: () => void }>();
   const sink = new Writable({
@@ -80,7 +84,7 @@ it('a lost lease aborts the run without throwing; the operation is resumed under
   expect(env.cluster.server.stats().requests['patch flinkdeployments']).toBe(1);
 });
 
-it("a job lock BullMQ cannot renew cancels the run (lockRenewalFailed); the operation is finished once, all the same", async () => {
+it('a job lock BullMQ cannot renew cancels the run (lockRenewalFailed); the operation is finished once, all the same', async () => {
   env.cluster.operator.setScenario(NS, 'orders', 'slow-reconcile', { slowReconcileSeconds: 1000 });
   const { lines, logger, logged } = capturingLogger();
   await env.startWorker({}, { logger });
@@ -113,11 +117,24 @@ it('jobs of operations that ended or went back to approval are dropped without t
   const cancelled = await env.request(restart, { enqueue: false });
   await env.store.transition(cancelled.id, { from: ['QUEUED'], to: 'CANCELLED', actor: 'U0REQUEST', role: 'bot' });
   const waiting = await env.accept(restart);
-  await env.store.transition(waiting.id, { from: ['ACCEPTED'], to: 'AWAITING_APPROVAL', actor: 'U0REQUEST', role: 'bot', set: { expiresAt: Date.now() + 60_000 } });
+  await env.store.transition(waiting.id, {
+    from: ['ACCEPTED'],
+    to: 'AWAITING_APPROVAL',
+    actor: 'U0REQUEST',
+    role: 'bot',
+    set: { expiresAt: Date.now() + 60_000 },
+  });
   const worker = await env.startWorker();
-  expect(await worker.runner.run({ opId: cancelled.id, signal: new AbortController().signal, attempt: 1 })).toEqual({ type: 'done', why: 'already CANCELLED' });
-  expect(await worker.runner.run({ opId: waiting.id, signal: new AbortController().signal, attempt: 1 })).toMatchObject({ type: 'done' });
-  expect(await worker.runner.run({ opId: 'op-missing00', signal: new AbortController().signal, attempt: 1 })).toMatchObject({ type: 'done' });
+  expect(await worker.runner.run({ opId: cancelled.id, signal: new AbortController().signal, attempt: 1 })).toEqual({
+    type: 'done',
+    why: 'already CANCELLED',
+  });
+  expect(await worker.runner.run({ opId: waiting.id, signal: new AbortController().signal, attempt: 1 })).toMatchObject(
+    { type: 'done' },
+  );
+  expect(
+    await worker.runner.run({ opId: 'op-missing00', signal: new AbortController().signal, attempt: 1 }),
+  ).toMatchObject({ type: 'done' });
   expect((await env.store.get(waiting.id))?.history).toHaveLength(2);
   expect(env.cluster.server.stats().requests['patch flinkdeployments'] ?? 0).toBe(0);
 });

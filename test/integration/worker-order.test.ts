@@ -45,8 +45,19 @@ it('two operations on one target run strictly one after the other; the second wa
 
 it('a re-plan that policy now wants approved goes back to AWAITING_APPROVAL with the new diff', async () => {
   await env.deploy('payments', { namespace: APPROVAL_NS });
-  const upgrade = await env.request({ kind: 'upgrade', target: target('payments', APPROVAL_NS), image: 'flink:1.20.1', mode: 'stateless', ...common });
-  const scale = await env.request({ kind: 'scale', target: target('payments', APPROVAL_NS), parallelism: 5, ...common });
+  const upgrade = await env.request({
+    kind: 'upgrade',
+    target: target('payments', APPROVAL_NS),
+    image: 'flink:1.20.1',
+    mode: 'stateless',
+    ...common,
+  });
+  const scale = await env.request({
+    kind: 'scale',
+    target: target('payments', APPROVAL_NS),
+    parallelism: 5,
+    ...common,
+  });
   expect(scale.decision?.outcome).toBe('allow');
   await env.startWorker();
   expect((await env.waitTerminal(upgrade.id)).state).toBe('COMPLETED');

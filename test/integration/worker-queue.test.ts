@@ -80,9 +80,12 @@ describe('OperationQueue', () => {
 describe('evidence helpers', () => {
   const patchPlan = (patch: Record<string, unknown>): Plan => ({ change: { type: 'patch', patch } }) as unknown as Plan;
 
-  it.each(['suspend', 'resume', 'upgrade', 'scale'] as const)('an undo whose plan records judgedAs %s is judged as a %s', (kind) => {
-    expect(judgedKind('undo', { ...patchPlan({}), judgedAs: kind })).toBe(kind);
-  });
+  it.each(['suspend', 'resume', 'upgrade', 'scale'] as const)(
+    'an undo whose plan records judgedAs %s is judged as a %s',
+    (kind) => {
+      expect(judgedKind('undo', { ...patchPlan({}), judgedAs: kind })).toBe(kind);
+    },
+  );
 
   it('other kinds are judged as themselves; an undo plan without judgedAs is an error', () => {
     expect(judgedKind('restart', patchPlan({}))).toBe('restart');
@@ -90,14 +93,56 @@ describe('evidence helpers', () => {
   });
 
   const criterion = (name: string, met: boolean) => ({ name, met, observed: null, source: 's', at: 1 });
-  const pending = (...criteria: ReturnType<typeof criterion>[]): EvidenceVerdict => ({ outcome: 'pending', criteria, blocking: [], notes: [] });
+  const pending = (...criteria: ReturnType<typeof criterion>[]): EvidenceVerdict => ({
+    outcome: 'pending',
+    criteria,
+    blocking: [],
+    notes: [],
+  });
 
   it.each([
-    ['old deployment state before the operator reconciled ours', pending(criterion('generation-observed', false), criterion('job-running', true)), [], []],
-    ['generation observed but still reconciling', pending(criterion('generation-observed', true), criterion('reconciled-deployed', false), criterion('job-running', true)), [], []],
-    ['reconciled: what holds now is progress', pending(criterion('generation-observed', true), criterion('reconciled-deployed', true), criterion('job-running', true)), [], ['generation-observed', 'reconciled-deployed', 'job-running']],
-    ['already recorded criteria are not repeated', pending(criterion('generation-observed', true), criterion('reconciled-deployed', true), criterion('job-running', true)), ['generation-observed', 'reconciled-deployed'], ['job-running']],
-    ['kinds without a generation (savepoint) record as they go', pending(criterion('snapshot-completed', false), criterion('no-blocking-warnings', true)), [], ['no-blocking-warnings']],
+    [
+      'old deployment state before the operator reconciled ours',
+      pending(criterion('generation-observed', false), criterion('job-running', true)),
+      [],
+      [],
+    ],
+    [
+      'generation observed but still reconciling',
+      pending(
+        criterion('generation-observed', true),
+        criterion('reconciled-deployed', false),
+        criterion('job-running', true),
+      ),
+      [],
+      [],
+    ],
+    [
+      'reconciled: what holds now is progress',
+      pending(
+        criterion('generation-observed', true),
+        criterion('reconciled-deployed', true),
+        criterion('job-running', true),
+      ),
+      [],
+      ['generation-observed', 'reconciled-deployed', 'job-running'],
+    ],
+    [
+      'already recorded criteria are not repeated',
+      pending(
+        criterion('generation-observed', true),
+        criterion('reconciled-deployed', true),
+        criterion('job-running', true),
+      ),
+      ['generation-observed', 'reconciled-deployed'],
+      ['job-running'],
+    ],
+    [
+      'kinds without a generation (savepoint) record as they go',
+      pending(criterion('snapshot-completed', false), criterion('no-blocking-warnings', true)),
+      [],
+      ['no-blocking-warnings'],
+    ],
   ])('%s', (_what, verdict, already, expected) => {
     expect(progressOf(verdict, new Set(already)).map((c) => c.name)).toEqual(expected);
   });
@@ -106,7 +151,10 @@ describe('evidence helpers', () => {
     const before = trimBefore({
       metadata: { name: 'orders', uid: 'u1', generation: 4, managedFields: [{ big: true }] },
       spec: { image: 'flink:1.20', job: { state: 'running', upgradeMode: 'savepoint', jarURI: 'local:///x.jar' } },
-      status: { jobStatus: { jobId: 'j1', state: 'RUNNING', upgradeSavepointPath: 's3://sp/1' }, clusterInfo: { big: true } },
+      status: {
+        jobStatus: { jobId: 'j1', state: 'RUNNING', upgradeSavepointPath: 's3://sp/1' },
+        clusterInfo: { big: true },
+      },
     });
     expect(before).toEqual({
       metadata: { name: 'orders', uid: 'u1', generation: 4 },

@@ -18,7 +18,12 @@ afterEach(async () => {
 });
 
 const orders: Target = { kind: 'FlinkDeployment', namespace: NS, name: 'orders' };
-const scale = (parallelism: number): OperationIntent => ({ kind: 'scale', target: orders, parallelism, incidentChannels: [] });
+const scale = (parallelism: number): OperationIntent => ({
+  kind: 'scale',
+  target: orders,
+  parallelism,
+  incidentChannels: [],
+});
 
 function requests(what: string): number {
   return env.cluster.server.stats().requests[what] ?? 0;
@@ -27,7 +32,11 @@ function requests(what: string): number {
 function live() {
   const object = env.cluster.store.get('flinkdeployments', NS, 'orders');
   if (!object) throw new Error('orders is gone');
-  return { generation: object.metadata.generation, parallelism: (object.spec?.job as { parallelism: number }).parallelism, opId: object.metadata.annotations?.[ANNOTATION_OPERATION_ID] };
+  return {
+    generation: object.metadata.generation,
+    parallelism: (object.spec?.job as { parallelism: number }).parallelism,
+    opId: object.metadata.annotations?.[ANNOTATION_OPERATION_ID],
+  };
 }
 
 function states(record: OperationRecord): string[] {
@@ -37,7 +46,12 @@ function states(record: OperationRecord): string[] {
 describe('outcome unknown: the target is read before anything is resubmitted', () => {
   it('a lost response → UNCERTAIN → our annotation is there → SUBMITTED; exactly one patch', async () => {
     await env.deploy('orders');
-    env.cluster.server.faults.inject({ kind: 'lose-response', verb: 'patch', resource: 'flinkdeployments', name: 'orders' });
+    env.cluster.server.faults.inject({
+      kind: 'lose-response',
+      verb: 'patch',
+      resource: 'flinkdeployments',
+      name: 'orders',
+    });
     await env.startWorker();
     const done = await env.waitTerminal((await env.request(scale(7))).id);
     expect(states(done)).toEqual(['ACCEPTED', 'QUEUED', 'SUBMITTING', 'UNCERTAIN', 'SUBMITTED', 'COMPLETED']);
@@ -49,10 +63,23 @@ describe('outcome unknown: the target is read before anything is resubmitted', (
 
   it('a 500 → UNCERTAIN → not applied, nothing else changed → resubmitted once; applied once', async () => {
     await env.deploy('orders');
-    env.cluster.server.faults.inject({ kind: 'error-500', verb: 'patch', resource: 'flinkdeployments', name: 'orders' });
+    env.cluster.server.faults.inject({
+      kind: 'error-500',
+      verb: 'patch',
+      resource: 'flinkdeployments',
+      name: 'orders',
+    });
     await env.startWorker();
     const done = await env.waitTerminal((await env.request(scale(3))).id);
-    expect(states(done)).toEqual(['ACCEPTED', 'QUEUED', 'SUBMITTING', 'UNCERTAIN', 'SUBMITTING', 'SUBMITTED', 'COMPLETED']);
+    expect(states(done)).toEqual([
+      'ACCEPTED',
+      'QUEUED',
+      'SUBMITTING',
+      'UNCERTAIN',
+      'SUBMITTING',
+      'SUBMITTED',
+      'COMPLETED',
+    ]);
     expect(done.history.filter((e) => e.type === 'retry')).toHaveLength(1);
     expect(requests('patch flinkdeployments')).toBe(2);
     expect(live()).toMatchObject({ generation: 2, parallelism: 3, opId: done.id });
@@ -60,7 +87,13 @@ describe('outcome unknown: the target is read before anything is resubmitted', (
 
   it('a timeout while the request is still on its way: resubmitted with the fresh resourceVersion; the late one is refused', async () => {
     await env.deploy('orders');
-    env.cluster.server.faults.inject({ kind: 'delay', verb: 'patch', resource: 'flinkdeployments', name: 'orders', ms: 1500 });
+    env.cluster.server.faults.inject({
+      kind: 'delay',
+      verb: 'patch',
+      resource: 'flinkdeployments',
+      name: 'orders',
+      ms: 1500,
+    });
     await env.startWorker({}, { settings: { kubeTimeoutMs: 400 } });
     const done = await env.waitTerminal((await env.request(scale(5))).id);
     expect(done.state).toBe('COMPLETED');
@@ -72,7 +105,9 @@ describe('outcome unknown: the target is read before anything is resubmitted', (
     await env.deploy('orders');
     env.cluster.server.faults.inject({ kind: 'lose-response', verb: 'create', resource: 'flinkstatesnapshots' });
     await env.startWorker();
-    const done = await env.waitTerminal((await env.request({ kind: 'savepoint', target: orders, incidentChannels: [] })).id);
+    const done = await env.waitTerminal(
+      (await env.request({ kind: 'savepoint', target: orders, incidentChannels: [] })).id,
+    );
     expect(done.state).toBe('COMPLETED');
     expect(states(done)).toContain('UNCERTAIN');
     expect(requests('create flinkstatesnapshots')).toBe(1);
@@ -95,7 +130,13 @@ describe('someone else changed the target', () => {
 
   it('during the call (409 after a spec change) → ABORTED; nothing applied by us', async () => {
     await env.deploy('orders');
-    env.cluster.server.faults.inject({ kind: 'delay', verb: 'patch', resource: 'flinkdeployments', name: 'orders', ms: 600 });
+    env.cluster.server.faults.inject({
+      kind: 'delay',
+      verb: 'patch',
+      resource: 'flinkdeployments',
+      name: 'orders',
+      ms: 600,
+    });
     await env.startWorker();
     const op = await env.request(scale(6));
     await env.waitForState(op.id, 'SUBMITTING');
@@ -109,11 +150,23 @@ describe('someone else changed the target', () => {
 
   it('during the call (409 after a status-only write) → not drift: resubmitted with the fresh resourceVersion', async () => {
     await env.deploy('orders');
-    env.cluster.server.faults.inject({ kind: 'delay', verb: 'patch', resource: 'flinkdeployments', name: 'orders', ms: 600 });
+    env.cluster.server.faults.inject({
+      kind: 'delay',
+      verb: 'patch',
+      resource: 'flinkdeployments',
+      name: 'orders',
+      ms: 600,
+    });
     await env.startWorker();
     const op = await env.request(scale(6));
     await env.waitForState(op.id, 'SUBMITTING');
-    env.cluster.store.update('flinkdeployments', NS, 'orders', (o) => ({ ...o, status: { ...o.status, clusterInfo: { touched: 'yes' } } }), { subresource: 'status' });
+    env.cluster.store.update(
+      'flinkdeployments',
+      NS,
+      'orders',
+      (o) => ({ ...o, status: { ...o.status, clusterInfo: { touched: 'yes' } } }),
+      { subresource: 'status' },
+    );
     const done = await env.waitTerminal(op.id);
     expect(states(done)).toEqual(['ACCEPTED', 'QUEUED', 'SUBMITTING', 'SUBMITTING', 'SUBMITTED', 'COMPLETED']);
     expect(requests('patch flinkdeployments')).toBe(2);
@@ -134,7 +187,12 @@ describe('someone else changed the target', () => {
 describe('refusals', () => {
   it('another 4xx (403) → FAILED with the API message', async () => {
     await env.deploy('orders');
-    env.cluster.server.faults.inject({ kind: 'error-403', verb: 'patch', resource: 'flinkdeployments', name: 'orders' });
+    env.cluster.server.faults.inject({
+      kind: 'error-403',
+      verb: 'patch',
+      resource: 'flinkdeployments',
+      name: 'orders',
+    });
     await env.startWorker();
     const done = await env.waitTerminal((await env.request(scale(6))).id);
     expect(done.state).toBe('FAILED');

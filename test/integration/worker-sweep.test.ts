@@ -25,15 +25,34 @@ const orders: Target = { kind: 'FlinkDeployment', namespace: NS, name: 'orders' 
 const restart: OperationIntent = { kind: 'restart', target: orders, incidentChannels: [] };
 
 function sweep(): Sweep {
-  return new Sweep({ store: env.store, queues: env.queues, leases: env.leases, logger: createLogger('silent'), graceMs: 0, backoffBaseMs: 10 });
+  return new Sweep({
+    store: env.store,
+    queues: env.queues,
+    leases: env.leases,
+    logger: createLogger('silent'),
+    graceMs: 0,
+    backoffBaseMs: 10,
+  });
 }
 
 describe('approvals', () => {
   it('AWAITING_APPROVAL past expiresAt → EXPIRED by the sweep; one not yet due stays', async () => {
     const due = await env.accept(restart);
     const later = await env.accept(restart);
-    await env.store.transition(due.id, { from: ['ACCEPTED'], to: 'AWAITING_APPROVAL', actor: 'U0REQUEST', role: 'bot', set: { expiresAt: Date.now() - 1 } });
-    await env.store.transition(later.id, { from: ['ACCEPTED'], to: 'AWAITING_APPROVAL', actor: 'U0REQUEST', role: 'bot', set: { expiresAt: Date.now() + 60_000 } });
+    await env.store.transition(due.id, {
+      from: ['ACCEPTED'],
+      to: 'AWAITING_APPROVAL',
+      actor: 'U0REQUEST',
+      role: 'bot',
+      set: { expiresAt: Date.now() - 1 },
+    });
+    await env.store.transition(later.id, {
+      from: ['ACCEPTED'],
+      to: 'AWAITING_APPROVAL',
+      actor: 'U0REQUEST',
+      role: 'bot',
+      set: { expiresAt: Date.now() + 60_000 },
+    });
     const report = await sweep().run();
     expect(report.expired).toEqual([due.id]);
     const expired = await env.store.get(due.id);

@@ -11,7 +11,10 @@ const OUTSIDER = /this bot serves only its own Slack workspace/;
 describe('the workspace guard', () => {
   it('refuses a command and a query of a Slack Connect guest privately; nothing is recorded, posted or written', async () => {
     const env = await bots.start();
-    const writes = () => Object.entries(bots.cluster.server.stats().requests).filter(([k]) => /^(patch|create) /.test(k)).reduce((n, [, v]) => n + v, 0);
+    const writes = () =>
+      Object.entries(bots.cluster.server.stats().requests)
+        .filter(([k]) => /^(patch|create) /.test(k))
+        .reduce((n, [, v]) => n + v, 0);
     const before = writes();
     const scale = await (await env.command('scale streaming-dev/orders 3', GUEST.id)).reply();
     expect(scale.text).toMatch(OUTSIDER);
@@ -25,7 +28,7 @@ describe('the workspace guard', () => {
     expect(own.state).toBe('QUEUED');
   });
 
-  it('refuses a guest\'s click: no vote counted, the card unchanged', async () => {
+  it("refuses a guest's click: no vote counted, the card unchanged", async () => {
     const env = await bots.start();
     const card = await env.request('scale streaming-prod/fraud-detection 5 --reason "guard"', USERS.alice);
     expect(card.state).toBe('AWAITING_APPROVAL');

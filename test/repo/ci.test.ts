@@ -9,7 +9,11 @@ import { ROOT } from '../support/kustomize.js';
 
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 const setup = (env: Record<string, string>) =>
-  spawnSync('bash', ['scripts/test-setup.sh'], { cwd: ROOT, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } });
+  spawnSync('bash', ['scripts/test-setup.sh'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', ...env },
+  });
 
 /** The README's test command: the `sh` block under "The two commands" that is not the sandbox's. */
 function readmeTestCommand(): string {
@@ -33,7 +37,11 @@ describe('scripts/test-setup.sh (npm pretest)', () => {
   });
 
   it('as another user, prints the exact install command for everything missing and fails', () => {
-    const run = setup({ TEST_SETUP_CHROMIUM: '/nonexistent/chromium', TEST_SETUP_REDIS: '/nonexistent/redis-server', TEST_SETUP_UID: '1000' });
+    const run = setup({
+      TEST_SETUP_CHROMIUM: '/nonexistent/chromium',
+      TEST_SETUP_REDIS: '/nonexistent/redis-server',
+      TEST_SETUP_UID: '1000',
+    });
     expect(run.status).toBe(1);
     expect(run.stderr).toContain("sudo sh -c 'apt-get update && apt-get install -y redis-server chromium'");
   });

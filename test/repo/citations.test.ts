@@ -106,7 +106,10 @@ function anchorsOfPage(page: string): Set<string> | undefined {
 }
 
 /** The citations among `citations` that name a missing page or section, as readable lines. */
-export function broken(citations: readonly Citation[], anchors: (page: string) => Set<string> | undefined = anchorsOfPage): string[] {
+export function broken(
+  citations: readonly Citation[],
+  anchors: (page: string) => Set<string> | undefined = anchorsOfPage,
+): string[] {
   return citations.flatMap(({ where, page, anchor }) => {
     const offered = anchors(page);
     if (offered === undefined) return [`${where}: ${page} does not exist`];
@@ -115,7 +118,12 @@ export function broken(citations: readonly Citation[], anchors: (page: string) =
 }
 
 const codeFiles = CODE_ROOTS.flatMap((root) => filesUnder(join(ROOT, root)));
-const docPages = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const docPages = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 const rel = (path: string) => relative(ROOT, path);
 
 describe('the code cites the project docs', () => {
@@ -127,7 +135,9 @@ describe('the code cites the project docs', () => {
   it('never cites a document outside the repository', () => {
     const hits = codeFiles.concat(docPages.map((p) => join(ROOT, p))).flatMap((file) => {
       const lines = readFileSync(file, 'utf8').split('\n');
-      return lines.flatMap((line, i) => FORBIDDEN.filter((f) => line.includes(f)).map((f) => `${rel(file)}:${i + 1}: ${f}`));
+      return lines.flatMap((line, i) =>
+        FORBIDDEN.filter((f) => line.includes(f)).map((f) => `${rel(file)}:${i + 1}: ${f}`),
+      );
     });
     expect(hits).toEqual([]);
   });
@@ -139,16 +149,33 @@ describe('the code cites the project docs', () => {
   });
 
   it('every link between the docs names an existing section', () => {
-    const citations = docPages.flatMap((page) => citationsIn(page, readFileSync(join(ROOT, page), 'utf8'), dirname(page)));
+    const citations = docPages.flatMap((page) =>
+      citationsIn(page, readFileSync(join(ROOT, page), 'utf8'), dirname(page)),
+    );
     expect(broken(citations)).toEqual([]);
   });
 });
 
 describe('the citation checker', () => {
-  const page = ['# The life of an operation', '## States', '```yaml', '# not a heading', '```', '### `/flink lock`', '## States', '## Who? Me, again.'].join('\n');
+  const page = [
+    '# The life of an operation',
+    '## States',
+    '```yaml',
+    '# not a heading',
+    '```',
+    '### `/flink lock`',
+    '## States',
+    '## Who? Me, again.',
+  ].join('\n');
 
   it('derives anchors as GitHub does: markup and punctuation dropped, repeats numbered, code fences skipped', () => {
-    expect([...anchorsOf(page)]).toEqual(['the-life-of-an-operation', 'states', 'flink-lock', 'states-1', 'who-me-again']);
+    expect([...anchorsOf(page)]).toEqual([
+      'the-life-of-an-operation',
+      'states',
+      'flink-lock',
+      'states-1',
+      'who-me-again',
+    ]);
   });
 
   it('reports a citation of a missing section or page', () => {

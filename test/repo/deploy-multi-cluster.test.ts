@@ -15,7 +15,11 @@ const REMOTE = 'deploy/overlays/example-multi-cluster/us';
 const KUBECONFIG_SECRET = 'flink-chatops-kubeconfigs';
 const DNS_1123_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 /** Stand-ins for what the Secrets hold, so a rendered pod's environment can be fed to loadConfig. */
-const SECRET_VALUES: Record<string, string> = { SLACK_BOT_TOKEN: 'xoxb-from-secret', SLACK_SIGNING_SECRET: 'from-secret', REDIS_URL: 'redis://:pw@redis:6379' };
+const SECRET_VALUES: Record<string, string> = {
+  SLACK_BOT_TOKEN: 'xoxb-from-secret',
+  SLACK_SIGNING_SECRET: 'from-secret',
+  REDIS_URL: 'redis://:pw@redis:6379',
+};
 
 const renders: Record<string, Obj[]> = {};
 
@@ -28,14 +32,17 @@ beforeAll(() => {
 }, 180_000);
 
 const of = (render: string, kind: string) => (renders[render] as Obj[]).filter((o) => o.kind === kind) as Loose[];
-const find = (render: string, kind: string, name: string): Loose => of(render, kind).find((o) => o.metadata.name === name);
-const deployment = (render: string, role: 'bot' | 'worker'): Loose => find(render, 'Deployment', `flink-chatops-${role}`);
+const find = (render: string, kind: string, name: string): Loose =>
+  of(render, kind).find((o) => o.metadata.name === name);
+const deployment = (render: string, role: 'bot' | 'worker'): Loose =>
+  find(render, 'Deployment', `flink-chatops-${role}`);
 const container = (d: Loose): Loose => d.spec.template.spec.containers[0];
 
 /** The container's environment as the pod sees it: plain values, ConfigMap keys resolved, Secret keys stood in for. */
 function environment(render: string, d: Loose): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const from of (container(d).envFrom ?? []) as Loose[]) Object.assign(env, find(render, 'ConfigMap', from.configMapRef.name).data);
+  for (const from of (container(d).envFrom ?? []) as Loose[])
+    Object.assign(env, find(render, 'ConfigMap', from.configMapRef.name).data);
   for (const e of (container(d).env ?? []) as Loose[]) {
     const ref = e.valueFrom?.configMapKeyRef;
     if (e.value !== undefined) env[e.name] = e.value;
@@ -103,7 +110,8 @@ describe.each([
   [REMOTE, REMOTE],
 ])('%s (a cluster without the bot)', (_name, render) => {
   it('runs no bot: no bot Deployment, Service, PodDisruptionBudget or Ingress', () => {
-    for (const kind of ['Deployment', 'Service', 'PodDisruptionBudget', 'Ingress']) expect(find(render, kind, 'flink-chatops-bot'), kind).toBeUndefined();
+    for (const kind of ['Deployment', 'Service', 'PodDisruptionBudget', 'Ingress'])
+      expect(find(render, kind, 'flink-chatops-bot'), kind).toBeUndefined();
     expect(of(render, 'Deployment').map((d) => d.metadata.name)).toEqual(['flink-chatops-worker']);
   });
 
@@ -115,7 +123,9 @@ describe.each([
     expect(env.KUBECONFIG).toBeUndefined();
     expect(env.KUBE_CONTEXTS).toBeUndefined();
     expect(worker.spec.template.spec.serviceAccountName).toBe('flink-chatops-worker');
-    expect((container(worker).env as Loose[]).find((e) => e.name === 'REDIS_URL').valueFrom.secretKeyRef).toMatchObject({ name: 'flink-chatops-secrets' });
+    expect((container(worker).env as Loose[]).find((e) => e.name === 'REDIS_URL').valueFrom.secretKeyRef).toMatchObject(
+      { name: 'flink-chatops-secrets' },
+    );
     const loaded = loadConfig(env, 'worker');
     expect(loaded.ok ? [] : loaded.problems).toEqual([]);
     if (loaded.ok) expect(loaded.config.clusters.worker).toEqual([env.CLUSTER_NAME]);
@@ -136,9 +146,12 @@ describe('the two clusters of the example', () => {
   it('are one installation: same image, policy and configuration, the remote cluster named in the bot’s contexts', () => {
     const image = (render: string) => container(deployment(render, 'worker')).image as string;
     expect(image(REMOTE)).toBe(image(HOME));
-    const policy = (render: string) => of(render, 'ConfigMap').find((c) => c.metadata.name.startsWith('flink-chatops-policy-'));
+    const policy = (render: string) =>
+      of(render, 'ConfigMap').find((c) => c.metadata.name.startsWith('flink-chatops-policy-'));
     expect(policy(REMOTE).data).toEqual(policy(HOME).data);
-    expect(find(REMOTE, 'ConfigMap', 'flink-chatops-config').data).toEqual(find(HOME, 'ConfigMap', 'flink-chatops-config').data);
+    expect(find(REMOTE, 'ConfigMap', 'flink-chatops-config').data).toEqual(
+      find(HOME, 'ConfigMap', 'flink-chatops-config').data,
+    );
     const contexts = (environment(HOME, deployment(HOME, 'bot')).KUBE_CONTEXTS ?? '').split(',');
     const home = environment(HOME, deployment(HOME, 'worker')).CLUSTER_NAME;
     const remote = environment(REMOTE, deployment(REMOTE, 'worker')).CLUSTER_NAME;
@@ -172,9 +185,13 @@ describe.each(['component', 'remoteComponent', HOME, REMOTE])('%s', (render) => 
     }
     for (const d of of(render, 'Deployment')) {
       for (const e of (container(d).env ?? []) as Loose[]) {
-        if (/TOKEN|SECRET|REDIS_URL|PASSWORD/.test(e.name as string)) expect(e.valueFrom?.secretKeyRef, `${d.metadata.name as string} ${e.name as string}`).toBeDefined();
+        if (/TOKEN|SECRET|REDIS_URL|PASSWORD/.test(e.name as string))
+          expect(e.valueFrom?.secretKeyRef, `${d.metadata.name as string} ${e.name as string}`).toBeDefined();
       }
     }
-    for (const c of of(render, 'ConfigMap')) expect(JSON.stringify(c.data ?? {}), c.metadata.name).not.toMatch(/xox[bp]-|xapp-|token:|client-key-data|BEGIN .*PRIVATE KEY/);
+    for (const c of of(render, 'ConfigMap'))
+      expect(JSON.stringify(c.data ?? {}), c.metadata.name).not.toMatch(
+        /xox[bp]-|xapp-|token:|client-key-data|BEGIN .*PRIVATE KEY/,
+      );
   });
 });

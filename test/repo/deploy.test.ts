@@ -11,7 +11,14 @@ import { parsePolicyText } from '../../src/app/policy-load.js';
 import { tsFiles } from '../support/kube-calls.js';
 import { kustomize, kustomizeWithComponent, ROOT, type Obj } from '../support/kustomize.js';
 
-const COMPONENTS = ['networkpolicy', 'monitoring', 'multi-cluster', 'multi-cluster/cluster', 'multi-cluster/remote', 'redis-sentinel'];
+const COMPONENTS = [
+  'networkpolicy',
+  'monitoring',
+  'multi-cluster',
+  'multi-cluster/cluster',
+  'multi-cluster/remote',
+  'redis-sentinel',
+];
 // Overlays beyond the example (several clusters: deploy-multi-cluster.test.ts checks what they render).
 const OVERLAYS = ['deploy/overlays/example-multi-cluster/eu', 'deploy/overlays/example-multi-cluster/us'];
 
@@ -37,7 +44,13 @@ beforeAll(() => {
 }, 120_000);
 
 describe('YAML under deploy/', () => {
-  const dirs = ['deploy/base', 'deploy/redis', 'deploy/overlays/example', ...OVERLAYS, ...COMPONENTS.map((c) => `deploy/components/${c}`)];
+  const dirs = [
+    'deploy/base',
+    'deploy/redis',
+    'deploy/overlays/example',
+    ...OVERLAYS,
+    ...COMPONENTS.map((c) => `deploy/components/${c}`),
+  ];
   const files = dirs.flatMap((dir) =>
     execFileSync('ls', [join(ROOT, dir)], { encoding: 'utf8' })
       .split('\n')
@@ -60,7 +73,9 @@ describe('YAML under deploy/', () => {
     expect(sts.spec.volumeClaimTemplates[0].metadata.name).toBe('data');
     expect(sts.spec.template.spec.securityContext.runAsNonRoot).toBe(true);
     // maxmemory explicit and below the container's limit, so Redis refuses writes before the kernel kills it.
-    const bytes = (text: string) => Number(/^(\d+)/.exec(text)?.[1]) * ({ mb: 2 ** 20, gb: 2 ** 30, Mi: 2 ** 20, Gi: 2 ** 30 }[/[a-zA-Z]+$/.exec(text)?.[0] ?? ''] ?? NaN);
+    const bytes = (text: string) =>
+      Number(/^(\d+)/.exec(text)?.[1]) *
+      ({ mb: 2 ** 20, gb: 2 ** 30, Mi: 2 ** 20, Gi: 2 ** 30 }[/[a-zA-Z]+$/.exec(text)?.[0] ?? ''] ?? NaN);
     const maxmemory = bytes(/^maxmemory (\S+)$/m.exec(conf)?.[1] ?? '');
     const limit = bytes(sts.spec.template.spec.containers[0].resources.limits.memory as string);
     expect(maxmemory).toBeGreaterThan(0);
@@ -86,7 +101,16 @@ describe.each([
 ])('kubectl kustomize %s', (_dir, render) => {
   it('renders every object the installation needs', () => {
     const kinds = new Set(render().map((o) => o.kind));
-    for (const kind of ['Namespace', 'ServiceAccount', 'Role', 'RoleBinding', 'ConfigMap', 'Deployment', 'Service', 'PodDisruptionBudget']) {
+    for (const kind of [
+      'Namespace',
+      'ServiceAccount',
+      'Role',
+      'RoleBinding',
+      'ConfigMap',
+      'Deployment',
+      'Service',
+      'PodDisruptionBudget',
+    ]) {
       expect(kinds, kind).toContain(kind);
     }
   });
@@ -106,13 +130,18 @@ describe.each([
       expect(pod.securityContext.runAsNonRoot).toBe(true);
       // No fixed UID (OpenShift's restricted SCC rejects one outside the namespace range); the image's USER is numeric.
       expect(pod.securityContext.runAsUser).toBeUndefined();
-      expect(container.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+      expect(container.securityContext).toMatchObject({
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+        capabilities: { drop: ['ALL'] },
+      });
       expect(pod.serviceAccountName).toBe(`flink-chatops-${role}`);
     }
   });
 
   it('stops each role within its grace period: longer than one Kubernetes call, the preStop pause included', () => {
-    const kubeTimeoutSeconds = Number(/timeoutMs \?\? ([\d_]+)/.exec(read('src/kube/client-node.ts'))?.[1]?.replaceAll('_', '')) / 1000;
+    const kubeTimeoutSeconds =
+      Number(/timeoutMs \?\? ([\d_]+)/.exec(read('src/kube/client-node.ts'))?.[1]?.replaceAll('_', '')) / 1000;
     expect(kubeTimeoutSeconds).toBeGreaterThan(0);
     for (const role of ['bot', 'worker']) {
       const pod = (named(render(), 'Deployment', `flink-chatops-${role}`) as Loose).spec.template.spec;
@@ -123,9 +152,14 @@ describe.each([
 
   it('gives each role a configuration src/config.ts accepts, secrets only through secretKeyRef', () => {
     const config: Loose = named(render(), 'ConfigMap', 'flink-chatops-config');
-    const secrets = { SLACK_BOT_TOKEN: 'xoxb-from-secret', SLACK_SIGNING_SECRET: 'from-secret', REDIS_URL: 'redis://:pw@redis:6379' };
+    const secrets = {
+      SLACK_BOT_TOKEN: 'xoxb-from-secret',
+      SLACK_SIGNING_SECRET: 'from-secret',
+      REDIS_URL: 'redis://:pw@redis:6379',
+    };
     for (const role of ['bot', 'worker'] as const) {
-      const [container] = (named(render(), 'Deployment', `flink-chatops-${role}`) as Loose).spec.template.spec.containers as Loose[];
+      const [container] = (named(render(), 'Deployment', `flink-chatops-${role}`) as Loose).spec.template.spec
+        .containers as Loose[];
       expect(container.envFrom).toEqual([{ configMapRef: { name: 'flink-chatops-config' } }]);
       const fromSecret = (container.env as Loose[]).map((e) => {
         expect(e.valueFrom.secretKeyRef, e.name).toMatchObject({ name: 'flink-chatops-secrets', key: e.name });
@@ -135,7 +169,9 @@ describe.each([
       for (const name of fromSecret) if (name in secrets) env[name] = secrets[name as keyof typeof secrets];
       const loaded = loadConfig(env, role);
       expect(loaded.ok ? [] : loaded.problems, role).toEqual([]);
-      expect(fromSecret.sort(), role).toEqual(role === 'bot' ? ['REDIS_URL', 'SLACK_APP_TOKEN', 'SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET'] : ['REDIS_URL']);
+      expect(fromSecret.sort(), role).toEqual(
+        role === 'bot' ? ['REDIS_URL', 'SLACK_APP_TOKEN', 'SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET'] : ['REDIS_URL'],
+      );
     }
     expect(Object.keys(config.data).filter((k) => /TOKEN|SECRET|REDIS_URL/.test(k))).toEqual([]);
   });
@@ -154,12 +190,17 @@ describe.each([
 
   it('exposes the bot on port 3000 and keeps one pod of each role through disruptions', () => {
     const service: Loose = named(render(), 'Service', 'flink-chatops-bot');
-    expect(service.spec.selector).toEqual({ 'app.kubernetes.io/name': 'flink-chatops', 'app.kubernetes.io/component': 'bot' });
+    expect(service.spec.selector).toEqual({
+      'app.kubernetes.io/name': 'flink-chatops',
+      'app.kubernetes.io/component': 'bot',
+    });
     expect(service.spec.ports).toEqual([{ name: 'http', port: 3000, targetPort: 'http' }]);
     for (const role of ['bot', 'worker']) {
       const pdb: Loose = named(render(), 'PodDisruptionBudget', `flink-chatops-${role}`);
       expect(pdb.spec.minAvailable).toBe(1);
-      expect(pdb.spec.selector.matchLabels).toEqual((named(render(), 'Deployment', `flink-chatops-${role}`) as Loose).spec.selector.matchLabels);
+      expect(pdb.spec.selector.matchLabels).toEqual(
+        (named(render(), 'Deployment', `flink-chatops-${role}`) as Loose).spec.selector.matchLabels,
+      );
     }
   });
 });
@@ -188,7 +229,9 @@ describe('deploy/Dockerfile', () => {
   it('builds on a Node LTS image the package supports, in two stages', () => {
     const image = /^ARG NODE_IMAGE=node:(\d+)-[a-z]+-slim$/m.exec(dockerfile);
     const major = Number(image?.[1]);
-    const minimum = Number(/>=(\d+)/.exec((JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node)?.[1]);
+    const minimum = Number(
+      />=(\d+)/.exec((JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node)?.[1],
+    );
     expect(major % 2, 'even majors are the LTS lines').toBe(0);
     expect(major).toBeGreaterThanOrEqual(minimum);
     expect(stages.map((s) => s.split('\n')[0])).toEqual(['${NODE_IMAGE} AS build', '${NODE_IMAGE} AS runtime']);
@@ -207,7 +250,9 @@ describe('deploy/Dockerfile', () => {
   });
 
   it('keeps local builds and secrets out of the context', () => {
-    const ignored = read('.dockerignore').split('\n').map((l) => l.trim());
+    const ignored = read('.dockerignore')
+      .split('\n')
+      .map((l) => l.trim());
     for (const entry of ['node_modules', 'dist', '.git']) expect(ignored).toContain(entry);
   });
 
@@ -215,7 +260,11 @@ describe('deploy/Dockerfile', () => {
     const pkg = JSON.parse(read('package.json')) as { dependencies: Record<string, string> };
     const builtins = new Set(builtinModules);
     const missing = tsFiles(ROOT, 'src', []).flatMap((file) =>
-      [...read(file).matchAll(/^(?:import|export) (?!type\b)[^;]*? from '([^'.][^']*)';$|\bimport\('([^'.][^']*)'\)/gms)]
+      [
+        ...read(file).matchAll(
+          /^(?:import|export) (?!type\b)[^;]*? from '([^'.][^']*)';$|\bimport\('([^'.][^']*)'\)/gms,
+        ),
+      ]
         .map((m) => m[1] ?? m[2] ?? '')
         .filter((spec) => !spec.startsWith('node:') && !builtins.has(spec))
         .map((spec) => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : (spec.split('/')[0] ?? '')))
@@ -227,7 +276,9 @@ describe('deploy/Dockerfile', () => {
 
   it('ships no simulator: the build compiles src/ alone, and the runtime copies neither packages/ nor a ws of its own', () => {
     const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-    const listed = execFileSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--listFilesOnly'], { encoding: 'utf8' });
+    const listed = execFileSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--listFilesOnly'], {
+      encoding: 'utf8',
+    });
     const ours = listed.split('\n').filter((f) => f.startsWith(ROOT) && !f.includes('/node_modules/'));
     expect(ours.length).toBeGreaterThan(100);
     expect(ours.filter((f) => !f.startsWith(join(ROOT, 'src') + '/'))).toEqual([]);

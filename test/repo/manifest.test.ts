@@ -21,7 +21,10 @@ const ManifestSchema = z.strictObject({
   display_information: z.strictObject({
     name: text(1, 35),
     description: text(1, 140).optional(),
-    background_color: z.string().regex(/^#[0-9a-fA-F]{3}([0-9a-fA-F]{3})?$/).optional(),
+    background_color: z
+      .string()
+      .regex(/^#[0-9a-fA-F]{3}([0-9a-fA-F]{3})?$/)
+      .optional(),
     long_description: text(175, 4000).optional(),
   }),
   features: z.strictObject({
@@ -48,7 +51,9 @@ const ManifestSchema = z.strictObject({
   }),
   oauth_config: z.strictObject({ scopes: z.strictObject({ bot: z.array(text(1, 50)).min(1) }) }),
   settings: z.strictObject({
-    event_subscriptions: z.strictObject({ request_url: httpsUrl.optional(), bot_events: z.array(text(1, 80)).max(100).optional() }).optional(),
+    event_subscriptions: z
+      .strictObject({ request_url: httpsUrl.optional(), bot_events: z.array(text(1, 80)).max(100).optional() })
+      .optional(),
     interactivity: z.strictObject({ is_enabled: z.boolean(), request_url: httpsUrl.optional() }),
     org_deploy_enabled: z.boolean().optional(),
     socket_mode_enabled: z.boolean().optional(),
@@ -81,7 +86,8 @@ const METHOD_SCOPES: Record<string, readonly string[]> = {
   'views.publish': [],
 };
 
-const FAMILIES = 'admin|apps|auth|bookmarks|bots|calls|chat|conversations|dnd|emoji|files|pins|reactions|reminders|search|team|usergroups|users|views';
+const FAMILIES =
+  'admin|apps|auth|bookmarks|bots|calls|chat|conversations|dnd|emoji|files|pins|reactions|reminders|search|team|usergroups|users|views';
 /** `client.chat.postMessage(` and a method name as a quoted string (`apiCall('chat.update', …)`, `once('chat.update', …)`). */
 const CALL_PATTERNS = [
   new RegExp(`\\bclient\\.(${FAMILIES})\\.([a-zA-Z]+(?:\\.[a-zA-Z]+)?)\\(`, 'g'),
@@ -133,7 +139,11 @@ describe('manifest.yml', () => {
   it('enables interactivity (the approval buttons) and says which transport it uses', () => {
     const { settings, features } = ManifestSchema.parse(manifest);
     expect(settings.interactivity.is_enabled).toBe(true);
-    const httpUrls = [settings.interactivity.request_url, settings.event_subscriptions?.request_url, ...features.slash_commands.map((c) => c.url)].filter(Boolean);
+    const httpUrls = [
+      settings.interactivity.request_url,
+      settings.event_subscriptions?.request_url,
+      ...features.slash_commands.map((c) => c.url),
+    ].filter(Boolean);
     // Socket Mode needs no URL (a stray one would confuse whoever switches); HTTP mode needs all three.
     const expected = settings.socket_mode_enabled ? 0 : 3;
     expect(httpUrls, `socket_mode_enabled: ${String(settings.socket_mode_enabled)}`).toHaveLength(expected);
@@ -144,13 +154,16 @@ describe('manifest.yml', () => {
     expect(features.app_home?.home_tab_enabled).toBe(true);
     expect(settings.event_subscriptions?.bot_events).toContain('app_home_opened');
     const handled = readFileSync(join(ROOT, 'src', 'slack', 'home-handler.ts'), 'utf8');
-    for (const event of settings.event_subscriptions?.bot_events ?? []) expect(handled).toContain(`app.event('${event}'`);
+    for (const event of settings.event_subscriptions?.bot_events ?? [])
+      expect(handled).toContain(`app.event('${event}'`);
   });
 
   it('asks for exactly the bot scopes of the Web API methods the code calls', () => {
     const methods = calledMethods();
     expect(methods.size, 'no Web API call found in src/: the scan patterns are broken').toBeGreaterThan(0);
-    const unknown = [...methods].filter(([method]) => !(method in METHOD_SCOPES)).map(([m, files]) => `${m} (${files.join(', ')})`);
+    const unknown = [...methods]
+      .filter(([method]) => !(method in METHOD_SCOPES))
+      .map(([m, files]) => `${m} (${files.join(', ')})`);
     expect(unknown, 'methods missing from METHOD_SCOPES').toEqual([]);
 
     const needed = new Set(['commands', ...[...methods.keys()].flatMap((m) => METHOD_SCOPES[m] ?? [])]);

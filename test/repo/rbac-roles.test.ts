@@ -19,14 +19,24 @@ const BOT_EXTRA = ['/services/proxy:get'];
 
 /** `group/resource:verb` for every rule of a Role or ClusterRole. */
 function ruleSet(role: Loose): string[] {
-  return (role.rules as Loose[]).flatMap((r) =>
-    (r.apiGroups as string[]).flatMap((g) => (r.resources as string[]).flatMap((res) => (r.verbs as string[]).map((v) => `${g}/${res}:${v}`))),
-  ).sort();
+  return (role.rules as Loose[])
+    .flatMap((r) =>
+      (r.apiGroups as string[]).flatMap((g) =>
+        (r.resources as string[]).flatMap((res) => (r.verbs as string[]).map((v) => `${g}/${res}:${v}`)),
+      ),
+    )
+    .sort();
 }
-const callSet = (calls: readonly KubeCall[]) => [...new Set(calls.map((c) => `${c.group}/${c.resource}:${c.verb}`))].sort();
+const callSet = (calls: readonly KubeCall[]) =>
+  [...new Set(calls.map((c) => `${c.group}/${c.resource}:${c.verb}`))].sort();
 
 /** Every installation shipped: one cluster, and the example over two clusters (each cluster's own RBAC). */
-const INSTALLATIONS = ['deploy/base', 'deploy/overlays/example', 'deploy/overlays/example-multi-cluster/eu', 'deploy/overlays/example-multi-cluster/us'];
+const INSTALLATIONS = [
+  'deploy/base',
+  'deploy/overlays/example',
+  'deploy/overlays/example-multi-cluster/eu',
+  'deploy/overlays/example-multi-cluster/us',
+];
 
 let derived: Record<RoleName, RoleCalls>;
 const renders: Record<string, Obj[]> = {};
@@ -47,13 +57,21 @@ describe('what the code of each role calls', () => {
 
   it('the worker role patches the job kinds and creates snapshots (what it is for)', () => {
     const verbs = callSet(derived.worker.calls);
-    for (const v of ['flink.apache.org/flinkdeployments:patch', 'flink.apache.org/flinksessionjobs:patch', 'flink.apache.org/flinkstatesnapshots:create']) {
+    for (const v of [
+      'flink.apache.org/flinkdeployments:patch',
+      'flink.apache.org/flinksessionjobs:patch',
+      'flink.apache.org/flinkstatesnapshots:create',
+    ]) {
       expect(verbs).toContain(v);
     }
   });
 
   it('neither role makes a cluster-wide call', () => {
-    for (const role of ROLES) expect(derived[role].calls.filter((c) => c.scope === 'cluster').map((c) => c.at), role).toEqual([]);
+    for (const role of ROLES)
+      expect(
+        derived[role].calls.filter((c) => c.scope === 'cluster').map((c) => c.at),
+        role,
+      ).toEqual([]);
   });
 });
 
@@ -61,21 +79,33 @@ describe.each(INSTALLATIONS)('kubectl kustomize %s', (dir) => {
   const objects = () => renders[dir] as Obj[];
   const of = (kind: string) => objects().filter((o) => o.kind === kind) as Loose[];
 
-  it.each(ROLES)('every Role of the %s grants exactly the calls its code makes, bound to its own ServiceAccount only', (role) => {
-    const expected = callSet(derived[role].calls.filter((c) => c.scope === 'namespaced'));
-    const roles = of('Role').filter((r) => r.metadata.name === `flink-chatops-${role}`);
-    expect(roles.length).toBeGreaterThan(0);
-    for (const r of roles) expect(ruleSet(r), `Role ${r.metadata.namespace}/${r.metadata.name}`).toEqual(expected);
-    const bindings = of('RoleBinding').filter((b) => b.roleRef.name === `flink-chatops-${role}`);
-    for (const b of bindings) expect(b.subjects).toEqual([{ kind: 'ServiceAccount', name: `flink-chatops-${role}`, namespace: APP_NAMESPACE }]);
-    expect(bindings.map((b) => b.metadata.namespace).sort()).toEqual(roles.map((r) => r.metadata.namespace).sort());
-  });
+  it.each(ROLES)(
+    'every Role of the %s grants exactly the calls its code makes, bound to its own ServiceAccount only',
+    (role) => {
+      const expected = callSet(derived[role].calls.filter((c) => c.scope === 'namespaced'));
+      const roles = of('Role').filter((r) => r.metadata.name === `flink-chatops-${role}`);
+      expect(roles.length).toBeGreaterThan(0);
+      for (const r of roles) expect(ruleSet(r), `Role ${r.metadata.namespace}/${r.metadata.name}`).toEqual(expected);
+      const bindings = of('RoleBinding').filter((b) => b.roleRef.name === `flink-chatops-${role}`);
+      for (const b of bindings)
+        expect(b.subjects).toEqual([
+          { kind: 'ServiceAccount', name: `flink-chatops-${role}`, namespace: APP_NAMESPACE },
+        ]);
+      expect(bindings.map((b) => b.metadata.namespace).sort()).toEqual(roles.map((r) => r.metadata.namespace).sort());
+    },
+  );
 
   it('the bot ServiceAccount can write nothing: no write verb in any rule bound to it', () => {
     const boundRoles = of('RoleBinding')
       .filter((b) => (b.subjects as Loose[]).some((s) => s.name === 'flink-chatops-bot'))
-      .map((b) => of(b.roleRef.kind).find((r) => r.metadata.name === b.roleRef.name && r.metadata.namespace === b.metadata.namespace));
-    const cluster = of('ClusterRoleBinding').filter((b) => (b.subjects as Loose[]).some((s) => s.name === 'flink-chatops-bot'));
+      .map((b) =>
+        of(b.roleRef.kind).find(
+          (r) => r.metadata.name === b.roleRef.name && r.metadata.namespace === b.metadata.namespace,
+        ),
+      );
+    const cluster = of('ClusterRoleBinding').filter((b) =>
+      (b.subjects as Loose[]).some((s) => s.name === 'flink-chatops-bot'),
+    );
     expect(boundRoles.length).toBeGreaterThan(0);
     const verbs = boundRoles.flatMap(ruleSet);
     expect(verbs.filter((v) => !READ_VERBS.includes(v.split(':')[1] ?? '') && !BOT_EXTRA.includes(v))).toEqual([]);
@@ -83,15 +113,23 @@ describe.each(INSTALLATIONS)('kubectl kustomize %s', (dir) => {
   });
 
   it('grants nothing cluster-wide and binds only the two role ServiceAccounts', () => {
-    expect(of('ClusterRole').flatMap(ruleSet)).toEqual(callSet([...derived.bot.calls, ...derived.worker.calls].filter((c) => c.scope === 'cluster')));
+    expect(of('ClusterRole').flatMap(ruleSet)).toEqual(
+      callSet([...derived.bot.calls, ...derived.worker.calls].filter((c) => c.scope === 'cluster')),
+    );
     const subjects = new Set(of('RoleBinding').flatMap((b) => (b.subjects as Loose[]).map((s) => s.name as string)));
     expect([...subjects].sort()).toEqual(['flink-chatops-bot', 'flink-chatops-worker']);
-    expect(of('ServiceAccount').map((s) => s.metadata.name).sort()).toEqual(['flink-chatops-bot', 'flink-chatops-worker']);
+    expect(
+      of('ServiceAccount')
+        .map((s) => s.metadata.name)
+        .sort(),
+    ).toEqual(['flink-chatops-bot', 'flink-chatops-worker']);
   });
 
   it('every Deployment runs as the ServiceAccount of its role', () => {
     for (const d of of('Deployment')) {
-      expect(d.spec.template.spec.serviceAccountName, d.metadata.name).toBe(`flink-chatops-${d.spec.template.metadata.labels['app.kubernetes.io/component']}`);
+      expect(d.spec.template.spec.serviceAccountName, d.metadata.name).toBe(
+        `flink-chatops-${d.spec.template.metadata.labels['app.kubernetes.io/component']}`,
+      );
     }
   });
 });

@@ -16,7 +16,9 @@ import { BLOCKS, currentBlock } from '../../scripts/gen-command-reference.js';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 const readme = read('README.md');
-const DOCS = readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
+const DOCS = readdirSync(join(ROOT, 'docs'))
+  .filter((f) => f.endsWith('.md'))
+  .map((f) => `docs/${f}`);
 const docsText = DOCS.map(read).join('\n');
 const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
 
@@ -35,7 +37,12 @@ function tableRows(text: string): string[][] {
     .split('\n')
     .filter((line) => line.startsWith('|') && !/^\|[-| ]+\|$/.test(line))
     .slice(1)
-    .map((line) => line.slice(1, -1).split(/(?<!\\)\|/).map((c) => c.trim()));
+    .map((line) =>
+      line
+        .slice(1, -1)
+        .split(/(?<!\\)\|/)
+        .map((c) => c.trim()),
+    );
 }
 
 /** Environment variables of src/config.ts with their zod default (undefined when there is none). */
@@ -47,9 +54,13 @@ function configVariables(): Map<string, string | undefined> {
   return new Map(
     parts.map((part) => {
       const name = /^([A-Z0-9_]+):/.exec(part)?.[1] ?? '';
-      const fallback = /\.default\(\s*'?([^')]*)'?\s*\)/.exec(part)?.[1] ?? /duration\('[A-Z_]+', '([^']+)'\)/.exec(part)?.[1];
+      const fallback =
+        /\.default\(\s*'?([^')]*)'?\s*\)/.exec(part)?.[1] ?? /duration\('[A-Z_]+', '([^']+)'\)/.exec(part)?.[1];
       // `.default(DEFAULT_CLUSTER)`: the value of that module constant.
-      const constant = fallback && /^[A-Z][A-Z0-9_]*$/.test(fallback) ? new RegExp(`const ${fallback} = '([^']*)'`).exec(source)?.[1] : undefined;
+      const constant =
+        fallback && /^[A-Z][A-Z0-9_]*$/.test(fallback)
+          ? new RegExp(`const ${fallback} = '([^']*)'`).exec(source)?.[1]
+          : undefined;
       return [name, constant ?? fallback] as const;
     }),
   );
@@ -105,7 +116,11 @@ describe('generated blocks', () => {
 
 describe('configuration table', () => {
   const rows = tableRows(`\n${read('docs/configuration.md')}`);
-  const documented = new Map(rows.flatMap(([name = '', , fallback = '']) => [...name.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => [m[1] ?? '', fallback] as const)));
+  const documented = new Map(
+    rows.flatMap(([name = '', , fallback = '']) =>
+      [...name.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => [m[1] ?? '', fallback] as const),
+    ),
+  );
   const variables = configVariables();
 
   it('names every variable src/config.ts reads, and no other', () => {
@@ -118,9 +133,12 @@ describe('configuration table', () => {
     expect(keys.filter((k) => !documented.has(k))).toEqual([]);
   });
 
-  it.each([...variables].filter(([, fallback]) => fallback !== undefined))('%s shows its default %s', (name, fallback) => {
-    expect(documented.get(name)).toContain(`\`${fallback ?? ''}\``);
-  });
+  it.each([...variables].filter(([, fallback]) => fallback !== undefined))(
+    '%s shows its default %s',
+    (name, fallback) => {
+      expect(documented.get(name)).toContain(`\`${fallback ?? ''}\``);
+    },
+  );
 });
 
 describe('the two commands', () => {
@@ -137,7 +155,8 @@ describe('policy keys', () => {
   const keys = schemaKeys(PolicySchema as unknown as z.ZodType);
 
   it('are read from the policy schema (nested ones included)', () => {
-    for (const key of ['groups', 'rules.when.schedule.timezone', 'approval.ttl', 'namespaces.requesters']) expect(keys).toContain(key);
+    for (const key of ['groups', 'rules.when.schedule.timezone', 'approval.ttl', 'namespaces.requesters'])
+      expect(keys).toContain(key);
   });
 
   it('every key the policy schema accepts appears in docs/', () => {
@@ -162,7 +181,9 @@ describe('references', () => {
   const documents = ['README.md', 'deploy/README.md', ...DOCS];
 
   it.each(documents)('%s links only to files that exist', (doc) => {
-    const links = [...read(doc).matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((m) => m[1] ?? '').filter((l) => !/^[a-z]+:/.test(l));
+    const links = [...read(doc).matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)]
+      .map((m) => m[1] ?? '')
+      .filter((l) => !/^[a-z]+:/.test(l));
     if (!doc.startsWith('docs/')) expect(links.length).toBeGreaterThan(0);
     expect(links.filter((link) => !existsSync(join(ROOT, dirname(doc), link)))).toEqual([]);
   });
@@ -184,8 +205,8 @@ describe('references', () => {
     const registry = new Registry();
     createMetrics({ registry, defaultMetrics: false });
     const exposed = registry.getMetricsAsArray().map((m) => m.name);
-    const documented = tableRows(section(read('docs/operating.md'), 'Health, metrics and logs')).flatMap(([name = '']) =>
-      name.startsWith(`\`${METRIC_PREFIX}`) ? [name.replaceAll('`', '')] : [],
+    const documented = tableRows(section(read('docs/operating.md'), 'Health, metrics and logs')).flatMap(
+      ([name = '']) => (name.startsWith(`\`${METRIC_PREFIX}`) ? [name.replaceAll('`', '')] : []),
     );
     expect(documented.sort()).toEqual(exposed.sort());
   });

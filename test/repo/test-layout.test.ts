@@ -9,7 +9,6 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-
 /** Test files under `dir`, relative to it, e.g. `slack/blocks/card.test.ts`. */
 function testsUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];

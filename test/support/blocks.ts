@@ -28,6 +28,10 @@ export function actionsOf(message: SlackMessage): Record<string, unknown>[] {
   return message.blocks.filter((b) => b.type === 'actions');
 }
 
-export function buttonsOf(message: SlackMessage): { action_id: string; value: string; style?: string; text: { text: string } }[] {
-  return actionsOf(message).flatMap((b) => b.elements as { action_id: string; value: string; style?: string; text: { text: string } }[]);
+export function buttonsOf(
+  message: SlackMessage,
+): { action_id: string; value: string; style?: string; text: { text: string } }[] {
+  return actionsOf(message).flatMap(
+    (b) => b.elements as { action_id: string; value: string; style?: string; text: { text: string } }[],
+  );
 }

@@ -18,7 +18,14 @@ import { startBot, type BotOverrides, type RunningBot } from '../../src/roles/bo
 import { waitForEvents } from '../../src/store/events.js';
 import { eventually } from './poll.js';
 import { redisForTest, type TestRedis } from './redis.js';
-import { cardClickBody, postSigned, slashCommandBody, socketEnvelope, type ClickedMessage, type PostSignedOptions } from './slack.js';
+import {
+  cardClickBody,
+  postSigned,
+  slashCommandBody,
+  socketEnvelope,
+  type ClickedMessage,
+  type PostSignedOptions,
+} from './slack.js';
 
 export const SECRET = 'bot-test-signing-secret';
 export const TOKEN = 'xoxb-bot-test';
@@ -59,21 +66,43 @@ export function testPolicy(channel: string): Record<string, unknown> {
     version: 1,
     groups: { leads: { users: [USERS.lead1], usergroups: ['S0LEADS'] }, oncall: { users: [USERS.alice] } },
     namespaces: [
-      { name: 'streaming-prod', environment: 'production', requesters: ['oncall', 'leads'], incidentChannel: INCIDENTS },
+      {
+        name: 'streaming-prod',
+        environment: 'production',
+        requesters: ['oncall', 'leads'],
+        incidentChannel: INCIDENTS,
+      },
       { name: 'streaming-dev' },
     ],
     channels: { [channel]: { defaultNamespace: 'streaming-prod' } },
     rules: [
-      { name: 'prod-needs-a-lead', when: { namespaces: ['streaming-prod'], operations: ['suspend', 'restart', 'scale', 'upgrade', 'restore', 'undo'] }, require: { approvals: 1, from: ['leads'] } },
-      { name: 'stateless-in-prod-needs-two', when: { namespaces: ['streaming-prod'], upgradeModes: ['stateless'] }, require: { approvals: 2, from: ['leads'] } },
+      {
+        name: 'prod-needs-a-lead',
+        when: {
+          namespaces: ['streaming-prod'],
+          operations: ['suspend', 'restart', 'scale', 'upgrade', 'restore', 'undo'],
+        },
+        require: { approvals: 1, from: ['leads'] },
+      },
+      {
+        name: 'stateless-in-prod-needs-two',
+        when: { namespaces: ['streaming-prod'], upgradeModes: ['stateless'] },
+        require: { approvals: 2, from: ['leads'] },
+      },
       {
         name: 'friday-freeze',
-        when: { namespaces: ['streaming-prod'], schedule: { days: ['fri'], from: '15:00', to: '23:59', timezone: 'Europe/Berlin' } },
+        when: {
+          namespaces: ['streaming-prod'],
+          schedule: { days: ['fri'], from: '15:00', to: '23:59', timezone: 'Europe/Berlin' },
+        },
         deny: 'No production changes on Friday afternoons',
       },
     ],
     approval: { ttl: '30m', allowSelfApproval: false, requireReason: ['production'] },
-    config: { allow: ['execution.checkpointing.*', 'restart-strategy.*', 'taskmanager.memory.*', 'job.autoscaler.enabled'], deny: ['high-availability*', 'kubernetes.operator.*'] },
+    config: {
+      allow: ['execution.checkpointing.*', 'restart-strategy.*', 'taskmanager.memory.*', 'job.autoscaler.enabled'],
+      deny: ['high-availability*', 'kubernetes.operator.*'],
+    },
     limits: { taskManagerMemory: '16g', taskManagerCpu: 8, parallelism: 512 },
   };
 }
@@ -130,11 +159,21 @@ export interface BotEnv {
   request(text: string, user?: string): Promise<OperationRecord>;
   /** `teamId`: the clicker's own team (default the sim's). */
   /** `at`: click the buttons of another copy of the card (e.g. an approver's DM) instead of the card. */
-  click(action: keyof typeof ACTION_IDS, record: OperationRecord, user: string, opts?: { blockId?: string; post?: PostSignedOptions; teamId?: string; at?: ClickedMessage }): Promise<Sent>;
+  click(
+    action: keyof typeof ACTION_IDS,
+    record: OperationRecord,
+    user: string,
+    opts?: { blockId?: string; post?: PostSignedOptions; teamId?: string; at?: ClickedMessage },
+  ): Promise<Sent>;
   record(opId: string): Promise<OperationRecord>;
   waitForState(opId: string, states: OperationState[], timeoutMs?: number): Promise<OperationRecord>;
   /** Resolves with the record once `predicate` holds, checked after each history entry of any operation. */
-  waitFor(opId: string, predicate: (record: OperationRecord) => boolean, what: string, timeoutMs?: number): Promise<OperationRecord>;
+  waitFor(
+    opId: string,
+    predicate: (record: OperationRecord) => boolean,
+    what: string,
+    timeoutMs?: number,
+  ): Promise<OperationRecord>;
   /** The card as Slack shows it, once the notifier has edited it to `state` (its blocks say `State: <state>`). */
   cardIn(record: OperationRecord, state: OperationState): Promise<SimMessage>;
   operationCount(): Promise<number>;
@@ -148,17 +187,27 @@ export interface BotEnv {
 
 let counter = 0;
 
-export async function startBotEnv(cluster: Pick<SimCluster, 'kubeconfigPath'>, opts: BotEnvOptions = {}): Promise<BotEnv> {
+export async function startBotEnv(
+  cluster: Pick<SimCluster, 'kubeconfigPath'>,
+  opts: BotEnvOptions = {},
+): Promise<BotEnv> {
   const redis = await redisForTest('bot');
-  const channel = opts.channel?.id ?? `C0T${(++counter).toString(36).toUpperCase()}${redis.prefix.slice(-4).toUpperCase()}`;
+  const channel =
+    opts.channel?.id ?? `C0T${(++counter).toString(36).toUpperCase()}${redis.prefix.slice(-4).toUpperCase()}`;
   const transport = opts.transport ?? 'http';
   const socketMode = transport === 'socket';
   const sim = await startSimSlack({
     botToken: TOKEN,
     appToken: APP_TOKEN,
     botName: 'flink-ops',
-    users: [...Object.values(USERS).map((id) => ({ id, name: id.toLowerCase() })), { id: GUEST.id, name: 'guest', team_id: GUEST.team }],
-    channels: [{ id: channel, name: `test-${channel.toLowerCase()}`, ...opts.channel }, { id: INCIDENTS, name: 'incidents' }],
+    users: [
+      ...Object.values(USERS).map((id) => ({ id, name: id.toLowerCase() })),
+      { id: GUEST.id, name: 'guest', team_id: GUEST.team },
+    ],
+    channels: [
+      { id: channel, name: `test-${channel.toLowerCase()}`, ...opts.channel },
+      { id: INCIDENTS, name: 'incidents' },
+    ],
     usergroups: [{ id: 'S0LEADS', handle: 'leads', users: [USERS.lead2] }],
     chatPostMessagePerChannelPerSecond: Infinity,
   });
@@ -227,7 +276,11 @@ export async function startBotEnv(cluster: Pick<SimCluster, 'kubeconfigPath'>, o
     async command(text, user = USERS.alice, postOpts) {
       const id = `cmd-${++sends}`;
       const responseUrl = sim.responseUrl(id, { channel, user });
-      return send(slashCommandBody({ text, user_id: user, channel_id: channel, response_url: responseUrl }), id, postOpts);
+      return send(
+        slashCommandBody({ text, user_id: user, channel_id: channel, response_url: responseUrl }),
+        id,
+        postOpts,
+      );
     },
     async request(text, user = USERS.alice) {
       const before = sim.messages(channel).length;
@@ -240,7 +293,14 @@ export async function startBotEnv(cluster: Pick<SimCluster, 'kubeconfigPath'>, o
     },
     async click(action, record, user, opts = {}) {
       const id = `click-${++sends}`;
-      const body = cardClickBody(sim, record, { user, actionId: ACTION_IDS[action], responseId: id, ...(opts.blockId ? { blockId: opts.blockId } : {}), ...(opts.teamId ? { teamId: opts.teamId } : {}), ...(opts.at ? { at: opts.at } : {}) });
+      const body = cardClickBody(sim, record, {
+        user,
+        actionId: ACTION_IDS[action],
+        responseId: id,
+        ...(opts.blockId ? { blockId: opts.blockId } : {}),
+        ...(opts.teamId ? { teamId: opts.teamId } : {}),
+        ...(opts.at ? { at: opts.at } : {}),
+      });
       return send(body, id, opts.post);
     },
     async record(opId) {

@@ -32,7 +32,10 @@ export async function spawnBot(env: Record<string, string>): Promise<BotProcess>
 }
 
 /** The bot env's configuration as a process; `slackApiUrl` defaults to the simulated Slack's. */
-export async function startBotProcess(env: BotEnv, options: { port?: number; slackApiUrl?: string; leaseTtl?: string } = {}): Promise<ChildProcess> {
+export async function startBotProcess(
+  env: BotEnv,
+  options: { port?: number; slackApiUrl?: string; leaseTtl?: string } = {},
+): Promise<ChildProcess> {
   const started = await spawnBot({
     ...(options.leaseTtl === undefined ? {} : { LEASE_TTL: options.leaseTtl }),
     PORT: String(options.port ?? 0),

@@ -33,7 +33,8 @@ export async function startConnectProxy(opts: { credentials?: string } = {}): Pr
   const forwardRequests: string[] = [];
   const outgoingPorts = new Set<number>();
   const sockets = new Set<Socket>();
-  const expected = opts.credentials === undefined ? undefined : `Basic ${Buffer.from(opts.credentials).toString('base64')}`;
+  const expected =
+    opts.credentials === undefined ? undefined : `Basic ${Buffer.from(opts.credentials).toString('base64')}`;
   const server: Server = createServer((req, res) => {
     forwardRequests.push(`${req.method ?? '?'} ${req.url ?? ''}`);
     res.writeHead(501, { 'content-type': 'text/plain' }).end('this test proxy only tunnels (CONNECT)');
@@ -47,7 +48,9 @@ export async function startConnectProxy(opts: { credentials?: string } = {}): Pr
     const tunnel: Tunnel = { target, authorization, localPort: undefined, accepted: false };
     tunnels.push(tunnel);
     if (expected !== undefined && authorization !== expected) {
-      client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\nContent-Length: 0\r\n\r\n');
+      client.end(
+        'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\nContent-Length: 0\r\n\r\n',
+      );
       return;
     }
     const match = /^\[?([^\]]+?)\]?:(\d+)$/.exec(target);

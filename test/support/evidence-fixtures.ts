@@ -2,7 +2,12 @@
 import { createHash } from 'node:crypto';
 import type { RestReading } from '../../src/domain/kit/evidence/types.js';
 import type { BaselineVertex } from '../../src/domain/model/rest-vertices.js';
-import { evaluateEvidence, takeEventBaseline, type EvidenceKind, type EvidenceVerdict } from '../../src/domain/engines/evidence/judge.js';
+import {
+  evaluateEvidence,
+  takeEventBaseline,
+  type EvidenceKind,
+  type EvidenceVerdict,
+} from '../../src/domain/engines/evidence/judge.js';
 import type { UpgradeMode } from '../../src/domain/model/upgrade-mode.js';
 import { applyMergePatch, isRecord, type JsonRecord } from '../../src/domain/model/merge-patch.js';
 import type { Plan } from '../../src/domain/model/plan.js';
@@ -11,8 +16,16 @@ import type { KubeObject } from '@flink-chatops/sim/kube/store';
 import { editSpec, FIXTURE_EPOCH_MS, reconciledSpecJson, writeStatus, type ResourceOptions } from './fixtures.js';
 
 export const DEP: Target = { kind: 'FlinkDeployment', namespace: 'streaming-prod', name: 'orders-enricher' };
-export const SESSION_JOB: Target = { kind: 'FlinkSessionJob', namespace: 'streaming-prod', name: 'clickstream-sessionizer' };
-export const SESSION_CLUSTER: Target = { kind: 'FlinkDeployment', namespace: 'streaming-prod', name: 'session-cluster' };
+export const SESSION_JOB: Target = {
+  kind: 'FlinkSessionJob',
+  namespace: 'streaming-prod',
+  name: 'clickstream-sessionizer',
+};
+export const SESSION_CLUSTER: Target = {
+  kind: 'FlinkDeployment',
+  namespace: 'streaming-prod',
+  name: 'session-cluster',
+};
 
 /** Right before the submission: 00:00:10.500 UTC, mid-second on purpose (event times have whole seconds). */
 export const SUBMITTED_AT = FIXTURE_EPOCH_MS + 10_500;
@@ -53,7 +66,13 @@ export function kubeEvent(o: EventOptions): JsonRecord {
     apiVersion: 'v1',
     kind: 'Event',
     metadata: { name: o.name ?? `${component}.${parseInt(hash, 16)}`, namespace: DEP.namespace },
-    involvedObject: { apiVersion: 'flink.apache.org/v1beta1', kind, name, namespace: DEP.namespace, ...(uid ? { uid } : {}) },
+    involvedObject: {
+      apiVersion: 'flink.apache.org/v1beta1',
+      kind,
+      name,
+      namespace: DEP.namespace,
+      ...(uid ? { uid } : {}),
+    },
     reason: o.reason,
     message,
     type: o.type ?? 'Normal',
@@ -69,7 +88,8 @@ export const warning = (reason: string, extra: Omit<EventOptions, 'reason' | 'ty
 
 /** The spec part of a plan's merge patch. */
 export function specPatchOf(plan: Plan): JsonRecord {
-  if (plan.change.type !== 'patch' || !isRecord(plan.change.patch.spec)) throw new Error('specPatchOf: not a spec patch');
+  if (plan.change.type !== 'patch' || !isRecord(plan.change.patch.spec))
+    throw new Error('specPatchOf: not a spec patch');
   return plan.change.patch.spec;
 }
 
@@ -77,11 +97,17 @@ export function specPatchOf(plan: Plan): JsonRecord {
  * The target once the operator finished with generation 4: spec patched and reconciled, DEPLOYED, STABLE,
  * the job (re)started 20 s after the submission and seen RUNNING 10 s later (session clusters have no job).
  */
-export function settled(make: (opts: ResourceOptions) => KubeObject, specPatch: JsonRecord, opts: ResourceOptions = {}): KubeObject {
+export function settled(
+  make: (opts: ResourceOptions) => KubeObject,
+  specPatch: JsonRecord,
+  opts: ResourceOptions = {},
+): KubeObject {
   const probe = make({ spec: specPatch });
   const hasJob = isRecord(probe.spec?.job);
   const suspended = hasJob && isRecord(probe.spec?.job) && probe.spec.job.state === 'suspended';
-  const times: JsonRecord = hasJob ? { jobStatus: { startTime: String(secondsAfter(20)), updateTime: String(secondsAfter(suspended ? 25 : 30)) } } : {};
+  const times: JsonRecord = hasJob
+    ? { jobStatus: { startTime: String(secondsAfter(20)), updateTime: String(secondsAfter(suspended ? 25 : 30)) } }
+    : {};
   const status = opts.status === null ? null : (applyMergePatch(times, opts.status ?? {}) as JsonRecord);
   return make({ generation: 4, ...opts, spec: applyMergePatch(specPatch, opts.spec ?? {}) as JsonRecord, status });
 }
@@ -131,7 +157,8 @@ export function judge(s: Scenario): EvidenceVerdict {
   const baselineEvents = s.baselineEvents ?? [];
   // The API keeps one object per event name: a later version (count bumped) replaces the listed one.
   const byName = new Map<unknown, unknown>();
-  for (const e of [...baselineEvents, ...(s.events ?? [])]) byName.set(isRecord(e) && isRecord(e.metadata) ? e.metadata.name : e, e);
+  for (const e of [...baselineEvents, ...(s.events ?? [])])
+    byName.set(isRecord(e) && isRecord(e.metadata) ? e.metadata.name : e, e);
   return evaluateEvidence({
     kind: s.kind,
     plan: s.plan,

@@ -1,7 +1,13 @@
 // A typed fake of our Kubernetes port (FlinkClient) and of the watch hub, for the unit tier: objects by kind and name,
 // merge patches with the resourceVersion precondition, every write told to the watchers, and an `operator` hook that
 // plays the operator's reconciliation. Only the process boundary is faked; everything of ours runs for real.
-import type { FlinkClient, FlinkResourceKind, KubeEvent, KubeObject, ResourceSummary } from '../../src/kube/flink-client.js';
+import type {
+  FlinkClient,
+  FlinkResourceKind,
+  KubeEvent,
+  KubeObject,
+  ResourceSummary,
+} from '../../src/kube/flink-client.js';
 import { KubeError } from '../../src/kube/errors.js';
 import type { WatchEventType, WatchHub, WatchListener, WatchedKind } from '../../src/kube/watch-hub.js';
 import { applyMergePatch } from '../../src/domain/model/merge-patch.js';
@@ -65,29 +71,46 @@ export class FakeCluster implements FlinkClient {
 
   async list(kind: FlinkResourceKind, namespace: string): Promise<KubeObject[]> {
     this.calls.push({ method: 'list', target: `${kind}/${namespace}` });
-    return [...this.objects.values()].filter((o) => o.kind === kind && o.metadata.namespace === namespace).map((o) => structuredClone(o));
+    return [...this.objects.values()]
+      .filter((o) => o.kind === kind && o.metadata.namespace === namespace)
+      .map((o) => structuredClone(o));
   }
 
   async mergePatch(target: Target, patch: Record<string, unknown>, resourceVersion: string): Promise<KubeObject> {
-    this.calls.push({ method: 'mergePatch', target: keyOf(target.kind, target.namespace, target.name), patch, resourceVersion });
+    this.calls.push({
+      method: 'mergePatch',
+      target: keyOf(target.kind, target.namespace, target.name),
+      patch,
+      resourceVersion,
+    });
     const failure = this.failNextPatch;
     this.failNextPatch = undefined;
     if (failure) throw failure;
     const current = this.objects.get(keyOf(target.kind, target.namespace, target.name));
     if (!current) throw new KubeError('not-found', `${target.kind} ${target.name} not found`, 404);
-    if (resourceVersion !== '' && resourceVersion !== current.metadata.resourceVersion) throw new KubeError('conflict', 'the object has been modified', 409);
+    if (resourceVersion !== '' && resourceVersion !== current.metadata.resourceVersion)
+      throw new KubeError('conflict', 'the object has been modified', 409);
     const next = applyMergePatch(current, patch) as KubeObject;
     const specChanged = JSON.stringify(next.spec) !== JSON.stringify(current.spec);
     next.metadata.generation = (current.metadata.generation ?? 0) + (specChanged ? 1 : 0);
     next.metadata.resourceVersion = String(++this.resourceVersion);
     const written = this.put(next);
     const reconciled = this.operator?.(structuredClone(written));
-    if (reconciled) setImmediate(() => this.put({ ...reconciled, metadata: { ...reconciled.metadata, resourceVersion: String(++this.resourceVersion) } }));
+    if (reconciled)
+      setImmediate(() =>
+        this.put({
+          ...reconciled,
+          metadata: { ...reconciled.metadata, resourceVersion: String(++this.resourceVersion) },
+        }),
+      );
     return written;
   }
 
   async createSnapshot(namespace: string, snapshot: Record<string, unknown>): Promise<KubeObject> {
-    const object = { ...(snapshot as KubeObject), metadata: { ...(snapshot as KubeObject).metadata, namespace, uid: `uid-${++this.resourceVersion}` } };
+    const object = {
+      ...(snapshot as KubeObject),
+      metadata: { ...(snapshot as KubeObject).metadata, namespace, uid: `uid-${++this.resourceVersion}` },
+    };
     this.calls.push({ method: 'createSnapshot', target: keyOf('FlinkStateSnapshot', namespace, object.metadata.name) });
     return this.put(object);
   }

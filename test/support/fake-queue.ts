@@ -18,7 +18,11 @@ export class FakeQueue implements Port {
 
   async enqueue(opId: string, revision: number, options: { delayMs?: number } = {}): Promise<{ jobId: string }> {
     const jobId = jobIdOf(opId, revision);
-    this.calls.push({ method: 'enqueue', jobId, ...(options.delayMs === undefined ? {} : { delayMs: options.delayMs }) });
+    this.calls.push({
+      method: 'enqueue',
+      jobId,
+      ...(options.delayMs === undefined ? {} : { delayMs: options.delayMs }),
+    });
     if (!this.jobs.has(jobId)) this.jobs.set(jobId, options.delayMs ? 'delayed' : 'waiting');
     return { jobId };
   }

@@ -46,7 +46,11 @@ function patched(base: JsonRecord, patch: JsonRecord | undefined): JsonRecord {
   return patch === undefined ? base : (applyMergePatch(base, patch) as JsonRecord);
 }
 
-function metadata(kind: string, opts: ResourceOptions, defaults: { name: string; finalizer: string; labels?: Record<string, string> }) {
+function metadata(
+  kind: string,
+  opts: ResourceOptions,
+  defaults: { name: string; finalizer: string; labels?: Record<string, string> },
+) {
   const name = opts.name ?? defaults.name;
   const namespace = opts.namespace ?? 'streaming-prod';
   const generation = opts.generation ?? 3;
@@ -81,7 +85,9 @@ function jobStatus(name: string, generation: number, job: JsonRecord): JsonRecor
     state: suspended ? 'FINISHED' : 'RUNNING',
     startTime: String(FIXTURE_EPOCH_MS - 3_500_000),
     updateTime: String(FIXTURE_EPOCH_MS - 3_400_000),
-    ...(suspended && job.upgradeMode !== 'stateless' ? { upgradeSavepointPath: `s3://flink/savepoints/${name}/savepoint-1a2b3c-0123456789ab` } : {}),
+    ...(suspended && job.upgradeMode !== 'stateless'
+      ? { upgradeSavepointPath: `s3://flink/savepoints/${name}/savepoint-1a2b3c-0123456789ab` }
+      : {}),
     checkpointInfo: { lastPeriodicCheckpointTimestamp: 0 },
     savepointInfo: { savepointHistory: [], lastPeriodicSavepointTimestamp: 0 },
   };
@@ -126,7 +132,10 @@ function taskManagerReplicas(spec: JsonRecord): number {
 
 /** A FlinkDeployment in application mode, RUNNING and STABLE by default (SUSPENDED when the spec says so). */
 export function flinkDeployment(opts: ResourceOptions = {}): KubeObject {
-  const meta = metadata('FlinkDeployment', opts, { name: 'orders-enricher', finalizer: 'flinkdeployments.flink.apache.org/finalizer' });
+  const meta = metadata('FlinkDeployment', opts, {
+    name: 'orders-enricher',
+    finalizer: 'flinkdeployments.flink.apache.org/finalizer',
+  });
   const spec = patched(defaultDeploymentSpec(meta.name), opts.spec);
   const job = isRecord(spec.job) ? spec.job : undefined;
   const resource: KubeObject = { apiVersion: FLINK_API_VERSION, kind: 'FlinkDeployment', metadata: meta, spec };
@@ -140,7 +149,12 @@ export function flinkDeployment(opts: ResourceOptions = {}): KubeObject {
     taskManager: suspended
       ? { labelSelector: '', replicas: 0 }
       : { labelSelector: `component=taskmanager,app=${meta.name}`, replicas: taskManagerReplicas(spec) },
-    clusterInfo: { 'flink-version': '1.20.1', 'flink-revision': 'f6d2ea0 @ 2025-02-05T11:06:29+01:00', 'total-cpu': '5.0', 'total-memory': '10737418240' },
+    clusterInfo: {
+      'flink-version': '1.20.1',
+      'flink-revision': 'f6d2ea0 @ 2025-02-05T11:06:29+01:00',
+      'total-cpu': '5.0',
+      'total-memory': '10737418240',
+    },
   };
   if (job) {
     base.jobStatus = jobStatus(meta.name, meta.generation, job);
@@ -231,17 +245,28 @@ export function flinkStateSnapshot(opts: SnapshotOptions = {}): KubeObject {
   const base: JsonRecord = {
     jobReference: ref,
     backoffLimit: 2,
-    ...(type === 'SAVEPOINT' ? { savepoint: { disposeOnDelete: false, formatType: 'CANONICAL', alreadyExists: false } } : { checkpoint: {} }),
+    ...(type === 'SAVEPOINT'
+      ? { savepoint: { disposeOnDelete: false, formatType: 'CANONICAL', alreadyExists: false } }
+      : { checkpoint: {} }),
   };
-  const resource: KubeObject = { apiVersion: FLINK_API_VERSION, kind: 'FlinkStateSnapshot', metadata: meta, spec: patched(base, opts.spec) };
+  const resource: KubeObject = {
+    apiVersion: FLINK_API_VERSION,
+    kind: 'FlinkStateSnapshot',
+    metadata: meta,
+    spec: patched(base, opts.spec),
+  };
   if (opts.status === null) return resource;
   const status: JsonRecord = {
     state,
     failures: state === 'FAILED' ? 1 : 0,
     triggerId: createHash('md5').update(meta.name).digest('hex'),
     triggerTimestamp: new Date(resultAt - 5_000).toISOString(),
-    ...(state === 'COMPLETED' || state === 'FAILED' || state === 'ABANDONED' ? { resultTimestamp: new Date(resultAt).toISOString() } : {}),
-    ...(state === 'COMPLETED' ? { path: opts.path ?? `s3://flink/savepoints/${ref.name}/savepoint-${resultAt.toString(16)}` } : {}),
+    ...(state === 'COMPLETED' || state === 'FAILED' || state === 'ABANDONED'
+      ? { resultTimestamp: new Date(resultAt).toISOString() }
+      : {}),
+    ...(state === 'COMPLETED'
+      ? { path: opts.path ?? `s3://flink/savepoints/${ref.name}/savepoint-${resultAt.toString(16)}` }
+      : {}),
   };
   resource.status = patched(status, opts.status);
   return resource;

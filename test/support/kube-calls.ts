@@ -18,7 +18,15 @@ export interface KubeCall {
 const VERB_PREFIX = /^(get|read|list|watch|create|patch|replace|delete|deleteCollection)(Namespaced)?([A-Z]\w*)$/;
 /** `connectGetNamespacedServiceProxyWithPath` → `get` on `services/proxy` (the API server's proxy subresource). */
 const CONNECT = /^connect(Get|Post|Put|Patch|Delete|Head|Options)(Namespaced)?([A-Z][a-z]+)Proxy(WithPath)?$/;
-const CONNECT_VERB: Record<string, string> = { Get: 'get', Head: 'get', Options: 'get', Post: 'create', Put: 'update', Patch: 'patch', Delete: 'delete' };
+const CONNECT_VERB: Record<string, string> = {
+  Get: 'get',
+  Head: 'get',
+  Options: 'get',
+  Post: 'create',
+  Put: 'update',
+  Patch: 'patch',
+  Delete: 'delete',
+};
 /** client-node's method verbs → RBAC verbs. */
 const RBAC_VERB: Record<string, string> = { read: 'get', replace: 'update' };
 /** API clients whose calls read no resource (GET /version): authorised for every authenticated identity. */
@@ -65,7 +73,15 @@ function propertyOf(object: ts.Expression | undefined, name: string): ts.Express
 export function kubeApiCalls(root: string, files: readonly string[]): { calls: KubeCall[]; unexplained: string[] } {
   const program = ts.createProgram(
     files.map((f) => join(root, f)),
-    { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, skipLibCheck: true, noEmit: true, types: ['node'] },
+    {
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      strict: true,
+      skipLibCheck: true,
+      noEmit: true,
+      types: ['node'],
+    },
   );
   const checker = program.getTypeChecker();
   const calls: KubeCall[] = [];
@@ -78,33 +94,47 @@ export function kubeApiCalls(root: string, files: readonly string[]): { calls: K
         const at = `${relative(root, source.fileName)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
         const method = node.expression.name.text;
         // client-node exports its ObjectCustomObjectsApi class as CustomObjectsApi (likewise CoreV1Api).
-        const receiverType = checker.typeToString(checker.getTypeAtLocation(node.expression.expression)).replace(/^Object/, '');
+        const receiverType = checker
+          .typeToString(checker.getTypeAtLocation(node.expression.expression))
+          .replace(/^Object/, '');
         if (receiverType === 'CustomObjectsApi' || receiverType === 'CoreV1Api') {
           const parsed = VERB_PREFIX.exec(method);
           const connect = receiverType === 'CoreV1Api' ? CONNECT.exec(method) : null;
           if (connect) {
             const [, httpVerb = '', namespaced, noun = ''] = connect;
-            calls.push({ group: '', resource: `${noun.toLowerCase()}s/proxy`, verb: CONNECT_VERB[httpVerb] ?? httpVerb, scope: namespaced ? 'namespaced' : 'cluster', at });
+            calls.push({
+              group: '',
+              resource: `${noun.toLowerCase()}s/proxy`,
+              verb: CONNECT_VERB[httpVerb] ?? httpVerb,
+              scope: namespaced ? 'namespaced' : 'cluster',
+              at,
+            });
           } else if (!parsed) unexplained.push(`${at}: ${receiverType}.${method}`);
           else {
             const [, apiVerb = '', namespaced, noun = ''] = parsed;
             const verb = RBAC_VERB[apiVerb] ?? apiVerb;
             const scope = namespaced ? 'namespaced' : 'cluster';
-            if (receiverType === 'CoreV1Api') calls.push({ group: '', resource: `${noun.toLowerCase()}s`, verb, scope, at });
+            if (receiverType === 'CoreV1Api')
+              calls.push({ group: '', resource: `${noun.toLowerCase()}s`, verb, scope, at });
             else {
               const plural = propertyOf(node.arguments[0], 'plural');
               if (!plural) unexplained.push(`${at}: ${method} without a plural`);
-              else for (const resource of literalValues(checker, plural)) calls.push({ group: FLINK_GROUP, resource, verb, scope, at });
+              else
+                for (const resource of literalValues(checker, plural))
+                  calls.push({ group: FLINK_GROUP, resource, verb, scope, at });
             }
           }
         } else if (receiverType === 'Watch' && method === 'watch') {
           const path = node.arguments[0];
           const kind = path && ts.isCallExpression(path) ? path.arguments[0] : undefined;
           if (!kind) unexplained.push(`${at}: Watch.watch with a path not built by watchPath(kind, …)`);
-          else for (const k of literalValues(checker, kind)) calls.push({ ...watchedResource(k), verb: 'watch', scope: 'namespaced', at });
+          else
+            for (const k of literalValues(checker, kind))
+              calls.push({ ...watchedResource(k), verb: 'watch', scope: 'namespaced', at });
         } else if (method === 'makeApiClient') {
           const api = node.arguments[0]?.getText() ?? '';
-          if (!['CustomObjectsApi', 'CoreV1Api', ...NON_RESOURCE_APIS].includes(api)) unexplained.push(`${at}: makeApiClient(${api})`);
+          if (!['CustomObjectsApi', 'CoreV1Api', ...NON_RESOURCE_APIS].includes(api))
+            unexplained.push(`${at}: makeApiClient(${api})`);
         }
       }
       ts.forEachChild(node, visit);

@@ -7,7 +7,12 @@ import { parseAllDocuments } from 'yaml';
 export const KUBECTL = '/usr/bin/kubectl';
 export const ROOT = new URL('../..', import.meta.url).pathname;
 
-export type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> }; [key: string]: unknown };
+export type Obj = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  [key: string]: unknown;
+};
 
 /** `kubectl kustomize <dir>` (relative to the repository) as objects; a failure names the directory and kubectl's error. */
 export function kustomize(dir: string): Obj[] {
@@ -16,9 +21,14 @@ export function kustomize(dir: string): Obj[] {
     out = execFileSync(KUBECTL, ['kustomize', join(ROOT, dir)], { encoding: 'utf8', timeout: 60_000 });
   } catch (error) {
     const e = error as { code?: string; stderr?: string; message: string };
-    throw new Error(e.code === 'ENOENT' ? `kubectl is not installed at ${KUBECTL}` : `kubectl kustomize ${dir} failed: ${e.stderr ?? e.message}`, {
-      cause: error,
-    });
+    throw new Error(
+      e.code === 'ENOENT'
+        ? `kubectl is not installed at ${KUBECTL}`
+        : `kubectl kustomize ${dir} failed: ${e.stderr ?? e.message}`,
+      {
+        cause: error,
+      },
+    );
   }
   return parseAllDocuments(out).map((doc) => doc.toJS() as Obj);
 }
@@ -40,4 +50,3 @@ export function kustomizeWithComponent(component: string): Obj[] {
     rmSync(dir, { recursive: true, force: true });
   }
 }
-

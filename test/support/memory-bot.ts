@@ -32,7 +32,9 @@ export const UNIT_POLICY = {
   version: 1,
   groups: { leads: { users: [LEAD, LEAD2] }, oncall: { users: [ALICE] } },
   namespaces: [{ name: 'streaming-prod', environment: 'production' }, { name: 'streaming-dev' }],
-  rules: [{ name: 'prod-needs-a-lead', when: { namespaces: ['streaming-prod'] }, require: { approvals: 1, from: ['leads'] } }],
+  rules: [
+    { name: 'prod-needs-a-lead', when: { namespaces: ['streaming-prod'] }, require: { approvals: 1, from: ['leads'] } },
+  ],
   approval: { ttl: '30m', allowSelfApproval: false },
   breakGlass: { groups: ['oncall'], environments: ['production'], reviewWithin: '1h' },
 };
@@ -74,7 +76,8 @@ export function memoryBot(opts: { policy?: Policy; now?: number } = {}): MemoryB
   const cards: OperationRecord[] = [];
   const enqueuer: Enqueuer = {
     enqueue: async (opId, revision, target) => void enqueued.push({ opId, revision, cluster: target.cluster }),
-    enqueueAt: async (opId, revision, target, runAt) => void enqueued.push({ opId, revision, cluster: target.cluster, runAt }),
+    enqueueAt: async (opId, revision, target, runAt) =>
+      void enqueued.push({ opId, revision, cluster: target.cluster, runAt }),
   };
   const bot = { nextCard: undefined as PostOutcome | undefined };
   const poster: CardPoster = {
@@ -109,14 +112,27 @@ export function memoryBot(opts: { policy?: Policy; now?: number } = {}): MemoryB
     cards,
     operations: new OperationService(deps, 'flink-chatops'),
     approvals: new ApprovalService(deps),
-    reviews: new BreakGlassReviews({ store: stores.store, index: stores.breakGlass, policy: deps.policy, membership: deps.membership, logger: deps.logger }),
+    reviews: new BreakGlassReviews({
+      store: stores.store,
+      index: stores.breakGlass,
+      policy: deps.policy,
+      membership: deps.membership,
+      logger: deps.logger,
+    }),
   });
 }
 
 /** A request that must be recorded; its record as decided. */
-export async function recorded(bot: MemoryBot, raw: Record<string, unknown>, requester = ALICE): Promise<OperationRecord> {
+export async function recorded(
+  bot: MemoryBot,
+  raw: Record<string, unknown>,
+  requester = ALICE,
+): Promise<OperationRecord> {
   const outcome = await bot.operations.request({ intent: intent(raw), requester, channel: OPS });
-  if (outcome.type !== 'recorded') throw new Error(`not recorded: ${outcome.type === 'refused' || outcome.type === 'cancelled' ? outcome.message : ''}`);
+  if (outcome.type !== 'recorded')
+    throw new Error(
+      `not recorded: ${outcome.type === 'refused' || outcome.type === 'cancelled' ? outcome.message : ''}`,
+    );
   return outcome.record;
 }
 

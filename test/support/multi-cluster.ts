@@ -72,7 +72,8 @@ export class RestartableCluster {
   }
 
   parallelismOf(namespace: string, name: string): unknown {
-    const object = this.store.get('flinkdeployments', namespace, name) as { spec?: { job?: { parallelism?: unknown } } } | undefined;
+    const object = this.store.get('flinkdeployments', namespace, name) as
+      { spec?: { job?: { parallelism?: unknown } } } | undefined;
     return object?.spec?.job?.parallelism;
   }
 

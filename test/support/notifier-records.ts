@@ -102,13 +102,24 @@ export async function postCard(store: OperationStore, client: WebClient, id: str
   const record = await store.get(id);
   if (record === undefined) throw new Error(`${id} not found`);
   const card = renderCard(record, { now: Date.now(), command: '/flink' });
-  const posted = await client.chat.postMessage({ channel: record.channel, text: card.text, blocks: card.blocks as never });
-  const result = await store.apply(id, () => ({ set: { card: { channel: record.channel, ts: String(posted.ts) } }, entries: [] }));
+  const posted = await client.chat.postMessage({
+    channel: record.channel,
+    text: card.text,
+    blocks: card.blocks as never,
+  });
+  const result = await store.apply(id, () => ({
+    set: { card: { channel: record.channel, ts: String(posted.ts) } },
+    entries: [],
+  }));
   if (!result.ok) throw new Error(result.reason);
   return result.record;
 }
 
-export const to = (name: OperationState, role: 'bot' | 'worker' | 'sweep', detail?: Record<string, unknown>): EntryInput => ({
+export const to = (
+  name: OperationState,
+  role: 'bot' | 'worker' | 'sweep',
+  detail?: Record<string, unknown>,
+): EntryInput => ({
   type: 'state',
   name,
   actor: role === 'bot' ? REQUESTER : role,
@@ -123,7 +134,13 @@ export async function step(store: OperationStore, id: string, ...entries: EntryI
   return result.record;
 }
 
-const criterion = (name: string, observed: unknown, source: string) => ({ name, met: true, observed, source, at: Date.now() });
+const criterion = (name: string, observed: unknown, source: string) => ({
+  name,
+  met: true,
+  observed,
+  source,
+  at: Date.now(),
+});
 
 /** An approved prod scale, as bot and worker write it: each element is one atomic step. */
 export const APPROVED_SCALE: EntryInput[][] = [
@@ -132,8 +149,22 @@ export const APPROVED_SCALE: EntryInput[][] = [
   [{ type: 'waiting', name: 'behind', actor: 'worker', detail: { behind: 'op-ahead0001' } }],
   [to('SUBMITTING', 'worker')],
   [to('SUBMITTED', 'worker', { generation: 4 })],
-  [{ type: 'evidence', name: 'observation', actor: 'worker', detail: { criteria: [criterion('generation-reconciled', 4, 'status.observedGeneration')] } }],
-  [{ type: 'evidence', name: 'observation', actor: 'worker', detail: { criteria: [criterion('job-running', 'RUNNING', 'status.jobStatus.state')] } }],
+  [
+    {
+      type: 'evidence',
+      name: 'observation',
+      actor: 'worker',
+      detail: { criteria: [criterion('generation-reconciled', 4, 'status.observedGeneration')] },
+    },
+  ],
+  [
+    {
+      type: 'evidence',
+      name: 'observation',
+      actor: 'worker',
+      detail: { criteria: [criterion('job-running', 'RUNNING', 'status.jobStatus.state')] },
+    },
+  ],
   [to('COMPLETED', 'worker')],
 ];
 
@@ -179,5 +210,7 @@ function chunk(flat: unknown[]): [string, unknown][] {
 
 /** Successful chat.postMessage calls into one thread, in call order. */
 export function threadPosts(sim: SimSlack, channel: string, ts: string) {
-  return sim.calls.filter((c) => c.method === 'chat.postMessage' && c.args.channel === channel && c.args.thread_ts === ts && c.status === 200);
+  return sim.calls.filter(
+    (c) => c.method === 'chat.postMessage' && c.args.channel === channel && c.args.thread_ts === ts && c.status === 200,
+  );
 }

@@ -43,7 +43,12 @@ export interface RecordOptions {
 const before = flinkDeployment();
 
 /** Appends entries (and sets fields) one second after the record's last change, as the store would. */
-export function step(record: OperationRecord, entries: EntryInput[], set?: MutableFields, afterMs = 1000): OperationRecord {
+export function step(
+  record: OperationRecord,
+  entries: EntryInput[],
+  set?: MutableFields,
+  afterMs = 1000,
+): OperationRecord {
   const outcome = applyChange(record, { entries, ...(set ? { set } : {}) }, record.updatedAt + afterMs);
   if (!outcome.ok) throw new Error(`records: ${outcome.reason}`);
   return outcome.record;
@@ -61,7 +66,13 @@ export function toState(
 }
 
 function intentFrom(opts: RecordOptions): OperationIntent {
-  const raw = { kind: 'scale', parallelism: 8, target: DEP, ...opts.intent, ...(opts.reason ? { reason: opts.reason } : {}) };
+  const raw = {
+    kind: 'scale',
+    parallelism: 8,
+    target: DEP,
+    ...opts.intent,
+    ...(opts.reason ? { reason: opts.reason } : {}),
+  };
   return OperationIntentSchema.parse({ ...raw, incidentChannels: opts.incidentChannels ?? [] });
 }
 
@@ -115,7 +126,12 @@ export function queuedRecord(opts: RecordOptions = {}): OperationRecord {
   return step(
     r,
     [
-      { type: 'approval', name: 'approved', actor: LEAD, detail: { countsFor: vote.countsFor, planDigest: vote.planDigest } },
+      {
+        type: 'approval',
+        name: 'approved',
+        actor: LEAD,
+        detail: { countsFor: vote.countsFor, planDigest: vote.planDigest },
+      },
       { type: 'state', name: 'QUEUED', actor: LEAD, role: 'bot' },
     ],
     { approvals: [vote] },
@@ -126,25 +142,51 @@ export function queuedRecord(opts: RecordOptions = {}): OperationRecord {
 export function scheduledRecord(opts: RecordOptions = {}): OperationRecord {
   const r = awaitingRecord(opts);
   const vote = approvalOf(r);
-  const schedule = { runAt: T0 + 3_600_000, zone: 'Europe/Berlin', window: 'nightly', closesAt: T0 + 3 * 3_600_000, firstRunAt: T0 + 3_600_000 };
+  const schedule = {
+    runAt: T0 + 3_600_000,
+    zone: 'Europe/Berlin',
+    window: 'nightly',
+    closesAt: T0 + 3 * 3_600_000,
+    firstRunAt: T0 + 3_600_000,
+  };
   return step(
     r,
     [
-      { type: 'approval', name: 'approved', actor: LEAD, detail: { countsFor: vote.countsFor, planDigest: vote.planDigest } },
-      { type: 'state', name: 'SCHEDULED', actor: LEAD, role: 'bot', detail: { runAt: schedule.runAt, zone: schedule.zone, window: 'nightly', closesAt: schedule.closesAt } },
+      {
+        type: 'approval',
+        name: 'approved',
+        actor: LEAD,
+        detail: { countsFor: vote.countsFor, planDigest: vote.planDigest },
+      },
+      {
+        type: 'state',
+        name: 'SCHEDULED',
+        actor: LEAD,
+        role: 'bot',
+        detail: { runAt: schedule.runAt, zone: schedule.zone, window: 'nightly', closesAt: schedule.closesAt },
+      },
     ],
     { approvals: [vote], schedule },
   );
 }
 
 export function submittingRecord(opts: RecordOptions = {}): OperationRecord {
-  const waited = step(queuedRecord(opts), [{ type: 'waiting', name: 'op-first1', actor: 'worker', detail: { behind: 'op-first1' } }]);
+  const waited = step(queuedRecord(opts), [
+    { type: 'waiting', name: 'op-first1', actor: 'worker', detail: { behind: 'op-first1' } },
+  ]);
   const baseline = { takenAt: waited.updatedAt + 1000, counts: {} };
   return toState(waited, 'SUBMITTING', 'worker', 'worker', undefined, { evidence: { baseline } });
 }
 
 export function submittedRecord(opts: RecordOptions = {}): OperationRecord {
-  return toState(submittingRecord(opts), 'SUBMITTED', 'worker', 'worker', { generation: 4 }, { submittedGeneration: 4 });
+  return toState(
+    submittingRecord(opts),
+    'SUBMITTED',
+    'worker',
+    'worker',
+    { generation: 4 },
+    { submittedGeneration: 4 },
+  );
 }
 
 /** A real verdict from the evidence judge for the record's plan: completed, rolled back, or stuck pending. */
@@ -157,17 +199,37 @@ export function verdictFor(record: OperationRecord, outcome: EvidenceVerdict['ou
   if (outcome === 'failed') {
     const rolledBack = settled(flinkDeployment, patch, {
       reconciled: { image: 'flink:1.20.1-scala_2.12-java17' },
-      status: { reconciliationStatus: { state: 'ROLLED_BACK' }, lifecycleState: 'ROLLED_BACK', jobStatus: { state: 'FAILED' } },
+      status: {
+        reconciliationStatus: { state: 'ROLLED_BACK' },
+        lifecycleState: 'ROLLED_BACK',
+        jobStatus: { state: 'FAILED' },
+      },
     });
-    return judge({ kind, plan, before, resource: rolledBack, events: [kubeEvent({ reason: 'Rollback', message: 'Rolling back failed deployment.' })] });
+    return judge({
+      kind,
+      plan,
+      before,
+      resource: rolledBack,
+      events: [kubeEvent({ reason: 'Rollback', message: 'Rolling back failed deployment.' })],
+    });
   }
-  const stuck = settled(flinkDeployment, patch, { status: { jobManagerDeploymentStatus: 'DEPLOYING', jobStatus: { state: 'RECONCILING' } } });
-  return judge({ kind, plan, before, resource: stuck, events: [warning('ImagePullBackOff', { message: 'Back-off pulling image' })] });
+  const stuck = settled(flinkDeployment, patch, {
+    status: { jobManagerDeploymentStatus: 'DEPLOYING', jobStatus: { state: 'RECONCILING' } },
+  });
+  return judge({
+    kind,
+    plan,
+    before,
+    resource: stuck,
+    events: [warning('ImagePullBackOff', { message: 'Back-off pulling image' })],
+  });
 }
 
 function withEvidenceEntry(record: OperationRecord, verdict: EvidenceVerdict): OperationRecord {
   const met = verdict.criteria.filter((c) => c.met);
-  return step(record, [{ type: 'evidence', name: met[0]?.name ?? 'observation', actor: 'worker', detail: { criteria: met } }]);
+  return step(record, [
+    { type: 'evidence', name: met[0]?.name ?? 'observation', actor: 'worker', detail: { criteria: met } },
+  ]);
 }
 
 const UPGRADE = { kind: 'upgrade', image: 'flink:1.20.2-scala_2.12-java17' };
@@ -201,21 +263,29 @@ export function recordIn(state: OperationState, opts: RecordOptions = {}): Opera
       const r = submittedRecord(opts);
       const verdict = verdictFor(r, 'completed');
       const seen = withEvidenceEntry(r, verdict);
-      return toState(seen, 'COMPLETED', 'worker', 'worker', undefined, { evidence: { ...(r.evidence as object), verdict, summary: summarize(verdict) } });
+      return toState(seen, 'COMPLETED', 'worker', 'worker', undefined, {
+        evidence: { ...(r.evidence as object), verdict, summary: summarize(verdict) },
+      });
     }
     case 'FAILED': {
       const r = submittedRecord({ ...opts, intent: { ...UPGRADE, ...opts.intent } });
       const verdict = verdictFor(r, 'failed');
-      return toState(r, 'FAILED', 'worker', 'worker', undefined, { evidence: { ...(r.evidence as object), verdict, summary: summarize(verdict) } });
+      return toState(r, 'FAILED', 'worker', 'worker', undefined, {
+        evidence: { ...(r.evidence as object), verdict, summary: summarize(verdict) },
+      });
     }
     case 'TIMED_OUT': {
       const r = submittedRecord({ ...opts, intent: { ...UPGRADE, ...opts.intent } });
       const verdict = verdictFor(r, 'pending');
       const seen = withEvidenceEntry(r, verdict);
-      return toState(seen, 'TIMED_OUT', 'worker', 'worker', undefined, { evidence: { ...(r.evidence as object), verdict, ...timedOutReport(verdict) } });
+      return toState(seen, 'TIMED_OUT', 'worker', 'worker', undefined, {
+        evidence: { ...(r.evidence as object), verdict, ...timedOutReport(verdict) },
+      });
     }
     case 'ABORTED':
-      return toState(queuedRecord(opts), 'ABORTED', 'worker', 'worker', { reason: 'target changed since the plan; request again' });
+      return toState(queuedRecord(opts), 'ABORTED', 'worker', 'worker', {
+        reason: 'target changed since the plan; request again',
+      });
   }
 }
 
@@ -224,11 +294,32 @@ export function oversizedRecord(state: OperationState = 'AWAITING_APPROVAL'): Op
   let r = recordIn(state, { reason: `${'rollback <script> & "quotes" '.repeat(350)}`.slice(0, 10_240) });
   while (r.history.length < 500) {
     const n = r.history.length + 1;
-    r = step(r, [{ type: 'note', name: `note-${n}`, actor: 'worker', detail: { message: `observation ${n} of a long run` } }], undefined, 10);
+    r = step(
+      r,
+      [{ type: 'note', name: `note-${n}`, actor: 'worker', detail: { message: `observation ${n} of a long run` } }],
+      undefined,
+      10,
+    );
   }
-  const plan = r.plan ? { ...r.plan, diff: Array.from({ length: 200 }, (_, i) => ({ path: `spec.flinkConfiguration.key-${i}`, before: `value-${i}`, after: `value-${i + 1}` })) } : undefined;
+  const plan = r.plan
+    ? {
+        ...r.plan,
+        diff: Array.from({ length: 200 }, (_, i) => ({
+          path: `spec.flinkConfiguration.key-${i}`,
+          before: `value-${i}`,
+          after: `value-${i + 1}`,
+        })),
+      }
+    : undefined;
   const decision = r.decision
-    ? { ...r.decision, checks: Array.from({ length: 100 }, (_, i) => ({ name: `check-${i}`, outcome: (['pass', 'warn', 'fail'] as const)[i % 3] ?? 'pass', message: `check number ${i} says something long enough to matter` })) }
+    ? {
+        ...r.decision,
+        checks: Array.from({ length: 100 }, (_, i) => ({
+          name: `check-${i}`,
+          outcome: (['pass', 'warn', 'fail'] as const)[i % 3] ?? 'pass',
+          message: `check number ${i} says something long enough to matter`,
+        })),
+      }
     : undefined;
   return { ...r, ...(plan ? { plan } : {}), ...(decision ? { decision } : {}) };
 }

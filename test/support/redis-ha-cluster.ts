@@ -6,7 +6,22 @@ import { join } from 'node:path';
 import { Cluster, type Redis } from 'ioredis';
 import { freePort } from './redis-server.js';
 import { eventually } from './poll.js';
-import { closedPort, dataArgs, DOWN_AFTER_MS, HOST, info, killAndAwaitPromotion, probe, PROBE_POLL, startProcess, stopAll, stopper, waitAnswers, type HaRedis, type RedisProcess } from './redis-process.js';
+import {
+  closedPort,
+  dataArgs,
+  DOWN_AFTER_MS,
+  HOST,
+  info,
+  killAndAwaitPromotion,
+  probe,
+  PROBE_POLL,
+  startProcess,
+  stopAll,
+  stopper,
+  waitAnswers,
+  type HaRedis,
+  type RedisProcess,
+} from './redis-process.js';
 
 interface ClusterNodeLine {
   id: string;
@@ -45,20 +60,30 @@ export async function startClusterRedis(): Promise<HaRedis> {
     for (let i = 0; i < 6; i++) {
       const port = await freePort();
       const extra = [
-        '--dir', dir,
-        '--cluster-enabled', 'yes',
-        '--cluster-config-file', `nodes-${port}.conf`,
+        '--dir',
+        dir,
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        `nodes-${port}.conf`,
         // The bus port on a free port of its own (the default, port + 10000, may be taken).
-        '--cluster-port', String(await freePort()),
-        '--cluster-node-timeout', String(DOWN_AFTER_MS),
+        '--cluster-port',
+        String(await freePort()),
+        '--cluster-node-timeout',
+        String(DOWN_AFTER_MS),
         // A replica that lost its primary a moment ago may always take over (the test kills it on purpose).
-        '--cluster-replica-validity-factor', '0',
+        '--cluster-replica-validity-factor',
+        '0',
       ];
       processes.push(startProcess(`node-${i + 1}`, port, dataArgs(port, extra), dir));
     }
     await Promise.all(processes.map((p) => waitAnswers(p)));
     const created = await new Promise<{ code: number | null; out: string }>((resolve) => {
-      const cli = spawn('redis-cli', ['--cluster', 'create', ...processes.map((p) => p.address), '--cluster-replicas', '1', '--cluster-yes'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const cli = spawn(
+        'redis-cli',
+        ['--cluster', 'create', ...processes.map((p) => p.address), '--cluster-replicas', '1', '--cluster-yes'],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       let out = '';
       cli.stdout.on('data', (c: Buffer) => (out += c.toString()));
       cli.stderr.on('data', (c: Buffer) => (out += c.toString()));
@@ -71,7 +96,10 @@ export async function startClusterRedis(): Promise<HaRedis> {
       'the cluster to be ok on every node with every replica in sync',
       async () => {
         for (const p of processes) {
-          const state = await probe(p.port, async (r) => ({ cluster: info(String(await r.call('CLUSTER', 'INFO'))), repl: info(await r.info('replication')) }));
+          const state = await probe(p.port, async (r) => ({
+            cluster: info(String(await r.call('CLUSTER', 'INFO'))),
+            repl: info(await r.info('replication')),
+          }));
           if (state.cluster.cluster_state !== 'ok' || state.cluster.cluster_known_nodes !== '6') return false;
           if (state.repl.role === 'slave' && state.repl.master_link_status !== 'up') return false;
         }
@@ -80,13 +108,17 @@ export async function startClusterRedis(): Promise<HaRedis> {
       { ...PROBE_POLL, timeoutMs: 30_000 },
     );
     const byAddress = (address: string) => processes.find((p) => p.address === address);
-    const nodesSeenBy = async (p: RedisProcess) => parseClusterNodes(String(await probe(p.port, (r) => r.call('CLUSTER', 'NODES'))));
+    const nodesSeenBy = async (p: RedisProcess) =>
+      parseClusterNodes(String(await probe(p.port, (r) => r.call('CLUSTER', 'NODES'))));
     const slotOf = async (prefix: string): Promise<number> => {
       const alive = processes.find((p) => p.alive()) as RedisProcess;
       return Number(await probe(alive.port, (r) => r.call('CLUSTER', 'KEYSLOT', `{${prefix}}`)));
     };
     const ownerSeenBy = async (p: RedisProcess, slot: number): Promise<ClusterNodeLine | undefined> =>
-      (await nodesSeenBy(p)).find((n) => n.flags.includes('master') && !n.flags.includes('fail') && n.slots.some(([a, b]) => a <= slot && slot <= b));
+      (await nodesSeenBy(p)).find(
+        (n) =>
+          n.flags.includes('master') && !n.flags.includes('fail') && n.slots.some(([a, b]) => a <= slot && slot <= b),
+      );
     const primaryFor = async (prefix: string): Promise<RedisProcess> => {
       const slot = await slotOf(prefix);
       const alive = processes.find((p) => p.alive()) as RedisProcess;
@@ -100,11 +132,20 @@ export async function startClusterRedis(): Promise<HaRedis> {
     return {
       kind: 'cluster',
       nodes: processes,
-      env: () => ({ REDIS_URL: `redis://${HOST}:${unreachable}`, REDIS_CLUSTER_NODES: processes.map((p) => p.address).join(',') }),
+      env: () => ({
+        REDIS_URL: `redis://${HOST}:${unreachable}`,
+        REDIS_CLUSTER_NODES: processes.map((p) => p.address).join(','),
+      }),
       client() {
         const c = new Cluster(
           processes.map((p) => ({ host: HOST, port: p.port })),
-          { redisOptions: { maxRetriesPerRequest: null }, retryDelayOnClusterDown: 200, retryDelayOnFailover: 200, maxRedirections: 50, clusterRetryStrategy: () => 200 },
+          {
+            redisOptions: { maxRetriesPerRequest: null },
+            retryDelayOnClusterDown: 200,
+            retryDelayOnFailover: 200,
+            maxRedirections: 50,
+            clusterRetryStrategy: () => 200,
+          },
         );
         c.on('error', () => undefined);
         // The stores take a Redis; a Cluster client answers the same commands (every key shares one slot).
@@ -125,11 +166,18 @@ export async function startClusterRedis(): Promise<HaRedis> {
         const promotedWhen = async (): Promise<boolean> => {
           for (const p of processes.filter((n) => n.alive())) {
             if ((await ownerSeenBy(p, slot))?.address !== promoted.address) return false;
-            if (info(String(await probe(p.port, (r) => r.call('CLUSTER', 'INFO')))).cluster_state !== 'ok') return false;
+            if (info(String(await probe(p.port, (r) => r.call('CLUSTER', 'INFO')))).cluster_state !== 'ok')
+              return false;
           }
           return info(await probe(promoted.port, (r) => r.info('replication'))).role === 'master';
         };
-        return killAndAwaitPromotion(killed, promoted, promotedWhen, `${promoted.name} (${promoted.address}) to own slot ${slot} of {${prefix}}`, timeoutMs);
+        return killAndAwaitPromotion(
+          killed,
+          promoted,
+          promotedWhen,
+          `${promoted.name} (${promoted.address}) to own slot ${slot} of {${prefix}}`,
+          timeoutMs,
+        );
       },
       stop: stopper(clients, processes, dir),
     };

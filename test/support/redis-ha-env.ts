@@ -52,7 +52,12 @@ export interface HaEnv {
   /** Sends an operation command as `user`; resolves with the record once it left ACCEPTED. */
   request(text: string, user?: string): Promise<OperationRecord>;
   approve(record: OperationRecord, user: string): Promise<void>;
-  waitFor(opId: string, predicate: (r: OperationRecord) => boolean, what: string, timeoutMs?: number): Promise<OperationRecord>;
+  waitFor(
+    opId: string,
+    predicate: (r: OperationRecord) => boolean,
+    what: string,
+    timeoutMs?: number,
+  ): Promise<OperationRecord>;
   waitForState(opId: string, states: OperationState[], timeoutMs?: number): Promise<OperationRecord>;
   waitTerminal(opId: string, timeoutMs?: number): Promise<OperationRecord>;
   /** The card as Slack shows it once edited to `state`. */
@@ -67,7 +72,10 @@ export async function startHaEnv(ha: HaRedis, cluster: SimCluster, label: string
     botToken: TOKEN,
     botName: 'flink-ops',
     users: Object.values(USERS).map((id) => ({ id, name: id.toLowerCase() })),
-    channels: [{ id: channel, name: `test-${channel.toLowerCase()}` }, { id: INCIDENTS, name: 'incidents' }],
+    channels: [
+      { id: channel, name: `test-${channel.toLowerCase()}` },
+      { id: INCIDENTS, name: 'incidents' },
+    ],
     usergroups: [{ id: 'S0LEADS', handle: 'leads', users: [USERS.lead2] }],
     chatPostMessagePerChannelPerSecond: Infinity,
     // 20 operations at once edit cards faster than chat.update's 50/min; this test is about Redis, not Slack's tiers.
@@ -87,7 +95,14 @@ export async function startHaEnv(ha: HaRedis, cluster: SimCluster, label: string
   const appEnv = (role: 'bot' | 'worker'): Record<string, string> =>
     role === 'bot'
       ? { ...base, SLACK_BOT_TOKEN: TOKEN, SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: sim.apiUrl }
-      : { ...base, LEASE_TTL: `${LEASE_TTL_MS / 1000}s`, VERIFY_TIMEOUT: '30s', VERIFY_TIMEOUT_SAVEPOINT: '30s', FAILURE_GRACE: '2s', WORKER_CONCURRENCY: '8' };
+      : {
+          ...base,
+          LEASE_TTL: `${LEASE_TTL_MS / 1000}s`,
+          VERIFY_TIMEOUT: '30s',
+          VERIFY_TIMEOUT_SAVEPOINT: '30s',
+          FAILURE_GRACE: '2s',
+          WORKER_CONCURRENCY: '8',
+        };
   const configOf = (env: Record<string, string>, role: 'bot' | 'worker'): Config => {
     const loaded = loadConfig(env, role);
     if (!loaded.ok) throw new Error(`config: ${loaded.problems.join('; ')}`);
@@ -119,7 +134,9 @@ export async function startHaEnv(ha: HaRedis, cluster: SimCluster, label: string
     children,
     appEnv,
     async startWorker(extra = {}) {
-      const worker = await startWorker(configOf({ ...appEnv('worker'), ...extra }, 'worker'), { logger: createLogger(logLevel) });
+      const worker = await startWorker(configOf({ ...appEnv('worker'), ...extra }, 'worker'), {
+        logger: createLogger(logLevel),
+      });
       workers.push(worker);
       return worker;
     },
@@ -139,7 +156,9 @@ export async function startHaEnv(ha: HaRedis, cluster: SimCluster, label: string
           if (line.includes('"worker started"')) resolve();
         });
         createInterface({ input: child.stderr }).on('line', (line) => lines.push(line));
-        void exited.then((code) => reject(new Error(`the worker process exited (${code}) before it started:\n${lines.slice(-10).join('\n')}`)));
+        void exited.then((code) =>
+          reject(new Error(`the worker process exited (${code}) before it started:\n${lines.slice(-10).join('\n')}`)),
+        );
       });
       return started;
     },
@@ -147,12 +166,18 @@ export async function startHaEnv(ha: HaRedis, cluster: SimCluster, label: string
       const before = sim.messages(channel).length;
       const id = `cmd-${++sends}`;
       const responseUrl = sim.responseUrl(id, { channel, user });
-      const res = await postSigned(bot.url as string, slashCommandBody({ text, user_id: user, channel_id: channel, response_url: responseUrl }), SECRET);
+      const res = await postSigned(
+        bot.url as string,
+        slashCommandBody({ text, user_id: user, channel_id: channel, response_url: responseUrl }),
+        SECRET,
+      );
       if (res.status !== 200) throw new Error(`"${text}" was answered ${res.status}: ${await res.text()}`);
-      const card = await sim.waitFor(() => sim.messages(channel)[before], 10_000).catch(() => {
-        const said = sim.responses.find((r) => r.id === id);
-        throw new Error(`"${text}" posted no card; the bot said: ${JSON.stringify(said?.body)}`);
-      });
+      const card = await sim
+        .waitFor(() => sim.messages(channel)[before], 10_000)
+        .catch(() => {
+          const said = sim.responses.find((r) => r.id === id);
+          throw new Error(`"${text}" posted no card; the bot said: ${JSON.stringify(said?.body)}`);
+        });
       const opId = /op-[a-z0-9]{6,12}/.exec(card.text)?.[0];
       if (!opId) throw new Error(`the card names no operation: ${card.text}`);
       // A running worker may take it further at once: wait only until it left ACCEPTED.
@@ -173,7 +198,9 @@ export async function startHaEnv(ha: HaRedis, cluster: SimCluster, label: string
         last = (await store.get(opId)) ?? undefined;
         if (last && predicate(last)) return last;
         if (Date.now() > deadline) {
-          const seen = last ? `${last.state}; ${last.history.map((e) => `${e.type}:${e.name}`).join(' → ')}` : 'no record';
+          const seen = last
+            ? `${last.state}; ${last.history.map((e) => `${e.type}:${e.name}`).join(' → ')}`
+            : 'no record';
           throw new Error(`timed out after ${timeoutMs} ms waiting for ${opId}: ${what} — last seen: ${seen}`);
         }
         const events = await waitForEvents(blocking, prefix, after, 500).catch(() => []);

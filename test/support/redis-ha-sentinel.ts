@@ -6,7 +6,23 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { freePort } from './redis-server.js';
 import { eventually } from './poll.js';
-import { closedPort, dataArgs, DOWN_AFTER_MS, HOST, info, killAndAwaitPromotion, probe, PROBE_POLL, SENTINEL_MASTER, startProcess, stopAll, stopper, waitAnswers, type HaRedis, type RedisProcess } from './redis-process.js';
+import {
+  closedPort,
+  dataArgs,
+  DOWN_AFTER_MS,
+  HOST,
+  info,
+  killAndAwaitPromotion,
+  probe,
+  PROBE_POLL,
+  SENTINEL_MASTER,
+  startProcess,
+  stopAll,
+  stopper,
+  waitAnswers,
+  type HaRedis,
+  type RedisProcess,
+} from './redis-process.js';
 
 /** Sentinel: `primary` + `replica` + 3 sentinels (quorum 2) watching master `mymaster`. */
 export async function startSentinelRedis(): Promise<HaRedis> {
@@ -15,10 +31,19 @@ export async function startSentinelRedis(): Promise<HaRedis> {
   try {
     const [primaryPort, replicaPort] = [await freePort(), await freePort()];
     const primary = startProcess('primary', primaryPort, dataArgs(primaryPort, ['--dir', dir]), dir);
-    const replica = startProcess('replica', replicaPort, dataArgs(replicaPort, ['--dir', dir, '--replicaof', HOST, String(primaryPort)]), dir);
+    const replica = startProcess(
+      'replica',
+      replicaPort,
+      dataArgs(replicaPort, ['--dir', dir, '--replicaof', HOST, String(primaryPort)]),
+      dir,
+    );
     processes.push(primary, replica);
     await Promise.all([waitAnswers(primary), waitAnswers(replica)]);
-    await eventually('the replica to sync', async () => info(await probe(replicaPort, (r) => r.info('replication'))).master_link_status === 'up', PROBE_POLL);
+    await eventually(
+      'the replica to sync',
+      async () => info(await probe(replicaPort, (r) => r.info('replication'))).master_link_status === 'up',
+      PROBE_POLL,
+    );
     const sentinels: RedisProcess[] = [];
     // Each sentinel is told its own id and the others' (and the replica) up front, instead of discovering them
     // through hello messages every 2 s: the topology is ready for a failover in well under a second.
@@ -39,7 +64,9 @@ export async function startSentinelRedis(): Promise<HaRedis> {
           `sentinel failover-timeout ${SENTINEL_MASTER} 4000`,
           `sentinel parallel-syncs ${SENTINEL_MASTER} 1`,
           `sentinel known-replica ${SENTINEL_MASTER} ${HOST} ${replicaPort}`,
-          ...ports.flatMap((other, j) => (j === i ? [] : [`sentinel known-sentinel ${SENTINEL_MASTER} ${HOST} ${other} ${ids[j]}`])),
+          ...ports.flatMap((other, j) =>
+            j === i ? [] : [`sentinel known-sentinel ${SENTINEL_MASTER} ${HOST} ${other} ${ids[j]}`],
+          ),
           '',
         ].join('\n'),
       );
@@ -66,7 +93,9 @@ export async function startSentinelRedis(): Promise<HaRedis> {
     );
     const dataNodes = [primary, replica];
     const masterAddr = async (s: RedisProcess): Promise<string> => {
-      const [host, port] = (await probe(s.port, (r) => r.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', SENTINEL_MASTER))) as [string, string];
+      const [host, port] = (await probe(s.port, (r) =>
+        r.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', SENTINEL_MASTER),
+      )) as [string, string];
       return `${host}:${port}`;
     };
     const current = async (): Promise<RedisProcess> => {
@@ -86,7 +115,11 @@ export async function startSentinelRedis(): Promise<HaRedis> {
         REDIS_SENTINEL_MASTER: SENTINEL_MASTER,
       }),
       client() {
-        const c = new Redis({ sentinels: sentinels.map((s) => ({ host: HOST, port: s.port })), name: SENTINEL_MASTER, maxRetriesPerRequest: null });
+        const c = new Redis({
+          sentinels: sentinels.map((s) => ({ host: HOST, port: s.port })),
+          name: SENTINEL_MASTER,
+          maxRetriesPerRequest: null,
+        });
         c.on('error', () => undefined);
         clients.push(c);
         return c;
@@ -99,7 +132,13 @@ export async function startSentinelRedis(): Promise<HaRedis> {
           for (const s of sentinels) if ((await masterAddr(s)) !== promoted.address) return false;
           return info(await probe(promoted.port, (r) => r.info('replication'))).role === 'master';
         };
-        return killAndAwaitPromotion(killed, promoted, promotedWhen, `the sentinels to promote ${promoted.name} (${promoted.address})`, timeoutMs);
+        return killAndAwaitPromotion(
+          killed,
+          promoted,
+          promotedWhen,
+          `the sentinels to promote ${promoted.name} (${promoted.address})`,
+          timeoutMs,
+        );
       },
       stop: stopper(clients, processes, dir),
     };

@@ -106,11 +106,15 @@ export function redisHaSuite(kind: 'sentinel' | 'cluster'): void {
     step('deployed');
     // Every operator reconcile takes 2–5 s, so at the kill the operations are spread over QUEUED (no slot free),
     // SUBMITTING and SUBMITTED (verifying).
-    names.forEach((n, i) => cluster.operator.setScenario(DEV, n, 'slow-reconcile', { slowReconcileSeconds: 200 + (i % 4) * 100 }));
+    names.forEach((n, i) =>
+      cluster.operator.setScenario(DEV, n, 'slow-reconcile', { slowReconcileSeconds: 200 + (i % 4) * 100 }),
+    );
 
     // What the simulated API server applied: spec changes (generation moves) and PATCH requests per target.
     const specChanges = new Map<string, number>();
-    const generations = new Map(names.map((n) => [n, cluster.store.get('flinkdeployments', DEV, n)?.metadata.generation ?? 0]));
+    const generations = new Map(
+      names.map((n) => [n, cluster.store.get('flinkdeployments', DEV, n)?.metadata.generation ?? 0]),
+    );
     const unsubscribe = cluster.store.subscribe((change) => {
       const o = change.object;
       const name = o.metadata.name ?? '';
@@ -121,7 +125,13 @@ export function redisHaSuite(kind: 'sentinel' | 'cluster'): void {
     });
     const patches = new Map<string, number>();
     const stopCounting = cluster.server.onRequest((info) => {
-      if (info.resource === 'flinkdeployments' && info.namespace === DEV && info.name && generations.has(info.name) && ['patch', 'update', 'create'].includes(info.verb)) {
+      if (
+        info.resource === 'flinkdeployments' &&
+        info.namespace === DEV &&
+        info.name &&
+        generations.has(info.name) &&
+        ['patch', 'update', 'create'].includes(info.verb)
+      ) {
         patches.set(info.name, (patches.get(info.name) ?? 0) + 1);
       }
     });
@@ -138,7 +148,8 @@ export function redisHaSuite(kind: 'sentinel' | 'cluster'): void {
       step('all requested');
       expect(ops.every((o) => states(o).includes('QUEUED'))).toBe(true);
       // Kill once most slots run verification: at least 8 operations SUBMITTED.
-      const submitted = async () => (await Promise.all(ops.map((o) => env.store.get(o.id)))).filter((r) => r?.state === 'SUBMITTED').length;
+      const submitted = async () =>
+        (await Promise.all(ops.map((o) => env.store.get(o.id)))).filter((r) => r?.state === 'SUBMITTED').length;
       await Promise.all(ops.slice(0, 8).map((o) => env.waitForState(o.id, ['SUBMITTED', 'COMPLETED'], 20_000)));
       const before = await Promise.all(ops.map(async (o) => (await env.store.get(o.id))?.state));
       step('killing');
@@ -165,9 +176,14 @@ export function redisHaSuite(kind: 'sentinel' | 'cluster'): void {
       // Every operation ends once: one terminal state in its history and one in the event stream.
       for (const r of done) {
         const terminal = r.history.filter((e) => e.type === 'state' && isTerminal(e.name as never));
-        expect(terminal.map((e) => e.name), `${r.id}: ${states(r).join(' → ')}`).toEqual(['COMPLETED']);
+        expect(
+          terminal.map((e) => e.name),
+          `${r.id}: ${states(r).join(' → ')}`,
+        ).toEqual(['COMPLETED']);
       }
-      const stream = (await env.redis.xrange(`{${env.prefix}}:events`, '-', '+')).map((entry) => parseEvent(entry as never));
+      const stream = (await env.redis.xrange(`{${env.prefix}}:events`, '-', '+')).map((entry) =>
+        parseEvent(entry as never),
+      );
       for (const r of done) {
         const ends = stream.filter((e) => e.op === r.id && e.type === 'state' && isTerminal(e.name as never));
         expect(ends.length, `${r.id} terminal events`).toBe(1);
@@ -180,10 +196,16 @@ export function redisHaSuite(kind: 'sentinel' | 'cluster'): void {
         expect(done[i]?.submittedGeneration).toBe(live?.metadata.generation);
       }
       const patchCounts = names.map((n) => patches.get(n) ?? 0);
-      expect(patchCounts.every((c) => c >= 1), JSON.stringify(Object.fromEntries(patches))).toBe(true);
+      expect(
+        patchCounts.every((c) => c >= 1),
+        JSON.stringify(Object.fromEntries(patches)),
+      ).toBe(true);
       // No lease outlives LEASE_TTL: every operation ended, so none may be left (and none is still active).
       const left = await leasesWithTtl(env.redis, env.prefix);
-      expect(left.filter((l) => Date.now() + l.pttl > promotion.promotedAt + LEASE_TTL_MS), 'leases outliving LEASE_TTL after the promotion').toEqual([]);
+      expect(
+        left.filter((l) => Date.now() + l.pttl > promotion.promotedAt + LEASE_TTL_MS),
+        'leases outliving LEASE_TTL after the promotion',
+      ).toEqual([]);
       expect(left, 'leases left after every operation ended').toEqual([]);
       expect(await env.redis.hlen(`{${env.prefix}}:ops:active`)).toBe(0);
 
@@ -193,22 +215,36 @@ export function redisHaSuite(kind: 'sentinel' | 'cluster'): void {
         const seqs = threadOf(r).map((m) => Number(m.metadata?.event_payload.seq));
         return r.history.filter((e) => threadReplyWanted(e) && !seqs.includes(e.seq));
       };
-      await env.sim.waitFor(() => done.every((r) => missing(r).length === 0), 20_000).catch(async () => {
-        const notifierState = async (r: OperationRecord) => {
-          const tag = `{${env.prefix}}:notifier`;
-          const [delivery, lock, lockTtl, card] = await Promise.all([
-            env.redis.hgetall(`${tag}:op:${r.id}`),
-            env.redis.get(`${tag}:lock:${r.id}`),
-            env.redis.pttl(`${tag}:lock:${r.id}`),
-            env.redis.get(`${tag}:card:${r.id}`),
-          ]);
-          return JSON.stringify({ delivery, lock, lockTtl, cardInFlight: card });
-        };
-        const lines = await Promise.all(done
-          .filter((r) => missing(r).length > 0)
-          .map(async (r) => `${r.id} (${r.target.name}) misses ${missing(r).map((e) => `#${e.seq} ${e.type}:${e.name} at promotion${e.at - promotion.promotedAt >= 0 ? '+' : ''}${e.at - promotion.promotedAt} ms`).join(', ')}; has ${threadOf(r).map((m) => String(m.metadata?.event_payload.seq)).join(',')}; notifier keys: ${await notifierState(r)}`));
-        throw new Error(`${timeline}\nthread replies missing 20 s after every operation ended:\n${lines.join('\n')}`);
-      });
+      await env.sim
+        .waitFor(() => done.every((r) => missing(r).length === 0), 20_000)
+        .catch(async () => {
+          const notifierState = async (r: OperationRecord) => {
+            const tag = `{${env.prefix}}:notifier`;
+            const [delivery, lock, lockTtl, card] = await Promise.all([
+              env.redis.hgetall(`${tag}:op:${r.id}`),
+              env.redis.get(`${tag}:lock:${r.id}`),
+              env.redis.pttl(`${tag}:lock:${r.id}`),
+              env.redis.get(`${tag}:card:${r.id}`),
+            ]);
+            return JSON.stringify({ delivery, lock, lockTtl, cardInFlight: card });
+          };
+          const lines = await Promise.all(
+            done
+              .filter((r) => missing(r).length > 0)
+              .map(
+                async (r) =>
+                  `${r.id} (${r.target.name}) misses ${missing(r)
+                    .map(
+                      (e) =>
+                        `#${e.seq} ${e.type}:${e.name} at promotion${e.at - promotion.promotedAt >= 0 ? '+' : ''}${e.at - promotion.promotedAt} ms`,
+                    )
+                    .join(', ')}; has ${threadOf(r)
+                    .map((m) => String(m.metadata?.event_payload.seq))
+                    .join(',')}; notifier keys: ${await notifierState(r)}`,
+              ),
+          );
+          throw new Error(`${timeline}\nthread replies missing 20 s after every operation ended:\n${lines.join('\n')}`);
+        });
       for (const r of done) await env.cardIn(r, 'COMPLETED');
       const posted = new Map<string, number>();
       for (const m of env.sim.messages(env.channel)) {
@@ -219,7 +255,10 @@ export function redisHaSuite(kind: 'sentinel' | 'cluster'): void {
           posted.set(key, (posted.get(key) ?? 0) + 1);
         }
       }
-      expect([...posted].filter(([, n]) => n > 1), 'posted more than once').toEqual([]);
+      expect(
+        [...posted].filter(([, n]) => n > 1),
+        'posted more than once',
+      ).toEqual([]);
       expect([...posted.keys()].filter((k) => k.startsWith('card ')).length).toBe(LOAD);
     } finally {
       unsubscribe();

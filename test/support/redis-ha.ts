@@ -18,7 +18,10 @@ export function startHaRedis(kind: 'sentinel' | 'cluster'): Promise<HaRedis> {
  * Every live lease of `prefix` (`{prefix}:lease:*`, found through the `{prefix}:leases` set, so it works on a
  * Cluster too) with its remaining time to live in ms (-1: no expiry, which would be a stuck lease).
  */
-export async function leasesWithTtl(redis: Redis, prefix: string): Promise<{ key: string; pttl: number; value: string }[]> {
+export async function leasesWithTtl(
+  redis: Redis,
+  prefix: string,
+): Promise<{ key: string; pttl: number; value: string }[]> {
   const keys = await redis.smembers(`{${prefix}}:leases`);
   const out: { key: string; pttl: number; value: string }[] = [];
   for (const key of keys) {

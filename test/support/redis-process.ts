@@ -55,7 +55,16 @@ export const PROBE_POLL = { timeoutMs: 15_000, intervalMs: 50 };
 
 /** A one-shot command on a plain connection that never retries (for probing nodes, dead ones included). */
 export async function probe<T>(port: number, fn: (r: Redis) => Promise<T>, timeoutMs = 500): Promise<T> {
-  const r = new Redis({ host: HOST, port, lazyConnect: true, connectTimeout: timeoutMs, commandTimeout: timeoutMs, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
+  const r = new Redis({
+    host: HOST,
+    port,
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    commandTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    enableOfflineQueue: false,
+  });
   r.on('error', () => undefined);
   try {
     await r.connect();
@@ -84,7 +93,9 @@ export function startProcess(name: string, port: number, args: string[], cwd: st
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.once('error', (error: NodeJS.ErrnoException) => output.push(error.code === 'ENOENT' ? 'redis-server is not on the PATH' : String(error)));
+  child.once('error', (error: NodeJS.ErrnoException) =>
+    output.push(error.code === 'ENOENT' ? 'redis-server is not on the PATH' : String(error)),
+  );
   const alive = () => child.exitCode === null && child.signalCode === null && child.pid !== undefined;
   return { name, port, address: `${HOST}:${port}`, child, exited, output, alive };
 }
@@ -92,7 +103,21 @@ export function startProcess(name: string, port: number, args: string[], cwd: st
 /** Every data node keeps nothing on disk; `extra` adds the mode's own settings. */
 export function dataArgs(port: number, extra: string[]): string[] {
   // A replica's first full sync starts at once (the diskless default waits 5 s for more replicas to join).
-  return ['--port', String(port), '--bind', HOST, '--save', '', '--appendonly', 'no', '--protected-mode', 'no', '--repl-diskless-sync-delay', '0', ...extra];
+  return [
+    '--port',
+    String(port),
+    '--bind',
+    HOST,
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--protected-mode',
+    'no',
+    '--repl-diskless-sync-delay',
+    '0',
+    ...extra,
+  ];
 }
 
 export async function waitAnswers(p: RedisProcess, timeoutMs = 10_000): Promise<void> {
@@ -137,7 +162,11 @@ export async function killAndAwaitPromotion(
 }
 
 /** `stop()` of a topology: disconnects the test-side clients it handed out, then stops every process. */
-export function stopper(clients: readonly Redis[], processes: readonly RedisProcess[], dir: string): () => Promise<void> {
+export function stopper(
+  clients: readonly Redis[],
+  processes: readonly RedisProcess[],
+  dir: string,
+): () => Promise<void> {
   return async () => {
     for (const c of clients) c.disconnect();
     await stopAll(processes, dir);

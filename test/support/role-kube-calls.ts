@@ -60,11 +60,16 @@ function adapters(root: string): Adapter[] {
       const adapter: Adapter = { names: [node.name.text, ...implemented], methods: new Map() };
       found.push(adapter);
       for (const member of node.members) {
-        if (!ts.isMethodDeclaration(member) || (member.modifiers ?? []).some((m) => m.kind === ts.SyntaxKind.PrivateKeyword)) continue;
+        if (
+          !ts.isMethodDeclaration(member) ||
+          (member.modifiers ?? []).some((m) => m.kind === ts.SyntaxKind.PrivateKeyword)
+        )
+          continue;
         const first = source.getLineAndCharacterOfPosition(member.getStart(source)).line + 1;
         const last = source.getLineAndCharacterOfPosition(member.getEnd()).line + 1;
         adapter.methods.set(member.name.getText(source), []);
-        for (let line = first; line <= last; line++) owner.set(`${file}:${line}`, { adapter, method: member.name.getText(source) });
+        for (let line = first; line <= last; line++)
+          owner.set(`${file}:${line}`, { adapter, method: member.name.getText(source) });
       }
     });
   }
@@ -81,12 +86,23 @@ function adapters(root: string): Adapter[] {
 }
 
 /** The adapter methods and Kubernetes calls of each role, read with the TypeScript checker. */
-export function roleKubeCalls(root: string, roles: readonly RoleName[] = ['bot', 'worker']): Record<RoleName, RoleCalls> {
+export function roleKubeCalls(
+  root: string,
+  roles: readonly RoleName[] = ['bot', 'worker'],
+): Record<RoleName, RoleCalls> {
   const known = adapters(root);
   const files = new Map(roles.map((role) => [role, reachableFiles(root, join('src', 'roles', `${role}.ts`))]));
   const program = ts.createProgram(
     [...new Set([...files.values()].flat())].map((f) => join(root, f)),
-    { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, skipLibCheck: true, noEmit: true, types: ['node'] },
+    {
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      strict: true,
+      skipLibCheck: true,
+      noEmit: true,
+      types: ['node'],
+    },
   );
   const checker = program.getTypeChecker();
   const result = {} as Record<RoleName, RoleCalls>;
@@ -98,13 +114,15 @@ export function roleKubeCalls(root: string, roles: readonly RoleName[] = ['bot',
       const source = program.getSourceFile(join(root, file));
       if (!source) throw new Error(`TypeScript could not load ${file}`);
       const visit = (node: ts.Node): void => {
-        const at = () => `${relative(root, source.fileName)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
+        const at = () =>
+          `${relative(root, source.fileName)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
         if (ts.isNewExpression(node) && node.expression.getText() === 'WatchHub') note('WatchHub.watch', at());
         if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression)) {
           const receiver = checker.typeToString(checker.getTypeAtLocation(node.expression.expression));
           const method = node.expression.name.text;
           for (const adapter of known) {
-            if (adapter.names.some((n) => new RegExp(`\\b${n}\\b`).test(receiver)) && adapter.methods.has(method)) note(`${adapter.names[0]}.${method}`, at());
+            if (adapter.names.some((n) => new RegExp(`\\b${n}\\b`).test(receiver)) && adapter.methods.has(method))
+              note(`${adapter.names[0]}.${method}`, at());
           }
         }
         ts.forEachChild(node, visit);

@@ -44,7 +44,9 @@ export async function startSandboxProcess(opts: SpawnOptions): Promise<SandboxPr
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`the sandbox printed no URL within ${opts.timeoutMs ?? 30_000} ms\n${out.stdout}\n${out.stderr}`));
+      reject(
+        new Error(`the sandbox printed no URL within ${opts.timeoutMs ?? 30_000} ms\n${out.stdout}\n${out.stderr}`),
+      );
     }, opts.timeoutMs ?? 30_000);
     child.stdout?.on('data', () => {
       const m = URL_LINE.exec(out.stdout);
@@ -72,7 +74,9 @@ export async function startSandboxProcess(opts: SpawnOptions): Promise<SandboxPr
 }
 
 /** Runs the sandbox until it exits by itself (for failures at start). */
-export async function runSandboxToExit(opts: SpawnOptions): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runSandboxToExit(
+  opts: SpawnOptions,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const { child, out } = spawnSandbox(opts);
   const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 30_000);
   const [code] = (await once(child, 'exit')) as [number | null];
@@ -83,6 +87,7 @@ export async function runSandboxToExit(opts: SpawnOptions): Promise<{ code: numb
 /** The environment a developer's shell would give the sandbox, minus anything Redis- or Slack-related. */
 export function baseEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const name of ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ']) if (process.env[name] !== undefined) env[name] = process.env[name];
+  for (const name of ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ'])
+    if (process.env[name] !== undefined) env[name] = process.env[name];
   return { ...env, LOG_LEVEL: 'warn', ...extra };
 }

@@ -18,7 +18,11 @@ export interface ServeEnv {
 }
 
 export async function startServeEnv(name: string, opts: { seed: Seed; slack: SimSlackOptions }): Promise<ServeEnv> {
-  const [cluster, slack, redis] = await Promise.all([startSimCluster({ port: 0, seed: opts.seed, speed: 'fast' }), startSimSlack(opts.slack), redisForTest(name)]);
+  const [cluster, slack, redis] = await Promise.all([
+    startSimCluster({ port: 0, seed: opts.seed, speed: 'fast' }),
+    startSimSlack(opts.slack),
+    redisForTest(name),
+  ]);
   const dir = await mkdtemp(join(tmpdir(), `${name}-`));
   const policyFile = join(dir, 'policy.yaml');
   await writeFile(policyFile, POLICY_YAML);

@@ -57,7 +57,8 @@ export function slashCommandBody(fields: SlashCommandFields): string {
     text: fields.text,
     api_app_id: fields.api_app_id ?? 'A0SIMAPP',
     is_enterprise_install: 'false',
-    response_url: fields.response_url ?? `https://hooks.slack.com/commands/${teamId}/1/${randomBytes(8).toString('hex')}`,
+    response_url:
+      fields.response_url ?? `https://hooks.slack.com/commands/${teamId}/1/${randomBytes(8).toString('hex')}`,
     trigger_id: fields.trigger_id ?? triggerId(),
   };
   for (const [key, value] of Object.entries(fields)) if (value !== undefined) all[key] = value;
@@ -106,7 +107,14 @@ export function blockActionsBody(fields: BlockActionFields): string {
       is_ephemeral: false,
       ...(fields.thread_ts === undefined ? {} : { thread_ts: fields.thread_ts }),
     },
-    message: fields.message ?? { type: 'message', ts: fields.message_ts, bot_id: 'B0SIMBOT', user: 'U0SIMBOT', text: '', blocks: [] },
+    message: fields.message ?? {
+      type: 'message',
+      ts: fields.message_ts,
+      bot_id: 'B0SIMBOT',
+      user: 'U0SIMBOT',
+      text: '',
+      blocks: [],
+    },
     state: { values: {} },
     response_url: fields.response_url,
     actions: [
@@ -132,13 +140,20 @@ export interface PostSignedOptions {
 }
 
 /** POSTs a string body signed as Slack would (never a URLSearchParams: fetch would add `;charset=UTF-8`). */
-export async function postSigned(url: string, body: string, secret: string, opts: PostSignedOptions = {}): Promise<Response> {
+export async function postSigned(
+  url: string,
+  body: string,
+  secret: string,
+  opts: PostSignedOptions = {},
+): Promise<Response> {
   const key = opts.badSignature === true ? `${secret}-forged` : secret;
   const headers = { ...signSlackRequest(key, body, opts.ts, opts.contentType), ...opts.headers };
   return fetch(url, { method: 'POST', body, headers });
 }
 
-type ResponseUrlIssuer = { responseUrl(id: string, ctx: { channel: string; user: string; messageTs?: string }): string };
+type ResponseUrlIssuer = {
+  responseUrl(id: string, ctx: { channel: string; user: string; messageTs?: string }): string;
+};
 
 /** Where a button is clicked: a message by channel and ts (a card, or a DM copy: `D…`), optionally as read back. */
 export interface ClickedMessage {
@@ -197,7 +212,8 @@ export function cardClickBody(
 
 export function slackEventsUrl(server: Server): string {
   const address = server.address() as AddressInfo | null;
-  if (address === null || typeof address === 'string') throw new Error('the Bolt server is not listening on a TCP port');
+  if (address === null || typeof address === 'string')
+    throw new Error('the Bolt server is not listening on a TCP port');
   return `http://127.0.0.1:${address.port}/slack/events`;
 }
 
@@ -205,7 +221,10 @@ export function slackEventsUrl(server: Server): string {
  * The Socket Mode envelope Slack sends instead of an HTTP request with this form body: a slash command's fields as
  * a `slash_commands` payload, a click's `payload=<json>` as an `interactive` one (the same objects Bolt parses).
  */
-export function socketEnvelope(formBody: string): { type: 'slash_commands' | 'interactive'; payload: Record<string, unknown> } {
+export function socketEnvelope(formBody: string): {
+  type: 'slash_commands' | 'interactive';
+  payload: Record<string, unknown>;
+} {
   const form = new URLSearchParams(formBody);
   const json = form.get('payload');
   if (json !== null) return { type: 'interactive', payload: JSON.parse(json) as Record<string, unknown> };

@@ -11,7 +11,12 @@ import { Redis } from 'ioredis';
 import { assess } from '../../src/app/assess.js';
 import { DEFAULT_CLUSTER, loadConfig, type Config } from '../../src/config.js';
 import type { OperationIntent } from '../../src/domain/kinds/index.js';
-import { isTerminal, newOperationId, type OperationRecord, type OperationState } from '../../src/domain/engines/operation.js';
+import {
+  isTerminal,
+  newOperationId,
+  type OperationRecord,
+  type OperationState,
+} from '../../src/domain/engines/operation.js';
 import type { Policy } from '../../src/domain/engines/policy/schema.js';
 import { ClientNodeFlinkClient, loadKubeConfig } from '../../src/kube/client-node.js';
 import { createLogger } from '../../src/log.js';
@@ -25,7 +30,13 @@ import { LeaseStore } from '../../src/store/locks.js';
 import { OperationStore } from '../../src/store/operations.js';
 import { startWorker, type RunningWorker, type WorkerOverrides } from '../../src/roles/worker.js';
 import { redisForTest, type TestRedis } from './redis.js';
-import { deployment, editSpec, waitForStatus, waitStable, type DeploymentOptions } from '@flink-chatops/sim/testing/sim';
+import {
+  deployment,
+  editSpec,
+  waitForStatus,
+  waitStable,
+  type DeploymentOptions,
+} from '@flink-chatops/sim/testing/sim';
 
 export const NS = 'streaming-dev';
 /** A namespace where re-plans of stateless scales need a lead's approval. */
@@ -99,7 +110,13 @@ export class WorkerEnv {
     const policyPath = join(dir, 'policy.yaml');
     await writeFile(policyPath, POLICY_YAML + (options.policyExtra ?? ''));
     const clock = options.clockOffsetMs === undefined ? {} : { clockOffsetMs: options.clockOffsetMs };
-    const cluster = await startSimCluster({ port: 0, seed: 'none', speed: 'fast', kubeconfigPath: join(dir, 'kubeconfig'), ...clock });
+    const cluster = await startSimCluster({
+      port: 0,
+      seed: 'none',
+      speed: 'fast',
+      kubeconfigPath: join(dir, 'kubeconfig'),
+      ...clock,
+    });
     const env = new WorkerEnv(redis, cluster, policyPath, dir, options);
     await env.pump.start();
     return env;
@@ -137,7 +154,11 @@ export class WorkerEnv {
   /** An in-process worker (the production startWorker), closed with the env. */
   async startWorker(extra: Record<string, string> = {}, overrides: WorkerOverrides = {}): Promise<RunningWorker> {
     const config = this.config(extra);
-    const worker = await startWorker(config, { logger: createLogger(config.logLevel), sweepIntervalMs: 60_000, ...overrides });
+    const worker = await startWorker(config, {
+      logger: createLogger(config.logLevel),
+      sweepIntervalMs: 60_000,
+      ...overrides,
+    });
     this.workers.push(worker);
     return worker;
   }
@@ -151,22 +172,43 @@ export class WorkerEnv {
     if (options.state !== 'suspended') return running;
     // Suspended the way people get there: a running job whose spec is then set to suspended.
     editSpec(store, 'flinkdeployments', namespace, name, (spec) => (spec.job.state = 'suspended'));
-    return waitForStatus(store, 'flinkdeployments', namespace, name, (s) => s.lifecycleState === 'SUSPENDED', 'SUSPENDED');
+    return waitForStatus(
+      store,
+      'flinkdeployments',
+      namespace,
+      name,
+      (s) => s.lifecycleState === 'SUSPENDED',
+      'SUSPENDED',
+    );
   }
 
   /** What the bot records first: the plan and decision from `assess`, as an ACCEPTED operation. */
   async accept(intent: OperationIntent, requester = REQUESTER): Promise<OperationRecord> {
     const id = newOperationId(() => randomBytes(16));
-    const assessed = await assess(this.policy, { intent, opId: id, requester }, {
-      clients: () => ({ kube: this.kube }),
-      getFreeze: (target) => this.freezes.get(target),
-      getOperation: (opId) => this.store.get(opId),
-      now: () => new Date(),
-      nonce: () => Date.now(),
-    });
+    const assessed = await assess(
+      this.policy,
+      { intent, opId: id, requester },
+      {
+        clients: () => ({ kube: this.kube }),
+        getFreeze: (target) => this.freezes.get(target),
+        getOperation: (opId) => this.store.get(opId),
+        now: () => new Date(),
+        nonce: () => Date.now(),
+      },
+    );
     if (!assessed.ok) throw new Error(`refused: ${assessed.refusal}`);
     const created = await this.store.create(
-      { id, kind: intent.kind, intent, target: assessed.target, requester, channel: 'C0TEST', incidentChannels: [], plan: assessed.plan, decision: assessed.decision },
+      {
+        id,
+        kind: intent.kind,
+        intent,
+        target: assessed.target,
+        requester,
+        channel: 'C0TEST',
+        incidentChannels: [],
+        plan: assessed.plan,
+        decision: assessed.decision,
+      },
       requester,
     );
     if (!created.ok) throw new Error(`could not create ${id}`);
@@ -174,21 +216,38 @@ export class WorkerEnv {
   }
 
   /** What the bot does for an allowed request: accept, → QUEUED, enqueue (unless told not to). */
-  async request(intent: OperationIntent, options: { requester?: string; enqueue?: boolean } = {}): Promise<OperationRecord> {
+  async request(
+    intent: OperationIntent,
+    options: { requester?: string; enqueue?: boolean } = {},
+  ): Promise<OperationRecord> {
     const accepted = await this.accept(intent, options.requester);
     if (accepted.decision?.outcome !== 'allow') throw new Error(`not allowed: ${JSON.stringify(accepted.decision)}`);
-    const queued = await this.store.transition(accepted.id, { from: ['ACCEPTED'], to: 'QUEUED', actor: accepted.requester, role: 'bot' });
+    const queued = await this.store.transition(accepted.id, {
+      from: ['ACCEPTED'],
+      to: 'QUEUED',
+      actor: accepted.requester,
+      role: 'bot',
+    });
     if (!queued.ok) throw new Error(queued.reason);
     if (options.enqueue !== false) await this.queue.enqueue(accepted.id, accepted.plan?.revision ?? 1);
     return queued.record;
   }
 
   /** Resolves with the record once `predicate` holds, checked on every history entry of the operation. */
-  waitFor(opId: string, predicate: (record: OperationRecord) => boolean, what: string, timeoutMs = 20_000): Promise<OperationRecord> {
+  waitFor(
+    opId: string,
+    predicate: (record: OperationRecord) => boolean,
+    what: string,
+    timeoutMs = 20_000,
+  ): Promise<OperationRecord> {
     return this.pump.waitFor(opId, predicate, what, timeoutMs);
   }
 
-  waitForState(opId: string, states: OperationState | readonly OperationState[], timeoutMs = 20_000): Promise<OperationRecord> {
+  waitForState(
+    opId: string,
+    states: OperationState | readonly OperationState[],
+    timeoutMs = 20_000,
+  ): Promise<OperationRecord> {
     const wanted: readonly OperationState[] = typeof states === 'string' ? [states] : states;
     return this.waitFor(opId, (r) => wanted.includes(r.state), `${opId} to be ${wanted.join(' or ')}`, timeoutMs);
   }
@@ -243,7 +302,12 @@ class EventPump {
     this.blocking.disconnect();
   }
 
-  waitFor(opId: string, predicate: (record: OperationRecord) => boolean, what: string, timeoutMs: number): Promise<OperationRecord> {
+  waitFor(
+    opId: string,
+    predicate: (record: OperationRecord) => boolean,
+    what: string,
+    timeoutMs: number,
+  ): Promise<OperationRecord> {
     return new Promise((resolve, reject) => {
       let last: OperationRecord | undefined;
       const waiter: Waiter = {
@@ -259,7 +323,9 @@ class EventPump {
       };
       const timer = setTimeout(() => {
         this.waiters.delete(waiter);
-        const seen = last ? `${last.state}; history: ${last.history.map((e) => `${e.type}:${e.name}`).join(' → ')}` : 'no record';
+        const seen = last
+          ? `${last.state}; history: ${last.history.map((e) => `${e.type}:${e.name}`).join(' → ')}`
+          : 'no record';
         reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what} — last seen: ${seen}`));
       }, timeoutMs);
       this.waiters.add(waiter);

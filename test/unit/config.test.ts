@@ -19,7 +19,14 @@ describe('loadConfig', () => {
     expect(c.slack.command).toBe('/flink');
     expect(c.slack.socketMode).toBe(false);
     expect(c.port).toBe(3000);
-    expect(c.redis).toEqual({ url: 'redis://127.0.0.1:6379', prefix: 'fco', mode: 'standalone', sentinels: [], sentinelMaster: 'mymaster', clusterNodes: [] });
+    expect(c.redis).toEqual({
+      url: 'redis://127.0.0.1:6379',
+      prefix: 'fco',
+      mode: 'standalone',
+      sentinels: [],
+      sentinelMaster: 'mymaster',
+      clusterNodes: [],
+    });
     expect(c.policyFile).toBe('policy.yaml');
     expect(c.workerConcurrency).toBe(8);
     expect(c.leaseTtlMs).toBe(30_000);
@@ -55,7 +62,15 @@ describe('loadConfig', () => {
     expect(result.ok).toBe(false);
     if (result.ok) return;
     const text = result.problems.join('\n');
-    for (const name of ['SLACK_BOT_TOKEN', 'PORT', 'LEASE_TTL', 'REDIS_URL', 'WORKER_CONCURRENCY', 'LOG_LEVEL', 'SLACK_API_URL']) {
+    for (const name of [
+      'SLACK_BOT_TOKEN',
+      'PORT',
+      'LEASE_TTL',
+      'REDIS_URL',
+      'WORKER_CONCURRENCY',
+      'LOG_LEVEL',
+      'SLACK_API_URL',
+    ]) {
       expect(text).toContain(`${name}:`);
     }
     expect(text).not.toContain('personal-secret');
@@ -72,7 +87,13 @@ describe('loadConfig', () => {
   });
 
   it('accepts PORT=0 and custom durations', () => {
-    const result = loadConfig({ ...slack, PORT: '0', LEASE_TTL: '5s', VERIFY_TIMEOUT: '1m', VERIFY_TIMEOUT_SAVEPOINT: '250ms' });
+    const result = loadConfig({
+      ...slack,
+      PORT: '0',
+      LEASE_TTL: '5s',
+      VERIFY_TIMEOUT: '1m',
+      VERIFY_TIMEOUT_SAVEPOINT: '250ms',
+    });
     expect(result.ok).toBe(true);
     if (!result.ok) return;
     expect(result.config.port).toBe(0);
@@ -127,7 +148,10 @@ describe('Redis modes', () => {
   };
 
   it('reads Sentinel mode: the sentinels, the master name, and the rest from REDIS_URL', () => {
-    const redis = ok({ REDIS_SENTINELS: 's-0:26379, s-1:26380,[::1]:26381,s-3', REDIS_URL: 'rediss://app:pw@ignored:6379/2' });
+    const redis = ok({
+      REDIS_SENTINELS: 's-0:26379, s-1:26380,[::1]:26381,s-3',
+      REDIS_URL: 'rediss://app:pw@ignored:6379/2',
+    });
     expect(redis.mode).toBe('sentinel');
     expect(redis.sentinels).toEqual([
       { host: 's-0', port: 26379 },
@@ -152,7 +176,10 @@ describe('Redis modes', () => {
   it('refuses Sentinel and Cluster together, bad node lists, and a database on a Cluster, without the password', () => {
     const both = loadConfig({ REDIS_SENTINELS: 's:26379', REDIS_CLUSTER_NODES: 'c:6379' }, 'worker');
     expect(both.ok).toBe(false);
-    if (!both.ok) expect(both.problems).toEqual(['REDIS_CLUSTER_NODES: set REDIS_SENTINELS (Sentinel) or REDIS_CLUSTER_NODES (Cluster), not both']);
+    if (!both.ok)
+      expect(both.problems).toEqual([
+        'REDIS_CLUSTER_NODES: set REDIS_SENTINELS (Sentinel) or REDIS_CLUSTER_NODES (Cluster), not both',
+      ]);
     const bad = loadConfig({ REDIS_SENTINELS: 's:26379,,x:99999,u:hunter2@s:1', REDIS_CLUSTER_NODES: 'a b' }, 'worker');
     expect(bad.ok).toBe(false);
     if (!bad.ok) {
@@ -171,8 +198,22 @@ describe('Redis modes', () => {
   });
 
   it('parses REDIS_URL into credentials, TLS and database', () => {
-    expect(parseRedisUrl('rediss://app:p%40ss@redis.example:6380/4')).toEqual({ host: 'redis.example', port: 6380, username: 'app', password: 'p@ss', tls: true, db: 4 });
-    expect(parseRedisUrl('redis://:pw@h')).toEqual({ host: 'h', port: 6379, username: undefined, password: 'pw', tls: false, db: 0 });
+    expect(parseRedisUrl('rediss://app:p%40ss@redis.example:6380/4')).toEqual({
+      host: 'redis.example',
+      port: 6380,
+      username: 'app',
+      password: 'p@ss',
+      tls: true,
+      db: 4,
+    });
+    expect(parseRedisUrl('redis://:pw@h')).toEqual({
+      host: 'h',
+      port: 6379,
+      username: undefined,
+      password: 'pw',
+      tls: false,
+      db: 0,
+    });
     expect(parseRedisUrl('redis://h/db0')).toBeUndefined();
     expect(parseRedisUrl('http://h')).toBeUndefined();
   });
@@ -207,7 +248,10 @@ describe('<NAME>_FILE', () => {
   });
 
   it('refuses both forms of one variable', () => {
-    const result = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_BOT_TOKEN_FILE: file('both', 'xoxb-2'), SLACK_SIGNING_SECRET: 's' }, 'bot');
+    const result = loadConfig(
+      { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_BOT_TOKEN_FILE: file('both', 'xoxb-2'), SLACK_SIGNING_SECRET: 's' },
+      'bot',
+    );
     expect(problems(result)).toEqual(['SLACK_BOT_TOKEN_FILE: set SLACK_BOT_TOKEN or SLACK_BOT_TOKEN_FILE, not both']);
   });
 
@@ -248,7 +292,11 @@ describe('<NAME>_FILE', () => {
 
   it('never shows a token or secret read from a file, nor a proxy password', () => {
     const result = loadConfig(
-      { SLACK_BOT_TOKEN_FILE: file('personal', 'xoxp-personal-secret\n'), SLACK_SIGNING_SECRET: 's', HTTPS_PROXY: 'ftp://me:hunter2@proxy:3128' },
+      {
+        SLACK_BOT_TOKEN_FILE: file('personal', 'xoxp-personal-secret\n'),
+        SLACK_SIGNING_SECRET: 's',
+        HTTPS_PROXY: 'ftp://me:hunter2@proxy:3128',
+      },
       'bot',
     );
     const text = problems(result).join('\n');

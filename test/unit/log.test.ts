@@ -18,7 +18,10 @@ describe('logger', () => {
   it('redacts tokens in fields and in messages, and carries opId on child loggers', () => {
     const { lines, stream } = capture();
     const log = forOperation(createLogger('info', stream), 'op-abc123');
-    log.info({ slack: { botToken: 'xoxb-123-456-secret' }, token: 'xapp-1-A-secret' }, 'posting with xoxb-123-456-secret');
+    log.info(
+      { slack: { botToken: 'xoxb-123-456-secret' }, token: 'xapp-1-A-secret' },
+      'posting with xoxb-123-456-secret',
+    );
     expect(lines).toHaveLength(1);
     const text = JSON.stringify(lines[0]);
     expect(text).not.toContain('secret');

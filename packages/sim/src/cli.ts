@@ -35,4 +35,5 @@ export function run(argv: string[]): void {
   );
 }
 
-if (process.argv[1] !== undefined && /[/\\]sim[/\\]src[/\\]cli\.(ts|js)$/.test(process.argv[1])) run(process.argv.slice(2));
+if (process.argv[1] !== undefined && /[/\\]sim[/\\]src[/\\]cli\.(ts|js)$/.test(process.argv[1]))
+  run(process.argv.slice(2));

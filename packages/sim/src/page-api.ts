@@ -41,7 +41,10 @@ export class BadRequest extends Error {
 }
 
 /** An ephemeral only the page knows: the immediate answer to a slash command (Slack shows it; no API call records it). */
-export type PageEphemeral = Omit<SimEphemeral, 'source'> & { source: SimEphemeral['source'] | 'command'; command?: string };
+export type PageEphemeral = Omit<SimEphemeral, 'source'> & {
+  source: SimEphemeral['source'] | 'command';
+  command?: string;
+};
 
 export interface PageEvents {
   ephemeral(e: PageEphemeral): void;
@@ -73,9 +76,11 @@ function person(body: Body): { id: string; name: string } {
 function room(body: Body, user: { id: string }): { id: string; name: string } {
   const id = field(body, 'channel') as string;
   if (id === dmChannelId(user.id)) return { id, name: 'directmessage' };
-  if (USERS.some((u) => dmChannelId(u.id) === id)) throw new BadRequest(`${id} is another person's DM with the app; act as them to use it`, 403);
+  if (USERS.some((u) => dmChannelId(u.id) === id))
+    throw new BadRequest(`${id} is another person's DM with the app; act as them to use it`, 403);
   const channel = CHANNELS.find((c) => c.id === id);
-  if (!channel) throw new BadRequest(`unknown channel "${id}"; the sandbox has ${CHANNELS.map((c) => c.id).join(', ')}`);
+  if (!channel)
+    throw new BadRequest(`unknown channel "${id}"; the sandbox has ${CHANNELS.map((c) => c.id).join(', ')}`);
   return { id: channel.id, name: channel.name };
 }
 
@@ -112,7 +117,8 @@ export class PageApi {
 
   /** The answer to `POST path`, or undefined when no such endpoint exists. */
   async handle(path: string, raw: unknown): Promise<Body | undefined> {
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new BadRequest('the request body must be a JSON object');
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+      throw new BadRequest('the request body must be a JSON object');
     const body = raw as Body;
     switch (path) {
       case '/api/command':
@@ -134,7 +140,8 @@ export class PageApi {
   private async command(body: Body): Promise<Body> {
     const user = person(body);
     const channel = room(body, user);
-    if (channel.name === 'directmessage') throw new BadRequest("the app's Messages tab is read-only (messages_tab_read_only_enabled)", 403);
+    if (channel.name === 'directmessage')
+      throw new BadRequest("the app's Messages tab is read-only (messages_tab_read_only_enabled)", 403);
     const typed = (field(body, 'text') as string).trim();
     if (typed.length > MAX_TEXT) throw new BadRequest(`the text is longer than ${MAX_TEXT} characters`);
     const threadTs = field(body, 'threadTs', false);
@@ -144,7 +151,12 @@ export class PageApi {
     }
     const word = typed.split(/\s+/, 1)[0] ?? '';
     if (word !== this.backend.command) {
-      this.addEphemeral(channel.id, user.id, `${word} is not a valid command. In the sandbox, the app's command is ${this.backend.command}.`, typed);
+      this.addEphemeral(
+        channel.id,
+        user.id,
+        `${word} is not a valid command. In the sandbox, the app's command is ${this.backend.command}.`,
+        typed,
+      );
       return { ok: true, kind: 'command', status: 0 };
     }
     const text = encodeTyped(typed.slice(word.length).trim());
@@ -170,9 +182,19 @@ export class PageApi {
     const message = this.findMessage(channel.id, messageTs, field(body, 'threadTs', false));
     if (!message) throw new BadRequest(`no message ${messageTs} in #${channel.name}`, 404);
     const responseUrl = this.backend.slack.responseUrl(undefined, { channel: channel.id, user: user.id, messageTs });
-    const click = { user, channel, message: { ...message }, actionId, blockId, value, buttonText: buttonText(message, blockId, actionId) ?? actionId, responseUrl };
+    const click = {
+      user,
+      channel,
+      message: { ...message },
+      actionId,
+      blockId,
+      value,
+      buttonText: buttonText(message, blockId, actionId) ?? actionId,
+      responseUrl,
+    };
     const answer = await this.post(blockActionsBody(WORKSPACE, click, this.now()));
-    if (!answer.ok) this.addEphemeral(channel.id, user.id, `The app did not answer the click ("${answer.error}"); try again.`);
+    if (!answer.ok)
+      this.addEphemeral(channel.id, user.id, `The app did not answer the click ("${answer.error}"); try again.`);
     return { ok: true, status: answer.status, ...(answer.ok ? {} : { error: answer.error }) };
   }
 
@@ -181,7 +203,11 @@ export class PageApi {
     const user = person(body);
     const { slack, botEventsUrl, signingSecret } = this.backend;
     const answer = await slack.openHome(user.id, { url: botEventsUrl, signingSecret });
-    return { ok: true, status: answer.status, ...(answer.status === 200 ? {} : { error: 'the app did not answer app_home_opened' }) };
+    return {
+      ok: true,
+      status: answer.status,
+      ...(answer.status === 200 ? {} : { error: 'the app did not answer app_home_opened' }),
+    };
   }
 
   /** A button on the person's Home tab: a block_actions payload from a view, with no channel and no response_url. */
@@ -192,7 +218,9 @@ export class PageApi {
     const actionId = field(body, 'actionId') as string;
     const blockId = field(body, 'blockId') as string;
     const value = typeof body.value === 'string' ? body.value : '';
-    const text = buttonText({ ts: '', text: '', blocks: home.view.blocks } as unknown as SimMessage, blockId, actionId) ?? actionId;
+    const text =
+      buttonText({ ts: '', text: '', blocks: home.view.blocks } as unknown as SimMessage, blockId, actionId) ??
+      actionId;
     const click = { user, viewId: home.id, view: home.view, actionId, blockId, value, buttonText: text };
     const answer = await this.post(homeBlockActionsBody(WORKSPACE, click, this.now()));
     return { ok: true, status: answer.status, ...(answer.ok ? {} : { error: answer.error }) };
@@ -231,12 +259,24 @@ export class PageApi {
     return undefined;
   }
 
-  private async post(form: string): Promise<{ ok: true; status: number; text: string } | { ok: false; status: number; error: string }> {
+  private async post(
+    form: string,
+  ): Promise<{ ok: true; status: number; text: string } | { ok: false; status: number; error: string }> {
     const headers = signedHeaders(this.backend.signingSecret, form, this.now() / 1000);
     try {
-      const res = await fetch(this.backend.botEventsUrl, { method: 'POST', body: form, headers, signal: AbortSignal.timeout(ACK_TIMEOUT_MS) });
+      const res = await fetch(this.backend.botEventsUrl, {
+        method: 'POST',
+        body: form,
+        headers,
+        signal: AbortSignal.timeout(ACK_TIMEOUT_MS),
+      });
       const text = await res.text();
-      if (res.status !== 200) return { ok: false, status: res.status, error: res.status === 404 ? 'dispatch_unknown_error' : 'dispatch_failed' };
+      if (res.status !== 200)
+        return {
+          ok: false,
+          status: res.status,
+          error: res.status === 404 ? 'dispatch_unknown_error' : 'dispatch_failed',
+        };
       return { ok: true, status: res.status, text };
     } catch (error) {
       const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
@@ -248,7 +288,16 @@ export class PageApi {
   private addEphemeral(channel: string, user: string, text: string, command?: string, blocks?: unknown[]): void {
     this.lastTs = Math.max(Math.floor(this.now()) * 1000, this.lastTs + 1);
     const ts = `${Math.floor(this.lastTs / 1e6)}.${String(this.lastTs % 1e6).padStart(6, '0')}`;
-    const e: PageEphemeral = { channel, user, ts, text, at: this.now(), source: 'command', ...(command ? { command } : {}), ...(blocks ? { blocks } : {}) };
+    const e: PageEphemeral = {
+      channel,
+      user,
+      ts,
+      text,
+      at: this.now(),
+      source: 'command',
+      ...(command ? { command } : {}),
+      ...(blocks ? { blocks } : {}),
+    };
     this.acks.push(e);
     if (this.acks.length > 500) this.acks.shift();
     this.events.ephemeral(e);

@@ -23,10 +23,14 @@ export const KNOBS = {
   'restored-elsewhere': 'the job restores from another path than the operator recorded (only Flink REST shows it)',
   'rest-unreachable': "the JobManager's REST service does not answer (503 through the proxy)",
   'bounded-source': 'a bounded bootstrap source in front of the job (Flink REST shows it FINISHED while the job runs)',
-  'checkpointing-in-code': 'checkpointing on in the job\'s code, every 10 s (Flink REST shows checkpoints; the configuration has no interval)',
-  'autoscaler-on': "the operator's defaults switch the autoscaler on: after its first decision it holds every vertex's parallelism",
-  'job-restarting': 'the job keeps failing over (RESTARTING) until it is redeployed; a savepoint-mode restart then falls back to last-state',
-  'savepoint-abandoned': 'the job looks not running for a moment during a savepoint: the operator abandons it, Flink completes it',
+  'checkpointing-in-code':
+    "checkpointing on in the job's code, every 10 s (Flink REST shows checkpoints; the configuration has no interval)",
+  'autoscaler-on':
+    "the operator's defaults switch the autoscaler on: after its first decision it holds every vertex's parallelism",
+  'job-restarting':
+    'the job keeps failing over (RESTARTING) until it is redeployed; a savepoint-mode restart then falls back to last-state',
+  'savepoint-abandoned':
+    'the job looks not running for a moment during a savepoint: the operator abandons it, Flink completes it',
   'lose-response': "lose the API server's answer to the next patch",
 } as const;
 export type Knob = keyof typeof KNOBS;
@@ -120,20 +124,29 @@ export class KnobBoard {
     const key = `${namespace}/${name}`;
     const set = this.scenarios.get(key) ?? new Set<ScenarioKnob>();
     if (on) {
-      for (const group of EXCLUSIVE) if (group.includes(knob)) for (const other of group) if (other !== knob && isScenarioKnob(other)) set.delete(other);
+      for (const group of EXCLUSIVE)
+        if (group.includes(knob))
+          for (const other of group) if (other !== knob && isScenarioKnob(other)) set.delete(other);
       set.add(knob);
     } else {
       set.delete(knob);
     }
     this.scenarios.set(key, set);
     if (set.size === 0) this.cluster.operator.clearScenario(namespace, name);
-    else this.cluster.operator.setScenario(namespace, name, [...set].map((k) => SCENARIO_KNOBS[k]), { slowReconcileSeconds: SLOW_RECONCILE_SECONDS });
+    else
+      this.cluster.operator.setScenario(
+        namespace,
+        name,
+        [...set].map((k) => SCENARIO_KNOBS[k]),
+        { slowReconcileSeconds: SLOW_RECONCILE_SECONDS },
+      );
   }
 
   private setLostResponse(namespace: string, name: string, on: boolean): void {
     const { faults } = this.cluster.server;
     const existing = this.lostResponseFault(namespace, name);
-    if (on && existing === undefined) faults.inject({ kind: 'lose-response', verb: 'patch', namespace, name, times: 1 });
+    if (on && existing === undefined)
+      faults.inject({ kind: 'lose-response', verb: 'patch', namespace, name, times: 1 });
     if (!on && existing !== undefined) {
       // The injector removes faults only all at once: put back every other one.
       const others = faults.list().filter((f) => f.id !== existing);
@@ -143,7 +156,10 @@ export class KnobBoard {
   }
 
   private lostResponseFault(namespace: string, name: string): number | undefined {
-    return this.cluster.server.faults.list().find((f) => f.kind === 'lose-response' && f.verb === 'patch' && f.namespace === namespace && f.name === name)?.id;
+    return this.cluster.server.faults
+      .list()
+      .find((f) => f.kind === 'lose-response' && f.verb === 'patch' && f.namespace === namespace && f.name === name)
+      ?.id;
   }
 }
 
@@ -151,7 +167,11 @@ export class KnobBoard {
 function lastSavepoint(target: KubeObject, snapshots: KubeObject[]): ClusterRow['lastSavepoint'] {
   const mine = snapshots
     .filter((s) => s.metadata.namespace === target.metadata.namespace)
-    .filter((s) => str(obj(s.spec?.jobReference).name) === target.metadata.name && str(obj(s.spec?.jobReference).kind) === target.kind)
+    .filter(
+      (s) =>
+        str(obj(s.spec?.jobReference).name) === target.metadata.name &&
+        str(obj(s.spec?.jobReference).kind) === target.kind,
+    )
     .filter((s) => s.status?.state === 'COMPLETED' && str(s.status.path) !== undefined)
     .map((s) => ({ location: String(s.status?.path), at: Date.parse(String(s.status?.resultTimestamp ?? '')) }))
     .sort((a, b) => (b.at || 0) - (a.at || 0));
@@ -185,7 +205,13 @@ function row(object: KubeObject, snapshots: KubeObject[], knobs: Knob[]): Cluste
     error: str(status.error),
   };
   const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
-  return { kind: sessionJob ? 'FlinkSessionJob' : 'FlinkDeployment', namespace: object.metadata.namespace, name: object.metadata.name, ...defined, knobs };
+  return {
+    kind: sessionJob ? 'FlinkSessionJob' : 'FlinkDeployment',
+    namespace: object.metadata.namespace,
+    name: object.metadata.name,
+    ...defined,
+    knobs,
+  };
 }
 
 /** Every deployment and session job, by namespace then name; each row names `clusterName` when given. */
@@ -195,7 +221,9 @@ export function clusterRows(cluster: Pick<SimCluster, 'store'>, knobs: KnobBoard
   const objects = [...store.list('flinkdeployments'), ...store.list('flinksessionjobs')];
   return objects
     .map((o) => row(o, snapshots, knobs.active(o.metadata.namespace, o.metadata.name)))
-    .sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name) || a.kind.localeCompare(b.kind))
+    .sort(
+      (a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name) || a.kind.localeCompare(b.kind),
+    )
     .map((r) => (clusterName === undefined ? r : { cluster: clusterName, ...r }));
 }
 
@@ -207,7 +235,9 @@ export interface PanelCluster {
 }
 
 /** The panel of several named clusters, each with a knob board of its own, in the order given. */
-export function panelClusters(clusters: readonly { name: string; cluster: Pick<SimCluster, 'store' | 'operator' | 'server'> }[]): PanelCluster[] {
+export function panelClusters(
+  clusters: readonly { name: string; cluster: Pick<SimCluster, 'store' | 'operator' | 'server'> }[],
+): PanelCluster[] {
   return clusters.map(({ name, cluster }) => ({ name, cluster, knobs: new KnobBoard(cluster) }));
 }
 
@@ -220,12 +250,19 @@ export function panelRows(panel: readonly PanelCluster[]): ClusterRow[] {
  * The cluster a page request acts on: the named one; with a single cluster also none named. Several clusters and
  * no name, or an unknown name, is a mistake of the caller, answered with the names to choose from.
  */
-export function pickCluster(panel: readonly PanelCluster[], name: string | undefined): PanelCluster | { error: string } {
+export function pickCluster(
+  panel: readonly PanelCluster[],
+  name: string | undefined,
+): PanelCluster | { error: string } {
   const names = panel.flatMap((c) => (c.name === undefined ? [] : [c.name]));
   if (name === undefined) {
     if (panel.length === 1) return panel[0] as PanelCluster;
     return { error: `"cluster" must name one of the simulated clusters: ${names.join(', ')}` };
   }
   const found = panel.find((c) => c.name === name);
-  return found ?? { error: `no simulated cluster "${name}"; the sandbox has ${names.length > 0 ? names.join(', ') : 'one unnamed cluster'}` };
+  return (
+    found ?? {
+      error: `no simulated cluster "${name}"; the sandbox has ${names.length > 0 ? names.join(', ') : 'one unnamed cluster'}`,
+    }
+  );
 }

@@ -25,10 +25,30 @@ export interface PageServerOptions {
   host?: string;
 }
 
-const PAGE_FILES = ['index.html', 'app.js', 'blocks.js', 'messages.js', 'cluster.js', 'composer.js', 'dom.js', 'events.js', 'home.js', 'dms.js', 'style.css'];
-const STATIC: Record<string, string> = { '/': 'index.html', ...Object.fromEntries(PAGE_FILES.map((f) => [`/${f}`, f])) };
-const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
-const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'";
+const PAGE_FILES = [
+  'index.html',
+  'app.js',
+  'blocks.js',
+  'messages.js',
+  'cluster.js',
+  'composer.js',
+  'dom.js',
+  'events.js',
+  'home.js',
+  'dms.js',
+  'style.css',
+];
+const STATIC: Record<string, string> = {
+  '/': 'index.html',
+  ...Object.fromEntries(PAGE_FILES.map((f) => [`/${f}`, f])),
+};
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+};
+const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'";
 const MAX_BODY = 64 * 1024;
 const LOOPBACK_HOST = /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/;
 
@@ -39,7 +59,11 @@ function pageDir(): string {
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
@@ -105,7 +129,11 @@ class Connected {
   }
 
   subscribe(req: IncomingMessage, res: ServerResponse): void {
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+    });
     res.write('retry: 1000\n\n');
     this.clients.add(res);
     req.on('close', () => this.clients.delete(res));
@@ -181,14 +209,18 @@ async function route(req: IncomingMessage, res: ServerResponse, connected: Conne
     return;
   }
   if (url.pathname === '/healthz') return sendJson(res, 200, { ok: true, ready: connected !== undefined });
-  if (url.pathname !== '/events' && !url.pathname.startsWith('/api/')) return sendJson(res, 404, { ok: false, error: `no page at ${url.pathname}` });
-  if (connected === undefined) return sendJson(res, 503, { ok: false, error: 'the sandbox is still starting; try again in a moment' });
+  if (url.pathname !== '/events' && !url.pathname.startsWith('/api/'))
+    return sendJson(res, 404, { ok: false, error: `no page at ${url.pathname}` });
+  if (connected === undefined)
+    return sendJson(res, 503, { ok: false, error: 'the sandbox is still starting; try again in a moment' });
   if (method === 'GET' && url.pathname === '/events') return connected.subscribe(req, res);
   if (method === 'GET' && url.pathname === '/api/state') return sendJson(res, 200, connected.state());
   if (method === 'POST') {
     // Only this page's own scripts: a form on another site cannot send JSON, and a rebound name is refused.
-    if (!(req.headers['content-type'] ?? '').startsWith('application/json')) throw new BadRequest('send JSON (content-type: application/json)', 415);
-    if (!LOOPBACK_HOST.test(req.headers.host ?? '')) throw new BadRequest(`the sandbox answers only on loopback, not for host ${req.headers.host ?? '(none)'}`, 403);
+    if (!(req.headers['content-type'] ?? '').startsWith('application/json'))
+      throw new BadRequest('send JSON (content-type: application/json)', 415);
+    if (!LOOPBACK_HOST.test(req.headers.host ?? ''))
+      throw new BadRequest(`the sandbox answers only on loopback, not for host ${req.headers.host ?? '(none)'}`, 403);
     const body = await readJson(req);
     const answer = await connected.api.handle(url.pathname, body);
     if (answer !== undefined) return sendJson(res, 200, answer);
@@ -221,7 +253,8 @@ export async function startPageServer(options: PageServerOptions = {}): Promise<
     route(req, res, connected).catch((error: unknown) => {
       const status = error instanceof BadRequest ? error.status : 500;
       if (status === 500) connected?.backend.logger?.error({ err: error, url: req.url }, 'sandbox page request failed');
-      if (!res.headersSent) sendJson(res, status, { ok: false, error: error instanceof Error ? error.message : String(error) });
+      if (!res.headersSent)
+        sendJson(res, status, { ok: false, error: error instanceof Error ? error.message : String(error) });
       else res.end();
     });
   });

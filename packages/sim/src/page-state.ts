@@ -56,7 +56,11 @@ export interface StateSources {
 export function pageUsers(policy: Policy | undefined): PageUser[] {
   return USERS.map((u) => {
     const groups = Object.entries(policy?.groups ?? {})
-      .filter(([, g]) => g.users.includes(u.id) || g.usergroups.some((s) => USERGROUPS.find((ug) => ug.id === s)?.users.includes(u.id)))
+      .filter(
+        ([, g]) =>
+          g.users.includes(u.id) ||
+          g.usergroups.some((s) => USERGROUPS.find((ug) => ug.id === s)?.users.includes(u.id)),
+      )
       .map(([name]) => name);
     return { id: u.id, name: u.name, realName: u.real_name, title: u.title, groups };
   });
@@ -91,7 +95,13 @@ export function buildState(src: StateSources): PageState {
       const defaults = src.policy?.channels[c.id];
       const ns = defaults?.defaultNamespace;
       const cluster = defaults?.defaultCluster;
-      return { id: c.id, name: c.name, topic: c.topic, ...(ns === undefined ? {} : { defaultNamespace: ns }), ...(cluster === undefined ? {} : { defaultCluster: cluster }) };
+      return {
+        id: c.id,
+        name: c.name,
+        topic: c.topic,
+        ...(ns === undefined ? {} : { defaultNamespace: ns }),
+        ...(cluster === undefined ? {} : { defaultCluster: cluster }),
+      };
     }),
     usergroups: USERGROUPS.map((g) => ({ id: g.id, handle: g.handle })),
     usage: usageHints(src.command),
@@ -101,13 +111,19 @@ export function buildState(src: StateSources): PageState {
     cluster: stateRows(src),
     clusters: (src.panel ?? []).flatMap((c) => (c.name === undefined ? [] : [c.name])),
     knobs: Object.entries(KNOBS).map(([id, label]) => ({ id, label })),
-    homes: Object.fromEntries(USERS.map((u) => [u.id, { view: src.slack.homeView(u.id)?.view, dms: messages[dmChannels[u.id] as string] ?? [] }])),
+    homes: Object.fromEntries(
+      USERS.map((u) => [
+        u.id,
+        { view: src.slack.homeView(u.id)?.view, dms: messages[dmChannels[u.id] as string] ?? [] },
+      ]),
+    ),
     dmChannels,
   };
 }
 
 function stateRows(src: StateSources): ClusterRow[] {
   if (src.panel) return panelRows(src.panel);
-  if (!src.cluster || !src.knobs) throw new Error('the page state needs the clusters (panel) or one cluster with its knobs');
+  if (!src.cluster || !src.knobs)
+    throw new Error('the page state needs the clusters (panel) or one cluster with its knobs');
   return clusterRows(src.cluster, src.knobs);
 }

@@ -14,7 +14,12 @@ export const INSTALL_REDIS_MESSAGE =
 
 /** True when a PING at `url` answers PONG within `timeoutMs`; never throws. */
 export async function redisAnswers(url: string, timeoutMs = 1000): Promise<boolean> {
-  const client = new Redis(url, { lazyConnect: true, connectTimeout: timeoutMs, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const client = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   client.on('error', () => undefined);
   try {
     await client.connect();
@@ -55,7 +60,10 @@ export class RedisNotInstalled extends Error {
  * Starts `redis-server` on a free loopback port, keeping nothing on disk. Throws `RedisNotInstalled` when the
  * command cannot be found, and an Error when it starts but does not answer.
  */
-export async function startPrivateRedis(command = 'redis-server', env: NodeJS.ProcessEnv = process.env): Promise<PrivateRedis> {
+export async function startPrivateRedis(
+  command = 'redis-server',
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<PrivateRedis> {
   const port = await freePort();
   const child = spawn(command, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
     stdio: 'ignore',
@@ -64,7 +72,9 @@ export async function startPrivateRedis(command = 'redis-server', env: NodeJS.Pr
   // Not events.once: it would reject (unhandled) on the 'error' of a missing command.
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const failed = new Promise<never>((_, reject) => {
-    child.once('error', (error: NodeJS.ErrnoException) => reject(error.code === 'ENOENT' ? new RedisNotInstalled(command) : error));
+    child.once('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'ENOENT' ? new RedisNotInstalled(command) : error),
+    );
     child.once('exit', (code, signal) => reject(new Error(`${command} exited at start (${signal ?? `code ${code}`})`)));
   });
   failed.catch(() => undefined);

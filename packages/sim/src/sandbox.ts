@@ -117,21 +117,32 @@ export function sandboxEnv(parts: {
     LOG_LEVEL: parts.logLevel ?? 'warn',
     // The fast simulation does in milliseconds what takes the operator seconds: short deadlines show a stuck one.
     // A short failure grace lets the walkthrough's broken upgrade end FAILED in seconds (production: 2 minutes).
-    ...(parts.speed === 'fast' ? { LEASE_TTL: '5s', VERIFY_TIMEOUT: '60s', VERIFY_TIMEOUT_SAVEPOINT: '60s', FAILURE_GRACE: '3s' } : { FAILURE_GRACE: '20s' }),
+    ...(parts.speed === 'fast'
+      ? { LEASE_TTL: '5s', VERIFY_TIMEOUT: '60s', VERIFY_TIMEOUT_SAVEPOINT: '60s', FAILURE_GRACE: '3s' }
+      : { FAILURE_GRACE: '20s' }),
   };
 }
 
 /** Starts every part; whatever started is stopped again when a later part fails. */
-export async function startSandbox(options: SandboxOptions, env: NodeJS.ProcessEnv = process.env, logger?: Logger): Promise<SandboxStart> {
+export async function startSandbox(
+  options: SandboxOptions,
+  env: NodeJS.ProcessEnv = process.env,
+  logger?: Logger,
+): Promise<SandboxStart> {
   const log = logger ?? createLogger(env.LOG_LEVEL ?? 'warn', process.stderr);
   const clusterNames = SANDBOX_CLUSTERS.map((c) => c.name);
   const loaded = await loadPolicyFile(options.policyFile, { clusters: clusterNames });
-  if (!loaded.ok) return { ok: false, message: `the sandbox policy ${options.policyFile} is not usable:\n  ${loaded.errors.join('\n  ')}` };
+  if (!loaded.ok)
+    return {
+      ok: false,
+      message: `the sandbox policy ${options.policyFile} is not usable:\n  ${loaded.errors.join('\n  ')}`,
+    };
   const redis = await sandboxRedis(env.REDIS_URL ?? 'redis://127.0.0.1:6379', env);
   if (redis.kind === 'missing') return { ok: false, message: redis.message };
   const closers: (() => Promise<unknown>)[] = [() => redis.stop()];
   const closeAll = async (): Promise<void> => {
-    for (const close of closers.reverse()) await close().catch((error: unknown) => log.warn({ err: error }, 'a part of the sandbox did not stop cleanly'));
+    for (const close of closers.reverse())
+      await close().catch((error: unknown) => log.warn({ err: error }, 'a part of the sandbox did not stop cleanly'));
   };
   try {
     const prefix = `sandbox-${randomBytes(4).toString('hex')}`;
@@ -152,28 +163,68 @@ export async function startSandbox(options: SandboxOptions, env: NodeJS.ProcessE
         chatPostMessageBurst: 10,
       }),
       // Each cluster its own store, operator and API server, with its own kubeconfig under kubeDir (unused).
-      ...SANDBOX_CLUSTERS.map(({ name, seed }) => startSimCluster({ seed, speed: options.speed, logger: log.child({ cluster: name }), kubeconfigPath: join(kubeDir, `kubeconfig-${name}`) })),
+      ...SANDBOX_CLUSTERS.map(({ name, seed }) =>
+        startSimCluster({
+          seed,
+          speed: options.speed,
+          logger: log.child({ cluster: name }),
+          kubeconfigPath: join(kubeDir, `kubeconfig-${name}`),
+        }),
+      ),
     ]);
-    const clusters: SandboxCluster[] = SANDBOX_CLUSTERS.map(({ name }, i) => ({ name, cluster: started[i] as SimCluster }));
-    closers.push(...clusters.map(({ cluster }) => () => cluster.close()), () => slack.close());
+    const clusters: SandboxCluster[] = SANDBOX_CLUSTERS.map(({ name }, i) => ({
+      name,
+      cluster: started[i] as SimCluster,
+    }));
+    closers.push(
+      ...clusters.map(
+        ({ cluster }) =>
+          () =>
+            cluster.close(),
+      ),
+      () => slack.close(),
+    );
     // One kubeconfig, one context per cluster, as a multi-cluster installation's bot gets from its Secret.
     const kubeconfigPath = join(kubeDir, 'kubeconfig');
-    await writeMultiKubeconfig(kubeconfigPath, clusters.map(({ name, cluster }) => ({ name, server: cluster.url })));
+    await writeMultiKubeconfig(
+      kubeconfigPath,
+      clusters.map(({ name, cluster }) => ({ name, server: cluster.url })),
+    );
     const signingSecret = randomBytes(24).toString('hex');
-    const parts = { slackApiUrl: slack.apiUrl, redisUrl: redis.url, prefix, kubeconfig: kubeconfigPath, contexts: clusterNames, policyFile: options.policyFile, signingSecret, speed: options.speed, logLevel: env.LOG_LEVEL };
+    const parts = {
+      slackApiUrl: slack.apiUrl,
+      redisUrl: redis.url,
+      prefix,
+      kubeconfig: kubeconfigPath,
+      contexts: clusterNames,
+      policyFile: options.policyFile,
+      signingSecret,
+      speed: options.speed,
+      logLevel: env.LOG_LEVEL,
+    };
     const config = loadConfig(sandboxEnv(parts), 'all');
     if (!config.ok) throw new Error(`the sandbox's own configuration is invalid: ${config.problems.join('; ')}`);
     // A worker per cluster, each executing only its own cluster's operations, as the multi-cluster install runs them.
     const workerConfigs = clusterNames.map((name) => {
       const worker = loadConfig(sandboxEnv({ ...parts, workerClusters: [name] }), 'worker');
-      if (!worker.ok) throw new Error(`the sandbox's worker configuration for ${name} is invalid: ${worker.problems.join('; ')}`);
+      if (!worker.ok)
+        throw new Error(`the sandbox's worker configuration for ${name} is invalid: ${worker.problems.join('; ')}`);
       return worker.config;
     });
     // Closed in reverse: the roles first, then this run's keys, then the simulators, the page and Redis.
     if (redis.kind === 'external') closers.push(() => dropKeys(redis.url, prefix));
     const roles = await startRoles(config.config, workerConfigs, log);
     closers.push(() => roles.close());
-    page.connect({ slack, clusters, botEventsUrl: roles.botEventsUrl, signingSecret, command: config.config.slack.command, policy: loaded.policy as Policy, policyFile: options.policyFile, logger: log });
+    page.connect({
+      slack,
+      clusters,
+      botEventsUrl: roles.botEventsUrl,
+      signingSecret,
+      command: config.config.slack.command,
+      policy: loaded.policy as Policy,
+      policyFile: options.policyFile,
+      logger: log,
+    });
     let closing: Promise<void> | undefined;
     const sandbox: RunningSandbox = {
       url: page.url,
@@ -199,7 +250,11 @@ export async function startSandbox(options: SandboxOptions, env: NodeJS.ProcessE
  * The bot (with its notifier) as `serve --role bot` starts it, and one worker per config as `serve --role worker`
  * starts it (each with its WORKER_CLUSTERS), side by side in this process.
  */
-async function startRoles(config: Config, workerConfigs: readonly Config[], logger: Logger): Promise<{ botEventsUrl: string; close(): Promise<void> }> {
+async function startRoles(
+  config: Config,
+  workerConfigs: readonly Config[],
+  logger: Logger,
+): Promise<{ botEventsUrl: string; close(): Promise<void> }> {
   const [bot, ...workers] = await Promise.allSettled([
     startBot(config, { logger, host: '127.0.0.1' }),
     ...workerConfigs.map((w) => startWorker(w, { logger: logger.child({ worker: w.clusters.worker.join(',') }) })),
@@ -271,7 +326,8 @@ export const runSandbox: SubcommandHandler = async (args) => {
     return 1;
   }
   const { sandbox } = started;
-  const redisNote = sandbox.redis.kind === 'private' ? `a private redis-server at ${sandbox.redis.url}` : redactUrl(sandbox.redis.url);
+  const redisNote =
+    sandbox.redis.kind === 'private' ? `a private redis-server at ${sandbox.redis.url}` : redactUrl(sandbox.redis.url);
   process.stdout.write(
     [
       `flink-chatops sandbox is running: open ${sandbox.url}`,

@@ -70,7 +70,12 @@ export function blockActionsBody(ws: Workspace, click: ButtonClick, nowMs: numbe
   const inThread = message.thread_ts !== undefined && message.thread_ts !== message.ts;
   const payload = {
     type: 'block_actions',
-    user: { id: click.user.id, username: click.user.name, name: click.user.name, team_id: click.user.team_id ?? ws.teamId },
+    user: {
+      id: click.user.id,
+      username: click.user.name,
+      name: click.user.name,
+      team_id: click.user.team_id ?? ws.teamId,
+    },
     api_app_id: ws.appId,
     token: 'sandbox-verification-token',
     container: {
@@ -94,7 +99,10 @@ export function blockActionsBody(ws: Workspace, click: ButtonClick, nowMs: numbe
 }
 
 /** The one button action of a `block_actions` payload, as Slack sends it for a message or a view. */
-function buttonAction(click: { actionId: string; blockId: string; value: string; buttonText: string }, nowMs: number): Record<string, unknown> {
+function buttonAction(
+  click: { actionId: string; blockId: string; value: string; buttonText: string },
+  nowMs: number,
+): Record<string, unknown> {
   return {
     type: 'button',
     action_id: click.actionId,

@@ -4,23 +4,53 @@ import { createLogger, parseArgs, type SubcommandHandler } from './bot.js';
 import { parseClockOffsetMs, SEEDS, startSimCluster, type Seed } from './kube/cluster.js';
 import { isSpeed, SPEEDS } from './kube/speed.js';
 
-const USAGE = 'usage: flink-chatops sim-cluster [--port N] [--host ADDR] [--seed demo|none] [--speed fast|realistic] [--kubeconfig PATH] [--clock-offset DURATION]';
+const USAGE =
+  'usage: flink-chatops sim-cluster [--port N] [--host ADDR] [--seed demo|none] [--speed fast|realistic] [--kubeconfig PATH] [--clock-offset DURATION]';
 
 type Parsed =
-  | { ok: true; port: number; host?: string; seed: Seed; speed: (typeof SPEEDS)[number]; kubeconfig?: string; clockOffsetMs: number }
+  | {
+      ok: true;
+      port: number;
+      host?: string;
+      seed: Seed;
+      speed: (typeof SPEEDS)[number];
+      kubeconfig?: string;
+      clockOffsetMs: number;
+    }
   | { ok: false; message: string };
 
 export function parseSimClusterArgs(args: string[]): Parsed {
-  const parsed = parseArgs(args, { port: 'value', host: 'value', seed: 'value', speed: 'value', kubeconfig: 'value', 'clock-offset': 'value' });
+  const parsed = parseArgs(args, {
+    port: 'value',
+    host: 'value',
+    seed: 'value',
+    speed: 'value',
+    kubeconfig: 'value',
+    'clock-offset': 'value',
+  });
   if (!parsed.ok) return parsed;
   if (parsed.positional.length > 0) return { ok: false, message: `unexpected argument "${parsed.positional[0]}"` };
-  const { port = '0', host, seed = 'none', speed = 'realistic', kubeconfig } = parsed.values as Record<string, string | undefined>;
-  if (!/^\d+$/.test(port) || Number(port) > 65_535) return { ok: false, message: `--port must be a port number 0–65535 (0 = any free port), not "${port}"` };
-  if (!(SEEDS as readonly string[]).includes(seed)) return { ok: false, message: `--seed must be one of ${SEEDS.join(', ')}, not "${seed}"` };
+  const {
+    port = '0',
+    host,
+    seed = 'none',
+    speed = 'realistic',
+    kubeconfig,
+  } = parsed.values as Record<string, string | undefined>;
+  if (!/^\d+$/.test(port) || Number(port) > 65_535)
+    return { ok: false, message: `--port must be a port number 0–65535 (0 = any free port), not "${port}"` };
+  if (!(SEEDS as readonly string[]).includes(seed))
+    return { ok: false, message: `--seed must be one of ${SEEDS.join(', ')}, not "${seed}"` };
   if (!isSpeed(speed)) return { ok: false, message: `--speed must be one of ${SPEEDS.join(', ')}, not "${speed}"` };
   // The simulated cluster's clock, set apart from the bot's (a real cluster's clocks are rarely in step with it).
-  const clockOffsetMs = parseClockOffsetMs(parsed.values['clock-offset'] === undefined ? '0' : String(parsed.values['clock-offset']));
-  if (clockOffsetMs === undefined) return { ok: false, message: `--clock-offset must be a duration such as 30s, -30s or 2m, not "${String(parsed.values['clock-offset'])}"` };
+  const clockOffsetMs = parseClockOffsetMs(
+    parsed.values['clock-offset'] === undefined ? '0' : String(parsed.values['clock-offset']),
+  );
+  if (clockOffsetMs === undefined)
+    return {
+      ok: false,
+      message: `--clock-offset must be a duration such as 30s, -30s or 2m, not "${String(parsed.values['clock-offset'])}"`,
+    };
   return {
     ok: true,
     port: Number(port),
@@ -49,10 +79,16 @@ export const simClusterCommand: SubcommandHandler = async (args) => {
     ...(parsed.kubeconfig !== undefined ? { kubeconfigPath: parsed.kubeconfig } : {}),
   });
   // Listening before the first line is out: a caller may signal as soon as it has read it.
-  const stopped = Promise.race([once(process, 'SIGINT').then(() => 'SIGINT'), once(process, 'SIGTERM').then(() => 'SIGTERM')]);
+  const stopped = Promise.race([
+    once(process, 'SIGINT').then(() => 'SIGINT'),
+    once(process, 'SIGTERM').then(() => 'SIGTERM'),
+  ]);
   // The first stdout line is the contract with scripts and tests; everything else goes to stderr.
   process.stdout.write(`${JSON.stringify({ server: cluster.url, kubeconfig: cluster.kubeconfigPath })}\n`);
-  logger.info({ server: cluster.url, kubeconfig: cluster.kubeconfigPath, seed: parsed.seed, speed: parsed.speed }, 'simulated cluster running');
+  logger.info(
+    { server: cluster.url, kubeconfig: cluster.kubeconfigPath, seed: parsed.seed, speed: parsed.speed },
+    'simulated cluster running',
+  );
   const signal = await stopped;
   logger.info({ signal }, 'simulated cluster stopping');
   await cluster.close();

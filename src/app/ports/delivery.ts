@@ -29,7 +29,12 @@ export interface DeliveryState {
   read(opId: string): Promise<DeliverySnapshot>;
   mark(opId: string, field: string): Promise<MarkRead>;
   /** Writes `mark` only if the field still holds `expectedRaw` (undefined = absent); false when someone else moved it. */
-  casMark(opId: string, field: string, expectedRaw: string | undefined, mark: DeliveryMark): Promise<{ ok: boolean; raw: string }>;
+  casMark(
+    opId: string,
+    field: string,
+    expectedRaw: string | undefined,
+    mark: DeliveryMark,
+  ): Promise<{ ok: boolean; raw: string }>;
   setMark(opId: string, field: string, mark: DeliveryMark): Promise<void>;
   renderedSeq(opId: string): Promise<number>;
   /** Raises the seq, never lowers it (two replicas may render out of order); returns the value it held before. */

@@ -49,8 +49,7 @@ export type RequestOutcome =
   | { type: 'cancelled'; record: OperationRecord; message: string };
 
 export type ActionOutcome =
-  | { type: 'done'; record: OperationRecord; message: string }
-  | { type: 'refused'; message: string };
+  { type: 'done'; record: OperationRecord; message: string } | { type: 'refused'; message: string };
 
 export type * from './operation-store.js';
 export type * from './freezes.js';

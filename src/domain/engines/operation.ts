@@ -48,7 +48,12 @@ export const ACTIVE_STATES = OPERATION_STATES.filter((s): s is ActiveState => !i
  * States in which an operation holds its place in the target's FIFO order (from QUEUED until terminal:
  * docs/lifecycle.md#queue-order-and-leases).
  */
-export const ORDERED_STATES = ['QUEUED', 'SUBMITTING', 'UNCERTAIN', 'SUBMITTED'] as const satisfies readonly ActiveState[];
+export const ORDERED_STATES = [
+  'QUEUED',
+  'SUBMITTING',
+  'UNCERTAIN',
+  'SUBMITTED',
+] as const satisfies readonly ActiveState[];
 
 export const ACTOR_ROLES = ['bot', 'worker', 'sweep'] as const;
 export type ActorRole = (typeof ACTOR_ROLES)[number];
@@ -70,8 +75,19 @@ export const TRANSITIONS = {
     EXPIRED: 'sweep',
     AWAITING_APPROVAL: 'bot',
   },
-  SCHEDULED: { QUEUED: ['worker', 'sweep'], ABORTED: ['worker', 'sweep'], EXPIRED: ['worker', 'sweep'], CANCELLED: 'bot' },
-  QUEUED: { SUBMITTING: 'worker', ABORTED: 'worker', AWAITING_APPROVAL: 'worker', SCHEDULED: 'worker', CANCELLED: 'bot' },
+  SCHEDULED: {
+    QUEUED: ['worker', 'sweep'],
+    ABORTED: ['worker', 'sweep'],
+    EXPIRED: ['worker', 'sweep'],
+    CANCELLED: 'bot',
+  },
+  QUEUED: {
+    SUBMITTING: 'worker',
+    ABORTED: 'worker',
+    AWAITING_APPROVAL: 'worker',
+    SCHEDULED: 'worker',
+    CANCELLED: 'bot',
+  },
   SUBMITTING: { SUBMITTED: 'worker', UNCERTAIN: 'worker', FAILED: 'worker', ABORTED: 'worker', SUBMITTING: 'worker' },
   UNCERTAIN: { SUBMITTING: 'worker', SUBMITTED: 'worker', ABORTED: 'worker' },
   SUBMITTED: { COMPLETED: 'worker', FAILED: 'worker', TIMED_OUT: 'worker' },
@@ -117,11 +133,21 @@ export type TransitionCheck = { ok: true } | { ok: false; reason: string };
 export function checkTransition(from: FromState, to: OperationState, role: ActorRole): TransitionCheck {
   const writers = writersOf(from, to);
   if (writers.length === 0) return { ok: false, reason: `${from} → ${to} is not a legal transition` };
-  if (!writers.includes(role)) return { ok: false, reason: `${from} → ${to} is written by the ${writers.join(' or the ')}, not the ${role}` };
+  if (!writers.includes(role))
+    return { ok: false, reason: `${from} → ${to} is written by the ${writers.join(' or the ')}, not the ${role}` };
   return { ok: true };
 }
 
-export const HISTORY_TYPES = ['state', 'approval', 'waiting', 'replanned', 'retry', 'evidence', 'command', 'note'] as const;
+export const HISTORY_TYPES = [
+  'state',
+  'approval',
+  'waiting',
+  'replanned',
+  'retry',
+  'evidence',
+  'command',
+  'note',
+] as const;
 export type HistoryType = (typeof HISTORY_TYPES)[number];
 
 /**
@@ -240,8 +266,7 @@ export interface Change {
 export type OrderMove = 'join' | 'leave' | 'stay';
 
 export type ChangeOutcome =
-  | { ok: true; record: OperationRecord; entries: HistoryEntry[]; order: OrderMove }
-  | { ok: false; reason: string };
+  { ok: true; record: OperationRecord; entries: HistoryEntry[]; order: OrderMove } | { ok: false; reason: string };
 
 /** The initial record: ACCEPTED, version 1, with its `(new) → ACCEPTED` entry. */
 export function initialRecord(
@@ -249,7 +274,8 @@ export function initialRecord(
   actor: string,
   at: number,
 ): OperationRecord {
-  if (!OP_ID_PATTERN.test(fields.id)) throw new Error(`"${fields.id}" is not an operation id (op- and 6-12 lowercase letters or digits)`);
+  if (!OP_ID_PATTERN.test(fields.id))
+    throw new Error(`"${fields.id}" is not an operation id (op- and 6-12 lowercase letters or digits)`);
   checkActor(actor);
   const entry: HistoryEntry = { seq: 1, type: 'state', name: 'ACCEPTED', actor, at, detail: { from: NEW_STATE } };
   return { ...fields, version: 1, state: 'ACCEPTED', createdAt: at, updatedAt: at, history: [entry] };
@@ -264,7 +290,8 @@ export function initialRecord(
 export function applyChange(current: OperationRecord, change: Change, at: number): ChangeOutcome {
   const set = change.set ?? {};
   for (const key of Object.keys(set)) {
-    if (!(MUTABLE_FIELDS as readonly string[]).includes(key)) throw new Error(`"${key}" cannot be set on an operation record`);
+    if (!(MUTABLE_FIELDS as readonly string[]).includes(key))
+      throw new Error(`"${key}" cannot be set on an operation record`);
   }
   let state = current.state;
   let order: OrderMove = 'stay';
@@ -282,7 +309,14 @@ export function applyChange(current: OperationRecord, change: Change, at: number
       if (input.name === 'AWAITING_APPROVAL') voidApprovals = true;
       state = input.name;
     }
-    entries.push({ seq: current.history.length + entries.length + 1, type: input.type, name: input.name, actor: input.actor, at, detail });
+    entries.push({
+      seq: current.history.length + entries.length + 1,
+      type: input.type,
+      name: input.name,
+      actor: input.actor,
+      at,
+      detail,
+    });
   }
   const record: OperationRecord = {
     ...current,
@@ -297,21 +331,26 @@ export function applyChange(current: OperationRecord, change: Change, at: number
 }
 
 function checkActor(actor: string): void {
-  if (typeof actor !== 'string' || actor.trim() === '') throw new Error('a history entry needs an actor (Slack user id or process name)');
+  if (typeof actor !== 'string' || actor.trim() === '')
+    throw new Error('a history entry needs an actor (Slack user id or process name)');
 }
 
 function checkEntry(input: EntryInput): void {
   if (!(HISTORY_TYPES as readonly string[]).includes(input.type)) {
     throw new Error(`unknown history entry type "${String(input.type)}" (one of ${HISTORY_TYPES.join(', ')})`);
   }
-  if (typeof input.name !== 'string' || input.name === '') throw new Error(`a "${input.type}" history entry needs a name`);
+  if (typeof input.name !== 'string' || input.name === '')
+    throw new Error(`a "${input.type}" history entry needs a name`);
   if (input.type === 'state' && !(OPERATION_STATES as readonly string[]).includes(input.name)) {
     throw new Error(`"${input.name}" is not an operation state (one of ${OPERATION_STATES.join(', ')})`);
   }
   if (input.type === 'state' && !(ACTOR_ROLES as readonly string[]).includes(input.role)) {
     throw new Error(`a state entry needs the writer's role (one of ${ACTOR_ROLES.join(', ')})`);
   }
-  if (input.detail !== undefined && (input.detail === null || typeof input.detail !== 'object' || Array.isArray(input.detail))) {
+  if (
+    input.detail !== undefined &&
+    (input.detail === null || typeof input.detail !== 'object' || Array.isArray(input.detail))
+  ) {
     throw new Error('a history entry detail must be a JSON object');
   }
   checkActor(input.actor);

@@ -40,7 +40,10 @@ const OWN_PATHS = { flinkConfiguration: ['spec', 'flinkConfiguration'] } as cons
  */
 export const IGNORE_CLASS_PREFIXES = ['kubernetes.operator', 'job.autoscaler', 'parallelism.default'];
 
-const Entry = z.object({ key: z.string().min(1).max(MAX_CONFIG_KEY), value: z.string().min(1).max(MAX_CONFIG_VALUE).optional() });
+const Entry = z.object({
+  key: z.string().min(1).max(MAX_CONFIG_KEY),
+  value: z.string().min(1).max(MAX_CONFIG_VALUE).optional(),
+});
 
 export const ConfigIntent = z
   .object({
@@ -50,7 +53,9 @@ export const ConfigIntent = z
     entries: z.array(Entry).min(1).max(MAX_CONFIG_ENTRIES),
     ...COMMON_INTENT_FIELDS,
   })
-  .refine((i) => i.entries.every((e) => (i.action === 'set') === (e.value !== undefined)), { message: 'set takes key=value, unset takes key' })
+  .refine((i) => i.entries.every((e) => (i.action === 'set') === (e.value !== undefined)), {
+    message: 'set takes key=value, unset takes key',
+  })
   .refine((i) => new Set(i.entries.map((e) => e.key)).size === i.entries.length, { message: 'each key once' });
 type Intent = z.infer<typeof ConfigIntent>;
 
@@ -61,7 +66,14 @@ const ACTION: ValueSpec = {
   check: (text) => {
     const action = text.toLowerCase();
     if ((CONFIG_ACTIONS as readonly string[]).includes(action)) return okValue(action);
-    const suggestion = nearest(action, CONFIG_ACTIONS, { add: 'set', put: 'set', remove: 'unset', delete: 'unset', del: 'unset', rm: 'unset' });
+    const suggestion = nearest(action, CONFIG_ACTIONS, {
+      add: 'set',
+      put: 'set',
+      remove: 'unset',
+      delete: 'unset',
+      del: 'unset',
+      rm: 'unset',
+    });
     const guess = suggestion === undefined ? '' : `; did you mean ${suggestion}?`;
     return badValue(`after the target, config takes set or unset; got ${show(text)}${guess}`, suggestion);
   },
@@ -71,17 +83,21 @@ const ACTION: ValueSpec = {
 const CONFIG_KEY = /^[A-Za-z0-9][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*$/;
 
 function configKeyProblem(key: string): string | undefined {
-  if (key.length === 0) return 'an entry has no key before "="; write key=value, e.g. execution.checkpointing.interval=30s';
-  if (key.length > MAX_CONFIG_KEY) return `the key ${show(key)} is ${key.length} characters long; at most ${MAX_CONFIG_KEY}`;
+  if (key.length === 0)
+    return 'an entry has no key before "="; write key=value, e.g. execution.checkpointing.interval=30s';
+  if (key.length > MAX_CONFIG_KEY)
+    return `the key ${show(key)} is ${key.length} characters long; at most ${MAX_CONFIG_KEY}`;
   const bad = /[\s\p{Cc}\p{Cf}]/u.exec(key);
   if (bad) return `the key ${show(key)} contains ${describeChar(bad[0])}; configuration keys have none`;
-  if (!CONFIG_KEY.test(key)) return `${show(key)} is not a Flink configuration key: words of letters, digits, "-" and "_" joined by dots`;
+  if (!CONFIG_KEY.test(key))
+    return `${show(key)} is not a Flink configuration key: words of letters, digits, "-" and "_" joined by dots`;
   return undefined;
 }
 
 function configValueProblem(key: string, value: string): string | undefined {
   if (value.trim().length === 0) return `${key}= has no value; to remove a key use \`config <target> unset ${key}\``;
-  if (value.length > MAX_CONFIG_VALUE) return `the value of ${key} is ${value.length} characters long; at most ${MAX_CONFIG_VALUE}`;
+  if (value.length > MAX_CONFIG_VALUE)
+    return `the value of ${key} is ${value.length} characters long; at most ${MAX_CONFIG_VALUE}`;
   const bad = /[\p{Cc}\p{Cf}]/u.exec(value);
   if (bad) return `the value of ${key} contains ${describeChar(bad[0])}`;
   if (value.includes('=')) {
@@ -105,7 +121,8 @@ function configEntry(text: string): ValueCheck {
 
 const ENTRY: ValueSpec = {
   placeholder: '<key>[=<value>]…',
-  description: 'Flink configuration keys as Flink writes them flat (`execution.checkpointing.interval`); `set` takes `key=value`, `unset` takes `key`; quote an entry whose value has spaces; a value cannot contain `=`',
+  description:
+    'Flink configuration keys as Flink writes them flat (`execution.checkpointing.interval`); `set` takes `key=value`, `unset` takes `key`; quote an entry whose value has spaces; a value cannot contain `=`',
   example: 'execution.checkpointing.interval=30s',
   check: configEntry,
 };
@@ -115,8 +132,10 @@ function validate(b: ConfigBound): string | undefined {
   const entries = b.configEntries ?? [];
   const action = b.configAction ?? 'set';
   for (const e of entries) {
-    if (action === 'set' && e.value === undefined) return `config set takes key=value; ${JSON.stringify(e.key)} has no "=" (to remove it: config <target> unset ${e.key})`;
-    if (action === 'unset' && e.value !== undefined) return `config unset takes only keys; write ${e.key}, not ${e.key}=…`;
+    if (action === 'set' && e.value === undefined)
+      return `config set takes key=value; ${JSON.stringify(e.key)} has no "=" (to remove it: config <target> unset ${e.key})`;
+    if (action === 'unset' && e.value !== undefined)
+      return `config unset takes only keys; write ${e.key}, not ${e.key}=…`;
   }
   const seen = new Set<string>();
   for (const e of entries) {
@@ -155,7 +174,8 @@ function plan(intent: Intent, resource: unknown) {
     if (typeof result === 'string') same.push(result);
     else edits.push(...result);
   }
-  if (edits.length === 0) return refusal(`${who(intent.target)}: ${same.join(', ')} (spec.flinkConfiguration); nothing to do`);
+  if (edits.length === 0)
+    return refusal(`${who(intent.target)}: ${same.join(', ')} (spec.flinkConfiguration); nothing to do`);
   const notes = same.map((s) => `${s} (unchanged)`);
   const keys = intent.entries.map((e) => e.key);
   notes.push(
@@ -177,7 +197,9 @@ function keysCheck(ctx: CheckCtx, intent: Intent): CheckResult {
     const denied = rules?.deny.find((g) => matchesGlob(g, key));
     if (denied !== undefined) refused.push(`${key} is denied by the policy's config.deny "${denied}"`);
     else if (!rules?.allow.some((g) => matchesGlob(g, key))) {
-      const allowed = rules?.allow.length ? `config.allow is ${rules.allow.map((g) => `"${g}"`).join(', ')}` : 'the policy allows no keys (no config.allow)';
+      const allowed = rules?.allow.length
+        ? `config.allow is ${rules.allow.map((g) => `"${g}"`).join(', ')}`
+        : 'the policy allows no keys (no config.allow)';
       refused.push(`${key} is not allowed: ${allowed}`);
     }
   }
@@ -235,12 +257,29 @@ export const config = {
     validate,
     build: (b: ConfigBound) => ({ target: b.target, action: b.configAction, entries: b.configEntries }),
   },
-  traits: { change: 'patch', stopsJob: true, redeploys: true, hasMode: false, usesUpgradeMode: true, onSessionCluster: false, onSessionJob: true, readsLastSavepoint: false, refusedWhileSuspended: true },
-  redeploysJob: (intent, resource) => !intent.entries.every((e) => isIgnoreClass(e.key)) || clearsAutoscalerOverrides(intent, resource),
+  traits: {
+    change: 'patch',
+    stopsJob: true,
+    redeploys: true,
+    hasMode: false,
+    usesUpgradeMode: true,
+    onSessionCluster: false,
+    onSessionJob: true,
+    readsLastSavepoint: false,
+    refusedWhileSuspended: true,
+  },
+  redeploysJob: (intent, resource) =>
+    !intent.entries.every((e) => isIgnoreClass(e.key)) || clearsAutoscalerOverrides(intent, resource),
   plan: ({ intent, resource }) => plan(intent, resource),
   checks: (ctx, intent) => [keysCheck(ctx, intent)],
   evidence: (ctx) => configEvidence(ctx, { ignoreClass: onlyIgnoreClass(ctx.plan), keys: patchedKeys(ctx.plan) }),
   undo: { inverse: 'config', paths: [], under: [OWN_PATHS.flinkConfiguration] },
-  asInverse: (target, patch) => ({ kind: 'config', target, action: 'set', entries: inverseEntries(patch), incidentChannels: [] }),
+  asInverse: (target, patch) => ({
+    kind: 'config',
+    target,
+    action: 'set',
+    entries: inverseEntries(patch),
+    incidentChannels: [],
+  }),
   describe,
 } as const satisfies KindModule<Intent>;

@@ -56,7 +56,9 @@ export function traitsOf(kind: KindName): KindTraits {
 }
 
 /** The kinds whose trait `name` holds, e.g. `kindsWhere('onSessionCluster')` → restart, upgrade. */
-export function kindsWhere(name: { [T in keyof KindTraits]: KindTraits[T] extends boolean ? T : never }[keyof KindTraits]): KindName[] {
+export function kindsWhere(
+  name: { [T in keyof KindTraits]: KindTraits[T] extends boolean ? T : never }[keyof KindTraits],
+): KindName[] {
   return KIND_NAMES.filter((k) => KINDS[k].traits[name]);
 }
 
@@ -84,5 +86,7 @@ export function inverseOf(kind: string): KindName | undefined {
 export function judgedKind(kind: IntentKind, plan: { judgedAs?: string }): KindName {
   if (isKindName(kind)) return kind;
   if (isKindName(plan.judgedAs)) return plan.judgedAs;
-  throw new TypeError(`an ${kind} plan must record the kind it is judged as (plan.judgedAs); got ${String(plan.judgedAs)}`);
+  throw new TypeError(
+    `an ${kind} plan must record the kind it is judged as (plan.judgedAs); got ${String(plan.judgedAs)}`,
+  );
 }

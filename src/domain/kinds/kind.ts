@@ -9,7 +9,6 @@ import type { UpgradeMode } from '../model/upgrade-mode.js';
 import type { FieldPath, KindOutcome, PlanInput, PreflightInput } from '../kit/planning/edits.js';
 import type { CheckCtx } from '../kit/policy/check-kit.js';
 
-
 /** An intent that acts on a target directly (every kind but undo, which acts through the operation it inverts). */
 export interface TargetedIntent {
   kind: string;

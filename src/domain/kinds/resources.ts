@@ -26,7 +26,9 @@ export const ResourcesIntent = z
     jobManagerCpu: Cpu.optional(),
     ...COMMON_INTENT_FIELDS,
   })
-  .refine((i) => FIELDS.some((f) => i[f.key] !== undefined), { message: 'give at least one of --tm-memory, --tm-cpu, --jm-memory, --jm-cpu' });
+  .refine((i) => FIELDS.some((f) => i[f.key] !== undefined), {
+    message: 'give at least one of --tm-memory, --tm-cpu, --jm-memory, --jm-cpu',
+  });
 type Intent = z.infer<typeof ResourcesIntent>;
 
 type FieldKey = 'taskManagerMemory' | 'taskManagerCpu' | 'jobManagerMemory' | 'jobManagerCpu';
@@ -40,7 +42,8 @@ const OWN_PATHS = {
 
 const MEMORY: ValueSpec = {
   placeholder: '<size>',
-  description: 'a Flink memory size: a number and a unit b, k/kb, m/mb, g/gb or t/tb (any case), e.g. `2048m`, `4g`, `1.5gb`; written to the spec as a whole number in the largest exact unit',
+  description:
+    'a Flink memory size: a number and a unit b, k/kb, m/mb, g/gb or t/tb (any case), e.g. `2048m`, `4g`, `1.5gb`; written to the spec as a whole number in the largest exact unit',
   example: '4g',
   check: (text, _env, label) => {
     const parsed = parseMemorySize(text, label);
@@ -59,10 +62,28 @@ const CPU: ValueSpec = {
 };
 
 /** Each resource field: its flag, spec path, words, and the policy limit that caps it. */
-const FIELDS: readonly { key: FieldKey; flag: string; path: (typeof OWN_PATHS)[FieldKey]; what: string; memory: boolean }[] = [
-  { key: 'taskManagerMemory', flag: 'tm-memory', path: OWN_PATHS.taskManagerMemory, what: 'TaskManager memory', memory: true },
+const FIELDS: readonly {
+  key: FieldKey;
+  flag: string;
+  path: (typeof OWN_PATHS)[FieldKey];
+  what: string;
+  memory: boolean;
+}[] = [
+  {
+    key: 'taskManagerMemory',
+    flag: 'tm-memory',
+    path: OWN_PATHS.taskManagerMemory,
+    what: 'TaskManager memory',
+    memory: true,
+  },
   { key: 'taskManagerCpu', flag: 'tm-cpu', path: OWN_PATHS.taskManagerCpu, what: 'TaskManager CPU', memory: false },
-  { key: 'jobManagerMemory', flag: 'jm-memory', path: OWN_PATHS.jobManagerMemory, what: 'JobManager memory', memory: true },
+  {
+    key: 'jobManagerMemory',
+    flag: 'jm-memory',
+    path: OWN_PATHS.jobManagerMemory,
+    what: 'JobManager memory',
+    memory: true,
+  },
   { key: 'jobManagerCpu', flag: 'jm-cpu', path: OWN_PATHS.jobManagerCpu, what: 'JobManager CPU', memory: false },
 ];
 
@@ -113,7 +134,8 @@ function limitsCheck(ctx: CheckCtx, intent: Intent): CheckResult {
     if (value === undefined || limit === undefined) continue;
     const amount = field.memory ? (specMemoryBytes(value) ?? Infinity) : Number(value);
     const shown = field.memory ? formatBytes(amount) : String(value);
-    if (amount > limit.value) over.push(`${field.what} ${shown} is above the policy limit limits.${field.key} = ${limit.shown}`);
+    if (amount > limit.value)
+      over.push(`${field.what} ${shown} is above the policy limit limits.${field.key} = ${limit.shown}`);
     else within.push(`${field.what} ${shown} is within limits.${field.key} = ${limit.shown}`);
   }
   if (over.length > 0) return fail(CHECK.limits, over.join('; '));
@@ -133,10 +155,15 @@ export const resources = {
     summary: 'change TaskManager / JobManager memory and CPU (spec.taskManager.resource, spec.jobManager.resource)',
     args: [TARGET],
     flags: [...FLAGS, ...OPERATION_FLAGS],
-    examples: ['resources analytics/clickstream --tm-memory 8g', 'resources clickstream --tm-memory 6144m --tm-cpu 2 --reason "OOM loop"'],
+    examples: [
+      'resources analytics/clickstream --tm-memory 8g',
+      'resources clickstream --tm-memory 6144m --tm-cpu 2 --reason "OOM loop"',
+    ],
     synonyms: ['memory', 'cpu', 'resource'],
     validate: (b) =>
-      FIELDS.some((f) => b[f.key] !== undefined) ? undefined : `resources needs at least one of ${FLAGS.map((f) => `--${f.name}`).join(', ')}`,
+      FIELDS.some((f) => b[f.key] !== undefined)
+        ? undefined
+        : `resources needs at least one of ${FLAGS.map((f) => `--${f.name}`).join(', ')}`,
     build: (b) => ({
       target: b.target,
       taskManagerMemory: b.taskManagerMemory,
@@ -145,11 +172,28 @@ export const resources = {
       jobManagerCpu: b.jobManagerCpu,
     }),
   },
-  traits: { change: 'patch', stopsJob: true, redeploys: true, hasMode: false, usesUpgradeMode: true, onSessionCluster: false, onSessionJob: false, readsLastSavepoint: false, refusedWhileSuspended: true },
+  traits: {
+    change: 'patch',
+    stopsJob: true,
+    redeploys: true,
+    hasMode: false,
+    usesUpgradeMode: true,
+    onSessionCluster: false,
+    onSessionJob: false,
+    readsLastSavepoint: false,
+    refusedWhileSuspended: true,
+  },
   plan: ({ intent, resource }) => plan(intent, resource),
   checks: (ctx, intent) => [limitsCheck(ctx, intent)],
-  evidence: (ctx) => redeployRule(ctx, { notVerified: ['the memory and CPU the pods actually got (pod resources) not checked'], restoresInSavepointMode: true }),
-  undo: { inverse: 'resources', paths: [OWN_PATHS.taskManagerMemory, OWN_PATHS.taskManagerCpu, OWN_PATHS.jobManagerMemory, OWN_PATHS.jobManagerCpu] },
+  evidence: (ctx) =>
+    redeployRule(ctx, {
+      notVerified: ['the memory and CPU the pods actually got (pod resources) not checked'],
+      restoresInSavepointMode: true,
+    }),
+  undo: {
+    inverse: 'resources',
+    paths: [OWN_PATHS.taskManagerMemory, OWN_PATHS.taskManagerCpu, OWN_PATHS.jobManagerMemory, OWN_PATHS.jobManagerCpu],
+  },
   asInverse: (target, patch) => {
     const value = (path: readonly string[]) => getPath(patch, path) ?? undefined;
     const memory = (path: readonly string[]) => (typeof value(path) === 'string' ? (value(path) as string) : undefined);

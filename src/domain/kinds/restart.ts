@@ -23,11 +23,26 @@ export const restart = {
     summary: 'restart the job with the same spec (a new spec.restartNonce)',
     args: [TARGET],
     flags: [...OPERATION_FLAGS],
-    examples: ['restart analytics/clickstream --incident <#C0123ABCD|inc-4711>', 'restart clickstream --reason "stuck checkpoints"', 'restart clickstream --at 02:00 Europe/Berlin', 'restart clickstream --window nightly'],
+    examples: [
+      'restart analytics/clickstream --incident <#C0123ABCD|inc-4711>',
+      'restart clickstream --reason "stuck checkpoints"',
+      'restart clickstream --at 02:00 Europe/Berlin',
+      'restart clickstream --window nightly',
+    ],
     synonyms: ['bounce', 'reboot', 'redeploy', 'reload'],
     build: (b) => ({ target: b.target }),
   },
-  traits: { change: 'patch', stopsJob: true, redeploys: true, hasMode: false, usesUpgradeMode: true, onSessionCluster: true, onSessionJob: true, readsLastSavepoint: false, refusedWhileSuspended: true },
+  traits: {
+    change: 'patch',
+    stopsJob: true,
+    redeploys: true,
+    hasMode: false,
+    usesUpgradeMode: true,
+    onSessionCluster: true,
+    onSessionJob: true,
+    readsLastSavepoint: false,
+    refusedWhileSuspended: true,
+  },
   refuseBefore: lostSessionJob,
   plan: ({ resource, nonce }) => {
     const after = freshNonce(nonce, restartNonceOf(resource));

@@ -26,7 +26,14 @@ import { OPERATION_FLAGS, TARGET } from '../kit/language/verb-kit.js';
 import type { CheckResult } from '../model/decision.js';
 import { COMMON_INTENT_FIELDS } from '../kit/language/intent-base.js';
 import { getPath } from '../model/merge-patch.js';
-import { jobIdOf, jobStateOf, jobStatusStateOf, lifecycleStateOf, savepointRedeployNonceOf, upgradeSavepointPathOf } from '../model/resource.js';
+import {
+  jobIdOf,
+  jobStateOf,
+  jobStatusStateOf,
+  lifecycleStateOf,
+  savepointRedeployNonceOf,
+  upgradeSavepointPathOf,
+} from '../model/resource.js';
 import { TargetSchema, type Target } from '../model/target.js';
 import { MODE, effectiveUpgradeMode } from '../model/upgrade-mode.js';
 import { freshNonce, patchOutcome, refusal, who, type FieldEdit, type FieldPath } from '../kit/planning/edits.js';
@@ -52,7 +59,8 @@ export const RESTORE_CHECK = { restoreDiscardsState: 'restore-discards-state' } 
 
 const URI: ValueSpec = {
   placeholder: '<uri>',
-  description: 'the savepoint or checkpoint directory as a URI with a scheme, e.g. `s3://bucket/savepoints/savepoint-1a2b3c`',
+  description:
+    'the savepoint or checkpoint directory as a URI with a scheme, e.g. `s3://bucket/savepoints/savepoint-1a2b3c`',
   example: 's3://bucket/savepoints/sp-1',
   check: checkedBy(uriProblem),
 };
@@ -88,7 +96,13 @@ function restoreRule(ctx: Ctx): Judgement {
   const transient = [...jm.transient, ...jobFailedTransient(ctx)];
   const blocking = [...warnings.blocking, ...jm.blocking];
   const current = upgradeSavepointPathOf(ctx.resource);
-  const applied = criterion(ctx, 'savepoint-path-applied', current !== undefined && pointersMatch(uri, current).match, current, PATH.upgradeSavepointPath);
+  const applied = criterion(
+    ctx,
+    'savepoint-path-applied',
+    current !== undefined && pointersMatch(uri, current).match,
+    current,
+    PATH.upgradeSavepointPath,
+  );
   const blocked = noBlockingWarnings(ctx, blocking);
   const notes = [...warnings.notes, ...statusNotes(ctx)];
   let criteria: Criterion[];
@@ -103,7 +117,10 @@ function restoreRule(ctx: Ctx): Judgement {
     const pinned = readFlinkConfig(ctx.resource, PINNED_JOB_ID, ctx.observation.sessionCluster) !== undefined;
     // A pinned $internal.pipeline.job-id keeps the id across redeploys: then it proves nothing. Session jobs always
     // run under the id the operator generates or reuses, so the note would be wrong for them.
-    if (pinned && !ctx.sessionJob) notes.push(`jobId ${jobId ?? 'unknown'}: ${PINNED_JOB_ID[0]} pins it, so a new jobId is not expected (not evidence)`);
+    if (pinned && !ctx.sessionJob)
+      notes.push(
+        `jobId ${jobId ?? 'unknown'}: ${PINNED_JOB_ID[0]} pins it, so a new jobId is not expected (not evidence)`,
+      );
     criteria = [
       generationObserved(ctx),
       reconciledDeployed(ctx),
@@ -111,7 +128,13 @@ function restoreRule(ctx: Ctx): Judgement {
       ...reconciledRunning(ctx),
       applied,
       ...(ctx.sessionJob ? [] : [jobManagerReady(ctx)]),
-      criterion(ctx, 'submit-event', submit !== undefined, submit?.lastSeen === undefined ? null : new Date(submit.lastSeen).toISOString(), 'event Submit'),
+      criterion(
+        ctx,
+        'submit-event',
+        submit !== undefined,
+        submit?.lastSeen === undefined ? null : new Date(submit.lastSeen).toISOString(),
+        'event Submit',
+      ),
       runningAfterSubmit(ctx, submit),
       ...(pinned ? [] : [jobIdCriterion]),
       blocked,
@@ -121,10 +144,16 @@ function restoreRule(ctx: Ctx): Judgement {
   }
   const proof = restoreProof(ctx, uri, suspended);
   // Flink REST, once operator status is settled: every vertex RUNNING and latest.restored the path asked for.
-  const rest = !suspended && criteria.every((c) => c.met) && transient.length === 0 ? restEvidence(ctx, { tasksRunning: true, restoredFrom: uri, checkpointAfterChange: ctx.checkpointAfterChange }) : undefined;
+  const rest =
+    !suspended && criteria.every((c) => c.met) && transient.length === 0
+      ? restEvidence(ctx, { tasksRunning: true, restoredFrom: uri, checkpointAfterChange: ctx.checkpointAfterChange })
+      : undefined;
   if (rest) {
     proof.verified.push(...rest.verified);
-    proof.notVerified = [...proof.notVerified.filter((line) => !rest.covers.some((words) => line.includes(words))), ...rest.unverified];
+    proof.notVerified = [
+      ...proof.notVerified.filter((line) => !rest.covers.some((words) => line.includes(words))),
+      ...rest.unverified,
+    ];
     notes.push(...rest.notes);
   }
   return {
@@ -139,13 +168,15 @@ function restoreRule(ctx: Ctx): Judgement {
   };
 }
 
-
 function restoreDiscardsState({ input }: CheckCtx): CheckResult {
   const last = input.lastSavepoint;
   const lastWords = !last
     ? 'no savepoint of this job is on record'
     : `the last savepoint is ${last.location}${last.at === undefined ? ' (age unknown)' : `, taken ${formatAge(input.now.getTime() - last.at)} ago`}`;
-  return warn(RESTORE_CHECK.restoreDiscardsState, `restore cancels the job without a savepoint and discards its current state; ${lastWords}`);
+  return warn(
+    RESTORE_CHECK.restoreDiscardsState,
+    `restore cancels the job without a savepoint and discards its current state; ${lastWords}`,
+  );
 }
 
 function suspendedRestoreNote(target: Target, resource: unknown): string {
@@ -170,13 +201,30 @@ export const restore = {
       },
       ...OPERATION_FLAGS,
     ],
-    examples: ['restore analytics/clickstream --from s3://flink-state/savepoints/savepoint-4c1d2e-8f0a1b2c3d4e', 'restore clickstream --from=gs://state/sp-1 --allow-non-restored-state'],
+    examples: [
+      'restore analytics/clickstream --from s3://flink-state/savepoints/savepoint-4c1d2e-8f0a1b2c3d4e',
+      'restore clickstream --from=gs://state/sp-1 --allow-non-restored-state',
+    ],
     synonyms: ['recover', 'reset'],
     build: (b) => ({ target: b.target, from: b.from, allowNonRestoredState: b.allowNonRestoredState === true }),
   },
-  traits: { change: 'patch', stopsJob: false, redeploys: false, hasMode: false, usesUpgradeMode: true, onSessionCluster: false, onSessionJob: true, readsLastSavepoint: true, refusedWhileSuspended: false },
+  traits: {
+    change: 'patch',
+    stopsJob: false,
+    redeploys: false,
+    hasMode: false,
+    usesUpgradeMode: true,
+    onSessionCluster: false,
+    onSessionJob: true,
+    readsLastSavepoint: true,
+    refusedWhileSuspended: false,
+  },
   plan: ({ intent, resource, nonce }) => {
-    if (intent.target.kind === 'FlinkSessionJob' && jobStateOf(resource) === 'suspended' && jobIdOf(resource) === undefined) {
+    if (
+      intent.target.kind === 'FlinkSessionJob' &&
+      jobStateOf(resource) === 'suspended' &&
+      jobIdOf(resource) === undefined
+    ) {
       return refusal(
         `${who(intent.target)} is a suspended session job without a jobId (status.jobStatus.jobId): the operator fails such a restore ` +
           'on every reconcile; resume it first, or recreate the session job with spec.job.initialSavepointPath',
@@ -188,8 +236,11 @@ export const restore = {
     ];
     const notes: string[] = [];
     if (intent.allowNonRestoredState) {
-      if (getPath(resource, OWN_PATHS.allowNonRestoredState) !== true) edits.push({ path: OWN_PATHS.allowNonRestoredState, after: true });
-      notes.push('spec.job.allowNonRestoredState: true stays set after the restore: later redeploys also skip state that no operator claims');
+      if (getPath(resource, OWN_PATHS.allowNonRestoredState) !== true)
+        edits.push({ path: OWN_PATHS.allowNonRestoredState, after: true });
+      notes.push(
+        'spec.job.allowNonRestoredState: true stays set after the restore: later redeploys also skip state that no operator claims',
+      );
     }
     if (jobStateOf(resource) === 'suspended') notes.push(suspendedRestoreNote(intent.target, resource));
     return patchOutcome(edits, notes, effectiveUpgradeMode(undefined, resource));

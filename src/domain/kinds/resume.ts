@@ -23,12 +23,24 @@ export const resume = {
     synonyms: ['start', 'unpause', 'run', 'unsuspend'],
     build: (b) => ({ target: b.target }),
   },
-  traits: { change: 'patch', stopsJob: false, redeploys: true, hasMode: false, usesUpgradeMode: true, onSessionCluster: false, onSessionJob: true, readsLastSavepoint: false, refusedWhileSuspended: false },
+  traits: {
+    change: 'patch',
+    stopsJob: false,
+    redeploys: true,
+    hasMode: false,
+    usesUpgradeMode: true,
+    onSessionCluster: false,
+    onSessionJob: true,
+    readsLastSavepoint: false,
+    refusedWhileSuspended: false,
+  },
   plan: ({ intent, resource }) => {
     const state = jobStateOf(resource);
     if (state !== 'suspended') {
       const shown = state === undefined ? 'unset, which means running' : state;
-      return refusal(`${who(intent.target)} is already running (spec.job.state: ${shown}); nothing to do — to redeploy it, use restart`);
+      return refusal(
+        `${who(intent.target)} is already running (spec.job.state: ${shown}); nothing to do — to redeploy it, use restart`,
+      );
     }
     return patchOutcome([{ path: PATHS.jobState, after: 'running' }], [], effectiveUpgradeMode(undefined, resource));
   },

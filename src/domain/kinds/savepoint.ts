@@ -15,7 +15,11 @@ import { SAVEPOINT_DIR_KEYS, at, fail, pass, savepointDir, text, type CheckCtx }
 import { readFlinkConfig } from '../model/flink-config.js';
 import type { KindModule } from './kind.js';
 
-export const SavepointIntent = z.object({ kind: z.literal('savepoint'), target: TargetSchema, ...COMMON_INTENT_FIELDS });
+export const SavepointIntent = z.object({
+  kind: z.literal('savepoint'),
+  target: TargetSchema,
+  ...COMMON_INTENT_FIELDS,
+});
 type Intent = z.infer<typeof SavepointIntent>;
 
 export const SAVEPOINT_CHECK = { jobRunning: 'job-running' } as const;
@@ -36,7 +40,8 @@ function str(value: unknown): string | undefined {
 
 /** `namespace/name` of the snapshot the plan creates. */
 function plannedSnapshotName(ctx: Ctx): string {
-  if (ctx.plan.change.type !== 'create-snapshot') throw new TypeError('evidence: a savepoint plan must create a FlinkStateSnapshot');
+  if (ctx.plan.change.type !== 'create-snapshot')
+    throw new TypeError('evidence: a savepoint plan must create a FlinkStateSnapshot');
   const snapshot = ctx.plan.change.snapshot;
   return `${namespaceOf(snapshot) ?? ctx.plan.target.namespace}/${nameOf(snapshot) ?? '?'}`;
 }
@@ -58,7 +63,8 @@ function readSnapshot(ctx: Ctx): SnapshotState {
     state: str(getPath(snapshot, ['status', 'state'])),
     path: str(getPath(snapshot, ['status', 'path'])),
     failures: int(getPath(snapshot, ['status', 'failures'])) ?? 0,
-    backoffLimit: int(getPath(snapshot, ['spec', 'backoffLimit'])) ?? int(getPath(planned, ['spec', 'backoffLimit'])) ?? -1,
+    backoffLimit:
+      int(getPath(snapshot, ['spec', 'backoffLimit'])) ?? int(getPath(planned, ['spec', 'backoffLimit'])) ?? -1,
     resultAt: Number.isNaN(result) ? undefined : result,
   };
 }
@@ -97,8 +103,12 @@ function savepointRule(ctx: Ctx): Judgement {
   const snap = readSnapshot(ctx);
   // A SavepointError while failures <= backoffLimit is a retry the operator schedules, not a failure.
   const retrying = snap.failures <= snap.backoffLimit && snap.state !== 'FAILED';
-  const retried = retrying ? ctx.snapshotEvents.filter((e) => e.type === 'Warning' && SNAPSHOT_ERRORS.has(e.reason)) : [];
-  const retries = retried.map((e) => `retried: ${describeEvent(e)} (failures ${snap.failures}, backoffLimit ${snap.backoffLimit})`);
+  const retried = retrying
+    ? ctx.snapshotEvents.filter((e) => e.type === 'Warning' && SNAPSHOT_ERRORS.has(e.reason))
+    : [];
+  const retries = retried.map(
+    (e) => `retried: ${describeEvent(e)} (failures ${snap.failures}, backoffLimit ${snap.backoffLimit})`,
+  );
   const own = splitWarnings(
     ctx.snapshotEvents.filter((e) => !retried.includes(e)),
     (e) => (SNAPSHOT_FAILURES.has(e.reason) || SNAPSHOT_ERRORS.has(e.reason) ? 'failure' : undefined),
@@ -107,7 +117,13 @@ function savepointRule(ctx: Ctx): Judgement {
   const onTarget = ctx.events.filter((e) => e.type === 'Warning').map((e) => `on the target: ${describeEvent(e)}`);
   const blocking = own.blocking;
   const criteria: Criterion[] = [
-    criterion(ctx, 'snapshot-completed', snap.state === 'COMPLETED', snap.state, `FlinkStateSnapshot ${name} status.state`),
+    criterion(
+      ctx,
+      'snapshot-completed',
+      snap.state === 'COMPLETED',
+      snap.state,
+      `FlinkStateSnapshot ${name} status.state`,
+    ),
     criterion(ctx, 'snapshot-path', snap.path !== undefined, snap.path, `FlinkStateSnapshot ${name} status.path`),
     noBlockingWarnings(ctx, blocking),
   ];
@@ -117,9 +133,19 @@ function savepointRule(ctx: Ctx): Judgement {
   // ABANDONED: Flink may have finished the savepoint the operator stopped tracking; REST says, before FAILED.
   const gaveUp = snap.state === 'ABANDONED' || own.failures.some((e) => e.reason === 'SnapshotAbandoned');
   const abandoned = gaveUp && failure !== undefined ? abandonedCheck(ctx, name, failure.reason) : undefined;
-  if (abandoned?.type === 'completed') return { ...abandoned.judgement, notes: [...abandoned.judgement.notes, ...notes] };
-  if (abandoned?.type === 'read') return { criteria, failure: undefined, notes, blocking, proof: snapshotProof(name, '', undefined), ...abandoned.judgement };
-  if (abandoned?.type === 'failed' && failure) failure = { ...failure, evidence: [...failure.evidence, ...abandoned.evidence] };
+  if (abandoned?.type === 'completed')
+    return { ...abandoned.judgement, notes: [...abandoned.judgement.notes, ...notes] };
+  if (abandoned?.type === 'read')
+    return {
+      criteria,
+      failure: undefined,
+      notes,
+      blocking,
+      proof: snapshotProof(name, '', undefined),
+      ...abandoned.judgement,
+    };
+  if (abandoned?.type === 'failed' && failure)
+    failure = { ...failure, evidence: [...failure.evidence, ...abandoned.evidence] };
   return {
     criteria,
     failure,
@@ -146,14 +172,26 @@ export const savepoint = {
     synonyms: ['snapshot', 'checkpoint', 'backup', 'sp'],
     build: (b) => ({ target: b.target }),
   },
-  traits: { change: 'create-snapshot', stopsJob: false, redeploys: false, hasMode: false, usesUpgradeMode: false, onSessionCluster: false, onSessionJob: true, readsLastSavepoint: false, refusedWhileSuspended: false },
+  traits: {
+    change: 'create-snapshot',
+    stopsJob: false,
+    redeploys: false,
+    hasMode: false,
+    usesUpgradeMode: false,
+    onSessionCluster: false,
+    onSessionJob: true,
+    readsLastSavepoint: false,
+    refusedWhileSuspended: false,
+  },
   plan: ({ intent, resource, sessionClusterResource }) => {
     if (intent.target.kind !== 'FlinkSessionJob') return { ok: true, type: 'create-snapshot' } as const;
     // Up to 1.15 the operator reads only spec.savepoint.path or the session cluster's directory
     // (docs/lifecycle.md#session-jobs-and-session-clusters): the snapshot names the directory the check resolved from
     // the job's configuration over the cluster's.
     const dir = readFlinkConfig(resource, SAVEPOINT_DIR_KEYS, sessionClusterResource ?? {})?.value.trim();
-    return dir ? ({ ok: true, type: 'create-snapshot', savepointPath: dir } as const) : ({ ok: true, type: 'create-snapshot' } as const);
+    return dir
+      ? ({ ok: true, type: 'create-snapshot', savepointPath: dir } as const)
+      : ({ ok: true, type: 'create-snapshot' } as const);
   },
   checks: (ctx) => [savepointDir(ctx, 'a savepoint'), jobRunning(ctx)],
   evidence: savepointRule,

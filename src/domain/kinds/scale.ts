@@ -13,7 +13,16 @@ import { parallelismOf, taskManagerReplicasOf } from '../model/resource.js';
 import { TargetSchema } from '../model/target.js';
 import { effectiveUpgradeMode } from '../model/upgrade-mode.js';
 import { freshNonce, patchOutcome, refusal, who, type FieldEdit, type FieldPath } from '../kit/planning/edits.js';
-import { AUTOSCALER_ENABLED, AUTOSCALER_SCALING, CHECK, at, fail, pass, warn, type CheckCtx } from '../kit/policy/check-kit.js';
+import {
+  AUTOSCALER_ENABLED,
+  AUTOSCALER_SCALING,
+  CHECK,
+  at,
+  fail,
+  pass,
+  warn,
+  type CheckCtx,
+} from '../kit/policy/check-kit.js';
 import { autoscalerHolds } from '../kit/planning/target-refusals.js';
 import type { KindModule } from './kind.js';
 
@@ -33,7 +42,11 @@ const OWN_PATHS = {
   autoscalerResetNonce: ['spec', 'job', 'autoscalerResetNonce'],
 } as const satisfies Record<string, FieldPath>;
 /** The checks only scale runs (the policy ceiling, CHECK.limits, it shares with resources). */
-export const SCALE_CHECK = { maxParallelism: 'max-parallelism', taskManagerReplicas: 'taskmanager-replicas', autoscaler: 'autoscaler' } as const;
+export const SCALE_CHECK = {
+  maxParallelism: 'max-parallelism',
+  taskManagerReplicas: 'taskmanager-replicas',
+  autoscaler: 'autoscaler',
+} as const;
 
 const PARALLELISM: ValueSpec = {
   placeholder: '<parallelism>',
@@ -47,7 +60,8 @@ const RESET_AUTOSCALER: FlagSpec = {
   name: 'reset-autoscaler',
   key: 'resetAutoscaler',
   kind: VALUE_KINDS.switch,
-  description: "also reset the autoscaler (a new spec.job.autoscalerResetNonce): it drops the per-vertex parallelism it holds, so the new parallelism applies",
+  description:
+    'also reset the autoscaler (a new spec.job.autoscalerResetNonce): it drops the per-vertex parallelism it holds, so the new parallelism applies',
 };
 
 /** Flink's derived default max parallelism is at least 128, so anything up to it restores either way. */
@@ -56,7 +70,8 @@ const DERIVED_MAX_FLOOR = 128;
 function maxParallelism(ctx: CheckCtx, parallelism: number): CheckResult {
   const found = ctx.config(['pipeline.max-parallelism']);
   if (!found) {
-    if (parallelism <= DERIVED_MAX_FLOOR) return pass(SCALE_CHECK.maxParallelism, `parallelism ${parallelism} is within the default max parallelism`);
+    if (parallelism <= DERIVED_MAX_FLOOR)
+      return pass(SCALE_CHECK.maxParallelism, `parallelism ${parallelism} is within the default max parallelism`);
     return warn(
       SCALE_CHECK.maxParallelism,
       `pipeline.max-parallelism is not set; Flink derived it when the job first started (at least ${DERIVED_MAX_FLOOR}), and the state cannot be restored above it`,
@@ -64,10 +79,16 @@ function maxParallelism(ctx: CheckCtx, parallelism: number): CheckResult {
   }
   const max = Number(found.value);
   if (!Number.isInteger(max) || max < 1) {
-    return warn(SCALE_CHECK.maxParallelism, `pipeline.max-parallelism is ${JSON.stringify(found.value)}, not a whole number; cannot compare`);
+    return warn(
+      SCALE_CHECK.maxParallelism,
+      `pipeline.max-parallelism is ${JSON.stringify(found.value)}, not a whole number; cannot compare`,
+    );
   }
   if (parallelism > max) {
-    return fail(SCALE_CHECK.maxParallelism, `parallelism ${parallelism} is above pipeline.max-parallelism ${max}: the job could not restore its state`);
+    return fail(
+      SCALE_CHECK.maxParallelism,
+      `parallelism ${parallelism} is above pipeline.max-parallelism ${max}: the job could not restore its state`,
+    );
   }
   return pass(SCALE_CHECK.maxParallelism, `parallelism ${parallelism} is within pipeline.max-parallelism ${max}`);
 }
@@ -76,13 +97,18 @@ function maxParallelism(ctx: CheckCtx, parallelism: number): CheckResult {
 function parallelismLimit(ctx: CheckCtx, parallelism: number): CheckResult[] {
   const limit = ctx.input.policy?.limits?.parallelism;
   if (limit === undefined) return [];
-  if (parallelism > limit) return [fail(CHECK.limits, `parallelism ${parallelism} is above the policy limit limits.parallelism = ${limit}`)];
+  if (parallelism > limit)
+    return [fail(CHECK.limits, `parallelism ${parallelism} is above the policy limit limits.parallelism = ${limit}`)];
   return [pass(CHECK.limits, `parallelism ${parallelism} is within limits.parallelism = ${limit}`)];
 }
 
 function taskManagerReplicas(ctx: CheckCtx): CheckResult {
   const replicas = at(ctx.input.resource, 'spec', 'taskManager', 'replicas');
-  if (typeof replicas !== 'number') return pass(SCALE_CHECK.taskManagerReplicas, 'spec.taskManager.replicas is not set, so spec.job.parallelism applies');
+  if (typeof replicas !== 'number')
+    return pass(
+      SCALE_CHECK.taskManagerReplicas,
+      'spec.taskManager.replicas is not set, so spec.job.parallelism applies',
+    );
   const slots = Number(ctx.config(['taskmanager.numberOfTaskSlots'])?.value ?? 1);
   return fail(
     SCALE_CHECK.taskManagerReplicas,
@@ -95,9 +121,13 @@ function autoscaler(ctx: CheckCtx): CheckResult {
   const enabled = ctx.config(AUTOSCALER_ENABLED)?.value.trim().toLowerCase() === 'true';
   const scaling = ctx.config(AUTOSCALER_SCALING)?.value.trim().toLowerCase() !== 'false';
   if (enabled && scaling) {
-    return warn(SCALE_CHECK.autoscaler, 'the autoscaler is enabled with scaling on: it overrides a manually set parallelism');
+    return warn(
+      SCALE_CHECK.autoscaler,
+      'the autoscaler is enabled with scaling on: it overrides a manually set parallelism',
+    );
   }
-  if (enabled) return pass(SCALE_CHECK.autoscaler, 'the autoscaler only advises (job.autoscaler.scaling.enabled: false)');
+  if (enabled)
+    return pass(SCALE_CHECK.autoscaler, 'the autoscaler only advises (job.autoscaler.scaling.enabled: false)');
   return pass(SCALE_CHECK.autoscaler, 'the autoscaler is off');
 }
 
@@ -106,10 +136,13 @@ function scaleNotes(ctx: Ctx): string[] {
   const notes: string[] = [];
   const replicas = taskManagerReplicasOf(ctx.resource);
   if (replicas !== undefined) {
-    notes.push(`spec.taskManager.replicas is ${replicas}: the operator ignores spec.job.parallelism (parallelism = replicas × task slots)`);
+    notes.push(
+      `spec.taskManager.replicas is ${replicas}: the operator ignores spec.job.parallelism (parallelism = replicas × task slots)`,
+    );
   }
   const autoscalerOn = readFlinkConfig(ctx.resource, AUTOSCALER_ENABLED, ctx.observation.sessionCluster);
-  if (autoscalerOn?.value.trim().toLowerCase() === 'true') notes.push('the autoscaler is enabled: it may override the parallelism set here');
+  if (autoscalerOn?.value.trim().toLowerCase() === 'true')
+    notes.push('the autoscaler is enabled: it may override the parallelism set here');
   return notes;
 }
 
@@ -126,28 +159,69 @@ export const scale = {
     summary: 'change the job parallelism (spec.job.parallelism)',
     args: [TARGET, { key: 'parallelism', kind: PARALLELISM, required: true }],
     flags: [RESET_AUTOSCALER, ...OPERATION_FLAGS],
-    examples: ['scale analytics/clickstream 12', 'scale clickstream 4 --reason "backlog drained"', 'scale clickstream 6 --reset-autoscaler'],
+    examples: [
+      'scale analytics/clickstream 12',
+      'scale clickstream 4 --reason "backlog drained"',
+      'scale clickstream 6 --reset-autoscaler',
+    ],
     synonyms: ['rescale', 'parallelism', 'resize'],
-    build: (b) => ({ target: b.target, parallelism: b.parallelism, ...(b.resetAutoscaler === true ? { resetAutoscaler: true } : {}) }),
+    build: (b) => ({
+      target: b.target,
+      parallelism: b.parallelism,
+      ...(b.resetAutoscaler === true ? { resetAutoscaler: true } : {}),
+    }),
   },
-  traits: { change: 'patch', stopsJob: true, redeploys: true, hasMode: false, usesUpgradeMode: true, onSessionCluster: false, onSessionJob: true, readsLastSavepoint: false, refusedWhileSuspended: true },
+  traits: {
+    change: 'patch',
+    stopsJob: true,
+    redeploys: true,
+    hasMode: false,
+    usesUpgradeMode: true,
+    onSessionCluster: false,
+    onSessionJob: true,
+    readsLastSavepoint: false,
+    refusedWhileSuspended: true,
+  },
   refuseBefore: (input) => (input.intent.resetAutoscaler === true ? undefined : autoscalerHolds(input)),
   plan: ({ intent, resource, nonce }) => {
     if (parallelismOf(resource) === intent.parallelism) {
-      return refusal(`${who(intent.target)} already has parallelism ${intent.parallelism} (spec.job.parallelism); nothing to do`);
+      return refusal(
+        `${who(intent.target)} already has parallelism ${intent.parallelism} (spec.job.parallelism); nothing to do`,
+      );
     }
     const edits: FieldEdit[] = [{ path: OWN_PATHS.parallelism, after: intent.parallelism }];
     const notes: string[] = [];
     if (intent.resetAutoscaler === true) {
       const current = getPath(resource, OWN_PATHS.autoscalerResetNonce);
-      edits.push({ path: OWN_PATHS.autoscalerResetNonce, after: freshNonce(nonce, typeof current === 'number' ? current : undefined) });
-      notes.push(`the autoscaler's stored parallelism overrides are cleared with the scale: every vertex starts from parallelism ${intent.parallelism} until the autoscaler decides again`);
+      edits.push({
+        path: OWN_PATHS.autoscalerResetNonce,
+        after: freshNonce(nonce, typeof current === 'number' ? current : undefined),
+      });
+      notes.push(
+        `the autoscaler's stored parallelism overrides are cleared with the scale: every vertex starts from parallelism ${intent.parallelism} until the autoscaler decides again`,
+      );
     }
     return patchOutcome(edits, notes, effectiveUpgradeMode(undefined, resource));
   },
-  checks: (ctx, intent) => [...parallelismLimit(ctx, intent.parallelism), maxParallelism(ctx, intent.parallelism), ...(ctx.session ? [] : [taskManagerReplicas(ctx)]), autoscaler(ctx)],
-  evidence: (ctx) => redeployRule(ctx, { notes: scaleNotes, notVerified: ['actual per-vertex parallelism (Flink REST) not checked'], rest: scaleRest }),
+  checks: (ctx, intent) => [
+    ...parallelismLimit(ctx, intent.parallelism),
+    maxParallelism(ctx, intent.parallelism),
+    ...(ctx.session ? [] : [taskManagerReplicas(ctx)]),
+    autoscaler(ctx),
+  ],
+  evidence: (ctx) =>
+    redeployRule(ctx, {
+      notes: scaleNotes,
+      notVerified: ['actual per-vertex parallelism (Flink REST) not checked'],
+      rest: scaleRest,
+    }),
   undo: { inverse: 'scale', paths: [OWN_PATHS.parallelism] },
-  asInverse: (target, patch) => ({ kind: 'scale', target, parallelism: Number(getPath(patch, OWN_PATHS.parallelism)) || 1, incidentChannels: [] }),
-  describe: (intent) => ` to parallelism ${intent.parallelism}${intent.resetAutoscaler === true ? ' (resetting the autoscaler)' : ''}`,
+  asInverse: (target, patch) => ({
+    kind: 'scale',
+    target,
+    parallelism: Number(getPath(patch, OWN_PATHS.parallelism)) || 1,
+    incidentChannels: [],
+  }),
+  describe: (intent) =>
+    ` to parallelism ${intent.parallelism}${intent.resetAutoscaler === true ? ' (resetting the autoscaler)' : ''}`,
 } as const satisfies KindModule<Intent>;

@@ -25,7 +25,12 @@ import { MODE, UPGRADE_MODES, effectiveUpgradeMode } from '../model/upgrade-mode
 import { PATHS, modeEdit, patchOutcome, refusal, who } from '../kit/planning/edits.js';
 import type { KindModule } from './kind.js';
 
-export const SuspendIntent = z.object({ kind: z.literal('suspend'), target: TargetSchema, mode: z.enum(UPGRADE_MODES).optional(), ...COMMON_INTENT_FIELDS });
+export const SuspendIntent = z.object({
+  kind: z.literal('suspend'),
+  target: TargetSchema,
+  mode: z.enum(UPGRADE_MODES).optional(),
+  ...COMMON_INTENT_FIELDS,
+});
 type Intent = z.infer<typeof SuspendIntent>;
 
 /** The placeholder the operator writes after an HA last-state deploy: not a savepoint. */
@@ -63,7 +68,9 @@ function noopStop(ctx: Ctx): boolean {
 
 /** The upgrade mode the operator recorded for the suspend, once lastReconciledSpec shows the suspend. */
 function recordedSuspendMode(ctx: Ctx): unknown {
-  return getPath(ctx.reconciled, ['job', 'state']) === 'suspended' ? getPath(ctx.reconciled, ['job', 'upgradeMode']) : undefined;
+  return getPath(ctx.reconciled, ['job', 'state']) === 'suspended'
+    ? getPath(ctx.reconciled, ['job', 'upgradeMode'])
+    : undefined;
 }
 
 function savepointRecorded(ctx: Ctx): Criterion {
@@ -84,15 +91,21 @@ function suspendRule(ctx: Ctx): Judgement {
   const expectSavepoint = savepointMode && !noop && (recorded === undefined || recorded === MODE.savepoint);
   if (savepointMode && noop) {
     const path = upgradeSavepointPathOf(ctx.resource) ?? upgradeSavepointPathOf(ctx.before);
-    notes.push(`no savepoint was taken: the job had already stopped (${String(jobStatusStateOf(ctx.before))}); resume restores from ${path ?? 'its last recorded savepoint (none is recorded)'}`);
+    notes.push(
+      `no savepoint was taken: the job had already stopped (${String(jobStatusStateOf(ctx.before))}); resume restores from ${path ?? 'its last recorded savepoint (none is recorded)'}`,
+    );
   } else if (savepointMode && !expectSavepoint) {
-    notes.push(`the operator stopped the job with ${String(recorded)} instead of a savepoint (the job was not RUNNING): no new savepoint was taken`);
+    notes.push(
+      `the operator stopped the job with ${String(recorded)} instead of a savepoint (the job was not RUNNING): no new savepoint was taken`,
+    );
   }
   const blocked = noBlockingWarnings(ctx, warnings.blocking);
   let criteria: Criterion[];
   if (cancel) {
     criteria = [...specReconciled(ctx), jobStateIn(ctx, 'job-stopped', ['CANCELED', 'FINISHED']), blocked];
-    notes.push(`lifecycleState: ${lifecycleStateOf(ctx.resource) ?? 'unset'} (recorded, not required for a cancel-based suspend)`);
+    notes.push(
+      `lifecycleState: ${lifecycleStateOf(ctx.resource) ?? 'unset'} (recorded, not required for a cancel-based suspend)`,
+    );
   } else {
     const savepoint = expectSavepoint ? [savepointRecorded(ctx)] : [];
     criteria = [
@@ -125,17 +138,34 @@ export const suspend = {
     summary: 'stop the job (spec.job.state: suspended)',
     args: [TARGET],
     flags: [MODE_FLAG, ...OPERATION_FLAGS],
-    examples: ['suspend analytics/clickstream --mode savepoint --reason "schema migration"', 'suspend sessionjob:analytics/sessionizer'],
+    examples: [
+      'suspend analytics/clickstream --mode savepoint --reason "schema migration"',
+      'suspend sessionjob:analytics/sessionizer',
+    ],
     synonyms: ['stop', 'pause', 'halt'],
     build: (b) => ({ target: b.target, mode: b.mode }),
   },
-  traits: { change: 'patch', stopsJob: true, redeploys: true, hasMode: true, usesUpgradeMode: true, onSessionCluster: false, onSessionJob: true, readsLastSavepoint: false, refusedWhileSuspended: false },
+  traits: {
+    change: 'patch',
+    stopsJob: true,
+    redeploys: true,
+    hasMode: true,
+    usesUpgradeMode: true,
+    onSessionCluster: false,
+    onSessionJob: true,
+    readsLastSavepoint: false,
+    refusedWhileSuspended: false,
+  },
   plan: ({ intent, resource }) => {
     if (jobStateOf(resource) === 'suspended') {
       return refusal(`${who(intent.target)} is already suspended (spec.job.state: suspended); nothing to do`);
     }
     const mode = modeEdit(intent.mode, resource);
-    return patchOutcome([{ path: PATHS.jobState, after: 'suspended' }, ...mode.edits], mode.notes, effectiveUpgradeMode(intent.mode, resource));
+    return patchOutcome(
+      [{ path: PATHS.jobState, after: 'suspended' }, ...mode.edits],
+      mode.notes,
+      effectiveUpgradeMode(intent.mode, resource),
+    );
   },
   evidence: suspendRule,
   undo: { inverse: 'resume', paths: [PATHS.jobState, PATHS.upgradeMode] },

@@ -21,7 +21,10 @@ export function parseOverrides(text: string | undefined): Record<string, number>
  * autoscaler wrote (it applies them at every reconcile). Empty when there are none.
  */
 export function autoscalerOverrides(resource: unknown): Record<string, number> {
-  const reconciled = configValue(getPath(lastReconciledSpecOf(resource), ['flinkConfiguration']), PARALLELISM_OVERRIDES_KEY);
+  const reconciled = configValue(
+    getPath(lastReconciledSpecOf(resource), ['flinkConfiguration']),
+    PARALLELISM_OVERRIDES_KEY,
+  );
   if (reconciled === undefined) return {};
   const own = configValue(getPath(resource, ['spec', 'flinkConfiguration']), PARALLELISM_OVERRIDES_KEY);
   if (own !== undefined && own.trim() === reconciled.trim()) return {};

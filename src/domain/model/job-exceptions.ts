@@ -67,7 +67,11 @@ function readEvent(raw: unknown, target: Target, uid: string | undefined): RawEv
   const meta = isRecord(raw.metadata) ? raw.metadata : {};
   const count = typeof raw.count === 'number' && Number.isSafeInteger(raw.count) && raw.count > 0 ? raw.count : 1;
   const lastSeen = time(raw.lastTimestamp) ?? time(raw.eventTime) ?? time(raw.firstTimestamp);
-  const event: RawEvent = { message: typeof raw.message === 'string' ? raw.message : '', count, annotations: isRecord(meta.annotations) ? meta.annotations : {} };
+  const event: RawEvent = {
+    message: typeof raw.message === 'string' ? raw.message : '',
+    count,
+    annotations: isRecord(meta.annotations) ? meta.annotations : {},
+  };
   if (typeof raw.type === 'string') event.type = raw.type;
   if (typeof raw.reason === 'string') event.reason = raw.reason;
   if (lastSeen !== undefined) event.lastSeen = lastSeen;
@@ -80,13 +84,28 @@ function exceptionOf(e: RawEvent): JobExceptionEntry {
   const at = time(e.annotations['exception-timestamp']) ?? e.lastSeen;
   const task = str(e.annotations['task-name']);
   const headline = e.message.split('\n', 1)[0]?.trim() || '(no message)';
-  return { headline, message: e.message, count: e.count, ...(at === undefined ? {} : { at }), ...(task === undefined ? {} : { task }) };
+  return {
+    headline,
+    message: e.message,
+    count: e.count,
+    ...(at === undefined ? {} : { at }),
+    ...(task === undefined ? {} : { task }),
+  };
 }
 
 /** What went wrong recently on the target, from its events and its status; `limit` caps the exceptions listed. */
-export function jobExceptions(target: Target, resource: unknown, events: readonly unknown[], limit: number, uid?: string): JobExceptions {
+export function jobExceptions(
+  target: Target,
+  resource: unknown,
+  events: readonly unknown[],
+  limit: number,
+  uid?: string,
+): JobExceptions {
   const mine = events.map((raw) => readEvent(raw, target, uid)).filter((e): e is RawEvent => e !== undefined);
-  const exceptions = mine.filter((e) => e.type === 'Warning' && e.reason === JOB_EXCEPTION_REASON).map(exceptionOf).sort(newestFirst);
+  const exceptions = mine
+    .filter((e) => e.type === 'Warning' && e.reason === JOB_EXCEPTION_REASON)
+    .map(exceptionOf)
+    .sort(newestFirst);
   const restarts = mine
     .filter((e) => e.reason === 'JobStatusChanged' && RESTART.test(e.message))
     .map((e) => ({ message: e.message, count: e.count, ...(e.lastSeen === undefined ? {} : { at: e.lastSeen }) }))

@@ -49,8 +49,13 @@ export function parseMemorySize(written: string, label = 'memory'): SizeParse {
   const [, number = '', unit = ''] = m;
   const factor = unitFactor(unit);
   if (factor === undefined) {
-    const k8s = /^[kmgt]i$/i.test(unit) ? ` (a Kubernetes unit: write ${number}${unit[0]?.toLowerCase() ?? ''}, not ${number}${unit})` : '';
-    return { ok: false, message: `${label} ${JSON.stringify(written)} has an unknown unit "${unit}"${k8s}; ${EXAMPLES}` };
+    const k8s = /^[kmgt]i$/i.test(unit)
+      ? ` (a Kubernetes unit: write ${number}${unit[0]?.toLowerCase() ?? ''}, not ${number}${unit})`
+      : '';
+    return {
+      ok: false,
+      message: `${label} ${JSON.stringify(written)} has an unknown unit "${unit}"${k8s}; ${EXAMPLES}`,
+    };
   }
   const bytes = Number(number) * factor;
   if (!Number.isSafeInteger(bytes)) {
@@ -84,5 +89,8 @@ export function parseCpu(written: string, label = 'cpu'): CpuParse {
   }
   const milli = /^([0-9]{1,7})m$/.exec(text);
   const hint = milli ? ` (write cores: ${Number(milli[1]) / 1000} for ${text})` : '';
-  return { ok: false, message: `${label} ${JSON.stringify(written)} is not a CPU amount${hint}; a positive decimal number of cores, e.g. 0.5, 2 or 1.25` };
+  return {
+    ok: false,
+    message: `${label} ${JSON.stringify(written)} is not a CPU amount${hint}; a positive decimal number of cores, e.g. 0.5, 2 or 1.25`,
+  };
 }

@@ -17,8 +17,7 @@ export interface FieldChange {
  * annotations; the `metadata.resourceVersion` precondition is added at submit time (read under the lease).
  */
 export type PlanChange =
-  | { type: 'patch'; patch: Record<string, unknown> }
-  | { type: 'create-snapshot'; snapshot: Record<string, unknown> };
+  { type: 'patch'; patch: Record<string, unknown> } | { type: 'create-snapshot'; snapshot: Record<string, unknown> };
 
 export interface Plan {
   /** 1 for the first plan; each re-plan adds one. */

@@ -108,9 +108,13 @@ export function isSessionCluster(resource: unknown): boolean {
 export function hasOperatorStatus(resource: unknown): boolean {
   const status = record(getPath(resource, ['status']));
   if (!status) return false;
-  return ['lifecycleState', 'reconciliationStatus', 'jobStatus', 'jobManagerDeploymentStatus', 'observedGeneration'].some(
-    (key) => status[key] !== undefined && status[key] !== null,
-  );
+  return [
+    'lifecycleState',
+    'reconciliationStatus',
+    'jobStatus',
+    'jobManagerDeploymentStatus',
+    'observedGeneration',
+  ].some((key) => status[key] !== undefined && status[key] !== null);
 }
 export function lifecycleStateOf(resource: unknown): string | undefined {
   return str(getPath(resource, ['status', 'lifecycleState']));
@@ -204,7 +208,11 @@ export function isSavepointSnapshot(snapshot: unknown): boolean {
  * The newest COMPLETED savepoint FlinkStateSnapshot referencing the target (by `resultTimestamp`), else the
  * legacy `status.jobStatus.savepointInfo.lastSavepoint.location`, else undefined.
  */
-export function lastSavepoint(target: Target, snapshots: readonly unknown[], resource: unknown): LastSavepoint | undefined {
+export function lastSavepoint(
+  target: Target,
+  snapshots: readonly unknown[],
+  resource: unknown,
+): LastSavepoint | undefined {
   let best: LastSavepoint | undefined;
   for (const snapshot of snapshots) {
     if (str(getPath(snapshot, ['status', 'state'])) !== 'COMPLETED') continue;

@@ -18,7 +18,8 @@ export interface BaselineVertex {
   status: string;
 }
 
-const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
+const num = (value: unknown): number | undefined =>
+  typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 
 /** `vertices[]` of a `/jobs/<id>` reading (empty when absent). */
 export function verticesOf(job: unknown): RestVertex[] {
@@ -36,7 +37,8 @@ export function verticesOf(job: unknown): RestVertex[] {
 /** The baseline kept before a scale: vertices with a known parallelism (empty: no baseline). */
 export function baselineVerticesOf(job: unknown): BaselineVertex[] {
   const out: BaselineVertex[] = [];
-  for (const v of verticesOf(job)) if (v.parallelism !== undefined) out.push({ id: v.id, name: v.name, parallelism: v.parallelism, status: v.status });
+  for (const v of verticesOf(job))
+    if (v.parallelism !== undefined) out.push({ id: v.id, name: v.name, parallelism: v.parallelism, status: v.status });
   return out;
 }
 
@@ -69,7 +71,11 @@ export function vertexTasks(vertices: readonly RestVertex[], jobState: unknown):
         : finished.length === 0
           ? `${n} of ${n} vertices RUNNING`
           : `${running.length} of ${n} vertices RUNNING, ${finished.length} FINISHED`;
-  return { done: n > 0 && waiting.length === 0, observed, finished: finished.map((v) => `${v.name} FINISHED (bounded)`) };
+  return {
+    done: n > 0 && waiting.length === 0,
+    observed,
+    finished: finished.map((v) => `${v.name} FINISHED (bounded)`),
+  };
 }
 
 export interface ParallelismInput {
@@ -93,7 +99,12 @@ export interface ParallelismCheck {
   notes: string[];
 }
 
-function withBaseline(vertices: readonly RestVertex[], input: ParallelismInput, baseline: readonly BaselineVertex[], oldDefault: number): ParallelismCheck {
+function withBaseline(
+  vertices: readonly RestVertex[],
+  input: ParallelismInput,
+  baseline: readonly BaselineVertex[],
+  oldDefault: number,
+): ParallelismCheck {
   const before = new Map(baseline.map((v) => [v.id, v]));
   const off: string[] = [];
   const caveats: string[] = [];
@@ -103,7 +114,10 @@ function withBaseline(vertices: readonly RestVertex[], input: ParallelismInput, 
     const expected = was === oldDefault || was === undefined ? input.wanted : was;
     if (v.parallelism !== expected) off.push(`${v.name}: ${String(v.parallelism)} (expected ${expected})`);
     else if (expected === input.wanted) atWanted += 1;
-    else caveats.push(`${v.name} keeps parallelism ${expected}, ${input.overrides?.[v.id] === expected ? 'set by pipeline.jobvertex-parallelism-overrides' : 'set in the job'}`);
+    else
+      caveats.push(
+        `${v.name} keeps parallelism ${expected}, ${input.overrides?.[v.id] === expected ? 'set by pipeline.jobvertex-parallelism-overrides' : 'set in the job'}`,
+      );
   }
   const met = vertices.length > 0 && off.length === 0;
   const observed = !met
@@ -114,7 +128,11 @@ function withBaseline(vertices: readonly RestVertex[], input: ParallelismInput, 
   return { met, observed, caveats, notes: [] };
 }
 
-function withoutBaseline(vertices: readonly RestVertex[], input: ParallelismInput, why: string | undefined): ParallelismCheck {
+function withoutBaseline(
+  vertices: readonly RestVertex[],
+  input: ParallelismInput,
+  why: string | undefined,
+): ParallelismCheck {
   const above = vertices.filter((v) => {
     const max = input.maxParallelism ?? v.maxParallelism;
     return v.parallelism !== undefined && max !== undefined && v.parallelism > max;
@@ -122,14 +140,22 @@ function withoutBaseline(vertices: readonly RestVertex[], input: ParallelismInpu
   const atWanted = vertices.filter((v) => v.parallelism === input.wanted);
   const others = vertices.filter((v) => v.parallelism !== input.wanted && !above.includes(v));
   const met = atWanted.length > 0 && above.length === 0;
-  const caveats = met ? others.map((v) => `${v.name} runs at parallelism ${String(v.parallelism)}, not ${input.wanted}`) : [];
-  const observed = above.length > 0
-    ? above.map((v) => `${v.name}: ${String(v.parallelism)} (above its max parallelism ${String(input.maxParallelism ?? v.maxParallelism)})`).join(', ')
-    : atWanted.length === vertices.length && met
-      ? `${input.wanted} on every vertex`
-      : met
-        ? `${input.wanted} on ${atWanted.length} of ${vertices.length} vertices`
-        : vertices.map((v) => `${v.name}: ${String(v.parallelism)}`).join(', ') || 'no vertices reported';
+  const caveats = met
+    ? others.map((v) => `${v.name} runs at parallelism ${String(v.parallelism)}, not ${input.wanted}`)
+    : [];
+  const observed =
+    above.length > 0
+      ? above
+          .map(
+            (v) =>
+              `${v.name}: ${String(v.parallelism)} (above its max parallelism ${String(input.maxParallelism ?? v.maxParallelism)})`,
+          )
+          .join(', ')
+      : atWanted.length === vertices.length && met
+        ? `${input.wanted} on every vertex`
+        : met
+          ? `${input.wanted} on ${atWanted.length} of ${vertices.length} vertices`
+          : vertices.map((v) => `${v.name}: ${String(v.parallelism)}`).join(', ') || 'no vertices reported';
   return { met, observed, caveats, notes: why === undefined || caveats.length === 0 ? [] : [why] };
 }
 
@@ -140,9 +166,11 @@ function withoutBaseline(vertices: readonly RestVertex[], input: ParallelismInpu
  */
 export function judgeParallelism(vertices: readonly RestVertex[], input: ParallelismInput): ParallelismCheck {
   const { baseline, oldDefault } = input;
-  if (baseline && baseline.length > 0 && oldDefault !== undefined && sameGraph(baseline, vertices)) return withBaseline(vertices, input, baseline, oldDefault);
-  const why = baseline && baseline.length > 0 && !sameGraph(baseline, vertices)
-    ? 'the job graph changed (other vertex ids than before the change): judged without the baseline'
-    : undefined;
+  if (baseline && baseline.length > 0 && oldDefault !== undefined && sameGraph(baseline, vertices))
+    return withBaseline(vertices, input, baseline, oldDefault);
+  const why =
+    baseline && baseline.length > 0 && !sameGraph(baseline, vertices)
+      ? 'the job graph changed (other vertex ids than before the change): judged without the baseline'
+      : undefined;
   return withoutBaseline(vertices, input, why);
 }

@@ -59,7 +59,8 @@ function entryOf(snapshot: unknown): SnapshotEntry {
     timeSource: result === undefined ? 'created' : 'result',
     failures: typeof failures === 'number' && Number.isSafeInteger(failures) && failures > 0 ? failures : 0,
   };
-  for (const [key, value] of Object.entries(fields)) if (value !== undefined) (entry as unknown as Record<string, unknown>)[key] = value;
+  for (const [key, value] of Object.entries(fields))
+    if (value !== undefined) (entry as unknown as Record<string, unknown>)[key] = value;
   return entry;
 }
 
@@ -67,7 +68,12 @@ function entryOf(snapshot: unknown): SnapshotEntry {
  * The snapshots of exactly this target (namespace, kind and name: a same-named target elsewhere never shows),
  * newest first by `resultTimestamp`, else creation time; ties by name, so the order is stable.
  */
-export function snapshotHistory(target: Target, snapshots: readonly unknown[], resource: unknown, limit: number): SnapshotHistory {
+export function snapshotHistory(
+  target: Target,
+  snapshots: readonly unknown[],
+  resource: unknown,
+  limit: number,
+): SnapshotHistory {
   const entries = snapshots.filter((s) => referencesTarget(s, target)).map(entryOf);
   entries.sort((a, b) => (b.at ?? -Infinity) - (a.at ?? -Infinity) || b.name.localeCompare(a.name));
   const recorded = upgradeSavepointPathOf(resource);

@@ -27,7 +27,8 @@ export type Checked<T> = { ok: true; value: T } | { ok: false; message: string }
 export function nameProblem(name: string): string | undefined {
   if (name.length === 0) return 'the name is empty';
   if (name.length > 253) return `the name is ${name.length} characters long; Kubernetes allows at most 253`;
-  if (/[A-Z]/.test(name)) return `"${name}" has uppercase letters; Kubernetes names are lowercase (try "${name.toLowerCase()}")`;
+  if (/[A-Z]/.test(name))
+    return `"${name}" has uppercase letters; Kubernetes names are lowercase (try "${name.toLowerCase()}")`;
   if (name.includes('_')) return `"${name}" has "_"; Kubernetes names use "-" (try "${name.replaceAll('_', '-')}")`;
   if (!DNS1123_SUBDOMAIN.test(name)) {
     return `"${name}" is not a valid Kubernetes name: lowercase letters, digits, "-" and ".", starting and ending with a letter or digit`;
@@ -39,7 +40,8 @@ export function nameProblem(name: string): string | undefined {
 export function namespaceProblem(ns: string): string | undefined {
   if (ns.length === 0) return 'the namespace is empty';
   if (ns.length > 63) return `the namespace is ${ns.length} characters long; Kubernetes allows at most 63`;
-  if (/[A-Z]/.test(ns)) return `namespace "${ns}" has uppercase letters; namespaces are lowercase (try "${ns.toLowerCase()}")`;
+  if (/[A-Z]/.test(ns))
+    return `namespace "${ns}" has uppercase letters; namespaces are lowercase (try "${ns.toLowerCase()}")`;
   if (ns.includes('_')) return `namespace "${ns}" has "_"; namespaces use "-" (try "${ns.replaceAll('_', '-')}")`;
   if (!DNS1123_LABEL.test(ns)) {
     return `namespace "${ns}" is not valid: lowercase letters, digits and "-", starting and ending with a letter or digit`;
@@ -76,14 +78,19 @@ export function parseTarget(text: string, defaultNamespace?: string): Checked<Ta
     rest = rest.slice(SESSION_JOB_PREFIX.length);
   }
   const parts = rest.split('/');
-  if (parts.length > 3) return { ok: false, message: `"${text}" has more than two "/"; write namespace/name or cluster/namespace/name` };
+  if (parts.length > 3)
+    return { ok: false, message: `"${text}" has more than two "/"; write namespace/name or cluster/namespace/name` };
   const name = parts.at(-1) as string;
   const namespace = parts.length === 1 ? defaultNamespace : (parts.at(-2) as string);
   const cluster = parts.length === 3 ? parts[0] : undefined;
   if (namespace === undefined) {
-    return { ok: false, message: `"${text}" has no namespace and this channel has no default; write namespace/${name}` };
+    return {
+      ok: false,
+      message: `"${text}" has no namespace and this channel has no default; write namespace/${name}`,
+    };
   }
-  const problem = (cluster === undefined ? undefined : clusterProblem(cluster)) ?? namespaceProblem(namespace) ?? nameProblem(name);
+  const problem =
+    (cluster === undefined ? undefined : clusterProblem(cluster)) ?? namespaceProblem(namespace) ?? nameProblem(name);
   if (problem) return { ok: false, message: problem };
   return { ok: true, value: { ...(cluster === undefined ? {} : { cluster }), kind, namespace, name } };
 }
@@ -99,7 +106,9 @@ export function formatTarget(t: Target): string {
  * docs/deployment.md#several-clusters).
  */
 export function targetKey(t: Target): string {
-  return t.cluster === undefined ? `${t.kind}/${t.namespace}/${t.name}` : `${t.kind}/${t.cluster}/${t.namespace}/${t.name}`;
+  return t.cluster === undefined
+    ? `${t.kind}/${t.namespace}/${t.name}`
+    : `${t.kind}/${t.cluster}/${t.namespace}/${t.name}`;
 }
 
 /** The name of the cluster a target is in: its own, else the first of `clusters` (a single cluster's only one). */

@@ -4,7 +4,19 @@ import type { BreakGlassUse } from '../../domain/model/decision.js';
 import type { OperationRecord } from '../../domain/engines/operation.js';
 import { isTerminal } from '../../domain/engines/operation.js';
 import { awaitsReview, breakGlassOf, reviewOf, wentAhead } from '../../domain/engines/policy/break-glass.js';
-import { button, either, escapeKeepMentions, escapeText, oneLine, plural, section, slackDate, userText, who, type Block } from './text.js';
+import {
+  button,
+  either,
+  escapeKeepMentions,
+  escapeText,
+  oneLine,
+  plural,
+  section,
+  slackDate,
+  userText,
+  who,
+  type Block,
+} from './text.js';
 
 /** The Reviewed button's action id; its value is the operation id. */
 export const REVIEW_ACTION_ID = 'flink_ops_review';
@@ -30,7 +42,8 @@ export function skippedLines(record: OperationRecord): string[] {
 /** The lines of `skippedLines` from the decision's record of the skip (also for `explain`). */
 export function skippedUseLines(use: BreakGlassUse): string[] {
   const lines = use.skippedRequirements.map(
-    (r) => `• approval skipped: \`${escapeText(r.rule)}\` (${plural(r.approvals, 'approval')} from ${either(r.from.map((g) => `*${escapeText(g)}*`))})`,
+    (r) =>
+      `• approval skipped: \`${escapeText(r.rule)}\` (${plural(r.approvals, 'approval')} from ${either(r.from.map((g) => `*${escapeText(g)}*`))})`,
   );
   lines.push(...use.skippedDenies.map((d) => `• deny rule skipped: ${escapeKeepMentions(oneLine(d))}`));
   if (lines.length === 0) lines.push('• _nothing needed skipping: no approval rule or time-window deny rule applied_');
@@ -41,7 +54,8 @@ export function skippedUseLines(use: BreakGlassUse): string[] {
 export function reviewLine(record: OperationRecord): string {
   const review = reviewOf(record);
   if (review) return `:white_check_mark: Reviewed by ${who(review.actor)} ${slackDate(review.at)}`;
-  if (awaitsReview(record)) return ':eyes: *Review due*: an approver of the skipped rules clicks Reviewed (not the requester)';
+  if (awaitsReview(record))
+    return ':eyes: *Review due*: an approver of the skipped rules clicks Reviewed (not the requester)';
   if (isTerminal(record.state) && !wentAhead(record)) return '_It never went ahead, so no review is owed._';
   return '_Approvers review it after it ends._';
 }
@@ -58,5 +72,9 @@ export function breakGlassSection(record: OperationRecord, reasonChars = REASON_
 /** The Reviewed button, while a review is due. */
 export function reviewActions(record: OperationRecord): Block | undefined {
   if (!awaitsReview(record)) return undefined;
-  return { type: 'actions', block_id: REVIEW_BLOCK_ID, elements: [button('Reviewed', REVIEW_ACTION_ID, record.id, 'primary')] };
+  return {
+    type: 'actions',
+    block_id: REVIEW_BLOCK_ID,
+    elements: [button('Reviewed', REVIEW_ACTION_ID, record.id, 'primary')],
+  };
 }

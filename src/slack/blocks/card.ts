@@ -40,7 +40,12 @@ import { NOT_MESSAGED_NOTE } from '../../domain/engines/policy/approvers.js';
 import { scheduleLine } from './schedule.js';
 import { breakGlassPrefix, breakGlassSection, REVIEW_ACTION_ID, reviewActions } from './break-glass.js';
 
-export const ACTION_IDS = { approve: 'flink_ops_approve', reject: 'flink_ops_reject', cancel: 'flink_ops_cancel', review: REVIEW_ACTION_ID } as const;
+export const ACTION_IDS = {
+  approve: 'flink_ops_approve',
+  reject: 'flink_ops_reject',
+  cancel: 'flink_ops_cancel',
+  review: REVIEW_ACTION_ID,
+} as const;
 
 /** A reason is context, not the point of the card: the rest is in `op <id>`. */
 const REASON_CHARS = 500;
@@ -53,7 +58,8 @@ const DIGEST_PREFIX = /^[0-9a-f]{16}/;
 /** `approval:<first 16 hex of the plan digest>`: a click carries the plan it was made on. */
 export function approvalBlockId(planDigest: string): string {
   const hex = planDigest.trim().toLowerCase();
-  if (!DIGEST_PREFIX.test(hex)) throw new Error(`approvalBlockId: "${planDigest}" is not a plan digest (64 hex characters)`);
+  if (!DIGEST_PREFIX.test(hex))
+    throw new Error(`approvalBlockId: "${planDigest}" is not a plan digest (64 hex characters)`);
   return `${BLOCK_ID_PREFIX}${hex.slice(0, 16)}`;
 }
 
@@ -94,15 +100,25 @@ function summaryFields(record: OperationRecord): Block {
 function approvalSection(record: OperationRecord, ctx: RenderContext): Block | undefined {
   const decision = record.decision;
   if (!decision || decision.outcome === 'deny') return undefined;
-  if (decision.outcome === 'allow') return section(`*Approvals*\n${decision.breakGlass ? '_skipped: break-glass (reviewed afterwards)_' : '_none needed: policy allows it as requested_'}`);
+  if (decision.outcome === 'allow')
+    return section(
+      `*Approvals*\n${decision.breakGlass ? '_skipped: break-glass (reviewed afterwards)_' : '_none needed: policy allows it as requested_'}`,
+    );
   const waiting = record.state === 'AWAITING_APPROVAL';
   const lines = requirementLines(decision.requirements, record.approvals, record.plan?.digest ?? '', waiting);
   lines.push(...approvalLines(record.approvals, record.plan?.digest));
-  const notMessaged = record.history.filter((e) => e.type === 'note' && e.name === NOT_MESSAGED_NOTE).flatMap((e) => (Array.isArray(e.detail.users) ? e.detail.users : []));
-  if (waiting && notMessaged.length > 0) lines.push(`:envelope: Not messaged (DMs are capped): ${[...new Set(notMessaged.map(String))].map(who).join(', ')}`);
+  const notMessaged = record.history
+    .filter((e) => e.type === 'note' && e.name === NOT_MESSAGED_NOTE)
+    .flatMap((e) => (Array.isArray(e.detail.users) ? e.detail.users : []));
+  if (waiting && notMessaged.length > 0)
+    lines.push(
+      `:envelope: Not messaged (DMs are capped): ${[...new Set(notMessaged.map(String))].map(who).join(', ')}`,
+    );
   if (waiting && record.expiresAt !== undefined) {
     const verb = record.expiresAt > ctx.now ? 'closes' : 'closed';
-    lines.push(`:hourglass_flowing_sand: Approval window ${verb} ${slackDate(record.expiresAt)} (${relative(record.expiresAt, ctx.now)})`);
+    lines.push(
+      `:hourglass_flowing_sand: Approval window ${verb} ${slackDate(record.expiresAt)} (${relative(record.expiresAt, ctx.now)})`,
+    );
   }
   return section(`*Approvals*\n${lines.join('\n')}`);
 }
@@ -112,11 +128,14 @@ function evidenceSection(record: OperationRecord): Block | undefined {
   const ev = readEvidence(record.evidence);
   const seen = criteriaFromHistory(record);
   if (ev.summary !== undefined) {
-    const count = ev.criteria.length > 0 ? ` (${plural(ev.criteria.length, 'criterion', 'criteria')}; each in the thread)` : '';
+    const count =
+      ev.criteria.length > 0 ? ` (${plural(ev.criteria.length, 'criterion', 'criteria')}; each in the thread)` : '';
     return section(`*Evidence*${count}\n${escapeKeepMentions(oneLine(ev.summary))}`);
   }
   if (seen.length > 0) {
-    return section(`*Evidence*\n${plural(seen.length, 'criterion', 'criteria')} met so far (each in the thread); still watching`);
+    return section(
+      `*Evidence*\n${plural(seen.length, 'criterion', 'criteria')} met so far (each in the thread); still watching`,
+    );
   }
   return undefined;
 }
@@ -129,7 +148,8 @@ function outcomeSection(record: OperationRecord): Block | undefined {
   const entry = lastStateEntry(record);
   const reason = entryReason(entry);
   // Without a written reason, the evidence line already says how COMPLETED, FAILED and TIMED_OUT came about.
-  const evidenceSays = ['COMPLETED', 'FAILED', 'TIMED_OUT'].includes(record.state) && readEvidence(record.evidence).summary !== undefined;
+  const evidenceSays =
+    ['COMPLETED', 'FAILED', 'TIMED_OUT'].includes(record.state) && readEvidence(record.evidence).summary !== undefined;
   if (!entry || (!reason && (evidenceSays || record.state === 'COMPLETED'))) return undefined;
   const by = `${who(entry.actor)}, ${slackDate(entry.at)}`;
   return section(`*Why:* ${reason ? escapeKeepMentions(oneLine(reason)) : '_not recorded_'} (${by})`);
@@ -142,7 +162,9 @@ function outcomeSection(record: OperationRecord): Block | undefined {
 function caveatsSection(record: OperationRecord): Block | undefined {
   if (record.state !== 'COMPLETED') return undefined;
   const raw = lastStateEntry(record)?.detail?.caveats;
-  const caveats = (Array.isArray(raw) ? raw : []).filter((c): c is string => typeof c === 'string' && c.trim().length > 0);
+  const caveats = (Array.isArray(raw) ? raw : []).filter(
+    (c): c is string => typeof c === 'string' && c.trim().length > 0,
+  );
   if (caveats.length === 0) return undefined;
   const shown = caveats.slice(0, MAX_CAVEATS).map((c) => `:warning: ${userText(c, CAVEAT_CHARS)}`);
   if (caveats.length > MAX_CAVEATS) shown.push(`_${moreLine(caveats.length - MAX_CAVEATS)}: each in the thread_`);
@@ -156,7 +178,9 @@ function bodyBlocks(record: OperationRecord, ctx: RenderContext): Block[] {
   if (record.plan) blocks.push(section(`*${planTitle(record.plan)}*\n${planLines(record.plan).join('\n')}`));
   if (record.decision) blocks.push(listSection('Checks', checkLines(record.decision.checks), '_no checks apply_'));
   blocks.push(approvalSection(record, ctx), outcomeSection(record), evidenceSection(record));
-  blocks.push(context(`\`${record.id}\` · requested ${slackDate(record.createdAt)} · updated ${slackDate(record.updatedAt)}`));
+  blocks.push(
+    context(`\`${record.id}\` · requested ${slackDate(record.createdAt)} · updated ${slackDate(record.updatedAt)}`),
+  );
   return blocks.filter((b): b is Block => b !== undefined);
 }
 
@@ -164,7 +188,8 @@ function bodyBlocks(record: OperationRecord, ctx: RenderContext): Block[] {
 function neutralise(v: unknown): unknown {
   if (typeof v === 'string') return withoutStateNames(v);
   if (Array.isArray(v)) return v.map(neutralise);
-  if (typeof v === 'object' && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === 'type' ? x : neutralise(x)]));
+  if (typeof v === 'object' && v !== null)
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === 'type' ? x : neutralise(x)]));
   return v;
 }
 
@@ -175,11 +200,18 @@ export function renderCard(record: OperationRecord, ctx: RenderContext): SlackMe
   const body = neutralise(bodyBlocks(record, ctx)) as Block[];
   const next = withoutStateNames(nextStep(record));
   const when = record.state === 'SCHEDULED' ? scheduleLine(record, ctx.now) : undefined;
-  const state = section(`*State: ${record.state}*${when === undefined ? '' : ` — ${withoutStateNames(when)}`}\nNext: ${next}`);
+  const state = section(
+    `*State: ${record.state}*${when === undefined ? '' : ` — ${withoutStateNames(when)}`}\nNext: ${next}`,
+  );
   const actions = [actionsBlock(record), reviewActions(record)].filter((b): b is Block => b !== undefined);
-  const text = withoutStateNames(`${breakGlassPrefix(record)}${record.id}: ${intentLine(record.intent, record.target)}, requested by ${who(record.requester)}`);
+  const text = withoutStateNames(
+    `${breakGlassPrefix(record)}${record.id}: ${intentLine(record.intent, record.target)}, requested by ${who(record.requester)}`,
+  );
   const top = [neutralise(title) as Block, ...(glass ? [neutralise(glass) as Block] : [])];
   const caveats = caveatsSection(record);
-  const message = { text, blocks: [...top, state, ...(caveats ? [neutralise(caveats) as Block] : []), ...body, ...actions] };
+  const message = {
+    text,
+    blocks: [...top, state, ...(caveats ? [neutralise(caveats) as Block] : []), ...body, ...actions],
+  };
   return enforceLimits(message);
 }

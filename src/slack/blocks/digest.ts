@@ -5,7 +5,18 @@ import { formatTarget } from '../../domain/model/target.js';
 import { enforceLimits } from './limits.js';
 import { nextStep } from './next.js';
 import { entryReason, intentLine, lastStateEntry, readEvidence } from './parts.js';
-import { context, escapeKeepMentions, escapeText, fields, header, oneLine, section, slackDate, userText, who } from './text.js';
+import {
+  context,
+  escapeKeepMentions,
+  escapeText,
+  fields,
+  header,
+  oneLine,
+  section,
+  slackDate,
+  userText,
+  who,
+} from './text.js';
 import type { RenderContext, SlackMessage } from './message.js';
 import { breakGlassPrefix, breakGlassSection } from './break-glass.js';
 

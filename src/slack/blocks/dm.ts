@@ -6,7 +6,21 @@ import type { DmKind } from '../../domain/engines/policy/approvers.js';
 import { ACTION_IDS, approvalBlockId } from './card.js';
 import { enforceLimits } from './limits.js';
 import { entryReason, intentLine, planLines, planTitle, stillNeeded } from './parts.js';
-import { button, context, escapeKeepMentions, escapeText, fields, header, oneLine, relative, section, slackDate, userText, who, type Block } from './text.js';
+import {
+  button,
+  context,
+  escapeKeepMentions,
+  escapeText,
+  fields,
+  header,
+  oneLine,
+  relative,
+  section,
+  slackDate,
+  userText,
+  who,
+  type Block,
+} from './text.js';
 import type { RenderContext, SlackMessage } from './message.js';
 
 export interface DmContext extends RenderContext {
@@ -25,7 +39,8 @@ function cardLink(record: OperationRecord, permalink: string | undefined): strin
 
 const HEADS: Record<DmKind, (record: OperationRecord, ctx: DmContext) => string> = {
   request: (r) => `:raising_hand: ${who(r.requester)} asks for your approval of \`${r.id}\``,
-  reminder: (r, ctx) => `:bell: Reminder: \`${r.id}\` has waited ${relative(firstAsked(r), ctx.now).replace(/ ago$/, '')} for approval`,
+  reminder: (r, ctx) =>
+    `:bell: Reminder: \`${r.id}\` has waited ${relative(firstAsked(r), ctx.now).replace(/ ago$/, '')} for approval`,
   escalation: (r, ctx) =>
     `:arrow_double_up: Escalated to you${ctx.groups?.length ? ` (${ctx.groups.map((g) => `*${escapeText(g)}*`).join(', ')})` : ''}: \`${r.id}\` still needs approval; your approval counts as the rules' groups' would`,
   notice: (r) => `:rotating_light: *BREAK-GLASS*: ${who(r.requester)} ran \`${r.id}\` without approval`,
@@ -49,10 +64,15 @@ function body(record: OperationRecord, kind: DmKind, ctx: DmContext): Block[] {
   if (reason) blocks.push(section(`*Reason:* ${userText(reason, REASON_CHARS)}`));
   if (record.plan) blocks.push(section(`*${planTitle(record.plan)}*\n${planLines(record.plan).join('\n')}`));
   if (kind === 'notice') {
-    blocks.push(section(':memo: A review is due after it ends: press *Reviewed* on the card once you have looked at it.'));
+    blocks.push(
+      section(':memo: A review is due after it ends: press *Reviewed* on the card once you have looked at it.'),
+    );
   } else {
     const needed = stillNeeded(record);
-    const expiry = record.expiresAt === undefined ? '' : `; the approval window closes ${slackDate(record.expiresAt)} (${relative(record.expiresAt, ctx.now)})`;
+    const expiry =
+      record.expiresAt === undefined
+        ? ''
+        : `; the approval window closes ${slackDate(record.expiresAt)} (${relative(record.expiresAt, ctx.now)})`;
     if (needed) blocks.push(section(`*Still needed:* ${needed}${expiry}`));
   }
   return blocks;
@@ -74,13 +94,19 @@ function fallback(record: OperationRecord, kind: DmKind): string {
 
 /** A DM to one approver: the plan, a link to the card and (but for a notice) the card's Approve and Reject buttons. */
 export function renderApproverDm(record: OperationRecord, kind: DmKind, ctx: DmContext): SlackMessage {
-  const blocks = [header(`${record.id} · ${kind === 'notice' ? 'break-glass' : 'approval'}`), ...body(record, kind, ctx)];
+  const blocks = [
+    header(`${record.id} · ${kind === 'notice' ? 'break-glass' : 'approval'}`),
+    ...body(record, kind, ctx),
+  ];
   blocks.push(context(`${cardLink(record, ctx.permalink)} · \`${record.id}\``));
   if (kind !== 'notice' && record.plan) {
     blocks.push({
       type: 'actions',
       block_id: approvalBlockId(record.plan.digest),
-      elements: [button('Approve', ACTION_IDS.approve, record.id, 'primary'), button('Reject', ACTION_IDS.reject, record.id, 'danger')],
+      elements: [
+        button('Approve', ACTION_IDS.approve, record.id, 'primary'),
+        button('Reject', ACTION_IDS.reject, record.id, 'danger'),
+      ],
     });
   }
   return enforceLimits({ text: fallback(record, kind), blocks });
@@ -101,7 +127,9 @@ export function roundOutcome(record: OperationRecord, round: number): string {
   switch (end.name) {
     case 'QUEUED':
     case 'SCHEDULED': {
-      const approvers = Array.isArray(end.detail.approvedBy) ? end.detail.approvedBy.filter((u): u is string => typeof u === 'string') : [];
+      const approvers = Array.isArray(end.detail.approvedBy)
+        ? end.detail.approvedBy.filter((u): u is string => typeof u === 'string')
+        : [];
       return `:white_check_mark: Approved${approvers.length ? ` by ${approvers.map(who).join(', ')}` : ''}; now ${end.name}`;
     }
     case 'AWAITING_APPROVAL':

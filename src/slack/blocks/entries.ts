@@ -15,7 +15,8 @@ export function describeCommand(entry: HistoryEntry): string {
   if (['lock', 'frozen', 'freeze'].includes(name)) {
     return `Target frozen by ${who(entry.actor)}${because(entry)}. New operations on it are refused by policy until it is unlocked.`;
   }
-  if (['unlock', 'unfrozen', 'unfreeze'].includes(name)) return `Target unfrozen by ${who(entry.actor)}${because(entry)}.`;
+  if (['unlock', 'unfrozen', 'unfreeze'].includes(name))
+    return `Target unfrozen by ${who(entry.actor)}${because(entry)}.`;
   if (name === 'cancel') return `${who(entry.actor)} asked to cancel this operation${because(entry)}.`;
   if (name === 'reviewed') return `Break-glass reviewed by ${who(entry.actor)}.`;
   return `\`${escapeText(entry.name)}\` by ${who(entry.actor)}${because(entry)}`;
@@ -23,20 +24,31 @@ export function describeCommand(entry: HistoryEntry): string {
 
 export function describeNote(record: OperationRecord, entry: HistoryEntry): string {
   if (entry.name === 'stuck') {
-    const n = [entry.detail.reenqueues, entry.detail.count, entry.detail.times].find((v) => typeof v === 'number') ?? record.reenqueues;
+    const n =
+      [entry.detail.reenqueues, entry.detail.count, entry.detail.times].find((v) => typeof v === 'number') ??
+      record.reenqueues;
     return `Stuck: re-enqueued ${plural(Number(n), 'time')}; an operator should look.`;
   }
-  const people = Array.isArray(entry.detail.users) ? entry.detail.users.filter((u): u is string => typeof u === 'string') : [];
-  const groups = Array.isArray(entry.detail.groups) ? entry.detail.groups.filter((g): g is string => typeof g === 'string') : [];
+  const people = Array.isArray(entry.detail.users)
+    ? entry.detail.users.filter((u): u is string => typeof u === 'string')
+    : [];
+  const groups = Array.isArray(entry.detail.groups)
+    ? entry.detail.groups.filter((g): g is string => typeof g === 'string')
+    : [];
   const after = typeof entry.detail.after === 'string' ? ` after ${escapeText(entry.detail.after)}` : '';
-  if (entry.name === REMINDER_NOTE) return `:bell: Reminder${after}: \`${record.id}\` still waits for approval; approvers who have not voted were reminded.`;
+  if (entry.name === REMINDER_NOTE)
+    return `:bell: Reminder${after}: \`${record.id}\` still waits for approval; approvers who have not voted were reminded.`;
   if (entry.name === ESCALATED_NOTE) {
     return `:arrow_double_up: Escalated${after} to ${groups.map((g) => `*${escapeText(g)}*`).join(', ') || '_nobody_'}: their approval now counts as the rules' groups' would.`;
   }
-  if (entry.name === NOT_MESSAGED_NOTE) return `${plural(people.length, 'eligible approver')} not messaged (DMs are capped): ${people.map(who).join(', ')}`;
+  if (entry.name === NOT_MESSAGED_NOTE)
+    return `${plural(people.length, 'eligible approver')} not messaged (DMs are capped): ${people.map(who).join(', ')}`;
   // What the worker says while it waits: blocked (with when it turns FAILED), recovered, the operator retrying.
   const message = typeof entry.detail.message === 'string' ? entry.detail.message : undefined;
-  if (['blocked', 'cleared', 'retrying', 'unreachable', 'reachable', 'no-worker', 'review-due'].includes(entry.name) && message !== undefined) {
+  if (
+    ['blocked', 'cleared', 'retrying', 'unreachable', 'reachable', 'no-worker', 'review-due'].includes(entry.name) &&
+    message !== undefined
+  ) {
     return escapeText(oneLine(`${message.charAt(0).toUpperCase()}${message.slice(1)}`));
   }
   return `${escapeText(entry.name)}${because(entry)}`;
@@ -52,7 +64,9 @@ function whatHappened(record: OperationRecord, entry: HistoryEntry): string {
     case 'state':
       return stateLine(entry);
     case 'approval': {
-      const rules = Array.isArray(entry.detail.countsFor) ? entry.detail.countsFor.filter((r) => typeof r === 'string') : [];
+      const rules = Array.isArray(entry.detail.countsFor)
+        ? entry.detail.countsFor.filter((r) => typeof r === 'string')
+        : [];
       const verb = /reject/i.test(entry.name) ? 'rejected' : 'approved';
       return `${verb}${rules.length > 0 ? ` (counts for ${rules.map((r) => escapeText(r)).join(', ')})` : ''}${because(entry)}`;
     }
@@ -66,7 +80,9 @@ function whatHappened(record: OperationRecord, entry: HistoryEntry): string {
     case 'retry':
       return `submitting again${because(entry)}`;
     case 'evidence': {
-      const met = entryCriteria(entry).filter((c) => c.met).map((c) => `\`${escapeText(c.name)}\``);
+      const met = entryCriteria(entry)
+        .filter((c) => c.met)
+        .map((c) => `\`${escapeText(c.name)}\``);
       return `evidence: ${met.length > 0 ? met.join(', ') : escapeText(entry.name)} met`;
     }
     case 'command':

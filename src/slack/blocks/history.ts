@@ -5,7 +5,18 @@ import { formatTarget } from '../../domain/model/target.js';
 import type { ExceptionsView, SavepointsView } from '../../app/views.js';
 import { enforceLimits } from './limits.js';
 import type { RenderContext, SlackMessage } from './message.js';
-import { context, escapeText, fields, header, oneLine, plural, section, slackDate, userText, type Block } from './text.js';
+import {
+  context,
+  escapeText,
+  fields,
+  header,
+  oneLine,
+  plural,
+  section,
+  slackDate,
+  userText,
+  type Block,
+} from './text.js';
 
 /** One exception's first line, at most this long (Slack would cut a whole section at 3000). */
 const HEADLINE_CHARS = 300;
@@ -16,12 +27,18 @@ function restoreLine(restore: string | undefined, ctx: RenderContext): string {
 }
 
 function snapshotBlock(s: SavepointsView['snapshots'][number], ctx: RenderContext): Block {
-  const when = s.at === undefined ? 'time unknown' : `${slackDate(s.at)}${s.timeSource === 'created' ? ' (created)' : ''}`;
-  const parts = [`*${escapeText(s.state)}* ${s.type}`, s.triggerType ? escapeText(s.triggerType.toLowerCase()) : undefined, when];
+  const when =
+    s.at === undefined ? 'time unknown' : `${slackDate(s.at)}${s.timeSource === 'created' ? ' (created)' : ''}`;
+  const parts = [
+    `*${escapeText(s.state)}* ${s.type}`,
+    s.triggerType ? escapeText(s.triggerType.toLowerCase()) : undefined,
+    when,
+  ];
   if (s.failures > 0) parts.push(plural(s.failures, 'failure'));
   const head = `• \`${escapeText(s.name)}\` — ${parts.filter((p) => p !== undefined).join(' · ')}`;
   const path = s.path === undefined ? '' : `\n\`${escapeText(s.path)}\``;
-  const error = s.error === undefined || s.state === 'COMPLETED' ? '' : `\n:warning: ${userText(errorText(s.error), 500)}`;
+  const error =
+    s.error === undefined || s.state === 'COMPLETED' ? '' : `\n:warning: ${userText(errorText(s.error), 500)}`;
   return section(`${head}${path}${error}${restoreLine(s.restore, ctx)}`);
 }
 
@@ -36,7 +53,10 @@ export function renderSavepoints(view: SavepointsView, ctx: RenderContext): Slac
   const target = formatTarget(view.target);
   const r = view.recorded;
   const listed = view.snapshots.slice(0, MAX_SNAPSHOT_BLOCKS);
-  const shown = listed.length < view.total ? `Showing the newest ${listed.length} of ${view.total}; \`--limit <n>\` chooses how many. ` : '';
+  const shown =
+    listed.length < view.total
+      ? `Showing the newest ${listed.length} of ${view.total}; \`--limit <n>\` chooses how many. `
+      : '';
   const blocks: Block[] = [
     header(`Savepoints of ${target}`),
     section(
@@ -44,10 +64,13 @@ export function renderSavepoints(view: SavepointsView, ctx: RenderContext): Slac
         ? '*Last recorded by the operator:* _none_ (`jobStatus.upgradeSavepointPath` is not set)'
         : `*Last recorded by the operator* (\`jobStatus.upgradeSavepointPath\`):\n\`${escapeText(r.path)}\`${restoreLine(r.restore, ctx)}`,
     ),
-    context(`${shown}Newest first by result time (else creation time). \`${escapeText(ctx.command)} restore\` asks for approval like any operation.`),
+    context(
+      `${shown}Newest first by result time (else creation time). \`${escapeText(ctx.command)} restore\` asks for approval like any operation.`,
+    ),
   ];
   if (view.problem !== undefined) blocks.push(section(`:warning: ${escapeText(oneLine(view.problem))}`));
-  if (view.snapshots.length === 0 && view.problem === undefined) blocks.push(section('_No FlinkStateSnapshots reference this target._'));
+  if (view.snapshots.length === 0 && view.problem === undefined)
+    blocks.push(section('_No FlinkStateSnapshots reference this target._'));
   for (const s of listed) blocks.push(snapshotBlock(s, ctx));
   if (view.snapshots.length > listed.length) blocks.push(context(`…and ${view.snapshots.length - listed.length} more`));
   const text = `Savepoints of ${target}: ${plural(view.total, 'snapshot')}${r ? `, last recorded ${r.path}` : ''}`;
@@ -69,7 +92,10 @@ function exceptionBlock(e: ExceptionsView['exceptions'][number], headlineChars: 
 }
 
 function restartLines(view: ExceptionsView): string {
-  const lines = view.restarts.map((r) => `• ${r.at === undefined ? 'time unknown' : slackDate(r.at)} · ${escapeText(oneLine(r.message))}${r.count > 1 ? ` (×${r.count})` : ''}`);
+  const lines = view.restarts.map(
+    (r) =>
+      `• ${r.at === undefined ? 'time unknown' : slackDate(r.at)} · ${escapeText(oneLine(r.message))}${r.count > 1 ? ` (×${r.count})` : ''}`,
+  );
   if (lines.length === 0) return '_no job restarts or failures recorded in the events_';
   return lines.length > 10 ? [...lines.slice(0, 10), `…and ${lines.length - 10} more`].join('\n') : lines.join('\n');
 }
@@ -81,8 +107,14 @@ function restartLines(view: ExceptionsView): string {
 export function renderExceptions(view: ExceptionsView, _ctx: RenderContext): SlackMessage {
   const target = formatTarget(view.target);
   const listed = view.exceptions.slice(0, MAX_EXCEPTION_BLOCKS);
-  const headlineChars = Math.max(120, Math.min(HEADLINE_CHARS, Math.floor(EXCEPTIONS_BUDGET / Math.max(1, listed.length))));
-  const shown = listed.length < view.total ? `Showing the newest ${listed.length} of ${view.total}; \`--limit <n>\` chooses how many. ` : '';
+  const headlineChars = Math.max(
+    120,
+    Math.min(HEADLINE_CHARS, Math.floor(EXCEPTIONS_BUDGET / Math.max(1, listed.length))),
+  );
+  const shown =
+    listed.length < view.total
+      ? `Showing the newest ${listed.length} of ${view.total}; \`--limit <n>\` chooses how many. `
+      : '';
   const notes = view.notes.map((n) => escapeText(n)).join('. ');
   const blocks: Block[] = [
     header(`Exceptions of ${target}`),
@@ -93,10 +125,13 @@ export function renderExceptions(view: ExceptionsView, _ctx: RenderContext): Sla
     ]),
     context(`${shown}Newest first; each exception shows its first line only.${notes === '' ? '' : ` ${notes}.`}`),
   ];
-  if (view.error !== undefined) blocks.push(section(`:warning: *Operator error* (\`status.error\`): ${userText(view.error, ERROR_CHARS)}`));
+  if (view.error !== undefined)
+    blocks.push(section(`:warning: *Operator error* (\`status.error\`): ${userText(view.error, ERROR_CHARS)}`));
   blocks.push(section(`*Restarts*\n${restartLines(view)}`));
-  if (view.rootExceptions !== undefined) blocks.push(section(`*Root exceptions* (Flink REST)\n${rootLines(view.rootExceptions)}`));
-  if (listed.length === 0) blocks.push(section('_No JobException warnings in the events (Kubernetes keeps events for about an hour)._'));
+  if (view.rootExceptions !== undefined)
+    blocks.push(section(`*Root exceptions* (Flink REST)\n${rootLines(view.rootExceptions)}`));
+  if (listed.length === 0)
+    blocks.push(section('_No JobException warnings in the events (Kubernetes keeps events for about an hour)._'));
   for (const e of listed) blocks.push(exceptionBlock(e, headlineChars));
   const text = `Exceptions of ${target}: ${plural(view.total, 'exception')}, ${plural(view.failovers, 'task failover')}${view.error ? `; error: ${oneLine(view.error)}` : ''}`;
   return enforceLimits({ text: escapeText(text), blocks });
@@ -104,9 +139,12 @@ export function renderExceptions(view: ExceptionsView, _ctx: RenderContext): Sla
 
 /** `• 10:42:05 UTC java.io.IOException: … (task)`, or that the job has none. */
 function rootLines(roots: NonNullable<ExceptionsView['rootExceptions']>): string {
-  if (roots.length === 0) return '_none in the job\'s exception history_';
+  if (roots.length === 0) return "_none in the job's exception history_";
   return roots
     .slice(0, 10)
-    .map((r) => `• ${new Date(r.at).toISOString().slice(11, 19)} UTC ${userText(r.name, 200)}${r.task ? ` (${escapeText(r.task)})` : ''}`)
+    .map(
+      (r) =>
+        `• ${new Date(r.at).toISOString().slice(11, 19)} UTC ${userText(r.name, 200)}${r.task ? ` (${escapeText(r.task)})` : ''}`,
+    )
     .join('\n');
 }

@@ -5,7 +5,16 @@ export { renderExceptions, renderSavepoints } from './history.js';
 export { enforceLimits, SLACK_LIMITS, TOTAL_BUDGET } from './limits.js';
 export { nextStep } from './next.js';
 export { renderOp } from './op.js';
-export { renderExplain, renderHelp, renderList, renderLocks, renderNotice, renderOps, renderRefusal, renderStatus } from './queries.js';
+export {
+  renderExplain,
+  renderHelp,
+  renderList,
+  renderLocks,
+  renderNotice,
+  renderOps,
+  renderRefusal,
+  renderStatus,
+} from './queries.js';
 export { escapeKeepMentions, escapeText, slackDate, stateNameCount } from './text.js';
 export { renderThreadReply, threadReplyWanted } from './thread.js';
 export type { RenderContext, SlackMessage } from './message.js';

@@ -49,7 +49,8 @@ function fitText(t: unknown, max: number): void {
 
 function fitButton(e: Obj): void {
   fitText(e.text, SLACK_LIMITS.buttonText);
-  if (typeof e.value === 'string' && e.value.length > SLACK_LIMITS.buttonValue) e.value = e.value.slice(0, SLACK_LIMITS.buttonValue);
+  if (typeof e.value === 'string' && e.value.length > SLACK_LIMITS.buttonValue)
+    e.value = e.value.slice(0, SLACK_LIMITS.buttonValue);
   if (typeof e.action_id === 'string') e.action_id = e.action_id.slice(0, SLACK_LIMITS.id);
 }
 

@@ -25,7 +25,8 @@ const NEXT = {
   REJECTED: () => 'nothing: the cluster was not changed',
   EXPIRED: () => 'nothing: no decision in time; the cluster was not changed',
   CANCELLED: () => 'nothing: the cluster was not changed',
-  SCHEDULED: () => 'it waits for its time, holding no place in the target order; the requester or an approver may cancel it until then',
+  SCHEDULED: () =>
+    'it waits for its time, holding no place in the target order; the requester or an approver may cancel it until then',
   QUEUED: (r) => {
     const behind = waitingBehind(r);
     return behind ? `waiting for its turn behind ${escapeText(behind)}` : 'waiting for a worker';

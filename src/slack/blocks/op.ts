@@ -61,7 +61,10 @@ function decisionBlock(record: OperationRecord): Block | undefined {
   if (d.outcome === 'allow') return section('*Approvals*\n_none needed_');
   const digest = record.plan?.digest ?? '';
   const waiting = record.state === 'AWAITING_APPROVAL';
-  const lines = [...requirementLines(d.requirements, record.approvals, digest, waiting), ...approvalLines(record.approvals, record.plan?.digest)];
+  const lines = [
+    ...requirementLines(d.requirements, record.approvals, digest, waiting),
+    ...approvalLines(record.approvals, record.plan?.digest),
+  ];
   if (record.expiresAt !== undefined) lines.push(`Approval window: until ${slackDate(record.expiresAt)}`);
   return section(`*Approvals*\n${lines.join('\n')}`);
 }
@@ -73,7 +76,9 @@ function evidenceBlock(record: OperationRecord): Block | undefined {
   const lines = ev.summary ? [escapeKeepMentions(oneLine(ev.summary))] : [];
   for (const c of criteria) {
     const mark = c.met ? ':white_check_mark:' : ':hourglass:';
-    lines.push(`${mark} \`${escapeText(c.name)}\`: ${escapeText(formatObserved(c.observed))} (${escapeText(c.source)}, ${slackDate(c.at)})`);
+    lines.push(
+      `${mark} \`${escapeText(c.name)}\`: ${escapeText(formatObserved(c.observed))} (${escapeText(c.source)}, ${slackDate(c.at)})`,
+    );
   }
   if (ev.verdict?.outcome === 'completed') {
     lines.push(...ev.verdict.proof.notVerified.map((n) => `_Not verified:_ ${escapeText(n)}`));
@@ -88,7 +93,9 @@ function planBlocks(record: OperationRecord): Block[] {
   if (!plan) return [section('*Plan*\n_none recorded_')];
   return [
     section(`*${planTitle(plan)}*\n${planLines(plan).join('\n')}`),
-    context(`digest \`${plan.digest.slice(0, 16)}\` · target uid \`${escapeText(plan.uid)}\` at generation ${plan.generation}`),
+    context(
+      `digest \`${plan.digest.slice(0, 16)}\` · target uid \`${escapeText(plan.uid)}\` at generation ${plan.generation}`,
+    ),
   ];
 }
 
@@ -108,14 +115,22 @@ export function renderOp(record: OperationRecord, ctx: RenderContext): SlackMess
       ['Operation', intentLine(record.intent, record.target)],
       ['Environment', record.decision?.environment ? escapeText(record.decision.environment) : '_not set_'],
       ['Requested', `${slackDate(record.createdAt)} in ${channelRef(record.channel)}`],
-      ['Incident channels', record.incidentChannels.length > 0 ? record.incidentChannels.map(channelRef).join(', ') : '_none_'],
+      [
+        'Incident channels',
+        record.incidentChannels.length > 0 ? record.incidentChannels.map(channelRef).join(', ') : '_none_',
+      ],
     ]),
     ...(record.intent.reason ? [section(`*Reason:* ${userText(record.intent.reason, 1500)}`)] : []),
     ...(record.schedule === undefined ? [] : [section(`*Schedule:* ${runsLine(record.schedule, ctx.now)}`)]),
     ...planBlocks(record),
-    ...(record.decision ? [listSection('Checks', checkLines(record.decision.checks), '_no checks apply_') as Block] : []),
+    ...(record.decision
+      ? [listSection('Checks', checkLines(record.decision.checks), '_no checks apply_') as Block]
+      : []),
     ...[decisionBlock(record), evidenceBlock(record)].filter((b): b is Block => b !== undefined),
     section(`*History* (${record.history.length} entries)\n${history.join('\n')}`),
   ];
-  return enforceLimits({ text: escapeText(`${breakGlassPrefix(record)}${record.id}: ${record.kind} ${target}, ${record.state}`), blocks });
+  return enforceLimits({
+    text: escapeText(`${breakGlassPrefix(record)}${record.id}: ${record.kind} ${target}, ${record.state}`),
+    blocks,
+  });
 }

@@ -19,7 +19,9 @@ export function intentLine(intent: OperationIntent, target?: OperationRecord['ta
 
 /** `spec.job.parallelism: 4 → 8` per field, in code style so values read exactly. */
 export function diffLines(diff: readonly FieldChange[]): string[] {
-  return diff.map((c) => `\`${escapeText(`${c.path}: ${formatValue(c.before)} → ${formatValue(c.after)}`).replaceAll('`', "'")}\``);
+  return diff.map(
+    (c) => `\`${escapeText(`${c.path}: ${formatValue(c.before)} → ${formatValue(c.after)}`).replaceAll('`', "'")}\``,
+  );
 }
 
 export function planLines(plan: Plan): string[] {
@@ -30,7 +32,10 @@ export function planLines(plan: Plan): string[] {
 }
 
 export function planTitle(plan: Plan): string {
-  const bits = [plan.revision > 1 ? `revision ${plan.revision}` : '', plan.effectiveUpgradeMode ? `upgrade mode ${plan.effectiveUpgradeMode}` : ''];
+  const bits = [
+    plan.revision > 1 ? `revision ${plan.revision}` : '',
+    plan.effectiveUpgradeMode ? `upgrade mode ${plan.effectiveUpgradeMode}` : '',
+  ];
   const extra = bits.filter(Boolean).join(', ');
   return extra === '' ? 'Plan' : `Plan (${extra})`;
 }
@@ -38,7 +43,10 @@ export function planTitle(plan: Plan): string {
 const MARK: Record<CheckOutcome, string> = { pass: ':white_check_mark:', warn: ':warning:', fail: ':x:' };
 
 export function checkLines(checks: readonly CheckResult[]): string[] {
-  return checks.map((c) => `${MARK[c.outcome] ?? '•'} *${c.outcome}* \`${escapeText(c.name)}\`: ${escapeKeepMentions(oneLine(c.message))}`);
+  return checks.map(
+    (c) =>
+      `${MARK[c.outcome] ?? '•'} *${c.outcome}* \`${escapeText(c.name)}\`: ${escapeKeepMentions(oneLine(c.message))}`,
+  );
 }
 
 export function reasonLines(decision: PolicyDecision | undefined): string[] {
@@ -51,7 +59,12 @@ function groupsText(from: readonly string[]): string {
 }
 
 /** One line per rule: who must approve, and (while waiting) how many are still needed. */
-export function requirementLines(requirements: readonly Requirement[], approvals: readonly Approval[], digest: string, waiting: boolean): string[] {
+export function requirementLines(
+  requirements: readonly Requirement[],
+  approvals: readonly Approval[],
+  digest: string,
+  waiting: boolean,
+): string[] {
   const remaining = new Map(tally(requirements, approvals, digest).remaining.map((r) => [r.rule, r.needed]));
   return requirements.map((r) => {
     const needed = remaining.get(r.rule) ?? 0;
@@ -93,10 +106,16 @@ export function isCriterion(v: unknown): v is Criterion {
 }
 
 function isVerdict(v: unknown): v is EvidenceVerdict {
-  return isObj(v) && ['pending', 'completed', 'failed'].includes(String(v.outcome)) && Array.isArray(v.criteria) && v.criteria.every(isCriterion);
+  return (
+    isObj(v) &&
+    ['pending', 'completed', 'failed'].includes(String(v.outcome)) &&
+    Array.isArray(v.criteria) &&
+    v.criteria.every(isCriterion)
+  );
 }
 
-const strings = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined);
+const strings = (v: unknown): string[] | undefined =>
+  Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined;
 
 export function readEvidence(raw: unknown): EvidenceView {
   const o = isObj(raw) ? raw : {};
@@ -123,7 +142,15 @@ export function entryCriteria(entry: HistoryEntry): Criterion[] {
   if (Array.isArray(list)) return list.filter(isCriterion);
   // One criterion per entry is allowed too: its name is the entry's name.
   if ('observed' in entry.detail || 'source' in entry.detail) {
-    return [{ name: entry.name, met: true, observed: entry.detail.observed, source: String(entry.detail.source ?? ''), at: entry.at }];
+    return [
+      {
+        name: entry.name,
+        met: true,
+        observed: entry.detail.observed,
+        source: String(entry.detail.source ?? ''),
+        at: entry.at,
+      },
+    ];
   }
   return [];
 }

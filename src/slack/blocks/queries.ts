@@ -28,12 +28,15 @@ import type { RenderContext, SlackMessage } from './message.js';
 
 const compact = (blocks: (Block | undefined)[]): Block[] => blocks.filter((b): b is Block => b !== undefined);
 const unknown = '_unknown_';
-const shown = (v: string | number | undefined): string => (v === undefined || v === '' ? unknown : escapeText(String(v)));
+const shown = (v: string | number | undefined): string =>
+  v === undefined || v === '' ? unknown : escapeText(String(v));
 
 /** A command that could not become an operation or query: what was wrong and how to write it. */
 export function renderRefusal(message: string, ctx: RenderContext & { usage?: string }): SlackMessage {
   const blocks = [section(`:no_entry_sign: ${escapeKeepMentions(message)}`)];
-  const hint = ctx.usage ? `Usage: \`${escapeText(ctx.usage)}\`` : `\`${escapeText(ctx.command)} help\` lists every command`;
+  const hint = ctx.usage
+    ? `Usage: \`${escapeText(ctx.usage)}\``
+    : `\`${escapeText(ctx.command)} help\` lists every command`;
   blocks.push(context(hint));
   return enforceLimits({ text: escapeKeepMentions(message), blocks });
 }
@@ -68,10 +71,18 @@ export function renderStatus(view: StatusView, ctx: RenderContext): SlackMessage
       ['Environment', shown(view.environment)],
     ]),
     fields([
-      ['Last savepoint', sp ? `\`${escapeText(sp.location)}\`${sp.at === undefined ? '' : ` (${slackDate(sp.at)})`}` : '_none_'],
+      [
+        'Last savepoint',
+        sp ? `\`${escapeText(sp.location)}\`${sp.at === undefined ? '' : ` (${slackDate(sp.at)})`}` : '_none_',
+      ],
       ['Lease', leaseText(view, ctx.now)],
       ['Freeze', freezeText(view, ctx.now)],
-      ['Last operation', last ? `\`${escapeText(last.id)}\` ${escapeText(last.kind)} *${last.state}* by ${who(last.requester)}, ${slackDate(last.updatedAt)}` : '_none_'],
+      [
+        'Last operation',
+        last
+          ? `\`${escapeText(last.id)}\` ${escapeText(last.kind)} *${last.state}* by ${who(last.requester)}, ${slackDate(last.updatedAt)}`
+          : '_none_',
+      ],
     ]),
     view.error ? section(`:warning: *Operator error:* ${escapeText(oneLine(view.error))}`) : undefined,
   ]);
@@ -98,10 +109,17 @@ export function renderList(view: ListView, _ctx: RenderContext): SlackMessage {
     const lines = view.items.filter((i) => placeOf(i.target) === ns).map(itemLine);
     const problem = view.problems.find((p) => p.namespace === ns);
     if (problem) lines.push(`:warning: ${escapeKeepMentions(oneLine(problem.message))}`);
-    blocks.push(section(`*${escapeText(ns)}*\n${lines.length > 0 ? lines.join('\n') : '_no FlinkDeployments or FlinkSessionJobs_'}`));
+    blocks.push(
+      section(
+        `*${escapeText(ns)}*\n${lines.length > 0 ? lines.join('\n') : '_no FlinkDeployments or FlinkSessionJobs_'}`,
+      ),
+    );
   }
   const others = view.problems.filter((p) => !namespaces.includes(p.namespace));
-  const otherBlock = listSection('Could not read', others.map((p) => `• \`${escapeText(p.namespace)}\`: ${escapeKeepMentions(oneLine(p.message))}`));
+  const otherBlock = listSection(
+    'Could not read',
+    others.map((p) => `• \`${escapeText(p.namespace)}\`: ${escapeKeepMentions(oneLine(p.message))}`),
+  );
   if (otherBlock) blocks.push(otherBlock);
   if (namespaces.length === 0) blocks.push(section('_No managed namespaces and no recent operations._'));
   const text = `${plural(view.items.length, 'Flink resource')} in ${plural(namespaces.length, 'namespace')}`;
@@ -127,13 +145,23 @@ export function renderOps(records: OperationRecord[], ctx: RenderContext & { tar
 
 function explainDecision(view: ExplainView): Block | undefined {
   const d = view.decision;
-  if (d.outcome === 'allow') return section(`:white_check_mark: *Would run without approval*: ${d.breakGlass ? 'break-glass skips what the rules ask for' : 'no policy rule asks for one'}.`);
+  if (d.outcome === 'allow')
+    return section(
+      `:white_check_mark: *Would run without approval*: ${d.breakGlass ? 'break-glass skips what the rules ask for' : 'no policy rule asks for one'}.`,
+    );
   if (d.outcome === 'deny') return listSection('Would be denied by policy', reasonLines(d), '_no reason given_');
-  const lines = d.requirements.map((r) => `• \`${escapeText(r.rule)}\`: ${plural(r.approvals, 'approval')} from ${either(r.from.map((g) => `*${escapeText(g)}*`))}`);
+  const lines = d.requirements.map(
+    (r) =>
+      `• \`${escapeText(r.rule)}\`: ${plural(r.approvals, 'approval')} from ${either(r.from.map((g) => `*${escapeText(g)}*`))}`,
+  );
   return listSection('Would need approval', lines);
 }
 
-const EXPLAINED = { allow: 'would run without approval', 'needs-approval': 'would need approval', deny: 'would be denied' } as const;
+const EXPLAINED = {
+  allow: 'would run without approval',
+  'needs-approval': 'would need approval',
+  deny: 'would be denied',
+} as const;
 
 /** The plan and policy decision for a command, without creating an operation. */
 export function renderExplain(view: ExplainView, ctx: RenderContext): SlackMessage {
@@ -148,17 +176,30 @@ export function renderExplain(view: ExplainView, ctx: RenderContext): SlackMessa
     section(`*${planTitle(view.plan)}*\n${planLines(view.plan).join('\n')}`),
     listSection('Checks', checkLines(view.decision.checks), '_no checks apply_'),
     explainDecision(view),
-    view.schedule && view.decision.outcome !== 'deny' ? section(`:calendar: *Scheduled*: once allowed it would wait, then ${runsLine(view.schedule, ctx.now)}.`) : undefined,
-    view.decision.breakGlass ? section(`*BREAK-GLASS* (approvers review it after it ends):\n${skippedUseLines(view.decision.breakGlass).join('\n')}`) : undefined,
+    view.schedule && view.decision.outcome !== 'deny'
+      ? section(`:calendar: *Scheduled*: once allowed it would wait, then ${runsLine(view.schedule, ctx.now)}.`)
+      : undefined,
+    view.decision.breakGlass
+      ? section(
+          `*BREAK-GLASS* (approvers review it after it ends):\n${skippedUseLines(view.decision.breakGlass).join('\n')}`,
+        )
+      : undefined,
     context('Nothing was recorded: run the same command without `explain` to request it.'),
   ]);
-  return enforceLimits({ text: escapeText(`explain ${view.intent.kind} ${target}: ${EXPLAINED[view.decision.outcome]}`), blocks });
+  return enforceLimits({
+    text: escapeText(`explain ${view.intent.kind} ${target}: ${EXPLAINED[view.decision.outcome]}`),
+    blocks,
+  });
 }
 
 export function renderLocks(view: LocksView, ctx: RenderContext): SlackMessage {
-  const leases = view.leases.map((l) => `• \`${escapeText(l.target)}\` held by \`${escapeText(l.opId)}\` for ${ageOf(l.since, ctx.now)} (since ${slackDate(l.since)})`);
+  const leases = view.leases.map(
+    (l) =>
+      `• \`${escapeText(l.target)}\` held by \`${escapeText(l.opId)}\` for ${ageOf(l.since, ctx.now)} (since ${slackDate(l.since)})`,
+  );
   const freezes = view.freezes.map(
-    (f) => `• \`${escapeText(f.target)}\` :lock: frozen by ${who(f.by)} ${ageOf(f.at, ctx.now)} ago: ${userText(f.reason, 300)}`,
+    (f) =>
+      `• \`${escapeText(f.target)}\` :lock: frozen by ${who(f.by)} ${ageOf(f.at, ctx.now)} ago: ${userText(f.reason, 300)}`,
   );
   const audit = view.audit.map((a) => {
     const reason = a.reason ? `: ${userText(a.reason, 300)}` : '';

@@ -17,12 +17,24 @@ const formatters = new Map<string, Intl.DateTimeFormat>();
 function parts(ms: number, zone: string): { date: string; time: string } {
   let f = formatters.get(zone);
   if (f === undefined) {
-    f = new Intl.DateTimeFormat('en-GB', { timeZone: zone, weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+    f = new Intl.DateTimeFormat('en-GB', {
+      timeZone: zone,
+      weekday: 'short',
+      day: 'numeric',
+      month: 'short',
+      year: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    });
     formatters.set(zone, f);
   }
   const p = f.formatToParts(new Date(ms));
   const get = (type: string) => p.find((x) => x.type === type)?.value ?? '';
-  return { date: `${get('weekday')} ${get('day')} ${get('month')} ${get('year')}`, time: `${get('hour')}:${get('minute')}` };
+  return {
+    date: `${get('weekday')} ${get('day')} ${get('month')} ${get('year')}`,
+    time: `${get('hour')}:${get('minute')}`,
+  };
 }
 
 /** `02:00 Europe/Berlin`, or `Wed 2 Dec 2026 02:00 Europe/Berlin` when that is not today in the zone. */
@@ -36,7 +48,8 @@ export function zonedTime(ms: number, zone: string, now: number): string {
 export function runsLine(when: When, now: number): string {
   if (when.window === undefined) return `runs at ${zonedTime(when.runAt, when.zone, now)}`;
   const name = escapeText(when.window);
-  if (when.runAt <= now && when.closesAt !== undefined) return `runs in window ${name} (open now, until ${zonedTime(when.closesAt, when.zone, now)})`;
+  if (when.runAt <= now && when.closesAt !== undefined)
+    return `runs in window ${name} (open now, until ${zonedTime(when.closesAt, when.zone, now)})`;
   return `runs in window ${name} (next opening ${zonedTime(when.runAt, when.zone, now)})`;
 }
 
@@ -49,5 +62,10 @@ export function scheduleLine(record: OperationRecord, now: number): string | und
 export function whenOf(detail: Record<string, unknown>): When | undefined {
   const { runAt, zone, window, closesAt } = detail;
   if (typeof runAt !== 'number' || typeof zone !== 'string') return undefined;
-  return { runAt, zone, ...(typeof window === 'string' ? { window } : {}), ...(typeof closesAt === 'number' ? { closesAt } : {}) };
+  return {
+    runAt,
+    zone,
+    ...(typeof window === 'string' ? { window } : {}),
+    ...(typeof closesAt === 'number' ? { closesAt } : {}),
+  };
 }

@@ -42,7 +42,10 @@ export function oneLine(text: string): string {
 /** `2026-01-01 10:42:05 UTC`: the fallback Slack shows where it cannot localise a date. */
 export function utcTime(ms: number): string {
   if (!Number.isFinite(ms)) return 'an unknown time';
-  return new Date(ms).toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, ' UTC');
+  return new Date(ms)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d{3}Z$/, ' UTC');
 }
 
 /** A date every reader sees in their own time zone (`<!date^…|fallback>`). */
@@ -71,7 +74,7 @@ const MAX_VALUE = 200;
 /** A field value as a person reads it in a diff: strings bare, absent as `(unset)`, the rest as JSON. */
 export function formatValue(value: unknown): string {
   if (value === undefined || value === null) return '(unset)';
-  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
   return clip(oneLine(text), MAX_VALUE);
 }
 
@@ -166,7 +169,8 @@ function widenGap(lines: string[], gap: number, max: number): string {
 function cutChars(lines: string[], carried: number, max: number): string {
   const first = lines[0] ?? '';
   const restLines = lines.length - 1 + carried;
-  const reserve = ` ${moreLine(first.length, 'characters')}${restLines > 0 ? `\n${moreLine(restLines)}` : ''}`.length + 1;
+  const reserve =
+    ` ${moreLine(first.length, 'characters')}${restLines > 0 ? `\n${moreLine(restLines)}` : ''}`.length + 1;
   const head = safeCut(first, Math.max(0, max - reserve));
   const more = `${head} ${moreLine(first.length - head.length, 'characters')}`;
   return restLines > 0 ? `${more}\n${moreLine(restLines)}` : more;
@@ -178,7 +182,9 @@ const STATE_OR_MENTION = new RegExp(`(<[@#!][^>]*>)|(${STATE_NAMES.join('|')})`,
 
 /** Every operation state name in `text` lowercased (mentions untouched): the card names its state once only. */
 export function withoutStateNames(text: string): string {
-  return text.replace(STATE_OR_MENTION, (all: string, mention: string | undefined) => (mention ? all : all.toLowerCase()));
+  return text.replace(STATE_OR_MENTION, (all: string, mention: string | undefined) =>
+    mention ? all : all.toLowerCase(),
+  );
 }
 
 /** How often each operation state name occurs in `text` (uppercase, as a substring). */

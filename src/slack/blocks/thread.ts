@@ -14,7 +14,16 @@ import { RESCHEDULED } from '../../domain/kit/schedule/resolve.js';
 
 /** States whose entry is a milestone people want in the thread; the others show on the card only. */
 const STATE_REPLIES: readonly OperationState[] = [
-  'SCHEDULED', 'SUBMITTED', 'COMPLETED', 'FAILED', 'TIMED_OUT', 'ABORTED', 'REJECTED', 'EXPIRED', 'CANCELLED', 'DENIED',
+  'SCHEDULED',
+  'SUBMITTED',
+  'COMPLETED',
+  'FAILED',
+  'TIMED_OUT',
+  'ABORTED',
+  'REJECTED',
+  'EXPIRED',
+  'CANCELLED',
+  'DENIED',
 ];
 
 /** Which history entries get a thread reply (docs/lifecycle.md#the-thread, plus commands and notes such as `stuck`). */
@@ -39,10 +48,13 @@ function criterionLine(c: Criterion): string {
   return `• \`${escapeText(c.name)}\`: ${escapeText(formatObserved(c.observed))}${source}`;
 }
 
-const isChange = (v: unknown): v is FieldChange => typeof v === 'object' && v !== null && typeof (v as FieldChange).path === 'string';
+const isChange = (v: unknown): v is FieldChange =>
+  typeof v === 'object' && v !== null && typeof (v as FieldChange).path === 'string';
 
 function replanReply(record: OperationRecord, entry: HistoryEntry): string {
-  const after = detailText(entry, 'after', 'behind', 'opId') ?? (Array.isArray(entry.detail.after) ? entry.detail.after.join(', ') : undefined);
+  const after =
+    detailText(entry, 'after', 'behind', 'opId') ??
+    (Array.isArray(entry.detail.after) ? entry.detail.after.join(', ') : undefined);
   const diff = Array.isArray(entry.detail.diff) ? entry.detail.diff.filter(isChange) : (record.plan?.diff ?? []);
   const revision = typeof entry.detail.revision === 'number' ? entry.detail.revision : record.plan?.revision;
   const head = `:arrows_counterclockwise: Re-planned${after ? ` after ${escapeText(after)}` : ''}${revision ? ` (revision ${revision})` : ''}`;
@@ -52,7 +64,9 @@ function replanReply(record: OperationRecord, entry: HistoryEntry): string {
 /** "1 more approval from leads" as of this vote: approvals given up to the entry, for the current plan. */
 function neededAfter(record: OperationRecord, entry: HistoryEntry): string {
   if (typeof entry.detail.remaining === 'number') {
-    return entry.detail.remaining === 0 ? 'every required approval is in' : `still needed: ${plural(entry.detail.remaining, 'approval')}`;
+    return entry.detail.remaining === 0
+      ? 'every required approval is in'
+      : `still needed: ${plural(entry.detail.remaining, 'approval')}`;
   }
   const reqs = record.decision?.requirements ?? [];
   if (!record.plan || reqs.length === 0) return '';
@@ -64,8 +78,11 @@ function neededAfter(record: OperationRecord, entry: HistoryEntry): string {
 
 function approvalReply(record: OperationRecord, entry: HistoryEntry): string {
   const reason = entryReason(entry);
-  if (/reject/i.test(entry.name)) return `:no_entry_sign: Rejected by ${who(entry.actor)}${reason ? `: ${escapeKeepMentions(oneLine(reason))}` : ''}`;
-  const rules = Array.isArray(entry.detail.countsFor) ? entry.detail.countsFor.filter((r): r is string => typeof r === 'string') : [];
+  if (/reject/i.test(entry.name))
+    return `:no_entry_sign: Rejected by ${who(entry.actor)}${reason ? `: ${escapeKeepMentions(oneLine(reason))}` : ''}`;
+  const rules = Array.isArray(entry.detail.countsFor)
+    ? entry.detail.countsFor.filter((r): r is string => typeof r === 'string')
+    : [];
   const counts = rules.length > 0 ? ` (counts for ${rules.map((r) => `\`${escapeText(r)}\``).join(', ')})` : '';
   const needed = neededAfter(record, entry);
   return `:thumbsup: Approved by ${who(entry.actor)}${counts}${needed ? `; ${needed}` : ''}`;
@@ -90,7 +107,11 @@ function failedReply(record: OperationRecord, entry: HistoryEntry): string {
     const head = ev.verdict.rollback
       ? ':leftwards_arrow_with_hook: *FAILED*: the operator *rolled back* the change'
       : ':x: *FAILED*';
-    const lines = [`${head}: ${escapeText(oneLine(ev.verdict.reason))}`, '*Evidence:*', ...ev.verdict.evidence.map((e) => `• ${escapeText(oneLine(e))}`)];
+    const lines = [
+      `${head}: ${escapeText(oneLine(ev.verdict.reason))}`,
+      '*Evidence:*',
+      ...ev.verdict.evidence.map((e) => `• ${escapeText(oneLine(e))}`),
+    ];
     return lines.join('\n');
   }
   const reason = entryReason(entry) ?? ev.summary;
@@ -99,11 +120,14 @@ function failedReply(record: OperationRecord, entry: HistoryEntry): string {
 
 function timedOutReply(record: OperationRecord, entry: HistoryEntry): string {
   const ev = readEvidence(record.evidence);
-  const lines = [`:hourglass: *TIMED_OUT*: ${escapeKeepMentions(oneLine(ev.summary ?? entryReason(entry) ?? 'evidence incomplete at the deadline'))}`];
+  const lines = [
+    `:hourglass: *TIMED_OUT*: ${escapeKeepMentions(oneLine(ev.summary ?? entryReason(entry) ?? 'evidence incomplete at the deadline'))}`,
+  ];
   // The warnings are listed on their own below; their criterion would only repeat them.
   const unmet = ev.blocking.length > 0 ? ev.unmet.filter((c) => c.name !== 'no-blocking-warnings') : ev.unmet;
   if (unmet.length > 0) lines.push('*Unmet criteria (last seen):*', ...unmet.map(criterionLine));
-  if (ev.blocking.length > 0) lines.push('*Blocking warnings:*', ...ev.blocking.map((b) => `• ${escapeText(oneLine(b))}`));
+  if (ev.blocking.length > 0)
+    lines.push('*Blocking warnings:*', ...ev.blocking.map((b) => `• ${escapeText(oneLine(b))}`));
   lines.push('The change was submitted: check the job before retrying.');
   return lines.join('\n');
 }
@@ -116,8 +140,10 @@ function scheduleReply(entry: HistoryEntry, now: number): string {
   const when = whenOf(entry.detail);
   const reason = entryReason(entry);
   const line = when === undefined ? 'time not recorded' : runsLine(when, now);
-  if (entry.type === 'note') return `:calendar: Re-scheduled: ${line}${reason ? ` (${escapeText(oneLine(reason))})` : ''}`;
-  if (entry.name === 'QUEUED') return ':alarm_clock: Its scheduled time came: queued to run now, in the target\'s order.';
+  if (entry.type === 'note')
+    return `:calendar: Re-scheduled: ${line}${reason ? ` (${escapeText(oneLine(reason))})` : ''}`;
+  if (entry.name === 'QUEUED')
+    return ":alarm_clock: Its scheduled time came: queued to run now, in the target's order.";
   return `:calendar: *SCHEDULED*: ${line}. It holds no lease and no place in the target's order until then${reason ? ` (${escapeKeepMentions(oneLine(reason))})` : ''}.`;
 }
 
@@ -129,7 +155,10 @@ function stateReply(record: OperationRecord, entry: HistoryEntry): string {
       return `${replanReply(record, entry)}\nIt needs approval again: earlier approvals no longer count${stillNeeded(record) ? ` (needed: ${stillNeeded(record)})` : ''}.`;
     case 'SUBMITTED': {
       const gen = typeof entry.detail.generation === 'number' ? entry.detail.generation : record.submittedGeneration;
-      const what = record.plan?.change.type === 'create-snapshot' ? 'the snapshot was created' : `the API accepted the change${typeof gen === 'number' ? `; generation ${gen}` : ''}`;
+      const what =
+        record.plan?.change.type === 'create-snapshot'
+          ? 'the snapshot was created'
+          : `the API accepted the change${typeof gen === 'number' ? `; generation ${gen}` : ''}`;
       return `:rocket: *SUBMITTED* by ${who(entry.actor)}: ${what}. Watching the operator for evidence.`;
     }
     case 'COMPLETED':
@@ -139,7 +168,10 @@ function stateReply(record: OperationRecord, entry: HistoryEntry): string {
     case 'TIMED_OUT':
       return timedOutReply(record, entry);
     case 'DENIED':
-      return [':no_entry: *DENIED* by policy:', ...(reasonLines(record.decision).length ? reasonLines(record.decision) : [why || '• no reason recorded'])].join('\n');
+      return [
+        ':no_entry: *DENIED* by policy:',
+        ...(reasonLines(record.decision).length ? reasonLines(record.decision) : [why || '• no reason recorded']),
+      ].join('\n');
     case 'EXPIRED':
       return `:hourglass: *EXPIRED*: no decision before ${slackDate(entry.at)}${stillNeeded(record) ? ` (still needed: ${stillNeeded(record)})` : ''}. Request again if it is still wanted.`;
     case 'REJECTED':
@@ -183,9 +215,15 @@ function body(record: OperationRecord, entry: HistoryEntry): string {
 }
 
 /** The reply for one history entry, or undefined when the entry gets none. */
-export function renderThreadReply(record: OperationRecord, entry: HistoryEntry, ctx: RenderContext): SlackMessage | undefined {
+export function renderThreadReply(
+  record: OperationRecord,
+  entry: HistoryEntry,
+  ctx: RenderContext,
+): SlackMessage | undefined {
   if (!threadReplyWanted(entry)) return undefined;
-  const scheduling = (entry.type === 'state' && (entry.name === 'SCHEDULED' || entry.name === 'QUEUED')) || (entry.type === 'note' && entry.name === RESCHEDULED);
+  const scheduling =
+    (entry.type === 'state' && (entry.name === 'SCHEDULED' || entry.name === 'QUEUED')) ||
+    (entry.type === 'note' && entry.name === RESCHEDULED);
   const text = scheduling ? scheduleReply(entry, ctx.now) : body(record, entry);
   const first = (text.split('\n')[0] ?? '').replace(/:[a-z_]+: /, '');
   // The id shows in the reply itself too (not only in the notification text), so a thread read later names it.

@@ -36,7 +36,12 @@ export class MemoryDeliveryState implements DeliveryState {
     return { raw, mark: parseMark(raw) };
   }
 
-  async casMark(opId: string, field: string, expectedRaw: string | undefined, mark: DeliveryMark): Promise<{ ok: boolean; raw: string }> {
+  async casMark(
+    opId: string,
+    field: string,
+    expectedRaw: string | undefined,
+    mark: DeliveryMark,
+  ): Promise<{ ok: boolean; raw: string }> {
     const raw = JSON.stringify(mark);
     // As lua/casDeliveryMark.lua: an absent field reads as '', so expecting '' and expecting absent are one.
     if ((this.hash(opId)?.fields.get(field) ?? '') !== (expectedRaw ?? '')) return { ok: false, raw };

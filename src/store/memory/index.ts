@@ -22,9 +22,15 @@ export function memoryStores(opts: MemoryOperationStoreOptions & { token?: () =>
   const clock = opts.now === undefined ? {} : { now: opts.now };
   return {
     store,
-    freezes: new MemoryFreezeStore({ ...clock, ...(opts.retentionMs === undefined ? {} : { retentionMs: opts.retentionMs }) }),
+    freezes: new MemoryFreezeStore({
+      ...clock,
+      ...(opts.retentionMs === undefined ? {} : { retentionMs: opts.retentionMs }),
+    }),
     leases: new MemoryLeaseStore({ order: store, ...clock, ...(token === undefined ? {} : { token }) }),
-    delivery: new MemoryDeliveryState({ ...clock, ...(opts.retentionMs === undefined ? {} : { retentionMs: opts.retentionMs }) }),
+    delivery: new MemoryDeliveryState({
+      ...clock,
+      ...(opts.retentionMs === undefined ? {} : { retentionMs: opts.retentionMs }),
+    }),
     breakGlass: new MemoryBreakGlassIndex(),
   };
 }

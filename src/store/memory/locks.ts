@@ -30,10 +30,16 @@ export class MemoryLeaseStore implements LockStore {
     const head = order[0];
     const current = this.live(target);
     if (head !== opId) {
-      return { acquired: false, reason: 'not-head', ...(head === undefined ? {} : { head }), ...(current ? { holder: holderOf(current) } : {}) };
+      return {
+        acquired: false,
+        reason: 'not-head',
+        ...(head === undefined ? {} : { head }),
+        ...(current ? { holder: holderOf(current) } : {}),
+      };
     }
     // A holder that left the order (terminal, or back to approval) lost its authority with that transition.
-    if (current !== undefined && order.includes(current.opId)) return { acquired: false, reason: 'held', holder: holderOf(current), head: opId };
+    if (current !== undefined && order.includes(current.opId))
+      return { acquired: false, reason: 'held', holder: holderOf(current), head: opId };
     const lease: Lease = { target: viaJson(target), opId, token: this.token(), since: this.now() };
     this.leases.set(targetKey(target), { lease, expiresAt: this.now() + ttlMs });
     return { acquired: true, lease: viaJson(lease) };
@@ -62,7 +68,12 @@ export class MemoryLeaseStore implements LockStore {
     const now = this.now();
     return [...this.leases.values()]
       .filter((held) => alive(held.expiresAt, now))
-      .map(({ lease: { target, opId, since } }) => ({ target: viaJson(target), opId, since, ageMs: Math.max(0, now - since) }))
+      .map(({ lease: { target, opId, since } }) => ({
+        target: viaJson(target),
+        opId,
+        since,
+        ageMs: Math.max(0, now - since),
+      }))
       .sort((a, b) => a.since - b.since);
   }
 

@@ -1,6 +1,13 @@
 // The in-memory twin of the operation store (store/operations.ts): the same compare-and-set commits, indexes, FIFO
 // order and retention as lua/commitOperation.lua, on an injected clock; for unit tests of the services and the worker.
-import { initialRecord, isTerminal, type ActiveState, type HistoryEntry, type OperationRecord, type OrderMove } from '../../domain/engines/operation.js';
+import {
+  initialRecord,
+  isTerminal,
+  type ActiveState,
+  type HistoryEntry,
+  type OperationRecord,
+  type OrderMove,
+} from '../../domain/engines/operation.js';
 import { targetKey, type Target } from '../../domain/model/target.js';
 import type {
   ApplyResult,
@@ -74,7 +81,11 @@ export class MemoryOperationStore implements OperationStore {
   }
 
   async create(fields: NewOperation, actor: string): Promise<CreateResult> {
-    const record = initialRecord({ ...fields, approvals: fields.approvals ?? [], reenqueues: fields.reenqueues ?? 0 }, actor, this.now());
+    const record = initialRecord(
+      { ...fields, approvals: fields.approvals ?? [], reenqueues: fields.reenqueues ?? 0 },
+      actor,
+      this.now(),
+    );
     const reply = this.commitNow(undefined, record, 'stay');
     if (reply[0] === 'exists') return { ok: false, reason: 'exists' };
     return { ok: true, record };
@@ -110,14 +121,24 @@ export class MemoryOperationStore implements OperationStore {
   }
 
   async recent(limit: number): Promise<OperationRecord[]> {
-    return this.getMany(this.data.recent.descending().slice(0, checkLimit(limit)).map(([id]) => id));
+    return this.getMany(
+      this.data.recent
+        .descending()
+        .slice(0, checkLimit(limit))
+        .map(([id]) => id),
+    );
   }
 
   async recentForTarget(target: Target, limit: number): Promise<OperationRecord[]> {
     checkLimit(limit);
     const index = this.data.byTarget.get(targetKey(target));
     if (index === undefined || !alive(index.expiresAt, this.now())) return [];
-    return this.getMany(index.set.descending().slice(0, limit).map(([id]) => id));
+    return this.getMany(
+      index.set
+        .descending()
+        .slice(0, limit)
+        .map(([id]) => id),
+    );
   }
 
   async activeIds(): Promise<string[]> {
@@ -135,7 +156,10 @@ export class MemoryOperationStore implements OperationStore {
 
   async namespacesOfRecentOperations(): Promise<string[]> {
     const since = this.now() - this.retentionMs;
-    return this.data.namespaces.ascending().flatMap(([name, at]) => (at >= since ? [name] : [])).sort();
+    return this.data.namespaces
+      .ascending()
+      .flatMap(([name, at]) => (at >= since ? [name] : []))
+      .sort();
   }
 
   /** The target's FIFO order, head first (as the Redis store's `orderOf`). */
@@ -174,10 +198,15 @@ export class MemoryOperationStore implements OperationStore {
     const ticket = this.moveInOrder(next, order);
     const record = ticket >= 0 ? { ...next, firstQueuedSeq: ticket } : next;
     const terminal = isTerminal(next.state);
-    this.data.records.set(next.id, { json: JSON.stringify(record), version: record.version, expiresAt: terminal ? now + this.retentionMs : undefined });
+    this.data.records.set(next.id, {
+      json: JSON.stringify(record),
+      version: record.version,
+      expiresAt: terminal ? now + this.retentionMs : undefined,
+    });
     if (terminal) this.data.active.delete(next.id);
     else this.data.active.set(next.id, next.state as ActiveState);
-    if (next.state === 'AWAITING_APPROVAL' && next.expiresAt !== undefined) this.data.expiry.add(next.id, next.expiresAt);
+    if (next.state === 'AWAITING_APPROVAL' && next.expiresAt !== undefined)
+      this.data.expiry.add(next.id, next.expiresAt);
     else this.data.expiry.remove(next.id);
     this.index(next, now);
     return ['ok', ticket];

@@ -12,7 +12,9 @@ describeDeliveryConformance('Redis', async () => {
     state: new DeliveryState(t.redis, t.prefix, DEFAULT_RETENTION_MS),
     async lockExpired(opId) {
       // Redis announces no expiry: the lock key's remaining life is polled until Redis drops it.
-      await eventually('the lock expired', async () => (await t.redis.pttl(notifierKeys(t.prefix).lock(opId))) === -2, { intervalMs: 5 });
+      await eventually('the lock expired', async () => (await t.redis.pttl(notifierKeys(t.prefix).lock(opId))) === -2, {
+        intervalMs: 5,
+      });
     },
     cleanup: () => t.cleanup(),
   };

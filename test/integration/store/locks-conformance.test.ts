@@ -17,7 +17,9 @@ async function redisHarness(): Promise<LockHarness> {
     ...orderThrough(new OperationStore(t.redis, { prefix: t.prefix })),
     async leaseExpired(target: Target) {
       // Redis announces no expiry: its key's remaining life is polled; Redis drops it when the PX deadline passes.
-      await eventually('the lease expired', async () => (await t.redis.pttl(keys.lease(target))) === -2, { intervalMs: 5 });
+      await eventually('the lease expired', async () => (await t.redis.pttl(keys.lease(target))) === -2, {
+        intervalMs: 5,
+      });
     },
     cleanup: () => t.cleanup(),
   };

@@ -7,7 +7,8 @@ import { redisForTest } from '../../support/redis.js';
 describeOperationStoreConformance('Redis', async (now) => {
   const t = await redisForTest('ops-conf');
   const connections: Redis[] = [];
-  const make = (opts: ConstructorParameters<typeof OperationStore>[1] | object = {}) => new OperationStore(t.redis, { prefix: t.prefix, now, ...opts });
+  const make = (opts: ConstructorParameters<typeof OperationStore>[1] | object = {}) =>
+    new OperationStore(t.redis, { prefix: t.prefix, now, ...opts });
   return {
     store: make(),
     make,

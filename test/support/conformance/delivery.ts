@@ -45,7 +45,10 @@ export function describeDeliveryConformance(name: string, factory: () => Promise
       expect(snapshot.renderedSeq).toBe(4);
       expect(snapshot.permalink).toBe('https://slack.test/p1');
       expect([...snapshot.marks.keys()].sort()).toEqual(['digest:start:C0INC', 'dm:3:U0LEAD', 'post:2']);
-      expect(snapshot.marks.get('post:2')).toEqual({ raw: JSON.stringify({ state: 'pending', at: 5, by: 'notifier-a' }), mark: { state: 'pending', at: 5, by: 'notifier-a' } });
+      expect(snapshot.marks.get('post:2')).toEqual({
+        raw: JSON.stringify({ state: 'pending', at: 5, by: 'notifier-a' }),
+        mark: { state: 'pending', at: 5, by: 'notifier-a' },
+      });
       expect((await state.mark(OTHER, postField(2))).mark).toEqual({ state: 'skipped', why: 'nothing to say' });
       expect((await state.read(OTHER)).permalink).toBeUndefined();
     });
@@ -56,7 +59,9 @@ export function describeDeliveryConformance(name: string, factory: () => Promise
       expect(pending).toEqual({ ok: true, raw: JSON.stringify({ state: 'pending', at: 1, by: 'a' }) });
       // The other replica read the field absent too: it lost.
       expect((await state.casMark(OP, field, undefined, { state: 'pending', at: 2, by: 'b' })).ok).toBe(false);
-      expect((await state.casMark(OP, field, '{"state":"pending","at":0,"by":"stale"}', { state: 'done', ts: 'x' })).ok).toBe(false);
+      expect(
+        (await state.casMark(OP, field, '{"state":"pending","at":0,"by":"stale"}', { state: 'done', ts: 'x' })).ok,
+      ).toBe(false);
       expect((await state.mark(OP, field)).mark).toEqual({ state: 'pending', at: 1, by: 'a' });
       const done = await state.casMark(OP, field, pending.raw, { state: 'done', ts: '9.9' });
       expect(done.ok).toBe(true);
@@ -64,7 +69,11 @@ export function describeDeliveryConformance(name: string, factory: () => Promise
     });
 
     it('lets one of many racing compare-and-sets from the same read win', async () => {
-      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => state.casMark(OP, postField(5), undefined, { state: 'pending', at: i, by: `r${i}` })));
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          state.casMark(OP, postField(5), undefined, { state: 'pending', at: i, by: `r${i}` }),
+        ),
+      );
       expect(results.filter((r) => r.ok)).toHaveLength(1);
       const winner = results.find((r) => r.ok);
       expect((await state.mark(OP, postField(5))).raw).toBe(winner?.raw);

@@ -47,7 +47,10 @@ export function describeFreezeConformance(name: string, factory: (now: () => num
       expect((await freezes.list()).map((f) => f.target)).toEqual([clicks, orders]);
 
       clock = T0 + 60_000;
-      expect(await freezes.unfreeze(orders, 'U0OTHERLEAD')).toEqual({ ok: true, was: { target: orders, by: 'U0LEAD', reason: 'incident 7', at: T0 } });
+      expect(await freezes.unfreeze(orders, 'U0OTHERLEAD')).toEqual({
+        ok: true,
+        was: { target: orders, by: 'U0LEAD', reason: 'incident 7', at: T0 },
+      });
       expect(await freezes.get(orders)).toBeUndefined();
       expect(await freezes.unfreeze(orders, 'U0OTHERLEAD')).toEqual({ ok: false, reason: 'not-frozen' });
       expect(await freezes.auditLog(10)).toMatchObject([
@@ -76,7 +79,9 @@ export function describeFreezeConformance(name: string, factory: (now: () => num
     });
 
     it('lets exactly one of 20 concurrent freezes win', async () => {
-      const results = await Promise.all(h.racers(20).map((racer, i) => racer.freeze(orders, { by: `U${i}`, reason: `r${i}`, at: T0 + i })));
+      const results = await Promise.all(
+        h.racers(20).map((racer, i) => racer.freeze(orders, { by: `U${i}`, reason: `r${i}`, at: T0 + i })),
+      );
       expect(results.filter((r) => r.ok)).toHaveLength(1);
       const winner = await freezes.get(orders);
       for (const r of results) if (!r.ok) expect(r.existing).toEqual(winner);
@@ -108,9 +113,21 @@ export function describeFreezeConformance(name: string, factory: (now: () => num
     });
 
     it.each([
-      { name: 'an empty reason', call: (f: FreezeStore) => f.freeze(orders, { by: 'U0LEAD', reason: ' ', at: T0 }), message: 'a freeze needs a reason' },
-      { name: 'no requester', call: (f: FreezeStore) => f.freeze(orders, { by: '', reason: 'x', at: T0 }), message: 'a freeze needs who asked for it' },
-      { name: 'no unfreezer', call: (f: FreezeStore) => f.unfreeze(orders, ''), message: 'an unfreeze needs who asked for it' },
+      {
+        name: 'an empty reason',
+        call: (f: FreezeStore) => f.freeze(orders, { by: 'U0LEAD', reason: ' ', at: T0 }),
+        message: 'a freeze needs a reason',
+      },
+      {
+        name: 'no requester',
+        call: (f: FreezeStore) => f.freeze(orders, { by: '', reason: 'x', at: T0 }),
+        message: 'a freeze needs who asked for it',
+      },
+      {
+        name: 'no unfreezer',
+        call: (f: FreezeStore) => f.unfreeze(orders, ''),
+        message: 'an unfreeze needs who asked for it',
+      },
       { name: 'a bad limit', call: (f: FreezeStore) => f.auditLog(0), message: 'limit must be a positive integer' },
     ])('refuses $name with a clear message', async ({ call, message }) => {
       await expect(call(freezes)).rejects.toThrow(message);

@@ -33,7 +33,10 @@ export function orderThrough(ops: OperationStore): Pick<LockHarness, 'enqueue' |
   return {
     async enqueue(target, opId) {
       const intent: OperationIntent = { kind: 'restart', target, incidentChannels: [] };
-      const created = await ops.create({ id: opId, kind: 'restart', intent, target, requester: 'U0REQ', channel: 'C0OPS', incidentChannels: [] }, 'U0REQ');
+      const created = await ops.create(
+        { id: opId, kind: 'restart', intent, target, requester: 'U0REQ', channel: 'C0OPS', incidentChannels: [] },
+        'U0REQ',
+      );
       if (!created.ok) throw new Error(`${opId} exists`);
       const queued = await ops.transition(opId, { from: ['ACCEPTED'], to: 'QUEUED', actor: 'U0REQ', role: 'bot' });
       if (!queued.ok) throw new Error(queued.reason);
@@ -74,7 +77,9 @@ export function describeLockConformance(name: string, factory: () => Promise<Loc
       expect(lease.token.length).toBeGreaterThanOrEqual(16);
       expect(await h.locks.holder(target)).toEqual({ opId: 'op-lockaa', since: lease.since });
       expect(await h.locks.holder(other)).toBeUndefined();
-      expect(await h.locks.listLeases()).toEqual([{ target, opId: 'op-lockaa', since: lease.since, ageMs: expect.any(Number) }]);
+      expect(await h.locks.listLeases()).toEqual([
+        { target, opId: 'op-lockaa', since: lease.since, ageMs: expect.any(Number) },
+      ]);
     });
 
     it('reports contention: the holder to itself, the head and holder to a later operation', async () => {
@@ -82,14 +87,28 @@ export function describeLockConformance(name: string, factory: () => Promise<Loc
       await h.enqueue(target, 'op-lockbb');
       const lease = await acquire(target, 'op-lockaa');
       const holder = { opId: 'op-lockaa', since: lease.since };
-      expect(await h.locks.tryAcquire(target, 'op-lockaa', TTL)).toEqual({ acquired: false, reason: 'held', holder, head: 'op-lockaa' });
-      expect(await h.locks.tryAcquire(target, 'op-lockbb', TTL)).toEqual({ acquired: false, reason: 'not-head', holder, head: 'op-lockaa' });
+      expect(await h.locks.tryAcquire(target, 'op-lockaa', TTL)).toEqual({
+        acquired: false,
+        reason: 'held',
+        holder,
+        head: 'op-lockaa',
+      });
+      expect(await h.locks.tryAcquire(target, 'op-lockbb', TTL)).toEqual({
+        acquired: false,
+        reason: 'not-head',
+        holder,
+        head: 'op-lockaa',
+      });
     });
 
     it('runs a target strictly in FIFO order; other targets are independent', async () => {
       for (const id of ['op-lockaa', 'op-lockbb', 'op-lockcc']) await h.enqueue(target, id);
       await h.enqueue(other, 'op-lockdd');
-      expect(await h.locks.tryAcquire(target, 'op-lockbb', TTL)).toEqual({ acquired: false, reason: 'not-head', head: 'op-lockaa' });
+      expect(await h.locks.tryAcquire(target, 'op-lockbb', TTL)).toEqual({
+        acquired: false,
+        reason: 'not-head',
+        head: 'op-lockaa',
+      });
       expect(await h.locks.tryAcquire(target, 'op-lockcc', TTL)).toMatchObject({ acquired: false, reason: 'not-head' });
       expect(await h.locks.tryAcquire(other, 'op-lockdd', TTL)).toMatchObject({ acquired: true });
 
@@ -97,7 +116,11 @@ export function describeLockConformance(name: string, factory: () => Promise<Loc
       await h.finish('op-lockaa');
       expect(await h.locks.release(a)).toBe(true);
       const b = await acquire(target, 'op-lockbb');
-      expect(await h.locks.tryAcquire(target, 'op-lockcc', TTL)).toMatchObject({ acquired: false, reason: 'not-head', head: 'op-lockbb' });
+      expect(await h.locks.tryAcquire(target, 'op-lockcc', TTL)).toMatchObject({
+        acquired: false,
+        reason: 'not-head',
+        head: 'op-lockbb',
+      });
 
       // A holder that reached a terminal state without releasing (its worker died) blocks nobody.
       await h.finish('op-lockbb');
@@ -113,7 +136,11 @@ export function describeLockConformance(name: string, factory: () => Promise<Loc
       const first = await acquire(target, 'op-lockaa', SHORT_TTL);
       await h.leaseExpired(target);
       expect(await h.locks.holder(target)).toBeUndefined();
-      expect(await h.locks.tryAcquire(target, 'op-lockbb', TTL)).toEqual({ acquired: false, reason: 'not-head', head: 'op-lockaa' });
+      expect(await h.locks.tryAcquire(target, 'op-lockbb', TTL)).toEqual({
+        acquired: false,
+        reason: 'not-head',
+        head: 'op-lockaa',
+      });
       const again = await acquire(target, 'op-lockaa');
       expect(again.token).not.toBe(first.token);
       expect(await h.locks.extend(first, TTL)).toBe(false);
@@ -145,14 +172,20 @@ export function describeLockConformance(name: string, factory: () => Promise<Loc
 
     it('lets no operation outside the order acquire, even on an idle target', async () => {
       await h.enqueue(target, 'op-lockaa');
-      expect(await h.locks.tryAcquire(target, 'op-strange', TTL)).toEqual({ acquired: false, reason: 'not-head', head: 'op-lockaa' });
+      expect(await h.locks.tryAcquire(target, 'op-strange', TTL)).toEqual({
+        acquired: false,
+        reason: 'not-head',
+        head: 'op-lockaa',
+      });
       const idle: Target = { ...target, name: 'idle' };
       expect(await h.locks.tryAcquire(idle, 'op-lockaa', TTL)).toEqual({ acquired: false, reason: 'not-head' });
     });
 
     it('refuses a meaningless ttl with a clear message', async () => {
       await h.enqueue(target, 'op-lockaa');
-      await expect(h.locks.tryAcquire(target, 'op-lockaa', 0)).rejects.toThrow('lease ttl must be a positive whole number of ms, got 0');
+      await expect(h.locks.tryAcquire(target, 'op-lockaa', 0)).rejects.toThrow(
+        'lease ttl must be a positive whole number of ms, got 0',
+      );
       await expect(h.locks.tryAcquire(target, 'op-lockaa', 1.5)).rejects.toThrow('got 1.5');
       const lease = await acquire(target, 'op-lockaa');
       await expect(h.locks.extend(lease, -1)).rejects.toThrow('got -1');
@@ -163,7 +196,9 @@ export function describeLockConformance(name: string, factory: () => Promise<Loc
       expect(await h.freezes.freeze(target, { by: 'U0LEAD', reason: 'incident 42', at: 1_000 })).toEqual({ ok: true });
       expect(await h.freezes.get(target)).toEqual({ target, by: 'U0LEAD', reason: 'incident 42', at: 1_000 });
       expect(await h.locks.tryAcquire(target, 'op-lockaa', TTL)).toMatchObject({ acquired: true });
-      expect(await h.freezes.auditLog(10)).toMatchObject([{ what: 'freeze', target, by: 'U0LEAD', reason: 'incident 42', at: 1_000 }]);
+      expect(await h.freezes.auditLog(10)).toMatchObject([
+        { what: 'freeze', target, by: 'U0LEAD', reason: 'incident 42', at: 1_000 },
+      ]);
     });
   });
 }

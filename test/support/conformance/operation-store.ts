@@ -2,7 +2,12 @@
 // (Redis in test/integration/store, memory in test/unit/store/memory), as bullmq runs one suite per backend.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NewOperation, OperationStore } from '../../../src/app/ports/operation-store.js';
-import type { EntryInput, HistoryEntry, OperationRecord, OperationState } from '../../../src/domain/engines/operation.js';
+import type {
+  EntryInput,
+  HistoryEntry,
+  OperationRecord,
+  OperationState,
+} from '../../../src/domain/engines/operation.js';
 import type { Target } from '../../../src/domain/model/target.js';
 
 /** A store's own options the suite varies: a retention, an observer. */
@@ -30,12 +35,28 @@ const orders: Target = { kind: 'FlinkDeployment', namespace: 'streaming-prod', n
 const clicks: Target = { kind: 'FlinkSessionJob', namespace: 'streaming-dev', name: 'clicks' };
 
 function newOp(id: string, target: Target = orders): NewOperation {
-  return { id, kind: 'restart', intent: { kind: 'restart', target, incidentChannels: [] }, target, requester: 'U0REQ', channel: 'C0OPS', incidentChannels: [] };
+  return {
+    id,
+    kind: 'restart',
+    intent: { kind: 'restart', target, incidentChannels: [] },
+    target,
+    requester: 'U0REQ',
+    channel: 'C0OPS',
+    incidentChannels: [],
+  };
 }
 
-const to = (name: OperationState, role: 'bot' | 'worker' | 'sweep', actor: string = role): EntryInput => ({ type: 'state', name, actor, role });
+const to = (name: OperationState, role: 'bot' | 'worker' | 'sweep', actor: string = role): EntryInput => ({
+  type: 'state',
+  name,
+  actor,
+  role,
+});
 
-export function describeOperationStoreConformance(name: string, factory: (now: () => number) => Promise<OperationStoreHarness>): void {
+export function describeOperationStoreConformance(
+  name: string,
+  factory: (now: () => number) => Promise<OperationStoreHarness>,
+): void {
   describe(`operation store conformance: ${name}`, () => {
     let h: OperationStoreHarness;
     let store: OrderedStore;
@@ -56,12 +77,24 @@ export function describeOperationStoreConformance(name: string, factory: (now: (
 
     describe('create and get', () => {
       it('writes ACCEPTED with its first entry, reads it back, and refuses a taken id', async () => {
-        const created = await store.create({ ...newOp('op-create1'), responseUrl: 'https://hooks.slack.test/1' }, 'U0REQ');
+        const created = await store.create(
+          { ...newOp('op-create1'), responseUrl: 'https://hooks.slack.test/1' },
+          'U0REQ',
+        );
         expect(created.ok).toBe(true);
         const record = await store.get('op-create1');
         expect(record).toEqual(created.ok ? created.record : undefined);
-        expect(record).toMatchObject({ version: 1, state: 'ACCEPTED', createdAt: T0, updatedAt: T0, approvals: [], reenqueues: 0 });
-        expect(record?.history).toEqual([{ seq: 1, type: 'state', name: 'ACCEPTED', actor: 'U0REQ', at: T0, detail: { from: '(new)' } }]);
+        expect(record).toMatchObject({
+          version: 1,
+          state: 'ACCEPTED',
+          createdAt: T0,
+          updatedAt: T0,
+          approvals: [],
+          reenqueues: 0,
+        });
+        expect(record?.history).toEqual([
+          { seq: 1, type: 'state', name: 'ACCEPTED', actor: 'U0REQ', at: T0, detail: { from: '(new)' } },
+        ]);
         expect(await store.create(newOp('op-create1'), 'U0OTHER')).toEqual({ ok: false, reason: 'exists' });
         expect((await store.get('op-create1'))?.requester).toBe('U0REQ');
         expect(await store.get('op-missing1')).toBeUndefined();
@@ -81,7 +114,10 @@ export function describeOperationStoreConformance(name: string, factory: (now: (
 
       it('reads many in the order asked, leaving out ids without a record', async () => {
         for (const id of ['op-many0a', 'op-many0b']) await store.create(newOp(id), 'U0REQ');
-        expect((await store.getMany(['op-many0b', 'op-nothing', 'op-many0a'])).map((r) => r.id)).toEqual(['op-many0b', 'op-many0a']);
+        expect((await store.getMany(['op-many0b', 'op-nothing', 'op-many0a'])).map((r) => r.id)).toEqual([
+          'op-many0b',
+          'op-many0a',
+        ]);
         expect(await store.getMany([])).toEqual([]);
       });
     });
@@ -90,21 +126,49 @@ export function describeOperationStoreConformance(name: string, factory: (now: (
       it('commits a legal transition with its entry, state and version', async () => {
         await store.create(newOp('op-legal1'), 'U0REQ');
         clock += 5;
-        const result = await store.transition('op-legal1', { from: ['ACCEPTED'], to: 'QUEUED', actor: 'U0REQ', role: 'bot', detail: { decision: 'allow' } });
-        expect(result).toMatchObject({ ok: true, entries: [{ seq: 2, type: 'state', name: 'QUEUED', at: T0 + 5, detail: { decision: 'allow', from: 'ACCEPTED' } }] });
+        const result = await store.transition('op-legal1', {
+          from: ['ACCEPTED'],
+          to: 'QUEUED',
+          actor: 'U0REQ',
+          role: 'bot',
+          detail: { decision: 'allow' },
+        });
+        expect(result).toMatchObject({
+          ok: true,
+          entries: [
+            { seq: 2, type: 'state', name: 'QUEUED', at: T0 + 5, detail: { decision: 'allow', from: 'ACCEPTED' } },
+          ],
+        });
         expect(await store.get('op-legal1')).toMatchObject({ state: 'QUEUED', version: 2, updatedAt: T0 + 5 });
       });
 
       it('refuses a transition from a state the record is no longer in', async () => {
         await store.create(newOp('op-moved01'), 'U0REQ');
         await step('op-moved01', to('AWAITING_APPROVAL', 'bot'));
-        const result = await store.transition('op-moved01', { from: ['ACCEPTED'], to: 'QUEUED', actor: 'U0REQ', role: 'bot' });
-        expect(result).toMatchObject({ ok: false, reason: 'op-moved01 is AWAITING_APPROVAL now; ACCEPTED → QUEUED no longer applies', record: { version: 2 } });
+        const result = await store.transition('op-moved01', {
+          from: ['ACCEPTED'],
+          to: 'QUEUED',
+          actor: 'U0REQ',
+          role: 'bot',
+        });
+        expect(result).toMatchObject({
+          ok: false,
+          reason: 'op-moved01 is AWAITING_APPROVAL now; ACCEPTED → QUEUED no longer applies',
+          record: { version: 2 },
+        });
       });
 
       it.each([
-        { name: 'an illegal transition', entry: to('SUBMITTED', 'worker'), reason: 'ACCEPTED → SUBMITTED is not a legal transition' },
-        { name: 'the wrong writer', entry: to('QUEUED', 'worker'), reason: 'ACCEPTED → QUEUED is written by the bot, not the worker' },
+        {
+          name: 'an illegal transition',
+          entry: to('SUBMITTED', 'worker'),
+          reason: 'ACCEPTED → SUBMITTED is not a legal transition',
+        },
+        {
+          name: 'the wrong writer',
+          entry: to('QUEUED', 'worker'),
+          reason: 'ACCEPTED → QUEUED is written by the bot, not the worker',
+        },
       ])('refuses $name and writes nothing', async ({ entry, reason }) => {
         await store.create(newOp('op-illegal'), 'U0REQ');
         const before = await store.get('op-illegal');
@@ -117,12 +181,21 @@ export function describeOperationStoreConformance(name: string, factory: (now: (
         await store.create(newOp('op-race01'), 'U0REQ');
         const targets = ['QUEUED', 'DENIED', 'AWAITING_APPROVAL', 'CANCELLED'] as const;
         const results = await Promise.all(
-          h.racers(20).map((racer, i) => racer.transition('op-race01', { from: ['ACCEPTED'], to: targets[i % 4] as OperationState, actor: `bot-${i}`, role: 'bot' })),
+          h.racers(20).map((racer, i) =>
+            racer.transition('op-race01', {
+              from: ['ACCEPTED'],
+              to: targets[i % 4] as OperationState,
+              actor: `bot-${i}`,
+              role: 'bot',
+            }),
+          ),
         );
         expect(results.filter((r) => r.ok)).toHaveLength(1);
         const won = (await store.get('op-race01')) as OperationRecord;
         for (const loser of results.filter((r) => !r.ok)) {
-          expect(loser.ok || loser.reason).toMatch(new RegExp(`^op-race01 is ${won.state} now; ACCEPTED → [A-Z_]+ no longer applies$`));
+          expect(loser.ok || loser.reason).toMatch(
+            new RegExp(`^op-race01 is ${won.state} now; ACCEPTED → [A-Z_]+ no longer applies$`),
+          );
         }
         expect(won.history.map((e) => e.name)).toEqual(['ACCEPTED', won.state]);
       });
@@ -141,7 +214,11 @@ export function describeOperationStoreConformance(name: string, factory: (now: (
         ]);
         expect(theirs.ok).toBe(true);
         expect(seen).toEqual([1, 2]);
-        expect(mine.ok && mine.record.history.map((e) => `${e.seq}:${e.name}`)).toEqual(['1:ACCEPTED', '2:meanwhile', '3:mine']);
+        expect(mine.ok && mine.record.history.map((e) => `${e.seq}:${e.name}`)).toEqual([
+          '1:ACCEPTED',
+          '2:meanwhile',
+          '3:mine',
+        ]);
       });
 
       it('appends non-state entries without changing the state', async () => {
@@ -154,7 +231,14 @@ export function describeOperationStoreConformance(name: string, factory: (now: (
         );
         expect(record).toMatchObject({ state: 'AWAITING_APPROVAL', version: 3 });
         expect(record.history.slice(2)).toEqual([
-          { seq: 3, type: 'approval', name: 'approved', actor: 'U0LEAD', at: T0 + 2000, detail: { countsFor: ['prod-needs-a-lead'] } },
+          {
+            seq: 3,
+            type: 'approval',
+            name: 'approved',
+            actor: 'U0LEAD',
+            at: T0 + 2000,
+            detail: { countsFor: ['prod-needs-a-lead'] },
+          },
           { seq: 4, type: 'note', name: 'card-posted', actor: 'system', at: T0 + 2000, detail: {} },
         ]);
         expect(await store.get('op-notes1')).toEqual(record);
@@ -162,20 +246,34 @@ export function describeOperationStoreConformance(name: string, factory: (now: (
 
       it('returns the refusal of decide and writes nothing', async () => {
         await store.create(newOp('op-refuse'), 'U0REQ');
-        expect(await store.apply('op-refuse', () => ({ refuse: 'the plan changed' }))).toMatchObject({ ok: false, reason: 'the plan changed' });
-        expect(await store.apply('op-absent1', () => ({ entries: [] }))).toEqual({ ok: false, reason: 'op-absent1 not found' });
+        expect(await store.apply('op-refuse', () => ({ refuse: 'the plan changed' }))).toMatchObject({
+          ok: false,
+          reason: 'the plan changed',
+        });
+        expect(await store.apply('op-absent1', () => ({ entries: [] }))).toEqual({
+          ok: false,
+          reason: 'op-absent1 not found',
+        });
         expect((await store.get('op-refuse'))?.version).toBe(1);
       });
 
       it('tells its observer about each committed change once, and a failing observer fails no commit', async () => {
         const seen: string[] = [];
-        const observed = h.make({ onCommitted: (record, entries) => seen.push(`${record.state}:${entries.map((e) => e.name).join(',')}`) });
+        const observed = h.make({
+          onCommitted: (record, entries) => seen.push(`${record.state}:${entries.map((e) => e.name).join(',')}`),
+        });
         await observed.create(newOp('op-observe'), 'U0REQ');
         await observed.transition('op-observe', { from: ['ACCEPTED'], to: 'QUEUED', actor: 'U0REQ', role: 'bot' });
         await observed.apply('op-observe', () => ({ refuse: 'no' }));
         expect(seen).toEqual(['QUEUED:QUEUED']);
-        const broken = h.make({ onCommitted: () => { throw new Error('observer down'); } });
-        expect(await broken.apply('op-observe', () => ({ entries: [{ type: 'note', name: 'still', actor: 'x' }] }))).toMatchObject({ ok: true });
+        const broken = h.make({
+          onCommitted: () => {
+            throw new Error('observer down');
+          },
+        });
+        expect(
+          await broken.apply('op-observe', () => ({ entries: [{ type: 'note', name: 'still', actor: 'x' }] })),
+        ).toMatchObject({ ok: true });
       });
     });
 
@@ -231,8 +329,14 @@ export function describeOperationStoreConformance(name: string, factory: (now: (
           clock += 10;
           await store.create(newOp(id, target), 'U0REQ');
         }
-        await store.apply('op-query0a', () => ({ set: { expiresAt: T0 + 100 }, entries: [to('AWAITING_APPROVAL', 'bot')] }));
-        await store.apply('op-query0b', () => ({ set: { expiresAt: T0 + 300 }, entries: [to('AWAITING_APPROVAL', 'bot')] }));
+        await store.apply('op-query0a', () => ({
+          set: { expiresAt: T0 + 100 },
+          entries: [to('AWAITING_APPROVAL', 'bot')],
+        }));
+        await store.apply('op-query0b', () => ({
+          set: { expiresAt: T0 + 300 },
+          entries: [to('AWAITING_APPROVAL', 'bot')],
+        }));
         await step('op-query0c', to('QUEUED', 'bot'));
 
         expect((await store.recent(2)).map((r) => r.id)).toEqual(['op-query0c', 'op-query0b']);
@@ -245,7 +349,12 @@ export function describeOperationStoreConformance(name: string, factory: (now: (
         expect(await store.expiredAwaitingApproval(T0 + 1000)).toEqual(['op-query0a', 'op-query0b']);
         expect(await store.namespacesOfRecentOperations()).toEqual(['streaming-dev', 'streaming-prod']);
 
-        await store.transition('op-query0a', { from: ['AWAITING_APPROVAL'], to: 'EXPIRED', actor: 'sweep', role: 'sweep' });
+        await store.transition('op-query0a', {
+          from: ['AWAITING_APPROVAL'],
+          to: 'EXPIRED',
+          actor: 'sweep',
+          role: 'sweep',
+        });
         expect(await store.expiredAwaitingApproval(T0 + 1000)).toEqual(['op-query0b']);
         expect((await store.activeIds()).sort()).toEqual(['op-query0b', 'op-query0c']);
         await expect(store.recent(0)).rejects.toThrow('limit must be a positive integer');
@@ -255,8 +364,13 @@ export function describeOperationStoreConformance(name: string, factory: (now: (
 
       it('keeps an approval deadline only while AWAITING_APPROVAL', async () => {
         await store.create(newOp('op-window1'), 'U0REQ');
-        await store.apply('op-window1', () => ({ set: { expiresAt: T0 + 100 }, entries: [to('AWAITING_APPROVAL', 'bot')] }));
-        await store.apply('op-window1', () => ({ entries: [{ type: 'approval', name: 'approved', actor: 'U0LEAD' }, to('QUEUED', 'bot', 'U0LEAD')] }));
+        await store.apply('op-window1', () => ({
+          set: { expiresAt: T0 + 100 },
+          entries: [to('AWAITING_APPROVAL', 'bot')],
+        }));
+        await store.apply('op-window1', () => ({
+          entries: [{ type: 'approval', name: 'approved', actor: 'U0LEAD' }, to('QUEUED', 'bot', 'U0LEAD')],
+        }));
         expect(await store.expiredAwaitingApproval(T0 + 1000)).toEqual([]);
       });
 

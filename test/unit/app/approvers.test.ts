@@ -12,7 +12,16 @@ import { validatePolicy } from '../../../src/domain/engines/policy/validate.js';
 import { renderApproverDm, renderClosedDm } from '../../../src/slack/blocks/dm.js';
 import { approvalBlockId, renderCard, renderThreadReply } from '../../../src/slack/blocks/index.js';
 import { actionsOf, expectValid, visibleText } from '../../support/blocks.js';
-import { awaitingRecord, CTX, LEAD, oversizedRecord, queuedRecord, REQUESTER, step, toState } from '../../support/records.js';
+import {
+  awaitingRecord,
+  CTX,
+  LEAD,
+  oversizedRecord,
+  queuedRecord,
+  REQUESTER,
+  step,
+  toState,
+} from '../../support/records.js';
 
 function policy(approval: Record<string, unknown>, groups: Record<string, unknown> = {}) {
   return {
@@ -39,9 +48,16 @@ describe('policy: approval.notify, remindAfter, escalateAfter, escalateTo', () =
   });
 
   it('reads durations like ttl', () => {
-    const result = validatePolicy(policy({ notify: 'channel', remindAfter: '10m', escalateAfter: '20m', escalateTo: ['managers'] }));
+    const result = validatePolicy(
+      policy({ notify: 'channel', remindAfter: '10m', escalateAfter: '20m', escalateTo: ['managers'] }),
+    );
     if (!result.ok) throw new Error(result.errors.join('\n'));
-    expect(result.policy.approval).toMatchObject({ notify: 'channel', remindAfterMs: 600_000, escalateAfterMs: 1_200_000, escalateTo: ['managers'] });
+    expect(result.policy.approval).toMatchObject({
+      notify: 'channel',
+      remindAfterMs: 600_000,
+      escalateAfterMs: 1_200_000,
+      escalateTo: ['managers'],
+    });
   });
 
   it.each([
@@ -85,12 +101,21 @@ describe('reminders and escalation fall due once, counted from the first AWAITIN
 
 describe('escalation: its groups approve as if they were in the rules', () => {
   it('adds the escalated groups to every requirement', async () => {
-    const r = step(awaitingRecord(), [{ type: 'note', name: 'escalated', actor: 'system', detail: { groups: ['managers'] } }]);
-    expect(effectiveRequirements(r)).toEqual([{ rule: 'prod-needs-a-lead', approvals: 1, from: ['leads', 'managers'] }]);
+    const r = step(awaitingRecord(), [
+      { type: 'note', name: 'escalated', actor: 'system', detail: { groups: ['managers'] } },
+    ]);
+    expect(effectiveRequirements(r)).toEqual([
+      { rule: 'prod-needs-a-lead', approvals: 1, from: ['leads', 'managers'] },
+    ]);
     const isMember = async (user: string, group: string) => user === 'U0BOSS' && group === 'managers';
     const input = { user: 'U0BOSS', requester: REQUESTER, allowSelfApproval: false, isMember };
-    expect(await eligibility({ ...input, requirements: effectiveRequirements(awaitingRecord()) })).toMatchObject({ eligible: false });
-    expect(await eligibility({ ...input, requirements: effectiveRequirements(r) })).toEqual({ eligible: true, countsFor: ['prod-needs-a-lead'] });
+    expect(await eligibility({ ...input, requirements: effectiveRequirements(awaitingRecord()) })).toMatchObject({
+      eligible: false,
+    });
+    expect(await eligibility({ ...input, requirements: effectiveRequirements(r) })).toEqual({
+      eligible: true,
+      countsFor: ['prod-needs-a-lead'],
+    });
   });
 });
 
@@ -116,7 +141,11 @@ describe('DM rounds', () => {
     const accepted = awaitingRecord();
     const bg = { ...accepted, intent: { ...accepted.intent, breakGlass: true } } as OperationRecord;
     const first = bg.history[0] as OperationRecord['history'][number];
-    const queued = { ...bg, state: 'QUEUED', history: [first, { ...first, seq: 2, name: 'QUEUED', detail: { from: 'ACCEPTED' } }] } as OperationRecord;
+    const queued = {
+      ...bg,
+      state: 'QUEUED',
+      history: [first, { ...first, seq: 2, name: 'QUEUED', detail: { from: 'ACCEPTED' } }],
+    } as OperationRecord;
     expect(dmRounds(queued)).toEqual([{ seq: 2, kind: 'notice', round: 0 }]);
   });
 });
@@ -129,7 +158,9 @@ describe('who is messaged', () => {
     const valid = validatePolicy(policy({}));
     if (!valid.ok) throw new Error(valid.errors.join('\n'));
     const directory = approverDirectory(staticPolicy(valid.policy), new MembershipSource(members));
-    const r = step(awaitingRecord(), [{ type: 'note', name: 'escalated', actor: 'system', detail: { groups: ['managers'] } }]);
+    const r = step(awaitingRecord(), [
+      { type: 'note', name: 'escalated', actor: 'system', detail: { groups: ['managers'] } },
+    ]);
     const list = await directory.approvers(r);
     expect(list.messaged).toEqual([LEAD, 'U0LEAD2', 'U0BOSS']);
     expect(list.notMessaged).toEqual([]);
@@ -139,7 +170,9 @@ describe('who is messaged', () => {
   it('at most 20: the others are named', async () => {
     const valid = validatePolicy(policy({}, { leads: { users: many } }));
     if (!valid.ok) throw new Error(valid.errors.join('\n'));
-    const list = await approverDirectory(staticPolicy(valid.policy), new MembershipSource(members)).approvers(awaitingRecord());
+    const list = await approverDirectory(staticPolicy(valid.policy), new MembershipSource(members)).approvers(
+      awaitingRecord(),
+    );
     expect(list.messaged).toEqual(many.slice(0, 20));
     expect(list.notMessaged).toEqual(many.slice(20));
   });
@@ -148,7 +181,10 @@ describe('who is messaged', () => {
 describe('the DMs', () => {
   it('a request carries the card’s Approve and Reject with the plan’s block id, the op id and a link to the card', () => {
     const r = awaitingRecord();
-    const dm = renderApproverDm(r, 'request', { ...CTX, permalink: 'https://slack.example/archives/C0DATAPLATFORM/p1' });
+    const dm = renderApproverDm(r, 'request', {
+      ...CTX,
+      permalink: 'https://slack.example/archives/C0DATAPLATFORM/p1',
+    });
     expectValid(dm);
     expect(dm.text).toContain(r.id);
     expect(actionsOf(dm)).toEqual([expect.objectContaining({ block_id: approvalBlockId(r.plan?.digest ?? '') })]);
@@ -178,16 +214,28 @@ describe('the DMs', () => {
   });
 
   it('the card names who the cap left out; the thread says so too', () => {
-    const r = step(awaitingRecord(), [{ type: 'note', name: 'approvers-not-messaged', actor: 'system', detail: { users: ['U0MANY20', 'U0MANY21'], cap: 20 } }]);
+    const r = step(awaitingRecord(), [
+      {
+        type: 'note',
+        name: 'approvers-not-messaged',
+        actor: 'system',
+        detail: { users: ['U0MANY20', 'U0MANY21'], cap: 20 },
+      },
+    ]);
     expect(visibleText(renderCard(r, CTX))).toContain('Not messaged (DMs are capped): <@U0MANY20>, <@U0MANY21>');
     const entry = r.history.at(-1);
     if (!entry) throw new Error('no entry');
-    expect(visibleText(renderThreadReply(r, entry, CTX) ?? { text: '', blocks: [] })).toContain('2 eligible approvers not messaged');
+    expect(visibleText(renderThreadReply(r, entry, CTX) ?? { text: '', blocks: [] })).toContain(
+      '2 eligible approvers not messaged',
+    );
   });
 
-  it.each(['request', 'reminder', 'escalation', 'notice'] as const)('%s stays within Slack’s limits for an oversized record', (kind) => {
-    const r = oversizedRecord('AWAITING_APPROVAL');
-    expectValid(renderApproverDm(r, kind, CTX));
-    expectValid(renderClosedDm(r, kind, 1, CTX));
-  });
+  it.each(['request', 'reminder', 'escalation', 'notice'] as const)(
+    '%s stays within Slack’s limits for an oversized record',
+    (kind) => {
+      const r = oversizedRecord('AWAITING_APPROVAL');
+      expectValid(renderApproverDm(r, kind, CTX));
+      expectValid(renderClosedDm(r, kind, 1, CTX));
+    },
+  );
 });

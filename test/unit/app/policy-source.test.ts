@@ -14,7 +14,8 @@ afterEach(async () => {
 
 function recorder() {
   const lines: { level: string; fields: Record<string, unknown>; msg: string }[] = [];
-  const log = (level: string) => (fields: Record<string, unknown>, msg: string) => void lines.push({ level, fields, msg });
+  const log = (level: string) => (fields: Record<string, unknown>, msg: string) =>
+    void lines.push({ level, fields, msg });
   return { lines, logger: { error: log('error'), info: log('info') } as never };
 }
 
@@ -75,7 +76,10 @@ it('with the installation’s clusters, refuses a file naming an unknown cluster
   const first = await source.current();
   expect(first.ok && source.valid).toBe(true);
 
-  await writeFile(file, `${CLUSTER_POLICY.replace('[prod-us]', '[prod-usa]')}channels:\n  C0EU: { defaultCluster: prod-eux }\n`);
+  await writeFile(
+    file,
+    `${CLUSTER_POLICY.replace('[prod-us]', '[prod-usa]')}channels:\n  C0EU: { defaultCluster: prod-eux }\n`,
+  );
   expect(await source.current()).toEqual(first);
   expect(source.valid).toBe(false);
   const errors = lines.filter((l) => l.level === 'error');
@@ -99,6 +103,8 @@ it('with the installation’s clusters, refuses a cluster glob matching none of 
   const source = new PolicyFileSource(file, { clusters: ['prod-eu', 'prod-us'] });
   const state = await source.current();
   expect(state.ok).toBe(false);
-  expect(state.ok ? '' : state.message).toContain('namespaces[0].clusters[0]: "dev-*" matches no cluster (this installation has prod-eu, prod-us)');
+  expect(state.ok ? '' : state.message).toContain(
+    'namespaces[0].clusters[0]: "dev-*" matches no cluster (this installation has prod-eu, prod-us)',
+  );
   expect(source.valid).toBe(false);
 });

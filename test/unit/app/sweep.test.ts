@@ -8,7 +8,14 @@ import { FakeQueue } from '../../support/fake-queue.js';
 import { DEV, memoryBot, PROD, recorded, type MemoryBot } from '../../support/memory-bot.js';
 
 function sweepOf(bot: MemoryBot, queue: FakeQueue): Sweep {
-  return new Sweep({ store: bot.stores.store, queues: { clusters: ['default'], of: () => queue }, leases: bot.stores.leases, logger: createLogger('silent'), now: bot.now, graceMs: 5_000 });
+  return new Sweep({
+    store: bot.stores.store,
+    queues: { clusters: ['default'], of: () => queue },
+    leases: bot.stores.leases,
+    logger: createLogger('silent'),
+    now: bot.now,
+    graceMs: 5_000,
+  });
 }
 
 describe('Sweep', () => {
@@ -20,7 +27,11 @@ describe('Sweep', () => {
     bot.advance(30 * 60_000);
     const [first, second] = await Promise.all([sweepOf(bot, queue).run(), sweepOf(bot, queue).run()]);
     expect([...first.expired, ...second.expired]).toEqual([record.id]);
-    expect((await bot.stores.store.get(record.id))?.history.at(-1)).toMatchObject({ name: 'EXPIRED', actor: 'sweep', detail: { expiresAt: record.expiresAt } });
+    expect((await bot.stores.store.get(record.id))?.history.at(-1)).toMatchObject({
+      name: 'EXPIRED',
+      actor: 'sweep',
+      detail: { expiresAt: record.expiresAt },
+    });
   });
 
   it('enqueues a QUEUED operation with no job again, with a growing delay, and reports it stuck once', async () => {

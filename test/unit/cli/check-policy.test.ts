@@ -76,7 +76,9 @@ describe('flink-chatops check-policy', () => {
   it('exits 0 on a usable policy with warnings, printing them apart from the description', () => {
     const { code, stdout, stderr } = checkPolicy(`${FIXTURES}lone-approver.yaml`);
     expect(code).toBe(0);
-    expect(stdout).toContain('prod-needs-a-lead: any operation in streaming-prod needs 1 approval from leads (U0LEAD1)');
+    expect(stdout).toContain(
+      'prod-needs-a-lead: any operation in streaming-prod needs 1 approval from leads (U0LEAD1)',
+    );
     expect(stderr).toBe(
       'warnings:\n  rules[0].require.approvals: 1 approval needed and leads has 1 member; when one of them requests, the rule cannot be satisfied (allowSelfApproval is false)\n',
     );
@@ -119,7 +121,11 @@ rules:
   function run(...args: string[]) {
     const out: string[] = [];
     const err: string[] = [];
-    return checkPolicyIn(args, { out: (t) => void out.push(t), err: (t) => void err.push(t) }).then((code) => ({ code, stdout: out.join(''), stderr: err.join('') }));
+    return checkPolicyIn(args, { out: (t) => void out.push(t), err: (t) => void err.push(t) }).then((code) => ({
+      code,
+      stdout: out.join(''),
+      stderr: err.join(''),
+    }));
   }
 
   it('exits 0 when every cluster the policy names is among --clusters, and describes the clusters', async () => {
@@ -127,7 +133,9 @@ rules:
     expect(stderr).toBe('');
     expect(code).toBe(0);
     expect(stdout).toContain('  - streaming in cluster prod-us: anyone may request.');
-    expect(stdout).toContain('  - eu-freeze: any operation in any managed namespace in cluster prod-eu is denied: "frozen".');
+    expect(stdout).toContain(
+      '  - eu-freeze: any operation in any managed namespace in cluster prod-eu is denied: "frozen".',
+    );
     expect(stdout).toContain('a target without a cluster means cluster prod-eu');
   });
 
@@ -161,7 +169,12 @@ rules:
   });
 
   it('refuses a bad --clusters value or a missing one with the usage', async () => {
-    for (const args of [[file, '--clusters'], [file, '--clusters', 'eu,,us'], [file, '--clusters', 'EU'], [file, '--cluster', 'eu']]) {
+    for (const args of [
+      [file, '--clusters'],
+      [file, '--clusters', 'eu,,us'],
+      [file, '--clusters', 'EU'],
+      [file, '--cluster', 'eu'],
+    ]) {
       const { code, stderr } = await run(...args);
       expect(code, args.join(' ')).toBe(1);
       expect(stderr).toContain('usage: flink-chatops check-policy FILE [--clusters NAME,NAME…]');
@@ -174,6 +187,8 @@ rules:
   it('through the binary: exit 1 and the path-named line on stderr', () => {
     const { code, stderr } = checkPolicy(file, '--clusters', 'prod-eu,prod-us');
     expect(code).toBe(1);
-    expect(stderr).toContain('namespaces[2].clusters[0]: "dev-*" matches no cluster (this installation has prod-eu, prod-us)');
+    expect(stderr).toContain(
+      'namespaces[2].clusters[0]: "dev-*" matches no cluster (this installation has prod-eu, prod-us)',
+    );
   });
 });

@@ -31,7 +31,9 @@ describe('flink-chatops CLI', () => {
     const write = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => written.push(String(chunk)) > 0);
     for (const sub of ['sandbox', 'sim-cluster']) expect(await main([sub])).toBe(1);
     write.mockRestore();
-    expect(written.join('')).toContain('"sandbox" is a development tool and not part of this installation: run it from a checkout (npm start)');
+    expect(written.join('')).toContain(
+      '"sandbox" is a development tool and not part of this installation: run it from a checkout (npm start)',
+    );
     expect(written.join('')).toContain('"sim-cluster" is a development tool');
   });
 
@@ -53,7 +55,10 @@ describe('flink-chatops CLI', () => {
     try {
       const file = join(dir, 'redis-url');
       writeFileSync(file, 'redis://app:s3cr3t-pw@redis.internal:6379\n');
-      const both = cli(['serve', '--role', 'worker'], { REDIS_URL: 'redis://app:s3cr3t-pw@redis.internal:6379', REDIS_URL_FILE: file });
+      const both = cli(['serve', '--role', 'worker'], {
+        REDIS_URL: 'redis://app:s3cr3t-pw@redis.internal:6379',
+        REDIS_URL_FILE: file,
+      });
       expect(both.code).toBe(1);
       expect(both.stderr).toContain('REDIS_URL_FILE: set REDIS_URL or REDIS_URL_FILE, not both');
       for (const run of [stray, both]) {

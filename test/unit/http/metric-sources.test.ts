@@ -5,7 +5,8 @@ import { outcomeObserver } from '../../../src/http/metric-sources.js';
 import { createMetrics } from '../../../src/http/metrics.js';
 import type { HistoryEntry, OperationRecord } from '../../../src/domain/engines/operation.js';
 
-const entry = (name: string, at: number): HistoryEntry => ({ seq: 2, type: 'state', name, actor: 'system', at, detail: {} }) as HistoryEntry;
+const entry = (name: string, at: number): HistoryEntry =>
+  ({ seq: 2, type: 'state', name, actor: 'system', at, detail: {} }) as HistoryEntry;
 
 it('counts terminal states by kind and outcome and observes their duration; other entries are not counted', async () => {
   const metrics = createMetrics({ defaultMetrics: false });

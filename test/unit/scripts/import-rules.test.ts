@@ -32,41 +32,77 @@ const messages = (problems: Problem[]) => problems.map((p) => p.message);
 
 describe('the layer table of src/', () => {
   it('refuses the domain importing app, naming the file, the line, the import and the rule', () => {
-    const problems = check({ 'domain/model/a.ts': "// a\nimport { b } from '../../app/b.js';\nexport const a = b;\n", 'app/b.ts': 'export const b = 1;\n' });
+    const problems = check({
+      'domain/model/a.ts': "// a\nimport { b } from '../../app/b.js';\nexport const a = b;\n",
+      'app/b.ts': 'export const b = 1;\n',
+    });
     expect(problems).toEqual([expect.objectContaining({ kind: 'layer', file: 'domain/model/a.ts', line: 2 })]);
-    expect(problems[0]?.message).toMatch(/^domain\/model\/a\.ts:2: import '\.\.\/\.\.\/app\/b\.js' reaches app \(app\/b\.ts\): breaks "domain\/model may import domain\/model; /);
+    expect(problems[0]?.message).toMatch(
+      /^domain\/model\/a\.ts:2: import '\.\.\/\.\.\/app\/b\.js' reaches app \(app\/b\.ts\): breaks "domain\/model may import domain\/model; /,
+    );
     expect(problems[0]?.message).toContain('; and of packages only zod, node:crypto"');
     expect(problems[0]?.message).not.toContain('\n');
   });
 
   it('lets the domain use zod and node:crypto only, among bare specifiers', () => {
-    const ok = "import { z } from 'zod';\nimport { createHash } from 'node:crypto';\nexport const s = z.string(); export const h = createHash;\n";
+    const ok =
+      "import { z } from 'zod';\nimport { createHash } from 'node:crypto';\nexport const s = z.string(); export const h = createHash;\n";
     expect(check({ 'domain/kit/a.ts': ok })).toEqual([]);
-    const problems = check({ 'domain/kit/a.ts': "import { readFileSync } from 'node:fs';\nimport type { Redis } from 'ioredis';\n" });
+    const problems = check({
+      'domain/kit/a.ts': "import { readFileSync } from 'node:fs';\nimport type { Redis } from 'ioredis';\n",
+    });
     expect(kinds(problems)).toEqual(['package', 'package']);
     expect(problems[1]?.message).toContain("domain/kit/a.ts:2: import type 'ioredis' breaks");
   });
 
   it('refuses peers importing each other (worker → slack)', () => {
-    const problems = check({ 'worker/run.ts': "export { post } from '../slack/post.js';\n", 'slack/post.ts': 'export const post = 1;\n' });
-    expect(messages(problems)).toEqual([expect.stringContaining("worker/run.ts:1: import '../slack/post.js' reaches slack (slack/post.ts)")]);
+    const problems = check({
+      'worker/run.ts': "export { post } from '../slack/post.js';\n",
+      'slack/post.ts': 'export const post = 1;\n',
+    });
+    expect(messages(problems)).toEqual([
+      expect.stringContaining("worker/run.ts:1: import '../slack/post.js' reaches slack (slack/post.ts)"),
+    ]);
   });
 
   it('lets slack/blocks read app views, not app services', () => {
     const app = { 'app/views.ts': 'export interface V { a: 1 }\n', 'app/queries.ts': 'export const q = 1;\n' };
     expect(check({ ...app, 'slack/blocks/q.ts': "import type { V } from '../../app/views.js';\n" })).toEqual([]);
-    expect(kinds(check({ ...app, 'slack/blocks/q.ts': "import { q } from '../../app/queries.js';\n" }))).toEqual(['layer']);
+    expect(kinds(check({ ...app, 'slack/blocks/q.ts': "import { q } from '../../app/queries.js';\n" }))).toEqual([
+      'layer',
+    ]);
   });
 
   it('refuses a module the table does not place, at line 1', () => {
     expect(check({ 'misc/x.ts': 'export const x = 1;\n' })).toEqual([
-      { kind: 'unplaced', file: 'misc/x.ts', line: 1, message: 'misc/x.ts:1: is in no area of the layer table (scripts/import-rules.ts)' },
+      {
+        kind: 'unplaced',
+        file: 'misc/x.ts',
+        line: 1,
+        message: 'misc/x.ts:1: is in no area of the layer table (scripts/import-rules.ts)',
+      },
     ]);
   });
 
   it('places a module in the longest area that contains it; app/ports as a file or a folder', () => {
-    const paths = ['app/views.ts', 'app/views/x.ts', 'app/viewsx.ts', 'app/ports.ts', 'app/ports/index.ts', 'slack/blocks/a.ts', 'slack/app.ts'];
-    expect(paths.map(areaOf)).toEqual(['app/views', 'app/views', 'app', 'app/ports', 'app/ports', 'slack/blocks', 'slack']);
+    const paths = [
+      'app/views.ts',
+      'app/views/x.ts',
+      'app/viewsx.ts',
+      'app/ports.ts',
+      'app/ports/index.ts',
+      'slack/blocks/a.ts',
+      'slack/app.ts',
+    ];
+    expect(paths.map(areaOf)).toEqual([
+      'app/views',
+      'app/views',
+      'app',
+      'app/ports',
+      'app/ports',
+      'slack/blocks',
+      'slack',
+    ]);
     expect(['slack-client/c.ts', 'cli/args.ts', 'config.ts', 'index.ts', 'domain/kinds/scale.ts'].map(areaOf)).toEqual([
       'slack-client',
       'cli/args',
@@ -95,13 +131,19 @@ describe('adapters', () => {
     expect(check({ ...app, 'store/impl.ts': store })).toEqual([]);
     // Under verbatimModuleSyntax `import { type Port }` still loads the module at run time.
     const inline = check({ ...app, 'kube/impl.ts': "import { type Port } from '../app/ports.js';\n" });
-    expect(messages(inline)).toEqual([expect.stringContaining("kube/impl.ts:1: import '../app/ports.js' must be `import type`")]);
+    expect(messages(inline)).toEqual([
+      expect.stringContaining("kube/impl.ts:1: import '../app/ports.js' must be `import type`"),
+    ]);
   });
 
   it('may not name an app service, even as a type', () => {
     for (const adapter of ['store', 'kube', 'queue', 'http', 'slack-client']) {
       const problems = check({ ...app, [`${adapter}/impl.ts`]: "import type { Ops } from '../app/operations.js';\n" });
-      expect(messages(problems)).toEqual([expect.stringContaining(`${adapter}/impl.ts:1: import type '../app/operations.js' reaches app (app/operations.ts)`)]);
+      expect(messages(problems)).toEqual([
+        expect.stringContaining(
+          `${adapter}/impl.ts:1: import type '../app/operations.js' reaches app (app/operations.ts)`,
+        ),
+      ]);
     }
   });
 });
@@ -111,7 +153,8 @@ describe("the domain's order: model → kit → kinds → engines", () => {
     'domain/model/target.ts': 'export interface Target { name: string }\n',
     'domain/kit/values.ts': "import type { Target } from '../model/target.js';\nexport type V = Target;\n",
     'domain/kinds/scale.ts': "import type { V } from '../kit/values.js';\nexport type S = V;\n",
-    'domain/engines/plan.ts': "import type { S } from '../kinds/scale.js';\nimport type { Target } from '../model/target.js';\nexport type P = [S, Target];\n",
+    'domain/engines/plan.ts':
+      "import type { S } from '../kinds/scale.js';\nimport type { Target } from '../model/target.js';\nexport type P = [S, Target];\n",
   };
 
   it('lets each layer import the ones before it', () => {
@@ -171,7 +214,8 @@ describe('the roots: src/ and packages/sim/src', () => {
   it('refuses src/ importing the simulators, by path or by package name', () => {
     const problems = checkRepo({
       ...repo,
-      'src/cli/main.ts': "import { s } from '../../packages/sim/src/kube/server.js';\nexport const load = () => import('@flink-chatops/sim/kube/server');\nexport const m = s;\n",
+      'src/cli/main.ts':
+        "import { s } from '../../packages/sim/src/kube/server.js';\nexport const load = () => import('@flink-chatops/sim/kube/server');\nexport const m = s;\n",
     });
     expect(messages(problems)).toEqual([
       "src/cli/main.ts:1: import '../../packages/sim/src/kube/server.js' reaches outside src (../packages/sim/src/kube/server.ts): it may import nothing outside it",

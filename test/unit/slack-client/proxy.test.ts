@@ -12,7 +12,16 @@ import { startSimSlack } from '@flink-chatops/sim/slack-api';
 import { createBotApp } from '../../../src/slack/app.js';
 import { FetchResponder } from '../../../src/slack/slack-ports.js';
 import { clientOptions, createSlackClient, slackErrorCode } from '../../../src/slack-client/client.js';
-import { noProxyMatcher, postJson, proxyFor, redactProxyUrl, slackAgent, SlackProxyAgent, targetOf, type ProxyConfig } from '../../../src/slack-client/proxy.js';
+import {
+  noProxyMatcher,
+  postJson,
+  proxyFor,
+  redactProxyUrl,
+  slackAgent,
+  SlackProxyAgent,
+  targetOf,
+  type ProxyConfig,
+} from '../../../src/slack-client/proxy.js';
 import { startConnectProxy, type TestProxy } from '../../support/connect-proxy.js';
 
 describe('NO_PROXY', () => {
@@ -54,7 +63,11 @@ describe('NO_PROXY', () => {
 });
 
 describe('which proxy a URL takes', () => {
-  const both: ProxyConfig = { https: 'http://secure-proxy:3128', http: 'http://plain-proxy:3128', noProxy: 'internal.example' };
+  const both: ProxyConfig = {
+    https: 'http://secure-proxy:3128',
+    http: 'http://plain-proxy:3128',
+    noProxy: 'internal.example',
+  };
   it('HTTPS_PROXY for https: and wss:, HTTP_PROXY for http: and ws:, NO_PROXY for neither', () => {
     expect(proxyFor('https://slack.com/api/', both)).toBe('http://secure-proxy:3128');
     expect(proxyFor('wss://wss-primary.slack.com/link', both)).toBe('http://secure-proxy:3128');
@@ -64,7 +77,9 @@ describe('which proxy a URL takes', () => {
   });
   it('neither falls back to the other; no proxy config means direct', () => {
     expect(proxyFor('http://127.0.0.1/', { https: 'http://p:1', http: undefined, noProxy: undefined })).toBeUndefined();
-    expect(proxyFor('https://slack.com/', { https: undefined, http: 'http://p:1', noProxy: undefined })).toBeUndefined();
+    expect(
+      proxyFor('https://slack.com/', { https: undefined, http: 'http://p:1', noProxy: undefined }),
+    ).toBeUndefined();
     expect(proxyFor('https://slack.com/', undefined)).toBeUndefined();
     expect(slackAgent({ https: undefined, http: undefined, noProxy: 'x' })).toBeUndefined();
   });
@@ -75,15 +90,26 @@ describe('which proxy a URL takes', () => {
   it('one agent per proxy config, shared by every client built from it', () => {
     const config: ProxyConfig = { https: 'http://p:1', http: undefined, noProxy: undefined };
     expect(slackAgent(config)).toBe(slackAgent(config));
-    expect(clientOptions({ slack: { apiUrl: 'https://slack.com/api/' } as never, proxy: config }).agent).toBe(slackAgent(config));
+    expect(clientOptions({ slack: { apiUrl: 'https://slack.com/api/' } as never, proxy: config }).agent).toBe(
+      slackAgent(config),
+    );
     expect(clientOptions({ slack: { apiUrl: 'https://slack.com/api/' } as never }).agent).toBeUndefined();
   });
 });
 
 describe('credentials', () => {
   it('never show in the agent, its JSON or its inspection', () => {
-    const agent = new SlackProxyAgent({ https: 'http://ops:hunter2@proxy.example:3128', http: 'http://ops:hunter3@proxy.example:3129', noProxy: undefined });
-    for (const shown of [JSON.stringify(agent), inspect(agent), inspect(agent, { showHidden: true, depth: 5 }), JSON.stringify({ config: { httpAgent: agent } })]) {
+    const agent = new SlackProxyAgent({
+      https: 'http://ops:hunter2@proxy.example:3128',
+      http: 'http://ops:hunter3@proxy.example:3129',
+      noProxy: undefined,
+    });
+    for (const shown of [
+      JSON.stringify(agent),
+      inspect(agent),
+      inspect(agent, { showHidden: true, depth: 5 }),
+      JSON.stringify({ config: { httpAgent: agent } }),
+    ]) {
       expect(shown).not.toContain('hunter');
     }
     expect(JSON.stringify(agent)).toContain('proxy.example:3128');
@@ -133,11 +159,21 @@ describe('through a local CONNECT proxy', () => {
   it('tunnels http: targets through HTTP_PROXY with Proxy-Authorization, and NO_PROXY hosts go direct', async () => {
     const p = await proxy('ops:p@ss');
     const o = await origin();
-    const agent = new SlackProxyAgent({ https: undefined, http: `http://ops:${encodeURIComponent('p@ss')}@127.0.0.1:${p.port}`, noProxy: `localhost:${o.port}` });
+    const agent = new SlackProxyAgent({
+      https: undefined,
+      http: `http://ops:${encodeURIComponent('p@ss')}@127.0.0.1:${p.port}`,
+      noProxy: `localhost:${o.port}`,
+    });
     closers.push(() => agent.destroy());
     expect(await fetchText(`http://127.0.0.1:${o.port}/a`, agent)).toBe('hello');
     expect(await fetchText(`http://127.0.0.1:${o.port}/b`, agent)).toBe('hello');
-    expect(p.tunnels).toEqual([expect.objectContaining({ target: `127.0.0.1:${o.port}`, accepted: true, authorization: `Basic ${Buffer.from('ops:p@ss').toString('base64')}` })]);
+    expect(p.tunnels).toEqual([
+      expect.objectContaining({
+        target: `127.0.0.1:${o.port}`,
+        accepted: true,
+        authorization: `Basic ${Buffer.from('ops:p@ss').toString('base64')}`,
+      }),
+    ]);
     expect(o.peers.every((port) => p.outgoingPorts.has(port))).toBe(true);
     // localhost is listed (with the port): it bypasses; 127.0.0.1 is not the same entry.
     expect(await fetchText(`http://localhost:${o.port}/c`, agent)).toBe('hello');
@@ -183,7 +219,10 @@ describe('through a local CONNECT proxy', () => {
     const sim = await startSimSlack({ botToken: 'xoxb-proxy' });
     closers.push(() => sim.close());
     const good: ProxyConfig = { https: undefined, http: `http://ops:right@127.0.0.1:${p.port}`, noProxy: undefined };
-    const client = createSlackClient({ slack: { botToken: 'xoxb-proxy', apiUrl: sim.apiUrl } as never, proxy: good }, { logger: createLogger('silent') });
+    const client = createSlackClient(
+      { slack: { botToken: 'xoxb-proxy', apiUrl: sim.apiUrl } as never, proxy: good },
+      { logger: createLogger('silent') },
+    );
     expect((await client.auth.test()).ok).toBe(true);
     await new FetchResponder(2_000, slackAgent(good)).respond(sim.responseUrl('r1'), { text: 'through the proxy' });
     expect(sim.responses.map((r) => r.id)).toEqual(['r1']);
@@ -191,10 +230,15 @@ describe('through a local CONNECT proxy', () => {
     expect(p.tunnels.every((t) => t.accepted)).toBe(true);
 
     const wrong: ProxyConfig = { https: undefined, http: `http://ops:wrong@127.0.0.1:${p.port}`, noProxy: undefined };
-    const refused = createSlackClient({ slack: { botToken: 'xoxb-proxy', apiUrl: sim.apiUrl } as never, proxy: wrong }, { logger: createLogger('silent') });
+    const refused = createSlackClient(
+      { slack: { botToken: 'xoxb-proxy', apiUrl: sim.apiUrl } as never, proxy: wrong },
+      { logger: createLogger('silent') },
+    );
     const error = await refused.auth.test().catch((e: unknown) => e);
     expect(slackErrorCode(error)).toBe('http_error_407');
-    await expect(new FetchResponder(2_000, slackAgent(wrong)).respond(sim.responseUrl('r2'), { text: 'x' })).rejects.toThrow(/answered 407/);
+    await expect(
+      new FetchResponder(2_000, slackAgent(wrong)).respond(sim.responseUrl('r2'), { text: 'x' }),
+    ).rejects.toThrow(/answered 407/);
     expect(sim.calls).toHaveLength(1);
     expect(sim.responses).toHaveLength(1);
     slackAgent(good)?.destroy();
@@ -209,7 +253,9 @@ describe('through a local CONNECT proxy', () => {
       held.closeAllConnections();
       held.close();
     });
-    await expect(postJson(`http://127.0.0.1:${(held.address() as AddressInfo).port}/`, {}, { timeoutMs: 100 })).rejects.toThrow(/abort|timeout/i);
+    await expect(
+      postJson(`http://127.0.0.1:${(held.address() as AddressInfo).port}/`, {}, { timeoutMs: 100 }),
+    ).rejects.toThrow(/abort|timeout/i);
   });
 });
 
@@ -218,14 +264,27 @@ describe('Bolt', () => {
     const proxy: ProxyConfig = { https: 'http://proxy.example:3128', http: undefined, noProxy: undefined };
     const agent = slackAgent(proxy);
     const app = createBotApp({
-      config: { slack: { botToken: 'xoxb-x', appToken: 'xapp-x', socketMode: true, apiUrl: 'https://slack.com/api/', command: '/flink' } as never, port: 0, proxy },
+      config: {
+        slack: {
+          botToken: 'xoxb-x',
+          appToken: 'xapp-x',
+          socketMode: true,
+          apiUrl: 'https://slack.com/api/',
+          command: '/flink',
+        } as never,
+        port: 0,
+        proxy,
+      },
       identity: { botId: 'B1', botUserId: 'U1' },
       handlers: { logger: createLogger('silent') } as never,
       logger: createLogger('silent'),
     });
     // Bolt's internals (4.7): the app's WebClient options, the SocketModeClient's options, used for its WebClient
     // and as the WebSocket's httpAgent.
-    const internals = app as unknown as { clientOptions: { agent?: unknown }; receiver: { client: { webClientOptions: { agent?: unknown } } } };
+    const internals = app as unknown as {
+      clientOptions: { agent?: unknown };
+      receiver: { client: { webClientOptions: { agent?: unknown } } };
+    };
     expect(internals.clientOptions.agent).toBe(agent);
     expect(internals.receiver.client.webClientOptions.agent).toBe(agent);
   });

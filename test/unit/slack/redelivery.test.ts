@@ -17,7 +17,11 @@ function memoryClaims(): DeliveryClaims & { held: Set<string> } {
 const logger = createLogger('silent');
 
 /** Runs the middleware once over `body`; `listener` stands for Bolt's listeners (which ack first). */
-async function run(claims: DeliveryClaims, body: Record<string, unknown>, listener: () => Promise<void> = async () => undefined) {
+async function run(
+  claims: DeliveryClaims,
+  body: Record<string, unknown>,
+  listener: () => Promise<void> = async () => undefined,
+) {
   const seen = { acks: 0, ran: 0 };
   const middleware = dropRedeliveries(claims, logger);
   const args = {
@@ -34,7 +38,10 @@ async function run(claims: DeliveryClaims, body: Record<string, unknown>, listen
   return seen;
 }
 
-const notSent = () => Object.assign(new Error('Failed to send a message as the client has no active connection'), { code: 'slack_socket_mode_send_while_not_ready_error' });
+const notSent = () =>
+  Object.assign(new Error('Failed to send a message as the client has no active connection'), {
+    code: 'slack_socket_mode_send_while_not_ready_error',
+  });
 
 describe('dropping redelivered envelopes', () => {
   it('keys a command and a click by trigger_id, an event by event_id, and leaves anything else alone', () => {
@@ -53,19 +60,26 @@ describe('dropping redelivered envelopes', () => {
 
   it('releases the claim when the ack could not be sent, so the copy Slack sends again is handled', async () => {
     const claims = memoryClaims();
-    await expect(run(claims, { trigger_id: 't1' }, async () => Promise.reject(notSent()))).rejects.toThrow(/no active connection/);
+    await expect(run(claims, { trigger_id: 't1' }, async () => Promise.reject(notSent()))).rejects.toThrow(
+      /no active connection/,
+    );
     expect(claims.held.has('trigger:t1')).toBe(false);
     expect(await run(claims, { trigger_id: 't1' })).toEqual({ acks: 0, ran: 1 });
   });
 
   it('keeps the claim when the handler failed after its ack (that delivery was handled)', async () => {
     const claims = memoryClaims();
-    await expect(run(claims, { trigger_id: 't1' }, async () => Promise.reject(new Error('Redis went away')))).rejects.toThrow('Redis went away');
+    await expect(
+      run(claims, { trigger_id: 't1' }, async () => Promise.reject(new Error('Redis went away'))),
+    ).rejects.toThrow('Redis went away');
     expect(await run(claims, { trigger_id: 't1' })).toEqual({ acks: 1, ran: 0 });
   });
 
   it('handles the delivery when the claim cannot be checked', async () => {
-    const broken: DeliveryClaims = { claim: () => Promise.reject(new Error('ECONNREFUSED')), release: async () => undefined };
+    const broken: DeliveryClaims = {
+      claim: () => Promise.reject(new Error('ECONNREFUSED')),
+      release: async () => undefined,
+    };
     expect(await run(broken, { trigger_id: 't1' })).toEqual({ acks: 0, ran: 1 });
   });
 });

@@ -10,13 +10,19 @@ describe('WorkspaceGuard', () => {
   it('a click is judged by the team it names, without a look-up', async () => {
     const lookup = vi.fn();
     const guard = new WorkspaceGuard(allowed, lookup);
-    expect(await guard.refusal({ userId: 'U1', teamId: 'T0OWN', enterpriseId: undefined, ownTeam: true })).toBeUndefined();
-    expect(await guard.refusal({ userId: 'U2', teamId: 'T0ELSE', enterpriseId: undefined, ownTeam: true })).toBe(REFUSED_OUTSIDER);
-    expect(await guard.refusal({ userId: 'U3', teamId: 'T0ELSE', enterpriseId: 'E0ORG', ownTeam: true })).toBeUndefined();
+    expect(
+      await guard.refusal({ userId: 'U1', teamId: 'T0OWN', enterpriseId: undefined, ownTeam: true }),
+    ).toBeUndefined();
+    expect(await guard.refusal({ userId: 'U2', teamId: 'T0ELSE', enterpriseId: undefined, ownTeam: true })).toBe(
+      REFUSED_OUTSIDER,
+    );
+    expect(
+      await guard.refusal({ userId: 'U3', teamId: 'T0ELSE', enterpriseId: 'E0ORG', ownTeam: true }),
+    ).toBeUndefined();
     expect(lookup).not.toHaveBeenCalled();
   });
 
-  it('a command in a shared channel names the host team: the user\'s own team decides, read once per user', async () => {
+  it("a command in a shared channel names the host team: the user's own team decides, read once per user", async () => {
     let clock = 0;
     const lookup = vi.fn(async (user: string) => (user === 'U0GUEST' ? { teamId: 'T0ELSE' } : { teamId: 'T0OWN' }));
     const guard = new WorkspaceGuard(allowed, lookup, () => clock);

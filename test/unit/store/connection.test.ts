@@ -26,7 +26,11 @@ function settings(env: Record<string, string>): RedisSettings {
 }
 
 const standalone = settings({ REDIS_URL: 'redis://app:hunter2@redis.example:6380/2' });
-const sentinel = settings({ REDIS_URL: 'rediss://app:hunter2@ignored:6379/3', REDIS_SENTINELS: 's-0:26379,s-1:26380', REDIS_SENTINEL_MASTER: 'flink' });
+const sentinel = settings({
+  REDIS_URL: 'rediss://app:hunter2@ignored:6379/3',
+  REDIS_SENTINELS: 's-0:26379,s-1:26380',
+  REDIS_SENTINEL_MASTER: 'flink',
+});
 const cluster = settings({ REDIS_URL: 'rediss://app:hunter2@ignored:6379', REDIS_CLUSTER_NODES: 'c-0:7000,c-1:7001' });
 const plainCluster = settings({ REDIS_URL: 'redis://:hunter2@ignored', REDIS_CLUSTER_NODES: 'c-0:7000' });
 
@@ -41,7 +45,11 @@ function keep<T extends RedisConnection>(c: T): T {
 
 describe('connectionPlan', () => {
   it('standalone: the URL as given; workers wait out reconnects, producers fail after two', () => {
-    expect(connectionPlan(standalone, 'worker')).toEqual({ kind: 'standalone', url: standalone.url, options: { maxRetriesPerRequest: null } });
+    expect(connectionPlan(standalone, 'worker')).toEqual({
+      kind: 'standalone',
+      url: standalone.url,
+      options: { maxRetriesPerRequest: null },
+    });
     expect(connectionPlan(standalone, 'producer', { lazyConnect: true })).toEqual({
       kind: 'standalone',
       url: standalone.url,
@@ -84,11 +92,18 @@ describe('connectionPlan', () => {
       { host: 'c-0', port: 7000 },
       { host: 'c-1', port: 7001 },
     ]);
-    expect(plan.options).toMatchObject({ lazyConnect: true, scaleReads: 'master', redisOptions: { username: 'app', password: 'hunter2', tls: {}, maxRetriesPerRequest: null } });
+    expect(plan.options).toMatchObject({
+      lazyConnect: true,
+      scaleReads: 'master',
+      redisOptions: { username: 'app', password: 'hunter2', tls: {}, maxRetriesPerRequest: null },
+    });
     expect(plan.options.redisOptions).not.toHaveProperty('lazyConnect');
     expect(typeof plan.options.dnsLookup).toBe('function');
     const plain = connectionPlan(plainCluster, 'producer');
-    expect(plain.kind === 'cluster' && plain.options.redisOptions).toEqual({ password: 'hunter2', maxRetriesPerRequest: 2 });
+    expect(plain.kind === 'cluster' && plain.options.redisOptions).toEqual({
+      password: 'hunter2',
+      maxRetriesPerRequest: 2,
+    });
     expect(plain.kind === 'cluster' && plain.options.dnsLookup).toBeUndefined();
   });
 });
@@ -97,7 +112,13 @@ describe('createConnection and duplicateConnection', () => {
   it('makes the client class of each mode (without connecting)', () => {
     const a = keep(createConnection(standalone, 'producer', { lazyConnect: true }));
     expect(a).toBeInstanceOf(Redis);
-    expect((a as Redis).options).toMatchObject({ host: 'redis.example', port: 6380, db: 2, username: 'app', maxRetriesPerRequest: 2 });
+    expect((a as Redis).options).toMatchObject({
+      host: 'redis.example',
+      port: 6380,
+      db: 2,
+      username: 'app',
+      maxRetriesPerRequest: 2,
+    });
 
     const s = keep(createConnection(sentinel, 'worker', { lazyConnect: true }));
     expect(s).toBeInstanceOf(Redis);
@@ -113,7 +134,12 @@ describe('createConnection and duplicateConnection', () => {
     const c = keep(createConnection(cluster, 'producer', { lazyConnect: true })) as Cluster;
     const d = keep(duplicateConnection(c, 'worker'));
     expect(d).toBeInstanceOf(Cluster);
-    expect((d as Cluster).options.redisOptions).toMatchObject({ username: 'app', password: 'hunter2', tls: {}, maxRetriesPerRequest: null });
+    expect((d as Cluster).options.redisOptions).toMatchObject({
+      username: 'app',
+      password: 'hunter2',
+      tls: {},
+      maxRetriesPerRequest: null,
+    });
     expect(c.options.redisOptions?.maxRetriesPerRequest).toBe(2);
 
     const s = keep(createConnection(sentinel, 'producer', { lazyConnect: true }));
@@ -142,14 +168,22 @@ function fakeConnection(opts: { replicas?: number; acked?: number; waitError?: E
       const replies: [Error | null, unknown][] = [];
       const chain = {
         exists: (key: string) => (sent.push(['exists', key]), replies.push([null, 1]), chain),
-        wait: (n: number, ms: number) => (sent.push(['wait', n, ms]), replies.push([opts.waitError ?? null, opts.acked ?? 1]), chain),
+        wait: (n: number, ms: number) => (
+          sent.push(['wait', n, ms]),
+          replies.push([opts.waitError ?? null, opts.acked ?? 1]),
+          chain
+        ),
         info: (section: string) => (sent.push(['info', section]), replies.push([null, info]), chain),
         exec: async () => replies,
       };
       return chain;
     },
   };
-  return { connection: connection as unknown as RedisConnection, sent, infos: () => sent.filter((c) => c[0] === 'info').length };
+  return {
+    connection: connection as unknown as RedisConnection,
+    sent,
+    infos: () => sent.filter((c) => c[0] === 'info').length,
+  };
 }
 
 describe('replicaWait', () => {
@@ -229,11 +263,24 @@ describe('OperationStore and the replica wait', () => {
       const store = new OperationStore(t.redis, { prefix: t.prefix, replicas });
       const target = { kind: 'FlinkDeployment', namespace: 'ns', name: 'orders' } as const;
       const created = await store.create(
-        { id: 'op-waitab1', kind: 'restart', intent: { kind: 'restart', target, incidentChannels: [] }, target, requester: 'U1', channel: 'C1', incidentChannels: [] },
+        {
+          id: 'op-waitab1',
+          kind: 'restart',
+          intent: { kind: 'restart', target, incidentChannels: [] },
+          target,
+          requester: 'U1',
+          channel: 'C1',
+          incidentChannels: [],
+        },
         'U1',
       );
       expect(created.ok).toBe(true);
-      const to = (name: OperationState, role: 'bot' | 'worker'): EntryInput => ({ type: 'state', name, actor: role, role });
+      const to = (name: OperationState, role: 'bot' | 'worker'): EntryInput => ({
+        type: 'state',
+        name,
+        actor: role,
+        role,
+      });
       const seen: Record<string, number> = {};
       for (const [state, role] of [
         ['QUEUED', 'bot'],

@@ -53,7 +53,13 @@ function harness(): Harness {
     policy: staticPolicy(unitPolicy()),
     logger: createLogger('silent'),
     // A short verification deadline: a verdict still pending shows as TIMED_OUT within seconds, not a hung test.
-    settings: { ...DEFAULT_SETTINGS, leaseTtlMs: 30_000, verifyTimeoutMs: 3_000, verifyTimeoutSavepointMs: 3_000, maxReadAttempts: 2 },
+    settings: {
+      ...DEFAULT_SETTINGS,
+      leaseTtlMs: 30_000,
+      verifyTimeoutMs: 3_000,
+      verifyTimeoutSavepointMs: 3_000,
+      maxReadAttempts: 2,
+    },
     now,
     nonce: () => 42,
   };
@@ -70,9 +76,26 @@ function harness(): Harness {
     },
     async queued(id, parallelism = 8) {
       const raw = { kind: 'scale', target: DEP, parallelism };
-      const plan = planFor(raw, cluster.object('FlinkDeployment', DEP.namespace, DEP.name), { opId: id, requester: ALICE, nonce: 7 });
+      const plan = planFor(raw, cluster.object('FlinkDeployment', DEP.namespace, DEP.name), {
+        opId: id,
+        requester: ALICE,
+        nonce: 7,
+      });
       const decision: PolicyDecision = { outcome: 'allow', checks: [], requirements: [] };
-      const created = await stores.store.create({ id, kind: 'scale', intent: intent(raw), target: DEP, requester: ALICE, channel: 'C0OPS', incidentChannels: [], plan, decision }, ALICE);
+      const created = await stores.store.create(
+        {
+          id,
+          kind: 'scale',
+          intent: intent(raw),
+          target: DEP,
+          requester: ALICE,
+          channel: 'C0OPS',
+          incidentChannels: [],
+          plan,
+          decision,
+        },
+        ALICE,
+      );
       if (!created.ok) throw new Error(`${id} exists`);
       const result = await stores.store.transition(id, { from: ['ACCEPTED'], to: 'QUEUED', actor: ALICE, role: 'bot' });
       if (!result.ok) throw new Error(result.reason);
@@ -81,7 +104,8 @@ function harness(): Harness {
   };
 }
 
-const states = (record: OperationRecord | undefined) => (record?.history ?? []).filter((e) => e.type === 'state').map((e) => e.name);
+const states = (record: OperationRecord | undefined) =>
+  (record?.history ?? []).filter((e) => e.type === 'state').map((e) => e.name);
 
 describe('Runner', () => {
   it('leases a queued operation, submits its plan once and completes it on the evidence, then lets the lease go', async () => {
@@ -90,9 +114,20 @@ describe('Runner', () => {
     expect(await h.run(record.id)).toEqual({ type: 'done', why: 'ended' });
     const done = await h.stores.store.get(record.id);
     expect(states(done)).toEqual(['ACCEPTED', 'QUEUED', 'SUBMITTING', 'SUBMITTED', 'COMPLETED']);
-    expect(done).toMatchObject({ submittedGeneration: 4, evidence: { verdict: { outcome: 'completed' }, oldParallelism: 4 } });
-    expect(done?.history.find((e) => e.name === 'SUBMITTING')?.detail).toMatchObject({ revision: 1, resourceVersion: flinkDeployment().metadata.resourceVersion });
-    expect(h.cluster.patches()).toEqual([expect.objectContaining({ method: 'mergePatch', patch: record.plan?.change.type === 'patch' ? record.plan.change.patch : undefined })]);
+    expect(done).toMatchObject({
+      submittedGeneration: 4,
+      evidence: { verdict: { outcome: 'completed' }, oldParallelism: 4 },
+    });
+    expect(done?.history.find((e) => e.name === 'SUBMITTING')?.detail).toMatchObject({
+      revision: 1,
+      resourceVersion: flinkDeployment().metadata.resourceVersion,
+    });
+    expect(h.cluster.patches()).toEqual([
+      expect.objectContaining({
+        method: 'mergePatch',
+        patch: record.plan?.change.type === 'patch' ? record.plan.change.patch : undefined,
+      }),
+    ]);
     expect(h.cluster.object('FlinkDeployment', DEP.namespace, DEP.name)?.spec?.job).toMatchObject({ parallelism: 8 });
     expect(await h.stores.leases.holder(DEP)).toBeUndefined();
     expect(await h.stores.store.head(DEP)).toBeUndefined();
@@ -107,7 +142,9 @@ describe('Runner', () => {
     expect(parked).toMatchObject({ type: 'park', why: `waiting behind ${first.id}`, target: DEP });
     expect(await h.run(second.id)).toMatchObject({ type: 'park' });
     const waiting = (await h.stores.store.get(second.id))?.history.filter((e) => e.type === 'waiting');
-    expect(waiting).toEqual([expect.objectContaining({ detail: { behind: first.id, reason: `${first.id} is ahead in the target's order` } })]);
+    expect(waiting).toEqual([
+      expect.objectContaining({ detail: { behind: first.id, reason: `${first.id} is ahead in the target's order` } }),
+    ]);
     expect(h.cluster.patches()).toEqual([]);
 
     await h.stores.freezes.freeze(DEP, { by: LEAD, reason: 'incident 42', at: T0 });
@@ -133,21 +170,32 @@ describe('Runner', () => {
     h.cluster.failNextPatch = new KubeError('timeout', 'the request timed out');
     expect(await h.run(record.id)).toEqual({ type: 'done', why: 'ended' });
     const done = await h.stores.store.get(record.id);
-    expect(states(done)).toEqual(['ACCEPTED', 'QUEUED', 'SUBMITTING', 'UNCERTAIN', 'SUBMITTING', 'SUBMITTED', 'COMPLETED']);
+    expect(states(done)).toEqual([
+      'ACCEPTED',
+      'QUEUED',
+      'SUBMITTING',
+      'UNCERTAIN',
+      'SUBMITTING',
+      'SUBMITTED',
+      'COMPLETED',
+    ]);
     expect(done?.history.find((e) => e.type === 'retry')).toMatchObject({ name: 'resubmit', detail: { attempt: 2 } });
     const calls = h.cluster.calls.map((c) => c.method);
     const [firstPatch, secondPatch] = calls.flatMap((m, i) => (m === 'mergePatch' ? [i] : []));
     expect(calls.slice((firstPatch as number) + 1, secondPatch)).toContain('get');
   });
 
-  it('fails an operation the API refuses for good, with the API\'s reason', async () => {
+  it("fails an operation the API refuses for good, with the API's reason", async () => {
     const h = harness();
     const record = await h.queued('op-runner04');
     h.cluster.failNextPatch = new KubeError('invalid', 'spec.job.parallelism: Invalid value', 422);
     expect(await h.run(record.id)).toEqual({ type: 'done', why: 'ended' });
     const failed = await h.stores.store.get(record.id);
     expect(states(failed).slice(-2)).toEqual(['SUBMITTING', 'FAILED']);
-    expect(failed?.history.at(-1)?.detail).toMatchObject({ reason: 'spec.job.parallelism: Invalid value', status: 422 });
+    expect(failed?.history.at(-1)?.detail).toMatchObject({
+      reason: 'spec.job.parallelism: Invalid value',
+      status: 422,
+    });
   });
 
   it('after parking, wakes its own job at once when it heads the order and the lease is free (no lost wake-up)', async () => {

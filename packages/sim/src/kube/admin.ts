@@ -32,7 +32,8 @@ function runAction(faults: FaultInjector, body: Record<string, unknown>): AdminA
       return { status: 200, body: { ok: true } };
     case 'forbidNamespace':
     case 'allowNamespace': {
-      if (typeof action.namespace !== 'string' || action.namespace === '') return bad(`${action.action} needs "namespace"`);
+      if (typeof action.namespace !== 'string' || action.namespace === '')
+        return bad(`${action.action} needs "namespace"`);
       if (action.action === 'allowNamespace') faults.allowNamespace(action.namespace);
       else faults.forbidNamespace(action.namespace, typeof action.user === 'string' ? action.user : undefined);
       return { status: 200, body: { ok: true } };
@@ -52,7 +53,13 @@ function addFaults(faults: FaultInjector, body: unknown): AdminAnswer {
   return { status: 201, body: { ids: specs.map((s) => faults.inject(s)) } };
 }
 
-export function admin(method: string, path: string, rawBody: string, faults: FaultInjector, stats: RequestStats): AdminAnswer {
+export function admin(
+  method: string,
+  path: string,
+  rawBody: string,
+  faults: FaultInjector,
+  stats: RequestStats,
+): AdminAnswer {
   if (path === '/sim/stats') {
     if (method === 'GET') return { status: 200, body: stats.snapshot() };
     if (method === 'DELETE') {

@@ -40,10 +40,12 @@ export function writeAutoscalerState(store: SimStore, owner: KubeObject, data: R
 /** clearAll + flush: the ConfigMap stays, its data goes (nothing is written when it is already empty or absent). */
 export function clearAutoscalerState(store: SimStore, owner: KubeObject): void {
   const existing = store.get('configmaps', owner.metadata.namespace, configMapName(owner.metadata.name));
-  if (existing && Object.keys((existing.data as object | undefined) ?? {}).length > 0) writeAutoscalerState(store, owner, {});
+  if (existing && Object.keys((existing.data as object | undefined) ?? {}).length > 0)
+    writeAutoscalerState(store, owner, {});
 }
 
 /** Kubernetes' garbage collector removes the owned ConfigMap once its FlinkDeployment is deleted. */
 export function deleteAutoscalerState(store: SimStore, namespace: string, name: string): void {
-  if (store.get('configmaps', namespace, configMapName(name))) store.delete('configmaps', namespace, configMapName(name));
+  if (store.get('configmaps', namespace, configMapName(name)))
+    store.delete('configmaps', namespace, configMapName(name));
 }

@@ -6,7 +6,14 @@ import { emit, epochMs, readRef, realMs, type FlowEnv, type ResourceMemo } from 
 import { reconciliationOf, statusOf, writeStatus, type ResourceRef } from './flink-status.js';
 import { formatOverrides, jobGraphOf, parallelismOverrides, type GraphVertex } from './job-graph.js';
 import { kindOf, refOf } from './resource-conf.js';
-import { effectiveParallelism, jobOf, PARALLELISM_OVERRIDES, specConf, type FlinkConf, type Spec } from './spec-json.js';
+import {
+  effectiveParallelism,
+  jobOf,
+  PARALLELISM_OVERRIDES,
+  specConf,
+  type FlinkConf,
+  type Spec,
+} from './spec-json.js';
 import { parseFlinkDurationSeconds } from './speed.js';
 import type { KubeObject } from './store.js';
 
@@ -49,18 +56,28 @@ function flag(conf: FlinkConf, keys: readonly string[], fallback: boolean): bool
  * spec's keys, then the current spec's operator and autoscaler keys (those take effect without a deploy).
  */
 export function observeConf(env: FlowEnv, object: KubeObject, last: Spec | undefined): FlinkConf {
-  const defaults: FlinkConf = env.settings(object).scenarios.has('autoscaler-default-on') ? { 'job.autoscaler.enabled': 'true' } : {};
-  const current = Object.entries(specConf(object.spec)).filter(([k]) => k.startsWith('kubernetes.operator.') || k.startsWith('job.autoscaler.'));
+  const defaults: FlinkConf = env.settings(object).scenarios.has('autoscaler-default-on')
+    ? { 'job.autoscaler.enabled': 'true' }
+    : {};
+  const current = Object.entries(specConf(object.spec)).filter(
+    ([k]) => k.startsWith('kubernetes.operator.') || k.startsWith('job.autoscaler.'),
+  );
   return { ...defaults, ...specConf(last), ...Object.fromEntries(current) };
 }
 
 /** FlinkDeployments with a job only; session jobs are not modelled. */
 export function autoscalerEnabled(env: FlowEnv, object: KubeObject, last: Spec | undefined): boolean {
-  return kindOf(object) === 'FlinkDeployment' && jobOf(object.spec) !== undefined && flag(observeConf(env, object, last), KEYS.enabled, false);
+  return (
+    kindOf(object) === 'FlinkDeployment' &&
+    jobOf(object.spec) !== undefined &&
+    flag(observeConf(env, object, last), KEYS.enabled, false)
+  );
 }
 
 function storedOverrides(env: FlowEnv, ref: ResourceRef): Map<string, number> {
-  return parallelismOverrides({ flinkConfiguration: { [PARALLELISM_OVERRIDES]: readAutoscalerState(env.store, ref)[OVERRIDES_KEY] ?? '' } });
+  return parallelismOverrides({
+    flinkConfiguration: { [PARALLELISM_OVERRIDES]: readAutoscalerState(env.store, ref)[OVERRIDES_KEY] ?? '' },
+  });
 }
 
 /**
@@ -118,11 +135,16 @@ function resetIfAsked(env: FlowEnv, ref: ResourceRef, object: KubeObject, last: 
 function dueInMs(env: FlowEnv, object: KubeObject, conf: FlinkConf): number | undefined {
   const status = statusOf(object);
   const jobId = status.jobStatus?.jobId;
-  if (status.jobStatus?.state !== 'RUNNING' || reconciliationOf(status).state !== 'DEPLOYED' || jobId === undefined) return undefined;
+  if (status.jobStatus?.state !== 'RUNNING' || reconciliationOf(status).state !== 'DEPLOYED' || jobId === undefined)
+    return undefined;
   if (evaluated.get(env.memo) === jobId || storedOverrides(env, refOf(object)).size > 0) return undefined;
-  const seconds = (keys: readonly string[], fallback: number): number => parseFlinkDurationSeconds(option(conf, keys)) ?? fallback;
+  const seconds = (keys: readonly string[], fallback: number): number =>
+    parseFlinkDurationSeconds(option(conf, keys)) ?? fallback;
   const runningSince = Number(status.jobStatus?.updateTime ?? reconciliationOf(status).reconciliationTimestamp ?? 0);
-  const collecting = Math.max(runningSince + realMs(env, seconds(KEYS.stabilization, STABILIZATION_DEFAULT_SECONDS)), collectingSince.get(env.memo) ?? 0);
+  const collecting = Math.max(
+    runningSince + realMs(env, seconds(KEYS.stabilization, STABILIZATION_DEFAULT_SECONDS)),
+    collectingSince.get(env.memo) ?? 0,
+  );
   return Math.max(0, collecting + realMs(env, seconds(KEYS.window, SIM_METRICS_WINDOW_SECONDS)) - epochMs(env));
 }
 
@@ -157,7 +179,10 @@ export interface VertexDecision {
 export function decideParallelism(vertices: readonly GraphVertex[], deployed: Spec, conf: FlinkConf): VertexDecision[] {
   const overrides = parallelismOverrides(deployed);
   const fallback = effectiveParallelism(deployed);
-  const cap = Math.min(Number(option(conf, KEYS.vertexMax) ?? VERTEX_MAX_DEFAULT) || VERTEX_MAX_DEFAULT, Number(conf['pipeline.max-parallelism'] ?? PIPELINE_MAX_DEFAULT) || PIPELINE_MAX_DEFAULT);
+  const cap = Math.min(
+    Number(option(conf, KEYS.vertexMax) ?? VERTEX_MAX_DEFAULT) || VERTEX_MAX_DEFAULT,
+    Number(conf['pipeline.max-parallelism'] ?? PIPELINE_MAX_DEFAULT) || PIPELINE_MAX_DEFAULT,
+  );
   return vertices.map((vertex) => {
     const current = overrides.get(vertex.id) ?? vertex.fixedParallelism ?? fallback;
     const target = vertex.fixedParallelism !== undefined ? current : Math.max(current, Math.min(current + 1, cap));
@@ -169,7 +194,10 @@ export function decideParallelism(vertices: readonly GraphVertex[], deployed: Sp
 export function scalingReport(header: string, decisions: readonly VertexDecision[]): string {
   const entries = decisions
     .filter((d) => d.target !== d.current)
-    .map((d) => `{ Vertex ID ${d.vertex.id} | Parallelism ${d.current} -> ${d.target} | Processing capacity ${(500 * d.current).toFixed(2)} -> ${(500 * d.target).toFixed(2)} | Target data rate ${(500 * d.target).toFixed(2)}}`);
+    .map(
+      (d) =>
+        `{ Vertex ID ${d.vertex.id} | Parallelism ${d.current} -> ${d.target} | Processing capacity ${(500 * d.current).toFixed(2)} -> ${(500 * d.target).toFixed(2)} | Target data rate ${(500 * d.target).toFixed(2)}}`,
+    );
   return header + entries.join('');
 }
 
@@ -181,10 +209,29 @@ function decide(env: FlowEnv, object: KubeObject, last: Spec, conf: FlinkConf): 
   if (decisions.every((d) => d.target === d.current)) return;
   if (!flag(conf, KEYS.scalingEnabled, true)) {
     const header = `Scaling execution disabled by config ${KEYS.scalingEnabled[0]}:false, recommended parallelism change:`;
-    emit(env, object, EVENT_TYPES.normal, SCALING_REPORT, COMPONENTS.operator, scalingReport(header, decisions), SCALING_REPORT_KEY);
+    emit(
+      env,
+      object,
+      EVENT_TYPES.normal,
+      SCALING_REPORT,
+      COMPONENTS.operator,
+      scalingReport(header, decisions),
+      SCALING_REPORT_KEY,
+    );
     return;
   }
-  emit(env, object, EVENT_TYPES.normal, SCALING_REPORT, COMPONENTS.operator, scalingReport('Scaling execution enabled, begin scaling vertices:', decisions), SCALING_REPORT_KEY);
+  emit(
+    env,
+    object,
+    EVENT_TYPES.normal,
+    SCALING_REPORT,
+    COMPONENTS.operator,
+    scalingReport('Scaling execution enabled, begin scaling vertices:', decisions),
+    SCALING_REPORT_KEY,
+  );
   const overrides = new Map(decisions.map((d) => [d.vertex.id, d.target]));
-  writeAutoscalerState(env.store, object, { ...readAutoscalerState(env.store, refOf(object)), [OVERRIDES_KEY]: formatOverrides(overrides) });
+  writeAutoscalerState(env.store, object, {
+    ...readAutoscalerState(env.store, refOf(object)),
+    [OVERRIDES_KEY]: formatOverrides(overrides),
+  });
 }

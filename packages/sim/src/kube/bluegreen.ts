@@ -21,7 +21,12 @@ export function blueGreenOwnerReference(parent: KubeObject): Record<string, unkn
 }
 
 /** Creates a parent whose template is `deploymentSpec`, then its blue child carrying that spec and the ownerReference. */
-export function createBlueGreenPair(store: SimStore, namespace: string, name: string, deploymentSpec: Record<string, unknown>): { parent: KubeObject; child: KubeObject } {
+export function createBlueGreenPair(
+  store: SimStore,
+  namespace: string,
+  name: string,
+  deploymentSpec: Record<string, unknown>,
+): { parent: KubeObject; child: KubeObject } {
   const parent = store.create('flinkbluegreendeployments', {
     apiVersion: FLINK_API_VERSION,
     kind: 'FlinkBlueGreenDeployment',
@@ -54,6 +59,11 @@ export function seedDemoBlueGreen(store: SimStore): void {
     },
     jobManager: { resource: { memory: '2048m', cpu: 1 } },
     taskManager: { resource: { memory: '2048m', cpu: 1 } },
-    job: { jarURI: 'local:///opt/flink/examples/streaming/StateMachineExample.jar', parallelism: 2, upgradeMode: 'savepoint', state: 'running' },
+    job: {
+      jarURI: 'local:///opt/flink/examples/streaming/StateMachineExample.jar',
+      parallelism: 2,
+      upgradeMode: 'savepoint',
+      state: 'running',
+    },
   });
 }

@@ -79,7 +79,12 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
   let server: SimApiServer;
   try {
     const flinkRest = new FlinkRest({ store, speed, jobManagers, settings: (object) => operator.settingsOf(object) });
-    server = await startSimApiServer({ store, flinkRest, port: options.port ?? 0, ...(options.host ? { host: options.host } : {}) });
+    server = await startSimApiServer({
+      store,
+      flinkRest,
+      port: options.port ?? 0,
+      ...(options.host ? { host: options.host } : {}),
+    });
   } catch (error) {
     await operator.close();
     throw error;

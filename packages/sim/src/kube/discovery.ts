@@ -1,5 +1,13 @@
 // API discovery documents (/version, /api, /apis, …) in both the legacy and the aggregated (apidiscovery v2) forms.
-import { FLINK_GROUP, FLINK_RESOURCES, FLINK_VERSION, NAMESPACES, RESOURCES, SUBRESOURCE_VERBS, type ResourceDef } from './resources.js';
+import {
+  FLINK_GROUP,
+  FLINK_RESOURCES,
+  FLINK_VERSION,
+  NAMESPACES,
+  RESOURCES,
+  SUBRESOURCE_VERBS,
+  type ResourceDef,
+} from './resources.js';
 
 /**
  * A v1.31 server: kubectl's version-picking wrapper on these machines warns outside 1.27–1.33
@@ -90,7 +98,9 @@ function aggregatedList(version: 'v2' | 'v2beta1', core: boolean): unknown {
       }
     : {
         metadata: { name: FLINK_GROUP, creationTimestamp: null },
-        versions: [{ version: FLINK_VERSION, resources: FLINK_RESOURCES.map(aggregatedResource), freshness: 'Current' }],
+        versions: [
+          { version: FLINK_VERSION, resources: FLINK_RESOURCES.map(aggregatedResource), freshness: 'Current' },
+        ],
       };
   return { kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {}, items: [item] };
 }
@@ -124,7 +134,11 @@ export function discovery(path: string, accept: string, serverAddress: string): 
         serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
       });
     case '/api/v1':
-      return json({ kind: 'APIResourceList', groupVersion: 'v1', resources: [...legacyResource(RESOURCES.events), ...legacyResource(RESOURCES.configmaps), NAMESPACE_LEGACY] });
+      return json({
+        kind: 'APIResourceList',
+        groupVersion: 'v1',
+        resources: [...legacyResource(RESOURCES.events), ...legacyResource(RESOURCES.configmaps), NAMESPACE_LEGACY],
+      });
     case '/apis':
       if (aggregated) return { body: aggregatedList(aggregated, false), contentType: aggregatedType(aggregated) };
       return json({ kind: 'APIGroupList', apiVersion: 'v1', groups: [FLINK_GROUP_DOC] });

@@ -50,7 +50,12 @@ export interface EventInput {
 export function eventName(input: EventInput): string {
   const { involved } = input;
   const content =
-    input.reason + (input.messageKey ?? input.message) + input.type + involved.kind + involved.metadata.name + (involved.metadata.uid ?? '');
+    input.reason +
+    (input.messageKey ?? input.message) +
+    input.type +
+    involved.kind +
+    involved.metadata.name +
+    (involved.metadata.uid ?? '');
   return `${input.component}.${javaStringHashCode(content) & 0x7fffffff}`;
 }
 

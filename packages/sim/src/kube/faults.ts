@@ -147,7 +147,12 @@ export class RequestStats {
   private counts = new Map<string, number>();
 
   count(info: RequestInfo): void {
-    const what = info.resource === undefined ? 'discovery' : info.subresource ? `${info.resource}/${info.subresource}` : info.resource;
+    const what =
+      info.resource === undefined
+        ? 'discovery'
+        : info.subresource
+          ? `${info.resource}/${info.subresource}`
+          : info.resource;
     const key = `${info.verb} ${what}`;
     this.total += 1;
     this.counts.set(key, (this.counts.get(key) ?? 0) + 1);

@@ -60,10 +60,17 @@ export function restored(view: JobView): Raw | null {
   const ha = path === LAST_STATE_PLACEHOLDER ? view.jobManagers?.haRestore(view.jobId) : undefined;
   if (path === LAST_STATE_PLACEHOLDER && ha === undefined) return null;
   const resolved = normalisePointer(ha?.path ?? path);
-  const external = view.has('restored-elsewhere') ? `${resolved.replace(/\/[^/]*$/, '')}/savepoint-someone-elses` : resolved;
+  const external = view.has('restored-elsewhere')
+    ? `${resolved.replace(/\/[^/]*$/, '')}/savepoint-someone-elses`
+    : resolved;
   const id = checkpointNumber(external) ?? 0;
   const at = ha?.at ?? num(view.status.startTime) ?? view.now;
-  return { id, restore_timestamp: at, is_savepoint: ha === undefined && checkpointNumber(external) === undefined, external_path: external };
+  return {
+    id,
+    restore_timestamp: at,
+    is_savepoint: ha === undefined && checkpointNumber(external) === undefined,
+    external_path: external,
+  };
 }
 
 /** `latest.savepoint`: the latest savepoint the JobManager completed for this job, else null. */
@@ -107,7 +114,9 @@ export function checkpoints(view: JobView): Raw {
           checkpoint_type: 'CHECKPOINT',
           trigger_timestamp: start + completed * everyMs,
           latest_ack_timestamp: start + completed * everyMs,
-          external_path: dir ? normalisePointer(`${dir}/${view.jobId}/chk-${base + completed}`) : '<checkpoint-not-externally-addressable>',
+          external_path: dir
+            ? normalisePointer(`${dir}/${view.jobId}/chk-${base + completed}`)
+            : '<checkpoint-not-externally-addressable>',
           discarded: false,
         };
   return {

@@ -29,10 +29,22 @@ export interface JobView {
 type Raw = Record<string, unknown>;
 
 /** Flink's ExecutionState values: a vertex's `tasks` counts its subtasks in each of them. */
-const EXECUTION_STATES = ['CREATED', 'SCHEDULED', 'DEPLOYING', 'RUNNING', 'FINISHED', 'CANCELING', 'CANCELED', 'FAILED', 'RECONCILING', 'INITIALIZING'] as const;
+const EXECUTION_STATES = [
+  'CREATED',
+  'SCHEDULED',
+  'DEPLOYING',
+  'RUNNING',
+  'FINISHED',
+  'CANCELING',
+  'CANCELED',
+  'FAILED',
+  'RECONCILING',
+  'INITIALIZING',
+] as const;
 const DEFAULT_MAX_PARALLELISM = 128;
 
-export const num = (v: unknown): number | undefined => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : typeof v === 'number' ? v : undefined);
+export const num = (v: unknown): number | undefined =>
+  typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : typeof v === 'number' ? v : undefined;
 
 /** Builds a view from the pieces the REST front reads. */
 export function jobView(parts: {
@@ -99,12 +111,14 @@ export function jobDetails(view: JobView): Raw {
   const start = num(view.status.startTime) ?? view.now;
   const vertices = vertexGraph(view);
   const parallelism = vertexParallelism(view, vertices);
-  const maxParallelism = Number(view.conf['pipeline.max-parallelism'] ?? DEFAULT_MAX_PARALLELISM) || DEFAULT_MAX_PARALLELISM;
+  const maxParallelism =
+    Number(view.conf['pipeline.max-parallelism'] ?? DEFAULT_MAX_PARALLELISM) || DEFAULT_MAX_PARALLELISM;
   const ends = vertices.map((v) => (state === 'RUNNING' ? finishedAt(view, v, start) : undefined));
   const waitingIndex = view.has('tasks-waiting') ? ends.findLastIndex((end) => end === undefined) : -1;
   const body = vertices.map((vertex, i) => {
     const end = ends[i];
-    const status = state !== 'RUNNING' ? state : end !== undefined ? 'FINISHED' : i === waitingIndex ? 'SCHEDULED' : 'RUNNING';
+    const status =
+      state !== 'RUNNING' ? state : end !== undefined ? 'FINISHED' : i === waitingIndex ? 'SCHEDULED' : 'RUNNING';
     const p = parallelism[i] as number;
     return {
       id: vertex.id,
@@ -120,5 +134,15 @@ export function jobDetails(view: JobView): Raw {
   });
   const statusCounts = Object.fromEntries(EXECUTION_STATES.map((s) => [s, body.filter((v) => v.status === s).length]));
   const name = String(jobOf(view.spec)?.entryClass ?? view.job.metadata.name);
-  return { jid: view.status.jobId, name, state, 'start-time': start, 'end-time': -1, duration: Math.max(0, view.now - start), now: view.now, vertices: body, 'status-counts': statusCounts };
+  return {
+    jid: view.status.jobId,
+    name,
+    state,
+    'start-time': start,
+    'end-time': -1,
+    duration: Math.max(0, view.now - start),
+    now: view.now,
+    vertices: body,
+    'status-counts': statusCounts,
+  };
 }

@@ -30,7 +30,19 @@ const rec = (v: unknown): Raw => (typeof v === 'object' && v !== null && !Array.
 
 function unavailable(service: string): RestAnswer {
   const message = `no endpoints available for service "${service}"`;
-  return { status: 503, proxyError: true, body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: 'ServiceUnavailable', code: 503 } };
+  return {
+    status: 503,
+    proxyError: true,
+    body: {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message,
+      reason: 'ServiceUnavailable',
+      code: 503,
+    },
+  };
 }
 
 const notFound = (what: string): RestAnswer => ({ status: 404, body: { errors: [what] } });
@@ -51,11 +63,29 @@ export class FlinkRest {
   get(namespace: string, service: string, path: string): RestAnswer {
     const name = service.replace(/:[^:]*$/, '');
     const clusterId = name.endsWith('-rest') ? name.slice(0, -'-rest'.length) : undefined;
-    const cluster = clusterId === undefined ? undefined : this.options.store.get('flinkdeployments', namespace, clusterId);
-    if (!cluster) return { status: 404, proxyError: true, body: { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: `services "${name}" not found`, reason: 'NotFound', code: 404 } };
+    const cluster =
+      clusterId === undefined ? undefined : this.options.store.get('flinkdeployments', namespace, clusterId);
+    if (!cluster)
+      return {
+        status: 404,
+        proxyError: true,
+        body: {
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          message: `services "${name}" not found`,
+          reason: 'NotFound',
+          code: 404,
+        },
+      };
     const jm = rec(cluster.status).jobManagerDeploymentStatus;
-    if ((jm !== 'READY' && jm !== 'DEPLOYED_NOT_READY') || this.options.settings(cluster).scenarios.has('rest-unreachable')) return unavailable(name);
-    if (path === '/config') return { status: 200, body: { 'flink-version': '1.20.0', 'refresh-interval': 3000, features: {} } };
+    if (
+      (jm !== 'READY' && jm !== 'DEPLOYED_NOT_READY') ||
+      this.options.settings(cluster).scenarios.has('rest-unreachable')
+    )
+      return unavailable(name);
+    if (path === '/config')
+      return { status: 200, body: { 'flink-version': '1.20.0', 'refresh-interval': 3000, features: {} } };
     const match = /^\/jobs\/([0-9a-f]{32})(\/checkpoints|\/exceptions|\/metrics)?$/.exec(path);
     if (!match) return notFound(`Not found: ${path}`);
     const job = jobResource(this.options.store, cluster, match[1] as string);
@@ -74,7 +104,8 @@ export class FlinkRest {
 
   /** What an answer about `job` reads: the spec the operator last reconciled (the one the job runs), its knobs. */
   private view(job: KubeObject, cluster: KubeObject): JobView {
-    const spec = parseReconciledSpec(rec(rec(job.status).reconciliationStatus).lastReconciledSpec) ?? ((job.spec ?? {}) as Spec);
+    const spec =
+      parseReconciledSpec(rec(rec(job.status).reconciliationStatus).lastReconciledSpec) ?? ((job.spec ?? {}) as Spec);
     const conf = { ...(job === cluster ? {} : specConf(cluster.spec as Spec)), ...specConf(spec) };
     const { settings, speed, jobManagers } = this.options;
     return jobView({ job, cluster, spec, conf, settings, speed, jobManagers, now: this.now() });
@@ -92,7 +123,12 @@ export class FlinkRest {
         const annotations = rec(e.metadata.annotations);
         const stacktrace = String(e.message ?? '');
         const timestamp = Date.parse(String(annotations['exception-timestamp'] ?? e.lastTimestamp ?? '')) || this.now();
-        return { exceptionName: stacktrace.split(':')[0] ?? 'java.lang.Exception', stacktrace, timestamp, taskName: annotations['task-name'] ?? null };
+        return {
+          exceptionName: stacktrace.split(':')[0] ?? 'java.lang.Exception',
+          stacktrace,
+          timestamp,
+          taskName: annotations['task-name'] ?? null,
+        };
       })
       .sort((a, b) => b.timestamp - a.timestamp);
     return { exceptionHistory: { entries, truncated: false } };

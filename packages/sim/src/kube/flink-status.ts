@@ -51,7 +51,11 @@ export function lifecycleState(status: Status): string {
   if (status.jobStatus?.state === 'FAILED') return 'FAILED';
   if (isFlinkDeploymentStatus(status) && needsManualRestore(status)) return 'FAILED';
   if (reconciliation.state === 'ROLLED_BACK') return 'ROLLED_BACK';
-  if (reconciliation.lastStableSpec !== undefined && reconciliation.lastStableSpec === reconciliation.lastReconciledSpec) return 'STABLE';
+  if (
+    reconciliation.lastStableSpec !== undefined &&
+    reconciliation.lastStableSpec === reconciliation.lastReconciledSpec
+  )
+    return 'STABLE';
   return 'DEPLOYED';
 }
 
@@ -65,7 +69,9 @@ export const MANUAL_RESTORE_MARKERS = [
 function needsManualRestore(status: Status): boolean {
   const jm = status.jobManagerDeploymentStatus;
   const error = status.error;
-  return (jm === 'ERROR' || jm === 'MISSING') && error !== undefined && MANUAL_RESTORE_MARKERS.some((m) => error.includes(m));
+  return (
+    (jm === 'ERROR' || jm === 'MISSING') && error !== undefined && MANUAL_RESTORE_MARKERS.some((m) => error.includes(m))
+  );
 }
 
 /** Only FlinkDeploymentStatus has a JobManager deployment status (rule 7 does not apply to session jobs). */
@@ -85,7 +91,12 @@ function camelCase(state: string): string {
  * The one `Running` condition of a FlinkDeployment (1.15): application mode follows the job state, session
  * mode the JobManager. `observedGeneration` is never set; the transition time moves only when `status` flips.
  */
-export function runningCondition(status: Status, isSession: boolean, previous: Condition[] | undefined, now: Date): Condition[] {
+export function runningCondition(
+  status: Status,
+  isSession: boolean,
+  previous: Condition[] | undefined,
+  now: Date,
+): Condition[] {
   let next: Omit<Condition, 'lastTransitionTime'>;
   if (isSession) {
     const jm = status.jobManagerDeploymentStatus ?? 'MISSING';
@@ -97,7 +108,12 @@ export function runningCondition(status: Status, isSession: boolean, previous: C
     };
   } else {
     const state = status.jobStatus?.state ?? 'RECONCILING';
-    next = { type: 'Running', status: state === 'RUNNING' ? 'True' : 'False', reason: camelCase(state), message: `Job status ${state}` };
+    next = {
+      type: 'Running',
+      status: state === 'RUNNING' ? 'True' : 'False',
+      reason: camelCase(state),
+      message: `Job status ${state}`,
+    };
   }
   const before = previous?.find((c) => c.type === 'Running');
   const lastTransitionTime = before && before.status === next.status ? before.lastTransitionTime : rfc3339(now);
@@ -111,7 +127,13 @@ export interface ErrorCause {
 
 /** status.error as the operator writes it: a FlinkResourceException as JSON (nulls left out), causes in throwableList. */
 export function errorJson(type: string, message: string, causes: readonly ErrorCause[] = []): string {
-  return JSON.stringify({ type, message, throwableList: causes.map((c) => (c.message === undefined ? { type: c.type } : { type: c.type, message: c.message })) });
+  return JSON.stringify({
+    type,
+    message,
+    throwableList: causes.map((c) =>
+      c.message === undefined ? { type: c.type } : { type: c.type, message: c.message },
+    ),
+  });
 }
 
 export const ERROR_TYPES = {
@@ -134,7 +156,12 @@ export interface WriteOptions {
  * Mutates the status of a FlinkDeployment/FlinkSessionJob through the status subresource and recomputes
  * lifecycleState. Throws ApiError 404 when the resource is gone.
  */
-export function writeStatus(store: SimStore, ref: ResourceRef, mutate: (status: Status, object: KubeObject) => void, options: WriteOptions = {}): KubeObject {
+export function writeStatus(
+  store: SimStore,
+  ref: ResourceRef,
+  mutate: (status: Status, object: KubeObject) => void,
+  options: WriteOptions = {},
+): KubeObject {
   return store.update(
     ref.resource,
     ref.namespace,

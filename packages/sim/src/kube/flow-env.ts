@@ -60,7 +60,10 @@ export function readRef(env: FlowEnv, ref: ResourceRef): KubeObject {
   const object = env.store.get(ref.resource, ref.namespace, ref.name);
   if (!object) throw new FlowStopped(`${ref.resource}/${ref.namespace}/${ref.name} is gone`);
   if (env.inMemoryConf === undefined || ref.resource !== 'flinkdeployments' || !object.spec) return object;
-  const flinkConfiguration = { ...((object.spec.flinkConfiguration as Record<string, unknown> | undefined) ?? {}), ...env.inMemoryConf };
+  const flinkConfiguration = {
+    ...((object.spec.flinkConfiguration as Record<string, unknown> | undefined) ?? {}),
+    ...env.inMemoryConf,
+  };
   return { ...object, spec: { ...object.spec, flinkConfiguration } };
 }
 
@@ -90,7 +93,15 @@ export function emit(
   messageKey?: string,
   annotations?: Record<string, string>,
 ): void {
-  recordEvent(env.store, { involved, type, reason, component, message, ...(messageKey ? { messageKey } : {}), ...(annotations ? { annotations } : {}) });
+  recordEvent(env.store, {
+    involved,
+    type,
+    reason,
+    component,
+    message,
+    ...(messageKey ? { messageKey } : {}),
+    ...(annotations ? { annotations } : {}),
+  });
 }
 
 export function epochMs(env: FlowEnv): number {

@@ -20,12 +20,26 @@ function flinkVersion(spec: Spec | undefined): { major: number; minor: number } 
  * vertex of the running job lost the override it had ("…has been removed, falling back to regular upgrade").
  */
 export function canScaleInPlace(object: KubeObject, last: Spec, diff: SpecDiff): boolean {
-  if (diff.type !== 'SCALE' || kindOf(object) !== 'FlinkDeployment' || object.spec?.mode === 'standalone' || !object.spec?.job) return false;
-  const deployed = { ...specConf(last), ...Object.fromEntries(Object.entries(specConf(object.spec)).filter(([k]) => k.startsWith('kubernetes.operator.'))) };
+  if (
+    diff.type !== 'SCALE' ||
+    kindOf(object) !== 'FlinkDeployment' ||
+    object.spec?.mode === 'standalone' ||
+    !object.spec?.job
+  )
+    return false;
+  const deployed = {
+    ...specConf(last),
+    ...Object.fromEntries(Object.entries(specConf(object.spec)).filter(([k]) => k.startsWith('kubernetes.operator.'))),
+  };
   const version = flinkVersion(last);
   const recent = version !== undefined && (version.major > 1 || version.minor >= 18);
   const state = statusOf(object).jobStatus?.state;
-  if (!recent || deployed['jobmanager.scheduler'] !== 'adaptive' || !confFlag(deployed, 'kubernetes.operator.job.upgrade.inplace-scaling.enabled', true)) return false;
+  if (
+    !recent ||
+    deployed['jobmanager.scheduler'] !== 'adaptive' ||
+    !confFlag(deployed, 'kubernetes.operator.job.upgrade.inplace-scaling.enabled', true)
+  )
+    return false;
   if (isTerminal(state) || state === 'RECONCILING') return false;
   const before = parallelismOverrides(last);
   const after = parallelismOverrides(object.spec);
@@ -37,7 +51,9 @@ export function canScaleInPlace(object: KubeObject, last: Spec, diff: SpecDiff):
 export function configuredParallelism(object: KubeObject, deployed: Spec): Map<string, number> {
   const overrides = parallelismOverrides(deployed);
   const fallback = effectiveParallelism(deployed);
-  return new Map(jobGraphOf(object, deployed).map((v) => [v.id, overrides.get(v.id) ?? v.fixedParallelism ?? fallback]));
+  return new Map(
+    jobGraphOf(object, deployed).map((v) => [v.id, overrides.get(v.id) ?? v.fixedParallelism ?? fallback]),
+  );
 }
 
 /**
@@ -65,11 +81,11 @@ function landsAt(env: FlowEnv, object: KubeObject, last: Spec): number {
   const conf = specConf(last);
   const now = epochMs(env);
   if ((flinkVersion(last)?.major ?? 1) >= 2) {
-    const seconds = parseFlinkDurationSeconds(conf['jobmanager.adaptive-scheduler.executing.resource-stabilization-timeout']) ?? 60;
+    const seconds =
+      parseFlinkDurationSeconds(conf['jobmanager.adaptive-scheduler.executing.resource-stabilization-timeout']) ?? 60;
     return now + realMs(env, seconds);
   }
   const cooldown = parseFlinkDurationSeconds(conf['jobmanager.adaptive-scheduler.scaling-interval.min']) ?? 30;
   const runningSince = Number(statusOf(object).jobStatus?.updateTime ?? now);
   return Math.max(now, runningSince + realMs(env, cooldown));
 }
-

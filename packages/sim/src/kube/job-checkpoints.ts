@@ -17,7 +17,9 @@ const ASSUMED_INTERVAL_SECONDS = 60;
 /** Real ms between two checkpoints of the job, or undefined when no interval is configured. */
 function intervalMs(env: FlowEnv, object: KubeObject): number | undefined {
   const settings = env.settings(object);
-  const inCode = settings.scenarios.has('checkpointing-in-code') ? durationSeconds(settings.values.get('checkpointing-in-code') ?? '') : undefined;
+  const inCode = settings.scenarios.has('checkpointing-in-code')
+    ? durationSeconds(settings.values.get('checkpointing-in-code') ?? '')
+    : undefined;
   const seconds = parseFlinkDurationSeconds(jobConf(env.store, object)['execution.checkpointing.interval']) ?? inCode;
   return seconds === undefined || seconds <= 0 ? undefined : scaledMs(env.speed, seconds);
 }
@@ -43,7 +45,8 @@ export function lastCompletedCheckpoint(env: FlowEnv, object: KubeObject): numbe
   const running = jobStatus?.state === 'RUNNING';
   const elapsed = (running ? epochMs(env) : Number(jobStatus?.updateTime ?? epochMs(env))) - startMs;
   const interval = intervalMs(env, object);
-  if (interval === undefined) return base + Math.max(1, Math.floor(elapsed / scaledMs(env.speed, ASSUMED_INTERVAL_SECONDS)));
+  if (interval === undefined)
+    return base + Math.max(1, Math.floor(elapsed / scaledMs(env.speed, ASSUMED_INTERVAL_SECONDS)));
   return base + Math.max(0, Math.floor(elapsed / interval));
 }
 

@@ -2,8 +2,24 @@
 // job CREATED → RUNNING; or a JobManager whose image does not pull (ERROR), which may recover later.
 import { COMPONENTS, EVENT_TYPES, MESSAGES } from './events.js';
 import { emit, epochMs, newJobId, readRef, realMs, type FlowEnv } from './flow-env.js';
-import { errorJson, ERROR_TYPES, jobStatusOf, reconciliationOf, statusOf, writeStatus, type ResourceRef, type Status } from './flink-status.js';
-import { LAST_STATE_PLACEHOLDER, markStableIfDeployed, observeJobState, setJobState, withJob, type Restore } from './job-steps.js';
+import {
+  errorJson,
+  ERROR_TYPES,
+  jobStatusOf,
+  reconciliationOf,
+  statusOf,
+  writeStatus,
+  type ResourceRef,
+  type Status,
+} from './flink-status.js';
+import {
+  LAST_STATE_PLACEHOLDER,
+  markStableIfDeployed,
+  observeJobState,
+  setJobState,
+  withJob,
+  type Restore,
+} from './job-steps.js';
 import { checkpointPath } from './job-checkpoints.js';
 import { clusterInfo, jobConf, kindOf, submitComponent } from './resource-conf.js';
 import { imageFailsToPull, imagePullRecoverySeconds } from './scenarios.js';
@@ -29,11 +45,21 @@ export interface DeployOptions {
 export type DeployOutcome = 'running' | 'image-pull-failed';
 
 /** `updateStatusBeforeDeploymentAttempt`: the target spec, suspended, with UPGRADING and the new observedGeneration. */
-export function writeBeforeDeployment(env: FlowEnv, ref: ResourceRef, spec: Spec, recordedMode: string, firstDeployment: boolean): KubeObject {
+export function writeBeforeDeployment(
+  env: FlowEnv,
+  ref: ResourceRef,
+  spec: Spec,
+  recordedMode: string,
+  firstDeployment: boolean,
+): KubeObject {
   return writeStatus(env.store, ref, (status, object) => {
     const reconciliation = reconciliationOf(status);
     reconciliation.state = 'UPGRADING';
-    reconciliation.lastReconciledSpec = serializeReconciledSpec(kindOf(object), withJob(spec, { state: 'suspended', upgradeMode: recordedMode }), firstDeployment);
+    reconciliation.lastReconciledSpec = serializeReconciledSpec(
+      kindOf(object),
+      withJob(spec, { state: 'suspended', upgradeMode: recordedMode }),
+      firstDeployment,
+    );
     reconciliation.reconciliationTimestamp = epochMs(env);
     status.observedGeneration = object.metadata.generation;
     delete status.error;
@@ -45,7 +71,12 @@ export function writeBeforeDeployment(env: FlowEnv, ref: ResourceRef, spec: Spec
  * DEPLOYED, the generation, JM DEPLOYING and job RECONCILING together. A session cluster gets no Submit event
  * (SessionReconciler emits none).
  */
-export async function deployJob(env: FlowEnv, ref: ResourceRef, spec: Spec, options: DeployOptions): Promise<DeployOutcome> {
+export async function deployJob(
+  env: FlowEnv,
+  ref: ResourceRef,
+  spec: Spec,
+  options: DeployOptions,
+): Promise<DeployOutcome> {
   const before = readRef(env, ref);
   const kind = kindOf(before);
   if (jobOf(spec)) emit(env, before, EVENT_TYPES.normal, 'Submit', submitComponent(kind), MESSAGES.submit);
@@ -58,7 +89,10 @@ export async function deployJob(env: FlowEnv, ref: ResourceRef, spec: Spec, opti
       recordDeployedSpec(env, status, object, deployed, options);
       if (kind === 'FlinkDeployment') {
         status.jobManagerDeploymentStatus = 'DEPLOYING';
-        status.taskManager = { labelSelector: `component=taskmanager,app=${object.metadata.name}`, replicas: taskManagerReplicas(deployed) };
+        status.taskManager = {
+          labelSelector: `component=taskmanager,app=${object.metadata.name}`,
+          replicas: taskManagerReplicas(deployed),
+        };
       }
       if (jobOf(deployed)) submitJobStatus(env, status, object, options);
     },
@@ -68,7 +102,13 @@ export async function deployJob(env: FlowEnv, ref: ResourceRef, spec: Spec, opti
 }
 
 /** updateStatusForDeployedSpec: clears status.error; a rollback ends ROLLED_BACK without touching the reconciled spec. */
-function recordDeployedSpec(env: FlowEnv, status: Status, object: KubeObject, deployed: Spec, options: DeployOptions): void {
+function recordDeployedSpec(
+  env: FlowEnv,
+  status: Status,
+  object: KubeObject,
+  deployed: Spec,
+  options: DeployOptions,
+): void {
   delete status.error;
   if (options.resubmit) return;
   const reconciliation = reconciliationOf(status);
@@ -87,9 +127,13 @@ function submitJobStatus(env: FlowEnv, status: Status, object: KubeObject, optio
   const { restore } = options;
   const jobStatus = jobStatusOf(status);
   // Only a FlinkDeployment's job id can be pinned: a session job always runs under the reconciler's own id.
-  const fixed = kindOf(object) === 'FlinkDeployment' ? jobConf(env.store, object)['$internal.pipeline.job-id'] : undefined;
+  const fixed =
+    kindOf(object) === 'FlinkDeployment' ? jobConf(env.store, object)['$internal.pipeline.job-id'] : undefined;
   // SessionJobReconciler reuses the id of a job still RECONCILING (a retry); the application one keeps it for HA.
-  const reuse = kindOf(object) === 'FlinkSessionJob' ? jobStatus.state === 'RECONCILING' && !options.jobCancelled : restore.kind === 'ha';
+  const reuse =
+    kindOf(object) === 'FlinkSessionJob'
+      ? jobStatus.state === 'RECONCILING' && !options.jobCancelled
+      : restore.kind === 'ha';
   const keep = reuse && jobStatus.jobId !== undefined;
   jobStatus.jobName = object.metadata.name;
   jobStatus.jobId = fixed ?? (keep ? jobStatus.jobId : newJobId(env));
@@ -118,7 +162,12 @@ function restoreFromHa(env: FlowEnv, status: Status, object: KubeObject): void {
   if (path !== undefined) env.jobManagers.restoredFromHa(jobId, { path, at: epochMs(env) });
 }
 
-async function observeDeployment(env: FlowEnv, ref: ResourceRef, deployed: Spec, options: DeployOptions): Promise<DeployOutcome> {
+async function observeDeployment(
+  env: FlowEnv,
+  ref: ResourceRef,
+  deployed: Spec,
+  options: DeployOptions,
+): Promise<DeployOutcome> {
   if (ref.resource !== 'flinkdeployments') {
     await env.sleep(STEP_SECONDS.jobCreated);
     return observeUntilRunning(env, ref, deployed);
@@ -139,7 +188,9 @@ async function observeDeployment(env: FlowEnv, ref: ResourceRef, deployed: Spec,
 /** From a started JobManager pod to a RUNNING job: DEPLOYED_NOT_READY, READY (the REST API answers), CREATED, RUNNING. */
 async function observeUntilRunning(env: FlowEnv, ref: ResourceRef, deployed: Spec): Promise<'running'> {
   if (ref.resource === 'flinkdeployments') {
-    writeStatus(env.store, ref, (status) => void (status.jobManagerDeploymentStatus = 'DEPLOYED_NOT_READY'), { conditions: true });
+    writeStatus(env.store, ref, (status) => void (status.jobManagerDeploymentStatus = 'DEPLOYED_NOT_READY'), {
+      conditions: true,
+    });
     await env.sleep(STEP_SECONDS.jmReady);
     const session = !jobOf(deployed);
     writeStatus(

@@ -47,7 +47,11 @@ function parseAttributes(text: string): { fixedParallelism?: number; finishesAft
 /** Parses a graph text; `identity` (the job's jar and entry class) makes the vertex ids of one job stable. */
 export function parseJobGraph(text: string, identity: string): GraphParse {
   const vertices: GraphVertex[] = [];
-  for (const [index, part] of text.split(';').map((p) => p.trim()).filter((p) => p !== '').entries()) {
+  for (const [index, part] of text
+    .split(';')
+    .map((p) => p.trim())
+    .filter((p) => p !== '')
+    .entries()) {
     const match = /^(.*?)\s*(?:\[([^\]]*)\])?$/.exec(part);
     const name = match?.[1]?.trim() ?? '';
     if (name === '') return { ok: false, error: `vertex ${index + 1} has no name` };
@@ -81,8 +85,16 @@ export const BOUNDED_SOURCE_VERTEX = 'Source: bootstrap';
  * The graph with the `bounded-source` knob's vertex in front. Its id is its own (index -1), so the ids of the
  * job's other vertices, and any overrides written for them, stay what they were.
  */
-export function withBoundedSource(vertices: readonly GraphVertex[], object: KubeObject, spec: Spec | undefined = object.spec): GraphVertex[] {
-  const bootstrap: GraphVertex = { id: vertexId(graphIdentity(object, spec), -1, BOUNDED_SOURCE_VERTEX), name: BOUNDED_SOURCE_VERTEX, finishesAfterSeconds: 0 };
+export function withBoundedSource(
+  vertices: readonly GraphVertex[],
+  object: KubeObject,
+  spec: Spec | undefined = object.spec,
+): GraphVertex[] {
+  const bootstrap: GraphVertex = {
+    id: vertexId(graphIdentity(object, spec), -1, BOUNDED_SOURCE_VERTEX),
+    name: BOUNDED_SOURCE_VERTEX,
+    finishesAfterSeconds: 0,
+  };
   return [bootstrap, ...vertices];
 }
 

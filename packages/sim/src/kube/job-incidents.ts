@@ -12,8 +12,15 @@ import type { KubeObject, SimStore } from './store.js';
 
 /** Chance per reconcile interval that a running job has a task failover, when ambient failovers are on. */
 const AMBIENT_FAILOVER_CHANCE = 1 / 20;
-const TASKS = ['Source: Kafka events -> Map', 'KeyedProcess -> Filter', 'Window(TumblingEventTimeWindows) -> Sink: Kafka alerts'];
-const JOB_FAILURE = { type: 'org.apache.flink.runtime.JobException', message: 'Recovery is suppressed by NoRestartBackoffTimeStrategy' };
+const TASKS = [
+  'Source: Kafka events -> Map',
+  'KeyedProcess -> Filter',
+  'Window(TumblingEventTimeWindows) -> Sink: Kafka alerts',
+];
+const JOB_FAILURE = {
+  type: 'org.apache.flink.runtime.JobException',
+  message: 'Recovery is suppressed by NoRestartBackoffTimeStrategy',
+};
 
 export interface IncidentOptions {
   store: SimStore;
@@ -35,7 +42,11 @@ export class JobIncidents {
   private closed = false;
 
   constructor(private readonly options: IncidentOptions) {
-    if (options.ambient) this.ambientTimer = setInterval(() => this.ambientTick(), scaledMs(options.speed, STEP_SECONDS.reconcileInterval));
+    if (options.ambient)
+      this.ambientTimer = setInterval(
+        () => this.ambientTick(),
+        scaledMs(options.speed, STEP_SECONDS.reconcileInterval),
+      );
   }
 
   /** Looks at a job resource after a change (status or knob): a new run of a RUNNING job gets its knobs' incidents. */
@@ -51,7 +62,8 @@ export class JobIncidents {
     if (count === 0 && !fails) return;
     this.scheduled.set(key, run);
     const ref = refOf(object);
-    for (let i = 1; i <= count; i++) this.later(i * STEP_SECONDS.jobException, ref, run, (current) => this.failover(current));
+    for (let i = 1; i <= count; i++)
+      this.later(i * STEP_SECONDS.jobException, ref, run, (current) => this.failover(current));
     if (fails) this.later((count + 1) * STEP_SECONDS.jobException, ref, run, (current) => this.failJob(current));
   }
 
@@ -72,7 +84,12 @@ export class JobIncidents {
     if (knob && run !== undefined && spentOn === undefined) {
       this.restarting.set(key, run);
       this.later(STEP_SECONDS.jobException, refOf(object), run, (current) => this.startRestarting(current, run, 1));
-    } else if (!knob && spentOn !== undefined && identityOf(object) === spentOn && jobStateOf(object) === 'RESTARTING') {
+    } else if (
+      !knob &&
+      spentOn !== undefined &&
+      identityOf(object) === spentOn &&
+      jobStateOf(object) === 'RESTARTING'
+    ) {
       this.setObservedState(object, 'RUNNING');
     }
   }
@@ -81,12 +98,16 @@ export class JobIncidents {
     this.emitException(object, `java.lang.RuntimeException: Simulated failure, restart attempt #${attempt}`, attempt);
     if (jobStateOf(object) !== 'RESTARTING') this.setObservedState(object, 'RESTARTING');
     const ref = refOf(object);
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      const current = this.options.store.get(ref.resource, ref.namespace, ref.name);
-      if (this.closed || !current || identityOf(current) !== run || jobStateOf(current) !== 'RESTARTING') return;
-      if (this.options.settings(current).scenarios.has('job-restarting')) this.startRestarting(current, run, attempt + 1);
-    }, scaledMs(this.options.speed, STEP_SECONDS.jobException * 5));
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(timer);
+        const current = this.options.store.get(ref.resource, ref.namespace, ref.name);
+        if (this.closed || !current || identityOf(current) !== run || jobStateOf(current) !== 'RESTARTING') return;
+        if (this.options.settings(current).scenarios.has('job-restarting'))
+          this.startRestarting(current, run, attempt + 1);
+      },
+      scaledMs(this.options.speed, STEP_SECONDS.jobException * 5),
+    );
     this.timers.add(timer);
   }
 
@@ -95,7 +116,13 @@ export class JobIncidents {
     const { store } = this.options;
     const previous = jobStateOf(object);
     const message = `Job status changed from ${previous ?? 'unknown'} to ${state}`;
-    recordEvent(store, { involved: object, type: EVENT_TYPES.normal, reason: 'JobStatusChanged', component: COMPONENTS.job, message });
+    recordEvent(store, {
+      involved: object,
+      type: EVENT_TYPES.normal,
+      reason: 'JobStatusChanged',
+      component: COMPONENTS.job,
+      message,
+    });
     writeStatus(
       store,
       refOf(object),
@@ -117,11 +144,14 @@ export class JobIncidents {
 
   /** Runs `action` after `seconds` of operator time if the job is still in the same run (RUNNING, same jobId). */
   private later(seconds: number, ref: ResourceRef, run: string, action: (current: KubeObject) => void): void {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      const current = this.options.store.get(ref.resource, ref.namespace, ref.name);
-      if (!this.closed && current && runOf(current) === run) action(current);
-    }, scaledMs(this.options.speed, seconds));
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(timer);
+        const current = this.options.store.get(ref.resource, ref.namespace, ref.name);
+        if (!this.closed && current && runOf(current) === run) action(current);
+      },
+      scaledMs(this.options.speed, seconds),
+    );
     this.timers.add(timer);
   }
 
@@ -149,8 +179,20 @@ export class JobIncidents {
     const root = `java.lang.RuntimeException: Simulated fatal failure of job ${object.metadata.name}`;
     const cause = { type: 'java.lang.RuntimeException', message: root.slice('java.lang.RuntimeException: '.length) };
     const failure = { ...JOB_FAILURE, causes: [cause] };
-    recordEvent(store, { involved: object, type: EVENT_TYPES.warning, reason: 'Error', component: COMPONENTS.job, message: exceptionChain(failure) });
-    recordEvent(store, { involved: object, type: EVENT_TYPES.normal, reason: 'JobStatusChanged', component: COMPONENTS.job, message: 'Job status changed from RUNNING to FAILED' });
+    recordEvent(store, {
+      involved: object,
+      type: EVENT_TYPES.warning,
+      reason: 'Error',
+      component: COMPONENTS.job,
+      message: exceptionChain(failure),
+    });
+    recordEvent(store, {
+      involved: object,
+      type: EVENT_TYPES.normal,
+      reason: 'JobStatusChanged',
+      component: COMPONENTS.job,
+      message: 'Job status changed from RUNNING to FAILED',
+    });
     this.emitException(object, root, 0);
     writeStatus(
       store,
@@ -187,7 +229,15 @@ export class JobIncidents {
       'tm-id': `${object.metadata.name}-taskmanager-1-${1 + Math.floor(random() * 4)}`,
     };
     const involved = object;
-    recordEvent(store, { involved, type: EVENT_TYPES.warning, reason: 'JobException', component: COMPONENTS.job, message, messageKey: jobExceptionKey(message), annotations });
+    recordEvent(store, {
+      involved,
+      type: EVENT_TYPES.warning,
+      reason: 'JobException',
+      component: COMPONENTS.job,
+      message,
+      messageKey: jobExceptionKey(message),
+      annotations,
+    });
   }
 }
 

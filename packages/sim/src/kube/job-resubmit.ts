@@ -15,7 +15,9 @@ export const RESTART_FAILED = 'kubernetes.operator.job.restart.failed';
 export function wantsResubmit(store: SimStore, object: KubeObject): boolean {
   const state = statusOf(object).jobStatus?.state;
   if (state !== 'FAILED' || (kindOf(object) === 'FlinkDeployment' && !jobOf(object.spec))) return false;
-  return statusOf(object).reconciliationStatus?.state === 'DEPLOYED' && confFlag(jobConf(store, object), RESTART_FAILED);
+  return (
+    statusOf(object).reconciliationStatus?.state === 'DEPLOYED' && confFlag(jobConf(store, object), RESTART_FAILED)
+  );
 }
 
 /**
@@ -38,7 +40,12 @@ export async function resubmitFailedJob(env: FlowEnv, ref: ResourceRef): Promise
     await env.sleep(STEP_SECONDS.suspend);
   }
   const mode = String(jobOf(deployed)?.upgradeMode ?? 'stateless');
-  const outcome = await deployJob(env, ref, deployed, { firstDeployment: false, recordedMode: mode, restore: restoreOf(env, ref, mode), resubmit: true });
+  const outcome = await deployJob(env, ref, deployed, {
+    firstDeployment: false,
+    recordedMode: mode,
+    restore: restoreOf(env, ref, mode),
+    resubmit: true,
+  });
   return outcome === 'image-pull-failed' ? 'retry' : 'done';
 }
 

@@ -30,11 +30,17 @@ export function setJobState(status: Status, state: string, nowMs: number, observ
  * An observed job state with its `JobStatusChanged` event ("Job status changed from X to Y"). The observer
  * records the event while it observes and the status is patched after the observe step: event first.
  */
-export function observeJobState(env: FlowEnv, ref: ResourceRef, state: string, extra?: (status: Status) => void): KubeObject {
+export function observeJobState(
+  env: FlowEnv,
+  ref: ResourceRef,
+  state: string,
+  extra?: (status: Status) => void,
+): KubeObject {
   const current = readRef(env, ref);
   const previous = statusOf(current).jobStatus?.state;
   if (previous !== state) {
-    const message = previous === undefined ? `Job status changed to ${state}` : `Job status changed from ${previous} to ${state}`;
+    const message =
+      previous === undefined ? `Job status changed to ${state}` : `Job status changed from ${previous} to ${state}`;
     emit(env, current, EVENT_TYPES.normal, 'JobStatusChanged', COMPONENTS.job, message);
   }
   return writeStatus(

@@ -3,12 +3,28 @@
 import { epochMs, newSavepointPath, readRef, realMs, type FlowEnv } from './flow-env.js';
 import { jobStatusOf, reconciliationOf, statusOf, writeStatus, type ResourceRef, type Status } from './flink-status.js';
 import { isTerminal, LAST_STATE_PLACEHOLDER, observeJobState, setJobState, withJob } from './job-steps.js';
-import { haMetadataMissing, savepointFailure, savepointTimeout, terminalWithoutCheckpoint, type ReconcileError } from './reconcile-errors.js';
+import {
+  haMetadataMissing,
+  savepointFailure,
+  savepointTimeout,
+  terminalWithoutCheckpoint,
+  type ReconcileError,
+} from './reconcile-errors.js';
 import { jobConf, kindOf } from './resource-conf.js';
 import { savepointFailureMode } from './scenarios.js';
 import { lastCompletedCheckpoint, rememberHaCheckpoint } from './job-checkpoints.js';
 import { createUpgradeSnapshot } from './snapshots.js';
-import { checkpointDir, confFlag, haEnabled, jobOf, parseReconciledSpec, savepointDir, serializeReconciledSpec, type FlinkConf, type Spec } from './spec-json.js';
+import {
+  checkpointDir,
+  confFlag,
+  haEnabled,
+  jobOf,
+  parseReconciledSpec,
+  savepointDir,
+  serializeReconciledSpec,
+  type FlinkConf,
+  type Spec,
+} from './spec-json.js';
 import { STEP_SECONDS } from './speed.js';
 import type { KubeObject, SimStore } from './store.js';
 
@@ -37,7 +53,11 @@ export function chooseStop(store: SimStore, object: KubeObject, lastReconciled: 
   const status = statusOf(object);
   const state = status.jobStatus?.state;
   const mode = String(jobOf(spec)?.upgradeMode ?? 'stateless');
-  if (mode === 'stateless') return stop(isTerminal(state) ? 'noop' : kindOf(object) === 'FlinkSessionJob' ? 'cancel' : 'stateless', 'stateless');
+  if (mode === 'stateless')
+    return stop(
+      isTerminal(state) ? 'noop' : kindOf(object) === 'FlinkSessionJob' ? 'cancel' : 'stateless',
+      'stateless',
+    );
   if (isTerminal(state)) return terminalStop(status, false);
   if (state === 'CANCELLING') return { kind: 'wait' };
   const conf = jobConf(store, object);
@@ -56,7 +76,10 @@ export function chooseStop(store: SimStore, object: KubeObject, lastReconciled: 
  */
 export function waitForUpgradeableState(env: FlowEnv, ref: ResourceRef): 'done' {
   const state = statusOf(readRef(env, ref)).jobStatus?.state;
-  env.log?.info({ resource: `${ref.namespace}/${ref.name}`, jobState: state }, 'simulated operator: job not upgradable, waiting for upgradeable state');
+  env.log?.info(
+    { resource: `${ref.namespace}/${ref.name}`, jobState: state },
+    'simulated operator: job not upgradable, waiting for upgradeable state',
+  );
   env.reconcileAfterMs(realMs(env, STEP_SECONDS.reconcileInterval));
   return 'done';
 }
@@ -66,7 +89,8 @@ export function waitForUpgradeableState(env: FlowEnv, ref: ResourceRef): 'done' 
  * HA placeholder there means no checkpoint is known: UpgradeFailed, "Manual restore required."
  */
 function terminalStop(status: Status, jmNeverStarted: boolean): StopChoice {
-  if (status.jobStatus?.upgradeSavepointPath === LAST_STATE_PLACEHOLDER) return { kind: 'error', error: terminalWithoutCheckpoint() };
+  if (status.jobStatus?.upgradeSavepointPath === LAST_STATE_PLACEHOLDER)
+    return { kind: 'error', error: terminalWithoutCheckpoint() };
   return stop('noop', 'savepoint', jmNeverStarted);
 }
 
@@ -79,7 +103,8 @@ function lastStateStop(object: KubeObject, conf: FlinkConf, versionChanged: bool
     if (running && savepointDir(conf) !== undefined) return stop('savepoint', 'savepoint');
     return isJobCancellable(state) ? stop('cancel', 'savepoint') : { kind: 'wait' };
   }
-  const cancellable = isJobCancellable(state) && (session || !haMetadataAvailable(object, conf) || confFlag(conf, LAST_STATE_JOB_CANCEL));
+  const cancellable =
+    isJobCancellable(state) && (session || !haMetadataAvailable(object, conf) || confFlag(conf, LAST_STATE_JOB_CANCEL));
   // Cancel restores from the last checkpoint "as a savepoint" with a new jobId.
   if (cancellable) return stop('cancel', 'savepoint');
   if (running) return stop('last-state-ha', 'last-state');
@@ -110,12 +135,13 @@ function isJobCancellable(state: string | undefined): boolean {
 function haMetadataAvailable(object: KubeObject, conf: FlinkConf): boolean {
   const status = statusOf(object);
   if (kindOf(object) !== 'FlinkDeployment' || !haEnabled(conf) || isTerminal(status.jobStatus?.state)) return false;
-  return status.jobManagerDeploymentStatus !== 'ERROR' || status.jobStatus?.upgradeSavepointPath === LAST_STATE_PLACEHOLDER;
+  return (
+    status.jobManagerDeploymentStatus !== 'ERROR' || status.jobStatus?.upgradeSavepointPath === LAST_STATE_PLACEHOLDER
+  );
 }
 
 export type StopResult =
-  | { ok: true; jobState: 'FINISHED'; jm?: string; upgradeSavepointPath?: string }
-  | { ok: false; error: ReconcileError };
+  { ok: true; jobState: 'FINISHED'; jm?: string; upgradeSavepointPath?: string } | { ok: false; error: ReconcileError };
 
 /** A synchronous stop (every mechanism but `cancel`): the job ends FINISHED, written by the operator. */
 export async function stopJob(env: FlowEnv, ref: ResourceRef, plan: StopPlan): Promise<StopResult> {
@@ -174,7 +200,11 @@ export async function cancelAsync(env: FlowEnv, ref: ResourceRef, lastReconciled
   writeStatus(env.store, ref, (status, object) => {
     const reconciliation = reconciliationOf(status);
     reconciliation.state = 'UPGRADING';
-    reconciliation.lastReconciledSpec = serializeReconciledSpec(kindOf(object), withJob(lastReconciled, { upgradeMode: plan.recordedMode }), false);
+    reconciliation.lastReconciledSpec = serializeReconciledSpec(
+      kindOf(object),
+      withJob(lastReconciled, { upgradeMode: plan.recordedMode }),
+      false,
+    );
     setJobState(status, 'CANCELLING', epochMs(env), false);
   });
   await env.sleep(STEP_SECONDS.cancel);
@@ -194,5 +224,6 @@ export async function cancelAsync(env: FlowEnv, ref: ResourceRef, lastReconciled
 function markSuspended(status: Status, kind: ReturnType<typeof kindOf>): void {
   const reconciliation = reconciliationOf(status);
   const last = parseReconciledSpec(reconciliation.lastReconciledSpec);
-  if (last) reconciliation.lastReconciledSpec = serializeReconciledSpec(kind, withJob(last, { state: 'suspended' }), false);
+  if (last)
+    reconciliation.lastReconciledSpec = serializeReconciledSpec(kind, withJob(last, { state: 'suspended' }), false);
 }

@@ -5,7 +5,14 @@ import { reconciliationOf, statusOf, writeStatus, type ResourceRef, type Status 
 import { startInPlaceRescale } from './in-place-scale.js';
 import { deployJob, writeBeforeDeployment, type DeployOutcome } from './job-deploy.js';
 import { LAST_STATE_PLACEHOLDER, setJobState, suspendedSpec, withJob, type Restore } from './job-steps.js';
-import { cancelAsync, chooseStop, stopJob, waitForUpgradeableState, type StopPlan, type StopResult } from './job-stop.js';
+import {
+  cancelAsync,
+  chooseStop,
+  stopJob,
+  waitForUpgradeableState,
+  type StopPlan,
+  type StopResult,
+} from './job-stop.js';
 import { nullJobId, reportReconcileError } from './reconcile-errors.js';
 import { jobConf, kindOf } from './resource-conf.js';
 import { haEnabled, jobOf, parseReconciledSpec, serializeReconciledSpec, type Spec } from './spec-json.js';
@@ -17,7 +24,8 @@ export type StepResult = 'done' | 'retry';
 export async function applyKnobs(env: FlowEnv, ref: ResourceRef): Promise<void> {
   const settings = env.settings(readRef(env, ref));
   if (settings.scenarios.has('slow-reconcile')) await env.interruptibleSleep(settings.slowReconcileSeconds);
-  while (env.settings(readRef(env, ref)).scenarios.has('stuck-upgrading')) await env.interruptibleSleep(STEP_SECONDS.stuckPoll);
+  while (env.settings(readRef(env, ref)).scenarios.has('stuck-upgrading'))
+    await env.interruptibleSleep(STEP_SECONDS.stuckPoll);
 }
 
 function hasKnobs(env: FlowEnv, ref: ResourceRef): boolean {
@@ -36,7 +44,8 @@ export async function upgradeRunning(env: FlowEnv, ref: ResourceRef, last: Spec)
   if (choice.kind === 'wait') return waitForUpgradeableState(env, ref);
   if (choice.kind === 'error') return reportReconcileError(env, ref, choice.error);
   const { plan } = choice;
-  if (plan.mechanism !== 'noop' && jobOf(spec)) emit(env, object, EVENT_TYPES.normal, 'Suspended', COMPONENTS.jobManagerDeployment, MESSAGES.suspended);
+  if (plan.mechanism !== 'noop' && jobOf(spec))
+    emit(env, object, EVENT_TYPES.normal, 'Suspended', COMPONENTS.jobManagerDeployment, MESSAGES.suspended);
   if (plan.mechanism === 'cancel') {
     await cancelAsync(env, ref, last, plan);
     // A suspend is done once CANCELED; an upgrade is deployed by the next reconcile (suspended → running).
@@ -60,7 +69,11 @@ async function stopSynchronously(env: FlowEnv, ref: ResourceRef, spec: Spec, pla
   writeStatus(env.store, ref, (status, current) => {
     const reconciliation = reconciliationOf(status);
     reconciliation.state = 'UPGRADING';
-    reconciliation.lastReconciledSpec = serializeReconciledSpec(kindOf(current), suspendedSpec(spec, plan.recordedMode), false);
+    reconciliation.lastReconciledSpec = serializeReconciledSpec(
+      kindOf(current),
+      suspendedSpec(spec, plan.recordedMode),
+      false,
+    );
     reconciliation.reconciliationTimestamp = epochMs(env);
     status.observedGeneration = current.metadata.generation;
     delete status.error;
@@ -68,14 +81,21 @@ async function stopSynchronously(env: FlowEnv, ref: ResourceRef, spec: Spec, pla
   });
   await applyKnobs(env, ref);
   await env.sleep(STEP_SECONDS.pickup);
-  return afterDeploy(await deployJob(env, ref, spec, { firstDeployment: false, recordedMode: plan.recordedMode, restore: restoreFor(env, ref, plan.recordedMode) }));
+  return afterDeploy(
+    await deployJob(env, ref, spec, {
+      firstDeployment: false,
+      recordedMode: plan.recordedMode,
+      restore: restoreFor(env, ref, plan.recordedMode),
+    }),
+  );
 }
 
 /** What a synchronous stop leaves: FINISHED (written by the operator), the JobManager as the mode leaves it, no TaskManagers. */
 function applyStop(env: FlowEnv, status: Status, result: Extract<StopResult, { ok: true }>, hasJob = true): void {
   if (hasJob) setJobState(status, result.jobState, epochMs(env), false);
   if (result.jm !== undefined) status.jobManagerDeploymentStatus = result.jm;
-  if (result.upgradeSavepointPath !== undefined) (status.jobStatus ??= {}).upgradeSavepointPath = result.upgradeSavepointPath;
+  if (result.upgradeSavepointPath !== undefined)
+    (status.jobStatus ??= {}).upgradeSavepointPath = result.upgradeSavepointPath;
   if (status.taskManager) status.taskManager = { labelSelector: '', replicas: 0 };
 }
 
@@ -83,7 +103,13 @@ function applyStop(env: FlowEnv, status: Status, result: Extract<StopResult, { o
  * A synchronous suspend: the stop and updateStatusForDeployedSpec in one patch — DEPLOYED, the generation, job
  * FINISHED, the suspended spec marked stable. A completed stop of a session job clears its jobId.
  */
-function finishSuspend(env: FlowEnv, ref: ResourceRef, spec: Spec, mode: string, result: Extract<StopResult, { ok: true }>): void {
+function finishSuspend(
+  env: FlowEnv,
+  ref: ResourceRef,
+  spec: Spec,
+  mode: string,
+  result: Extract<StopResult, { ok: true }>,
+): void {
   writeStatus(
     env.store,
     ref,
@@ -108,7 +134,8 @@ function restoreFor(env: FlowEnv, ref: ResourceRef, mode: string): Restore {
   const path = statusOf(object).jobStatus?.upgradeSavepointPath;
   const usablePath: Restore = path && path !== LAST_STATE_PLACEHOLDER ? { kind: 'path', path } : { kind: 'none' };
   if (mode === 'savepoint') return usablePath;
-  if (mode === 'last-state') return kindOf(object) === 'FlinkDeployment' && haEnabled(jobConf(env.store, object)) ? { kind: 'ha' } : usablePath;
+  if (mode === 'last-state')
+    return kindOf(object) === 'FlinkDeployment' && haEnabled(jobConf(env.store, object)) ? { kind: 'ha' } : usablePath;
   return { kind: 'none' };
 }
 
@@ -119,7 +146,13 @@ export async function resume(env: FlowEnv, ref: ResourceRef, last: Spec): Promis
   const mode = wanted === 'stateless' ? 'stateless' : String(jobOf(last)?.upgradeMode ?? 'stateless');
   writeBeforeDeployment(env, ref, spec, mode, false);
   await applyKnobs(env, ref);
-  return afterDeploy(await deployJob(env, ref, spec, { firstDeployment: false, recordedMode: mode, restore: restoreFor(env, ref, mode) }));
+  return afterDeploy(
+    await deployJob(env, ref, spec, {
+      firstDeployment: false,
+      recordedMode: mode,
+      restore: restoreFor(env, ref, mode),
+    }),
+  );
 }
 
 /** First deployment: initialSavepointPath is honoured only here (and by savepoint redeploy). */
@@ -130,7 +163,8 @@ export async function firstDeploy(env: FlowEnv, ref: ResourceRef): Promise<StepR
   const initial = job?.initialSavepointPath;
   writeBeforeDeployment(env, ref, spec, mode, true);
   await applyKnobs(env, ref);
-  const restore: Restore = typeof initial === 'string' && initial !== '' ? { kind: 'path', path: initial } : { kind: 'none' };
+  const restore: Restore =
+    typeof initial === 'string' && initial !== '' ? { kind: 'path', path: initial } : { kind: 'none' };
   return afterDeploy(await deployJob(env, ref, spec, { firstDeployment: true, recordedMode: mode, restore }));
 }
 
@@ -146,13 +180,22 @@ function afterDeploy(outcome: DeployOutcome): StepResult {
  */
 export async function savepointRedeploy(env: FlowEnv, ref: ResourceRef, last: Spec): Promise<StepResult> {
   const current = readRef(env, ref);
-  if (kindOf(current) === 'FlinkSessionJob' && !statusOf(current).jobStatus?.jobId) return reportReconcileError(env, ref, nullJobId());
+  if (kindOf(current) === 'FlinkSessionJob' && !statusOf(current).jobStatus?.jobId)
+    return reportReconcileError(env, ref, nullJobId());
   const spec = current.spec ?? {};
   const path = String(jobOf(spec)?.initialSavepointPath ?? '');
   const wasRunning = jobOf(last)?.state === 'running';
   if (wasRunning) await env.sleep(STEP_SECONDS.suspend);
   if (jobOf(spec)?.state === 'running') {
-    return afterDeploy(await deployJob(env, ref, spec, { firstDeployment: false, recordedMode: 'savepoint', restore: { kind: 'path', path }, markStable: true, jobCancelled: wasRunning }));
+    return afterDeploy(
+      await deployJob(env, ref, spec, {
+        firstDeployment: false,
+        recordedMode: 'savepoint',
+        restore: { kind: 'path', path },
+        markStable: true,
+        jobCancelled: wasRunning,
+      }),
+    );
   }
   writeStatus(
     env.store,
@@ -160,11 +203,20 @@ export async function savepointRedeploy(env: FlowEnv, ref: ResourceRef, last: Sp
     (status, object) => {
       const reconciliation = reconciliationOf(status);
       reconciliation.state = 'DEPLOYED';
-      reconciliation.lastReconciledSpec = serializeReconciledSpec(kindOf(object), suspendedSpec(spec, 'savepoint'), false);
+      reconciliation.lastReconciledSpec = serializeReconciledSpec(
+        kindOf(object),
+        suspendedSpec(spec, 'savepoint'),
+        false,
+      );
       reconciliation.lastStableSpec = reconciliation.lastReconciledSpec;
       reconciliation.reconciliationTimestamp = epochMs(env);
       status.observedGeneration = object.metadata.generation;
-      if (wasRunning) applyStop(env, status, { ok: true, jobState: 'FINISHED', jm: ref.resource === 'flinkdeployments' ? 'MISSING' : undefined });
+      if (wasRunning)
+        applyStop(env, status, {
+          ok: true,
+          jobState: 'FINISHED',
+          jm: ref.resource === 'flinkdeployments' ? 'MISSING' : undefined,
+        });
       (status.jobStatus ??= {}).upgradeSavepointPath = path;
       delete status.error;
     },
@@ -178,7 +230,8 @@ export function scaleInPlace(env: FlowEnv, ref: ResourceRef, last: Spec): StepRe
   const object = readRef(env, ref);
   const spec = withJob(object.spec ?? {}, { upgradeMode: jobOf(last)?.upgradeMode ?? 'stateless' });
   // Requirements that already match are not sent again: no event, but the spec is recorded all the same.
-  if (startInPlaceRescale(env, object, last, spec)) emit(env, object, EVENT_TYPES.normal, 'Scaling', COMPONENTS.job, MESSAGES.inPlaceScaling);
+  if (startInPlaceRescale(env, object, last, spec))
+    emit(env, object, EVENT_TYPES.normal, 'Scaling', COMPONENTS.job, MESSAGES.inPlaceScaling);
   writeStatus(
     env.store,
     ref,
@@ -208,6 +261,11 @@ export async function rollBack(env: FlowEnv, ref: ResourceRef): Promise<StepResu
   writeStatus(env.store, ref, (status) => void (reconciliationOf(status).state = 'ROLLING_BACK'));
   await env.sleep(STEP_SECONDS.suspend);
   const mode = String(jobOf(stable)?.upgradeMode ?? 'stateless');
-  await deployJob(env, ref, stable, { firstDeployment: false, recordedMode: mode, restore: restoreFor(env, ref, mode), rollback: true });
+  await deployJob(env, ref, stable, {
+    firstDeployment: false,
+    recordedMode: mode,
+    restore: restoreFor(env, ref, mode),
+    rollback: true,
+  });
   return 'done';
 }

@@ -31,7 +31,10 @@ export function multiKubeconfigYaml(contexts: readonly SimContext[], opts: { cur
     kind: 'Config',
     clusters: contexts.map((c) => ({ name: c.name, cluster: { server: c.server, 'insecure-skip-tls-verify': true } })),
     users: contexts.map((c) => ({ name: `${c.name}-user`, user: {} })),
-    contexts: contexts.map((c) => ({ name: c.name, context: { cluster: c.name, user: `${c.name}-user`, ...(c.namespace ? { namespace: c.namespace } : {}) } })),
+    contexts: contexts.map((c) => ({
+      name: c.name,
+      context: { cluster: c.name, user: `${c.name}-user`, ...(c.namespace ? { namespace: c.namespace } : {}) },
+    })),
     'current-context': current,
     preferences: {},
   });
@@ -39,7 +42,9 @@ export function multiKubeconfigYaml(contexts: readonly SimContext[], opts: { cur
 
 /** A kubeconfig with one context (`flink-sim` unless named) for one plain-http server. */
 export function kubeconfigYaml(serverUrl: string, opts: { context?: string; namespace?: string } = {}): string {
-  return multiKubeconfigYaml([{ name: opts.context ?? SIM_CONTEXT, server: serverUrl, ...(opts.namespace ? { namespace: opts.namespace } : {}) }]);
+  return multiKubeconfigYaml([
+    { name: opts.context ?? SIM_CONTEXT, server: serverUrl, ...(opts.namespace ? { namespace: opts.namespace } : {}) },
+  ]);
 }
 
 /** Writes a kubeconfig (directories created, readable by the owner only, as kubectl writes its own). */

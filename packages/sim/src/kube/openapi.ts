@@ -31,16 +31,27 @@ function groupDocument(prefix: string, defs: readonly ResourceDef[]): unknown {
   const paths: Record<string, unknown> = {};
   for (const def of defs) {
     paths[`${prefix}/namespaces/{namespace}/${def.plural}/{name}`] = operations(def);
-    for (const sub of def.subresources) paths[`${prefix}/namespaces/{namespace}/${def.plural}/{name}/${sub}`] = operations(def);
+    for (const sub of def.subresources)
+      paths[`${prefix}/namespaces/{namespace}/${def.plural}/{name}/${sub}`] = operations(def);
   }
-  return { openapi: '3.0.0', info: { title: 'Kubernetes', version: SERVER_VERSION.gitVersion }, paths, components: { schemas: {} } };
+  return {
+    openapi: '3.0.0',
+    info: { title: 'Kubernetes', version: SERVER_VERSION.gitVersion },
+    paths,
+    components: { schemas: {} },
+  };
 }
 
 /** The OpenAPI v3 document at `path` (root index or one group-version), or undefined. */
 export function openApiV3(path: string): unknown {
   if (path === '/openapi/v3') {
     return {
-      paths: Object.fromEntries(Object.keys(GROUPS).map((gv) => [gv, { serverRelativeURL: `/openapi/v3/${gv}?hash=sim-${SERVER_VERSION.gitVersion}` }])),
+      paths: Object.fromEntries(
+        Object.keys(GROUPS).map((gv) => [
+          gv,
+          { serverRelativeURL: `/openapi/v3/${gv}?hash=sim-${SERVER_VERSION.gitVersion}` },
+        ]),
+      ),
     };
   }
   const gv = path.replace(/^\/openapi\/v3\//, '');

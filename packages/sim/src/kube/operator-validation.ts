@@ -8,7 +8,12 @@ import type { KubeObject, SimStore } from './store.js';
  * The first reason the operator refuses the current spec, or undefined. `lastReconciled` is the spec it last
  * accepted (for the rules about switching); knobs can force a refusal of any new generation.
  */
-export function validationProblem(store: SimStore, object: KubeObject, lastReconciled: Spec | undefined, settings: ScenarioSettings): string | undefined {
+export function validationProblem(
+  store: SimStore,
+  object: KubeObject,
+  lastReconciled: Spec | undefined,
+  settings: ScenarioSettings,
+): string | undefined {
   const spec = object.spec ?? {};
   const observed = (object.status as { observedGeneration?: number } | undefined)?.observedGeneration;
   if (settings.scenarios.has('validation-error') && object.metadata.generation !== observed) {
@@ -32,10 +37,16 @@ export function validationProblem(store: SimStore, object: KubeObject, lastRecon
   return job ? jobProblem(specConf(spec), job, replicas) : undefined;
 }
 
-function sessionJobProblem(store: SimStore, object: KubeObject, lastReconciled: Spec | undefined, job: Spec | undefined): string | undefined {
+function sessionJobProblem(
+  store: SimStore,
+  object: KubeObject,
+  lastReconciled: Spec | undefined,
+  job: Spec | undefined,
+): string | undefined {
   const spec = object.spec ?? {};
   if (!job) return 'The job spec should not be empty';
-  if (lastReconciled && lastReconciled.deploymentName !== spec.deploymentName) return "The deploymentName can't be changed";
+  if (lastReconciled && lastReconciled.deploymentName !== spec.deploymentName)
+    return "The deploymentName can't be changed";
   const cluster = store.get('flinkdeployments', object.metadata.namespace, String(spec.deploymentName ?? ''));
   if (cluster && jobOf(cluster.spec)) return 'Can not submit session job to application cluster';
   return jobProblem(jobConf(store, object), job, undefined);
@@ -50,7 +61,8 @@ function jobProblem(conf: Record<string, string>, job: Spec, taskManagerReplicas
   }
   if (job.savepointRedeployNonce !== undefined && job.savepointRedeployNonce !== null) {
     const path = job.initialSavepointPath;
-    if (typeof path !== 'string' || path.trim() === '') return 'savepointRedeployNonce can only be used together with a non-empty initialSavepointPath';
+    if (typeof path !== 'string' || path.trim() === '')
+      return 'savepointRedeployNonce can only be used together with a non-empty initialSavepointPath';
   }
   const mode = job.upgradeMode ?? 'stateless';
   if (mode === 'savepoint' && savepointDir(conf) === undefined) {

@@ -9,7 +9,13 @@ import type { ResourceRef } from './flink-status.js';
 import { JobIncidents } from './job-incidents.js';
 import { wantsResubmit } from './job-resubmit.js';
 import { reconcileJobResource } from './reconcile-job.js';
-import { SCENARIO_ANNOTATION, ScenarioRegistry, SLOW_SECONDS_ANNOTATION, type ScenarioSettings, type ScenarioSpec } from './scenarios.js';
+import {
+  SCENARIO_ANNOTATION,
+  ScenarioRegistry,
+  SLOW_SECONDS_ANNOTATION,
+  type ScenarioSettings,
+  type ScenarioSpec,
+} from './scenarios.js';
 import { reconcileSnapshot } from './snapshots.js';
 import { scaledMs, STEP_SECONDS, type Speed } from './speed.js';
 import type { KubeObject, SimResource, SimStore, StoreChange } from './store.js';
@@ -71,7 +77,8 @@ export class SimOperator {
       store: this.store,
       speed: this.speed,
       random: this.random,
-      settings: (object) => this.registry.settings(object.metadata.namespace, object.metadata.name, object.metadata.annotations),
+      settings: (object) =>
+        this.registry.settings(object.metadata.namespace, object.metadata.name, object.metadata.annotations),
       ambient: options.ambientJobExceptions ?? false,
     });
   }
@@ -90,7 +97,12 @@ export class SimOperator {
    * Sets failure knobs for `namespace/name` (FlinkDeployment or FlinkSessionJob); they stay until cleared. A knob
    * may carry a value: `savepoint-failure=once`, `job-exceptions=2`, `image-pull-failure=30s`, `slow-reconcile=40`.
    */
-  setScenario(namespace: string, name: string, scenario: ScenarioSpec | readonly ScenarioSpec[], options: { slowReconcileSeconds?: number } = {}): void {
+  setScenario(
+    namespace: string,
+    name: string,
+    scenario: ScenarioSpec | readonly ScenarioSpec[],
+    options: { slowReconcileSeconds?: number } = {},
+  ): void {
     this.registry.set(namespace, name, scenario, options);
     this.kickNamed(namespace, name);
   }
@@ -112,7 +124,13 @@ export class SimOperator {
 
   private onChange(change: StoreChange): void {
     // A FlinkBlueGreenDeployment parent is served, not reconciled: its children are FlinkDeployments like any other.
-    if (this.closed || change.resource === 'events' || change.resource === 'configmaps' || change.resource === 'flinkbluegreendeployments') return;
+    if (
+      this.closed ||
+      change.resource === 'events' ||
+      change.resource === 'configmaps' ||
+      change.resource === 'flinkbluegreendeployments'
+    )
+      return;
     const resource = change.resource;
     const { namespace, name } = change.object.metadata;
     if (change.type === 'DELETED') {
@@ -128,7 +146,8 @@ export class SimOperator {
     if (resource === 'flinkstatesnapshots') return;
     this.incidents.observe(change.object);
     // A FAILED job the operator restarts by itself: its next periodic reconcile, without a spec change.
-    if (wantsResubmit(this.store, change.object)) this.kick(this.runtime(resource, namespace, name), scaledMs(this.speed, STEP_SECONDS.pickup));
+    if (wantsResubmit(this.store, change.object))
+      this.kick(this.runtime(resource, namespace, name), scaledMs(this.speed, STEP_SECONDS.pickup));
   }
 
   /** Reconciles on what the operator reacts to: new generations, knob annotations, session-cluster readiness. */
@@ -137,7 +156,9 @@ export class SimOperator {
     const signature = signatureOf(object);
     if (runtime.signature !== signature) {
       runtime.signature = signature;
-      const immediate = resource === 'flinkstatesnapshots' && (object.spec?.savepoint as { alreadyExists?: boolean } | undefined)?.alreadyExists;
+      const immediate =
+        resource === 'flinkstatesnapshots' &&
+        (object.spec?.savepoint as { alreadyExists?: boolean } | undefined)?.alreadyExists;
       this.kick(runtime, immediate ? 0 : scaledMs(this.speed, STEP_SECONDS.pickup));
       if (resource !== 'flinkstatesnapshots' && object.metadata.generation === 1) this.kickPendingSnapshots(object);
     }
@@ -180,7 +201,8 @@ export class SimOperator {
 
   private kickSessionJobs(cluster: KubeObject): void {
     for (const job of this.store.list('flinksessionjobs', cluster.metadata.namespace)) {
-      if (job.spec?.deploymentName === cluster.metadata.name) this.kick(this.runtime('flinksessionjobs', job.metadata.namespace, job.metadata.name), 0);
+      if (job.spec?.deploymentName === cluster.metadata.name)
+        this.kick(this.runtime('flinksessionjobs', job.metadata.namespace, job.metadata.name), 0);
     }
   }
 
@@ -243,7 +265,8 @@ export class SimOperator {
       memo: runtime.memo,
       jobManagers: this.jobManagers,
       ...(this.log ? { log: this.log } : {}),
-      settings: (object) => this.registry.settings(object.metadata.namespace, object.metadata.name, object.metadata.annotations),
+      settings: (object) =>
+        this.registry.settings(object.metadata.namespace, object.metadata.name, object.metadata.annotations),
       sleep: async (seconds) => {
         await delay(scaledMs(this.speed, seconds), undefined, { signal });
       },
@@ -263,10 +286,13 @@ export class SimOperator {
       },
       reconcileAfterMs: (ms) => {
         if (runtime.deadlineTimer) clearTimeout(runtime.deadlineTimer);
-        runtime.deadlineTimer = setTimeout(() => {
-          runtime.deadlineTimer = undefined;
-          this.kick(runtime, 0);
-        }, Math.max(1, Math.ceil(ms)));
+        runtime.deadlineTimer = setTimeout(
+          () => {
+            runtime.deadlineTimer = undefined;
+            this.kick(runtime, 0);
+          },
+          Math.max(1, Math.ceil(ms)),
+        );
       },
     };
   }

@@ -44,7 +44,11 @@ function pointer(path: string): string[] {
     .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
-function parentOf(doc: unknown, tokens: string[], path: string): { parent: Record<string, unknown> | unknown[]; last: string } {
+function parentOf(
+  doc: unknown,
+  tokens: string[],
+  path: string,
+): { parent: Record<string, unknown> | unknown[]; last: string } {
   let current = doc;
   for (const token of tokens.slice(0, -1)) {
     if (Array.isArray(current)) current = current[Number(token)];
@@ -52,7 +56,8 @@ function parentOf(doc: unknown, tokens: string[], path: string): { parent: Recor
     else current = undefined;
     if (current === undefined) throw invalidPatch(`doc is missing path: "${path}": missing value`);
   }
-  if (!Array.isArray(current) && !isObject(current)) throw invalidPatch(`doc is missing path: "${path}": missing value`);
+  if (!Array.isArray(current) && !isObject(current))
+    throw invalidPatch(`doc is missing path: "${path}": missing value`);
   return { parent: current, last: tokens[tokens.length - 1] as string };
 }
 
@@ -60,7 +65,8 @@ function arrayIndex(arr: unknown[], token: string, path: string, forInsert: bool
   if (forInsert && token === '-') return arr.length;
   if (!/^(0|[1-9]\d*)$/.test(token)) throw invalidPatch(`invalid array index "${token}" in "${path}"`);
   const index = Number(token);
-  if (index > arr.length || (!forInsert && index === arr.length)) throw invalidPatch(`array index out of bounds in "${path}"`);
+  if (index > arr.length || (!forInsert && index === arr.length))
+    throw invalidPatch(`array index out of bounds in "${path}"`);
   return index;
 }
 
@@ -146,7 +152,11 @@ function canonical(value: unknown): unknown {
 /** RFC 6902; all or nothing: the document is copied first. */
 export function jsonPatch(target: unknown, patch: unknown): unknown {
   if (!Array.isArray(patch)) {
-    throw new ApiError(400, 'BadRequest', 'json: cannot unmarshal object into Go value of type jsonpatch.Patch (a JSON patch is an array of operations)');
+    throw new ApiError(
+      400,
+      'BadRequest',
+      'json: cannot unmarshal object into Go value of type jsonpatch.Patch (a JSON patch is an array of operations)',
+    );
   }
   let doc = structuredClone(target);
   for (const raw of patch) {

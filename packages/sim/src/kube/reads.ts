@@ -114,7 +114,8 @@ export function watchObjects(ctx: RequestContext, route: ResourceRoute, expire: 
     expire: resuming && expire(),
     format: table ? `table:${table.apiVersion}:${table.includeObject}` : 'json',
     render: table
-      ? (object) => toTable(def.plural, [object], object.metadata.resourceVersion ?? '', { ...table, now: ctx.store.now() })
+      ? (object) =>
+          toTable(def.plural, [object], object.metadata.resourceVersion ?? '', { ...table, now: ctx.store.now() })
       : (object) => object,
     kind: def.kind,
     apiVersion: apiVersionOf(def),

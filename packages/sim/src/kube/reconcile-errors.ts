@@ -64,7 +64,10 @@ export function savepointFailure(): ReconcileError {
     type: ERROR_TYPES.upgradeFailure,
     message: 'Savepoint Error',
     causes: [
-      { type: 'java.util.concurrent.ExecutionException', message: `org.apache.flink.runtime.checkpoint.CheckpointException: ${cause}` },
+      {
+        type: 'java.util.concurrent.ExecutionException',
+        message: `org.apache.flink.runtime.checkpoint.CheckpointException: ${cause}`,
+      },
       { type: 'org.apache.flink.runtime.checkpoint.CheckpointException', message: cause },
     ],
   };
@@ -75,8 +78,11 @@ export function nullJobId(): ReconcileError {
   return {
     reason: 'Error',
     type: 'java.lang.IllegalArgumentException',
-    message: 'Cannot parse JobID from "null". The expected format is [0-9a-fA-F]{32}, e.g. fd72014d4c864993a2e5a9287b4a9c5d.',
-    causes: [{ type: 'java.lang.NullPointerException', message: 'Cannot invoke "String.length()" because "hex" is null' }],
+    message:
+      'Cannot parse JobID from "null". The expected format is [0-9a-fA-F]{32}, e.g. fd72014d4c864993a2e5a9287b4a9c5d.',
+    causes: [
+      { type: 'java.lang.NullPointerException', message: 'Cannot invoke "String.length()" because "hex" is null' },
+    ],
   };
 }
 
@@ -91,9 +97,19 @@ export async function reportReconcileError(env: FlowEnv, ref: ResourceRef, error
   const session = kindOf(object) === 'FlinkSessionJob';
   const rethrown = session || error.reason === 'Error';
   const reason = session ? 'Error' : error.reason;
-  emit(env, object, EVENT_TYPES.warning, reason, session ? COMPONENTS.job : COMPONENTS.jobManagerDeployment, exceptionChain(error));
+  emit(
+    env,
+    object,
+    EVENT_TYPES.warning,
+    reason,
+    session ? COMPONENTS.job : COMPONENTS.jobManagerDeployment,
+    exceptionChain(error),
+  );
   const json = rethrown
-    ? errorJson(ERROR_TYPES.reconciliation, `${error.type}: ${error.message}`, [{ type: error.type, message: error.message }, ...(error.causes ?? [])])
+    ? errorJson(ERROR_TYPES.reconciliation, `${error.type}: ${error.message}`, [
+        { type: error.type, message: error.message },
+        ...(error.causes ?? []),
+      ])
     : errorJson(error.type, error.message, error.causes);
   writeStatus(env.store, ref, (status) => void (status.error = json), { conditions: !rethrown });
   // JOSDK retries a rethrown exception after a short back-off; an UpgradeFailureException waits for the next reconcile.

@@ -7,7 +7,15 @@ import { imagePullRecoveryDue, recoverImagePull } from './job-deploy.js';
 import { resubmitFailedJob, wantsResubmit } from './job-resubmit.js';
 import { observeLostSessionJob } from './session-jobs-after-redeploy.js';
 import { canScaleInPlace } from './in-place-scale.js';
-import { firstDeploy, resume, rollBack, savepointRedeploy, scaleInPlace, upgradeRunning, type StepResult } from './job-upgrades.js';
+import {
+  firstDeploy,
+  resume,
+  rollBack,
+  savepointRedeploy,
+  scaleInPlace,
+  upgradeRunning,
+  type StepResult,
+} from './job-upgrades.js';
 import { validationProblem } from './operator-validation.js';
 import { reportReconcileError, terminalWithoutCheckpoint } from './reconcile-errors.js';
 import { kindOf, sessionClusterOf } from './resource-conf.js';
@@ -51,15 +59,33 @@ export async function reconcileJobResource(env: FlowEnv, ref: ResourceRef): Prom
   if (env.memo.specChangedGeneration !== object.metadata.generation) {
     env.memo.specChangedGeneration = object.metadata.generation;
     const generation = String(object.metadata.generation);
-    emit(env, object, EVENT_TYPES.normal, 'SpecChanged', COMPONENTS.jobManagerDeployment, specChangedMessage(kindOf(object), diff), `SpecChange: ${generation}`);
+    emit(
+      env,
+      object,
+      EVENT_TYPES.normal,
+      'SpecChanged',
+      COMPONENTS.jobManagerDeployment,
+      specChangedMessage(kindOf(object), diff),
+      `SpecChange: ${generation}`,
+    );
   }
   return route(env, ref, object, last, diff);
 }
 
-function route(env: FlowEnv, ref: ResourceRef, object: KubeObject, last: Spec, diff: SpecDiff): Promise<StepResult> | StepResult {
+function route(
+  env: FlowEnv,
+  ref: ResourceRef,
+  object: KubeObject,
+  last: Spec,
+  diff: SpecDiff,
+): Promise<StepResult> | StepResult {
   const reconciliation = reconciliationOf(statusOf(object));
   const stable = parseReconciledSpec(reconciliation.lastStableSpec);
-  if (reconciliation.state === 'ROLLED_BACK' && stable && diffSpecs(kindOf(object), stable, object.spec ?? {}).type === 'IGNORE') {
+  if (
+    reconciliation.state === 'ROLLED_BACK' &&
+    stable &&
+    diffSpecs(kindOf(object), stable, object.spec ?? {}).type === 'IGNORE'
+  ) {
     return markAlreadyDeployed(env, ref);
   }
   if (diff.type === 'SAVEPOINT_REDEPLOY') return savepointRedeploy(env, ref, last);
@@ -78,7 +104,10 @@ function route(env: FlowEnv, ref: ResourceRef, object: KubeObject, last: Spec, d
 
 function writeInitialStatus(env: FlowEnv, ref: ResourceRef, object: KubeObject): KubeObject {
   return writeStatus(env.store, ref, (status) => {
-    status.jobStatus = { checkpointInfo: { lastPeriodicCheckpointTimestamp: 0 }, savepointInfo: { lastPeriodicSavepointTimestamp: 0, savepointHistory: [] } };
+    status.jobStatus = {
+      checkpointInfo: { lastPeriodicCheckpointTimestamp: 0 },
+      savepointInfo: { lastPeriodicSavepointTimestamp: 0, savepointHistory: [] },
+    };
     if (kindOf(object) === 'FlinkDeployment') status.jobManagerDeploymentStatus = 'MISSING';
     status.reconciliationStatus = { state: 'UPGRADING' };
   });
@@ -109,7 +138,8 @@ function interruptedDeployment(object: KubeObject): 'first' | 'session-cluster' 
   if (reconciliation.state !== 'UPGRADING') return undefined;
   const job = jobOf(object.spec);
   if (isFirstDeploymentSpec(reconciliation.lastReconciledSpec) && job?.state !== 'suspended') return 'first';
-  if (kindOf(object) === 'FlinkDeployment' && !job && statusOf(object).jobManagerDeploymentStatus === 'MISSING') return 'session-cluster';
+  if (kindOf(object) === 'FlinkDeployment' && !job && statusOf(object).jobManagerDeploymentStatus === 'MISSING')
+    return 'session-cluster';
   return undefined;
 }
 
@@ -159,17 +189,20 @@ async function noSpecChange(env: FlowEnv, ref: ResourceRef, object: KubeObject, 
 function rollbackDue(env: FlowEnv, object: KubeObject): 'now' | number | undefined {
   const status = statusOf(object);
   const reconciliation = reconciliationOf(status);
-  if (reconciliation.state !== 'DEPLOYED' || reconciliation.lastStableSpec === reconciliation.lastReconciledSpec) return undefined;
+  if (reconciliation.state !== 'DEPLOYED' || reconciliation.lastStableSpec === reconciliation.lastReconciledSpec)
+    return undefined;
   const stable = parseReconciledSpec(reconciliation.lastStableSpec);
   const last = parseReconciledSpec(reconciliation.lastReconciledSpec);
-  if (!stable || !last || jobOf(stable)?.state === 'suspended' || stable.flinkVersion !== last.flinkVersion) return undefined;
+  if (!stable || !last || jobOf(stable)?.state === 'suspended' || stable.flinkVersion !== last.flinkVersion)
+    return undefined;
   const conf = specConf(object.spec);
   if (!confFlag(conf, 'kubernetes.operator.deployment.rollback.enabled')) return undefined;
   const mode = jobOf(last)?.upgradeMode;
   const jmNeverStarted = status.jobManagerDeploymentStatus !== 'READY';
   if (!(haEnabled(conf) || mode === 'stateless' || (mode === 'savepoint' && jmNeverStarted))) return undefined;
   const timeoutSeconds = parseFlinkDurationSeconds(conf['kubernetes.operator.deployment.readiness.timeout']) ?? 300;
-  const remaining = Number(reconciliation.reconciliationTimestamp ?? 0) + realMs(env, timeoutSeconds) - env.store.now().getTime();
+  const remaining =
+    Number(reconciliation.reconciliationTimestamp ?? 0) + realMs(env, timeoutSeconds) - env.store.now().getTime();
   return remaining <= 0 ? 'now' : remaining;
 }
 

@@ -114,7 +114,13 @@ export function apiVersionOf(def: ResourceDef): string {
 }
 
 const JOB_COLUMNS: readonly PrinterColumn[] = [
-  { name: 'Job Status', type: 'string', jsonPath: '.status.jobStatus.state', description: 'Last observed state of the job.', priority: 0 },
+  {
+    name: 'Job Status',
+    type: 'string',
+    jsonPath: '.status.jobStatus.state',
+    description: 'Last observed state of the job.',
+    priority: 0,
+  },
   {
     name: 'Lifecycle State',
     type: 'string',
@@ -125,7 +131,9 @@ const JOB_COLUMNS: readonly PrinterColumn[] = [
 ];
 
 /** additionalPrinterColumns of the CRDs (release-1.15.0); the server adds NAME itself, as for any CRD. */
-export const PRINTER_COLUMNS: Readonly<Record<Exclude<SimResource, 'events' | 'configmaps'>, readonly PrinterColumn[]>> = {
+export const PRINTER_COLUMNS: Readonly<
+  Record<Exclude<SimResource, 'events' | 'configmaps'>, readonly PrinterColumn[]>
+> = {
   flinkdeployments: JOB_COLUMNS,
   flinksessionjobs: JOB_COLUMNS,
   flinkbluegreendeployments: [JOB_COLUMNS[0] as PrinterColumn],
@@ -138,6 +146,12 @@ export const PRINTER_COLUMNS: Readonly<Record<Exclude<SimResource, 'events' | 'c
       description: 'Timestamp when the snapshot was last created/failed.',
       priority: 0,
     },
-    { name: 'Snapshot State', type: 'string', jsonPath: '.status.state', description: 'Current state of the snapshot.', priority: 0 },
+    {
+      name: 'Snapshot State',
+      type: 'string',
+      jsonPath: '.status.state',
+      description: 'Current state of the snapshot.',
+      priority: 0,
+    },
   ],
 };

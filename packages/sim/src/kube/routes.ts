@@ -47,7 +47,8 @@ function resourceRoute(rest: string[], group: 'core' | 'flink', watchPrefix: boo
   if (!plural || extra.length > 0 || !(SIM_RESOURCES as readonly string[]).includes(plural)) return { kind: 'other' };
   const def = RESOURCES[plural as SimResource];
   if ((def.group === '') !== (group === 'core')) return { kind: 'other' };
-  if (subresource !== undefined && !(def.subresources as readonly string[]).includes(subresource)) return { kind: 'other' };
+  if (subresource !== undefined && !(def.subresources as readonly string[]).includes(subresource))
+    return { kind: 'other' };
   if (name === '') return { kind: 'other' };
   const route: Route = { kind: 'resource', def, watchPrefix };
   if (namespace !== undefined) route.namespace = namespace;

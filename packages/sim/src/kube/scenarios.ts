@@ -75,7 +75,11 @@ export interface ScenarioEntry {
 }
 
 /** Parses the annotation: a comma-separated list of `name` or `name=value`; unknown entries are reported, not silently dropped. */
-export function parseScenarioList(text: string | undefined): { scenarios: Scenario[]; entries: ScenarioEntry[]; unknown: string[] } {
+export function parseScenarioList(text: string | undefined): {
+  scenarios: Scenario[];
+  entries: ScenarioEntry[];
+  unknown: string[];
+} {
   const entries: ScenarioEntry[] = [];
   const unknown: string[] = [];
   for (const part of (text ?? '').split(',')) {
@@ -128,11 +132,20 @@ interface Programmatic {
 export class ScenarioRegistry {
   private readonly byTarget = new Map<string, Programmatic>();
 
-  set(namespace: string, name: string, scenario: ScenarioSpec | readonly ScenarioSpec[], options: { slowReconcileSeconds?: number } = {}): void {
+  set(
+    namespace: string,
+    name: string,
+    scenario: ScenarioSpec | readonly ScenarioSpec[],
+    options: { slowReconcileSeconds?: number } = {},
+  ): void {
     const list: readonly string[] = typeof scenario === 'string' ? [scenario] : scenario;
     const parsed = parseScenarioList(list.join(','));
-    if (parsed.unknown.length > 0) throw new Error(`unknown scenario "${parsed.unknown.join('", "')}"; known: ${SCENARIOS.join(', ')}`);
-    this.byTarget.set(`${namespace}/${name}`, { entries: parsed.entries, slowReconcileSeconds: options.slowReconcileSeconds });
+    if (parsed.unknown.length > 0)
+      throw new Error(`unknown scenario "${parsed.unknown.join('", "')}"; known: ${SCENARIOS.join(', ')}`);
+    this.byTarget.set(`${namespace}/${name}`, {
+      entries: parsed.entries,
+      slowReconcileSeconds: options.slowReconcileSeconds,
+    });
   }
 
   clear(namespace: string, name: string): void {
@@ -142,12 +155,17 @@ export class ScenarioRegistry {
   /** Programmatic knobs merged with the resource's annotations (an annotated value wins over a programmatic one). */
   settings(namespace: string, name: string, annotations: Record<string, string> | undefined): ScenarioSettings {
     const programmatic = this.byTarget.get(`${namespace}/${name}`);
-    const entries = [...(programmatic?.entries ?? []), ...parseScenarioList(annotations?.[SCENARIO_ANNOTATION]).entries];
+    const entries = [
+      ...(programmatic?.entries ?? []),
+      ...parseScenarioList(annotations?.[SCENARIO_ANNOTATION]).entries,
+    ];
     const scenarios = new Set<Scenario>(entries.map((e) => e.scenario));
     const values = new Map<Scenario, string>();
     for (const e of entries) if (e.value !== undefined) values.set(e.scenario, e.value);
     const annotated = Number(annotations?.[SLOW_SECONDS_ANNOTATION]);
-    const fromValue = values.has('slow-reconcile') ? durationSeconds(values.get('slow-reconcile') as string) : undefined;
+    const fromValue = values.has('slow-reconcile')
+      ? durationSeconds(values.get('slow-reconcile') as string)
+      : undefined;
     const slowReconcileSeconds =
       programmatic?.slowReconcileSeconds ??
       fromValue ??

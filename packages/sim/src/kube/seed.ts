@@ -30,7 +30,8 @@ const GRAPHS = {
   fraudDetection: 'Source: Kafka transactions; Score -> Enrich; Sink: alerts [p=1]',
   payments: 'Source: Kafka payments; Enrich -> Validate; KeyedProcess -> Dedupe; Sink: results [p=1]',
   ledgerExport: 'Source: Kafka ledger; Source: bootstrap ledger [bounded=20s]; Join -> Format; Sink: S3 export [p=1]',
-  sessionizer: 'Source: Kafka clicks; Source: bootstrap sessions [bounded=30s]; SessionWindow -> Aggregate; Sink: sessions',
+  sessionizer:
+    'Source: Kafka clicks; Source: bootstrap sessions [bounded=30s]; SessionWindow -> Aggregate; Sink: sessions',
 } as const;
 
 function stateConf(namespace: string, name: string, bucket: string): Record<string, string> {
@@ -48,14 +49,22 @@ function stateConf(namespace: string, name: string, bucket: string): Record<stri
   };
 }
 
-function flinkDeployment(namespace: string, name: string, options: JobOptions | undefined, bucket = 'flink-state'): KubeObject {
+function flinkDeployment(
+  namespace: string,
+  name: string,
+  options: JobOptions | undefined,
+  bucket = 'flink-state',
+): KubeObject {
   const spec: Record<string, unknown> = {
     image: 'flink:1.20',
     flinkVersion: 'v1_20',
     serviceAccount: 'flink',
     flinkConfiguration: { ...stateConf(namespace, name, bucket), ...options?.conf },
     jobManager: { replicas: 1, resource: { memory: '2048m', cpu: 1 } },
-    taskManager: { resource: { memory: '4096m', cpu: 2 }, ...(options?.replicas !== undefined ? { replicas: options.replicas } : {}) },
+    taskManager: {
+      resource: { memory: '4096m', cpu: 2 },
+      ...(options?.replicas !== undefined ? { replicas: options.replicas } : {}),
+    },
   };
   if (options) {
     spec.job = {
@@ -87,7 +96,12 @@ export function demoResources(seed: DemoSeed = 'demo'): SeedResource[] {
   const dev = 'streaming-dev';
   const deployments = [
     flinkDeployment(prod, 'orders', { parallelism: 4, upgradeMode: 'savepoint' }),
-    flinkDeployment(prod, 'payments', { parallelism: 4, upgradeMode: 'last-state', replicas: 3, graph: GRAPHS.payments }),
+    flinkDeployment(prod, 'payments', {
+      parallelism: 4,
+      upgradeMode: 'last-state',
+      replicas: 3,
+      graph: GRAPHS.payments,
+    }),
     flinkDeployment(prod, 'clickstream', {
       parallelism: 6,
       upgradeMode: 'savepoint',
@@ -101,13 +115,20 @@ export function demoResources(seed: DemoSeed = 'demo'): SeedResource[] {
         'pipeline.max-parallelism': '720',
       },
     }),
-    flinkDeployment(prod, 'fraud-detection', { parallelism: 8, upgradeMode: 'last-state', graph: GRAPHS.fraudDetection }),
+    flinkDeployment(prod, 'fraud-detection', {
+      parallelism: 8,
+      upgradeMode: 'last-state',
+      graph: GRAPHS.fraudDetection,
+    }),
     flinkDeployment(prod, 'ledger-export', { parallelism: 2, upgradeMode: 'savepoint', graph: GRAPHS.ledgerExport }),
     flinkDeployment(prod, 'session-cluster', undefined),
     flinkDeployment(dev, 'orders', {
       parallelism: 2,
       upgradeMode: 'savepoint',
-      conf: { 'kubernetes.operator.deployment.rollback.enabled': 'true', 'kubernetes.operator.deployment.readiness.timeout': '2 min' },
+      conf: {
+        'kubernetes.operator.deployment.rollback.enabled': 'true',
+        'kubernetes.operator.deployment.readiness.timeout': '2 min',
+      },
     }),
   ];
   const sessionJob: KubeObject = {
@@ -116,7 +137,12 @@ export function demoResources(seed: DemoSeed = 'demo'): SeedResource[] {
     metadata: { name: 'sessionjob-etl', namespace: prod, labels: { team: 'data-platform' } },
     spec: {
       deploymentName: 'session-cluster',
-      job: { jarURI: 'https://artifacts.example.com/flink-jobs/etl-1.4.2.jar', parallelism: 2, upgradeMode: 'savepoint', state: 'running' },
+      job: {
+        jarURI: 'https://artifacts.example.com/flink-jobs/etl-1.4.2.jar',
+        parallelism: 2,
+        upgradeMode: 'savepoint',
+        state: 'running',
+      },
     },
   };
   return [
@@ -133,7 +159,12 @@ function demoUsResources(): SeedResource[] {
   const bucket = 'flink-state-us';
   return [
     flinkDeployment('streaming-prod', 'orders', { parallelism: 3, upgradeMode: 'savepoint' }, bucket),
-    flinkDeployment('streaming-analytics', 'sessionizer', { parallelism: 2, upgradeMode: 'last-state', graph: GRAPHS.sessionizer }, bucket),
+    flinkDeployment(
+      'streaming-analytics',
+      'sessionizer',
+      { parallelism: 2, upgradeMode: 'last-state', graph: GRAPHS.sessionizer },
+      bucket,
+    ),
   ].map((object) => ({ resource: 'flinkdeployments' as const, object }));
 }
 
@@ -153,14 +184,22 @@ export function seedDemo(store: SimStore, signal?: AbortSignal, seed: DemoSeed =
         apiVersion: API_VERSION,
         kind: 'FlinkStateSnapshot',
         metadata: { name: 'orders-savepoint-baseline', namespace: 'streaming-prod' },
-        spec: { backoffLimit: 2, jobReference: { kind: 'FlinkDeployment', name: 'orders' }, savepoint: { disposeOnDelete: false, formatType: 'CANONICAL' } },
+        spec: {
+          backoffLimit: 2,
+          jobReference: { kind: 'FlinkDeployment', name: 'orders' },
+          savepoint: { disposeOnDelete: false, formatType: 'CANONICAL' },
+        },
       });
     }),
   ];
   if (seed === 'demo') {
     followUps.push(
       whenRunning(store, 'ledger-export', signal).then((ok) => {
-        if (ok) store.update('flinkdeployments', 'streaming-prod', 'ledger-export', (d) => ({ ...d, spec: { ...d.spec, job: { ...(d.spec?.job as object), state: 'suspended' } } }));
+        if (ok)
+          store.update('flinkdeployments', 'streaming-prod', 'ledger-export', (d) => ({
+            ...d,
+            spec: { ...d.spec, job: { ...(d.spec?.job as object), state: 'suspended' } },
+          }));
       }),
     );
   }
@@ -171,7 +210,8 @@ export function seedDemo(store: SimStore, signal?: AbortSignal, seed: DemoSeed =
 function whenRunning(store: SimStore, name: string, signal?: AbortSignal): Promise<boolean> {
   return new Promise((resolve) => {
     const running = (): boolean =>
-      (store.get('flinkdeployments', 'streaming-prod', name)?.status?.jobStatus as { state?: string } | undefined)?.state === 'RUNNING';
+      (store.get('flinkdeployments', 'streaming-prod', name)?.status?.jobStatus as { state?: string } | undefined)
+        ?.state === 'RUNNING';
     let unsubscribe = (): void => undefined;
     const finish = (ok: boolean): void => {
       unsubscribe();

@@ -55,7 +55,7 @@ const EQUALITY_FORM = /^([^\s!=<>()]+)\s*(==|!=|=|>|<)\s*(.*)$/;
 
 function parseRequirement(raw: string): Parsed<LabelRequirement> {
   const text = raw.trim();
-  if (text === '') return { ok: false, message: 'unable to parse requirement: found \'\', expected: identifier' };
+  if (text === '') return { ok: false, message: "unable to parse requirement: found '', expected: identifier" };
   const set = SET_FORM.exec(text);
   if (set) {
     const [, key = '', op, list = ''] = set;
@@ -71,7 +71,10 @@ function parseRequirement(raw: string): Parsed<LabelRequirement> {
     if (problem) return { ok: false, message: `unable to parse requirement: ${problem}` };
     if (op === '>' || op === '<') {
       if (!/^-?\d+$/.test(value.trim())) {
-        return { ok: false, message: `unable to parse requirement: for 'gt', 'lt' operators, the value must be an integer: "${value}"` };
+        return {
+          ok: false,
+          message: `unable to parse requirement: for 'gt', 'lt' operators, the value must be an integer: "${value}"`,
+        };
       }
       return { ok: true, value: { op: op === '>' ? 'gt' : 'lt', key, value: Number(value) } };
     }
@@ -97,7 +100,10 @@ export function parseLabelSelector(selector: string): Parsed<LabelRequirement[]>
   return { ok: true, value: out };
 }
 
-export function matchesLabels(requirements: readonly LabelRequirement[], labels: Record<string, string> | undefined): boolean {
+export function matchesLabels(
+  requirements: readonly LabelRequirement[],
+  labels: Record<string, string> | undefined,
+): boolean {
   return requirements.every((r) => {
     const value = labels?.[r.key];
     switch (r.op) {
@@ -141,7 +147,11 @@ const unescape = (s: string): string => s.replace(/\\(.)/g, '$1');
  * Parses `a=b,c!=d` against the fields this resource supports. Unknown fields are refused with the
  * message kube-apiserver gives for custom resources or core types.
  */
-export function parseFieldSelector(selector: string, supported: readonly string[], core: boolean): Parsed<FieldRequirement[]> {
+export function parseFieldSelector(
+  selector: string,
+  supported: readonly string[],
+  core: boolean,
+): Parsed<FieldRequirement[]> {
   if (selector.trim() === '') return { ok: true, value: [] };
   const out: FieldRequirement[] = [];
   for (const part of splitEscaped(selector, ',')) {

@@ -78,12 +78,17 @@ function parseJsonBody(raw: string, method: string): unknown {
 function sendJson(res: ServerResponse, status: number, body: unknown, contentType = 'application/json'): void {
   if (res.headersSent || res.destroyed) return;
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private' });
+  res.writeHead(status, {
+    'Content-Type': contentType,
+    'Content-Length': Buffer.byteLength(text),
+    'Cache-Control': 'no-cache, private',
+  });
   res.end(text);
 }
 
 function sendError(res: ServerResponse, error: unknown): void {
-  const apiError = error instanceof ApiError ? error : errors.internal(error instanceof Error ? error.message : String(error));
+  const apiError =
+    error instanceof ApiError ? error : errors.internal(error instanceof Error ? error.message : String(error));
   if (res.headersSent) {
     res.destroy();
     return;
@@ -93,19 +98,40 @@ function sendError(res: ServerResponse, error: unknown): void {
 
 function rbacDenial(info: RequestInfo, user: string): ApiError {
   const resource = info.subresource ? `${info.resource}/${info.subresource}` : (info.resource ?? '');
-  const group = info.resource === 'events' || info.resource === 'configmaps' || info.resource === 'namespaces' || info.resource === 'services' ? '' : 'flink.apache.org';
+  const group =
+    info.resource === 'events' ||
+    info.resource === 'configmaps' ||
+    info.resource === 'namespaces' ||
+    info.resource === 'services'
+      ? ''
+      : 'flink.apache.org';
   const ctx = { user, verb: info.verb, resource, group } as Parameters<typeof forbidden>[0];
   if (info.namespace !== undefined) ctx.namespace = info.namespace;
   if (info.name !== undefined) ctx.name = info.name;
   return forbidden(ctx);
 }
 
-function execute(ctx: RequestContext, route: Route, info: RequestInfo, raw: string, contentType: string, faults: FaultInjector): Answer {
+function execute(
+  ctx: RequestContext,
+  route: Route,
+  info: RequestInfo,
+  raw: string,
+  contentType: string,
+  faults: FaultInjector,
+): Answer {
   if (route.kind === 'namespaces') return namespaces(ctx, route.name, info.verb);
   if (route.kind !== 'resource') throw errors.notFoundPath();
   const needsBody = info.verb === 'create' || info.verb === 'update' || info.verb === 'patch' || info.verb === 'delete';
-  if ((info.verb === 'create' || info.verb === 'update') && contentType !== '' && !contentType.startsWith('application/json')) {
-    throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format (${contentType}) - accepted media types include: application/json`);
+  if (
+    (info.verb === 'create' || info.verb === 'update') &&
+    contentType !== '' &&
+    !contentType.startsWith('application/json')
+  ) {
+    throw new ApiError(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format (${contentType}) - accepted media types include: application/json`,
+    );
   }
   const body = needsBody ? parseJsonBody(raw, info.method) : undefined;
   const named = route.name === undefined ? undefined : { ...route, name: route.name };
@@ -148,7 +174,8 @@ interface Parts {
 async function applyFaults(hits: FaultSpec[], info: RequestInfo): Promise<boolean> {
   const denied = hits.find((f) => f.kind === 'error-403');
   if (denied) throw rbacDenial(info, denied.user ?? DEFAULT_SIM_USER);
-  if (hits.some((f) => f.kind === 'error-500')) throw errors.internal('injected fault: the server failed before applying the request');
+  if (hits.some((f) => f.kind === 'error-500'))
+    throw errors.internal('injected fault: the server failed before applying the request');
   for (const f of hits) if (f.kind === 'delay') await sleep(f.ms ?? 0);
   return hits.some((f) => f.kind === 'lose-response');
 }
@@ -185,10 +212,15 @@ async function handle(req: IncomingMessage, res: ServerResponse, parts: Parts): 
   if (user) throw rbacDenial(info, user);
   const lose = await applyFaults(parts.faults.take(info), info);
   if (route.kind === 'proxy') {
-    const proxied = parts.flinkRest?.get(route.namespace, route.service, url.pathname.slice(url.pathname.indexOf('/proxy') + '/proxy'.length) || '/');
+    const proxied = parts.flinkRest?.get(
+      route.namespace,
+      route.service,
+      url.pathname.slice(url.pathname.indexOf('/proxy') + '/proxy'.length) || '/',
+    );
     if (lose) req.socket.destroy();
     else if (method !== 'GET') sendError(res, errors.methodNotAllowed(method, 'services/proxy'));
-    else if (!proxied) sendError(res, new ApiError(503, 'ServiceUnavailable', `no endpoints available for service "${route.service}"`));
+    else if (!proxied)
+      sendError(res, new ApiError(503, 'ServiceUnavailable', `no endpoints available for service "${route.service}"`));
     else sendJson(res, proxied.status, proxied.body);
     for (const listener of parts.served) listener(info);
     return;
@@ -220,7 +252,15 @@ export async function startSimApiServer(opts: SimApiServerOptions): Promise<SimA
   faults.onCloseWatches((how) => hub.closeAll(how));
   let port = 0;
   const served = new Set<(info: RequestInfo) => void>();
-  const parts: Parts = { store: opts.store, faults, stats, hub, address: () => `${host}:${port}`, served, flinkRest: opts.flinkRest };
+  const parts: Parts = {
+    store: opts.store,
+    faults,
+    stats,
+    hub,
+    address: () => `${host}:${port}`,
+    served,
+    flinkRest: opts.flinkRest,
+  };
   const server = createServer({ noDelay: true, keepAlive: true }, (req, res) => {
     res.on('error', () => undefined);
     // The API server's clock is the cluster's (SimStore.now), which may be set apart from this process's.

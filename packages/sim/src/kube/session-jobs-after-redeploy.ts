@@ -19,7 +19,8 @@ function lostWithCluster(env: FlowEnv, job: KubeObject): boolean {
   const cluster = sessionClusterOf(env.store, job);
   const status = statusOf(job);
   const last = parseReconciledSpec(status.reconciliationStatus?.lastReconciledSpec);
-  if (!cluster || jobOf(last)?.state !== 'running' || !status.jobStatus?.jobId || isTerminal(status.jobStatus.state)) return false;
+  if (!cluster || jobOf(last)?.state !== 'running' || !status.jobStatus?.jobId || isTerminal(status.jobStatus.state))
+    return false;
   if (haEnabled(specConf(cluster.spec))) return false;
   const clusterDeployedAt = Number(statusOf(cluster).reconciliationStatus?.reconciliationTimestamp ?? 0);
   return clusterDeployedAt > Number(status.jobStatus.startTime ?? Number.POSITIVE_INFINITY);
@@ -43,7 +44,12 @@ export function observeLostSessionJob(env: FlowEnv, ref: ResourceRef): boolean {
     (s, current) => {
       const reconciliation = reconciliationOf(s);
       const last = parseReconciledSpec(reconciliation.lastReconciledSpec);
-      if (stateless && last) reconciliation.lastReconciledSpec = serializeReconciledSpec(kindOf(current), withJob(last, { state: 'suspended' }), false);
+      if (stateless && last)
+        reconciliation.lastReconciledSpec = serializeReconciledSpec(
+          kindOf(current),
+          withJob(last, { state: 'suspended' }),
+          false,
+        );
       else reconciliation.state = 'DEPLOYED';
       (s.jobStatus ??= {}).state = 'RECONCILING';
       s.error = JOB_NOT_FOUND;

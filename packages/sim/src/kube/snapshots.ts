@@ -31,7 +31,10 @@ interface JobReference {
 /** The UPGRADE snapshot a stop-with-savepoint leaves: `<name>-savepoint-upgrade-<epochMs>`, alreadyExists. */
 export function createUpgradeSnapshot(env: FlowEnv, job: KubeObject, path: string): KubeObject {
   let stamp = epochMs(env);
-  while (env.store.get('flinkstatesnapshots', job.metadata.namespace, `${job.metadata.name}-savepoint-upgrade-${stamp}`)) stamp += 1;
+  while (
+    env.store.get('flinkstatesnapshots', job.metadata.namespace, `${job.metadata.name}-savepoint-upgrade-${stamp}`)
+  )
+    stamp += 1;
   return env.store.create('flinkstatesnapshots', {
     apiVersion: API_VERSION,
     kind: 'FlinkStateSnapshot',
@@ -55,13 +58,16 @@ export function createUpgradeSnapshot(env: FlowEnv, job: KubeObject, path: strin
 export async function reconcileSnapshot(env: FlowEnv, ref: SnapshotRef): Promise<void> {
   let snapshot = read(env, ref);
   if (!snapshot) return;
-  if (!statusOf(snapshot).state) snapshot = write(env, ref, (s) => Object.assign(s, { state: 'TRIGGER_PENDING', failures: 0 }));
+  if (!statusOf(snapshot).state)
+    snapshot = write(env, ref, (s) => Object.assign(s, { state: 'TRIGGER_PENDING', failures: 0 }));
   if (statusOf(snapshot).state !== 'TRIGGER_PENDING') return;
   const spec = snapshot.spec ?? {};
   const savepoint = spec.savepoint as { alreadyExists?: boolean; path?: string } | undefined;
   if (savepoint?.alreadyExists) {
     const now = rfc3339(env.store.now());
-    write(env, ref, (s) => Object.assign(s, { state: 'COMPLETED', path: savepoint.path ?? '', triggerTimestamp: now, resultTimestamp: now }));
+    write(env, ref, (s) =>
+      Object.assign(s, { state: 'COMPLETED', path: savepoint.path ?? '', triggerTimestamp: now, resultTimestamp: now }),
+    );
     return;
   }
   const reference = (spec.jobReference ?? {}) as JobReference;
@@ -82,7 +88,8 @@ async function runAttempts(env: FlowEnv, ref: SnapshotRef, reference: JobReferen
     if (outcome === undefined) return;
     if (outcome.ok) {
       const snapshot = read(env, ref);
-      if (snapshot && outcome.warning) emit(env, snapshot, EVENT_TYPES.warning, 'CheckpointError', COMPONENTS.snapshot, outcome.warning);
+      if (snapshot && outcome.warning)
+        emit(env, snapshot, EVENT_TYPES.warning, 'CheckpointError', COMPONENTS.snapshot, outcome.warning);
       write(env, ref, (s) => {
         Object.assign(s, { state: 'COMPLETED', path: outcome.path, resultTimestamp: rfc3339(env.store.now()) });
         delete s.error;
@@ -101,11 +108,18 @@ async function runAttempts(env: FlowEnv, ref: SnapshotRef, reference: JobReferen
  * id no longer knows the trigger (a failure, retried per backoffLimit). Undefined when the snapshot is gone or
  * was abandoned.
  */
-async function attempt(env: FlowEnv, ref: SnapshotRef, reference: JobReference, job: KubeObject): Promise<Outcome | undefined> {
+async function attempt(
+  env: FlowEnv,
+  ref: SnapshotRef,
+  reference: JobReference,
+  job: KubeObject,
+): Promise<Outcome | undefined> {
   const triggerFailure = triggerProblem(env, read(env, ref), job);
   if (triggerFailure) return triggerFailure;
   const triggerId = hex(env.random, 32);
-  write(env, ref, (s) => Object.assign(s, { state: 'IN_PROGRESS', triggerId, triggerTimestamp: rfc3339(env.store.now()) }));
+  write(env, ref, (s) =>
+    Object.assign(s, { state: 'IN_PROGRESS', triggerId, triggerTimestamp: rfc3339(env.store.now()) }),
+  );
   if (abandonedByKnob(env, read(env, ref), job)) return abandonWhileFlinkCompletes(env, ref, reference, job);
   await env.sleep(STEP_SECONDS.snapshotComplete);
   const after = runningJob(env, ref, reference);
@@ -117,7 +131,10 @@ async function attempt(env: FlowEnv, ref: SnapshotRef, reference: JobReference, 
   if (!snapshot) return undefined;
   const jobId = jobIdOf(after);
   if (jobId !== jobIdOf(job)) {
-    return { ok: false, message: `org.apache.flink.runtime.rest.util.RestClientException: [Operation not found under key: AsynchronousJobOperationKey{triggerId=${triggerId}, jobId=${jobId}}]` };
+    return {
+      ok: false,
+      message: `org.apache.flink.runtime.rest.util.RestClientException: [Operation not found under key: AsynchronousJobOperationKey{triggerId=${triggerId}, jobId=${jobId}}]`,
+    };
   }
   return resultOf(env, snapshot, after);
 }
@@ -132,10 +149,16 @@ function triggerProblem(env: FlowEnv, snapshot: KubeObject | undefined, job: Kub
   if (!snapshot) return undefined;
   if (snapshot.spec?.checkpoint) {
     if (!/^v1_1[3-6]$/.test(String(job.spec?.flinkVersion ?? ''))) return undefined;
-    return wrapped('java.lang.IllegalStateException', 'Manual checkpoint triggering is not supported for this Flink job (requires Flink 1.17+)');
+    return wrapped(
+      'java.lang.IllegalStateException',
+      'Manual checkpoint triggering is not supported for this Flink job (requires Flink 1.17+)',
+    );
   }
   if (snapshotSavepointDir(env, snapshot, job) !== undefined) return undefined;
-  return wrapped('java.lang.IllegalArgumentException', 'Either the savepoint path in the spec or configuration state.savepoints.dir in the Flink resource has to be supplied');
+  return wrapped(
+    'java.lang.IllegalArgumentException',
+    'Either the savepoint path in the spec or configuration state.savepoints.dir in the Flink resource has to be supplied',
+  );
 }
 
 /** `throw new ReconciliationException(e)`: the message is the cause's toString, the cause is listed. */
@@ -158,10 +181,15 @@ function resultOf(env: FlowEnv, snapshot: KubeObject, job: KubeObject): Outcome 
   const failures = Number(statusOf(snapshot).failures ?? 0);
   const modes = [savepointFailureMode(env.settings(job)), savepointFailureMode(env.settings(snapshot))];
   const failing = modes.includes('always') || (modes.includes('once') && failures === 0);
-  if (failing) return { ok: false, message: 'org.apache.flink.runtime.checkpoint.CheckpointException: Failure to finalize checkpoint.' };
+  if (failing)
+    return {
+      ok: false,
+      message: 'org.apache.flink.runtime.checkpoint.CheckpointException: Failure to finalize checkpoint.',
+    };
   if (snapshot.spec?.checkpoint) {
     const dir = checkpointDir(snapshotConf(env, job));
-    if (dir === undefined) return { ok: true, path: '', warning: `Checkpoint path of job ${jobId} could not be fetched` };
+    if (dir === undefined)
+      return { ok: true, path: '', warning: `Checkpoint path of job ${jobId} could not be fetched` };
     return { ok: true, path: `${dir}/${jobId}/chk-${1 + Math.floor(env.random() * 500)}` };
   }
   const path = newSavepointPath(env, snapshotSavepointDir(env, snapshot, job) as string, jobId);
@@ -172,7 +200,10 @@ function resultOf(env: FlowEnv, snapshot: KubeObject, job: KubeObject): Outcome 
 /** The `savepoint-abandoned` knob (on the job or the snapshot) applies to savepoints, not to checkpoints. */
 function abandonedByKnob(env: FlowEnv, snapshot: KubeObject | undefined, job: KubeObject): boolean {
   if (!snapshot || snapshot.spec?.checkpoint) return false;
-  return env.settings(job).scenarios.has('savepoint-abandoned') || env.settings(snapshot).scenarios.has('savepoint-abandoned');
+  return (
+    env.settings(job).scenarios.has('savepoint-abandoned') ||
+    env.settings(snapshot).scenarios.has('savepoint-abandoned')
+  );
 }
 
 /**
@@ -181,19 +212,30 @@ function abandonedByKnob(env: FlowEnv, snapshot: KubeObject | undefined, job: Ku
  * ABANDONs the snapshot, the next observe finds the job RUNNING again, and Flink finishes the savepoint anyway:
  * the JobManager reports it as its latest savepoint while the snapshot stays ABANDONED.
  */
-async function abandonWhileFlinkCompletes(env: FlowEnv, ref: SnapshotRef, reference: JobReference, job: KubeObject): Promise<undefined> {
+async function abandonWhileFlinkCompletes(
+  env: FlowEnv,
+  ref: SnapshotRef,
+  reference: JobReference,
+  job: KubeObject,
+): Promise<undefined> {
   const jobRef = refOf(job);
   const snapshot = read(env, ref);
   const dir = snapshot ? snapshotSavepointDir(env, snapshot, job) : undefined;
   await env.sleep(STEP_SECONDS.snapshotComplete / 3);
-  writeStatus(env.store, jobRef, (status) => setJobState(status, 'RECONCILING', epochMs(env), false), { conditions: true });
+  writeStatus(env.store, jobRef, (status) => setJobState(status, 'RECONCILING', epochMs(env), false), {
+    conditions: true,
+  });
   abandon(env, ref, reference);
   await env.sleep(STEP_SECONDS.snapshotComplete / 3);
   const after = observeJobState(env, jobRef, 'RUNNING');
   await env.sleep(STEP_SECONDS.snapshotComplete / 3);
   const jobId = jobIdOf(after);
   if (dir !== undefined && jobId !== '') {
-    env.jobManagers.completeSavepoint(jobId, { id: lastCompletedCheckpoint(env, after) + 1, path: newSavepointPath(env, dir, jobId), at: epochMs(env) });
+    env.jobManagers.completeSavepoint(jobId, {
+      id: lastCompletedCheckpoint(env, after) + 1,
+      path: newSavepointPath(env, dir, jobId),
+      at: epochMs(env),
+    });
   }
   return undefined;
 }
@@ -209,10 +251,24 @@ function recordFailure(env: FlowEnv, ref: SnapshotRef, outcome: Extract<Outcome,
   const failures = Number(statusOf(snapshot).failures ?? 0) + 1;
   const backoffLimit = Number(snapshot.spec?.backoffLimit ?? -1);
   const error = errorJson(ERROR_TYPES.reconciliation, outcome.message, outcome.causes);
-  emit(env, snapshot, EVENT_TYPES.warning, snapshot.spec?.checkpoint ? 'CheckpointError' : 'SavepointError', COMPONENTS.snapshot, error);
+  emit(
+    env,
+    snapshot,
+    EVENT_TYPES.warning,
+    snapshot.spec?.checkpoint ? 'CheckpointError' : 'SavepointError',
+    COMPONENTS.snapshot,
+    error,
+  );
   // Releases up to 1.15.0 test `failures > backoffLimit`: the default -1 means no retry at all.
   const failed = failures > backoffLimit;
-  write(env, ref, (s) => Object.assign(s, { state: failed ? 'FAILED' : 'TRIGGER_PENDING', failures, error, resultTimestamp: rfc3339(env.store.now()) }));
+  write(env, ref, (s) =>
+    Object.assign(s, {
+      state: failed ? 'FAILED' : 'TRIGGER_PENDING',
+      failures,
+      error,
+      resultTimestamp: rfc3339(env.store.now()),
+    }),
+  );
   return failed ? undefined : failures;
 }
 
@@ -264,7 +320,9 @@ function write(env: FlowEnv, ref: SnapshotRef, mutate: (status: SnapshotStatus) 
     ...latest,
     metadata: { ...latest.metadata, labels: { ...latest.metadata.labels, ...labelsFor({ ...latest, status }) } },
   }));
-  return env.store.update('flinkstatesnapshots', ref.namespace, ref.name, (latest) => ({ ...latest, status }), { subresource: 'status' });
+  return env.store.update('flinkstatesnapshots', ref.namespace, ref.name, (latest) => ({ ...latest, status }), {
+    subresource: 'status',
+  });
 }
 
 function labelsFor(snapshot: KubeObject): Record<string, string> {

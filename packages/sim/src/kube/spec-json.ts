@@ -76,7 +76,10 @@ function normalizeJob(job: Spec): Spec {
 
 /** `{"spec":{…},"resource_metadata":{"apiVersion":…,"firstDeployment":…}}`, as status.reconciliationStatus holds it. */
 export function serializeReconciledSpec(kind: SpecKind, spec: Spec, firstDeployment: boolean): string {
-  return JSON.stringify({ spec: normalizeSpec(kind, spec), resource_metadata: { apiVersion: API_VERSION, firstDeployment } });
+  return JSON.stringify({
+    spec: normalizeSpec(kind, spec),
+    resource_metadata: { apiVersion: API_VERSION, firstDeployment },
+  });
 }
 
 export function parseReconciledSpec(text: unknown): Spec | undefined {
@@ -93,7 +96,10 @@ export function parseReconciledSpec(text: unknown): Spec | undefined {
 export function isFirstDeploymentSpec(text: unknown): boolean {
   if (typeof text !== 'string' || text === '') return false;
   try {
-    return (JSON.parse(text) as { resource_metadata?: { firstDeployment?: boolean } }).resource_metadata?.firstDeployment === true;
+    return (
+      (JSON.parse(text) as { resource_metadata?: { firstDeployment?: boolean } }).resource_metadata?.firstDeployment ===
+      true
+    );
   } catch {
     return false;
   }
@@ -204,7 +210,8 @@ export function diffSpecs(kind: SpecKind, last: Spec, current: Spec): SpecDiff {
       const a = flattenConf(before.flinkConfiguration);
       const b = flattenConf(after.flinkConfiguration);
       for (const key of unionKeys(a, b)) {
-        if (a[key] !== b[key]) raw.push({ path: `flinkConfiguration.${key}`, before: a[key] ?? null, after: b[key] ?? null });
+        if (a[key] !== b[key])
+          raw.push({ path: `flinkConfiguration.${key}`, before: a[key] ?? null, after: b[key] ?? null });
       }
     } else {
       leafDiffs(field, before[field] ?? null, after[field] ?? null, raw);
@@ -215,7 +222,12 @@ export function diffSpecs(kind: SpecKind, last: Spec, current: Spec): SpecDiff {
   return { type, diffs };
 }
 
-function leafDiffs(path: string, a: unknown, b: unknown, out: { path: string; before: unknown; after: unknown }[]): void {
+function leafDiffs(
+  path: string,
+  a: unknown,
+  b: unknown,
+  out: { path: string; before: unknown; after: unknown }[],
+): void {
   if (JSON.stringify(a) === JSON.stringify(b)) return;
   if (isPlainObject(a) && isPlainObject(b)) {
     for (const key of unionKeys(a, b)) leafDiffs(`${path}.${key}`, a[key] ?? null, b[key] ?? null, out);

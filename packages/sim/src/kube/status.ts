@@ -39,7 +39,11 @@ export const errors = {
     return new ApiError(400, 'BadRequest', message);
   },
   methodNotAllowed(method: string, what: string): ApiError {
-    return new ApiError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource (${method} ${what})`);
+    return new ApiError(
+      405,
+      'MethodNotAllowed',
+      `the server does not allow this method on the requested resource (${method} ${what})`,
+    );
   },
   unsupportedPatch(contentType: string): ApiError {
     return new ApiError(

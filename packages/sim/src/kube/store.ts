@@ -1,7 +1,14 @@
 // In-memory object store of the simulated API server: one resourceVersion counter, generations, watch history.
 import { randomUUID } from 'node:crypto';
 
-export const SIM_RESOURCES = ['flinkdeployments', 'flinksessionjobs', 'flinkstatesnapshots', 'flinkbluegreendeployments', 'events', 'configmaps'] as const;
+export const SIM_RESOURCES = [
+  'flinkdeployments',
+  'flinksessionjobs',
+  'flinkstatesnapshots',
+  'flinkbluegreendeployments',
+  'events',
+  'configmaps',
+] as const;
 export type SimResource = (typeof SIM_RESOURCES)[number];
 
 /** A Kubernetes object as plain JSON. */
@@ -56,7 +63,12 @@ export interface SimNamespace {
 export type Validator = (resource: SimResource, object: KubeObject) => { field: string; message: string }[];
 export type Listener = (change: StoreChange) => void;
 
-const HAS_GENERATION: ReadonlySet<SimResource> = new Set(['flinkdeployments', 'flinksessionjobs', 'flinkstatesnapshots', 'flinkbluegreendeployments']);
+const HAS_GENERATION: ReadonlySet<SimResource> = new Set([
+  'flinkdeployments',
+  'flinksessionjobs',
+  'flinkstatesnapshots',
+  'flinkbluegreendeployments',
+]);
 
 export interface StoreOptions {
   now?: () => Date;
@@ -108,7 +120,12 @@ export class SimStore {
     const { namespace, name } = object.metadata;
     const k = key(resource, namespace, name);
     if (this.objects.has(k)) {
-      throw new ApiError(409, 'AlreadyExists', `${qualified(resource)} "${name}" already exists`, details(resource, name));
+      throw new ApiError(
+        409,
+        'AlreadyExists',
+        `${qualified(resource)} "${name}" already exists`,
+        details(resource, name),
+      );
     }
     const stored = clone(object);
     stored.metadata.uid = randomUUID();
@@ -244,11 +261,16 @@ export class SimStore {
     const causes = this.validate?.(resource, object) ?? [];
     if (causes.length === 0) return;
     const summary = causes.map((c) => `${c.field}: ${c.message}`).join(', ');
-    throw new ApiError(422, 'Invalid', `${object.kind}.flink.apache.org "${object.metadata.name}" is invalid: ${summary}`, {
-      name: object.metadata.name,
-      kind: object.kind,
-      causes: causes.map((c) => ({ reason: 'FieldValueInvalid', message: c.message, field: c.field })),
-    });
+    throw new ApiError(
+      422,
+      'Invalid',
+      `${object.kind}.flink.apache.org "${object.metadata.name}" is invalid: ${summary}`,
+      {
+        name: object.metadata.name,
+        kind: object.kind,
+        causes: causes.map((c) => ({ reason: 'FieldValueInvalid', message: c.message, field: c.field })),
+      },
+    );
   }
 
   private commit(type: WatchEventType, resource: SimResource, k: string, object: KubeObject): KubeObject {

@@ -117,10 +117,18 @@ function rowObject(object: { metadata: object }, opts: TableOptions): unknown {
   return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: object.metadata };
 }
 
-const CONFIG_MAP_COLUMNS: TableColumn[] = [NAME_COLUMN, column('Data', 'integer', 'Number of data entries'), column('Age', 'string', 'Time since creation')];
+const CONFIG_MAP_COLUMNS: TableColumn[] = [
+  NAME_COLUMN,
+  column('Data', 'integer', 'Number of data entries'),
+  column('Age', 'string', 'Time since creation'),
+];
 
 function configMapCells(object: KubeObject, now: Date): unknown[] {
-  return [object.metadata.name, Object.keys((object.data as Record<string, string> | undefined) ?? {}).length, since(object.metadata.creationTimestamp, now)];
+  return [
+    object.metadata.name,
+    Object.keys((object.data as Record<string, string> | undefined) ?? {}).length,
+    since(object.metadata.creationTimestamp, now),
+  ];
 }
 
 export function columnsFor(resource: SimResource): TableColumn[] {
@@ -129,7 +137,12 @@ export function columnsFor(resource: SimResource): TableColumn[] {
   return [NAME_COLUMN, ...PRINTER_COLUMNS[resource].map((c) => column(c.name, c.type, c.description, c.priority))];
 }
 
-export function toTable(resource: SimResource, objects: readonly KubeObject[], resourceVersion: string, opts: TableOptions): Table {
+export function toTable(
+  resource: SimResource,
+  objects: readonly KubeObject[],
+  resourceVersion: string,
+  opts: TableOptions,
+): Table {
   const rows = objects.map((object) => {
     const cells =
       resource === 'events'
@@ -142,24 +155,52 @@ export function toTable(resource: SimResource, objects: readonly KubeObject[], r
     if (embedded !== undefined) row.object = embedded;
     return row;
   });
-  return { kind: 'Table', apiVersion: opts.apiVersion, metadata: { resourceVersion }, columnDefinitions: columnsFor(resource), rows };
+  return {
+    kind: 'Table',
+    apiVersion: opts.apiVersion,
+    metadata: { resourceVersion },
+    columnDefinitions: columnsFor(resource),
+    rows,
+  };
 }
 
 export interface NamespaceObject {
   apiVersion: 'v1';
   kind: 'Namespace';
-  metadata: { name: string; uid: string; resourceVersion: string; creationTimestamp: string; labels: Record<string, string> };
+  metadata: {
+    name: string;
+    uid: string;
+    resourceVersion: string;
+    creationTimestamp: string;
+    labels: Record<string, string>;
+  };
   spec: { finalizers: string[] };
   status: { phase: 'Active' };
 }
 
-export function namespaceTable(namespaces: readonly NamespaceObject[], resourceVersion: string, opts: TableOptions): Table {
-  const columns = [NAME_COLUMN, column('Status', 'string', 'The status of the namespace'), column('Age', 'string', 'Time since creation')];
+export function namespaceTable(
+  namespaces: readonly NamespaceObject[],
+  resourceVersion: string,
+  opts: TableOptions,
+): Table {
+  const columns = [
+    NAME_COLUMN,
+    column('Status', 'string', 'The status of the namespace'),
+    column('Age', 'string', 'Time since creation'),
+  ];
   const rows = namespaces.map((ns) => {
-    const row: TableRow = { cells: [ns.metadata.name, ns.status.phase, since(ns.metadata.creationTimestamp, opts.now)] };
+    const row: TableRow = {
+      cells: [ns.metadata.name, ns.status.phase, since(ns.metadata.creationTimestamp, opts.now)],
+    };
     const embedded = rowObject(ns, opts);
     if (embedded !== undefined) row.object = embedded;
     return row;
   });
-  return { kind: 'Table', apiVersion: opts.apiVersion, metadata: { resourceVersion }, columnDefinitions: columns, rows };
+  return {
+    kind: 'Table',
+    apiVersion: opts.apiVersion,
+    metadata: { resourceVersion },
+    columnDefinitions: columns,
+    rows,
+  };
 }

@@ -40,7 +40,9 @@ const integer =
 const ofType =
   (type: 'string' | 'boolean' | 'object'): Check =>
   (value, field) =>
-    typeName(value) === type ? undefined : `Invalid value: ${show(value)}: ${field} in body must be of type ${type}: "${typeName(value)}"`;
+    typeName(value) === type
+      ? undefined
+      : `Invalid value: ${show(value)}: ${field} in body must be of type ${type}: "${typeName(value)}"`;
 
 const oneOf =
   (...allowed: string[]): Check =>
@@ -100,7 +102,12 @@ function snapshotShape(object: KubeObject): Cause[] {
   const hasSavepoint = spec.savepoint !== undefined && spec.savepoint !== null;
   const hasCheckpoint = spec.checkpoint !== undefined && spec.checkpoint !== null;
   if (hasSavepoint === hasCheckpoint) {
-    return [{ field: 'spec', message: `Invalid value: "object": exactly one of spec.savepoint or spec.checkpoint must be set` }];
+    return [
+      {
+        field: 'spec',
+        message: `Invalid value: "object": exactly one of spec.savepoint or spec.checkpoint must be set`,
+      },
+    ];
   }
   return [];
 }
@@ -110,7 +117,8 @@ export const validateSpec: Validator = (resource, object) => {
   if (resource === 'events' || resource === 'configmaps') return [];
   const causes: Cause[] = [];
   const problem = nameProblem(object.metadata.name);
-  if (problem) causes.push({ field: 'metadata.name', message: `Invalid value: ${show(object.metadata.name)}: ${problem}` });
+  if (problem)
+    causes.push({ field: 'metadata.name', message: `Invalid value: ${show(object.metadata.name)}: ${problem}` });
   if (object.spec === undefined || typeName(object.spec) !== 'object') {
     causes.push({ field: 'spec', message: `Required value: ${object.kind} needs a spec object` });
     return causes;
@@ -123,6 +131,10 @@ export const validateSpec: Validator = (resource, object) => {
   }
   if (resource === 'flinkstatesnapshots') causes.push(...snapshotShape(object));
   const graph = resource === 'flinkstatesnapshots' ? undefined : jobGraphProblem(object);
-  if (graph) causes.push({ field: `metadata.annotations[${JOB_GRAPH_ANNOTATION}]`, message: `Invalid value: the simulated job graph cannot be read: ${graph}` });
+  if (graph)
+    causes.push({
+      field: `metadata.annotations[${JOB_GRAPH_ANNOTATION}]`,
+      message: `Invalid value: the simulated job graph cannot be read: ${graph}`,
+    });
   return causes;
 };

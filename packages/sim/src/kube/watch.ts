@@ -2,7 +2,14 @@
 import type { ServerResponse } from 'node:http';
 import { byKey, matchesFields, matchesLabels, type FieldRequirement, type LabelRequirement } from './selectors.js';
 import { failure } from './status.js';
-import { ApiError, type KubeObject, type SimResource, type SimStore, type StoreChange, SIM_RESOURCES } from './store.js';
+import {
+  ApiError,
+  type KubeObject,
+  type SimResource,
+  type SimStore,
+  type StoreChange,
+  SIM_RESOURCES,
+} from './store.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'ERROR' | 'BOOKMARK';
 
@@ -141,7 +148,11 @@ export class WatchHub {
   }
 
   /** Selector transitions: moving into the selection is ADDED, moving out is DELETED, as the watch cache reports them. */
-  private eventType(spec: WatchSpec, change: StoreChange, previous: KubeObject | undefined): WatchEventType | undefined {
+  private eventType(
+    spec: WatchSpec,
+    change: StoreChange,
+    previous: KubeObject | undefined,
+  ): WatchEventType | undefined {
     const now = this.selects(spec, change.object);
     if (change.type !== 'MODIFIED' || previous === undefined) return now ? change.type : undefined;
     const before = this.selects(spec, previous);

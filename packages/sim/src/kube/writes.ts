@@ -1,7 +1,15 @@
 // Write verbs of the simulated API server: create, update (PUT), patch (merge / JSON), delete, deletecollection.
 import { randomInt } from 'node:crypto';
 import { jsonPatch, mergePatch, PATCH_TYPES } from './patch.js';
-import { ok, notFound, requireNamespace, selectObjects, type Answer, type RequestContext, type ResourceRoute } from './reads.js';
+import {
+  ok,
+  notFound,
+  requireNamespace,
+  selectObjects,
+  type Answer,
+  type RequestContext,
+  type ResourceRoute,
+} from './reads.js';
 import { apiVersionOf, type ResourceDef } from './resources.js';
 import { errors, success } from './status.js';
 import { clone, type KubeObject } from './store.js';
@@ -19,17 +27,22 @@ function asObject(body: unknown, what: string): Record<string, unknown> {
 
 function metadataOf(body: Record<string, unknown>): Record<string, unknown> {
   const metadata = body.metadata ?? {};
-  if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata)) throw errors.badRequest('metadata must be an object');
+  if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata))
+    throw errors.badRequest('metadata must be an object');
   return metadata as Record<string, unknown>;
 }
 
 function checkTypeMeta(def: ResourceDef, body: Record<string, unknown>): void {
   const expected = apiVersionOf(def);
   if (body.apiVersion !== undefined && body.apiVersion !== expected) {
-    throw errors.badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${expected})`);
+    throw errors.badRequest(
+      `the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${expected})`,
+    );
   }
   if (body.kind !== undefined && body.kind !== def.kind) {
-    throw errors.badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${def.kind})`);
+    throw errors.badRequest(
+      `the kind in the data (${String(body.kind)}) does not match the expected kind (${def.kind})`,
+    );
   }
 }
 
@@ -49,7 +62,8 @@ function generatedName(prefix: string): string {
 }
 
 export function createObject(ctx: RequestContext, route: ResourceRoute, body: unknown): Answer {
-  if (route.name !== undefined || route.subresource !== undefined) throw errors.methodNotAllowed('POST', route.def.plural);
+  if (route.name !== undefined || route.subresource !== undefined)
+    throw errors.methodNotAllowed('POST', route.def.plural);
   if (route.namespace === undefined) throw errors.methodNotAllowed('POST', route.def.plural);
   const namespace = route.namespace;
   const input = asObject(body, 'create request');
@@ -60,9 +74,17 @@ export function createObject(ctx: RequestContext, route: ResourceRoute, body: un
   if (name === '' && typeof metadata.generateName === 'string' && metadata.generateName !== '') {
     name = generatedName(metadata.generateName);
   }
-  if (name === '') throw errors.invalid(qualifiedKind(route.def), '', [{ field: 'metadata.name', message: 'Required value: name or generateName is required' }]);
+  if (name === '')
+    throw errors.invalid(qualifiedKind(route.def), '', [
+      { field: 'metadata.name', message: 'Required value: name or generateName is required' },
+    ]);
   const { uid: _u, resourceVersion: _rv, generation: _g, creationTimestamp: _c, ...keptMeta } = metadata;
-  const object = { ...input, apiVersion: apiVersionOf(route.def), kind: route.def.kind, metadata: { ...keptMeta, name, namespace } } as KubeObject;
+  const object = {
+    ...input,
+    apiVersion: apiVersionOf(route.def),
+    kind: route.def.kind,
+    metadata: { ...keptMeta, name, namespace },
+  } as KubeObject;
   // With a status subresource, status cannot be set at creation (the CRD strategy drops it).
   if (route.def.subresources.includes('status')) delete object.status;
   return ok(ctx.store.create(route.def.plural, object), 201);
@@ -93,11 +115,17 @@ export function replaceObject(ctx: RequestContext, route: Named, body: unknown):
   const metadata = metadataOf(input);
   checkNamespace(requireNamespace(route), metadata);
   if (metadata.name !== route.name) {
-    throw errors.badRequest(`the name of the object (${String(metadata.name ?? '')}) does not match the name on the URL (${route.name})`);
+    throw errors.badRequest(
+      `the name of the object (${String(metadata.name ?? '')}) does not match the name on the URL (${route.name})`,
+    );
   }
   const existing = current(ctx, route);
   if (metadata.uid !== undefined && metadata.uid !== existing.metadata.uid) {
-    throw errors.conflict(route.def.plural, route.name, `Precondition failed: UID in precondition: ${String(metadata.uid)}, UID in object meta: ${existing.metadata.uid}`);
+    throw errors.conflict(
+      route.def.plural,
+      route.name,
+      `Precondition failed: UID in precondition: ${String(metadata.uid)}, UID in object meta: ${existing.metadata.uid}`,
+    );
   }
   const next = { ...input, apiVersion: existing.apiVersion, kind: existing.kind } as KubeObject;
   return store(ctx, route, next, expectedVersion(metadata));
@@ -107,14 +135,24 @@ export function patchObject(ctx: RequestContext, route: Named, body: unknown, co
   const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
   if (type !== PATCH_TYPES.merge && type !== PATCH_TYPES.json) throw errors.unsupportedPatch(type);
   const existing = current(ctx, route);
-  const patched = (type === PATCH_TYPES.merge ? mergePatch(existing, asObject(body, 'merge patch')) : jsonPatch(existing, body)) as KubeObject;
-  if (patched === null || typeof patched !== 'object' || typeof patched.metadata !== 'object' || patched.metadata === null) {
+  const patched = (
+    type === PATCH_TYPES.merge ? mergePatch(existing, asObject(body, 'merge patch')) : jsonPatch(existing, body)
+  ) as KubeObject;
+  if (
+    patched === null ||
+    typeof patched !== 'object' ||
+    typeof patched.metadata !== 'object' ||
+    patched.metadata === null
+  ) {
     throw errors.badRequest('the patch removed the object metadata');
   }
   for (const field of ['name', 'namespace', 'uid'] as const) {
     if (patched.metadata[field] !== existing.metadata[field]) {
       throw errors.invalid(qualifiedKind(route.def), route.name, [
-        { field: `metadata.${field}`, message: `Invalid value: ${JSON.stringify(patched.metadata[field] ?? null)}: field is immutable` },
+        {
+          field: `metadata.${field}`,
+          message: `Invalid value: ${JSON.stringify(patched.metadata[field] ?? null)}: field is immutable`,
+        },
       ]);
     }
   }
@@ -134,7 +172,11 @@ export function deleteObject(ctx: RequestContext, route: Named, body: unknown): 
   const options = (body && typeof body === 'object' ? body : {}) as DeleteOptions;
   const pre = options.preconditions;
   if (pre?.uid !== undefined && pre.uid !== existing.metadata.uid) {
-    throw errors.conflict(route.def.plural, route.name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${existing.metadata.uid}`);
+    throw errors.conflict(
+      route.def.plural,
+      route.name,
+      `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${existing.metadata.uid}`,
+    );
   }
   if (pre?.resourceVersion !== undefined && pre.resourceVersion !== existing.metadata.resourceVersion) {
     throw errors.conflict(
@@ -151,6 +193,13 @@ export function deleteObject(ctx: RequestContext, route: Named, body: unknown): 
 
 export function deleteCollection(ctx: RequestContext, route: ResourceRoute): Answer {
   if (route.subresource) throw errors.methodNotAllowed('DELETE', `${route.def.plural}/${route.subresource}`);
-  const items = selectObjects(ctx, route).map((o) => ctx.store.delete(route.def.plural, o.metadata.namespace, o.metadata.name));
-  return ok({ apiVersion: apiVersionOf(route.def), kind: route.def.listKind, metadata: { resourceVersion: ctx.store.resourceVersion }, items: items.map(clone) });
+  const items = selectObjects(ctx, route).map((o) =>
+    ctx.store.delete(route.def.plural, o.metadata.namespace, o.metadata.name),
+  );
+  return ok({
+    apiVersion: apiVersionOf(route.def),
+    kind: route.def.listKind,
+    metadata: { resourceVersion: ctx.store.resourceVersion },
+    items: items.map(clone),
+  });
 }

@@ -10,13 +10,25 @@ import { emptyNote, messageNode, renderList } from './messages.js';
 const $ = (id) => document.getElementById(id);
 /** `clusterShown`: the cluster panel's selector: one cluster's name, or ALL_CLUSTERS. */
 const ALL_CLUSTERS = '';
-const S = { data: null, me: sessionStorage.getItem('sandbox-user') ?? 'U0ALICE', channel: 'C0DATAPLATFORM', thread: null, highlight: null, unread: {}, clusterShown: sessionStorage.getItem('sandbox-cluster') ?? ALL_CLUSTERS };
+const S = {
+  data: null,
+  me: sessionStorage.getItem('sandbox-user') ?? 'U0ALICE',
+  channel: 'C0DATAPLATFORM',
+  thread: null,
+  highlight: null,
+  unread: {},
+  clusterShown: sessionStorage.getItem('sandbox-cluster') ?? ALL_CLUSTERS,
+};
 
 // ---- server calls ----
 
 async function api(path, body) {
   try {
-    const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const answer = await res.json().catch(() => ({ ok: false, error: `HTTP ${res.status}` }));
     if (!res.ok || answer.ok === false) toast(answer.error ?? `HTTP ${res.status}`);
     return answer;
@@ -65,17 +77,26 @@ function viewFor(channel, extra) {
 }
 
 function myEphemerals(channel, threadTs) {
-  return S.data.ephemerals.filter((e) => e.user === S.me && e.channel === channel && (threadTs ? e.thread_ts === threadTs : !e.thread_ts));
+  return S.data.ephemerals.filter(
+    (e) => e.user === S.me && e.channel === channel && (threadTs ? e.thread_ts === threadTs : !e.thread_ts),
+  );
 }
 
 function item(m, ephemeral) {
-  return { key: `${ephemeral ? 'e' : 'm'}:${m.ts}`, signature: `${S.me}|${S.highlight}|${JSON.stringify(m)}`, m, ephemeral };
+  return {
+    key: `${ephemeral ? 'e' : 'm'}:${m.ts}`,
+    signature: `${S.me}|${S.highlight}|${JSON.stringify(m)}`,
+    m,
+    ephemeral,
+  };
 }
 
 /** A channel's (or DM's) messages with the person's ephemerals there, oldest first; in one thread with `threadTs`. */
 function itemsOf(channel, threadTs) {
   const d = S.data;
-  const messages = threadTs ? [...(d.messages[channel] ?? []).filter((m) => m.ts === threadTs), ...(d.threads[channel]?.[threadTs] ?? [])] : (d.messages[channel] ?? []);
+  const messages = threadTs
+    ? [...(d.messages[channel] ?? []).filter((m) => m.ts === threadTs), ...(d.threads[channel]?.[threadTs] ?? [])]
+    : (d.messages[channel] ?? []);
   const items = [...messages.map((m) => item(m, false)), ...myEphemerals(channel, threadTs).map((e) => item(e, true))];
   return items.sort((a, b) => Number(a.m.ts) - Number(b.m.ts));
 }
@@ -85,7 +106,11 @@ function renderChannel() {
   if (S.channel === HOME) return renderHome($, d, S.me, { ...ctxFor(HOME), onAction: homeClick });
   if (S.channel === DMS) {
     const dm = viewing();
-    const build = (it) => messageNode(it.m, viewFor(dm, { ephemeral: it.ephemeral, showReplies: true, highlight: it.m.ts === S.highlight }));
+    const build = (it) =>
+      messageNode(
+        it.m,
+        viewFor(dm, { ephemeral: it.ephemeral, showReplies: true, highlight: it.m.ts === S.highlight }),
+      );
     return renderDms($, { d, me: S.me, items: itemsOf(dm), build });
   }
   $('composer').hidden = false;
@@ -98,7 +123,17 @@ function renderChannel() {
   $('channel-topic').textContent = [channel.topic, ...defaults].join(' · ');
   $('composer-input').placeholder = `Message #${channel.name} — type ${d.command} help`;
   const list = $('messages');
-  renderList(list, itemsOf(S.channel), (it) => messageNode(it.m, viewFor(S.channel, { ephemeral: it.ephemeral, showReplies: true, onReply: openThread, highlight: it.m.ts === S.highlight })));
+  renderList(list, itemsOf(S.channel), (it) =>
+    messageNode(
+      it.m,
+      viewFor(S.channel, {
+        ephemeral: it.ephemeral,
+        showReplies: true,
+        onReply: openThread,
+        highlight: it.m.ts === S.highlight,
+      }),
+    ),
+  );
   emptyNote(list, `This is the very beginning of #${channel.name}. Try: ${d.command} scale orders 3`);
 }
 
@@ -116,7 +151,9 @@ function renderThread() {
   $('thread-composer').hidden = !channel;
   const replies = d.threads[shown]?.[S.thread] ?? [];
   $('thread-count').textContent = `${replies.length} ${replies.length === 1 ? 'reply' : 'replies'}`;
-  renderList($('thread-messages'), itemsOf(shown, S.thread), (it) => messageNode(it.m, viewFor(shown, { ephemeral: it.ephemeral, highlight: it.m.ts === S.highlight })));
+  renderList($('thread-messages'), itemsOf(shown, S.thread), (it) =>
+    messageNode(it.m, viewFor(shown, { ephemeral: it.ephemeral, highlight: it.m.ts === S.highlight })),
+  );
 }
 
 function renderSidebar() {
@@ -141,7 +178,13 @@ function renderSidebar() {
   home.addEventListener('click', () => switchChannel(HOME));
   apps.append(home);
   const dm = dmChannelOf(d, S.me);
-  renderDmLink($('dms'), { d, me: S.me, active: S.channel === DMS, unread: S.unread[dm], onOpen: () => switchChannel(DMS) });
+  renderDmLink($('dms'), {
+    d,
+    me: S.me,
+    active: S.channel === DMS,
+    unread: S.unread[dm],
+    onOpen: () => switchChannel(DMS),
+  });
   const users = $('users');
   users.replaceChildren();
   for (const u of d.users) {
@@ -175,7 +218,10 @@ function renderClusterTabs() {
     b.type = 'button';
     b.dataset.clusterTab = value === ALL_CLUSTERS ? '*' : value;
     b.setAttribute('aria-pressed', String(S.clusterShown === value));
-    b.title = value === ALL_CLUSTERS ? 'Show every simulated cluster' : `Show only cluster ${value} (kubeconfig context ${value})`;
+    b.title =
+      value === ALL_CLUSTERS
+        ? 'Show every simulated cluster'
+        : `Show only cluster ${value} (kubeconfig context ${value})`;
     b.addEventListener('click', () => {
       S.clusterShown = value;
       sessionStorage.setItem('sandbox-cluster', value);
@@ -190,7 +236,14 @@ function renderClusterPanel() {
   renderCluster($('cluster-rows'), S.data.cluster, {
     knobs: S.data.knobs,
     shown: S.clusterShown === ALL_CLUSTERS ? undefined : S.clusterShown,
-    onKnob: (row, knob, on) => void api('/api/knob', { ...(row.cluster ? { cluster: row.cluster } : {}), namespace: row.namespace, name: row.name, knob, on }),
+    onKnob: (row, knob, on) =>
+      void api('/api/knob', {
+        ...(row.cluster ? { cluster: row.cluster } : {}),
+        namespace: row.namespace,
+        name: row.name,
+        knob,
+        on,
+      }),
   });
 }
 
@@ -266,7 +319,12 @@ async function click(channel, element, block, button) {
 async function homeClick(element, block, button) {
   button.disabled = true;
   try {
-    await api('/api/home-action', { user: S.me, actionId: element.action_id, value: element.value ?? '', blockId: block.block_id ?? '' });
+    await api('/api/home-action', {
+      user: S.me,
+      actionId: element.action_id,
+      value: element.value ?? '',
+      blockId: block.block_id ?? '',
+    });
   } finally {
     button.disabled = false;
   }
@@ -308,9 +366,24 @@ function connect() {
   });
 }
 
-const sendTyped = (text, threadTs) => api('/api/command', { user: S.me, channel: viewing(), text, ...(threadTs ? { threadTs } : {}) });
-wireComposer({ form: $('composer'), input: $('composer-input'), hints: $('composer-hint'), usage: () => S.data, threadOf: () => undefined, send: sendTyped });
-wireComposer({ form: $('thread-composer'), input: $('thread-input'), hints: $('thread-hint'), usage: () => S.data, threadOf: () => S.thread, send: sendTyped });
+const sendTyped = (text, threadTs) =>
+  api('/api/command', { user: S.me, channel: viewing(), text, ...(threadTs ? { threadTs } : {}) });
+wireComposer({
+  form: $('composer'),
+  input: $('composer-input'),
+  hints: $('composer-hint'),
+  usage: () => S.data,
+  threadOf: () => undefined,
+  send: sendTyped,
+});
+wireComposer({
+  form: $('thread-composer'),
+  input: $('thread-input'),
+  hints: $('thread-hint'),
+  usage: () => S.data,
+  threadOf: () => S.thread,
+  send: sendTyped,
+});
 $('thread-close').addEventListener('click', () => {
   S.thread = null;
   renderThread();

@@ -1,16 +1,62 @@
 // Block Kit and mrkdwn as Slack renders them, built only with DOM nodes and textContent (never innerHTML).
 
 const EMOJI = {
-  white_check_mark: '✅', heavy_check_mark: '✔️', warning: '⚠️', x: '❌', no_entry_sign: '🚫', no_entry: '⛔',
-  lock: '🔒', unlock: '🔓', hourglass: '⌛', hourglass_flowing_sand: '⏳', wastebasket: '🗑️', thumbsup: '👍',
-  '+1': '👍', rocket: '🚀', repeat: '🔁', memo: '📝', mag: '🔍', leftwards_arrow_with_hook: '↩️',
-  double_vertical_bar: '⏸️', arrows_counterclockwise: '🔄', arrow_right: '➡️', information_source: 'ℹ️',
-  red_circle: '🔴', large_green_circle: '🟢', large_yellow_circle: '🟡', fire: '🔥', tada: '🎉', eyes: '👀',
-  floppy_disk: '💾', camera: '📷', stopwatch: '⏱️', bell: '🔔', construction: '🚧', question: '❓',
-  heavy_plus_sign: '➕', heavy_minus_sign: '➖', bulb: '💡', link: '🔗', scroll: '📜', rotating_light: '🚨',
+  white_check_mark: '✅',
+  heavy_check_mark: '✔️',
+  warning: '⚠️',
+  x: '❌',
+  no_entry_sign: '🚫',
+  no_entry: '⛔',
+  lock: '🔒',
+  unlock: '🔓',
+  hourglass: '⌛',
+  hourglass_flowing_sand: '⏳',
+  wastebasket: '🗑️',
+  thumbsup: '👍',
+  '+1': '👍',
+  rocket: '🚀',
+  repeat: '🔁',
+  memo: '📝',
+  mag: '🔍',
+  leftwards_arrow_with_hook: '↩️',
+  double_vertical_bar: '⏸️',
+  arrows_counterclockwise: '🔄',
+  arrow_right: '➡️',
+  information_source: 'ℹ️',
+  red_circle: '🔴',
+  large_green_circle: '🟢',
+  large_yellow_circle: '🟡',
+  fire: '🔥',
+  tada: '🎉',
+  eyes: '👀',
+  floppy_disk: '💾',
+  camera: '📷',
+  stopwatch: '⏱️',
+  bell: '🔔',
+  construction: '🚧',
+  question: '❓',
+  heavy_plus_sign: '➕',
+  heavy_minus_sign: '➖',
+  bulb: '💡',
+  link: '🔗',
+  scroll: '📜',
+  rotating_light: '🚨',
 };
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 const pad = (n) => String(n).padStart(2, '0');
 
 function ordinal(n) {
@@ -27,7 +73,13 @@ export function formatSlackDate(seconds, format, now = new Date()) {
   const d = new Date(seconds * 1000);
   const yesterday = new Date(now.getTime() - 86_400_000);
   const tomorrow = new Date(now.getTime() + 86_400_000);
-  const relative = sameDay(d, now) ? 'today' : sameDay(d, yesterday) ? 'yesterday' : sameDay(d, tomorrow) ? 'tomorrow' : undefined;
+  const relative = sameDay(d, now)
+    ? 'today'
+    : sameDay(d, yesterday)
+      ? 'yesterday'
+      : sameDay(d, tomorrow)
+        ? 'tomorrow'
+        : undefined;
   const month = MONTHS[d.getMonth()];
   const tokens = {
     date_num: `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`,
@@ -62,11 +114,16 @@ function safeHref(url) {
 function renderAngle(inner, ctx) {
   const [target, label] = splitOnce(inner, '|');
   if (target.startsWith('@')) return el('span', 'mention', `@${label || ctx.userName(target.slice(1))}`);
-  if (target.startsWith('#')) return el('span', 'mention channel-mention', `#${label || ctx.channelName(target.slice(1))}`);
+  if (target.startsWith('#'))
+    return el('span', 'mention channel-mention', `#${label || ctx.channelName(target.slice(1))}`);
   if (target.startsWith('!subteam^')) return el('span', 'mention', label || `@${ctx.groupHandle(target.slice(9))}`);
   if (target.startsWith('!date^')) {
     const [, seconds, format = '{date_short_pretty}'] = target.split('^');
-    const node = el('span', 'slack-date', Number.isFinite(Number(seconds)) ? formatSlackDate(Number(seconds), format) : label);
+    const node = el(
+      'span',
+      'slack-date',
+      Number.isFinite(Number(seconds)) ? formatSlackDate(Number(seconds), format) : label,
+    );
     node.title = label || '';
     return node;
   }
@@ -85,7 +142,8 @@ function splitOnce(text, sep) {
 }
 
 // Bold/italic/strike need a non-word character (or the start) before the opening mark, as in Slack.
-const INLINE = /(`[^`\n]+`)|(<[^<>\n]+>)|((?<![\w*])\*[^*\n]+\*(?![\w*]))|((?<![\w_])_[^_\n]+_(?![\w_]))|((?<![\w~])~[^~\n]+~(?![\w~]))|(:[a-z0-9_+-]+:)/g;
+const INLINE =
+  /(`[^`\n]+`)|(<[^<>\n]+>)|((?<![\w*])\*[^*\n]+\*(?![\w*]))|((?<![\w_])_[^_\n]+_(?![\w_]))|((?<![\w~])~[^~\n]+~(?![\w~]))|(:[a-z0-9_+-]+:)/g;
 
 function appendInline(parent, text, ctx) {
   let last = 0;

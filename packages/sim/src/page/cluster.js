@@ -23,10 +23,25 @@ const SHORT_KNOB = {
 const DEPLOYMENT_ONLY = new Set(['image-pull-failure', 'image-pull-recovers']);
 
 const TONE = {
-  STABLE: 'good', RUNNING: 'good', READY: 'good', DEPLOYED: 'good', SUSPENDED: 'muted', FINISHED: 'muted',
-  UPGRADING: 'busy', DEPLOYING: 'busy', DEPLOYED_NOT_READY: 'busy', CREATED: 'busy', RECONCILING: 'busy',
-  ROLLING_BACK: 'busy', CANCELLING: 'busy', RESTARTING: 'busy',
-  FAILED: 'bad', ERROR: 'bad', ROLLED_BACK: 'bad', MISSING: 'bad', FAILING: 'bad',
+  STABLE: 'good',
+  RUNNING: 'good',
+  READY: 'good',
+  DEPLOYED: 'good',
+  SUSPENDED: 'muted',
+  FINISHED: 'muted',
+  UPGRADING: 'busy',
+  DEPLOYING: 'busy',
+  DEPLOYED_NOT_READY: 'busy',
+  CREATED: 'busy',
+  RECONCILING: 'busy',
+  ROLLING_BACK: 'busy',
+  CANCELLING: 'busy',
+  RESTARTING: 'busy',
+  FAILED: 'bad',
+  ERROR: 'bad',
+  ROLLED_BACK: 'bad',
+  MISSING: 'bad',
+  FAILING: 'bad',
 };
 
 function chip(label, value) {
@@ -55,9 +70,16 @@ function rowNode(row, view) {
   node.dataset.kind = row.kind;
   if (row.cluster) node.dataset.cluster = row.cluster;
   const title = el('div', 'resource-title');
-  title.append(el('span', 'kind-badge', row.kind === 'FlinkSessionJob' ? 'session job' : 'deployment'), el('span', 'resource-name', row.name));
+  title.append(
+    el('span', 'kind-badge', row.kind === 'FlinkSessionJob' ? 'session job' : 'deployment'),
+    el('span', 'resource-name', row.name),
+  );
   if (row.generation !== undefined) {
-    const gen = el('span', 'generation', `gen ${row.generation}${row.observedGeneration !== undefined ? ` · observed ${row.observedGeneration}` : ''}`);
+    const gen = el(
+      'span',
+      'generation',
+      `gen ${row.generation}${row.observedGeneration !== undefined ? ` · observed ${row.observedGeneration}` : ''}`,
+    );
     title.append(gen);
   }
   node.append(title);
@@ -75,7 +97,8 @@ function rowNode(row, view) {
   fact(dl, 'desired', row.desiredState);
   fact(dl, 'last savepoint', savepointText(row.lastSavepoint));
   node.append(dl);
-  if (row.error) node.append(el('div', 'resource-error', row.error.length > 300 ? `${row.error.slice(0, 300)}…` : row.error));
+  if (row.error)
+    node.append(el('div', 'resource-error', row.error.length > 300 ? `${row.error.slice(0, 300)}…` : row.error));
   const knobs = el('div', 'knobs');
   for (const knob of view.knobs) {
     if (DEPLOYMENT_ONLY.has(knob.id) && row.kind === 'FlinkSessionJob') continue;
@@ -101,7 +124,12 @@ function clusterHeading(name) {
 
 /** Renders the panel (`view.shown`: only that cluster's rows); a row whose content changed flashes once. */
 export function renderCluster(container, rows, view) {
-  const previous = new Map([...container.querySelectorAll('.resource')].map((n) => [`${n.dataset.kind}:${n.dataset.target}`, n.dataset.signature]));
+  const previous = new Map(
+    [...container.querySelectorAll('.resource')].map((n) => [
+      `${n.dataset.kind}:${n.dataset.target}`,
+      n.dataset.signature,
+    ]),
+  );
   container.replaceChildren();
   let cluster;
   let namespace;

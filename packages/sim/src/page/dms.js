@@ -29,9 +29,13 @@ export function renderDmLink(container, { d, me, active, unread, onOpen }) {
 export function renderDms($, { d, me, items, build }) {
   const name = d.users.find((u) => u.id === me)?.name ?? me;
   $('channel-name').textContent = `● ${d.bot.name}`;
-  $('channel-topic').textContent = `Direct messages from the app to ${name} (${dmChannelOf(d, me)}), read-only; act as another person to see theirs.`;
+  $('channel-topic').textContent =
+    `Direct messages from the app to ${name} (${dmChannelOf(d, me)}), read-only; act as another person to see theirs.`;
   $('composer').hidden = true;
   const list = $('messages');
   renderList(list, items, build);
-  emptyNote(list, `No direct messages from ${d.bot.name} to ${name} yet. Approvers get one when an operation waits for them.`);
+  emptyNote(
+    list,
+    `No direct messages from ${d.bot.name} to ${name} yet. Approvers get one when an operation waits for them.`,
+  );
 }

@@ -31,7 +31,10 @@ function avatar(name, isBot) {
 export function messageNode(m, view) {
   const isBot = view.ephemeral || Boolean(m.bot_id);
   const author = view.ephemeral ? view.botName : isBot ? (m.bot_profile?.name ?? view.botName) : view.userName(m.user);
-  const node = el('div', `message${view.ephemeral ? ' ephemeral' : ''}${isBot ? ' from-bot' : ''}${view.highlight ? ' highlight' : ''}`);
+  const node = el(
+    'div',
+    `message${view.ephemeral ? ' ephemeral' : ''}${isBot ? ' from-bot' : ''}${view.highlight ? ' highlight' : ''}`,
+  );
   node.dataset.ts = m.ts;
   node.append(avatar(author, isBot));
   const body = el('div', 'message-body');
@@ -47,7 +50,8 @@ export function messageNode(m, view) {
     body.append(only);
   }
   const content = el('div', 'content');
-  if (Array.isArray(m.blocks) && m.blocks.length > 0) content.append(renderBlocks(m.blocks, { ...view.ctx, message: m }));
+  if (Array.isArray(m.blocks) && m.blocks.length > 0)
+    content.append(renderBlocks(m.blocks, { ...view.ctx, message: m }));
   else content.append(renderMrkdwn(m.text ?? '', view.ctx));
   body.append(content);
   if (view.showReplies && (m.reply_count ?? 0) > 0) {

@@ -42,9 +42,23 @@ const BLOCK_KEYS: Record<string, readonly string[]> = {
 const TEXT_KEYS = ['type', 'text', 'emoji', 'verbatim'];
 const BUTTON_KEYS = ['type', 'text', 'action_id', 'url', 'value', 'style', 'confirm', 'accessibility_label'];
 const INTERACTIVE_ELEMENTS = new Set([
-  'button', 'static_select', 'external_select', 'users_select', 'conversations_select', 'channels_select',
-  'multi_static_select', 'multi_external_select', 'multi_users_select', 'multi_conversations_select',
-  'multi_channels_select', 'overflow', 'datepicker', 'timepicker', 'datetimepicker', 'checkboxes', 'radio_buttons',
+  'button',
+  'static_select',
+  'external_select',
+  'users_select',
+  'conversations_select',
+  'channels_select',
+  'multi_static_select',
+  'multi_external_select',
+  'multi_users_select',
+  'multi_conversations_select',
+  'multi_channels_select',
+  'overflow',
+  'datepicker',
+  'timepicker',
+  'datetimepicker',
+  'checkboxes',
+  'radio_buttons',
   'workflow_button',
 ]);
 
@@ -77,7 +91,8 @@ class Checker {
   text(v: unknown, pointer: string, max: number, types: readonly string[] = ['plain_text', 'mrkdwn']): void {
     if (!isObj(v)) return this.fail('must provide an object', pointer);
     this.onlyKeys(v, TEXT_KEYS, pointer);
-    if (typeof v.type !== 'string' || !types.includes(v.type)) this.fail('must be a valid enum value', `${pointer}/type`);
+    if (typeof v.type !== 'string' || !types.includes(v.type))
+      this.fail('must be a valid enum value', `${pointer}/type`);
     if (typeof v.text !== 'string') return this.fail('missing required field: text', pointer);
     if (v.text.length === 0) this.fail('must be more than 0 characters', `${pointer}/text`);
     this.maxLen(v.text, max, `${pointer}/text`);
@@ -139,7 +154,8 @@ class Checker {
   }
 
   image(e: Obj, pointer: string): void {
-    if (typeof e.image_url !== 'string' && !isObj(e.slack_file)) this.fail('missing required field: image_url', pointer);
+    if (typeof e.image_url !== 'string' && !isObj(e.slack_file))
+      this.fail('missing required field: image_url', pointer);
     if (typeof e.image_url === 'string') this.maxLen(e.image_url, L.imageUrl, `${pointer}/image_url`);
     if (typeof e.alt_text !== 'string') this.fail('missing required field: alt_text', pointer);
     else this.maxLen(e.alt_text, L.altText, `${pointer}/alt_text`);
@@ -209,6 +225,7 @@ export function validateBlocks(blocks: unknown, surface: 'message' | 'view' = 'm
     c.fail(`cumulative markdown text must be less than ${L.markdownText + 1} characters`, '/blocks');
   }
   if (c.errors.length > 0) return { ok: false, error: 'invalid_blocks', errors: c.errors };
-  if (surface === 'message' && blocksCharCount(blocks) > L.totalChars) return { ok: false, error: 'msg_blocks_too_long' };
+  if (surface === 'message' && blocksCharCount(blocks) > L.totalChars)
+    return { ok: false, error: 'msg_blocks_too_long' };
   return { ok: true };
 }

@@ -27,16 +27,22 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
 export function checkBlocks(blocks: unknown): { ok: true } | { ok: false; body: SlackBody } {
   const verdict = validateBlocks(blocks);
   if (verdict.ok) return verdict;
-  const extra = verdict.errors === undefined
-    ? {}
-    : { errors: verdict.errors, response_metadata: { messages: verdict.errors.map((e) => `[ERROR] ${e}`) } };
+  const extra =
+    verdict.errors === undefined
+      ? {}
+      : { errors: verdict.errors, response_metadata: { messages: verdict.errors.map((e) => `[ERROR] ${e}`) } };
   return { ok: false, body: fail(verdict.error, extra) };
 }
 
 function checkMetadata(value: unknown): SlackBody | SlackMetadata {
   if (!isObj(value)) return fail('invalid_metadata_format');
   const { event_type: type, event_payload: payload } = value;
-  if (typeof type !== 'string' || type === '' || !isObj(payload) || Object.keys(value).some((k) => !['event_type', 'event_payload'].includes(k))) {
+  if (
+    typeof type !== 'string' ||
+    type === '' ||
+    !isObj(payload) ||
+    Object.keys(value).some((k) => !['event_type', 'event_payload'].includes(k))
+  ) {
     return fail('invalid_metadata_schema', {
       response_metadata: { messages: ['[ERROR] metadata needs a string event_type and an object event_payload'] },
     });
@@ -66,7 +72,8 @@ export function readContent(args: Args, requireContent: boolean): ContentResult 
     if ('ok' in metadata) return { ok: false, body: metadata };
     content.metadata = metadata;
   }
-  const empty = content.text === undefined && (content.blocks ?? []).length === 0 && (content.attachments ?? []).length === 0;
+  const empty =
+    content.text === undefined && (content.blocks ?? []).length === 0 && (content.attachments ?? []).length === 0;
   if (requireContent && empty) return { ok: false, body: fail('no_text') };
   return { ok: true, content };
 }

@@ -31,13 +31,26 @@ export function appHomeOpenedBody(bot: BotIdentity, user: string, nowMs: number,
 }
 
 /** POSTs a signed Events API body (JSON, signed over the exact string) and reports the status and how long the app took. */
-export async function deliverEvent(target: SimEventTarget, body: string, nowMs: number): Promise<{ status: number; ms: number }> {
+export async function deliverEvent(
+  target: SimEventTarget,
+  body: string,
+  nowMs: number,
+): Promise<{ status: number; ms: number }> {
   const ts = String(Math.floor(nowMs / 1000));
   const signature = `v0=${createHmac('sha256', target.signingSecret).update(`v0:${ts}:${body}`).digest('hex')}`;
   const started = performance.now();
-  const headers = { 'content-type': 'application/json', 'x-slack-request-timestamp': ts, 'x-slack-signature': signature };
+  const headers = {
+    'content-type': 'application/json',
+    'x-slack-request-timestamp': ts,
+    'x-slack-signature': signature,
+  };
   try {
-    const res = await fetch(target.url, { method: 'POST', body, headers, signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS) });
+    const res = await fetch(target.url, {
+      method: 'POST',
+      body,
+      headers,
+      signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+    });
     await res.text();
     return { status: res.status, ms: performance.now() - started };
   } catch {

@@ -3,9 +3,7 @@ import { isSimMethod, SIM_METHODS } from './methods.js';
 import type { SimFaults } from './types.js';
 
 export type Fault =
-  | { kind: 'ratelimited'; retryAfterSec: number }
-  | { kind: 'failed'; error: string }
-  | { kind: 'timeout' };
+  { kind: 'ratelimited'; retryAfterSec: number } | { kind: 'failed'; error: string } | { kind: 'timeout' };
 
 type Pending = Fault & { remaining: number };
 
@@ -14,12 +12,15 @@ const OTHER_METHODS = ['apps.connections.open'];
 
 function checkMethod(method: string): void {
   if (!isSimMethod(method) && !OTHER_METHODS.includes(method)) {
-    throw new Error(`simulated Slack: no method ${JSON.stringify(method)} to inject a fault into; known: ${[...SIM_METHODS, ...OTHER_METHODS].join(', ')}`);
+    throw new Error(
+      `simulated Slack: no method ${JSON.stringify(method)} to inject a fault into; known: ${[...SIM_METHODS, ...OTHER_METHODS].join(', ')}`,
+    );
   }
 }
 
 function checkCount(name: string, value: number): void {
-  if (!Number.isInteger(value) || value < 1) throw new Error(`simulated Slack: ${name} must be a positive integer (got ${value})`);
+  if (!Number.isInteger(value) || value < 1)
+    throw new Error(`simulated Slack: ${name} must be a positive integer (got ${value})`);
 }
 
 /** Faults for one method apply in the order they were registered. */
@@ -41,7 +42,9 @@ export class FaultPlan implements SimFaults {
 
   failNext(method: string, error: string, times = 1): void {
     if (typeof error !== 'string' || !/^[a-z0-9_]+$/.test(error)) {
-      throw new Error(`simulated Slack: the error must be a Slack error code such as not_in_channel (got ${JSON.stringify(error)})`);
+      throw new Error(
+        `simulated Slack: the error must be a Slack error code such as not_in_channel (got ${JSON.stringify(error)})`,
+      );
     }
     this.add(method, { kind: 'failed', error }, times);
   }

@@ -11,9 +11,27 @@ const MAX_MPIM_USERS = 8;
 /** The IM object `return_im` asks for, as Slack shapes it. */
 function imObject(ws: Workspace, channel: SimChannel): Record<string, unknown> {
   if (channel.is_mpim === true) {
-    return { id: channel.id, name: channel.name, is_mpim: true, is_group: false, is_im: false, is_private: true, members: [...(channel.members ?? [])], created: 1_700_000_000, creator: ws.bot.botUserId };
+    return {
+      id: channel.id,
+      name: channel.name,
+      is_mpim: true,
+      is_group: false,
+      is_im: false,
+      is_private: true,
+      members: [...(channel.members ?? [])],
+      created: 1_700_000_000,
+      creator: ws.bot.botUserId,
+    };
   }
-  return { id: channel.id, created: 1_700_000_000, is_im: true, is_org_shared: false, user: channel.user, is_user_deleted: false, priority: 0 };
+  return {
+    id: channel.id,
+    created: 1_700_000_000,
+    is_im: true,
+    is_org_shared: false,
+    user: channel.user,
+    is_user_deleted: false,
+    priority: 0,
+  };
 }
 
 function opened(ws: Workspace, channel: SimChannel, created: boolean, full: boolean): SlackBody {

@@ -110,7 +110,19 @@ export const replies: Handler = (args, { ws }) => {
 export const conversationsInfo: Handler = (args, { ws }) => {
   const channel = ws.findChannel(str(args, 'channel'));
   if (channel === undefined) return fail('channel_not_found');
-  if (channel.is_im === true) return { ok: true, channel: { id: channel.id, created: 1_700_000_000, is_im: true, is_org_shared: false, user: channel.user, is_user_deleted: false, is_open: true } };
+  if (channel.is_im === true)
+    return {
+      ok: true,
+      channel: {
+        id: channel.id,
+        created: 1_700_000_000,
+        is_im: true,
+        is_org_shared: false,
+        user: channel.user,
+        is_user_deleted: false,
+        is_open: true,
+      },
+    };
   const isPrivate = channel.is_private === true;
   const members = channel.members ?? [...ws.users.keys()].filter((u) => u !== ws.bot.botUserId);
   return {
@@ -154,7 +166,12 @@ export const usersInfo: Handler = (args, { ws }) => {
       is_owner: false,
       is_bot: user.is_bot === true,
       is_app_user: false,
-      profile: { real_name: realName, real_name_normalized: realName, display_name: user.name, team: user.team_id ?? ws.bot.teamId },
+      profile: {
+        real_name: realName,
+        real_name_normalized: realName,
+        display_name: user.name,
+        team: user.team_id ?? ws.bot.teamId,
+      },
     },
   };
 };

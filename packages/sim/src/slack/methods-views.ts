@@ -20,13 +20,20 @@ function invalid(messages: string[]): ReturnType<Handler> {
 function viewProblems(view: Record<string, unknown>): string[] {
   const problems: string[] = [];
   if (view.type !== 'home') problems.push('must be a valid enum value [json-pointer:/view/type]');
-  for (const key of Object.keys(view)) if (!VIEW_KEYS.includes(key)) problems.push(`invalid additional property: ${key} [json-pointer:/view]`);
+  for (const key of Object.keys(view))
+    if (!VIEW_KEYS.includes(key)) problems.push(`invalid additional property: ${key} [json-pointer:/view]`);
   if (typeof view.private_metadata === 'string' && view.private_metadata.length > 3000) {
     problems.push('must be less than 3001 characters [json-pointer:/view/private_metadata]');
   }
   const verdict = validateBlocks(view.blocks, 'view');
-  if (!verdict.ok) problems.push(...(verdict.errors ?? [`${verdict.error} [json-pointer:/view/blocks]`]).map((e) => e.replace('[json-pointer:/blocks', '[json-pointer:/view/blocks')));
-  if (JSON.stringify(view).length > MAX_VIEW_BYTES) problems.push(`the view is larger than ${MAX_VIEW_BYTES} bytes [json-pointer:/view]`);
+  if (!verdict.ok)
+    problems.push(
+      ...(verdict.errors ?? [`${verdict.error} [json-pointer:/view/blocks]`]).map((e) =>
+        e.replace('[json-pointer:/blocks', '[json-pointer:/view/blocks'),
+      ),
+    );
+  if (JSON.stringify(view).length > MAX_VIEW_BYTES)
+    problems.push(`the view is larger than ${MAX_VIEW_BYTES} bytes [json-pointer:/view]`);
   return problems;
 }
 
@@ -53,5 +60,15 @@ export const viewsPublish: Handler = (args, { ws }) => {
     publishedAt: Date.now(),
   };
   ws.homes.set(user, published);
-  return { ok: true, view: { id: published.id, team_id: ws.bot.teamId, app_id: ws.bot.appId, bot_id: ws.bot.botId, hash: published.hash, ...published.view } };
+  return {
+    ok: true,
+    view: {
+      id: published.id,
+      team_id: ws.bot.teamId,
+      app_id: ws.bot.appId,
+      bot_id: ws.bot.botId,
+      hash: published.hash,
+      ...published.view,
+    },
+  };
 };

@@ -32,7 +32,8 @@ export class ResponseUrls {
 
   issue(id: string | undefined, context: ResponseUrlContext): string {
     const key = id ?? randomBytes(9).toString('base64url');
-    if (!/^[A-Za-z0-9_-]{1,128}$/.test(key)) throw new Error(`response_url id must be 1-128 letters, digits, _ or - (got ${JSON.stringify(key)})`);
+    if (!/^[A-Za-z0-9_-]{1,128}$/.test(key))
+      throw new Error(`response_url id must be 1-128 letters, digits, _ or - (got ${JSON.stringify(key)})`);
     this.issued.set(key, { context: { ...context }, issuedAt: this.opts.now(), uses: 0 });
     return key;
   }
@@ -56,7 +57,11 @@ export class ResponseUrls {
     const hasContent = typeof body.text === 'string' || (Array.isArray(body.blocks) && body.blocks.length > 0);
     if (!hasContent && body.delete_original !== true) return refuse(400, 'no_text');
     this.apply(entry.context, body);
-    return { status: 200, text: 'ok', recorded: { id, at, status: 200, body, use: entry.uses, context: { ...entry.context } } };
+    return {
+      status: 200,
+      text: 'ok',
+      recorded: { id, at, status: 200, body, use: entry.uses, context: { ...entry.context } },
+    };
   }
 
   /** Makes the reply visible where Slack would show it. */

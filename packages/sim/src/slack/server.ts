@@ -71,7 +71,12 @@ class SimSlackServer implements SimSlack {
   private readonly responseUrls: ResponseUrls;
   private readonly ctx: MethodContext;
   private readonly now: () => number;
-  private readonly listeners: Listeners = { call: new Set(), message: new Set(), response: new Set(), socket: new Set() };
+  private readonly listeners: Listeners = {
+    call: new Set(),
+    message: new Set(),
+    response: new Set(),
+    socket: new Set(),
+  };
   /** Requests a timeout fault keeps unanswered until the client gives up or the simulator closes. */
   private readonly held = new Set<ServerResponse>();
   private readonly server: Server;
@@ -97,7 +102,8 @@ class SimSlackServer implements SimSlack {
     opts.channels?.forEach((c) => this.ws.addChannel(c));
     opts.usergroups?.forEach((g) => this.ws.addUsergroup(g));
     const perMinute = { ...DEFAULT_RATE_LIMITS } as Record<string, number>;
-    for (const [method, limit] of Object.entries(opts.rateLimits ?? {})) if (limit !== undefined) perMinute[method] = limit;
+    for (const [method, limit] of Object.entries(opts.rateLimits ?? {}))
+      if (limit !== undefined) perMinute[method] = limit;
     this.limiter = new RateLimiter({
       perMinute,
       postPerChannelPerSecond: opts.chatPostMessagePerChannelPerSecond ?? 1,
@@ -112,12 +118,16 @@ class SimSlackServer implements SimSlack {
     });
     this.ctx = { ws: this.ws, permalinkBase: opts.permalinkBase ?? `https://${teamDomain}.slack.com` };
     this.socket = new SimSocketServer(
-      { ...(opts.appToken === undefined ? {} : { appToken: opts.appToken }), ...(opts.socketPingIntervalMs === undefined ? {} : { pingIntervalMs: opts.socketPingIntervalMs }) },
+      {
+        ...(opts.appToken === undefined ? {} : { appToken: opts.appToken }),
+        ...(opts.socketPingIntervalMs === undefined ? {} : { pingIntervalMs: opts.socketPingIntervalMs }),
+      },
       { appId: this.ws.bot.appId, now: this.now, emit: (event) => this.emit('socket', event) },
     );
     this.server = createServer((req, res) => {
       this.handle(req, res).catch((error: unknown) => {
-        if (!res.headersSent) res.writeHead(error instanceof BodyTooLarge ? 413 : 500, { 'content-type': 'text/plain' });
+        if (!res.headersSent)
+          res.writeHead(error instanceof BodyTooLarge ? 413 : 500, { 'content-type': 'text/plain' });
         res.end(error instanceof BodyTooLarge ? 'request_too_large' : 'internal_error');
       });
     });
@@ -239,7 +249,12 @@ class SimSlackServer implements SimSlack {
   waitFor<T>(predicate: () => T | undefined | null | false, timeoutMs = 5000): Promise<T> {
     const events: SimSlackEvent[] = ['call', 'message', 'response', 'socket'];
     const subscribe = (check: () => void): (() => void)[] => events.map((e) => this.on(e, check));
-    return waitUntil(predicate, subscribe, timeoutMs, () => `simulated Slack: waitFor gave up after ${timeoutMs} ms (${this.calls.length} calls recorded)`);
+    return waitUntil(
+      predicate,
+      subscribe,
+      timeoutMs,
+      () => `simulated Slack: waitFor gave up after ${timeoutMs} ms (${this.calls.length} calls recorded)`,
+    );
   }
 
   /** A channel's id by id or name; a user id stands for the app's DM with them (opened or not). */
@@ -303,7 +318,9 @@ class SimSlackServer implements SimSlack {
     const body = appHomeOpenedBody(this.ws.bot, user, this.now(), this.ws.homes.get(user)?.id);
     if (app !== 'socket') return deliverEvent(app, body, this.now());
     const started = performance.now();
-    await this.socket.deliver('events_api', JSON.parse(body) as Record<string, unknown>, { timeoutMs: SOCKET_EVENT_TIMEOUT_MS });
+    await this.socket.deliver('events_api', JSON.parse(body) as Record<string, unknown>, {
+      timeoutMs: SOCKET_EVENT_TIMEOUT_MS,
+    });
     return { status: 200, ms: performance.now() - started };
   }
 

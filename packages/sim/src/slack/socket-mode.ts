@@ -96,7 +96,11 @@ export class SimSocketServer implements SimSocketMode {
     return { ok: true, url: `${this.baseUrl}${LINK_PATH}?ticket=${ticket}&app_id=${this.deps.appId}` };
   }
 
-  deliver(type: SimSocketEnvelopeType, payload: Record<string, unknown>, options: { timeoutMs?: number } = {}): Promise<SimSocketAck> {
+  deliver(
+    type: SimSocketEnvelopeType,
+    payload: Record<string, unknown>,
+    options: { timeoutMs?: number } = {},
+  ): Promise<SimSocketAck> {
     const delivery: SimSocketDelivery = {
       envelopeId: randomUUID(),
       type,
@@ -115,7 +119,12 @@ export class SimSocketServer implements SimSocketMode {
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(
-        () => reject(new Error(`simulated Slack: envelope ${delivery.envelopeId} (${type}) not acknowledged within ${timeoutMs} ms (${delivery.sends.length} sends)`)),
+        () =>
+          reject(
+            new Error(
+              `simulated Slack: envelope ${delivery.envelopeId} (${type}) not acknowledged within ${timeoutMs} ms (${delivery.sends.length} sends)`,
+            ),
+          ),
         timeoutMs,
       );
     });
@@ -165,7 +174,11 @@ export class SimSocketServer implements SimSocketMode {
       const poll = setInterval(check, 20);
       const timer = setTimeout(() => {
         clearInterval(poll);
-        reject(new Error(`simulated Slack: ${this.connectionCount} Socket Mode connection(s) after ${timeoutMs} ms, wanted ${count}`));
+        reject(
+          new Error(
+            `simulated Slack: ${this.connectionCount} Socket Mode connection(s) after ${timeoutMs} ms, wanted ${count}`,
+          ),
+        );
       }, timeoutMs);
       check();
     });
@@ -239,7 +252,10 @@ export class SimSocketServer implements SimSocketMode {
       this.deps.emit({ kind: 'stray-ack', connection: c.id, envelopeId: message.envelope_id, at });
       return;
     }
-    const payload = message.payload !== null && typeof message.payload === 'object' ? (message.payload as Record<string, unknown>) : {};
+    const payload =
+      message.payload !== null && typeof message.payload === 'object'
+        ? (message.payload as Record<string, unknown>)
+        : {};
     const ack: SimSocketAck = {
       envelopeId: message.envelope_id,
       type: pending.delivery.type,
@@ -285,7 +301,9 @@ export class SimSocketServer implements SimSocketMode {
         type: p.delivery.type,
         payload: p.delivery.payload,
         accepts_response_payload: p.delivery.acceptsResponsePayload,
-        ...(p.delivery.type === 'events_api' ? { retry_attempt: attempt, retry_reason: attempt === 0 ? '' : 'timeout' } : {}),
+        ...(p.delivery.type === 'events_api'
+          ? { retry_attempt: attempt, retry_reason: attempt === 0 ? '' : 'timeout' }
+          : {}),
       });
       this.deps.emit({ kind: 'sent', connection: c.id, envelopeId: p.delivery.envelopeId, at: this.deps.now() });
       if (this.dropsAfterSend > 0) {

@@ -85,8 +85,13 @@ export class Workspace {
    */
   findChannel(ref: string | undefined, open = false): SimChannel | undefined {
     if (ref === undefined) return undefined;
-    if (this.users.has(ref) && ref !== this.bot.botUserId) return open ? this.openDm(ref).channel : this.channels.get(this.dmId(ref));
-    const found = this.channels.get(ref) ?? [...this.channels.values()].find((c) => c.is_im !== true && c.is_mpim !== true && c.name === ref.replace(/^#/, ''));
+    if (this.users.has(ref) && ref !== this.bot.botUserId)
+      return open ? this.openDm(ref).channel : this.channels.get(this.dmId(ref));
+    const found =
+      this.channels.get(ref) ??
+      [...this.channels.values()].find(
+        (c) => c.is_im !== true && c.is_mpim !== true && c.name === ref.replace(/^#/, ''),
+      );
     if (found?.is_private === true && found.botMember === false) return undefined;
     return found;
   }
@@ -108,11 +113,19 @@ export class Workspace {
   /** A group DM of the app with `users` (2 to 8 people, in that order): one per set of people. */
   openMpim(users: string[]): { channel: SimChannel; created: boolean } {
     const key = [...users].sort().join(',');
-    const existing = [...this.channels.values()].find((c) => c.is_mpim === true && [...(c.members ?? [])].sort().join(',') === key);
+    const existing = [...this.channels.values()].find(
+      (c) => c.is_mpim === true && [...(c.members ?? [])].sort().join(',') === key,
+    );
     if (existing !== undefined) return { channel: existing, created: false };
     const id = `G${String(this.channels.size + 1).padStart(4, '0')}MPIM`;
     const names = users.map((u) => this.users.get(u)?.name ?? u.toLowerCase());
-    const channel: SimChannel = { id, name: `mpdm-${names.join('--')}-1`, members: [...users], is_private: true, is_mpim: true };
+    const channel: SimChannel = {
+      id,
+      name: `mpdm-${names.join('--')}-1`,
+      members: [...users],
+      is_private: true,
+      is_mpim: true,
+    };
     this.channels.set(id, channel);
     return { channel, created: true };
   }
@@ -176,7 +189,11 @@ export class Workspace {
     return message;
   }
 
-  update(channel: string, ts: string, change: { text?: string; blocks?: unknown[]; metadata?: SlackMetadata }): SimMessage {
+  update(
+    channel: string,
+    ts: string,
+    change: { text?: string; blocks?: unknown[]; metadata?: SlackMetadata },
+  ): SimMessage {
     const message = this.find(channel, ts);
     if (message === undefined) throw new Error(`no message ${channel}/${ts}`);
     if (change.text !== undefined) message.text = change.text;
@@ -227,6 +244,8 @@ export class Workspace {
 
 function checkId(what: string, id: unknown): void {
   if (typeof id !== 'string' || !ID_PATTERN.test(id)) {
-    throw new Error(`simulated Slack: ${what} id must look like a Slack id (upper-case letters and digits), got ${JSON.stringify(id)}`);
+    throw new Error(
+      `simulated Slack: ${what} id must look like a Slack id (upper-case letters and digits), got ${JSON.stringify(id)}`,
+    );
   }
 }

@@ -134,7 +134,11 @@ export interface SimSocketMode {
    * Queues an envelope for one open connection (or the next one to open); resolves with its ack. Sent again on
    * the next connection while unacknowledged when its link goes. `timeoutMs`: reject when no ack came by then.
    */
-  deliver(type: SimSocketEnvelopeType, payload: Record<string, unknown>, options?: { timeoutMs?: number }): Promise<SimSocketAck>;
+  deliver(
+    type: SimSocketEnvelopeType,
+    payload: Record<string, unknown>,
+    options?: { timeoutMs?: number },
+  ): Promise<SimSocketAck>;
   /** Sends `disconnect` on every open connection, and closes each after `graceMs` if the app has not (default 1 s, 10 s for `warning`). Returns how many. */
   disconnect(reason?: SocketDisconnectReason, options?: { graceMs?: number }): number;
   /** Cuts every connection at once, no close frame (a lost TCP connection). Returns how many. */

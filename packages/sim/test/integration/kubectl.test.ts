@@ -25,9 +25,17 @@ let baseArgs: string[];
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'kubectl-sim-'));
   store = new SimStore({ validate: validateSpec });
-  store.create('flinkdeployments', flinkDeployment('orders', NS, { status: { lifecycleState: 'STABLE', jobStatus: { state: 'RUNNING' } } }));
+  store.create(
+    'flinkdeployments',
+    flinkDeployment('orders', NS, { status: { lifecycleState: 'STABLE', jobStatus: { state: 'RUNNING' } } }),
+  );
   store.create('flinkdeployments', flinkDeployment('payments', NS));
-  store.create('flinkdeployments', flinkDeployment('orders', 'streaming-dev', { status: { lifecycleState: 'SUSPENDED', jobStatus: { state: 'FINISHED' } } }));
+  store.create(
+    'flinkdeployments',
+    flinkDeployment('orders', 'streaming-dev', {
+      status: { lifecycleState: 'SUSPENDED', jobStatus: { state: 'FINISHED' } },
+    }),
+  );
   server = await startSimApiServer({ store });
   const kubeconfig = join(dir, 'kubeconfig');
   await writeKubeconfig(kubeconfig, server.url);
@@ -46,12 +54,17 @@ async function kubectl(...args: string[]): Promise<string> {
     return stdout;
   } catch (error) {
     const e = error as { code?: string; stderr?: string; message: string };
-    if (e.code === 'ENOENT') throw new Error(`kubectl not found (${KUBECTL}); install it or set KUBECTL to its path`, { cause: error });
+    if (e.code === 'ENOENT')
+      throw new Error(`kubectl not found (${KUBECTL}); install it or set KUBECTL to its path`, { cause: error });
     throw new Error(`kubectl ${args.join(' ')} failed: ${e.stderr ?? e.message}`, { cause: error });
   }
 }
 
-const rows = (out: string) => out.trim().split('\n').map((line) => line.trim().split(/\s{2,}/));
+const rows = (out: string) =>
+  out
+    .trim()
+    .split('\n')
+    .map((line) => line.trim().split(/\s{2,}/));
 
 describe('kubectl against the simulated API server', () => {
   it('get flinkdeployments -A prints the CRD printer columns for every namespace', async () => {
@@ -71,12 +84,24 @@ describe('kubectl against the simulated API server', () => {
   });
 
   it('the short name flinkdep resolves through discovery', async () => {
-    expect(await kubectl('get', 'flinkdep', 'payments', '-n', NS, '-o', 'name')).toBe('flinkdeployment.flink.apache.org/payments\n');
+    expect(await kubectl('get', 'flinkdep', 'payments', '-n', NS, '-o', 'name')).toBe(
+      'flinkdeployment.flink.apache.org/payments\n',
+    );
   });
 
   it('patch --type merge changes the spec and moves the generation', async () => {
     const before = store.get('flinkdeployments', NS, 'payments');
-    const out = await kubectl('patch', 'flinkdeployment', 'payments', '-n', NS, '--type', 'merge', '-p', '{"spec":{"job":{"parallelism":3}}}');
+    const out = await kubectl(
+      'patch',
+      'flinkdeployment',
+      'payments',
+      '-n',
+      NS,
+      '--type',
+      'merge',
+      '-p',
+      '{"spec":{"job":{"parallelism":3}}}',
+    );
     expect(out.trim()).toBe('flinkdeployment.flink.apache.org/payments patched');
     const after = store.get('flinkdeployments', NS, 'payments');
     expect(after?.spec?.job).toMatchObject({ parallelism: 3 });
@@ -102,9 +127,15 @@ describe('kubectl against the simulated API server', () => {
       expect(await lines.next()).toMatch(/^orders\s+RUNNING\s+STABLE$/);
       // kubectl suppresses the synthetic ADDED event of a single-object watch, so change only once it watches.
       await watching;
-      store.update('flinkdeployments', NS, 'orders', (o) => ({ ...o, status: { lifecycleState: 'UPGRADING', jobStatus: { state: 'RECONCILING' } } }), {
-        subresource: 'status',
-      });
+      store.update(
+        'flinkdeployments',
+        NS,
+        'orders',
+        (o) => ({ ...o, status: { lifecycleState: 'UPGRADING', jobStatus: { state: 'RECONCILING' } } }),
+        {
+          subresource: 'status',
+        },
+      );
       expect(await lines.next()).toMatch(/^orders\s+RECONCILING\s+UPGRADING$/);
     } finally {
       stopListening();

@@ -17,8 +17,12 @@ afterEach(async () => {
 });
 
 const scaleTo = (parallelism: number) =>
-  sim.custom.patchNamespacedCustomObject({ ...fd, name: 'orders', body: { spec: { job: { parallelism } } } }, MERGE_PATCH) as Promise<KubeObject>;
-const parallelism = () => (sim.store.get('flinkdeployments', NS, 'orders')?.spec?.job as { parallelism: number }).parallelism;
+  sim.custom.patchNamespacedCustomObject(
+    { ...fd, name: 'orders', body: { spec: { job: { parallelism } } } },
+    MERGE_PATCH,
+  ) as Promise<KubeObject>;
+const parallelism = () =>
+  (sim.store.get('flinkdeployments', NS, 'orders')?.spec?.job as { parallelism: number }).parallelism;
 
 describe('fault injection', () => {
   it('lose-response applies the write, then the client sees a socket error rather than an API answer', async () => {
@@ -61,7 +65,8 @@ describe('fault injection', () => {
   it('a fault hits only the next `times` matching requests and ignores others', async () => {
     sim.server.faults.inject({ kind: 'error-500', verb: 'get', name: 'orders', times: 2 });
     await expect(sim.custom.listNamespacedCustomObject(fd)).resolves.toBeDefined();
-    for (let i = 0; i < 2; i++) expect((await apiFailure(() => sim.custom.getNamespacedCustomObject({ ...fd, name: 'orders' }))).code).toBe(500);
+    for (let i = 0; i < 2; i++)
+      expect((await apiFailure(() => sim.custom.getNamespacedCustomObject({ ...fd, name: 'orders' }))).code).toBe(500);
     await expect(sim.custom.getNamespacedCustomObject({ ...fd, name: 'orders' })).resolves.toBeDefined();
     expect(sim.server.faults.list()).toEqual([]);
   });
@@ -78,9 +83,21 @@ describe('fault injection', () => {
   });
 
   it.each([
-    ['list flink deployments', () => sim.custom.listNamespacedCustomObject(fd), 'flinkdeployments.flink.apache.org is forbidden: User "system:serviceaccount:ops:bot" cannot list resource "flinkdeployments" in API group "flink.apache.org" in the namespace "streaming-prod"'],
-    ['list events', () => sim.core.listNamespacedEvent({ namespace: NS }), 'events is forbidden: User "system:serviceaccount:ops:bot" cannot list resource "events" in API group "" in the namespace "streaming-prod"'],
-    ['patch status', () => sim.custom.patchNamespacedCustomObjectStatus({ ...fd, name: 'orders', body: { status: {} } }, MERGE_PATCH), 'flinkdeployments.flink.apache.org "orders" is forbidden: User "system:serviceaccount:ops:bot" cannot patch resource "flinkdeployments/status" in API group "flink.apache.org" in the namespace "streaming-prod"'],
+    [
+      'list flink deployments',
+      () => sim.custom.listNamespacedCustomObject(fd),
+      'flinkdeployments.flink.apache.org is forbidden: User "system:serviceaccount:ops:bot" cannot list resource "flinkdeployments" in API group "flink.apache.org" in the namespace "streaming-prod"',
+    ],
+    [
+      'list events',
+      () => sim.core.listNamespacedEvent({ namespace: NS }),
+      'events is forbidden: User "system:serviceaccount:ops:bot" cannot list resource "events" in API group "" in the namespace "streaming-prod"',
+    ],
+    [
+      'patch status',
+      () => sim.custom.patchNamespacedCustomObjectStatus({ ...fd, name: 'orders', body: { status: {} } }, MERGE_PATCH),
+      'flinkdeployments.flink.apache.org "orders" is forbidden: User "system:serviceaccount:ops:bot" cannot patch resource "flinkdeployments/status" in API group "flink.apache.org" in the namespace "streaming-prod"',
+    ],
   ])('forbidNamespace denies %s with the real RBAC message', async (_label, call, message) => {
     sim.server.faults.forbidNamespace(NS, 'system:serviceaccount:ops:bot');
     const failure = await apiFailure(call);
@@ -91,7 +108,11 @@ describe('fault injection', () => {
 
   it('the admin endpoint adds, lists and clears faults and refuses a malformed one', async () => {
     const post = (body: unknown) =>
-      fetch(`${sim.server.url}/sim/faults`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      fetch(`${sim.server.url}/sim/faults`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     expect((await post({ kind: 'error-500', resource: 'flinkdeployments', times: 3 })).status).toBe(201);
     const listed = (await (await fetch(`${sim.server.url}/sim/faults`)).json()) as { faults: { remaining: number }[] };
     expect(listed.faults).toEqual([expect.objectContaining({ kind: 'error-500', remaining: 3 })]);
@@ -128,7 +149,9 @@ describe('fault injection', () => {
     // Two delayed gets: the second finishes after the first (abandoned) one has been answered into a closed socket.
     sim.server.faults.inject({ kind: 'delay', ms: 100, verb: 'get', name: 'orders', times: 2 });
     const controller = new AbortController();
-    const pending = fetch(`${sim.server.url}/apis/flink.apache.org/v1beta1/namespaces/${NS}/flinkdeployments/orders`, { signal: controller.signal });
+    const pending = fetch(`${sim.server.url}/apis/flink.apache.org/v1beta1/namespaces/${NS}/flinkdeployments/orders`, {
+      signal: controller.signal,
+    });
     controller.abort();
     await expect(pending).rejects.toThrow();
     await expect(sim.custom.getNamespacedCustomObject({ ...fd, name: 'orders' })).resolves.toBeDefined();

@@ -25,14 +25,42 @@ describe('JSON patch (RFC 6902)', () => {
   const doc = { spec: { job: { parallelism: 2, args: ['a', 'b'] } }, metadata: { name: 'x', 'a/b': 1 } };
 
   it.each([
-    ['add member', [{ op: 'add', path: '/spec/image', value: 'i' }], (d: typeof doc & { spec: { image?: string } }) => d.spec.image === 'i'],
-    ['add to array end', [{ op: 'add', path: '/spec/job/args/-', value: 'c' }], (d: typeof doc) => d.spec.job.args.join() === 'a,b,c'],
-    ['insert into array', [{ op: 'add', path: '/spec/job/args/0', value: 'z' }], (d: typeof doc) => d.spec.job.args.join() === 'z,a,b'],
+    [
+      'add member',
+      [{ op: 'add', path: '/spec/image', value: 'i' }],
+      (d: typeof doc & { spec: { image?: string } }) => d.spec.image === 'i',
+    ],
+    [
+      'add to array end',
+      [{ op: 'add', path: '/spec/job/args/-', value: 'c' }],
+      (d: typeof doc) => d.spec.job.args.join() === 'a,b,c',
+    ],
+    [
+      'insert into array',
+      [{ op: 'add', path: '/spec/job/args/0', value: 'z' }],
+      (d: typeof doc) => d.spec.job.args.join() === 'z,a,b',
+    ],
     ['remove', [{ op: 'remove', path: '/spec/job/parallelism' }], (d: typeof doc) => !('parallelism' in d.spec.job)],
-    ['replace', [{ op: 'replace', path: '/spec/job/parallelism', value: 5 }], (d: typeof doc) => d.spec.job.parallelism === 5],
-    ['escaped pointer', [{ op: 'replace', path: '/metadata/a~1b', value: 2 }], (d: typeof doc) => d.metadata['a/b'] === 2],
-    ['move', [{ op: 'move', from: '/metadata/name', path: '/metadata/old' }], (d: typeof doc & { metadata: { old?: string } }) => d.metadata.old === 'x'],
-    ['copy', [{ op: 'copy', from: '/spec/job/parallelism', path: '/spec/replicas' }], (d: typeof doc & { spec: { replicas?: number } }) => d.spec.replicas === 2],
+    [
+      'replace',
+      [{ op: 'replace', path: '/spec/job/parallelism', value: 5 }],
+      (d: typeof doc) => d.spec.job.parallelism === 5,
+    ],
+    [
+      'escaped pointer',
+      [{ op: 'replace', path: '/metadata/a~1b', value: 2 }],
+      (d: typeof doc) => d.metadata['a/b'] === 2,
+    ],
+    [
+      'move',
+      [{ op: 'move', from: '/metadata/name', path: '/metadata/old' }],
+      (d: typeof doc & { metadata: { old?: string } }) => d.metadata.old === 'x',
+    ],
+    [
+      'copy',
+      [{ op: 'copy', from: '/spec/job/parallelism', path: '/spec/replicas' }],
+      (d: typeof doc & { spec: { replicas?: number } }) => d.spec.replicas === 2,
+    ],
     ['test passes', [{ op: 'test', path: '/spec/job', value: { args: ['a', 'b'], parallelism: 2 } }], () => true],
   ])('%s', (_label, ops, check) => {
     const before = structuredClone(doc);

@@ -22,7 +22,8 @@ afterEach(async () => {
   await sim.close();
 });
 
-const create = (object: KubeObject, path = fd) => sim.custom.createNamespacedCustomObject({ ...path, body: object }) as Promise<KubeObject>;
+const create = (object: KubeObject, path = fd) =>
+  sim.custom.createNamespacedCustomObject({ ...path, body: object }) as Promise<KubeObject>;
 const get = (name: string, path = fd) => sim.custom.getNamespacedCustomObject({ ...path, name }) as Promise<KubeObject>;
 
 const fetchJson = (path: string, init: RequestInit = {}) => fetchSim(sim.server.url, path, init);
@@ -34,7 +35,8 @@ describe('label and field selectors', () => {
       ['b', { tier: 'silver', team: 'pay' }],
       ['c', { tier: 'bronze' }],
     ];
-    for (const [name, labels] of labelled) await create(flinkDeployment(name, NS, { metadata: { name, namespace: NS, labels } }));
+    for (const [name, labels] of labelled)
+      await create(flinkDeployment(name, NS, { metadata: { name, namespace: NS, labels } }));
   });
 
   it.each([
@@ -53,9 +55,13 @@ describe('label and field selectors', () => {
   });
 
   it('metadata.name field selector works on custom resources; other fields are refused with 400', async () => {
-    const list = (await sim.custom.listNamespacedCustomObject({ ...fd, fieldSelector: 'metadata.name=b' })) as { items: KubeObject[] };
+    const list = (await sim.custom.listNamespacedCustomObject({ ...fd, fieldSelector: 'metadata.name=b' })) as {
+      items: KubeObject[];
+    };
     expect(list.items.map((o) => o.metadata.name)).toEqual(['b']);
-    const bad = await apiFailure(() => sim.custom.listNamespacedCustomObject({ ...fd, fieldSelector: 'spec.image=flink:1.20' }));
+    const bad = await apiFailure(() =>
+      sim.custom.listNamespacedCustomObject({ ...fd, fieldSelector: 'spec.image=flink:1.20' }),
+    );
     expect(bad).toMatchObject({ code: 400, status: { reason: 'BadRequest' } });
     expect(bad.status.message).toContain('"spec.image" is not a known field selector');
   });
@@ -83,7 +89,10 @@ describe('label and field selectors', () => {
     ];
     for (const [fieldSelector, expected] of cases) {
       const list = await sim.core.listNamespacedEvent({ namespace: NS, fieldSelector });
-      expect(list.items.map((e) => e.metadata?.name), fieldSelector).toEqual(expected);
+      expect(
+        list.items.map((e) => e.metadata?.name),
+        fieldSelector,
+      ).toEqual(expected);
     }
     const all = await sim.core.listEventForAllNamespaces({ fieldSelector: 'reason=SpecChanged' });
     expect(all.items.map((e) => e.metadata?.name)).toEqual(['e1']);
@@ -100,7 +109,11 @@ describe('FlinkStateSnapshot validation', () => {
     metadata: { name: 'orders-op-abc123', namespace: NS },
     spec,
   });
-  const good = { jobReference: { kind: 'FlinkDeployment', name: 'orders' }, backoffLimit: 2, savepoint: { disposeOnDelete: false } };
+  const good = {
+    jobReference: { kind: 'FlinkDeployment', name: 'orders' },
+    backoffLimit: 2,
+    savepoint: { disposeOnDelete: false },
+  };
 
   it('accepts a savepoint snapshot as the bot creates it', async () => {
     const created = await create(snapshot(good), snap);
@@ -138,7 +151,11 @@ describe('robustness', () => {
   const path = `/apis/flink.apache.org/v1beta1/namespaces/${NS}/flinkdeployments`;
 
   it('bad JSON is a 400 Status', async () => {
-    const res = await fetchJson(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"metadata":' });
+    const res = await fetchJson(path, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"metadata":',
+    });
     expect(res).toMatchObject({ status: 400, body: { kind: 'Status', reason: 'BadRequest' } });
   });
 

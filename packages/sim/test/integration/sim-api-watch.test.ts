@@ -19,7 +19,10 @@ async function started(bookmarkIntervalMs?: number): Promise<SimApi> {
 }
 
 function scale(s: SimApi, name: string, parallelism: number): KubeObject {
-  return s.store.update('flinkdeployments', NS, name, (o) => ({ ...o, spec: { ...o.spec, job: { ...(o.spec?.job as object), parallelism } } }));
+  return s.store.update('flinkdeployments', NS, name, (o) => ({
+    ...o,
+    spec: { ...o.spec, job: { ...(o.spec?.job as object), parallelism } },
+  }));
 }
 
 const summary = (events: { type: string; object: KubeObject }[]) =>
@@ -34,7 +37,9 @@ describe('watch', () => {
     expect(summary(await w.next(1))).toEqual(['ADDED a@1']);
     s.store.create('flinkdeployments', flinkDeployment('b', NS));
     scale(s, 'a', 3);
-    s.store.update('flinkdeployments', NS, 'b', (o) => ({ ...o, status: { lifecycleState: 'STABLE' } }), { subresource: 'status' });
+    s.store.update('flinkdeployments', NS, 'b', (o) => ({ ...o, status: { lifecycleState: 'STABLE' } }), {
+      subresource: 'status',
+    });
     s.store.delete('flinkdeployments', NS, 'a');
     expect(summary(await w.next(4))).toEqual(['ADDED b@3', 'MODIFIED a@4', 'MODIFIED b@5', 'DELETED a@6']);
     w.abort();
@@ -62,18 +67,21 @@ describe('watch', () => {
   it.each([
     ['store.compact()', (s: SimApi) => s.store.compact()],
     ['faults.expireNextWatch()', (s: SimApi) => s.server.faults.expireNextWatch()],
-  ])('after %s a resumed watch gets an ERROR event with a 410 Expired Status, then the stream ends', async (_label, expire) => {
-    const s = await started();
-    s.store.create('flinkdeployments', flinkDeployment('a', NS));
-    const old = s.store.resourceVersion;
-    scale(s, 'a', 4);
-    expire(s);
-    const w = await collectWatch(s.watch, PATH, { resourceVersion: old });
-    const [error] = await w.next(1);
-    expect(error?.type).toBe('ERROR');
-    expect(error?.object).toMatchObject({ kind: 'Status', code: 410, reason: 'Expired' });
-    expect(await w.done).toBeNull();
-  });
+  ])(
+    'after %s a resumed watch gets an ERROR event with a 410 Expired Status, then the stream ends',
+    async (_label, expire) => {
+      const s = await started();
+      s.store.create('flinkdeployments', flinkDeployment('a', NS));
+      const old = s.store.resourceVersion;
+      scale(s, 'a', 4);
+      expire(s);
+      const w = await collectWatch(s.watch, PATH, { resourceVersion: old });
+      const [error] = await w.next(1);
+      expect(error?.type).toBe('ERROR');
+      expect(error?.object).toMatchObject({ kind: 'Status', code: 410, reason: 'Expired' });
+      expect(await w.done).toBeNull();
+    },
+  );
 
   it('closeWatches() ends open streams abruptly and the done callback fires', async () => {
     const s = await started();
@@ -91,7 +99,8 @@ describe('watch', () => {
     async (how) => {
       const s = await started();
       s.store.create('flinkdeployments', flinkDeployment('a', NS));
-      const listFn = () => s.custom.listNamespacedCustomObject(crPath(NS)) as Promise<{ items: KubernetesObject[]; metadata: object }>;
+      const listFn = () =>
+        s.custom.listNamespacedCustomObject(crPath(NS)) as Promise<{ items: KubernetesObject[]; metadata: object }>;
       const informer = makeInformer(s.kc, PATH, listFn as never);
       // client-node's documented recipe: an informer stops on a watch error and the caller starts it again.
       informer.on('error', () => void informer.start());
@@ -118,18 +127,35 @@ describe('watch', () => {
   it('label selectors apply to watches; leaving the selection is a DELETED event', async () => {
     const s = await started();
     const w = await collectWatch(s.watch, PATH, { labelSelector: 'tier=gold' });
-    s.store.create('flinkdeployments', flinkDeployment('silver', NS, { metadata: { name: 'silver', namespace: NS, labels: { tier: 'silver' } } }));
-    s.store.create('flinkdeployments', flinkDeployment('gold', NS, { metadata: { name: 'gold', namespace: NS, labels: { tier: 'gold' } } }));
-    s.store.update('flinkdeployments', NS, 'gold', (o) => ({ ...o, metadata: { ...o.metadata, labels: { tier: 'bronze' } } }));
-    s.store.update('flinkdeployments', NS, 'silver', (o) => ({ ...o, metadata: { ...o.metadata, labels: { tier: 'gold' } } }));
+    s.store.create(
+      'flinkdeployments',
+      flinkDeployment('silver', NS, { metadata: { name: 'silver', namespace: NS, labels: { tier: 'silver' } } }),
+    );
+    s.store.create(
+      'flinkdeployments',
+      flinkDeployment('gold', NS, { metadata: { name: 'gold', namespace: NS, labels: { tier: 'gold' } } }),
+    );
+    s.store.update('flinkdeployments', NS, 'gold', (o) => ({
+      ...o,
+      metadata: { ...o.metadata, labels: { tier: 'bronze' } },
+    }));
+    s.store.update('flinkdeployments', NS, 'silver', (o) => ({
+      ...o,
+      metadata: { ...o.metadata, labels: { tier: 'gold' } },
+    }));
     expect(summary(await w.next(3))).toEqual(['ADDED gold@2', 'DELETED gold@3', 'ADDED silver@4']);
     w.abort();
   });
 
   it('field selectors apply to event watches', async () => {
     const s = await started();
-    const w = await collectWatch(s.watch, `/api/v1/namespaces/${NS}/events`, { fieldSelector: 'involvedObject.name=orders' });
-    for (const [name, target] of [['e1', 'payments'], ['e2', 'orders']]) {
+    const w = await collectWatch(s.watch, `/api/v1/namespaces/${NS}/events`, {
+      fieldSelector: 'involvedObject.name=orders',
+    });
+    for (const [name, target] of [
+      ['e1', 'payments'],
+      ['e2', 'orders'],
+    ]) {
       s.store.create('events', {
         apiVersion: 'v1',
         kind: 'Event',
@@ -144,9 +170,15 @@ describe('watch', () => {
   it('sends BOOKMARK events carrying the current resourceVersion when allowed', async () => {
     const s = await started(20);
     s.store.create('flinkdeployments', flinkDeployment('a', NS));
-    const w = await collectWatch(s.watch, PATH, { allowWatchBookmarks: true, resourceVersion: s.store.resourceVersion });
+    const w = await collectWatch(s.watch, PATH, {
+      allowWatchBookmarks: true,
+      resourceVersion: s.store.resourceVersion,
+    });
     const [bookmark] = await w.next(1);
-    expect(bookmark).toMatchObject({ type: 'BOOKMARK', object: { kind: 'FlinkDeployment', metadata: { resourceVersion: '1' } } });
+    expect(bookmark).toMatchObject({
+      type: 'BOOKMARK',
+      object: { kind: 'FlinkDeployment', metadata: { resourceVersion: '1' } },
+    });
     w.abort();
   });
 

@@ -25,7 +25,8 @@ afterEach(async () => {
   await sim.close();
 });
 
-const create = (object: KubeObject, path = fd) => sim.custom.createNamespacedCustomObject({ ...path, body: object }) as Promise<KubeObject>;
+const create = (object: KubeObject, path = fd) =>
+  sim.custom.createNamespacedCustomObject({ ...path, body: object }) as Promise<KubeObject>;
 const get = (name: string, path = fd) => sim.custom.getNamespacedCustomObject({ ...path, name }) as Promise<KubeObject>;
 const mergePatch = (name: string, body: unknown) =>
   sim.custom.patchNamespacedCustomObject({ ...fd, name, body }, MERGE_PATCH) as Promise<KubeObject>;
@@ -38,21 +39,38 @@ describe('discovery', () => {
     expect(version.body).toMatchObject({ major: '1', minor: '31' });
     expect(String(version.body.gitVersion)).toMatch(/^v1\.31\./);
     const groups = await fetchJson('/apis');
-    expect(groups.body).toMatchObject({ kind: 'APIGroupList', groups: [{ name: 'flink.apache.org', preferredVersion: { version: 'v1beta1' } }] });
+    expect(groups.body).toMatchObject({
+      kind: 'APIGroupList',
+      groups: [{ name: 'flink.apache.org', preferredVersion: { version: 'v1beta1' } }],
+    });
     const list = await fetchJson('/apis/flink.apache.org/v1beta1');
-    const resources = list.body.resources as { name: string; shortNames?: string[]; kind: string; namespaced: boolean }[];
+    const resources = list.body.resources as {
+      name: string;
+      shortNames?: string[];
+      kind: string;
+      namespaced: boolean;
+    }[];
     const byName = new Map(resources.map((r) => [r.name, r]));
-    for (const [plural, short] of [['flinkdeployments', 'flinkdep'], ['flinksessionjobs', 'sessionjob'], ['flinkstatesnapshots', 'flinksnp']]) {
+    for (const [plural, short] of [
+      ['flinkdeployments', 'flinkdep'],
+      ['flinksessionjobs', 'sessionjob'],
+      ['flinkstatesnapshots', 'flinksnp'],
+    ]) {
       expect(byName.get(plural as string)).toMatchObject({ namespaced: true, shortNames: [short] });
       expect(byName.has(`${plural}/status`)).toBe(true);
     }
     const core = await fetchJson('/api/v1');
-    expect((core.body.resources as { name: string }[]).map((r) => r.name)).toEqual(expect.arrayContaining(['events', 'namespaces']));
+    expect((core.body.resources as { name: string }[]).map((r) => r.name)).toEqual(
+      expect.arrayContaining(['events', 'namespaces']),
+    );
   });
 
   it('answers unknown paths with a 404 Status', async () => {
     const res = await fetchJson('/apis/apps/v1/namespaces/x/deployments');
-    expect(res).toMatchObject({ status: 404, body: { kind: 'Status', status: 'Failure', reason: 'NotFound', code: 404 } });
+    expect(res).toMatchObject({
+      status: 404,
+      body: { kind: 'Status', status: 'Failure', reason: 'NotFound', code: 404 },
+    });
   });
 });
 
@@ -79,13 +97,24 @@ describe('create, get, list, delete', () => {
     await create(flinkDeployment('b', NS));
     await create(flinkDeployment('a', NS));
     await create(flinkDeployment('c', 'streaming-dev'), crPath('streaming-dev'));
-    const inNs = (await sim.custom.listNamespacedCustomObject(fd)) as { items: KubeObject[]; metadata: { resourceVersion: string } };
+    const inNs = (await sim.custom.listNamespacedCustomObject(fd)) as {
+      items: KubeObject[];
+      metadata: { resourceVersion: string };
+    };
     expect(inNs.items.map((o) => o.metadata.name)).toEqual(['a', 'b']);
     expect(inNs.metadata.resourceVersion).toBe(sim.store.resourceVersion);
-    const all = (await sim.custom.listCustomObjectForAllNamespaces({ group: fd.group, version: fd.version, plural: fd.plural })) as {
+    const all = (await sim.custom.listCustomObjectForAllNamespaces({
+      group: fd.group,
+      version: fd.version,
+      plural: fd.plural,
+    })) as {
       items: KubeObject[];
     };
-    expect(all.items.map((o) => `${o.metadata.namespace}/${o.metadata.name}`)).toEqual(['streaming-dev/c', `${NS}/a`, `${NS}/b`]);
+    expect(all.items.map((o) => `${o.metadata.namespace}/${o.metadata.name}`)).toEqual([
+      'streaming-dev/c',
+      `${NS}/a`,
+      `${NS}/b`,
+    ]);
   });
 
   it('deletes a custom resource answering with the object; the next get is 404', async () => {
@@ -136,7 +165,9 @@ describe('patch', () => {
   });
 
   it('merge patch (RFC 7386): nested merge, null removes', async () => {
-    const patched = await mergePatch('orders', { spec: { job: { parallelism: 3, upgradeMode: null }, restartNonce: 7 } });
+    const patched = await mergePatch('orders', {
+      spec: { job: { parallelism: 3, upgradeMode: null }, restartNonce: 7 },
+    });
     expect(patched.spec?.job).toMatchObject({ parallelism: 3, state: 'running' });
     expect(patched.spec?.job).not.toHaveProperty('upgradeMode');
     expect(patched.spec?.restartNonce).toBe(7);
@@ -160,7 +191,14 @@ describe('patch', () => {
     expect(ok.metadata.annotations).toEqual({ 'flink-chatops/operation-id': 'op-abc123' });
     const failed = await apiFailure(() =>
       sim.custom.patchNamespacedCustomObject(
-        { ...fd, name: 'orders', body: [{ op: 'test', path: '/spec/job/parallelism', value: 1 }, { op: 'replace', path: '/spec/image', value: 'x' }] },
+        {
+          ...fd,
+          name: 'orders',
+          body: [
+            { op: 'test', path: '/spec/job/parallelism', value: 1 },
+            { op: 'replace', path: '/spec/image', value: 'x' },
+          ],
+        },
         JSON_PATCH,
       ),
     );
@@ -169,7 +207,9 @@ describe('patch', () => {
   });
 
   it('strategic merge patch is refused with 415 naming the supported types', async () => {
-    const failed = await apiFailure(() => sim.custom.patchNamespacedCustomObject({ ...fd, name: 'orders', body: { spec: {} } }, STRATEGIC_MERGE_PATCH));
+    const failed = await apiFailure(() =>
+      sim.custom.patchNamespacedCustomObject({ ...fd, name: 'orders', body: { spec: {} } }, STRATEGIC_MERGE_PATCH),
+    );
     expect(failed).toMatchObject({ code: 415, status: { reason: 'UnsupportedMediaType' } });
     expect(failed.status.message).toContain('application/merge-patch+json');
     expect(failed.status.message).toContain('application/json-patch+json');
@@ -179,14 +219,20 @@ describe('patch', () => {
     const before = await get('orders');
     await mergePatch('orders', { metadata: { labels: { bump: '1' } } });
     const conflict = await apiFailure(() =>
-      mergePatch('orders', { metadata: { resourceVersion: before.metadata.resourceVersion }, spec: { job: { parallelism: 9 } } }),
+      mergePatch('orders', {
+        metadata: { resourceVersion: before.metadata.resourceVersion },
+        spec: { job: { parallelism: 9 } },
+      }),
     );
     expect(conflict).toMatchObject({ code: 409, status: { reason: 'Conflict' } });
     expect(conflict.status.message).toContain('the object has been modified');
     const after = await get('orders');
     expect(after.spec?.job).toMatchObject({ parallelism: 2 });
     expect(after.metadata.generation).toBe(1);
-    const current = await mergePatch('orders', { metadata: { resourceVersion: after.metadata.resourceVersion }, spec: { job: { parallelism: 9 } } });
+    const current = await mergePatch('orders', {
+      metadata: { resourceVersion: after.metadata.resourceVersion },
+      spec: { job: { parallelism: 9 } },
+    });
     expect(current.metadata.generation).toBe(2);
   });
 
@@ -230,7 +276,10 @@ describe('status subresource', () => {
   });
 
   it('PUT replaces spec (generation moves), keeps status, and honours the resourceVersion precondition', async () => {
-    await sim.custom.patchNamespacedCustomObjectStatus({ ...fd, name: 'orders', body: { status: { lifecycleState: 'STABLE' } } }, MERGE_PATCH);
+    await sim.custom.patchNamespacedCustomObjectStatus(
+      { ...fd, name: 'orders', body: { status: { lifecycleState: 'STABLE' } } },
+      MERGE_PATCH,
+    );
     const current = await get('orders');
     const body = { ...current, spec: { ...current.spec, image: 'flink:1.20.1' }, status: { lifecycleState: 'FAILED' } };
     const replaced = (await sim.custom.replaceNamespacedCustomObject({ ...fd, name: 'orders', body })) as KubeObject;

@@ -20,14 +20,19 @@ afterEach(() => {
 });
 
 function start(args: string[]): Child {
-  const child = spawn(process.execPath, [BIN, 'sim-cluster', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn' } });
+  const child = spawn(process.execPath, [BIN, 'sim-cluster', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn' },
+  });
   children.push(child);
   return child;
 }
 
 async function firstLine(child: Child): Promise<{ server: string; kubeconfig: string }> {
   const lines = createInterface({ input: child.stdout });
-  const [line] = (await Promise.race([once(lines, 'line'), once(child, 'exit').then(() => [undefined])])) as [string | undefined];
+  const [line] = (await Promise.race([once(lines, 'line'), once(child, 'exit').then(() => [undefined])])) as [
+    string | undefined,
+  ];
   if (line === undefined) throw new Error('sim-cluster exited before printing its first line');
   return JSON.parse(line) as { server: string; kubeconfig: string };
 }
@@ -42,7 +47,11 @@ describe('flink-chatops sim-cluster', () => {
     const kc = new KubeConfig();
     kc.loadFromFile(kubeconfig);
     const custom = kc.makeApiClient(CustomObjectsApi);
-    const list = (await custom.listClusterCustomObject({ group: 'flink.apache.org', version: 'v1beta1', plural: 'flinkdeployments' })) as { items: KubeObject[] };
+    const list = (await custom.listClusterCustomObject({
+      group: 'flink.apache.org',
+      version: 'v1beta1',
+      plural: 'flinkdeployments',
+    })) as { items: KubeObject[] };
     const names = list.items.map((i) => `${i.metadata.namespace}/${i.metadata.name}`).sort();
     expect(names).toEqual([
       'streaming-dev/checkout-bg-blue',
@@ -54,10 +63,19 @@ describe('flink-chatops sim-cluster', () => {
       'streaming-prod/payments',
       'streaming-prod/session-cluster',
     ]);
-    const jobs = (await custom.listNamespacedCustomObject({ group: 'flink.apache.org', version: 'v1beta1', namespace: 'streaming-prod', plural: 'flinksessionjobs' })) as { items: KubeObject[] };
+    const jobs = (await custom.listNamespacedCustomObject({
+      group: 'flink.apache.org',
+      version: 'v1beta1',
+      namespace: 'streaming-prod',
+      plural: 'flinksessionjobs',
+    })) as { items: KubeObject[] };
     expect(jobs.items.map((i) => i.spec?.deploymentName)).toEqual(['session-cluster']);
 
-    const watch = await collectWatch(new Watch(kc), '/apis/flink.apache.org/v1beta1/namespaces/streaming-prod/flinkdeployments', { fieldSelector: 'metadata.name=orders' });
+    const watch = await collectWatch(
+      new Watch(kc),
+      '/apis/flink.apache.org/v1beta1/namespaces/streaming-prod/flinkdeployments',
+      { fieldSelector: 'metadata.name=orders' },
+    );
     for (;;) {
       const [event] = await watch.next(1, 10_000);
       if ((event?.object.status as { lifecycleState?: string } | undefined)?.lifecycleState === 'STABLE') break;
@@ -107,7 +125,11 @@ describe('flink-chatops sim-cluster', () => {
     [['--colour', 'blue'], 'unknown option --colour'],
     [['extra'], 'unexpected argument "extra"'],
   ])('refuses %j with exit 1 and a readable message', (args, message) => {
-    const result = spawnSync(process.execPath, [BIN, 'sim-cluster', ...args], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' }, timeout: 20_000 });
+    const result = spawnSync(process.execPath, [BIN, 'sim-cluster', ...args], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '' },
+      timeout: 20_000,
+    });
     expect(result.status).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain(message);

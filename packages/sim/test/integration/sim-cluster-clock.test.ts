@@ -17,40 +17,56 @@ afterEach(async () => {
 });
 
 function near(value: unknown, expected: number): void {
-  const ms = typeof value === 'number' ? value : /^\d+$/.test(String(value)) ? Number(value) : Date.parse(String(value));
+  const ms =
+    typeof value === 'number' ? value : /^\d+$/.test(String(value)) ? Number(value) : Date.parse(String(value));
   expect(Math.abs(ms - expected), `${String(value)} vs ${new Date(expected).toISOString()}`).toBeLessThan(SLACK_MS);
 }
 
 describe('cluster clock offset', () => {
-  it.each([30_000, -30_000])('%i ms: timestamps, status times, events, snapshots and the Date header are on the cluster clock', async (offset) => {
-    cluster = await startSimCluster({ seed: 'none', speed: 'fast', clockOffsetMs: offset });
-    const kube = kubeClients(cluster.url);
-    const created = (await kube.custom.createNamespacedCustomObject({ ...crPath(NS), body: deployment('orders', NS) })) as KubeObject;
-    near(created.metadata.creationTimestamp, Date.now() + offset);
-    await waitStable(cluster.store, NS, 'orders');
-    await kube.custom.createNamespacedCustomObject({ ...crPath(NS, 'flinkstatesnapshots'), body: snapshot('sp', NS, 'orders', { backoffLimit: 2 }) });
-    await waitForStatus(cluster.store, 'flinkstatesnapshots', NS, 'sp', (s) => s.state === 'COMPLETED', 'COMPLETED');
-    const clusterNow = Date.now() + offset;
+  it.each([30_000, -30_000])(
+    '%i ms: timestamps, status times, events, snapshots and the Date header are on the cluster clock',
+    async (offset) => {
+      cluster = await startSimCluster({ seed: 'none', speed: 'fast', clockOffsetMs: offset });
+      const kube = kubeClients(cluster.url);
+      const created = (await kube.custom.createNamespacedCustomObject({
+        ...crPath(NS),
+        body: deployment('orders', NS),
+      })) as KubeObject;
+      near(created.metadata.creationTimestamp, Date.now() + offset);
+      await waitStable(cluster.store, NS, 'orders');
+      await kube.custom.createNamespacedCustomObject({
+        ...crPath(NS, 'flinkstatesnapshots'),
+        body: snapshot('sp', NS, 'orders', { backoffLimit: 2 }),
+      });
+      await waitForStatus(cluster.store, 'flinkstatesnapshots', NS, 'sp', (s) => s.state === 'COMPLETED', 'COMPLETED');
+      const clusterNow = Date.now() + offset;
 
-    const orders = (await kube.custom.getNamespacedCustomObjectStatus({ ...crPath(NS), name: 'orders' })) as KubeObject;
-    const status = statusOf(orders);
-    near(status.jobStatus?.startTime, clusterNow);
-    near(status.jobStatus?.updateTime, clusterNow);
-    near(status.reconciliationStatus?.reconciliationTimestamp, clusterNow);
-    near((status.conditions?.[0] as { lastTransitionTime?: string } | undefined)?.lastTransitionTime, clusterNow);
-    const sp = (await kube.custom.getNamespacedCustomObjectStatus({ ...crPath(NS, 'flinkstatesnapshots'), name: 'sp' })) as KubeObject;
-    near(sp.status?.triggerTimestamp, clusterNow);
-    near(sp.status?.resultTimestamp, clusterNow);
-    const events = await kube.core.listNamespacedEvent({ namespace: NS });
-    expect(events.items.length).toBeGreaterThan(2);
-    for (const event of events.items) {
-      near(event.firstTimestamp, clusterNow);
-      near(event.lastTimestamp, clusterNow);
-    }
+      const orders = (await kube.custom.getNamespacedCustomObjectStatus({
+        ...crPath(NS),
+        name: 'orders',
+      })) as KubeObject;
+      const status = statusOf(orders);
+      near(status.jobStatus?.startTime, clusterNow);
+      near(status.jobStatus?.updateTime, clusterNow);
+      near(status.reconciliationStatus?.reconciliationTimestamp, clusterNow);
+      near((status.conditions?.[0] as { lastTransitionTime?: string } | undefined)?.lastTransitionTime, clusterNow);
+      const sp = (await kube.custom.getNamespacedCustomObjectStatus({
+        ...crPath(NS, 'flinkstatesnapshots'),
+        name: 'sp',
+      })) as KubeObject;
+      near(sp.status?.triggerTimestamp, clusterNow);
+      near(sp.status?.resultTimestamp, clusterNow);
+      const events = await kube.core.listNamespacedEvent({ namespace: NS });
+      expect(events.items.length).toBeGreaterThan(2);
+      for (const event of events.items) {
+        near(event.firstTimestamp, clusterNow);
+        near(event.lastTimestamp, clusterNow);
+      }
 
-    const response = await fetch(`${cluster.url}/apis/flink.apache.org/v1beta1/namespaces/${NS}/flinkdeployments`);
-    near(response.headers.get('date'), Date.now() + offset);
-  });
+      const response = await fetch(`${cluster.url}/apis/flink.apache.org/v1beta1/namespaces/${NS}/flinkdeployments`);
+      near(response.headers.get('date'), Date.now() + offset);
+    },
+  );
 });
 
 describe('parseClockOffsetMs (--clock-offset)', () => {

@@ -24,7 +24,9 @@ type Schema = Record<string, unknown>;
 function loadSchemas(): Record<Plural, Schema> {
   const out = {} as Record<Plural, Schema>;
   for (const [plural, file] of Object.entries(CRDS) as [Plural, string][]) {
-    const crd = parse(readFileSync(resolve(CRD_DIR, file), 'utf8')) as { spec: { versions: { name: string; schema: { openAPIV3Schema: Schema } }[] } };
+    const crd = parse(readFileSync(resolve(CRD_DIR, file), 'utf8')) as {
+      spec: { versions: { name: string; schema: { openAPIV3Schema: Schema } }[] };
+    };
     const version = crd.spec.versions.find((v) => v.name === 'v1beta1');
     if (!version) throw new Error(`${file} has no v1beta1`);
     out[plural] = version.schema.openAPIV3Schema;
@@ -60,13 +62,20 @@ type SetScenario = (ns: string, name: string, s: ScenarioSpec | ScenarioSpec[]) 
 async function runWorkload(store: SimStore, setScenario: SetScenario): Promise<void> {
   const prod = 'streaming-prod';
   const dev = 'streaming-dev';
-  for (const name of ['orders', 'payments', 'clickstream', 'fraud-detection']) await waitStable(store, prod, name, 'flinkdeployments', SLOW);
+  for (const name of ['orders', 'payments', 'clickstream', 'fraud-detection'])
+    await waitStable(store, prod, name, 'flinkdeployments', SLOW);
   await waitStable(store, prod, 'sessionjob-etl', 'flinksessionjobs', SLOW);
   editSpec(store, 'flinkdeployments', prod, 'orders', (s) => (s.image = 'flink:1.20.1'));
-  editSpec(store, 'flinkdeployments', prod, 'fraud-detection', (s) => (s.job.state = 'suspended', SLOW));
+  editSpec(store, 'flinkdeployments', prod, 'fraud-detection', (s) => ((s.job.state = 'suspended'), SLOW));
   editSpec(store, 'flinkdeployments', prod, 'payments', (s) => (s.restartNonce = 101));
-  editSpec(store, 'flinkdeployments', prod, 'clickstream', (s) => (s.flinkConfiguration['pipeline.jobvertex-parallelism-overrides'] = 'a:4'));
-  editSpec(store, 'flinksessionjobs', prod, 'sessionjob-etl', (s) => (s.job.state = 'suspended', SLOW));
+  editSpec(
+    store,
+    'flinkdeployments',
+    prod,
+    'clickstream',
+    (s) => (s.flinkConfiguration['pipeline.jobvertex-parallelism-overrides'] = 'a:4'),
+  );
+  editSpec(store, 'flinksessionjobs', prod, 'sessionjob-etl', (s) => ((s.job.state = 'suspended'), SLOW));
   editSpec(store, 'flinkdeployments', dev, 'orders', (s) => (s.image = 'flink:broken'));
   store.create('flinkdeployments', deployment('audit', prod, { upgradeMode: 'last-state', ha: false }));
   setScenario(prod, 'payments', 'savepoint-failure');
@@ -76,7 +85,7 @@ async function runWorkload(store: SimStore, setScenario: SetScenario): Promise<v
   store.create('flinkstatesnapshots', snapshot('dangling', prod, 'nosuch'));
   store.create('flinkstatesnapshots', snapshot('orders-chk', prod, 'orders', { checkpoint: true }));
   await waitStable(store, prod, 'audit', 'flinkdeployments', SLOW);
-  editSpec(store, 'flinkdeployments', prod, 'audit', (s) => (s.job.state = 'suspended', SLOW));
+  editSpec(store, 'flinkdeployments', prod, 'audit', (s) => ((s.job.state = 'suspended'), SLOW));
   editSpec(store, 'flinkdeployments', prod, 'clickstream', (s) => (s.job.savepointRedeployNonce = 5));
   await waitStable(store, prod, 'orders', 'flinkdeployments', SLOW);
   editSpec(store, 'flinkdeployments', prod, 'orders', (s) => {
@@ -87,10 +96,42 @@ async function runWorkload(store: SimStore, setScenario: SetScenario): Promise<v
   for (const name of ['payments-failing', 'ledger-abandoned', 'orders-chk']) {
     await waitForStatus(store, 'flinkstatesnapshots', prod, name, (s) => terminal(s.state), 'terminal', SLOW);
   }
-  await waitForStatus(store, 'flinkdeployments', dev, 'orders', (s) => s.lifecycleState === 'ROLLED_BACK' && s.jobStatus?.state === 'RUNNING', 'rolled back', SLOW);
-  await waitForStatus(store, 'flinkdeployments', prod, 'audit', (s) => s.jobStatus?.state === 'CANCELED', 'cancelled', SLOW);
-  await waitForStatus(store, 'flinkdeployments', prod, 'fraud-detection', (s) => s.lifecycleState === 'SUSPENDED', 'suspended', SLOW);
-  await waitForStatus(store, 'flinksessionjobs', prod, 'sessionjob-etl', (s) => s.lifecycleState === 'SUSPENDED', 'suspended', SLOW);
+  await waitForStatus(
+    store,
+    'flinkdeployments',
+    dev,
+    'orders',
+    (s) => s.lifecycleState === 'ROLLED_BACK' && s.jobStatus?.state === 'RUNNING',
+    'rolled back',
+    SLOW,
+  );
+  await waitForStatus(
+    store,
+    'flinkdeployments',
+    prod,
+    'audit',
+    (s) => s.jobStatus?.state === 'CANCELED',
+    'cancelled',
+    SLOW,
+  );
+  await waitForStatus(
+    store,
+    'flinkdeployments',
+    prod,
+    'fraud-detection',
+    (s) => s.lifecycleState === 'SUSPENDED',
+    'suspended',
+    SLOW,
+  );
+  await waitForStatus(
+    store,
+    'flinksessionjobs',
+    prod,
+    'sessionjob-etl',
+    (s) => s.lifecycleState === 'SUSPENDED',
+    'suspended',
+    SLOW,
+  );
   await waitFor(store, () => statusOf(store.get('flinkdeployments', prod, 'clickstream')).error, SLOW);
   await waitStable(store, prod, 'orders', 'flinkdeployments', SLOW);
 }
@@ -98,8 +139,14 @@ async function runWorkload(store: SimStore, setScenario: SetScenario): Promise<v
 /** The failure modes real operators show on healthy clusters: a failed job suspended by NOOP, a recovering pull, UpgradeFailed. */
 async function runFailureModes(store: SimStore, setScenario: SetScenario): Promise<void> {
   const dev = 'streaming-dev';
-  store.create('flinkdeployments', deployment('flaky', dev, { annotations: { [SCENARIO_ANNOTATION]: 'job-exceptions=1,job-failure' } }));
-  store.create('flinkdeployments', deployment('pull', dev, { annotations: { [SCENARIO_ANNOTATION]: 'image-pull-failure=1s' } }));
+  store.create(
+    'flinkdeployments',
+    deployment('flaky', dev, { annotations: { [SCENARIO_ANNOTATION]: 'job-exceptions=1,job-failure' } }),
+  );
+  store.create(
+    'flinkdeployments',
+    deployment('pull', dev, { annotations: { [SCENARIO_ANNOTATION]: 'image-pull-failure=1s' } }),
+  );
   store.create('flinkdeployments', deployment('stuck', dev, { upgradeMode: 'last-state', ha: false }));
   await waitForStatus(store, 'flinkdeployments', dev, 'flaky', (s) => s.jobStatus?.state === 'FAILED', 'failed', SLOW);
   editSpec(store, 'flinkdeployments', dev, 'flaky', (s) => (s.job.state = 'suspended'));
@@ -107,22 +154,42 @@ async function runFailureModes(store: SimStore, setScenario: SetScenario): Promi
   await waitStable(store, dev, 'stuck', 'flinkdeployments', SLOW);
   setScenario(dev, 'stuck', ['upgrade-failed', 'savepoint-failure=once']);
   editSpec(store, 'flinkdeployments', dev, 'stuck', (s) => (s.restartNonce = 1));
-  await waitForStatus(store, 'flinkdeployments', dev, 'flaky', (s) => s.lifecycleState === 'SUSPENDED', 'suspended', SLOW);
+  await waitForStatus(
+    store,
+    'flinkdeployments',
+    dev,
+    'flaky',
+    (s) => s.lifecycleState === 'SUSPENDED',
+    'suspended',
+    SLOW,
+  );
   await waitFor(store, () => statusOf(store.get('flinkdeployments', dev, 'stuck')).error, SLOW);
   editSpec(store, 'flinkdeployments', dev, 'stuck', (s) => (s.job.state = 'suspended'));
-  await waitForStatus(store, 'flinkdeployments', dev, 'stuck', (s) => s.jobStatus?.state === 'CANCELED', 'cancelled', SLOW);
+  await waitForStatus(
+    store,
+    'flinkdeployments',
+    dev,
+    'stuck',
+    (s) => s.jobStatus?.state === 'CANCELED',
+    'cancelled',
+    SLOW,
+  );
 }
 
 describe('CRD conformance of the simulated operator', () => {
   it('every version of every FlinkDeployment, FlinkSessionJob, FlinkStateSnapshot and FlinkBlueGreenDeployment validates against its CRD schema', async () => {
     if (!existsSync(CRD_DIR)) {
-      console.warn(`sim-crd-conformance: ${CRD_DIR} is absent — the simulated objects were NOT validated against the CRD schemas`);
+      console.warn(
+        `sim-crd-conformance: ${CRD_DIR} is absent — the simulated objects were NOT validated against the CRD schemas`,
+      );
       expect(existsSync(CRD_DIR), 'CRD reference folder absent: this run validated nothing').toBe(false);
       return;
     }
     const schemas = loadSchemas();
     const ajv = new Ajv({ strict: false, allErrors: true });
-    const validators = Object.fromEntries(Object.entries(schemas).map(([plural, schema]) => [plural, ajv.compile(schema)])) as Record<Plural, ValidateFunction>;
+    const validators = Object.fromEntries(
+      Object.entries(schemas).map(([plural, schema]) => [plural, ajv.compile(schema)]),
+    ) as Record<Plural, ValidateFunction>;
     const problems: string[] = [];
     const check = (plural: Plural, object: KubeObject): void => {
       const body = { spec: object.spec, ...(object.status ? { status: object.status } : {}) };
@@ -144,7 +211,8 @@ describe('CRD conformance of the simulated operator', () => {
       await runWorkload(cluster.store, (ns, name, s) => cluster.operator.setScenario(ns, name, s));
       await runFailureModes(cluster.store, (ns, name, s) => cluster.operator.setScenario(ns, name, s));
       await cluster.seeded;
-      for (const plural of Object.keys(CRDS) as Plural[]) for (const object of cluster.store.list(plural)) check(plural, object);
+      for (const plural of Object.keys(CRDS) as Plural[])
+        for (const object of cluster.store.list(plural)) check(plural, object);
       // The demo's Blue/Green pair is among what was checked.
       expect(cluster.store.list('flinkbluegreendeployments').map((o) => o.metadata.name)).toEqual(['checkout-bg']);
     } finally {
@@ -156,8 +224,13 @@ describe('CRD conformance of the simulated operator', () => {
     // The checks bite: a wrong enum value and a field the schema does not declare are both reported.
     const bogus = cluster.store.list('flinkdeployments')[0] as KubeObject;
     const before = problems.length;
-    check('flinkdeployments', { ...bogus, status: { ...bogus.status, lifecycleState: 'BOGUS', jobStatus: { state: 'RUNNING', secret: 1 } } });
-    expect(problems.slice(before).join('\n')).toMatch(/lifecycleState must be equal to one of the allowed values[\s\S]*\.status\.jobStatus\.secret/);
+    check('flinkdeployments', {
+      ...bogus,
+      status: { ...bogus.status, lifecycleState: 'BOGUS', jobStatus: { state: 'RUNNING', secret: 1 } },
+    });
+    expect(problems.slice(before).join('\n')).toMatch(
+      /lifecycleState must be equal to one of the allowed values[\s\S]*\.status\.jobStatus\.secret/,
+    );
     const states = new Set(cluster.store.list('flinkstatesnapshots').map((s) => statusOf(s).state));
     expect([...states].sort()).toEqual(['ABANDONED', 'COMPLETED', 'FAILED', 'TRIGGER_PENDING']);
   }, 90_000);

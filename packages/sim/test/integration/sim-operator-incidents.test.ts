@@ -33,13 +33,18 @@ function jobExceptions(name = 'orders') {
 
 describe('task failovers (job-exceptions)', () => {
   it('N JobException Warnings after the job reaches RUNNING, each its own event, with the observer annotations', async () => {
-    sim.rig.store.create('flinkdeployments', deployment('orders', NS, { annotations: { [SCENARIO_ANNOTATION]: 'job-exceptions=2' } }));
+    sim.rig.store.create(
+      'flinkdeployments',
+      deployment('orders', NS, { annotations: { [SCENARIO_ANNOTATION]: 'job-exceptions=2' } }),
+    );
     const stable = await waitStable(sim.rig.store, NS, 'orders');
     const running = statusOf(stable).jobStatus?.updateTime as string;
     const events = await waitFor(sim.rig.store, () => (jobExceptions().length === 2 ? jobExceptions() : undefined));
     for (const event of events) {
       expect(event).toMatchObject({ type: 'Warning', component: 'Job', count: 1 });
-      expect(event.message.split('\n')[0]).toMatch(/^java\.lang\.RuntimeException: Simulated task failure #\d in .+ \(\d\/2\)$/);
+      expect(event.message.split('\n')[0]).toMatch(
+        /^java\.lang\.RuntimeException: Simulated task failure #\d in .+ \(\d\/2\)$/,
+      );
       expect(event.name).toMatch(/^Job\.\d+$/);
       expect(Date.parse(event.annotations['exception-timestamp'] as string)).toBeGreaterThan(Number(running) - 5000);
       expect(event.annotations['task-name']).toBe(event.message.split(' in ')[1]?.split('\n')[0]);
@@ -47,7 +52,10 @@ describe('task failovers (job-exceptions)', () => {
     }
     expect(new Set(events.map((e) => e.name)).size).toBe(2);
     // The job stays healthy: RUNNING and STABLE on the same run.
-    expect(statusOf(get())).toMatchObject({ lifecycleState: 'STABLE', jobStatus: { state: 'RUNNING', jobId: statusOf(stable).jobStatus?.jobId } });
+    expect(statusOf(get())).toMatchObject({
+      lifecycleState: 'STABLE',
+      jobStatus: { state: 'RUNNING', jobId: statusOf(stable).jobStatus?.jobId },
+    });
     // A redeploy is a new run: two more.
     editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.restartNonce = 1));
     await waitStable(sim.rig.store, NS, 'orders');
@@ -68,11 +76,25 @@ describe('task failovers (job-exceptions)', () => {
   it('job-failure: Error with the cause, JobStatusChanged to FAILED, the root exception; FAILED with status.error', async () => {
     const stable = await deployed('orders');
     setAnnotations(sim.rig.store, 'flinkdeployments', NS, 'orders', { [SCENARIO_ANNOTATION]: 'job-failure' });
-    const failed = statusOf(await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.jobStatus?.state === 'FAILED', 'FAILED'));
+    const failed = statusOf(
+      await waitForStatus(
+        sim.rig.store,
+        'flinkdeployments',
+        NS,
+        'orders',
+        (s) => s.jobStatus?.state === 'FAILED',
+        'FAILED',
+      ),
+    );
     expect(failed).toMatchObject({ lifecycleState: 'FAILED', jobManagerDeploymentStatus: 'READY' });
     // The observer records a terminal job's last completed checkpoint as the path to restore from.
-    expect(failed.jobStatus?.upgradeSavepointPath).toMatch(new RegExp(`^s3://flink-state/${NS}/orders/checkpoints/${String(statusOf(stable).jobStatus?.jobId)}/chk-\\d+$`));
-    expect(JSON.parse(failed.error as string)).toMatchObject({ type: 'org.apache.flink.runtime.JobException', message: 'Recovery is suppressed by NoRestartBackoffTimeStrategy' });
+    expect(failed.jobStatus?.upgradeSavepointPath).toMatch(
+      new RegExp(`^s3://flink-state/${NS}/orders/checkpoints/${String(statusOf(stable).jobStatus?.jobId)}/chk-\\d+$`),
+    );
+    expect(JSON.parse(failed.error as string)).toMatchObject({
+      type: 'org.apache.flink.runtime.JobException',
+      message: 'Recovery is suppressed by NoRestartBackoffTimeStrategy',
+    });
     const reasons = eventsFor(sim.rig.store, get()).map((e) => `${e.reason}: ${e.message.split('\n')[0] ?? ''}`);
     expect(reasons.slice(-3)).toEqual([
       'Error: Recovery is suppressed by NoRestartBackoffTimeStrategy -> Simulated fatal failure of job orders',
@@ -90,7 +112,14 @@ describe('ambient task failovers (the realistic demo)', () => {
     try {
       store.create('flinkdeployments', deployment('orders', NS));
       await waitStable(store, NS, 'orders');
-      const event = await waitFor(store, () => eventsFor(store, store.get('flinkdeployments', NS, 'orders') ?? get()).find((e) => e.reason === 'JobException'), 5000);
+      const event = await waitFor(
+        store,
+        () =>
+          eventsFor(store, store.get('flinkdeployments', NS, 'orders') ?? get()).find(
+            (e) => e.reason === 'JobException',
+          ),
+        5000,
+      );
       expect(event).toMatchObject({ type: 'Warning', component: 'Job' });
     } finally {
       await operator.close();
@@ -104,25 +133,58 @@ describe('an image pull that recovers (image-pull-failure=<duration>)', () => {
     sim.rig.operator.setScenario(NS, 'orders', 'image-pull-failure=2s');
     const rec = recordStatuses(sim.rig.store, 'flinkdeployments', NS, 'orders');
     const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20.1'));
-    const failed = statusOf(await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.jobManagerDeploymentStatus === 'ERROR', 'ERROR'));
-    expect(failed).toMatchObject({ observedGeneration: generation, lifecycleState: 'DEPLOYED', jobStatus: { state: 'RECONCILING' } });
-    expect(JSON.parse(failed.error as string).message).toMatch(/^\[flink-main-container\] Failed to pull image "flink:1\.20\.1"/);
+    const failed = statusOf(
+      await waitForStatus(
+        sim.rig.store,
+        'flinkdeployments',
+        NS,
+        'orders',
+        (s) => s.jobManagerDeploymentStatus === 'ERROR',
+        'ERROR',
+      ),
+    );
+    expect(failed).toMatchObject({
+      observedGeneration: generation,
+      lifecycleState: 'DEPLOYED',
+      jobStatus: { state: 'RECONCILING' },
+    });
+    expect(JSON.parse(failed.error as string).message).toMatch(
+      /^\[flink-main-container\] Failed to pull image "flink:1\.20\.1"/,
+    );
     const after = statusOf(await waitStable(sim.rig.store, NS, 'orders'));
     rec.stop();
     const seen = rec.seen.map((r) => r.status).filter((s) => s.observedGeneration === generation);
     const fromError = seen.slice(seen.findIndex((s) => s.jobManagerDeploymentStatus === 'ERROR'));
-    expect(changes(fromError.map((s) => s.jobManagerDeploymentStatus))).toEqual(['ERROR', 'DEPLOYED_NOT_READY', 'READY']);
+    expect(changes(fromError.map((s) => s.jobManagerDeploymentStatus))).toEqual([
+      'ERROR',
+      'DEPLOYED_NOT_READY',
+      'READY',
+    ]);
     expect(changes(fromError.map((s) => s.jobStatus?.state))).toEqual(['RECONCILING', 'CREATED', 'RUNNING']);
     expect(fromError.map((s) => s.lifecycleState)).not.toContain('FAILED');
     expect(after.error).toBeUndefined();
     expect(fromError.filter((s) => s.error !== undefined).every((s) => s.jobStatus?.state !== 'RUNNING')).toBe(true);
-    expect(eventsFor(sim.rig.store, get()).filter((e) => e.reason === 'ErrImagePull').map((e) => e.count)).toEqual([1]);
+    expect(
+      eventsFor(sim.rig.store, get())
+        .filter((e) => e.reason === 'ErrImagePull')
+        .map((e) => e.count),
+    ).toEqual([1]);
     expect(eventsFor(sim.rig.store, get()).map((e) => e.reason)).not.toContain('ImagePullBackOff');
   });
 
   it('on a first deployment too', async () => {
-    sim.rig.store.create('flinkdeployments', deployment('orders', NS, { annotations: { [SCENARIO_ANNOTATION]: 'image-pull-failure=1s' } }));
-    await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.jobManagerDeploymentStatus === 'ERROR', 'ERROR');
+    sim.rig.store.create(
+      'flinkdeployments',
+      deployment('orders', NS, { annotations: { [SCENARIO_ANNOTATION]: 'image-pull-failure=1s' } }),
+    );
+    await waitForStatus(
+      sim.rig.store,
+      'flinkdeployments',
+      NS,
+      'orders',
+      (s) => s.jobManagerDeploymentStatus === 'ERROR',
+      'ERROR',
+    );
     const stable = statusOf(await waitStable(sim.rig.store, NS, 'orders'));
     expect(stable.error).toBeUndefined();
   });

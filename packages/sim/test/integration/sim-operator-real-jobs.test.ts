@@ -42,7 +42,9 @@ describe('a savepoint-mode job that is not RUNNING', () => {
     expect(eventsFor(store, sim.get()).some((e) => e.reason === 'JobException')).toBe(true);
     const jobId = String(flapping.jobStatus?.jobId);
     // Checkpoints completed from the start until the job left RUNNING (updateTime), one per 10 ms.
-    const checkpoint = Math.floor((Number(flapping.jobStatus?.updateTime) - Number(flapping.jobStatus?.startTime)) / 10);
+    const checkpoint = Math.floor(
+      (Number(flapping.jobStatus?.updateTime) - Number(flapping.jobStatus?.startTime)) / 10,
+    );
     expect(checkpoint).toBeGreaterThan(0);
 
     editSpec(store, 'flinkdeployments', NS, 'orders', (s) => (s.restartNonce = 1));
@@ -50,7 +52,9 @@ describe('a savepoint-mode job that is not RUNNING', () => {
     expect(after.jobStatus?.jobId).toBe(jobId);
     expect(after.jobStatus?.upgradeSavepointPath).toBe(PLACEHOLDER);
     expect(reconciledSpec(after)?.job.upgradeMode).toBe('last-state');
-    expect(operator.jobManagers.haRestore(jobId)?.path).toBe(`s3://flink-state/${NS}/orders/checkpoints/${jobId}/chk-${checkpoint}`);
+    expect(operator.jobManagers.haRestore(jobId)?.path).toBe(
+      `s3://flink-state/${NS}/orders/checkpoints/${jobId}/chk-${checkpoint}`,
+    );
     expect(store.list('flinkstatesnapshots', NS)).toEqual([]);
     // The knob is spent on the flapping run: the redeployed job runs (and resumes suspended → running the same way).
     expect(after.jobStatus?.state).toBe('RUNNING');
@@ -88,7 +92,9 @@ describe('a savepoint-mode job that is not RUNNING', () => {
       expect(waiting?.status).toEqual(before.status);
       expect(statusOf(waiting).observedGeneration).toBe(generation - 1);
       // Besides the first deployment's events and the flapping job's: SpecChanged, nothing else.
-      const reasons = eventsFor(store, waiting!).map((e) => e.reason).filter((r) => r !== 'JobException' && r !== 'JobStatusChanged');
+      const reasons = eventsFor(store, waiting!)
+        .map((e) => e.reason)
+        .filter((r) => r !== 'JobException' && r !== 'JobStatusChanged');
       expect(reasons.sort()).toEqual(['SpecChanged', 'Submit']);
 
       operator.clearScenario(NS, 'orders');
@@ -112,19 +118,34 @@ describe('a session cluster redeployed without HA', () => {
     const events = statusOf(await waitStable(store, NS, 'events', 'flinksessionjobs'));
 
     editSpec(store, 'flinkdeployments', NS, 'session', (s) => (s.restartNonce = 1));
-    const lost = await waitForStatus(store, 'flinksessionjobs', NS, 'etl', (s) => s.error === 'Job Not Found', 'Job Not Found');
+    const lost = await waitForStatus(
+      store,
+      'flinksessionjobs',
+      NS,
+      'etl',
+      (s) => s.error === 'Job Not Found',
+      'Job Not Found',
+    );
     expect(statusOf(lost).reconciliationStatus?.state).toBe('DEPLOYED');
     expect(statusOf(lost).jobStatus?.state).toBe('RECONCILING');
     expect(statusOf(lost).jobStatus?.jobId).toBe(etl.jobStatus?.jobId);
     const missing = eventsFor(store, lost).find((e) => e.reason === 'Missing');
     expect(missing).toMatchObject({ type: 'Warning', message: 'Job Not Found' });
     // The stateless one is marked suspended and started again under the id it kept (a RECONCILING job's id is reused).
-    const restarted = await waitForStatus(store, 'flinksessionjobs', NS, 'events', (s) => s.jobStatus?.state === 'RUNNING' && s.jobStatus.startTime !== events.jobStatus?.startTime, 'running again');
+    const restarted = await waitForStatus(
+      store,
+      'flinksessionjobs',
+      NS,
+      'events',
+      (s) => s.jobStatus?.state === 'RUNNING' && s.jobStatus.startTime !== events.jobStatus?.startTime,
+      'running again',
+    );
     expect(eventsFor(store, restarted).some((e) => e.reason === 'Missing')).toBe(true);
     expect(statusOf(restarted).jobStatus?.jobId).toBe(events.jobStatus?.jobId);
     expect(Number(statusOf(restarted).jobStatus?.startTime)).toBeGreaterThan(Number(events.jobStatus?.startTime));
 
-    const missingCount = () => eventsFor(store, store.get('flinksessionjobs', NS, 'etl')!).find((e) => e.reason === 'Missing')?.count ?? 0;
+    const missingCount = () =>
+      eventsFor(store, store.get('flinksessionjobs', NS, 'etl')!).find((e) => e.reason === 'Missing')?.count ?? 0;
     const seen = missingCount();
     const generation = editSpec(store, 'flinksessionjobs', NS, 'etl', (s) => (s.job.restartNonce = 1));
     // Each reconcile observes the missing job again: two more Missing events prove two reconciles went by.
@@ -133,11 +154,18 @@ describe('a session cluster redeployed without HA', () => {
     expect(statusOf(stuck).observedGeneration).toBe(generation - 1);
     expect(reconciledSpec(statusOf(stuck))?.job.restartNonce).toBeUndefined();
     // No Suspended, no second Submit, no error event: the first deployment's events, Missing and SpecChanged.
-    expect([...new Set(eventsFor(store, stuck).map((e) => e.reason))].sort()).toEqual(['JobStatusChanged', 'Missing', 'SpecChanged', 'Submit']);
+    expect([...new Set(eventsFor(store, stuck).map((e) => e.reason))].sort()).toEqual([
+      'JobStatusChanged',
+      'Missing',
+      'SpecChanged',
+      'Submit',
+    ]);
     expect(eventsFor(store, stuck).find((e) => e.reason === 'Submit')?.count).toBe(1);
 
     const path = `s3://flink-state/${NS}/etl/savepoints/savepoint-manual`;
-    editSpec(store, 'flinksessionjobs', NS, 'etl', (s) => Object.assign(s.job, { savepointRedeployNonce: 1, initialSavepointPath: path }));
+    editSpec(store, 'flinksessionjobs', NS, 'etl', (s) =>
+      Object.assign(s.job, { savepointRedeployNonce: 1, initialSavepointPath: path }),
+    );
     const back = statusOf(await waitStable(store, NS, 'etl', 'flinksessionjobs'));
     expect(back.error).toBeUndefined();
     expect(back.jobStatus?.upgradeSavepointPath).toBe(path);
@@ -152,9 +180,18 @@ describe('kubernetes.operator.job.restart.failed', () => {
     const first = statusOf(await sim.deployed('orders', { conf }));
     const spec = first.reconciliationStatus?.lastReconciledSpec;
     operator.setScenario(NS, 'orders', 'job-failure');
-    const failed = statusOf(await waitForStatus(store, 'flinkdeployments', NS, 'orders', (s) => s.jobStatus?.state === 'FAILED', 'FAILED'));
+    const failed = statusOf(
+      await waitForStatus(store, 'flinkdeployments', NS, 'orders', (s) => s.jobStatus?.state === 'FAILED', 'FAILED'),
+    );
     operator.clearScenario(NS, 'orders');
-    const back = await waitForStatus(store, 'flinkdeployments', NS, 'orders', (s) => s.jobStatus?.state === 'RUNNING' && s.jobStatus.jobId !== first.jobStatus?.jobId, 'resubmitted');
+    const back = await waitForStatus(
+      store,
+      'flinkdeployments',
+      NS,
+      'orders',
+      (s) => s.jobStatus?.state === 'RUNNING' && s.jobStatus.jobId !== first.jobStatus?.jobId,
+      'resubmitted',
+    );
     const status = statusOf(back);
     expect(status.observedGeneration).toBe(first.observedGeneration);
     expect(back.metadata.generation).toBe(1);
@@ -178,25 +215,45 @@ describe('savepoint-abandoned', () => {
       if (states.at(-1) !== state) states.push(state);
     });
     store.create('flinkstatesnapshots', snapshot('sp1', NS, 'orders'));
-    const abandoned = await waitForStatus(store, 'flinkstatesnapshots', NS, 'sp1', (s) => s.state === 'ABANDONED', 'ABANDONED');
-    expect(statusOf(abandoned).error).toBe('Secondary resource JobReference(kind=FlinkDeployment, name=orders) for savepoint sp1 is not running');
+    const abandoned = await waitForStatus(
+      store,
+      'flinkstatesnapshots',
+      NS,
+      'sp1',
+      (s) => s.state === 'ABANDONED',
+      'ABANDONED',
+    );
+    expect(statusOf(abandoned).error).toBe(
+      'Secondary resource JobReference(kind=FlinkDeployment, name=orders) for savepoint sp1 is not running',
+    );
     expect(statusOf(abandoned).path).toBeUndefined();
     expect(eventsFor(store, abandoned).map((e) => e.reason)).toEqual(['SnapshotAbandoned']);
     const jobId = String(running.jobStatus?.jobId);
     // Flink finishing the savepoint changes no Kubernetes object: wait on the JobManager's own state.
     const savepoint = await operator.jobManagers.nextSavepoint(jobId);
     unsubscribe();
-    expect(savepoint.path).toMatch(new RegExp(`^s3://flink-state/${NS}/orders/savepoints/savepoint-${jobId.slice(0, 6)}-`));
+    expect(savepoint.path).toMatch(
+      new RegExp(`^s3://flink-state/${NS}/orders/savepoints/savepoint-${jobId.slice(0, 6)}-`),
+    );
     expect(states).toEqual(['RUNNING', 'RECONCILING', 'RUNNING']);
     expect(statusOf(sim.get()).jobStatus?.jobId).toBe(jobId);
-    expect(eventsFor(store, sim.get()).find((e) => e.message === 'Job status changed from RECONCILING to RUNNING')).toBeDefined();
+    expect(
+      eventsFor(store, sim.get()).find((e) => e.message === 'Job status changed from RECONCILING to RUNNING'),
+    ).toBeDefined();
   });
 
   it('a savepoint Flink completes normally is the JobManager latest savepoint too', async () => {
     const { store, operator } = sim.rig;
     const jobId = String(statusOf(await sim.deployed()).jobStatus?.jobId);
     store.create('flinkstatesnapshots', snapshot('sp1', NS, 'orders'));
-    const done = await waitForStatus(store, 'flinkstatesnapshots', NS, 'sp1', (s) => s.state === 'COMPLETED', 'COMPLETED');
+    const done = await waitForStatus(
+      store,
+      'flinkstatesnapshots',
+      NS,
+      'sp1',
+      (s) => s.state === 'COMPLETED',
+      'COMPLETED',
+    );
     expect(operator.jobManagers.latestSavepoint(jobId)?.path).toBe(statusOf(done).path);
   });
 });
@@ -208,11 +265,23 @@ describe('Blue/Green children', () => {
     try {
       const template = deployment('checkout', NS).spec as Record<string, unknown>;
       const { parent } = createBlueGreenPair(api.store, NS, 'checkout', template);
-      const listed = (await api.custom.listNamespacedCustomObject(crPath(NS, 'flinkbluegreendeployments'))) as { items: KubeObject[] };
+      const listed = (await api.custom.listNamespacedCustomObject(crPath(NS, 'flinkbluegreendeployments'))) as {
+        items: KubeObject[];
+      };
       expect(listed.items.map((i) => [i.kind, i.metadata.name])).toEqual([['FlinkBlueGreenDeployment', 'checkout']]);
-      const child = (await api.custom.getNamespacedCustomObject({ ...crPath(NS), name: 'checkout-blue' })) as KubeObject;
+      const child = (await api.custom.getNamespacedCustomObject({
+        ...crPath(NS),
+        name: 'checkout-blue',
+      })) as KubeObject;
       expect(child.metadata.ownerReferences).toEqual([
-        { apiVersion: 'flink.apache.org/v1beta1', blockOwnerDeletion: true, controller: false, kind: 'FlinkBlueGreenDeployment', name: 'checkout', uid: parent.metadata.uid },
+        {
+          apiVersion: 'flink.apache.org/v1beta1',
+          blockOwnerDeletion: true,
+          controller: false,
+          kind: 'FlinkBlueGreenDeployment',
+          name: 'checkout',
+          uid: parent.metadata.uid,
+        },
       ]);
       const running = statusOf(await waitStable(api.store, NS, 'checkout-blue'));
       expect(running.jobStatus?.state).toBe('RUNNING');

@@ -21,7 +21,12 @@ const sim = useSimRig(NS);
 const { get } = sim;
 
 function event(reason: string, name = 'orders') {
-  return waitFor(sim.rig.store, () => eventsFor(sim.rig.store, get(name)).find((e) => e.reason === reason), 5000, `a ${reason} event`);
+  return waitFor(
+    sim.rig.store,
+    () => eventsFor(sim.rig.store, get(name)).find((e) => e.reason === reason),
+    5000,
+    `a ${reason} event`,
+  );
 }
 
 async function deployed(options: Parameters<typeof deployment>[2] = {}) {
@@ -33,9 +38,12 @@ async function deployed(options: Parameters<typeof deployment>[2] = {}) {
 function recordChanges(): { seen: string[]; stop(): void } {
   const seen: string[] = [];
   const stop = sim.rig.store.subscribe((change) => {
-    if (change.resource === 'events' && (change.object.involvedObject as { name?: string }).name === 'orders') seen.push(`event ${String(change.object.reason)}`);
+    if (change.resource === 'events' && (change.object.involvedObject as { name?: string }).name === 'orders')
+      seen.push(`event ${String(change.object.reason)}`);
     if (change.resource === 'flinkdeployments' && change.object.metadata.name === 'orders') {
-      seen.push(`status ${String((change.object.status as { jobManagerDeploymentStatus?: string } | undefined)?.jobManagerDeploymentStatus)}`);
+      seen.push(
+        `status ${String((change.object.status as { jobManagerDeploymentStatus?: string } | undefined)?.jobManagerDeploymentStatus)}`,
+      );
     }
   });
   return { seen, stop };
@@ -49,35 +57,58 @@ async function whileSomethingElseDeploys(): Promise<void> {
 
 describe('image pull failure', () => {
   const ways = [
-    { how: 'the scenario knob', image: 'flink:1.20.1', arm: () => sim.rig.operator.setScenario(NS, 'orders', 'image-pull-failure') },
+    {
+      how: 'the scenario knob',
+      image: 'flink:1.20.1',
+      arm: () => sim.rig.operator.setScenario(NS, 'orders', 'image-pull-failure'),
+    },
     { how: 'an image tagged :broken', image: 'flink:broken', arm: () => undefined },
     { how: 'an image named does-not-exist', image: 'registry.example.com/does-not-exist:1.0', arm: () => undefined },
   ];
 
-  it.each(ways)('via $how: one ErrImagePull (event before status), JM ERROR, job RECONCILING, lifecycle DEPLOYED', async ({ image, arm }) => {
-    await deployed();
-    arm();
-    const order = recordChanges();
-    const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = image));
-    const failed = await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.jobManagerDeploymentStatus === 'ERROR', 'JM ERROR');
-    order.stop();
-    const status = statusOf(failed);
-    expect(status.observedGeneration).toBe(generation);
-    expect(status.jobStatus?.state).toBe('RECONCILING');
-    // CommonStatus rule 7 needs "Manual restore required." (or the HA texts): a failed pull is not FAILED.
-    expect(status.lifecycleState).toBe('DEPLOYED');
-    expect(status.conditions?.[0]).toMatchObject({ status: 'False', reason: 'Reconciling' });
-    const error = JSON.parse(status.error as string) as { type: string; message: string };
-    expect(error.type).toBe('org.apache.flink.kubernetes.operator.exception.DeploymentFailedException');
-    expect(error.message).toContain(`[flink-main-container] Failed to pull image "${image}"`);
-    expect(order.seen.indexOf('event ErrImagePull')).toBeLessThan(order.seen.indexOf('status ERROR'));
-    const pull = eventsFor(sim.rig.store, get()).find((e) => e.reason === 'ErrImagePull');
-    expect(pull).toMatchObject({ type: 'Warning', component: 'JobManagerDeployment', count: 1, message: error.message });
-    // The operator stays quiet while ERROR persists: no repeats, no other reason.
-    await whileSomethingElseDeploys();
-    expect(eventsFor(sim.rig.store, get()).filter((e) => e.type === 'Warning').map((e) => [e.reason, e.count])).toEqual([['ErrImagePull', 1]]);
-    expect(statusOf(get()).jobManagerDeploymentStatus).toBe('ERROR');
-  });
+  it.each(ways)(
+    'via $how: one ErrImagePull (event before status), JM ERROR, job RECONCILING, lifecycle DEPLOYED',
+    async ({ image, arm }) => {
+      await deployed();
+      arm();
+      const order = recordChanges();
+      const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = image));
+      const failed = await waitForStatus(
+        sim.rig.store,
+        'flinkdeployments',
+        NS,
+        'orders',
+        (s) => s.jobManagerDeploymentStatus === 'ERROR',
+        'JM ERROR',
+      );
+      order.stop();
+      const status = statusOf(failed);
+      expect(status.observedGeneration).toBe(generation);
+      expect(status.jobStatus?.state).toBe('RECONCILING');
+      // CommonStatus rule 7 needs "Manual restore required." (or the HA texts): a failed pull is not FAILED.
+      expect(status.lifecycleState).toBe('DEPLOYED');
+      expect(status.conditions?.[0]).toMatchObject({ status: 'False', reason: 'Reconciling' });
+      const error = JSON.parse(status.error as string) as { type: string; message: string };
+      expect(error.type).toBe('org.apache.flink.kubernetes.operator.exception.DeploymentFailedException');
+      expect(error.message).toContain(`[flink-main-container] Failed to pull image "${image}"`);
+      expect(order.seen.indexOf('event ErrImagePull')).toBeLessThan(order.seen.indexOf('status ERROR'));
+      const pull = eventsFor(sim.rig.store, get()).find((e) => e.reason === 'ErrImagePull');
+      expect(pull).toMatchObject({
+        type: 'Warning',
+        component: 'JobManagerDeployment',
+        count: 1,
+        message: error.message,
+      });
+      // The operator stays quiet while ERROR persists: no repeats, no other reason.
+      await whileSomethingElseDeploys();
+      expect(
+        eventsFor(sim.rig.store, get())
+          .filter((e) => e.type === 'Warning')
+          .map((e) => [e.reason, e.count]),
+      ).toEqual([['ErrImagePull', 1]]);
+      expect(statusOf(get()).jobManagerDeploymentStatus).toBe('ERROR');
+    },
+  );
 
   it('a fixed spec recovers from ERROR and clears status.error', async () => {
     await deployed();
@@ -99,12 +130,17 @@ describe('savepoint failure', () => {
     expect(error).toMatchObject({ type: 'Warning', component: 'JobManagerDeployment' });
     let status = statusOf(get());
     expect(status.observedGeneration).toBe(generation - 1);
-    expect(JSON.parse(status.error as string)).toMatchObject({ type: 'org.apache.flink.kubernetes.operator.exception.UpgradeFailureException', message: 'Savepoint Error' });
+    expect(JSON.parse(status.error as string)).toMatchObject({
+      type: 'org.apache.flink.kubernetes.operator.exception.UpgradeFailureException',
+      message: 'Savepoint Error',
+    });
     expect(error.message).toMatch(/^Savepoint Error -> .*CheckpointException: Failure to finalize checkpoint\./);
     expect(status.jobStatus).toMatchObject({ state: 'RUNNING', jobId: statusOf(first).jobStatus?.jobId });
     expect(reconciledSpec(status)?.image).toBe('flink:1.20');
     expect(status.lifecycleState).toBe('STABLE');
-    await waitFor(sim.rig.store, () => eventsFor(sim.rig.store, get()).find((e) => e.reason === 'SavepointError' && e.count >= 2));
+    await waitFor(sim.rig.store, () =>
+      eventsFor(sim.rig.store, get()).find((e) => e.reason === 'SavepointError' && e.count >= 2),
+    );
 
     setAnnotations(sim.rig.store, 'flinkdeployments', NS, 'orders', { [SCENARIO_ANNOTATION]: undefined });
     status = statusOf(await waitStable(sim.rig.store, NS, 'orders'));
@@ -116,18 +152,42 @@ describe('savepoint failure', () => {
     await deployed({ upgradeMode: 'stateless' });
     sim.rig.operator.setScenario(NS, 'orders', 'savepoint-failure');
     editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
-    await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.lifecycleState === 'SUSPENDED', 'SUSPENDED');
+    await waitForStatus(
+      sim.rig.store,
+      'flinkdeployments',
+      NS,
+      'orders',
+      (s) => s.lifecycleState === 'SUSPENDED',
+      'SUSPENDED',
+    );
   });
 });
 
 describe('slow and stuck reconciles', () => {
   it('slow-reconcile stays UPGRADING for the given (scaled) seconds', async () => {
     await deployed();
-    setAnnotations(sim.rig.store, 'flinkdeployments', NS, 'orders', { [SCENARIO_ANNOTATION]: 'slow-reconcile', [SLOW_SECONDS_ANNOTATION]: '40' });
+    setAnnotations(sim.rig.store, 'flinkdeployments', NS, 'orders', {
+      [SCENARIO_ANNOTATION]: 'slow-reconcile',
+      [SLOW_SECONDS_ANNOTATION]: '40',
+    });
     editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20.1'));
-    await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.reconciliationStatus?.state === 'UPGRADING', 'UPGRADING');
+    await waitForStatus(
+      sim.rig.store,
+      'flinkdeployments',
+      NS,
+      'orders',
+      (s) => s.reconciliationStatus?.state === 'UPGRADING',
+      'UPGRADING',
+    );
     const enteredAt = Date.now();
-    await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.reconciliationStatus?.state === 'DEPLOYED' && s.jobManagerDeploymentStatus === 'DEPLOYING', 'deploying');
+    await waitForStatus(
+      sim.rig.store,
+      'flinkdeployments',
+      NS,
+      'orders',
+      (s) => s.reconciliationStatus?.state === 'DEPLOYED' && s.jobManagerDeploymentStatus === 'DEPLOYING',
+      'deploying',
+    );
     // 40 operator seconds at fast speed = 400 ms.
     expect(Date.now() - enteredAt).toBeGreaterThanOrEqual(380);
     await waitStable(sim.rig.store, NS, 'orders');
@@ -137,7 +197,14 @@ describe('slow and stuck reconciles', () => {
     await deployed();
     sim.rig.operator.setScenario(NS, 'orders', 'stuck-upgrading');
     const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20.1'));
-    await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.reconciliationStatus?.state === 'UPGRADING', 'UPGRADING');
+    await waitForStatus(
+      sim.rig.store,
+      'flinkdeployments',
+      NS,
+      'orders',
+      (s) => s.reconciliationStatus?.state === 'UPGRADING',
+      'UPGRADING',
+    );
     await whileSomethingElseDeploys();
     await whileSomethingElseDeploysAgain();
     const stuck = statusOf(get());
@@ -152,11 +219,25 @@ describe('slow and stuck reconciles', () => {
     await deployed();
     sim.rig.operator.setScenario(NS, 'orders', 'stuck-upgrading');
     const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
-    const stuck = await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.reconciliationStatus?.state === 'UPGRADING', 'UPGRADING');
+    const stuck = await waitForStatus(
+      sim.rig.store,
+      'flinkdeployments',
+      NS,
+      'orders',
+      (s) => s.reconciliationStatus?.state === 'UPGRADING',
+      'UPGRADING',
+    );
     expect(statusOf(stuck).observedGeneration).toBe(generation);
     expect(statusOf(stuck).jobStatus?.state).toBe('RUNNING');
     sim.rig.operator.clearScenario(NS, 'orders');
-    const done = await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.lifecycleState === 'SUSPENDED', 'SUSPENDED');
+    const done = await waitForStatus(
+      sim.rig.store,
+      'flinkdeployments',
+      NS,
+      'orders',
+      (s) => s.lifecycleState === 'SUSPENDED',
+      'SUSPENDED',
+    );
     expect(statusOf(done).jobStatus?.state).toBe('FINISHED');
   });
 });
@@ -187,7 +268,14 @@ describe('clearing a knob in the middle of its wait', () => {
       name: 'session-cluster',
       arm: async () => {
         sim.rig.store.create('flinkdeployments', sessionClusterOf('session-cluster'));
-        await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'session-cluster', (s) => s.lifecycleState === 'STABLE', 'STABLE');
+        await waitForStatus(
+          sim.rig.store,
+          'flinkdeployments',
+          NS,
+          'session-cluster',
+          (s) => s.lifecycleState === 'STABLE',
+          'STABLE',
+        );
         sim.rig.operator.setScenario(NS, 'session-cluster', 'slow-reconcile', slow);
         editSpec(sim.rig.store, 'flinkdeployments', NS, 'session-cluster', (s) => (s.restartNonce = 3));
       },
@@ -196,9 +284,23 @@ describe('clearing a knob in the middle of its wait', () => {
 
   it.each(cases)('$what carries on from UPGRADING to STABLE', async ({ name, arm }) => {
     await arm();
-    await waitForStatus(sim.rig.store, 'flinkdeployments', NS, name, (s) => s.lifecycleState === 'UPGRADING', 'UPGRADING');
+    await waitForStatus(
+      sim.rig.store,
+      'flinkdeployments',
+      NS,
+      name,
+      (s) => s.lifecycleState === 'UPGRADING',
+      'UPGRADING',
+    );
     sim.rig.operator.clearScenario(NS, name);
-    await waitForStatus(sim.rig.store, 'flinkdeployments', NS, name, (s, o) => s.lifecycleState === 'STABLE' && s.observedGeneration === o.metadata.generation, 'STABLE');
+    await waitForStatus(
+      sim.rig.store,
+      'flinkdeployments',
+      NS,
+      name,
+      (s, o) => s.lifecycleState === 'STABLE' && s.observedGeneration === o.metadata.generation,
+      'STABLE',
+    );
   });
 });
 
@@ -222,7 +324,9 @@ describe('validation error knob', () => {
     expect(await event('ValidationError')).toMatchObject({ type: 'Warning', component: 'Operator' });
     const status = statusOf(get());
     expect(status.observedGeneration).toBe(generation - 1);
-    expect(JSON.parse(status.error as string).type).toBe('org.apache.flink.kubernetes.operator.exception.ValidationException');
+    expect(JSON.parse(status.error as string).type).toBe(
+      'org.apache.flink.kubernetes.operator.exception.ValidationException',
+    );
     expect(status.jobStatus?.jobId).toBe(statusOf(first).jobStatus?.jobId);
     expect(reconciledSpec(status)?.image).toBe('flink:1.20');
     setAnnotations(sim.rig.store, 'flinkdeployments', NS, 'orders', { [SCENARIO_ANNOTATION]: undefined });
@@ -233,7 +337,10 @@ describe('validation error knob', () => {
 });
 
 describe('rollback', () => {
-  const rollbackConf = { 'kubernetes.operator.deployment.rollback.enabled': 'true', 'kubernetes.operator.deployment.readiness.timeout': '30s' };
+  const rollbackConf = {
+    'kubernetes.operator.deployment.rollback.enabled': 'true',
+    'kubernetes.operator.deployment.readiness.timeout': '30s',
+  };
 
   it('a deploy that does not become stable in time is rolled back to lastStableSpec; the user spec stays', async () => {
     const first = await deployed({ conf: rollbackConf });
@@ -252,7 +359,11 @@ describe('rollback', () => {
     expect(rec.seen.some((r) => r.status.lifecycleState === 'ROLLING_BACK')).toBe(true);
     // ROLLED_BACK comes with the deploy of the stable spec, before its job runs; errors are cleared then.
     const redeployed = rec.seen.find((r) => r.status.reconciliationStatus?.state === 'ROLLED_BACK')?.status;
-    expect(redeployed).toMatchObject({ jobManagerDeploymentStatus: 'DEPLOYING', jobStatus: { state: 'RECONCILING' }, lifecycleState: 'ROLLED_BACK' });
+    expect(redeployed).toMatchObject({
+      jobManagerDeploymentStatus: 'DEPLOYING',
+      jobStatus: { state: 'RECONCILING' },
+      lifecycleState: 'ROLLED_BACK',
+    });
     expect(redeployed?.error).toBeUndefined();
     const status = statusOf(rolledBack);
     expect(rolledBack.spec?.image).toBe('flink:broken');

@@ -36,7 +36,14 @@ function snap(name = 'sp') {
 }
 
 function terminal(name = 'sp') {
-  return waitForStatus(rig.store, 'flinkstatesnapshots', NS, name, (s) => ['COMPLETED', 'FAILED', 'ABANDONED'].includes(String(s.state)), 'terminal');
+  return waitForStatus(
+    rig.store,
+    'flinkstatesnapshots',
+    NS,
+    name,
+    (s) => ['COMPLETED', 'FAILED', 'ABANDONED'].includes(String(s.state)),
+    'terminal',
+  );
 }
 
 describe('FlinkStateSnapshot', () => {
@@ -45,10 +52,16 @@ describe('FlinkStateSnapshot', () => {
     rig.store.create('flinkstatesnapshots', snapshot('sp', NS, 'orders', { backoffLimit: 2 }));
     const done = await terminal();
     rec.stop();
-    expect(rec.seen.map((r) => r.status.state).filter((s, i, all) => s && s !== all[i - 1])).toEqual(['TRIGGER_PENDING', 'IN_PROGRESS', 'COMPLETED']);
+    expect(rec.seen.map((r) => r.status.state).filter((s, i, all) => s && s !== all[i - 1])).toEqual([
+      'TRIGGER_PENDING',
+      'IN_PROGRESS',
+      'COMPLETED',
+    ]);
     const status = statusOf(done);
     const jobId = statusOf(rig.store.get('flinkdeployments', NS, 'orders')).jobStatus?.jobId as string;
-    expect(status.path).toMatch(new RegExp(`^s3://flink-state/streaming-prod/orders/savepoints/savepoint-${jobId.slice(0, 6)}-[0-9a-f]{12}$`));
+    expect(status.path).toMatch(
+      new RegExp(`^s3://flink-state/streaming-prod/orders/savepoints/savepoint-${jobId.slice(0, 6)}-[0-9a-f]{12}$`),
+    );
     expect(status.failures).toBe(0);
     expect(status.triggerId).toMatch(/^[0-9a-f]{32}$/);
     expect(status.triggerTimestamp).toMatch(RFC3339);
@@ -67,7 +80,9 @@ describe('FlinkStateSnapshot', () => {
     rig.store.create('flinkstatesnapshots', snapshot('chk', NS, 'orders', { checkpoint: true }));
     expect(statusOf(await terminal('sp')).path).toMatch(/^s3:\/\/adhoc\/orders\/savepoint-[0-9a-f]{6}-[0-9a-f]{12}$/);
     const checkpoint = await terminal('chk');
-    expect(statusOf(checkpoint).path).toMatch(/^s3:\/\/flink-state\/streaming-prod\/orders\/checkpoints\/[0-9a-f]{32}\/chk-\d+$/);
+    expect(statusOf(checkpoint).path).toMatch(
+      /^s3:\/\/flink-state\/streaming-prod\/orders\/checkpoints\/[0-9a-f]{32}\/chk-\d+$/,
+    );
     expect(checkpoint.metadata.labels?.['snapshot.type']).toBe('CHECKPOINT');
   });
 
@@ -75,28 +90,39 @@ describe('FlinkStateSnapshot', () => {
     { backoffLimit: undefined, failures: 1, note: 'default -1: no retry in any release up to 1.15' },
     { backoffLimit: 0, failures: 1, note: 'no retry' },
     { backoffLimit: 2, failures: 3, note: 'two retries' },
-  ])('a failing savepoint with backoffLimit $backoffLimit ends FAILED after $failures attempt(s) ($note)', async ({ backoffLimit, failures }) => {
-    rig.operator.setScenario(NS, 'orders', 'savepoint-failure');
-    const rec = recordStatuses(rig.store, 'flinkstatesnapshots', NS, 'sp');
-    rig.store.create('flinkstatesnapshots', snapshot('sp', NS, 'orders', backoffLimit === undefined ? {} : { backoffLimit }));
-    const done = await terminal();
-    rec.stop();
-    const status = statusOf(done);
-    expect(status.state).toBe('FAILED');
-    expect(status.failures).toBe(failures);
-    expect(JSON.parse(status.error as string).message).toContain('Failure to finalize checkpoint');
-    const retries = rec.seen.filter((r, i) => r.status.state === 'TRIGGER_PENDING' && (rec.seen[i - 1]?.status.failures ?? 0) < (r.status.failures ?? 0));
-    expect(retries).toHaveLength(failures - 1);
-    const errors = eventsFor(rig.store, done).filter((e) => e.reason === 'SavepointError');
-    expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatchObject({ type: 'Warning', component: 'Snapshot', count: failures });
-    // The event's message is the snapshot's status.error JSON, as FlinkStateSnapshotController writes it.
-    expect(errors[0]?.message).toBe(status.error);
-    expect(JSON.parse(status.error as string).type).toBe('org.apache.flink.kubernetes.operator.exception.ReconciliationException');
-    // status.error is already there while the snapshot waits for its retry.
-    for (const retry of retries) expect(retry.status.error).toBeDefined();
-    expect(done.metadata.labels?.['snapshot.state']).toBe('FAILED');
-  });
+  ])(
+    'a failing savepoint with backoffLimit $backoffLimit ends FAILED after $failures attempt(s) ($note)',
+    async ({ backoffLimit, failures }) => {
+      rig.operator.setScenario(NS, 'orders', 'savepoint-failure');
+      const rec = recordStatuses(rig.store, 'flinkstatesnapshots', NS, 'sp');
+      rig.store.create(
+        'flinkstatesnapshots',
+        snapshot('sp', NS, 'orders', backoffLimit === undefined ? {} : { backoffLimit }),
+      );
+      const done = await terminal();
+      rec.stop();
+      const status = statusOf(done);
+      expect(status.state).toBe('FAILED');
+      expect(status.failures).toBe(failures);
+      expect(JSON.parse(status.error as string).message).toContain('Failure to finalize checkpoint');
+      const retries = rec.seen.filter(
+        (r, i) =>
+          r.status.state === 'TRIGGER_PENDING' && (rec.seen[i - 1]?.status.failures ?? 0) < (r.status.failures ?? 0),
+      );
+      expect(retries).toHaveLength(failures - 1);
+      const errors = eventsFor(rig.store, done).filter((e) => e.reason === 'SavepointError');
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatchObject({ type: 'Warning', component: 'Snapshot', count: failures });
+      // The event's message is the snapshot's status.error JSON, as FlinkStateSnapshotController writes it.
+      expect(errors[0]?.message).toBe(status.error);
+      expect(JSON.parse(status.error as string).type).toBe(
+        'org.apache.flink.kubernetes.operator.exception.ReconciliationException',
+      );
+      // status.error is already there while the snapshot waits for its retry.
+      for (const retry of retries) expect(retry.status.error).toBeDefined();
+      expect(done.metadata.labels?.['snapshot.state']).toBe('FAILED');
+    },
+  );
 
   it('a retry can succeed: failures counts the failed attempts', async () => {
     rig.operator.setScenario(NS, 'orders', 'savepoint-failure');
@@ -110,11 +136,20 @@ describe('FlinkStateSnapshot', () => {
 
   it('is ABANDONED with SnapshotAbandoned when the job is not RUNNING', async () => {
     editSpec(rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
-    await waitForStatus(rig.store, 'flinkdeployments', NS, 'orders', (s) => s.lifecycleState === 'SUSPENDED', 'SUSPENDED');
+    await waitForStatus(
+      rig.store,
+      'flinkdeployments',
+      NS,
+      'orders',
+      (s) => s.lifecycleState === 'SUSPENDED',
+      'SUSPENDED',
+    );
     rig.store.create('flinkstatesnapshots', snapshot('sp', NS, 'orders', { backoffLimit: 2 }));
     const done = await terminal();
     expect(statusOf(done).state).toBe('ABANDONED');
-    expect(statusOf(done).error).toBe('Secondary resource JobReference(kind=FlinkDeployment, name=orders) for savepoint sp is not running');
+    expect(statusOf(done).error).toBe(
+      'Secondary resource JobReference(kind=FlinkDeployment, name=orders) for savepoint sp is not running',
+    );
     expect(statusOf(done).path).toBeUndefined();
     const abandoned = eventsFor(rig.store, done).find((e) => e.reason === 'SnapshotAbandoned');
     expect(abandoned).toMatchObject({ type: 'Warning', component: 'Snapshot' });
@@ -123,8 +158,14 @@ describe('FlinkStateSnapshot', () => {
   it('a wrong jobReference.name gives a ValidationError on every reconcile and the snapshot stays TRIGGER_PENDING', async () => {
     rig.store.create('flinkstatesnapshots', snapshot('sp', NS, 'nosuch', { backoffLimit: 2 }));
     // Re-validated every reconcile interval (60 s, 600 ms at fast speed): the same event with a growing count.
-    const event = await waitFor(rig.store, () => eventsFor(rig.store, snap()).find((e) => e.reason === 'ValidationError' && e.count >= 2));
-    expect(event).toMatchObject({ type: 'Warning', component: 'Operator', message: `Target for snapshot ${NS}/nosuch was not found` });
+    const event = await waitFor(rig.store, () =>
+      eventsFor(rig.store, snap()).find((e) => e.reason === 'ValidationError' && e.count >= 2),
+    );
+    expect(event).toMatchObject({
+      type: 'Warning',
+      component: 'Operator',
+      message: `Target for snapshot ${NS}/nosuch was not found`,
+    });
     rig.store.create('flinkstatesnapshots', snapshot('other', NS, 'orders'));
     await terminal('other');
     expect(statusOf(snap()).state).toBe('TRIGGER_PENDING');
@@ -142,14 +183,31 @@ describe('FlinkStateSnapshot', () => {
     expect(JSON.parse(pending?.status.error as string).message).toContain('Failure to finalize checkpoint');
   });
 
-  it('an IN_PROGRESS snapshot polls the job\'s current jobId: a resubmitted job fails the attempt, the retry completes', async () => {
+  it("an IN_PROGRESS snapshot polls the job's current jobId: a resubmitted job fails the attempt, the retry completes", async () => {
     rig.store.create('flinkstatesnapshots', snapshot('sp', NS, 'orders', { backoffLimit: 2 }));
-    const inProgress = await waitForStatus(rig.store, 'flinkstatesnapshots', NS, 'sp', (s) => s.state === 'IN_PROGRESS', 'IN_PROGRESS');
+    const inProgress = await waitForStatus(
+      rig.store,
+      'flinkstatesnapshots',
+      NS,
+      'sp',
+      (s) => s.state === 'IN_PROGRESS',
+      'IN_PROGRESS',
+    );
     const newJobId = 'f'.repeat(32);
-    rig.store.update('flinkdeployments', NS, 'orders', (o) => ({ ...o, status: { ...o.status, jobStatus: { ...(o.status?.jobStatus as object), jobId: newJobId } } }), { subresource: 'status' });
-    const error = await waitFor(rig.store, () => eventsFor(rig.store, snap()).find((e) => e.reason === 'SavepointError'));
+    rig.store.update(
+      'flinkdeployments',
+      NS,
+      'orders',
+      (o) => ({ ...o, status: { ...o.status, jobStatus: { ...(o.status?.jobStatus as object), jobId: newJobId } } }),
+      { subresource: 'status' },
+    );
+    const error = await waitFor(rig.store, () =>
+      eventsFor(rig.store, snap()).find((e) => e.reason === 'SavepointError'),
+    );
     const triggerId = String(statusOf(inProgress).triggerId);
-    expect(JSON.parse(error.message).message).toContain(`AsynchronousJobOperationKey{triggerId=${triggerId}, jobId=${newJobId}}`);
+    expect(JSON.parse(error.message).message).toContain(
+      `AsynchronousJobOperationKey{triggerId=${triggerId}, jobId=${newJobId}}`,
+    );
     const done = statusOf(await terminal());
     expect(done).toMatchObject({ state: 'COMPLETED', failures: 1 });
     expect(done.path).toMatch(/\/savepoint-ffffff-[0-9a-f]{12}$/);
@@ -162,16 +220,23 @@ describe('FlinkStateSnapshot of a session job (1.15: the directory comes from th
     const cluster = sessionCluster('session-cluster', NS);
     delete (cluster.spec?.flinkConfiguration as Record<string, unknown>)['state.savepoints.dir'];
     rig.store.create('flinkdeployments', cluster);
-    rig.store.create('flinksessionjobs', sessionJob('etl', NS, 'session-cluster', { upgradeMode: 'stateless', conf: { 'state.savepoints.dir': 's3://jobs/etl/savepoints' } }));
+    rig.store.create(
+      'flinksessionjobs',
+      sessionJob('etl', NS, 'session-cluster', {
+        upgradeMode: 'stateless',
+        conf: { 'state.savepoints.dir': 's3://jobs/etl/savepoints' },
+      }),
+    );
     await waitStable(rig.store, NS, 'etl', 'flinksessionjobs');
   }
 
-  it('ignores the job\'s own state.savepoints.dir: FAILED after backoffLimit + 1 attempts', async () => {
+  it("ignores the job's own state.savepoints.dir: FAILED after backoffLimit + 1 attempts", async () => {
     await sessionJobWithOwnDir();
     rig.store.create('flinkstatesnapshots', snapshot('sp', NS, 'etl', { kind: 'FlinkSessionJob', backoffLimit: 2 }));
     const done = statusOf(await terminal());
     expect(done).toMatchObject({ state: 'FAILED', failures: 3 });
-    const message = 'Either the savepoint path in the spec or configuration state.savepoints.dir in the Flink resource has to be supplied';
+    const message =
+      'Either the savepoint path in the spec or configuration state.savepoints.dir in the Flink resource has to be supplied';
     expect(JSON.parse(done.error as string)).toEqual({
       type: 'org.apache.flink.kubernetes.operator.exception.ReconciliationException',
       message: `java.lang.IllegalArgumentException: ${message}`,
@@ -181,7 +246,13 @@ describe('FlinkStateSnapshot of a session job (1.15: the directory comes from th
 
   it('uses spec.savepoint.path when given', async () => {
     await sessionJobWithOwnDir();
-    rig.store.create('flinkstatesnapshots', snapshot('sp', NS, 'etl', { kind: 'FlinkSessionJob', backoffLimit: 2, path: 's3://jobs/etl/savepoints' }));
-    expect(statusOf(await terminal())).toMatchObject({ state: 'COMPLETED', path: expect.stringMatching(/^s3:\/\/jobs\/etl\/savepoints\/savepoint-/) });
+    rig.store.create(
+      'flinkstatesnapshots',
+      snapshot('sp', NS, 'etl', { kind: 'FlinkSessionJob', backoffLimit: 2, path: 's3://jobs/etl/savepoints' }),
+    );
+    expect(statusOf(await terminal())).toMatchObject({
+      state: 'COMPLETED',
+      path: expect.stringMatching(/^s3:\/\/jobs\/etl\/savepoints\/savepoint-/),
+    });
   });
 });

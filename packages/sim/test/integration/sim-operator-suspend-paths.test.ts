@@ -23,7 +23,14 @@ const { get, deployed, eventCount } = sim;
 async function failedJob(options: DeploymentOptions): Promise<Status> {
   await deployed('orders', options);
   sim.rig.operator.setScenario(NS, 'orders', 'job-failure');
-  const failed = await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.jobStatus?.state === 'FAILED', 'job FAILED');
+  const failed = await waitForStatus(
+    sim.rig.store,
+    'flinkdeployments',
+    NS,
+    'orders',
+    (s) => s.jobStatus?.state === 'FAILED',
+    'job FAILED',
+  );
   sim.rig.operator.clearScenario(NS, 'orders');
   return statusOf(failed);
 }
@@ -36,29 +43,61 @@ describe('suspending a job that already stopped (NOOP)', () => {
     { upgradeMode: 'stateless', ha: true, recorded: 'stateless' },
   ] as const;
 
-  it.each(cases)('$upgradeMode (HA $ha): no savepoint, no Suspended, FINISHED, recorded $recorded, SUSPENDED at once', async ({ upgradeMode, ha, recorded }) => {
-    const before = await failedJob({ upgradeMode, ha });
-    expect(before.lifecycleState).toBe('FAILED');
-    const suspended = eventCount('Suspended');
-    const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
-    const done = statusOf(await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.observedGeneration === generation, 'observed'));
-    expect(done).toMatchObject({ lifecycleState: 'SUSPENDED', jobManagerDeploymentStatus: 'READY', reconciliationStatus: { state: 'DEPLOYED' } });
-    expect(done.jobStatus).toMatchObject({ state: 'FINISHED', updateTime: before.jobStatus?.updateTime });
-    expect(done.jobStatus?.upgradeSavepointPath).toBe(before.jobStatus?.upgradeSavepointPath);
-    expect(reconciledSpec(done)?.job).toMatchObject({ state: 'suspended', upgradeMode: recorded });
-    expect(done.error).toBeUndefined();
-    expect(eventCount('Suspended')).toBe(suspended);
-    expect(sim.rig.store.list('flinkstatesnapshots', NS)).toEqual([]);
-  });
+  it.each(cases)(
+    '$upgradeMode (HA $ha): no savepoint, no Suspended, FINISHED, recorded $recorded, SUSPENDED at once',
+    async ({ upgradeMode, ha, recorded }) => {
+      const before = await failedJob({ upgradeMode, ha });
+      expect(before.lifecycleState).toBe('FAILED');
+      const suspended = eventCount('Suspended');
+      const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
+      const done = statusOf(
+        await waitForStatus(
+          sim.rig.store,
+          'flinkdeployments',
+          NS,
+          'orders',
+          (s) => s.observedGeneration === generation,
+          'observed',
+        ),
+      );
+      expect(done).toMatchObject({
+        lifecycleState: 'SUSPENDED',
+        jobManagerDeploymentStatus: 'READY',
+        reconciliationStatus: { state: 'DEPLOYED' },
+      });
+      expect(done.jobStatus).toMatchObject({ state: 'FINISHED', updateTime: before.jobStatus?.updateTime });
+      expect(done.jobStatus?.upgradeSavepointPath).toBe(before.jobStatus?.upgradeSavepointPath);
+      expect(reconciledSpec(done)?.job).toMatchObject({ state: 'suspended', upgradeMode: recorded });
+      expect(done.error).toBeUndefined();
+      expect(eventCount('Suspended')).toBe(suspended);
+      expect(sim.rig.store.list('flinkstatesnapshots', NS)).toEqual([]);
+    },
+  );
 
   it('a restart of a FAILED savepoint-mode job restores from the recorded savepoint without stopping anything', async () => {
     await deployed('orders');
     editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
-    await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.lifecycleState === 'SUSPENDED', 'SUSPENDED');
+    await waitForStatus(
+      sim.rig.store,
+      'flinkdeployments',
+      NS,
+      'orders',
+      (s) => s.lifecycleState === 'SUSPENDED',
+      'SUSPENDED',
+    );
     editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'running'));
     await waitStable(sim.rig.store, NS, 'orders');
     sim.rig.operator.setScenario(NS, 'orders', 'job-failure');
-    const failed = statusOf(await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.jobStatus?.state === 'FAILED', 'FAILED'));
+    const failed = statusOf(
+      await waitForStatus(
+        sim.rig.store,
+        'flinkdeployments',
+        NS,
+        'orders',
+        (s) => s.jobStatus?.state === 'FAILED',
+        'FAILED',
+      ),
+    );
     sim.rig.operator.clearScenario(NS, 'orders');
     const counts = { suspended: eventCount('Suspended'), submit: eventCount('Submit') };
     editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.restartNonce = 1));
@@ -73,7 +112,16 @@ describe('suspending a job that already stopped (NOOP)', () => {
 describe('stopping a savepoint-mode job that is not running', () => {
   /** The observer saw the job restarting its tasks: neither RUNNING nor terminal. */
   function restarting(): void {
-    sim.rig.store.update('flinkdeployments', NS, 'orders', (o) => ({ ...o, status: { ...o.status, jobStatus: { ...(o.status?.jobStatus as object), state: 'RESTARTING' } } }), { subresource: 'status' });
+    sim.rig.store.update(
+      'flinkdeployments',
+      NS,
+      'orders',
+      (o) => ({
+        ...o,
+        status: { ...o.status, jobStatus: { ...(o.status?.jobStatus as object), state: 'RESTARTING' } },
+      }),
+      { subresource: 'status' },
+    );
   }
 
   it('without HA: an async cancel (CANCELLING, the old spec, generation not observed)', async () => {
@@ -81,11 +129,24 @@ describe('stopping a savepoint-mode job that is not running', () => {
     restarting();
     const rec = recordStatuses(sim.rig.store, 'flinkdeployments', NS, 'orders');
     const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
-    const done = statusOf(await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.jobStatus?.state === 'CANCELED', 'CANCELED'));
+    const done = statusOf(
+      await waitForStatus(
+        sim.rig.store,
+        'flinkdeployments',
+        NS,
+        'orders',
+        (s) => s.jobStatus?.state === 'CANCELED',
+        'CANCELED',
+      ),
+    );
     rec.stop();
     const cancelling = rec.seen.find((r) => r.status.jobStatus?.state === 'CANCELLING')?.status as Status;
     expect(reconciledSpec(cancelling)?.job).toMatchObject({ state: 'running', upgradeMode: 'savepoint' });
-    expect(done).toMatchObject({ observedGeneration: generation - 1, lifecycleState: 'UPGRADING', jobManagerDeploymentStatus: 'READY' });
+    expect(done).toMatchObject({
+      observedGeneration: generation - 1,
+      lifecycleState: 'UPGRADING',
+      jobManagerDeploymentStatus: 'READY',
+    });
     expect(reconciledSpec(done)?.job.state).toBe('suspended');
   });
 
@@ -93,8 +154,21 @@ describe('stopping a savepoint-mode job that is not running', () => {
     await deployed('orders', { ha: true });
     restarting();
     const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
-    const done = statusOf(await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.observedGeneration === generation, 'observed'));
-    expect(done).toMatchObject({ lifecycleState: 'SUSPENDED', jobManagerDeploymentStatus: 'MISSING', jobStatus: { state: 'FINISHED' } });
+    const done = statusOf(
+      await waitForStatus(
+        sim.rig.store,
+        'flinkdeployments',
+        NS,
+        'orders',
+        (s) => s.observedGeneration === generation,
+        'observed',
+      ),
+    );
+    expect(done).toMatchObject({
+      lifecycleState: 'SUSPENDED',
+      jobManagerDeploymentStatus: 'MISSING',
+      jobStatus: { state: 'FINISHED' },
+    });
     expect(reconciledSpec(done)?.job.upgradeMode).toBe('last-state');
   });
 });
@@ -103,13 +177,26 @@ describe('a spec change to a suspended job', () => {
   it('emits SpecChanged once per generation and records nothing until the resume applies it', async () => {
     await deployed('orders');
     editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
-    const suspended = statusOf(await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.lifecycleState === 'SUSPENDED', 'SUSPENDED'));
+    const suspended = statusOf(
+      await waitForStatus(
+        sim.rig.store,
+        'flinkdeployments',
+        NS,
+        'orders',
+        (s) => s.lifecycleState === 'SUSPENDED',
+        'SUSPENDED',
+      ),
+    );
     const rec = recordStatuses(sim.rig.store, 'flinkdeployments', NS, 'orders');
     const scaled = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.parallelism = 4));
-    const message = 'UPGRADE change(s) detected (Diff: FlinkDeploymentSpec[job.parallelism : 2 -> 4]), starting reconciliation.';
+    const message =
+      'UPGRADE change(s) detected (Diff: FlinkDeploymentSpec[job.parallelism : 2 -> 4]), starting reconciliation.';
     await waitFor(sim.rig.store, () => eventsFor(sim.rig.store, get()).find((e) => e.message === message));
     const upgraded = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20.1'));
-    await waitFor(sim.rig.store, () => eventsFor(sim.rig.store, get()).filter((e) => e.reason === 'SpecChanged').length === 3);
+    await waitFor(
+      sim.rig.store,
+      () => eventsFor(sim.rig.store, get()).filter((e) => e.reason === 'SpecChanged').length === 3,
+    );
     await deployed('sentinel');
     rec.stop();
     // Only the two spec edits changed the object: the operator wrote no status at all.

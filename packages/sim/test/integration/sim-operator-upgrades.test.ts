@@ -22,7 +22,6 @@ const NS = 'streaming-prod';
 const sim = useSimRig(NS);
 const { get, deployed, reasons, eventCount } = sim;
 
-
 describe('redeploying changes', () => {
   it('restartNonce: a full redeploy with the current mode (a new upgrade savepoint)', async () => {
     const first = await deployed();
@@ -36,7 +35,9 @@ describe('redeploying changes', () => {
     expect(status.jobStatus?.upgradeSavepointPath).toMatch(/savepoint-/);
     expect(eventCount('Suspended')).toBe(events.suspended + 1);
     expect(eventCount('Submit')).toBe(events.submit + 1);
-    expect(eventsFor(sim.rig.store, after).find((e) => e.reason === 'SpecChanged')?.message).toContain('FlinkDeploymentSpec[restartNonce : null -> 42]');
+    expect(eventsFor(sim.rig.store, after).find((e) => e.reason === 'SpecChanged')?.message).toContain(
+      'FlinkDeploymentSpec[restartNonce : null -> 42]',
+    );
   });
 
   it('an HA last-state restart keeps the jobId', async () => {
@@ -63,7 +64,9 @@ describe('redeploying changes', () => {
     expect(reconciledSpec(status)?.job.parallelism).toBe(4);
     expect(status.taskManager?.replicas).toBe(2);
     expect(eventCount('Submit')).toBe(submits + 1);
-    expect(eventsFor(sim.rig.store, get()).find((e) => e.reason === 'SpecChanged')?.message).toContain('UPGRADE change(s) detected (Diff: FlinkDeploymentSpec[job.parallelism : 2 -> 4])');
+    expect(eventsFor(sim.rig.store, get()).find((e) => e.reason === 'SpecChanged')?.message).toContain(
+      'UPGRADE change(s) detected (Diff: FlinkDeploymentSpec[job.parallelism : 2 -> 4])',
+    );
   });
 
   it('scale with taskManager.replicas set: parallelism is ignored, yet the change still redeploys', async () => {
@@ -83,12 +86,21 @@ describe('redeploying changes', () => {
       // An override of a vertex the job has (one of an unknown vertex changes no requirement: no Scaling event).
       s.flinkConfiguration['pipeline.jobvertex-parallelism-overrides'] = `${String(jobGraphOf(first)[0]?.id)}:4`;
     });
-    const after = await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.observedGeneration === generation, 'observed');
+    const after = await waitForStatus(
+      sim.rig.store,
+      'flinkdeployments',
+      NS,
+      'orders',
+      (s) => s.observedGeneration === generation,
+      'observed',
+    );
     expect(reasons()).toContain('Scaling');
     expect(reasons()).not.toContain('Suspended');
     expect(statusOf(after).jobStatus?.jobId).toBe(statusOf(first).jobStatus?.jobId);
     expect(statusOf(after).reconciliationStatus?.state).toBe('DEPLOYED');
-    expect(eventsFor(sim.rig.store, after).find((e) => e.reason === 'SpecChanged')?.message).toMatch(/^SCALE change\(s\) detected/);
+    expect(eventsFor(sim.rig.store, after).find((e) => e.reason === 'SpecChanged')?.message).toMatch(
+      /^SCALE change\(s\) detected/,
+    );
   });
 });
 
@@ -132,7 +144,14 @@ describe('image upgrade and the traps', () => {
     ];
     for (const edit of edits) {
       const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', edit);
-      const after = await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.observedGeneration === generation, `generation ${generation}`);
+      const after = await waitForStatus(
+        sim.rig.store,
+        'flinkdeployments',
+        NS,
+        'orders',
+        (s) => s.observedGeneration === generation,
+        `generation ${generation}`,
+      );
       const status = statusOf(after);
       expect(status.reconciliationStatus?.lastReconciledSpec).toBe(before.reconciliationStatus?.lastReconciledSpec);
       expect(status.jobStatus?.jobId).toBe(before.jobStatus?.jobId);
@@ -155,14 +174,19 @@ describe('savepoint redeploy', () => {
     });
     const after = await waitStable(sim.rig.store, NS, 'orders');
     rec.stop();
-    const early = rec.seen.find((r) => r.generation === generation && r.status.lifecycleState === 'STABLE' && r.status.jobStatus?.state !== 'RUNNING');
+    const early = rec.seen.find(
+      (r) =>
+        r.generation === generation && r.status.lifecycleState === 'STABLE' && r.status.jobStatus?.state !== 'RUNNING',
+    );
     expect(early?.status.jobStatus?.state).toBe('RECONCILING');
     const status = statusOf(after);
     expect(status.jobStatus?.upgradeSavepointPath).toBe(path);
     expect(status.jobStatus?.jobId).not.toBe(statusOf(first).jobStatus?.jobId);
     expect(reconciledSpec(status)?.job).toMatchObject({ savepointRedeployNonce: 1001, upgradeMode: 'savepoint' });
     expect(eventCount('Suspended')).toBe(suspendedEvents);
-    expect(eventsFor(sim.rig.store, after).find((e) => e.reason === 'SpecChanged')?.message).toMatch(/^SAVEPOINT_REDEPLOY change\(s\) detected/);
+    expect(eventsFor(sim.rig.store, after).find((e) => e.reason === 'SpecChanged')?.message).toMatch(
+      /^SAVEPOINT_REDEPLOY change\(s\) detected/,
+    );
     expect(eventCount('Submit')).toBe(2);
     expect(sim.rig.store.list('flinkstatesnapshots', NS)).toEqual([]);
   });
@@ -170,13 +194,27 @@ describe('savepoint redeploy', () => {
   it('on a suspended target only records the path', async () => {
     await deployed();
     editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
-    await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.lifecycleState === 'SUSPENDED', 'SUSPENDED');
+    await waitForStatus(
+      sim.rig.store,
+      'flinkdeployments',
+      NS,
+      'orders',
+      (s) => s.lifecycleState === 'SUSPENDED',
+      'SUSPENDED',
+    );
     const submits = eventCount('Submit');
     const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => {
       s.job.initialSavepointPath = 's3://backups/orders/savepoint-1';
       s.job.savepointRedeployNonce = 5;
     });
-    const after = await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.observedGeneration === generation, 'observed');
+    const after = await waitForStatus(
+      sim.rig.store,
+      'flinkdeployments',
+      NS,
+      'orders',
+      (s) => s.observedGeneration === generation,
+      'observed',
+    );
     const status = statusOf(after);
     expect(status.jobStatus?.upgradeSavepointPath).toBe('s3://backups/orders/savepoint-1');
     expect(status.lifecycleState).toBe('SUSPENDED');
@@ -188,7 +226,13 @@ describe('savepoint redeploy', () => {
 describe('operator-side validation', () => {
   it('rejects savepointRedeployNonce without initialSavepointPath: ValidationError, status.error, old spec keeps running', async () => {
     const first = await deployed();
-    const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.savepointRedeployNonce = 3));
+    const generation = editSpec(
+      sim.rig.store,
+      'flinkdeployments',
+      NS,
+      'orders',
+      (s) => (s.job.savepointRedeployNonce = 3),
+    );
     await waitFor(sim.rig.store, () => eventsFor(sim.rig.store, get()).find((e) => e.reason === 'ValidationError'));
     const status = statusOf(get());
     expect(status.observedGeneration).toBe(generation - 1);
@@ -201,7 +245,13 @@ describe('operator-side validation', () => {
     expect(status.jobStatus?.state).toBe('RUNNING');
     const event = eventsFor(sim.rig.store, get()).find((e) => e.reason === 'ValidationError');
     expect(event).toMatchObject({ type: 'Warning', component: 'Operator' });
-    editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.initialSavepointPath = 's3://backups/orders/savepoint-2'));
+    editSpec(
+      sim.rig.store,
+      'flinkdeployments',
+      NS,
+      'orders',
+      (s) => (s.job.initialSavepointPath = 's3://backups/orders/savepoint-2'),
+    );
     const fixed = statusOf(await waitStable(sim.rig.store, NS, 'orders'));
     expect(fixed.error).toBeUndefined();
   });
@@ -209,7 +259,9 @@ describe('operator-side validation', () => {
   it('rejects a switch from job to session cluster', async () => {
     await deployed();
     editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => delete s.job);
-    const event = await waitFor(sim.rig.store, () => eventsFor(sim.rig.store, get()).find((e) => e.reason === 'ValidationError'));
+    const event = await waitFor(sim.rig.store, () =>
+      eventsFor(sim.rig.store, get()).find((e) => e.reason === 'ValidationError'),
+    );
     expect(event.message).toBe('Cannot switch from job to session cluster');
   });
 });
@@ -228,16 +280,34 @@ describe('event naming and dedup', () => {
     let now = new Date('2026-03-01T10:00:00.400Z');
     const store = new SimStore({ now: () => now });
     const involved = store.create('flinkdeployments', deployment('orders', NS));
-    const input = { involved, type: 'Normal', reason: 'Submit', component: 'JobManagerDeployment', message: 'Starting deployment' } as const;
+    const input = {
+      involved,
+      type: 'Normal',
+      reason: 'Submit',
+      component: 'JobManagerDeployment',
+      message: 'Starting deployment',
+    } as const;
     const content = `SubmitStarting deploymentNormalFlinkDeploymentorders${involved.metadata.uid as string}`;
     expect(eventName(input)).toBe(`JobManagerDeployment.${javaStringHashCode(content) & 0x7fffffff}`);
     const first = recordEvent(store, input);
     now = new Date('2026-03-01T10:00:07.900Z');
     const second = recordEvent(store, input);
     expect(second.metadata.name).toBe(first.metadata.name);
-    expect(second).toMatchObject({ count: 2, firstTimestamp: '2026-03-01T10:00:00Z', lastTimestamp: '2026-03-01T10:00:07Z' });
-    expect(second.involvedObject).toEqual({ apiVersion: 'flink.apache.org/v1beta1', kind: 'FlinkDeployment', name: 'orders', namespace: NS, uid: involved.metadata.uid });
+    expect(second).toMatchObject({
+      count: 2,
+      firstTimestamp: '2026-03-01T10:00:00Z',
+      lastTimestamp: '2026-03-01T10:00:07Z',
+    });
+    expect(second.involvedObject).toEqual({
+      apiVersion: 'flink.apache.org/v1beta1',
+      kind: 'FlinkDeployment',
+      name: 'orders',
+      namespace: NS,
+      uid: involved.metadata.uid,
+    });
     expect(second.source).toEqual({ component: 'JobManagerDeployment' });
-    expect(recordEvent(store, { ...input, message: 'Starting deployment again' }).metadata.name).not.toBe(first.metadata.name);
+    expect(recordEvent(store, { ...input, message: 'Starting deployment again' }).metadata.name).not.toBe(
+      first.metadata.name,
+    );
   });
 });

@@ -32,7 +32,12 @@ describe('first deployment', () => {
     expect(rec.seen[0]?.status).toEqual({});
     const seen = rec.seen.map((r) => r.status).slice(1);
     expect(changes(seen.map((s) => s.lifecycleState))).toEqual(['CREATED', 'UPGRADING', 'DEPLOYED', 'STABLE']);
-    expect(changes(seen.map((s) => s.jobManagerDeploymentStatus))).toEqual(['MISSING', 'DEPLOYING', 'DEPLOYED_NOT_READY', 'READY']);
+    expect(changes(seen.map((s) => s.jobManagerDeploymentStatus))).toEqual([
+      'MISSING',
+      'DEPLOYING',
+      'DEPLOYED_NOT_READY',
+      'READY',
+    ]);
     expect(changes(seen.map((s) => s.jobStatus?.state).filter(Boolean))).toEqual(['RECONCILING', 'CREATED', 'RUNNING']);
     expect(seen[0]?.reconciliationStatus?.state).toBe('UPGRADING');
     // observedGeneration and the target spec (suspended) are written before anything is deployed.
@@ -43,17 +48,33 @@ describe('first deployment', () => {
     const status = statusOf(get());
     const raw = JSON.parse(status.reconciliationStatus?.lastReconciledSpec as string) as Record<string, unknown>;
     expect(raw.resource_metadata).toEqual({ apiVersion: 'flink.apache.org/v1beta1', firstDeployment: true });
-    expect(reconciledSpec(status)?.job).toMatchObject({ state: 'running', upgradeMode: 'savepoint', parallelism: 2, savepointRedeployNonce: null });
+    expect(reconciledSpec(status)?.job).toMatchObject({
+      state: 'running',
+      upgradeMode: 'savepoint',
+      parallelism: 2,
+      savepointRedeployNonce: null,
+    });
     expect(status.reconciliationStatus?.lastStableSpec).toBe(status.reconciliationStatus?.lastReconciledSpec);
     expect(typeof status.reconciliationStatus?.reconciliationTimestamp).toBe('number');
     expect(status.jobStatus?.jobId).toMatch(/^[0-9a-f]{32}$/);
     expect(status.taskManager).toEqual({ labelSelector: 'component=taskmanager,app=orders', replicas: 1 });
     expect(status.conditions).toEqual([
-      { type: 'Running', status: 'True', reason: 'Running', message: 'Job status RUNNING', lastTransitionTime: expect.any(String) },
+      {
+        type: 'Running',
+        status: 'True',
+        reason: 'Running',
+        message: 'Job status RUNNING',
+        lastTransitionTime: expect.any(String),
+      },
     ]);
     expect(reasons()).toEqual(['Submit', 'JobStatusChanged', 'JobStatusChanged']);
     const submit = eventsFor(sim.rig.store, get()).find((e) => e.reason === 'Submit');
-    expect(submit).toMatchObject({ type: 'Normal', component: 'JobManagerDeployment', message: 'Starting deployment', count: 1 });
+    expect(submit).toMatchObject({
+      type: 'Normal',
+      component: 'JobManagerDeployment',
+      message: 'Starting deployment',
+      count: 1,
+    });
   });
 
   it('deploys nothing and writes no lastReconciledSpec for a resource created suspended', async () => {
@@ -85,43 +106,71 @@ describe('suspend', () => {
     { mode: 'stateless', ha: true, jm: 'MISSING', savepoint: false },
   ] as const;
 
-  it.each(cases)('$mode: SUSPENDED, job FINISHED (written by the operator), JobManager $jm', async ({ mode, ha, jm, savepoint }) => {
-    await deployed('orders', { upgradeMode: mode, ha });
-    const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
-    const done = await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.lifecycleState === 'SUSPENDED', 'SUSPENDED');
-    const status = statusOf(done);
-    expect(status.observedGeneration).toBe(generation);
-    expect(status.reconciliationStatus?.state).toBe('DEPLOYED');
-    expect(status.jobStatus?.state).toBe('FINISHED');
-    expect(status.jobManagerDeploymentStatus).toBe(jm);
-    expect(status.taskManager).toEqual({ labelSelector: '', replicas: 0 });
-    expect(reconciledSpec(status)?.job.state).toBe('suspended');
-    expect(status.reconciliationStatus?.lastStableSpec).toBe(status.reconciliationStatus?.lastReconciledSpec);
-    expect(status.conditions?.[0]).toMatchObject({ status: 'False', reason: 'Finished', message: 'Job status FINISHED' });
-    const suspended = eventsFor(sim.rig.store, done).find((e) => e.reason === 'Suspended');
-    expect(suspended).toMatchObject({ type: 'Normal', message: 'Suspending existing deployment.' });
-    expect(eventsFor(sim.rig.store, done).find((e) => e.reason === 'SpecChanged')?.message).toBe(
-      'UPGRADE change(s) detected (Diff: FlinkDeploymentSpec[job.state : "running" -> "suspended"]), starting reconciliation.',
-    );
-    const snapshots = sim.rig.store.list('flinkstatesnapshots', NS);
-    if (savepoint) {
-      expect(status.jobStatus?.upgradeSavepointPath).toMatch(/^s3:\/\/flink-state\/streaming-prod\/orders\/savepoints\/savepoint-[0-9a-f]{6}-[0-9a-f]{12}$/);
-      const upgrade = await waitFor(sim.rig.store, () => sim.rig.store.list('flinkstatesnapshots', NS).find((s) => statusOf(s).state === 'COMPLETED'));
-      expect(upgrade.metadata.name).toMatch(/^orders-savepoint-upgrade-\d{13}$/);
-      expect(upgrade.spec).toMatchObject({ savepoint: { alreadyExists: true }, jobReference: { kind: 'FlinkDeployment', name: 'orders' } });
-      expect(statusOf(upgrade).path).toBe(status.jobStatus?.upgradeSavepointPath);
-    } else {
-      expect(status.jobStatus?.upgradeSavepointPath).toBeUndefined();
-      expect(snapshots).toEqual([]);
-    }
-  });
+  it.each(cases)(
+    '$mode: SUSPENDED, job FINISHED (written by the operator), JobManager $jm',
+    async ({ mode, ha, jm, savepoint }) => {
+      await deployed('orders', { upgradeMode: mode, ha });
+      const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
+      const done = await waitForStatus(
+        sim.rig.store,
+        'flinkdeployments',
+        NS,
+        'orders',
+        (s) => s.lifecycleState === 'SUSPENDED',
+        'SUSPENDED',
+      );
+      const status = statusOf(done);
+      expect(status.observedGeneration).toBe(generation);
+      expect(status.reconciliationStatus?.state).toBe('DEPLOYED');
+      expect(status.jobStatus?.state).toBe('FINISHED');
+      expect(status.jobManagerDeploymentStatus).toBe(jm);
+      expect(status.taskManager).toEqual({ labelSelector: '', replicas: 0 });
+      expect(reconciledSpec(status)?.job.state).toBe('suspended');
+      expect(status.reconciliationStatus?.lastStableSpec).toBe(status.reconciliationStatus?.lastReconciledSpec);
+      expect(status.conditions?.[0]).toMatchObject({
+        status: 'False',
+        reason: 'Finished',
+        message: 'Job status FINISHED',
+      });
+      const suspended = eventsFor(sim.rig.store, done).find((e) => e.reason === 'Suspended');
+      expect(suspended).toMatchObject({ type: 'Normal', message: 'Suspending existing deployment.' });
+      expect(eventsFor(sim.rig.store, done).find((e) => e.reason === 'SpecChanged')?.message).toBe(
+        'UPGRADE change(s) detected (Diff: FlinkDeploymentSpec[job.state : "running" -> "suspended"]), starting reconciliation.',
+      );
+      const snapshots = sim.rig.store.list('flinkstatesnapshots', NS);
+      if (savepoint) {
+        expect(status.jobStatus?.upgradeSavepointPath).toMatch(
+          /^s3:\/\/flink-state\/streaming-prod\/orders\/savepoints\/savepoint-[0-9a-f]{6}-[0-9a-f]{12}$/,
+        );
+        const upgrade = await waitFor(sim.rig.store, () =>
+          sim.rig.store.list('flinkstatesnapshots', NS).find((s) => statusOf(s).state === 'COMPLETED'),
+        );
+        expect(upgrade.metadata.name).toMatch(/^orders-savepoint-upgrade-\d{13}$/);
+        expect(upgrade.spec).toMatchObject({
+          savepoint: { alreadyExists: true },
+          jobReference: { kind: 'FlinkDeployment', name: 'orders' },
+        });
+        expect(statusOf(upgrade).path).toBe(status.jobStatus?.upgradeSavepointPath);
+      } else {
+        expect(status.jobStatus?.upgradeSavepointPath).toBeUndefined();
+        expect(snapshots).toEqual([]);
+      }
+    },
+  );
 
   it('last-state without HA is an async cancel: the old spec with only upgradeMode changed, then markSuspended', async () => {
     const first = await deployed('orders', { upgradeMode: 'last-state', ha: false });
     const before = statusOf(first);
     const rec = recordStatuses(sim.rig.store, 'flinkdeployments', NS, 'orders');
     const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
-    const done = await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.jobStatus?.state === 'CANCELED', 'CANCELED');
+    const done = await waitForStatus(
+      sim.rig.store,
+      'flinkdeployments',
+      NS,
+      'orders',
+      (s) => s.jobStatus?.state === 'CANCELED',
+      'CANCELED',
+    );
     rec.stop();
     const cancelling = rec.seen.find((r) => r.status.jobStatus?.state === 'CANCELLING')?.status as Status;
     expect(cancelling.reconciliationStatus?.state).toBe('UPGRADING');
@@ -129,7 +178,10 @@ describe('suspend', () => {
     expect(cancelling.jobManagerDeploymentStatus).toBe('READY');
     expect(cancelling.jobStatus?.updateTime).toBe(before.jobStatus?.updateTime);
     // The OLD spec: still running, only the restore mode recorded (cancel restores "as a savepoint").
-    expect(reconciledSpec(cancelling)).toEqual({ ...reconciledSpec(before), job: { ...reconciledSpec(before)?.job, upgradeMode: 'savepoint' } });
+    expect(reconciledSpec(cancelling)).toEqual({
+      ...reconciledSpec(before),
+      job: { ...reconciledSpec(before)?.job, upgradeMode: 'savepoint' },
+    });
     const status = statusOf(done);
     expect(status.observedGeneration).toBe(generation - 1);
     expect(status.reconciliationStatus?.state).toBe('UPGRADING');
@@ -137,8 +189,12 @@ describe('suspend', () => {
     expect(status.jobManagerDeploymentStatus).toBe('READY');
     expect(reconciledSpec(status)?.job).toMatchObject({ state: 'suspended', upgradeMode: 'savepoint' });
     expect(status.jobStatus?.updateTime).not.toBe(before.jobStatus?.updateTime);
-    expect(status.jobStatus?.upgradeSavepointPath).toMatch(/^s3:\/\/flink-state\/streaming-prod\/orders\/checkpoints\/[0-9a-f]{32}\/chk-\d+$/);
-    expect(eventsFor(sim.rig.store, done).some((e) => e.message === 'Job status changed from CANCELLING to CANCELED')).toBe(true);
+    expect(status.jobStatus?.upgradeSavepointPath).toMatch(
+      /^s3:\/\/flink-state\/streaming-prod\/orders\/checkpoints\/[0-9a-f]{32}\/chk-\d+$/,
+    );
+    expect(
+      eventsFor(sim.rig.store, done).some((e) => e.message === 'Job status changed from CANCELLING to CANCELED'),
+    ).toBe(true);
     expect(reasons()).toContain('Suspended');
 
     // Nothing moves on later reconciles: suspended → suspended writes nothing.
@@ -154,7 +210,14 @@ describe('suspend', () => {
     const running = statusOf(first).jobStatus?.updateTime;
     expect(running).toMatch(/^\d{13}$/);
     editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
-    const done = await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.lifecycleState === 'SUSPENDED', 'SUSPENDED');
+    const done = await waitForStatus(
+      sim.rig.store,
+      'flinkdeployments',
+      NS,
+      'orders',
+      (s) => s.lifecycleState === 'SUSPENDED',
+      'SUSPENDED',
+    );
     expect(statusOf(done).jobStatus).toMatchObject({ state: 'FINISHED', updateTime: running });
   });
 });
@@ -172,15 +235,19 @@ describe('unset parallelism', () => {
     editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => delete s.job.parallelism);
     const back = statusOf(await waitStable(sim.rig.store, NS, 'orders'));
     expect(reconciledSpec(back)?.job.parallelism).toBe(0);
-    expect(eventsFor(sim.rig.store, get()).filter((e) => e.reason === 'SpecChanged').map((e) => e.message)).toContainEqual(
-      expect.stringContaining('FlinkDeploymentSpec[job.parallelism : 4 -> 0]'),
-    );
+    expect(
+      eventsFor(sim.rig.store, get())
+        .filter((e) => e.reason === 'SpecChanged')
+        .map((e) => e.message),
+    ).toContainEqual(expect.stringContaining('FlinkDeploymentSpec[job.parallelism : 4 -> 0]'));
   });
 
   it('without taskManager.replicas it is refused: Job parallelism must be larger than 0', async () => {
     await deployed();
     editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => delete s.job.parallelism);
-    const event = await waitFor(sim.rig.store, () => eventsFor(sim.rig.store, get()).find((e) => e.reason === 'ValidationError'));
+    const event = await waitFor(sim.rig.store, () =>
+      eventsFor(sim.rig.store, get()).find((e) => e.reason === 'ValidationError'),
+    );
     expect(event.message).toBe('Job parallelism must be larger than 0');
   });
 });
@@ -192,24 +259,38 @@ describe('resume', () => {
     { mode: 'savepoint', specMode: 'stateless', sameJobId: false, restore: 'nothing' },
   ] as const;
 
-  it.each(cases)('after a $mode suspend with spec mode $specMode restores from $restore', async ({ mode, specMode, sameJobId }) => {
-    const first = await deployed('orders', { upgradeMode: mode });
-    const jobId = statusOf(first).jobStatus?.jobId;
-    editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
-    const suspended = await waitForStatus(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => s.lifecycleState === 'SUSPENDED', 'SUSPENDED');
-    const path = statusOf(suspended).jobStatus?.upgradeSavepointPath;
-    const counts = { submit: eventCount('Submit'), jobStatus: eventCount('JobStatusChanged'), spec: eventCount('SpecChanged') };
-    editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => {
-      s.job.state = 'running';
-      s.job.upgradeMode = specMode;
-    });
-    const resumed = statusOf(await waitStable(sim.rig.store, NS, 'orders'));
-    expect(eventCount('SpecChanged')).toBe(counts.spec + 1);
-    expect(eventCount('Submit')).toBe(counts.submit + 1);
-    expect(eventCount('JobStatusChanged')).toBeGreaterThan(counts.jobStatus);
-    expect(resumed.jobStatus?.jobId === jobId).toBe(sameJobId);
-    expect(reconciledSpec(resumed)?.job.upgradeMode).toBe(specMode === 'stateless' ? 'stateless' : mode);
-    if (mode === 'savepoint') expect(resumed.jobStatus?.upgradeSavepointPath).toBe(path);
-    if (mode === 'last-state') expect(resumed.jobStatus?.upgradeSavepointPath).toBe('KUBERNETES_OPERATOR_LAST_STATE');
-  });
+  it.each(cases)(
+    'after a $mode suspend with spec mode $specMode restores from $restore',
+    async ({ mode, specMode, sameJobId }) => {
+      const first = await deployed('orders', { upgradeMode: mode });
+      const jobId = statusOf(first).jobStatus?.jobId;
+      editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
+      const suspended = await waitForStatus(
+        sim.rig.store,
+        'flinkdeployments',
+        NS,
+        'orders',
+        (s) => s.lifecycleState === 'SUSPENDED',
+        'SUSPENDED',
+      );
+      const path = statusOf(suspended).jobStatus?.upgradeSavepointPath;
+      const counts = {
+        submit: eventCount('Submit'),
+        jobStatus: eventCount('JobStatusChanged'),
+        spec: eventCount('SpecChanged'),
+      };
+      editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => {
+        s.job.state = 'running';
+        s.job.upgradeMode = specMode;
+      });
+      const resumed = statusOf(await waitStable(sim.rig.store, NS, 'orders'));
+      expect(eventCount('SpecChanged')).toBe(counts.spec + 1);
+      expect(eventCount('Submit')).toBe(counts.submit + 1);
+      expect(eventCount('JobStatusChanged')).toBeGreaterThan(counts.jobStatus);
+      expect(resumed.jobStatus?.jobId === jobId).toBe(sameJobId);
+      expect(reconciledSpec(resumed)?.job.upgradeMode).toBe(specMode === 'stateless' ? 'stateless' : mode);
+      if (mode === 'savepoint') expect(resumed.jobStatus?.upgradeSavepointPath).toBe(path);
+      if (mode === 'last-state') expect(resumed.jobStatus?.upgradeSavepointPath).toBe('KUBERNETES_OPERATOR_LAST_STATE');
+    },
+  );
 });

@@ -16,7 +16,13 @@ const SECRET = 'page-dms-secret';
 const DM = 'D0LEAD1';
 const blocks = [
   { type: 'section', text: { type: 'mrkdwn', text: 'op-7 waits for your approval' } },
-  { type: 'actions', block_id: 'approval:0123456789abcdef', elements: [{ type: 'button', text: { type: 'plain_text', text: 'Approve' }, action_id: 'flink_ops_approve', value: 'op-7' }] },
+  {
+    type: 'actions',
+    block_id: 'approval:0123456789abcdef',
+    elements: [
+      { type: 'button', text: { type: 'plain_text', text: 'Approve' }, action_id: 'flink_ops_approve', value: 'op-7' },
+    ],
+  },
 ];
 
 interface Received {
@@ -51,10 +57,25 @@ async function startBot(): Promise<string> {
 beforeEach(async () => {
   received.length = 0;
   page = await startPageServer({ port: 0 });
-  slack = await startSimSlack({ users: [...USERS], channels: CHANNELS.map(({ topic: _t, ...c }) => c), usergroups: [...USERGROUPS], ...BOT, ...TEAM, permalinkBase: page.url });
+  slack = await startSimSlack({
+    users: [...USERS],
+    channels: CHANNELS.map(({ topic: _t, ...c }) => c),
+    usergroups: [...USERGROUPS],
+    ...BOT,
+    ...TEAM,
+    permalinkBase: page.url,
+  });
   cluster = await startSimCluster({ seed: 'none', speed: 'fast' });
   const botEventsUrl = await startBot();
-  page.connect({ slack, cluster, botEventsUrl, signingSecret: SECRET, command: '/flink', policy: undefined, policyFile: 'policy.yaml' });
+  page.connect({
+    slack,
+    cluster,
+    botEventsUrl,
+    signingSecret: SECRET,
+    command: '/flink',
+    policy: undefined,
+    policyFile: 'policy.yaml',
+  });
   client = new webApi.WebClient('xoxb-page', { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 } });
 });
 afterEach(async () => {
@@ -64,7 +85,11 @@ afterEach(async () => {
 });
 
 const post = async (path: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> => {
-  const res = await fetch(`${page.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${page.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
 };
 const state = async (): Promise<PageState> => (await (await fetch(`${page.url}/api/state`)).json()) as PageState;
@@ -111,7 +136,9 @@ describe('the sandbox page: direct messages', () => {
   it('streams a DM edit live on the page’s event stream', async () => {
     await client.conversations.open({ users: 'U0LEAD1' });
     const posted = await client.chat.postMessage({ channel: DM, text: 'op-7 waits for your approval', blocks });
-    const event = await streamUntil('op-7 approved', () => client.chat.update({ channel: DM, ts: posted.ts ?? '', text: 'op-7 approved', blocks: [] }));
+    const event = await streamUntil('op-7 approved', () =>
+      client.chat.update({ channel: DM, ts: posted.ts ?? '', text: 'op-7 approved', blocks: [] }),
+    );
     expect(event).toContain(`"channel":"${DM}"`);
     expect(event).toContain('"kind":"updated"');
   });
@@ -119,12 +146,21 @@ describe('the sandbox page: direct messages', () => {
   it('a click on a DM button reaches the bot signed, with the DM as channel and container; only its person may click', async () => {
     await client.conversations.open({ users: 'U0LEAD1' });
     const posted = await client.chat.postMessage({ channel: DM, text: 'op-7 waits for your approval', blocks });
-    const click = { channel: DM, messageTs: posted.ts, actionId: 'flink_ops_approve', blockId: 'approval:0123456789abcdef', value: 'op-7' };
+    const click = {
+      channel: DM,
+      messageTs: posted.ts,
+      actionId: 'flink_ops_approve',
+      blockId: 'approval:0123456789abcdef',
+      value: 'op-7',
+    };
     const ok = await post('/api/action', { user: 'U0LEAD1', ...click });
     expect(ok).toMatchObject({ status: 200, json: { ok: true, status: 200 } });
     expect(received).toHaveLength(1);
     expect(received[0]?.signatureOk).toBe(true);
-    const payload = JSON.parse(new URLSearchParams(received[0]?.body).get('payload') ?? '{}') as Record<string, unknown>;
+    const payload = JSON.parse(new URLSearchParams(received[0]?.body).get('payload') ?? '{}') as Record<
+      string,
+      unknown
+    >;
     expect(payload).toMatchObject({
       type: 'block_actions',
       user: { id: 'U0LEAD1' },

@@ -24,36 +24,78 @@ async function running(): Promise<{ cluster: SimCluster; board: KnobBoard }> {
 
 function reasonCount(c: SimCluster, reason: string): number {
   const orders = c.store.get('flinkdeployments', NS, 'orders');
-  return orders ? eventsFor(c.store, orders).filter((e) => e.reason === reason).reduce((n, e) => n + e.count, 0) : 0;
+  return orders
+    ? eventsFor(c.store, orders)
+        .filter((e) => e.reason === reason)
+        .reduce((n, e) => n + e.count, 0)
+    : 0;
 }
 
 describe('cluster panel knobs', () => {
   it('offers the new failure modes', () => {
-    expect(Object.keys(KNOBS)).toEqual(expect.arrayContaining(['task-failovers', 'stop-fails-once', 'upgrade-failed', 'image-pull-recovers']));
+    expect(Object.keys(KNOBS)).toEqual(
+      expect.arrayContaining(['task-failovers', 'stop-fails-once', 'upgrade-failed', 'image-pull-recovers']),
+    );
     // Knobs only Flink REST reveals (docs/deep-verification.md#in-the-sandbox).
-    expect(Object.keys(KNOBS)).toEqual(expect.arrayContaining(['tasks-waiting', 'checkpoints-failing', 'restored-elsewhere', 'rest-unreachable']));
+    expect(Object.keys(KNOBS)).toEqual(
+      expect.arrayContaining(['tasks-waiting', 'checkpoints-failing', 'restored-elsewhere', 'rest-unreachable']),
+    );
   });
 
   it('job restarting: the job is RESTARTING until a restart redeploys it, which falls back to last-state', async () => {
     const { cluster: c, board } = await running();
     expect(board.set(NS, 'orders', 'job-restarting', true)).toEqual(['job-restarting']);
-    await waitForStatus(c.store, 'flinkdeployments', NS, 'orders', (s) => s.jobStatus?.state === 'RESTARTING', 'RESTARTING');
+    await waitForStatus(
+      c.store,
+      'flinkdeployments',
+      NS,
+      'orders',
+      (s) => s.jobStatus?.state === 'RESTARTING',
+      'RESTARTING',
+    );
     const jobId = statusOf(c.store.get('flinkdeployments', NS, 'orders')).jobStatus?.jobId;
     editSpec(c.store, 'flinkdeployments', NS, 'orders', (s) => (s.restartNonce = 1));
-    const back = await waitForStatus(c.store, 'flinkdeployments', NS, 'orders', (s, o) => s.observedGeneration === o.metadata.generation && s.jobStatus?.state === 'RUNNING' && s.lifecycleState === 'STABLE', 'RUNNING again');
+    const back = await waitForStatus(
+      c.store,
+      'flinkdeployments',
+      NS,
+      'orders',
+      (s, o) =>
+        s.observedGeneration === o.metadata.generation &&
+        s.jobStatus?.state === 'RUNNING' &&
+        s.lifecycleState === 'STABLE',
+      'RUNNING again',
+    );
     expect(statusOf(back).jobStatus).toMatchObject({ jobId, upgradeSavepointPath: 'KUBERNETES_OPERATOR_LAST_STATE' });
   });
 
   it('autoscaler on: the autoscaler decides and its overrides reach the deployed spec, not the resource', async () => {
     const { cluster: c, board } = await running();
     board.set(NS, 'orders', 'autoscaler-on', true);
-    const decided = await waitForStatus(c.store, 'flinkdeployments', NS, 'orders', (s) => String(s.reconciliationStatus?.lastReconciledSpec ?? '').includes('pipeline.jobvertex-parallelism-overrides'), 'autoscaler overrides', 15_000);
+    const decided = await waitForStatus(
+      c.store,
+      'flinkdeployments',
+      NS,
+      'orders',
+      (s) =>
+        String(s.reconciliationStatus?.lastReconciledSpec ?? '').includes('pipeline.jobvertex-parallelism-overrides'),
+      'autoscaler overrides',
+      15_000,
+    );
     expect(JSON.stringify(decided.spec)).not.toContain('pipeline.jobvertex-parallelism-overrides');
     expect(c.store.get('configmaps', NS, 'autoscaler-orders')).toBeDefined();
   });
 
   it('offers the real-job knobs (what REST shows for them: sim-job-shapes.test.ts)', () => {
-    expect(Object.keys(KNOBS)).toEqual(expect.arrayContaining(['bounded-source', 'checkpointing-in-code', 'autoscaler-on', 'job-restarting', 'savepoint-abandoned']));
+    expect(Object.keys(KNOBS)).toEqual(
+      expect.arrayContaining([
+        'bounded-source',
+        'checkpointing-in-code',
+        'autoscaler-on',
+        'job-restarting',
+        'savepoint-abandoned',
+      ]),
+    );
   });
 
   it('task failovers: JobException warnings on the running job', async () => {
@@ -66,7 +108,14 @@ describe('cluster panel knobs', () => {
     const { cluster: c, board } = await running();
     board.set(NS, 'orders', 'stop-fails-once', true);
     editSpec(c.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
-    await waitForStatus(c.store, 'flinkdeployments', NS, 'orders', (s) => s.lifecycleState === 'SUSPENDED', 'SUSPENDED');
+    await waitForStatus(
+      c.store,
+      'flinkdeployments',
+      NS,
+      'orders',
+      (s) => s.lifecycleState === 'SUSPENDED',
+      'SUSPENDED',
+    );
     expect(reasonCount(c, 'SavepointError')).toBe(1);
   });
 
@@ -84,33 +133,58 @@ describe('cluster panel knobs', () => {
     board.set(NS, 'orders', 'image-pull-failure', true);
     expect(board.set(NS, 'orders', 'image-pull-recovers', true)).toEqual(['image-pull-recovers']);
     editSpec(c.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20.1'));
-    await waitForStatus(c.store, 'flinkdeployments', NS, 'orders', (s) => s.jobManagerDeploymentStatus === 'ERROR', 'ERROR');
+    await waitForStatus(
+      c.store,
+      'flinkdeployments',
+      NS,
+      'orders',
+      (s) => s.jobManagerDeploymentStatus === 'ERROR',
+      'ERROR',
+    );
     expect(statusOf(await waitStable(c.store, NS, 'orders')).error).toBeUndefined();
   });
 });
 
 describe('cluster panel with several clusters', () => {
   async function twoClusters(): Promise<{ eu: SimCluster; us: SimCluster; panel: PanelCluster[] }> {
-    const [eu, us] = await Promise.all([startSimCluster({ seed: 'none', speed: 'fast' }), startSimCluster({ seed: 'none', speed: 'fast' })]);
+    const [eu, us] = await Promise.all([
+      startSimCluster({ seed: 'none', speed: 'fast' }),
+      startSimCluster({ seed: 'none', speed: 'fast' }),
+    ]);
     others = [eu, us];
     for (const c of others) c.store.create('flinkdeployments', deployment('orders', NS));
     await Promise.all(others.map((c) => waitStable(c.store, NS, 'orders')));
-    return { eu, us, panel: panelClusters([{ name: 'eu', cluster: eu }, { name: 'us', cluster: us }]) };
+    return {
+      eu,
+      us,
+      panel: panelClusters([
+        { name: 'eu', cluster: eu },
+        { name: 'us', cluster: us },
+      ]),
+    };
   }
 
   it('rows name their cluster; the same namespace/name is one row per cluster', async () => {
     const { panel } = await twoClusters();
-    expect(panelRows(panel).map((r) => `${r.cluster}/${r.namespace}/${r.name}`)).toEqual(['eu/streaming-dev/orders', 'us/streaming-dev/orders']);
+    expect(panelRows(panel).map((r) => `${r.cluster}/${r.namespace}/${r.name}`)).toEqual([
+      'eu/streaming-dev/orders',
+      'us/streaming-dev/orders',
+    ]);
   });
 
   it('a knob acts on the named cluster only; several clusters need a name', async () => {
     const { eu, us, panel } = await twoClusters();
-    expect(pickCluster(panel, undefined)).toEqual({ error: '"cluster" must name one of the simulated clusters: eu, us' });
+    expect(pickCluster(panel, undefined)).toEqual({
+      error: '"cluster" must name one of the simulated clusters: eu, us',
+    });
     expect(pickCluster(panel, 'ap')).toEqual({ error: 'no simulated cluster "ap"; the sandbox has eu, us' });
     const picked = pickCluster(panel, 'us');
     if ('error' in picked) throw new Error(picked.error);
     expect(picked.knobs.set(NS, 'orders', 'upgrade-failed', true)).toEqual(['upgrade-failed']);
-    expect(panelRows(panel).map((r) => [r.cluster, r.knobs])).toEqual([['eu', []], ['us', ['upgrade-failed']]]);
+    expect(panelRows(panel).map((r) => [r.cluster, r.knobs])).toEqual([
+      ['eu', []],
+      ['us', ['upgrade-failed']],
+    ]);
 
     for (const c of [eu, us]) editSpec(c.store, 'flinkdeployments', NS, 'orders', (s) => (s.restartNonce = 1));
     const upgradeFailed = (c: SimCluster) => {

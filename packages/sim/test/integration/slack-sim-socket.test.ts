@@ -19,7 +19,10 @@ interface Link {
 }
 
 async function openUrl(s: SimSlack): Promise<string> {
-  const res = await fetch(`${s.apiUrl}apps.connections.open`, { method: 'POST', headers: { authorization: `Bearer ${APP_TOKEN}` } });
+  const res = await fetch(`${s.apiUrl}apps.connections.open`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${APP_TOKEN}` },
+  });
   const body = (await res.json()) as { ok: boolean; url: string };
   expect(body.ok).toBe(true);
   return body.url;
@@ -51,11 +54,19 @@ it('says hello, sends an envelope, takes the ack with its payload; a used URL is
   sim = await startSimSlack({ appToken: APP_TOKEN });
   const url = await openUrl(sim);
   const link = await connect(url);
-  expect(await link.next()).toMatchObject({ type: 'hello', num_connections: 1, connection_info: { app_id: 'A0SIMAPP' } });
+  expect(await link.next()).toMatchObject({
+    type: 'hello',
+    num_connections: 1,
+    connection_info: { app_id: 'A0SIMAPP' },
+  });
 
   const acked = sim.socket.deliver('slash_commands', { command: '/flink', text: 'help', trigger_id: '1.2.3' });
   const envelope = await link.next('slash_commands');
-  expect(envelope).toMatchObject({ type: 'slash_commands', accepts_response_payload: true, payload: { command: '/flink', text: 'help' } });
+  expect(envelope).toMatchObject({
+    type: 'slash_commands',
+    accepts_response_payload: true,
+    payload: { command: '/flink', text: 'help' },
+  });
   link.ws.send(JSON.stringify({ envelope_id: envelope.envelope_id, payload: { text: 'ok' } }));
   expect(await acked).toMatchObject({ envelopeId: envelope.envelope_id, payload: { text: 'ok' }, attempt: 0 });
   // An ack for an envelope already acknowledged is only recorded.
@@ -72,7 +83,11 @@ it('sends an unacknowledged envelope again on the next connection, with retry fi
   sim = await startSimSlack({ appToken: APP_TOKEN });
   const first = await connect(await openUrl(sim));
   await first.next('hello');
-  const acked = sim.socket.deliver('events_api', { type: 'event_callback', event_id: 'Ev1', event: { type: 'app_home_opened' } });
+  const acked = sim.socket.deliver('events_api', {
+    type: 'event_callback',
+    event_id: 'Ev1',
+    event: { type: 'app_home_opened' },
+  });
   const sent = await first.next('events_api');
   expect(sent).toMatchObject({ retry_attempt: 0, accepts_response_payload: false });
   first.ws.terminate();

@@ -17,8 +17,19 @@ afterEach(async () => {
 });
 
 async function start(): Promise<{ sim: SimSlack; client: webApi.WebClient }> {
-  sim = await startSimSlack({ botToken: TOKEN, users: [{ id: 'U0ALICE', name: 'alice' }], channels: [{ id: 'C0OPS', name: 'ops' }] });
-  return { sim, client: new webApi.WebClient(TOKEN, { slackApiUrl: sim.apiUrl, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true }) };
+  sim = await startSimSlack({
+    botToken: TOKEN,
+    users: [{ id: 'U0ALICE', name: 'alice' }],
+    channels: [{ id: 'C0OPS', name: 'ops' }],
+  });
+  return {
+    sim,
+    client: new webApi.WebClient(TOKEN, {
+      slackApiUrl: sim.apiUrl,
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
+    }),
+  };
 }
 
 const section = (i: number) => ({ type: 'section', text: { type: 'mrkdwn', text: `row ${i}` } });
@@ -31,10 +42,15 @@ describe('views.publish', () => {
     expect(ok.ok).toBe(true);
     expect(s.homeView('U0ALICE')?.view.blocks).toHaveLength(100);
 
-    const refuse = async (args: Record<string, unknown>) => client.apiCall('views.publish', args).catch((e: { data?: { error?: string } }) => e.data?.error);
-    expect(await refuse({ user_id: 'U0ALICE', view: { type: 'home', blocks: [...blocks, section(100)] } })).toBe('invalid_arguments');
+    const refuse = async (args: Record<string, unknown>) =>
+      client.apiCall('views.publish', args).catch((e: { data?: { error?: string } }) => e.data?.error);
+    expect(await refuse({ user_id: 'U0ALICE', view: { type: 'home', blocks: [...blocks, section(100)] } })).toBe(
+      'invalid_arguments',
+    );
     expect(await refuse({ user_id: 'U0ALICE', view: { type: 'modal', blocks } })).toBe('invalid_arguments');
-    expect(await refuse({ user_id: 'U0ALICE', view: { type: 'home', blocks: [{ type: 'section' }] } })).toBe('invalid_arguments');
+    expect(await refuse({ user_id: 'U0ALICE', view: { type: 'home', blocks: [{ type: 'section' }] } })).toBe(
+      'invalid_arguments',
+    );
     expect(await refuse({ user_id: 'U0NOBODY', view: { type: 'home', blocks } })).toBe('user_not_found');
     expect(await refuse({ user_id: 'U0ALICE', hash: 'stale', view: { type: 'home', blocks } })).toBe('hash_conflict');
     expect(s.homeView('U0ALICE')?.view.blocks).toHaveLength(100);
@@ -66,10 +82,17 @@ describe('app_home_opened', () => {
       expect((await s.openHome('U0ALICE', { url, signingSecret: 'shh' })).status).toBe(200);
       const [req] = got;
       const body = JSON.parse(req?.body ?? '{}') as { type: string; event: Record<string, unknown> };
-      expect(body).toMatchObject({ type: 'event_callback', event: { type: 'app_home_opened', user: 'U0ALICE', tab: 'home' } });
+      expect(body).toMatchObject({
+        type: 'event_callback',
+        event: { type: 'app_home_opened', user: 'U0ALICE', tab: 'home' },
+      });
       const ts = String(req?.headers['x-slack-request-timestamp']);
       expect(req?.headers['content-type']).toBe('application/json');
-      expect(req?.headers['x-slack-signature']).toBe(`v0=${createHmac('sha256', 'shh').update(`v0:${ts}:${req?.body ?? ''}`).digest('hex')}`);
+      expect(req?.headers['x-slack-signature']).toBe(
+        `v0=${createHmac('sha256', 'shh')
+          .update(`v0:${ts}:${req?.body ?? ''}`)
+          .digest('hex')}`,
+      );
     } finally {
       app.close();
     }

@@ -22,7 +22,11 @@ let clock: number | undefined;
 async function start(extra: SimSlackOptions = {}): Promise<void> {
   sim = await startSimSlack({
     botToken: TOKEN,
-    users: [{ id: 'U0ALICE', name: 'alice' }, { id: 'U0BOB', name: 'bob', real_name: 'Bob B' }, { id: 'U0CAROL', name: 'carol' }],
+    users: [
+      { id: 'U0ALICE', name: 'alice' },
+      { id: 'U0BOB', name: 'bob', real_name: 'Bob B' },
+      { id: 'U0CAROL', name: 'carol' },
+    ],
     channels: [
       { id: OPS, name: 'ops', members: ['U0ALICE', 'U0BOB'] },
       { id: 'C0NOBOT', name: 'elsewhere', botMember: false },
@@ -49,8 +53,17 @@ async function slackError(call: Promise<unknown>): Promise<Record<string, unknow
   return (error as { data: Record<string, unknown> }).data;
 }
 
-const section = (text: string, extra: Record<string, unknown> = {}) => ({ type: 'section', text: { type: 'mrkdwn', text }, ...extra });
-const button = (extra: Record<string, unknown> = {}) => ({ type: 'button', text: { type: 'plain_text', text: 'Go' }, action_id: 'go', ...extra });
+const section = (text: string, extra: Record<string, unknown> = {}) => ({
+  type: 'section',
+  text: { type: 'mrkdwn', text },
+  ...extra,
+});
+const button = (extra: Record<string, unknown> = {}) => ({
+  type: 'button',
+  text: { type: 'plain_text', text: 'Go' },
+  action_id: 'go',
+  ...extra,
+});
 const actions = (elements: unknown[]) => ({ type: 'actions', elements });
 const times = <T>(n: number, make: (i: number) => T): T[] => Array.from({ length: n }, (_, i) => make(i));
 
@@ -70,21 +83,37 @@ describe('messages, threads and permalinks', () => {
 
     const parent = await web.chat.postMessage({ channel: OPS, text: 'card', blocks: [section('*State:* QUEUED')] });
     expect(parent.ts).toMatch(/^\d{10}\.\d{6}$/);
-    expect(parent).toMatchObject({ ok: true, channel: OPS, message: { text: 'card', bot_id: 'B0SIMBOT', user: 'U0SIMBOT' } });
+    expect(parent).toMatchObject({
+      ok: true,
+      channel: OPS,
+      message: { text: 'card', bot_id: 'B0SIMBOT', user: 'U0SIMBOT' },
+    });
     const r1 = await web.chat.postMessage({ channel: OPS, text: 'submitted', thread_ts: parent.ts! });
     const r2 = await web.chat.postMessage({ channel: OPS, text: 'done', thread_ts: r1.ts!, reply_broadcast: true });
     expect([parent.ts, r1.ts, r2.ts].map(Number)).toEqual([parent.ts, r1.ts, r2.ts].map(Number).sort());
     expect(new Set([parent.ts, r1.ts, r2.ts]).size).toBe(3);
 
-    const edited = await web.chat.update({ channel: OPS, ts: parent.ts!, text: 'card v2', blocks: [section('*State:* COMPLETED')] });
+    const edited = await web.chat.update({
+      channel: OPS,
+      ts: parent.ts!,
+      text: 'card v2',
+      blocks: [section('*State:* COMPLETED')],
+    });
     expect(edited).toMatchObject({ ok: true, channel: OPS, ts: parent.ts, text: 'card v2' });
 
     const thread = await web.conversations.replies({ channel: OPS, ts: parent.ts! });
     expect(thread.messages?.map((m) => m.text)).toEqual(['card v2', 'submitted', 'done']);
     expect(thread.messages?.[0]).toMatchObject({ reply_count: 2, thread_ts: parent.ts, latest_reply: r2.ts });
-    expect(thread.messages?.[2]).toMatchObject({ thread_ts: parent.ts, parent_user_id: 'U0SIMBOT', subtype: 'thread_broadcast' });
+    expect(thread.messages?.[2]).toMatchObject({
+      thread_ts: parent.ts,
+      parent_user_id: 'U0SIMBOT',
+      subtype: 'thread_broadcast',
+    });
     expect(sim.messages(OPS).map((m) => m.text)).toEqual(['card v2', 'done']);
-    expect(sim.messages(OPS)[0]).toMatchObject({ blocks: [section('*State:* COMPLETED')], edited: { user: 'U0SIMBOT' } });
+    expect(sim.messages(OPS)[0]).toMatchObject({
+      blocks: [section('*State:* COMPLETED')],
+      edited: { user: 'U0SIMBOT' },
+    });
     expect(sim.replies(OPS, parent.ts!).map((m) => m.ts)).toEqual([parent.ts, r1.ts, r2.ts]);
 
     const link = await web.chat.getPermalink({ channel: OPS, message_ts: parent.ts! });
@@ -113,7 +142,11 @@ describe('messages, threads and permalinks', () => {
     const first = await web.conversations.history({ channel: OPS, limit: 2 });
     expect(first.messages?.map((m) => m.text)).toEqual(['m5', 'm4']);
     expect(first.has_more).toBe(true);
-    const second = await web.conversations.history({ channel: OPS, limit: 2, cursor: first.response_metadata?.next_cursor });
+    const second = await web.conversations.history({
+      channel: OPS,
+      limit: 2,
+      cursor: first.response_metadata?.next_cursor,
+    });
     expect(second.messages?.map((m) => m.text)).toEqual(['m3', 'm2']);
   });
 
@@ -125,8 +158,16 @@ describe('messages, threads and permalinks', () => {
     const posted = await web.chat.postMessage({ channel: OPS, text: 'x' });
     await web.reactions.add({ channel: OPS, timestamp: posted.ts!, name: 'white_check_mark' });
     expect(sim.messages(OPS)[0]?.reactions).toEqual([{ name: 'white_check_mark', users: ['U0SIMBOT'], count: 1 }]);
-    expect((await web.users.info({ user: 'U0BOB' })).user).toMatchObject({ id: 'U0BOB', name: 'bob', real_name: 'Bob B' });
-    expect((await web.conversations.info({ channel: OPS })).channel).toMatchObject({ id: OPS, name: 'ops', is_member: true });
+    expect((await web.users.info({ user: 'U0BOB' })).user).toMatchObject({
+      id: 'U0BOB',
+      name: 'bob',
+      real_name: 'Bob B',
+    });
+    expect((await web.conversations.info({ channel: OPS })).channel).toMatchObject({
+      id: OPS,
+      name: 'ops',
+      is_member: true,
+    });
     expect((await web.usergroups.users.list({ usergroup: 'S0LEADS' })).users).toEqual(['U0ALICE', 'U0BOB']);
   });
 });
@@ -137,10 +178,17 @@ describe('errors', () => {
     ['channel_not_found', (w: webApi.WebClient) => w.chat.postMessage({ channel: 'C0NOPE', text: 'x' })],
     ['no_text', (w: webApi.WebClient) => w.apiCall('chat.postMessage', { channel: OPS })],
     ['msg_too_long', (w: webApi.WebClient) => w.chat.postMessage({ channel: OPS, text: 'x'.repeat(40_001) })],
-    ['invalid_metadata_schema', (w: webApi.WebClient) => w.apiCall('chat.postMessage', { channel: OPS, text: 'x', metadata: { event_type: 'e' } })],
+    [
+      'invalid_metadata_schema',
+      (w: webApi.WebClient) =>
+        w.apiCall('chat.postMessage', { channel: OPS, text: 'x', metadata: { event_type: 'e' } }),
+    ],
     ['message_not_found', (w: webApi.WebClient) => w.chat.update({ channel: OPS, ts: '1.000001', text: 'x' })],
     ['thread_not_found', (w: webApi.WebClient) => w.conversations.replies({ channel: OPS, ts: '1.000001' })],
-    ['user_not_in_channel', (w: webApi.WebClient) => w.chat.postEphemeral({ channel: OPS, user: 'U0CAROL', text: 'x' })],
+    [
+      'user_not_in_channel',
+      (w: webApi.WebClient) => w.chat.postEphemeral({ channel: OPS, user: 'U0CAROL', text: 'x' }),
+    ],
     ['user_not_found', (w: webApi.WebClient) => w.users.info({ user: 'U0NOBODY' })],
     ['no_such_subteam', (w: webApi.WebClient) => w.usergroups.users.list({ usergroup: 'S0NOPE' })],
     ['unknown_method', (w: webApi.WebClient) => w.apiCall('chat.nonsense', {})],
@@ -154,7 +202,9 @@ describe('errors', () => {
   it('refuses other tokens, and edits of messages the bot did not post', async () => {
     expect((await slackError(client({}, 'xoxb-someone-else').auth.test())).error).toBe('invalid_auth');
     const human = sim.postAsUser(OPS, 'U0ALICE', 'hi');
-    expect((await slackError(client().chat.update({ channel: OPS, ts: human.ts, text: 'x' }))).error).toBe('cant_update_message');
+    expect((await slackError(client().chat.update({ channel: OPS, ts: human.ts, text: 'x' }))).error).toBe(
+      'cant_update_message',
+    );
   });
 
   it('takes form bodies with the token inside and JSON bodies with a Bearer header', async () => {
@@ -169,7 +219,11 @@ describe('errors', () => {
       body: JSON.stringify({ channel: OPS, text: 'json', blocks: [section('b')] }),
     });
     const none = await fetch(`${sim.apiUrl}auth.test`, { method: 'POST' });
-    expect([await form.json(), await json.json(), await none.json()]).toMatchObject([{ ok: true }, { ok: true }, { ok: false, error: 'not_authed' }]);
+    expect([await form.json(), await json.json(), await none.json()]).toMatchObject([
+      { ok: true },
+      { ok: true },
+      { ok: false, error: 'not_authed' },
+    ]);
     expect(sim.messages(OPS).map((m) => m.text)).toEqual(['form', 'json']);
     expect(sim.calls[1]?.args).toMatchObject({ blocks: [section('b')] });
     expect(sim.calls.every((c) => !('token' in c.args))).toBe(true);
@@ -178,27 +232,89 @@ describe('errors', () => {
 
 describe('Block Kit validation', () => {
   const invalid: [string, unknown[], string][] = [
-    ['too many blocks', times(L.blocksPerMessage + 1, () => ({ type: 'divider' })), `no more than ${L.blocksPerMessage} items allowed [json-pointer:/blocks]`],
-    ['section text', [section('x'.repeat(L.sectionText + 1))], `must be less than ${L.sectionText + 1} characters [json-pointer:/blocks/0/text/text]`],
-    ['section fields', [{ type: 'section', fields: times(11, () => ({ type: 'mrkdwn', text: 'f' })) }], 'no more than 10 items allowed [json-pointer:/blocks/0/fields]'],
-    ['field text', [{ type: 'section', fields: [{ type: 'mrkdwn', text: 'x'.repeat(2001) }] }], 'must be less than 2001 characters [json-pointer:/blocks/0/fields/0/text]'],
-    ['header text', [{ type: 'header', text: { type: 'plain_text', text: 'x'.repeat(151) } }], 'must be less than 151 characters [json-pointer:/blocks/0/text/text]'],
-    ['header mrkdwn', [{ type: 'header', text: { type: 'mrkdwn', text: 'x' } }], 'must be a valid enum value [json-pointer:/blocks/0/text/type]'],
-    ['context elements', [{ type: 'context', elements: times(11, () => ({ type: 'mrkdwn', text: 'c' })) }], 'no more than 10 items allowed [json-pointer:/blocks/0/elements]'],
-    ['actions elements', [actions(times(26, (i) => button({ action_id: `a${i}` })))], 'no more than 25 items allowed [json-pointer:/blocks/0/elements]'],
-    ['button text', [actions([button({ text: { type: 'plain_text', text: 'x'.repeat(76) } })])], 'must be less than 76 characters [json-pointer:/blocks/0/elements/0/text/text]'],
-    ['button value', [actions([button({ value: 'x'.repeat(2001) })])], 'must be less than 2001 characters [json-pointer:/blocks/0/elements/0/value]'],
-    ['button url', [actions([button({ url: 'x'.repeat(3001) })])], 'must be less than 3001 characters [json-pointer:/blocks/0/elements/0/url]'],
-    ['block_id length', [section('x', { block_id: 'b'.repeat(256) })], 'must be less than 256 characters [json-pointer:/blocks/0/block_id]'],
-    ['action_id length', [actions([button({ action_id: 'a'.repeat(256) })])], 'must be less than 256 characters [json-pointer:/blocks/0/elements/0/action_id]'],
-    ['duplicate block_id', [section('x', { block_id: 'b' }), { type: 'divider', block_id: 'b' }], 'duplicate block_id: b [json-pointer:/blocks/1/block_id]'],
+    [
+      'too many blocks',
+      times(L.blocksPerMessage + 1, () => ({ type: 'divider' })),
+      `no more than ${L.blocksPerMessage} items allowed [json-pointer:/blocks]`,
+    ],
+    [
+      'section text',
+      [section('x'.repeat(L.sectionText + 1))],
+      `must be less than ${L.sectionText + 1} characters [json-pointer:/blocks/0/text/text]`,
+    ],
+    [
+      'section fields',
+      [{ type: 'section', fields: times(11, () => ({ type: 'mrkdwn', text: 'f' })) }],
+      'no more than 10 items allowed [json-pointer:/blocks/0/fields]',
+    ],
+    [
+      'field text',
+      [{ type: 'section', fields: [{ type: 'mrkdwn', text: 'x'.repeat(2001) }] }],
+      'must be less than 2001 characters [json-pointer:/blocks/0/fields/0/text]',
+    ],
+    [
+      'header text',
+      [{ type: 'header', text: { type: 'plain_text', text: 'x'.repeat(151) } }],
+      'must be less than 151 characters [json-pointer:/blocks/0/text/text]',
+    ],
+    [
+      'header mrkdwn',
+      [{ type: 'header', text: { type: 'mrkdwn', text: 'x' } }],
+      'must be a valid enum value [json-pointer:/blocks/0/text/type]',
+    ],
+    [
+      'context elements',
+      [{ type: 'context', elements: times(11, () => ({ type: 'mrkdwn', text: 'c' })) }],
+      'no more than 10 items allowed [json-pointer:/blocks/0/elements]',
+    ],
+    [
+      'actions elements',
+      [actions(times(26, (i) => button({ action_id: `a${i}` })))],
+      'no more than 25 items allowed [json-pointer:/blocks/0/elements]',
+    ],
+    [
+      'button text',
+      [actions([button({ text: { type: 'plain_text', text: 'x'.repeat(76) } })])],
+      'must be less than 76 characters [json-pointer:/blocks/0/elements/0/text/text]',
+    ],
+    [
+      'button value',
+      [actions([button({ value: 'x'.repeat(2001) })])],
+      'must be less than 2001 characters [json-pointer:/blocks/0/elements/0/value]',
+    ],
+    [
+      'button url',
+      [actions([button({ url: 'x'.repeat(3001) })])],
+      'must be less than 3001 characters [json-pointer:/blocks/0/elements/0/url]',
+    ],
+    [
+      'block_id length',
+      [section('x', { block_id: 'b'.repeat(256) })],
+      'must be less than 256 characters [json-pointer:/blocks/0/block_id]',
+    ],
+    [
+      'action_id length',
+      [actions([button({ action_id: 'a'.repeat(256) })])],
+      'must be less than 256 characters [json-pointer:/blocks/0/elements/0/action_id]',
+    ],
+    [
+      'duplicate block_id',
+      [section('x', { block_id: 'b' }), { type: 'divider', block_id: 'b' }],
+      'duplicate block_id: b [json-pointer:/blocks/1/block_id]',
+    ],
     ['unknown block type', [{ type: 'carousel' }], 'unsupported block type: carousel [json-pointer:/blocks/0/type]'],
     ['section without text', [{ type: 'section' }], 'missing required field: text [json-pointer:/blocks/0]'],
-    ['extra property', [{ type: 'divider', style: 'bold' }], 'invalid additional property: style [json-pointer:/blocks/0]'],
+    [
+      'extra property',
+      [{ type: 'divider', style: 'bold' }],
+      'invalid additional property: style [json-pointer:/blocks/0]',
+    ],
   ];
 
   it.each(invalid)('refuses %s with invalid_blocks', async (_name, blocks, message) => {
-    const data = await slackError(client().chat.postMessage({ channel: OPS, text: 'x', blocks: blocks as webApi.KnownBlock[] }));
+    const data = await slackError(
+      client().chat.postMessage({ channel: OPS, text: 'x', blocks: blocks as webApi.KnownBlock[] }),
+    );
     expect(data).toMatchObject({ error: 'invalid_blocks', errors: [message] });
   });
 
@@ -206,26 +322,44 @@ describe('Block Kit validation', () => {
     const atLimits = [
       { type: 'header', text: { type: 'plain_text', text: 'h'.repeat(L.headerText) } },
       section('s'.repeat(L.sectionText), { block_id: 'b'.repeat(L.blockId) }),
-      actions(times(L.actionsElements, (i) => button({ action_id: `a${i}`, value: i === 0 ? 'v'.repeat(L.buttonValue) : 'v', text: { type: 'plain_text', text: 't'.repeat(L.buttonText) } }))),
+      actions(
+        times(L.actionsElements, (i) =>
+          button({
+            action_id: `a${i}`,
+            value: i === 0 ? 'v'.repeat(L.buttonValue) : 'v',
+            text: { type: 'plain_text', text: 't'.repeat(L.buttonText) },
+          }),
+        ),
+      ),
       ...times(L.blocksPerMessage - 3, () => ({ type: 'divider' })),
     ];
-    await expect(client().chat.postMessage({ channel: OPS, text: 'x', blocks: atLimits as webApi.KnownBlock[] })).resolves.toMatchObject({ ok: true });
+    await expect(
+      client().chat.postMessage({ channel: OPS, text: 'x', blocks: atLimits as webApi.KnownBlock[] }),
+    ).resolves.toMatchObject({ ok: true });
   });
 
   it('refuses a message whose blocks sum past ~13k characters with msg_blocks_too_long', async () => {
     const web = client();
     const blocks = (n: number) => times(n, () => section('x'.repeat(2900))) as webApi.KnownBlock[];
-    await expect(web.chat.postMessage({ channel: OPS, text: 'x', blocks: blocks(4) })).resolves.toMatchObject({ ok: true });
-    expect((await slackError(web.chat.postMessage({ channel: OPS, text: 'x', blocks: blocks(5) }))).error).toBe('msg_blocks_too_long');
+    await expect(web.chat.postMessage({ channel: OPS, text: 'x', blocks: blocks(4) })).resolves.toMatchObject({
+      ok: true,
+    });
+    expect((await slackError(web.chat.postMessage({ channel: OPS, text: 'x', blocks: blocks(5) }))).error).toBe(
+      'msg_blocks_too_long',
+    );
     const posted = sim.messages(OPS)[0]!;
-    expect((await slackError(web.chat.update({ channel: OPS, ts: posted.ts, text: 'x', blocks: blocks(5) }))).error).toBe('msg_blocks_too_long');
+    expect(
+      (await slackError(web.chat.update({ channel: OPS, ts: posted.ts, text: 'x', blocks: blocks(5) }))).error,
+    ).toBe('msg_blocks_too_long');
   });
 });
 
 describe('rate limits and faults', () => {
   it('answers 429 with Retry-After: rejected with rejectRateLimitedCalls, retried after the wait by default', async () => {
     sim.faults.rateLimit('chat.postMessage', { times: 1, retryAfterSec: 1 });
-    const error: unknown = await client({ rejectRateLimitedCalls: true }).chat.postMessage({ channel: OPS, text: 'a' }).catch((e: unknown) => e);
+    const error: unknown = await client({ rejectRateLimitedCalls: true })
+      .chat.postMessage({ channel: OPS, text: 'a' })
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: webApi.ErrorCode.RateLimitedError, retryAfter: 1 });
     expect(sim.messages(OPS)).toEqual([]);
 
@@ -234,7 +368,11 @@ describe('rate limits and faults', () => {
     const patient = new webApi.WebClient(TOKEN, { slackApiUrl: sim.apiUrl, logger: silent });
     await expect(patient.chat.postMessage({ channel: OPS, text: 'b' })).resolves.toMatchObject({ ok: true });
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
-    expect(sim.calls.map((c) => [c.status, c.fault])).toEqual([[429, 'ratelimited'], [429, 'ratelimited'], [200, undefined]]);
+    expect(sim.calls.map((c) => [c.status, c.fault])).toEqual([
+      [429, 'ratelimited'],
+      [429, 'ratelimited'],
+      [200, undefined],
+    ]);
     expect(sim.messages(OPS).map((m) => m.text)).toEqual(['b']);
   });
 
@@ -268,7 +406,9 @@ describe('rate limits and faults', () => {
 
   it('timeoutNext applies the call but never answers it', async () => {
     sim.faults.timeoutNext('chat.postMessage');
-    const error: unknown = await client({ timeout: 300 }).chat.postMessage({ channel: OPS, text: 'lost answer' }).catch((e: unknown) => e);
+    const error: unknown = await client({ timeout: 300 })
+      .chat.postMessage({ channel: OPS, text: 'lost answer' })
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({ code: webApi.ErrorCode.RequestError });
     expect(sim.messages(OPS).map((m) => m.text)).toEqual(['lost answer']);
     expect(sim.calls[0]).toMatchObject({ method: 'chat.postMessage', fault: 'timeout', response: { ok: true } });
@@ -287,11 +427,15 @@ describe('rate limits and faults', () => {
 describe('response_url and events', () => {
   it('accepts 5 uses, ephemeral to the command user, then refuses with used_url', async () => {
     const url = sim.responseUrl('cmd-1', { channel: OPS, user: 'U0ALICE' });
-    const post = (text: string) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text }) });
+    const post = (text: string) =>
+      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text }) });
     const statuses: number[] = [];
     for (const n of [1, 2, 3, 4, 5, 6]) statuses.push((await post(`r${n}`)).status);
     expect(statuses).toEqual([200, 200, 200, 200, 200, 404]);
-    expect(sim.responses.map((r) => [r.use, r.error])).toEqual([...times(5, (i) => [i + 1, undefined]), [6, 'used_url']]);
+    expect(sim.responses.map((r) => [r.use, r.error])).toEqual([
+      ...times(5, (i) => [i + 1, undefined]),
+      [6, 'used_url'],
+    ]);
     expect(sim.ephemerals(OPS, 'U0ALICE')).toHaveLength(5);
     expect(sim.ephemerals(OPS, 'U0BOB')).toEqual([]);
     expect(sim.messages(OPS)).toEqual([]);
@@ -300,10 +444,14 @@ describe('response_url and events', () => {
   it('replaces the clicked message on replace_original and posts in_channel replies', async () => {
     const card = await client().chat.postMessage({ channel: OPS, text: 'approve?', blocks: [actions([button()])] });
     const url = sim.responseUrl(undefined, { channel: OPS, user: 'U0BOB', messageTs: card.ts });
-    const post = (body: object) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const post = (body: object) =>
+      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     expect((await post({ replace_original: true, text: 'approved' })).status).toBe(200);
     expect((await post({ response_type: 'in_channel', text: 'public' })).status).toBe(200);
-    expect(sim.messages(OPS).map((m) => [m.text, m.blocks])).toEqual([['approved', []], ['public', undefined]]);
+    expect(sim.messages(OPS).map((m) => [m.text, m.blocks])).toEqual([
+      ['approved', []],
+      ['public', undefined],
+    ]);
   });
 
   it('waitFor resolves on the event that makes the predicate true', async () => {

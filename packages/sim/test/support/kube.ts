@@ -58,7 +58,10 @@ export async function startSimApi(storeOptions: StoreOptions = {}, bookmarkInter
 }
 
 /** The path arguments of CustomObjectsApi calls for one plural in one namespace. */
-export function crPath(namespace: string, plural = 'flinkdeployments'): { group: string; version: string; namespace: string; plural: string } {
+export function crPath(
+  namespace: string,
+  plural = 'flinkdeployments',
+): { group: string; version: string; namespace: string; plural: string } {
   return { group: GROUP, version: VERSION, namespace, plural };
 }
 
@@ -93,7 +96,12 @@ export function flinkDeployment(name: string, namespace: string, patch: Partial<
 
 export interface ApiFailure {
   code: number;
-  status: { kind?: string; reason?: string; message?: string; details?: { causes?: { field: string; message: string; reason: string }[] } };
+  status: {
+    kind?: string;
+    reason?: string;
+    message?: string;
+    details?: { causes?: { field: string; message: string; reason: string }[] };
+  };
 }
 
 /** Runs a call that must fail with an API error and returns its HTTP code and parsed `Status` body. */
@@ -102,7 +110,10 @@ export async function apiFailure(call: () => Promise<unknown>): Promise<ApiFailu
     await call();
   } catch (error) {
     if (!(error instanceof ApiException)) throw error;
-    const body = typeof error.body === 'string' ? (JSON.parse(error.body) as ApiFailure['status']) : (error.body as ApiFailure['status']);
+    const body =
+      typeof error.body === 'string'
+        ? (JSON.parse(error.body) as ApiFailure['status'])
+        : (error.body as ApiFailure['status']);
     return { code: error.code, status: body };
   }
   throw new Error('the call succeeded; an API error was expected');
@@ -123,7 +134,11 @@ export interface CollectedWatch {
 }
 
 /** Starts a client-node Watch and collects what it delivers, so tests await events instead of sleeping. */
-export async function collectWatch(watch: Watch, path: string, query: Record<string, string | number | boolean> = {}): Promise<CollectedWatch> {
+export async function collectWatch(
+  watch: Watch,
+  path: string,
+  query: Record<string, string | number | boolean> = {},
+): Promise<CollectedWatch> {
   const events: WatchEvent[] = [];
   let waiters: (() => void)[] = [];
   let resolveDone: (err: unknown) => void = () => undefined;
@@ -160,7 +175,9 @@ export async function collectWatch(watch: Watch, path: string, query: Record<str
         const onEvent = (): void => void check();
         const timer = setTimeout(() => {
           waiters = waiters.filter((w) => w !== onEvent);
-          reject(new Error(`timed out waiting for ${count} watch event(s) on ${path}; got ${events.length - consumed}`));
+          reject(
+            new Error(`timed out waiting for ${count} watch event(s) on ${path}; got ${events.length - consumed}`),
+          );
         }, timeoutMs);
         if (!check()) waiters.push(onEvent);
       });
@@ -169,7 +186,11 @@ export async function collectWatch(watch: Watch, path: string, query: Record<str
 }
 
 /** A plain HTTP call to the simulator, for what client-node cannot send (bad JSON, huge bodies, discovery). */
-export async function fetchSim(baseUrl: string, path: string, init: RequestInit = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+export async function fetchSim(
+  baseUrl: string,
+  path: string,
+  init: RequestInit = {},
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(`${baseUrl}${path}`, init);
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }

@@ -4,7 +4,13 @@ import { offsetClock } from '../../src/kube/cluster.js';
 import { JOB_GRAPH_ANNOTATION } from '../../src/kube/job-graph.js';
 import { startSimOperator, type SimOperator } from '../../src/kube/operator.js';
 import type { Speed } from '../../src/kube/speed.js';
-import { SimStore, type KubeObject, type SimResource, type StoreChange, type StoreOptions } from '../../src/kube/store.js';
+import {
+  SimStore,
+  type KubeObject,
+  type SimResource,
+  type StoreChange,
+  type StoreOptions,
+} from '../../src/kube/store.js';
 
 export const API = 'flink.apache.org/v1beta1';
 /** Specs as tests read and edit them: nested fields are indexed freely (the CRD schema is checked elsewhere). */
@@ -64,7 +70,12 @@ export type Status = Record<string, unknown> & {
   jobManagerDeploymentStatus?: string;
   error?: string;
   jobStatus?: Record<string, unknown> & { state?: string; jobId?: string; upgradeSavepointPath?: string };
-  reconciliationStatus?: Record<string, unknown> & { state?: string; lastReconciledSpec?: string; lastStableSpec?: string; reconciliationTimestamp?: number };
+  reconciliationStatus?: Record<string, unknown> & {
+    state?: string;
+    lastReconciledSpec?: string;
+    lastStableSpec?: string;
+    reconciliationTimestamp?: number;
+  };
   conditions?: { type: string; status: string; reason: string; message: string }[];
   taskManager?: { labelSelector: string; replicas: number };
   state?: string;
@@ -76,7 +87,10 @@ export function statusOf(object: KubeObject | undefined): Status {
   return (object?.status ?? {}) as Status;
 }
 
-export function reconciledSpec(status: Status, which: 'lastReconciledSpec' | 'lastStableSpec' = 'lastReconciledSpec'): Loose | undefined {
+export function reconciledSpec(
+  status: Status,
+  which: 'lastReconciledSpec' | 'lastStableSpec' = 'lastReconciledSpec',
+): Loose | undefined {
   const text = status.reconciliationStatus?.[which];
   return typeof text === 'string' ? (JSON.parse(text) as { spec: Loose }).spec : undefined;
 }
@@ -117,8 +131,22 @@ export function isStable(status: Status, object: KubeObject): boolean {
   );
 }
 
-export function waitStable(store: SimStore, namespace: string, name: string, resource: CrResource = 'flinkdeployments', timeoutMs = 5000): Promise<KubeObject> {
-  return waitForStatus(store, resource, namespace, name, isStable, 'STABLE and RUNNING on the current generation', timeoutMs);
+export function waitStable(
+  store: SimStore,
+  namespace: string,
+  name: string,
+  resource: CrResource = 'flinkdeployments',
+  timeoutMs = 5000,
+): Promise<KubeObject> {
+  return waitForStatus(
+    store,
+    resource,
+    namespace,
+    name,
+    isStable,
+    'STABLE and RUNNING on the current generation',
+    timeoutMs,
+  );
 }
 
 export function statusSummary(object: KubeObject | undefined): unknown {
@@ -137,7 +165,13 @@ export function statusSummary(object: KubeObject | undefined): unknown {
 }
 
 /** Replaces the spec through `mutate` (as a user's patch would); returns the new generation. */
-export function editSpec(store: SimStore, resource: CrResource, namespace: string, name: string, mutate: (spec: Loose) => void): number {
+export function editSpec(
+  store: SimStore,
+  resource: CrResource,
+  namespace: string,
+  name: string,
+  mutate: (spec: Loose) => void,
+): number {
   const updated = store.update(resource, namespace, name, (current) => {
     const spec = structuredClone(current.spec ?? {}) as Loose;
     mutate(spec);
@@ -146,7 +180,13 @@ export function editSpec(store: SimStore, resource: CrResource, namespace: strin
   return updated.metadata.generation ?? 0;
 }
 
-export function setAnnotations(store: SimStore, resource: CrResource, namespace: string, name: string, annotations: Record<string, string | undefined>): void {
+export function setAnnotations(
+  store: SimStore,
+  resource: CrResource,
+  namespace: string,
+  name: string,
+  annotations: Record<string, string | undefined>,
+): void {
   store.update(resource, namespace, name, (current) => {
     const next = { ...(current.metadata.annotations ?? {}) };
     for (const [k, v] of Object.entries(annotations)) {
@@ -188,10 +228,20 @@ export function eventsFor(store: SimStore, object: KubeObject): EventView[] {
 }
 
 /** Records every status a resource takes (one entry per change), until stopped. */
-export function recordStatuses(store: SimStore, resource: CrResource, namespace: string, name: string): { seen: { generation: number; status: Status }[]; stop(): void } {
+export function recordStatuses(
+  store: SimStore,
+  resource: CrResource,
+  namespace: string,
+  name: string,
+): { seen: { generation: number; status: Status }[]; stop(): void } {
   const seen: { generation: number; status: Status }[] = [];
   const stop = store.subscribe((change: StoreChange) => {
-    if (change.resource !== resource || change.object.metadata.namespace !== namespace || change.object.metadata.name !== name) return;
+    if (
+      change.resource !== resource ||
+      change.object.metadata.namespace !== namespace ||
+      change.object.metadata.name !== name
+    )
+      return;
     seen.push({ generation: change.object.metadata.generation ?? 0, status: statusOf(change.object) });
   });
   return { seen, stop };
@@ -210,7 +260,10 @@ export interface DeploymentOptions {
 }
 
 function metadataOf(name: string, namespace: string, options: DeploymentOptions): KubeObject['metadata'] {
-  const annotations = { ...options.annotations, ...(options.graph !== undefined ? { [JOB_GRAPH_ANNOTATION]: options.graph } : {}) };
+  const annotations = {
+    ...options.annotations,
+    ...(options.graph !== undefined ? { [JOB_GRAPH_ANNOTATION]: options.graph } : {}),
+  };
   return { name, namespace, ...(Object.keys(annotations).length > 0 ? { annotations } : {}) };
 }
 
@@ -220,7 +273,12 @@ export function deployment(name: string, namespace: string, options: DeploymentO
     'taskmanager.numberOfTaskSlots': '2',
     'state.savepoints.dir': `s3://flink-state/${namespace}/${name}/savepoints`,
     'state.checkpoints.dir': `s3://flink-state/${namespace}/${name}/checkpoints`,
-    ...(options.ha === false ? {} : { 'high-availability.type': 'kubernetes', 'high-availability.storageDir': `s3://flink-state/${namespace}/${name}/ha` }),
+    ...(options.ha === false
+      ? {}
+      : {
+          'high-availability.type': 'kubernetes',
+          'high-availability.storageDir': `s3://flink-state/${namespace}/${name}/ha`,
+        }),
     ...options.conf,
   };
   return {
@@ -233,7 +291,10 @@ export function deployment(name: string, namespace: string, options: DeploymentO
       serviceAccount: 'flink',
       flinkConfiguration: conf,
       jobManager: { resource: { memory: '2048m', cpu: 1 } },
-      taskManager: { resource: { memory: '2048m', cpu: 1 }, ...(options.replicas !== undefined ? { replicas: options.replicas } : {}) },
+      taskManager: {
+        resource: { memory: '2048m', cpu: 1 },
+        ...(options.replicas !== undefined ? { replicas: options.replicas } : {}),
+      },
       job: {
         jarURI: 'local:///opt/flink/examples/streaming/StateMachineExample.jar',
         parallelism: options.parallelism ?? 2,
@@ -244,14 +305,23 @@ export function deployment(name: string, namespace: string, options: DeploymentO
   };
 }
 
-export function sessionCluster(name: string, namespace: string, options: Pick<DeploymentOptions, 'ha'> = {}): KubeObject {
+export function sessionCluster(
+  name: string,
+  namespace: string,
+  options: Pick<DeploymentOptions, 'ha'> = {},
+): KubeObject {
   const base = deployment(name, namespace, options);
   const spec = structuredClone(base.spec ?? {});
   delete spec.job;
   return { ...base, spec };
 }
 
-export function sessionJob(name: string, namespace: string, deploymentName: string, options: DeploymentOptions = {}): KubeObject {
+export function sessionJob(
+  name: string,
+  namespace: string,
+  deploymentName: string,
+  options: DeploymentOptions = {},
+): KubeObject {
   return {
     apiVersion: API,
     kind: 'FlinkSessionJob',
@@ -269,7 +339,12 @@ export function sessionJob(name: string, namespace: string, deploymentName: stri
   };
 }
 
-export function snapshot(name: string, namespace: string, target: string, options: { kind?: string; backoffLimit?: number; path?: string; checkpoint?: boolean } = {}): KubeObject {
+export function snapshot(
+  name: string,
+  namespace: string,
+  target: string,
+  options: { kind?: string; backoffLimit?: number; path?: string; checkpoint?: boolean } = {},
+): KubeObject {
   return {
     apiVersion: API,
     kind: 'FlinkStateSnapshot',
@@ -277,7 +352,9 @@ export function snapshot(name: string, namespace: string, target: string, option
     spec: {
       jobReference: { kind: options.kind ?? 'FlinkDeployment', name: target },
       ...(options.backoffLimit !== undefined ? { backoffLimit: options.backoffLimit } : {}),
-      ...(options.checkpoint ? { checkpoint: {} } : { savepoint: { disposeOnDelete: false, ...(options.path ? { path: options.path } : {}) } }),
+      ...(options.checkpoint
+        ? { checkpoint: {} }
+        : { savepoint: { disposeOnDelete: false, ...(options.path ? { path: options.path } : {}) } }),
     },
   };
 }

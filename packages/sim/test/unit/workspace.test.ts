@@ -18,7 +18,13 @@ describe('encodeTyped (should_escape: true)', () => {
   });
 
   it('gives the parser the channel id of --incident #incidents', () => {
-    const parsed = parseCommand(encodeTyped('scale streaming-prod/orders 6 --reason "a & b" --incident #incidents'), {});
-    expect(parsed).toMatchObject({ type: 'intent', intent: { kind: 'scale', incidentChannels: ['C0INCIDENTS'], reason: 'a & b' } });
+    const parsed = parseCommand(
+      encodeTyped('scale streaming-prod/orders 6 --reason "a & b" --incident #incidents'),
+      {},
+    );
+    expect(parsed).toMatchObject({
+      type: 'intent',
+      intent: { kind: 'scale', incidentChannels: ['C0INCIDENTS'], reason: 'a & b' },
+    });
   });
 });

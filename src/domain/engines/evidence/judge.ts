@@ -2,14 +2,28 @@
 // FAILED.
 import { previousJobIdOf, type Ctx } from '../../kit/evidence/criteria.js';
 import { KIND_NAMES, isKindName, kindModule, kindsWhere, type KindName } from '../../kinds/index.js';
-import type { Criterion, EvidenceInput, EvidenceVerdict, Failure, Judgement, TransientState } from '../../kit/evidence/types.js';
+import type {
+  Criterion,
+  EvidenceInput,
+  EvidenceVerdict,
+  Failure,
+  Judgement,
+  TransientState,
+} from '../../kit/evidence/types.js';
 import { clockTime, involves, isAfterSubmission, readEvent, type EventView } from '../../kit/evidence/events.js';
 import { isRecord } from '../../model/merge-patch.js';
 import { isSessionCluster, lastReconciledSpecOf, nameOf, uidOf } from '../../model/resource.js';
 import { effectiveUpgradeMode } from '../../model/upgrade-mode.js';
 import { formatTarget } from '../../model/target.js';
 
-export type { Criterion, EventBaseline, EvidenceInput, EvidenceVerdict, Observation, Proof } from '../../kit/evidence/types.js';
+export type {
+  Criterion,
+  EventBaseline,
+  EvidenceInput,
+  EvidenceVerdict,
+  Observation,
+  Proof,
+} from '../../kit/evidence/types.js';
 /** The kinds evidence is judged as (an undo is judged as the kind it inverts). */
 export type EvidenceKind = KindName;
 export { eventsAfter, takeEventBaseline } from '../../kit/evidence/events.js';
@@ -19,19 +33,28 @@ export { summarize, timedOutReport } from '../../kit/evidence/report.js';
 function checkInput(input: EvidenceInput): asserts input is EvidenceInput & { kind: KindName } {
   const { kind, plan, observation, baseline } = input;
   if (!isKindName(kind)) {
-    throw new TypeError(`evidence: unknown kind "${String(kind)}" (one of ${KIND_NAMES.join(', ')}; an undo passes the kind it inverts)`);
+    throw new TypeError(
+      `evidence: unknown kind "${String(kind)}" (one of ${KIND_NAMES.join(', ')}; an undo passes the kind it inverts)`,
+    );
   }
   const traits = kindModule(kind).traits;
   const wanted = traits.change;
-  if (plan.change.type !== wanted) throw new TypeError(`evidence: a ${kind} plan must be a ${wanted} change, got ${plan.change.type}`);
-  if (!Number.isFinite(observation.now)) throw new TypeError(`evidence: observation.now ${String(observation.now)} is not a time in ms`);
+  if (plan.change.type !== wanted)
+    throw new TypeError(`evidence: a ${kind} plan must be a ${wanted} change, got ${plan.change.type}`);
+  if (!Number.isFinite(observation.now))
+    throw new TypeError(`evidence: observation.now ${String(observation.now)} is not a time in ms`);
   if (!Number.isFinite(baseline.takenAt) || !isRecord(baseline.counts)) {
-    throw new TypeError('evidence: the baseline needs takenAt (ms) and counts (event name → count), as takeEventBaseline makes it');
+    throw new TypeError(
+      'evidence: the baseline needs takenAt (ms) and counts (event name → count), as takeEventBaseline makes it',
+    );
   }
-  if (!Array.isArray(observation.events)) throw new TypeError('evidence: observation.events must be an array (empty when none)');
+  if (!Array.isArray(observation.events))
+    throw new TypeError('evidence: observation.events must be an array (empty when none)');
   const seen = nameOf(observation.snapshot);
   if (wanted === 'create-snapshot' && seen !== undefined && seen !== snapshotName(input)) {
-    throw new TypeError(`evidence: observation.snapshot is ${seen}, but this plan creates ${snapshotName(input) ?? '?'}`);
+    throw new TypeError(
+      `evidence: observation.snapshot is ${seen}, but this plan creates ${snapshotName(input) ?? '?'}`,
+    );
   }
   if (!traits.onSessionJob && plan.target.kind === 'FlinkSessionJob') {
     const why = kindModule(kind).sessionJobRefusal ?? 'it is a session job';
@@ -108,9 +131,17 @@ function transientStates(judgement: Judgement, input: EvidenceInput): { states: 
 
 function verdictOf(judgement: Judgement, input: EvidenceInput): EvidenceVerdict {
   const { criteria, failure, notes, blocking, proof } = judgement;
-  if (failure) return { outcome: 'failed', criteria, reason: failure.reason, rollback: failure.rollback, evidence: failure.evidence };
+  if (failure)
+    return {
+      outcome: 'failed',
+      criteria,
+      reason: failure.reason,
+      rollback: failure.rollback,
+      evidence: failure.evidence,
+    };
   const { states, expired } = transientStates(judgement, input);
-  if (expired) return { outcome: 'failed', criteria, reason: expired.reason, rollback: false, evidence: expired.evidence };
+  if (expired)
+    return { outcome: 'failed', criteria, reason: expired.reason, rollback: false, evidence: expired.evidence };
   const restNow = judgement.rest?.when === 'now';
   if (!restNow && states.length === 0 && blocking.length === 0 && criteria.every((c) => c.met)) {
     const caveats = [...new Set(judgement.caveats ?? [])];
@@ -135,7 +166,12 @@ function identityVerdict(ctx: Ctx): EvidenceVerdict | undefined {
   const shown = formatTarget(ctx.plan.target);
   if (!isRecord(ctx.resource)) {
     const missing: Criterion = { name: 'target-present', met: false, observed: null, source: shown, at: ctx.now };
-    return { outcome: 'pending', criteria: [missing], blocking: [], notes: [`${shown} could not be read in this observation`] };
+    return {
+      outcome: 'pending',
+      criteria: [missing],
+      blocking: [],
+      notes: [`${shown} could not be read in this observation`],
+    };
   }
   const uid = uidOf(ctx.resource);
   if (uid === undefined || uid === ctx.plan.uid) return undefined;
@@ -160,7 +196,9 @@ export function evaluateEvidence(input: EvidenceInput): EvidenceVerdict {
   if (identity) return identity;
   const module = kindModule(input.kind);
   if (ctx.sessionCluster && !module.traits.onSessionCluster) {
-    throw new TypeError(`evidence: ${ctx.kind} does not apply to ${formatTarget(ctx.plan.target)}, a session cluster (only ${kindsWhere('onSessionCluster').join(' and ')})`);
+    throw new TypeError(
+      `evidence: ${ctx.kind} does not apply to ${formatTarget(ctx.plan.target)}, a session cluster (only ${kindsWhere('onSessionCluster').join(' and ')})`,
+    );
   }
   return verdictOf(module.evidence(ctx), input);
 }

@@ -1,7 +1,17 @@
 // Binding a verb's tokens to its arguments and flags (values checked one by one), and the refusals that name what
 // was wrong with the usage of the verb it concerns.
 import type { ParseResult } from './requests.js';
-import { FLAG_OWNERS, argPlaceholder, flagSyntax, usageLine, verbSpec, type Bound, type FlagSpec, type Verb, type VerbSpec } from './verbs.js';
+import {
+  FLAG_OWNERS,
+  argPlaceholder,
+  flagSyntax,
+  usageLine,
+  verbSpec,
+  type Bound,
+  type FlagSpec,
+  type Verb,
+  type VerbSpec,
+} from './verbs.js';
 import { VALUE_KINDS, show, type Env } from '../../kit/language/values.js';
 import { nearest } from '../../kit/language/suggest.js';
 import type { Token } from '../../kit/language/tokenize.js';
@@ -49,7 +59,8 @@ export function bind(verb: Verb, tokens: readonly Token[], env: Env): Binding {
     let quoted = t.quoted;
     if (value === undefined) {
       const next = tokens[i + 1];
-      if (next?.type !== 'word') return { ok: false, reply: refuse(env, verb, `--${flag.name} needs a value: ${flagSyntax(flag)}`) };
+      if (next?.type !== 'word')
+        return { ok: false, reply: refuse(env, verb, `--${flag.name} needs a value: ${flagSyntax(flag)}`) };
       value = next.text;
       quoted = next.quoted;
       i++;
@@ -78,7 +89,13 @@ export function bind(verb: Verb, tokens: readonly Token[], env: Env): Binding {
   return validated(verb, { ok: true, bound }, env);
 }
 
-function bindArgs(verb: Verb, spec: VerbSpec, positionals: readonly Positional[], bound: Bound, env: Env): Reply | undefined {
+function bindArgs(
+  verb: Verb,
+  spec: VerbSpec,
+  positionals: readonly Positional[],
+  bound: Bound,
+  env: Env,
+): Reply | undefined {
   const rest = spec.args.at(-1)?.rest;
   if (rest !== undefined) return bindRest(verb, spec, positionals, bound, env, rest.max);
   if (positionals.length > spec.args.length) {
@@ -86,7 +103,10 @@ function bindArgs(verb: Verb, spec: VerbSpec, positionals: readonly Positional[]
     if (spilled !== undefined) return spillRefusal(env, verb, spilled);
     const extra = positionals[spec.args.length]?.text ?? '';
     const dashHint = /^-[a-z]/i.test(extra) ? `; options start with two dashes (-${extra})` : '';
-    const takes = spec.args.length === 0 ? `${verb} takes no arguments` : `${verb} takes ${spec.args.map(argPlaceholder).join(' ')}`;
+    const takes =
+      spec.args.length === 0
+        ? `${verb} takes no arguments`
+        : `${verb} takes ${spec.args.map(argPlaceholder).join(' ')}`;
     return refuse(env, verb, `unexpected ${show(extra)}: ${takes}${dashHint}`);
   }
   for (const [k, arg] of spec.args.entries()) {
@@ -109,11 +129,19 @@ function spillRefusal(env: Env, verb: Verb, spilled: NonNullable<Positional['spi
 }
 
 /** Args whose last one takes every remaining word (each checked alone, at most `max`): bound as a list. */
-function bindRest(verb: Verb, spec: VerbSpec, positionals: readonly Positional[], bound: Bound, env: Env, max: number): Reply | undefined {
+function bindRest(
+  verb: Verb,
+  spec: VerbSpec,
+  positionals: readonly Positional[],
+  bound: Bound,
+  env: Env,
+  max: number,
+): Reply | undefined {
   const fixed = spec.args.length - 1;
   const last = spec.args[fixed] as VerbSpec['args'][number];
   const extra = positionals.length - fixed;
-  if (extra > max) return refuse(env, verb, `${verb} takes at most ${max} of ${argPlaceholder(last)} in one command; got ${extra}`);
+  if (extra > max)
+    return refuse(env, verb, `${verb} takes at most ${max} of ${argPlaceholder(last)} in one command; got ${extra}`);
   const problem = bindArgs(verb, { ...spec, args: spec.args.slice(0, fixed) }, positionals.slice(0, fixed), bound, env);
   if (problem !== undefined) return problem;
   if (extra <= 0) return last.required ? refuse(env, verb, `${verb} needs ${argPlaceholder(last)}`) : undefined;
@@ -128,7 +156,12 @@ function bindRest(verb: Verb, spec: VerbSpec, positionals: readonly Positional[]
   return undefined;
 }
 
-function bindFlag(flag: FlagSpec, values: readonly string[], bound: Bound, env: Env): { message: string; suggestion?: string } | undefined {
+function bindFlag(
+  flag: FlagSpec,
+  values: readonly string[],
+  bound: Bound,
+  env: Env,
+): { message: string; suggestion?: string } | undefined {
   const checkedValues: unknown[] = [];
   for (const value of values) {
     const checked = flag.kind.check(value, env, `--${flag.name}`);
@@ -141,7 +174,9 @@ function bindFlag(flag: FlagSpec, values: readonly string[], bound: Bound, env: 
   }
   if (checkedValues.length > 1) {
     const shown = values.map((v) => show(v, 30)).join(', ');
-    return { message: `--${flag.name} was given ${values.length} times with different values (${shown}); give it once` };
+    return {
+      message: `--${flag.name} was given ${values.length} times with different values (${shown}); give it once`,
+    };
   }
   (bound as Record<string, unknown>)[flag.key] = checkedValues[0];
   return undefined;
@@ -156,9 +191,15 @@ function unknownFlag(env: Env, verb: Verb, spec: VerbSpec, t: Extract<Token, { t
   const names = spec.flags.map((f) => f.name);
   const suggestion = nearest(t.name, names);
   if (suggestion !== undefined) {
-    return refuse(env, verb, `unknown option ${show(t.raw)} for ${verb}; did you mean --${suggestion}?`, `--${suggestion}`);
+    return refuse(
+      env,
+      verb,
+      `unknown option ${show(t.raw)} for ${verb}; did you mean --${suggestion}?`,
+      `--${suggestion}`,
+    );
   }
-  const options = names.length === 0 ? `${verb} takes no options` : `its options are ${names.map((n) => `--${n}`).join(', ')}`;
+  const options =
+    names.length === 0 ? `${verb} takes no options` : `its options are ${names.map((n) => `--${n}`).join(', ')}`;
   return refuse(env, verb, `unknown option ${show(t.raw)} for ${verb}; ${options}`);
 }
 

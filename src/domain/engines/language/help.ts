@@ -51,7 +51,8 @@ function sharedFlagLine(group: VerbGroup): string | undefined {
   const verb = VERB_NAMES.find((v) => verbSpec(v).group === group);
   const flags = verb === undefined ? [] : verbSpec(verb).flags.filter((f) => names.includes(f.name));
   const described = flags.map((f) => `\`${flagSyntax(f)}\` (${f.description})`);
-  const listed = described.length <= 1 ? described.join('') : `${described.slice(0, -1).join(', ')} and ${described.at(-1) ?? ''}`;
+  const listed =
+    described.length <= 1 ? described.join('') : `${described.slice(0, -1).join(', ')} and ${described.at(-1) ?? ''}`;
   return `  All of them take ${listed}.`;
 }
 

@@ -1,7 +1,16 @@
 // Parses /flink command text into an operation intent, a query, a command or a reply; never throws.
 import { KINDS, OperationIntentSchema, isKindName, undo, type OperationIntent } from '../../kinds/index.js';
 import { CommandSchema, QuerySchema, type ParseResult } from './requests.js';
-import { DEFAULT_COMMAND, HELP_FLAG, VERB_NAMES, VERB_SYNONYMS, isVerb, verbSpec, type Bound, type Verb } from './verbs.js';
+import {
+  DEFAULT_COMMAND,
+  HELP_FLAG,
+  VERB_NAMES,
+  VERB_SYNONYMS,
+  isVerb,
+  verbSpec,
+  type Bound,
+  type Verb,
+} from './verbs.js';
 import { show, type Env } from '../../kit/language/values.js';
 import { nearest } from '../../kit/language/suggest.js';
 import { tokenize, unwrapLinks, type Token } from '../../kit/language/tokenize.js';
@@ -16,9 +25,10 @@ export interface ParseContext {
   command?: string;
 }
 
-
 const OPERATION_VERBS = VERB_NAMES.filter((v) => verbSpec(v).group === 'operation');
-const OPERATION_SYNONYMS = Object.fromEntries(Object.entries(VERB_SYNONYMS).filter(([, v]) => OPERATION_VERBS.includes(v)));
+const OPERATION_SYNONYMS = Object.fromEntries(
+  Object.entries(VERB_SYNONYMS).filter(([, v]) => OPERATION_VERBS.includes(v)),
+);
 
 /** Drops undefined fields so results compare exactly and match what the schemas produce. */
 function defined<T extends object>(o: T): T {
@@ -26,10 +36,19 @@ function defined<T extends object>(o: T): T {
 }
 
 const common = (b: Bound) =>
-  defined({ reason: b.reason, incidentChannels: b.incidentChannels, at: b.at, window: b.window, breakGlass: b.breakGlass === true ? true : undefined });
+  defined({
+    reason: b.reason,
+    incidentChannels: b.incidentChannels,
+    at: b.at,
+    window: b.window,
+    breakGlass: b.breakGlass === true ? true : undefined,
+  });
 const q = (query: Extract<ParseResult, { type: 'query' }>['query']): ParseResult => ({ type: 'query', query });
 const op = (intent: Record<string, unknown>): ParseResult => ({ type: 'intent', intent: intent as OperationIntent });
-const cmd = (command: Extract<ParseResult, { type: 'command' }>['command']): ParseResult => ({ type: 'command', command });
+const cmd = (command: Extract<ParseResult, { type: 'command' }>['command']): ParseResult => ({
+  type: 'command',
+  command,
+});
 
 // Required arguments are guaranteed by bind(); `!` marks where, and finish() re-checks with the schemas.
 const BUILDERS = {
@@ -56,7 +75,9 @@ function operationIntent(verb: OperationVerb, b: Bound): ParseResult {
 }
 
 function build(verb: Verb, b: Bound): ParseResult {
-  return verb === undo.name || isKindName(verb) ? operationIntent(verb, b) : BUILDERS[verb as Exclude<Verb, OperationVerb>](b);
+  return verb === undo.name || isKindName(verb)
+    ? operationIntent(verb, b)
+    : BUILDERS[verb as Exclude<Verb, OperationVerb>](b);
 }
 
 /**
@@ -83,11 +104,16 @@ function parseTokens(tokens: readonly Token[], env: Env): ParseResult {
   if (first === undefined) return q({ kind: 'help', public: false });
   if (first.type === 'flag') {
     if (first.name === HELP_FLAG) return q({ kind: 'help', public: false });
-    return refuse(env, undefined, `start with a command word, e.g. \`${env.command} status <target>\`; ${show(first.raw)} is an option`);
+    return refuse(
+      env,
+      undefined,
+      `start with a command word, e.g. \`${env.command} status <target>\`; ${show(first.raw)} is an option`,
+    );
   }
   const word = unwrapLinks(first.text).toLowerCase();
   if (!isVerb(word)) return unknownVerb(env, first.text, VERB_NAMES, VERB_SYNONYMS, 'command');
-  if (rest.some((t) => t.type === 'flag' && t.name === HELP_FLAG)) return q({ kind: 'help', verb: word, public: false });
+  if (rest.some((t) => t.type === 'flag' && t.name === HELP_FLAG))
+    return q({ kind: 'help', verb: word, public: false });
   if (word === 'explain') return parseExplain(rest, env);
   const binding = bind(word, rest, env);
   return binding.ok ? finish(build(word, binding.bound)) : binding.reply;
@@ -106,7 +132,8 @@ function parseExplain(tokens: readonly Token[], env: Env): ParseResult {
   }
   const [first, ...rest] = inner;
   if (first === undefined) return refuse(env, 'explain', 'explain needs the operation command to explain');
-  if (first.type === 'flag') return refuse(env, 'explain', `explain needs an operation command first; ${show(first.raw)} is an option`);
+  if (first.type === 'flag')
+    return refuse(env, 'explain', `explain needs an operation command first; ${show(first.raw)} is an option`);
   const word = unwrapLinks(first.text).toLowerCase();
   if (!isVerb(word)) return unknownVerb(env, first.text, OPERATION_VERBS, OPERATION_SYNONYMS, 'operation', 'explain');
   if (verbSpec(word).group !== 'operation') {
@@ -130,7 +157,12 @@ function unknownVerb(
 ): Reply {
   const suggestion = nearest(word, candidates, synonyms) as Verb | undefined;
   if (suggestion !== undefined) {
-    return refuse(env, usageVerb ?? suggestion, `unknown ${what} ${show(word)}; did you mean \`${suggestion}\`?`, suggestion);
+    return refuse(
+      env,
+      usageVerb ?? suggestion,
+      `unknown ${what} ${show(word)}; did you mean \`${suggestion}\`?`,
+      suggestion,
+    );
   }
   return refuse(env, usageVerb, `unknown ${what} ${show(word)}; the ${what}s are ${candidates.join(', ')}`);
 }
@@ -157,5 +189,9 @@ function finish(result: ParseResult): ParseResult {
 
 function malformed(issues: readonly { path: readonly PropertyKey[]; message: string }[]): Reply {
   const issue = issues[0];
-  return { type: 'reply', message: `that command is not well-formed: ${issue?.path.map(String).join('.') ?? ''} ${issue?.message ?? ''}`.trim() };
+  return {
+    type: 'reply',
+    message:
+      `that command is not well-formed: ${issue?.path.map(String).join('.') ?? ''} ${issue?.message ?? ''}`.trim(),
+  };
 }

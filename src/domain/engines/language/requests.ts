@@ -10,12 +10,27 @@ export const QuerySchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('help'), verb: z.string().optional(), ...visibility }),
   z.object({ kind: z.literal('status'), target: TargetSchema, ...visibility }),
   z.object({ kind: z.literal('list'), namespace: z.string().optional(), ...visibility }),
-  z.object({ kind: z.literal('ops'), target: TargetSchema.optional(), limit: z.number().int().min(1).max(100).default(10), ...visibility }),
+  z.object({
+    kind: z.literal('ops'),
+    target: TargetSchema.optional(),
+    limit: z.number().int().min(1).max(100).default(10),
+    ...visibility,
+  }),
   z.object({ kind: z.literal('op'), opId: OpIdSchema, ...visibility }),
   z.object({ kind: z.literal('explain'), intent: OperationIntentSchema, ...visibility }),
   z.object({ kind: z.literal('locks'), ...visibility }),
-  z.object({ kind: z.literal('savepoints'), target: TargetSchema, limit: z.number().int().min(1).max(100).default(10), ...visibility }),
-  z.object({ kind: z.literal('exceptions'), target: TargetSchema, limit: z.number().int().min(1).max(100).default(10), ...visibility }),
+  z.object({
+    kind: z.literal('savepoints'),
+    target: TargetSchema,
+    limit: z.number().int().min(1).max(100).default(10),
+    ...visibility,
+  }),
+  z.object({
+    kind: z.literal('exceptions'),
+    target: TargetSchema,
+    limit: z.number().int().min(1).max(100).default(10),
+    ...visibility,
+  }),
 ]);
 export type Query = z.infer<typeof QuerySchema>;
 export type QueryKind = Query['kind'];

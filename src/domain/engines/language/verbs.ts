@@ -1,13 +1,31 @@
 // The one table of the /flink command language — verbs, arguments, flags, value kinds, descriptions and examples —
 // read by both the parser (parse.ts) and the help (help.ts). Operation verbs come from the kind modules.
 import { KINDS, KIND_NAMES, undo, type KindName } from '../../kinds/index.js';
-import { DEFAULT_COMMAND, OP_ID, PUBLIC, REASON, TARGET, type ArgSpec, type FlagSpec, type OperationVerbSpec, type VerbSpec } from '../../kit/language/verb-kit.js';
+import {
+  DEFAULT_COMMAND,
+  OP_ID,
+  PUBLIC,
+  REASON,
+  TARGET,
+  type ArgSpec,
+  type FlagSpec,
+  type OperationVerbSpec,
+  type VerbSpec,
+} from '../../kit/language/verb-kit.js';
 import { VALUE_KINDS, badValue, okValue, show, type ValueSpec } from '../../kit/language/values.js';
 import { nearest } from '../../kit/language/suggest.js';
 
 export { DEFAULT_COMMAND, VERB_GROUPS } from '../../kit/language/verb-kit.js';
 export { VALUE_KINDS } from '../../kit/language/values.js';
-export type { ArgSpec, Bound, FlagSpec, OperationVerbSpec, SharedBound, VerbGroup, VerbSpec } from '../../kit/language/verb-kit.js';
+export type {
+  ArgSpec,
+  Bound,
+  FlagSpec,
+  OperationVerbSpec,
+  SharedBound,
+  VerbGroup,
+  VerbSpec,
+} from '../../kit/language/verb-kit.js';
 export type { ValueSpec } from '../../kit/language/values.js';
 
 /** The operation verbs, in the registry's order, then undo. */
@@ -28,7 +46,8 @@ const VERB_VALUE: ValueSpec = {
     const verb = text.toLowerCase();
     if (isVerb(verb)) return okValue(verb);
     const suggestion = nearest(verb, VERB_NAMES, VERB_SYNONYMS);
-    if (suggestion !== undefined) return badValue(`unknown command ${show(text)}; did you mean \`${suggestion}\`?`, suggestion);
+    if (suggestion !== undefined)
+      return badValue(`unknown command ${show(text)}; did you mean \`${suggestion}\`?`, suggestion);
     return badValue(`unknown command ${show(text)}; the commands are ${VERB_NAMES.join(', ')}`);
   },
 };
@@ -47,13 +66,24 @@ export const VERBS = {
     summary: 'lifecycle and job state, image, parallelism, upgrade mode, last savepoint, lock, last operation',
     args: [TARGET],
     flags: [PUBLIC],
-    examples: ['status analytics/clickstream', 'status clickstream --public', 'status sessionjob:analytics/sessionizer'],
+    examples: [
+      'status analytics/clickstream',
+      'status clickstream --public',
+      'status sessionjob:analytics/sessionizer',
+    ],
     synonyms: ['get', 'show', 'describe', 'info', 'state'],
   },
   list: {
     group: 'query',
     summary: 'the managed deployments and session jobs with their states',
-    args: [{ key: 'namespace', kind: VALUE_KINDS.namespace, required: false, description: 'only this namespace (default: every managed one)' }],
+    args: [
+      {
+        key: 'namespace',
+        kind: VALUE_KINDS.namespace,
+        required: false,
+        description: 'only this namespace (default: every managed one)',
+      },
+    ],
     flags: [PUBLIC],
     examples: ['list', 'list analytics'],
     synonyms: ['ls', 'jobs', 'deployments'],
@@ -62,7 +92,10 @@ export const VERBS = {
     group: 'query',
     summary: 'recent operations, newest first',
     args: [{ key: 'target', kind: VALUE_KINDS.target, required: false, description: 'only operations on this target' }],
-    flags: [{ name: 'limit', key: 'limit', kind: VALUE_KINDS.limit, description: 'how many to show (1–100, default 10)' }, PUBLIC],
+    flags: [
+      { name: 'limit', key: 'limit', kind: VALUE_KINDS.limit, description: 'how many to show (1–100, default 10)' },
+      PUBLIC,
+    ],
     examples: ['ops', 'ops analytics/clickstream --limit 5'],
     synonyms: ['history', 'log', 'operations', 'recent'],
   },
@@ -79,7 +112,10 @@ export const VERBS = {
     summary: 'the plan and policy decision for an operation command, without running it',
     args: [{ key: 'command', kind: VALUE_KINDS.command, required: true }],
     flags: [PUBLIC],
-    examples: ['explain scale analytics/clickstream 12', 'explain upgrade clickstream --image registry.example.com/analytics/clickstream:2.4.1 --public'],
+    examples: [
+      'explain scale analytics/clickstream 12',
+      'explain upgrade clickstream --image registry.example.com/analytics/clickstream:2.4.1 --public',
+    ],
     synonyms: ['plan', 'dry-run', 'dryrun', 'whatif'],
   },
   locks: {
@@ -92,17 +128,30 @@ export const VERBS = {
   },
   savepoints: {
     group: 'query',
-    summary: "the target's savepoints and checkpoints, newest first, each completed one with the restore command that uses it",
+    summary:
+      "the target's savepoints and checkpoints, newest first, each completed one with the restore command that uses it",
     args: [TARGET],
-    flags: [{ name: 'limit', key: 'limit', kind: VALUE_KINDS.limit, description: 'how many snapshots to show, newest first' }, PUBLIC],
+    flags: [
+      { name: 'limit', key: 'limit', kind: VALUE_KINDS.limit, description: 'how many snapshots to show, newest first' },
+      PUBLIC,
+    ],
     examples: ['savepoints analytics/clickstream', 'savepoints clickstream --limit 3'],
     synonyms: ['snapshots', 'checkpoints'],
   },
   exceptions: {
     group: 'query',
-    summary: "what went wrong recently: the job's exceptions (time, task, first line), restarts and the operator's error",
+    summary:
+      "what went wrong recently: the job's exceptions (time, task, first line), restarts and the operator's error",
     args: [TARGET],
-    flags: [{ name: 'limit', key: 'limit', kind: VALUE_KINDS.limit, description: 'how many exceptions to show, newest first' }, PUBLIC],
+    flags: [
+      {
+        name: 'limit',
+        key: 'limit',
+        kind: VALUE_KINDS.limit,
+        description: 'how many exceptions to show, newest first',
+      },
+      PUBLIC,
+    ],
     examples: ['exceptions analytics/clickstream', 'exceptions clickstream --limit 5 --public'],
     synonyms: ['errors', 'failures', 'failovers', 'why'],
   },

@@ -4,9 +4,26 @@ import { OP_ID_PATTERN } from '../../kit/language/intent-base.js';
 import type { UpgradeMode } from '../../model/upgrade-mode.js';
 import { kindModule, kindsWhere, type KindIntent, type KindName } from '../../kinds/index.js';
 import { getPath, setPath, type JsonRecord } from '../../model/merge-patch.js';
-import { ANNOTATION_OPERATION_ID, ANNOTATION_REQUESTED_BY, type FieldChange, type Plan, type PlanChange } from '../../model/plan.js';
+import {
+  ANNOTATION_OPERATION_ID,
+  ANNOTATION_REQUESTED_BY,
+  type FieldChange,
+  type Plan,
+  type PlanChange,
+} from '../../model/plan.js';
 import type { FieldEdit } from '../../kit/planning/edits.js';
-import { deploymentNameOf, jobStateOf, generationOf, hasOperatorStatus, isSessionCluster, kindOf, nameOf, namespaceOf, resourceVersionOf, uidOf } from '../../model/resource.js';
+import {
+  deploymentNameOf,
+  jobStateOf,
+  generationOf,
+  hasOperatorStatus,
+  isSessionCluster,
+  kindOf,
+  nameOf,
+  namespaceOf,
+  resourceVersionOf,
+  uidOf,
+} from '../../model/resource.js';
 import { formatTarget, type Target } from '../../model/target.js';
 import { fallbackNote, preflightRefusal } from './preflight.js';
 import { blueGreenParent } from '../../kit/planning/target-refusals.js';
@@ -42,7 +59,13 @@ export function planOperation(intent: KindIntent, live: LiveTarget, ctx: PlanCon
   const identity = identify(intent.target, live.resource);
   if (!identity.ok) return identity;
   const sessionCluster = intent.target.kind === 'FlinkDeployment' && isSessionCluster(live.resource);
-  const preflight = { intent, resource: live.resource, sessionCluster, sessionClusterResource: live.sessionCluster, ...(live.vertexNames ? { vertexNames: live.vertexNames } : {}) };
+  const preflight = {
+    intent,
+    resource: live.resource,
+    sessionCluster,
+    sessionClusterResource: live.sessionCluster,
+    ...(live.vertexNames ? { vertexNames: live.vertexNames } : {}),
+  };
   const why =
     blueGreenParent(intent.target, live.resource) ??
     notApplicable(intent.kind, intent.target, live.resource, sessionCluster) ??
@@ -50,10 +73,17 @@ export function planOperation(intent: KindIntent, live: LiveTarget, ctx: PlanCon
     preflightRefusal(preflight);
   if (why !== undefined) return { ok: false, refusal: why };
 
-  const input = { intent, resource: live.resource, sessionCluster, nonce: ctx.nonce, sessionClusterResource: live.sessionCluster };
+  const input = {
+    intent,
+    resource: live.resource,
+    sessionCluster,
+    nonce: ctx.nonce,
+    sessionClusterResource: live.sessionCluster,
+  };
   const outcome = kindModule(intent.kind).plan(input);
   if (!outcome.ok) return outcome;
-  if (outcome.type === 'create-snapshot') return { ok: true, plan: snapshotPlan(intent.target, identity, ctx, outcome.savepointPath) };
+  if (outcome.type === 'create-snapshot')
+    return { ok: true, plan: snapshotPlan(intent.target, identity, ctx, outcome.savepointPath) };
   const fallback = fallbackNote(preflight);
   const plan = patchPlan({
     target: intent.target,
@@ -84,12 +114,18 @@ export function identify(target: Target, resource: unknown): Identity | { ok: fa
   const name = nameOf(resource);
   const namespace = namespaceOf(resource);
   if ((name !== undefined && name !== target.name) || (namespace !== undefined && namespace !== target.namespace)) {
-    return { ok: false, refusal: `the resource read for ${shown} is ${namespace ?? '?'}/${name ?? '?'}; request again` };
+    return {
+      ok: false,
+      refusal: `the resource read for ${shown} is ${namespace ?? '?'}/${name ?? '?'}; request again`,
+    };
   }
   const uid = uidOf(resource);
   const generation = generationOf(resource);
   if (uid === undefined || generation === undefined) {
-    return { ok: false, refusal: `${shown} as read from the cluster has no metadata.uid or metadata.generation; cannot plan against it` };
+    return {
+      ok: false,
+      refusal: `${shown} as read from the cluster has no metadata.uid or metadata.generation; cannot plan against it`,
+    };
   }
   if (!hasOperatorStatus(resource)) {
     return {
@@ -101,9 +137,11 @@ export function identify(target: Target, resource: unknown): Identity | { ok: fa
 }
 
 function checkContext(ctx: PlanContext): void {
-  if (!OP_ID_PATTERN.test(ctx.opId)) throw new TypeError(`plan: "${ctx.opId}" is not an operation id (op- and 6–12 of a-z0-9)`);
+  if (!OP_ID_PATTERN.test(ctx.opId))
+    throw new TypeError(`plan: "${ctx.opId}" is not an operation id (op- and 6–12 of a-z0-9)`);
   if (ctx.requester.length === 0) throw new TypeError('plan: the requester is empty');
-  if (!Number.isSafeInteger(ctx.nonce) || ctx.nonce < 0) throw new TypeError(`plan: nonce ${ctx.nonce} is not a non-negative safe integer`);
+  if (!Number.isSafeInteger(ctx.nonce) || ctx.nonce < 0)
+    throw new TypeError(`plan: nonce ${ctx.nonce} is not a non-negative safe integer`);
   if (ctx.revision !== undefined && (!Number.isSafeInteger(ctx.revision) || ctx.revision < 1)) {
     throw new TypeError(`plan: revision ${ctx.revision} is not a positive integer`);
   }
@@ -116,7 +154,14 @@ function annotations(ctx: PlanContext): Record<string, string> {
 /** sha256 of canonical JSON of kind, namespace, name, uid, planned generation and change (never resourceVersion). */
 export function planDigest(args: { target: Target; uid: string; generation: number; change: PlanChange }): string {
   const { target, uid, generation, change } = args;
-  return canonicalDigest({ kind: target.kind, namespace: target.namespace, name: target.name, uid, generation, change });
+  return canonicalDigest({
+    kind: target.kind,
+    namespace: target.namespace,
+    name: target.name,
+    uid,
+    generation,
+    change,
+  });
 }
 
 export interface PatchPlanInput {
@@ -138,11 +183,20 @@ export function patchPlan(input: PatchPlanInput): Plan {
     diff.push({ path: edit.path.join('.'), before: getPath(identity.resource, edit.path) ?? null, after: edit.after });
   }
   const plan = assemblePlan(target, identity, { type: 'patch', patch }, diff, input.notes, ctx);
-  return input.effectiveUpgradeMode === undefined ? plan : { ...plan, effectiveUpgradeMode: input.effectiveUpgradeMode };
+  return input.effectiveUpgradeMode === undefined
+    ? plan
+    : { ...plan, effectiveUpgradeMode: input.effectiveUpgradeMode };
 }
 
 /** The plan around a change: identity as planned, the digest approvals bind to, the revision. */
-function assemblePlan(target: Target, identity: Identity, change: PlanChange, diff: FieldChange[], notes: string[], ctx: PlanContext): Plan {
+function assemblePlan(
+  target: Target,
+  identity: Identity,
+  change: PlanChange,
+  diff: FieldChange[],
+  notes: string[],
+  ctx: PlanContext,
+): Plan {
   return {
     revision: ctx.revision ?? 1,
     target,
@@ -169,7 +223,8 @@ export function snapshotName(targetName: string, opId: string): string {
 
 function snapshotPlan(target: Target, identity: Identity, ctx: PlanContext, savepointPath: string | undefined): Plan {
   const name = snapshotName(target.name, ctx.opId);
-  const savepoint: JsonRecord = savepointPath === undefined ? { disposeOnDelete: false } : { disposeOnDelete: false, path: savepointPath };
+  const savepoint: JsonRecord =
+    savepointPath === undefined ? { disposeOnDelete: false } : { disposeOnDelete: false, path: savepointPath };
   const snapshot: JsonRecord = {
     apiVersion: SNAPSHOT_API_VERSION,
     kind: 'FlinkStateSnapshot',
@@ -187,9 +242,13 @@ function snapshotPlan(target: Target, identity: Identity, ctx: PlanContext, save
     { path: 'snapshot.spec.jobReference', before: null, after: `${target.kind}/${target.name}` },
     { path: 'snapshot.spec.savepoint.disposeOnDelete', before: null, after: false },
     { path: 'snapshot.spec.backoffLimit', before: null, after: 2 },
-    ...(savepointPath === undefined ? [] : [{ path: 'snapshot.spec.savepoint.path', before: null, after: savepointPath }]),
+    ...(savepointPath === undefined
+      ? []
+      : [{ path: 'snapshot.spec.savepoint.path', before: null, after: savepointPath }]),
   ];
-  const notes = [`creates FlinkStateSnapshot ${target.namespace}/${name}; the spec of ${formatTarget(target)} does not change`];
+  const notes = [
+    `creates FlinkStateSnapshot ${target.namespace}/${name}; the spec of ${formatTarget(target)} does not change`,
+  ];
   return assemblePlan(target, identity, change, diff, notes, ctx);
 }
 
@@ -206,7 +265,12 @@ function suspendedRefusal(kind: KindName, target: Target, resource: unknown): st
  * Why `kind` does not apply to this target, or undefined when it does (docs/lifecycle.md#refused-or-denied); from the
  * kind's traits.
  */
-export function notApplicable(kind: KindName, target: Target, resource: unknown, sessionCluster: boolean): string | undefined {
+export function notApplicable(
+  kind: KindName,
+  target: Target,
+  resource: unknown,
+  sessionCluster: boolean,
+): string | undefined {
   const module = kindModule(kind);
   const traits = module.traits;
   if (target.kind === 'FlinkSessionJob' && !traits.onSessionJob) {

@@ -22,7 +22,8 @@ function redeployMode(input: PreflightInput<KindIntent>): UpgradeMode | undefine
   const { intent, resource } = input;
   const module = kindModule(intent.kind);
   // The kinds that redeploy the running job with its upgrade mode (the ones refused on a suspended target).
-  if (!module.traits.refusedWhileSuspended || input.sessionCluster || jobSpecOf(resource) === undefined) return undefined;
+  if (!module.traits.refusedWhileSuspended || input.sessionCluster || jobSpecOf(resource) === undefined)
+    return undefined;
   if (module.redeploysJob?.(intent, resource) === false) return undefined;
   return effectiveUpgradeMode('mode' in intent ? intent.mode : undefined, resource);
 }
@@ -33,7 +34,10 @@ function config(input: PreflightInput, keys: readonly string[]) {
 }
 
 function hasHa(input: PreflightInput): boolean {
-  return haConfigured(input.resource, input.intent.target.kind === 'FlinkSessionJob' ? (input.sessionClusterResource ?? {}) : undefined);
+  return haConfigured(
+    input.resource,
+    input.intent.target.kind === 'FlinkSessionJob' ? (input.sessionClusterResource ?? {}) : undefined,
+  );
 }
 
 /**
@@ -44,14 +48,16 @@ function hasHa(input: PreflightInput): boolean {
  */
 function waitReason(input: PreflightInput<KindIntent>, mode: UpgradeMode): string | undefined {
   const state = jobStatusStateOf(input.resource);
-  if (mode === MODE.stateless || state === 'RUNNING' || (state !== undefined && TERMINAL_JOB_STATES.has(state))) return undefined;
+  if (mode === MODE.stateless || state === 'RUNNING' || (state !== undefined && TERMINAL_JOB_STATES.has(state)))
+    return undefined;
   const shownState = state ?? 'not reported';
   if (state === 'CANCELLING') return 'its job is CANCELLING and the operator waits for the cancel to finish';
   if (mode === MODE.savepoint && config(input, [LAST_STATE_FALLBACK_KEY])?.value.trim().toLowerCase() === 'false') {
     return `its job is ${shownState}, so no savepoint can be taken, and ${LAST_STATE_FALLBACK_KEY} is false, so the operator does not fall back to last-state`;
   }
   if (state !== undefined && state !== 'RECONCILING') return undefined;
-  if (input.intent.target.kind === 'FlinkSessionJob') return `its job is ${shownState}: the operator cannot stop a session job it cannot reach`;
+  if (input.intent.target.kind === 'FlinkSessionJob')
+    return `its job is ${shownState}: the operator cannot stop a session job it cannot reach`;
   if (hasHa(input)) return undefined;
   const jm = jobManagerStatusOf(input.resource);
   const recorded = getPath(lastReconciledSpecOf(input.resource), ['job', 'upgradeMode']);
@@ -80,7 +86,9 @@ function notUpgradeableYet(input: PreflightInput<KindIntent>): string | undefine
 export function fallbackNote(input: PreflightInput<KindIntent>): string | undefined {
   const mode = redeployMode(input);
   const state = jobStatusStateOf(input.resource);
-  if (mode !== MODE.savepoint || state === undefined || state === 'RUNNING' || TERMINAL_JOB_STATES.has(state)) return undefined;
-  if (input.intent.target.kind === 'FlinkSessionJob' || !hasHa(input) || waitReason(input, mode) !== undefined) return undefined;
+  if (mode !== MODE.savepoint || state === undefined || state === 'RUNNING' || TERMINAL_JOB_STATES.has(state))
+    return undefined;
+  if (input.intent.target.kind === 'FlinkSessionJob' || !hasHa(input) || waitReason(input, mode) !== undefined)
+    return undefined;
   return `the job is ${state}, not RUNNING: the operator will fall back to last-state — no savepoint is taken; the job restores from its latest checkpoint (HA metadata)`;
 }

@@ -1,6 +1,14 @@
 // Undo: the plan that puts back what a finished operation changed (docs/commands.md#flink-undo), from the undone kind's
 // undo spec.
-import { KIND_NAMES, isKindName, kindModule, type IntentKind, type KindName, type OperationIntent, type UndoSpec } from '../../kinds/index.js';
+import {
+  KIND_NAMES,
+  isKindName,
+  kindModule,
+  type IntentKind,
+  type KindName,
+  type OperationIntent,
+  type UndoSpec,
+} from '../../kinds/index.js';
 import { jsonEqual } from '../../model/canonical.js';
 import { getPath, patchLeaves } from '../../model/merge-patch.js';
 import type { Plan } from '../../model/plan.js';
@@ -34,7 +42,8 @@ function words(list: readonly string[]): string {
 
 /** Why `undone` cannot be undone at all, before looking at the live target. */
 function undoRefusal(undone: UndoneOperation): string | undefined {
-  if (!isKindName(undone.kind)) return `${undone.id} was an ${undone.kind}: an undo cannot be undone; request the change again`;
+  if (!isKindName(undone.kind))
+    return `${undone.id} was an ${undone.kind}: an undo cannot be undone; request the change again`;
   if (kindModule(undone.kind).undo === undefined) {
     const nonceDriven = KIND_NAMES.filter((k) => kindModule(k).undo === undefined);
     return `${undone.id} was a ${undone.kind}: ${words(nonceDriven)} are nonce-driven: nothing can be put back`;
@@ -63,7 +72,10 @@ export function planUndo(undone: UndoneOperation, live: LiveTarget, ctx: PlanCon
   const parent = blueGreenParent(target, live.resource);
   if (parent !== undefined) return { ok: false, refusal: parent };
   if (identity.uid !== undone.plan.uid) {
-    return { ok: false, refusal: `${formatTarget(target)} was deleted and recreated since ${undone.id} (its uid changed): nothing to put back` };
+    return {
+      ok: false,
+      refusal: `${formatTarget(target)} was deleted and recreated since ${undone.id} (its uid changed): nothing to put back`,
+    };
   }
 
   const edits: FieldEdit[] = [];
@@ -72,7 +84,10 @@ export function planUndo(undone: UndoneOperation, live: LiveTarget, ctx: PlanCon
     if (!change) continue;
     const now = getPath(live.resource, path);
     if (!jsonEqual(now ?? null, change.after)) {
-      return { ok: false, refusal: `${change.path} was changed since ${undone.id}: now ${shown(now)} (${undone.id} set ${shown(change.after)})` };
+      return {
+        ok: false,
+        refusal: `${change.path} was changed since ${undone.id}: now ${shown(now)} (${undone.id} set ${shown(change.after)})`,
+      };
     }
     edits.push({ path, after: change.before ?? null });
   }

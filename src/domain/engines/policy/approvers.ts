@@ -31,7 +31,9 @@ const unique = (items: readonly string[]): string[] => [...new Set(items)];
 
 /** The groups an escalation added (recorded on its entry, so a later policy edit does not change who counted). */
 export function escalationGroups(history: readonly HistoryEntry[]): string[] {
-  return unique(history.filter((e) => e.type === 'note' && e.name === ESCALATED_NOTE).flatMap((e) => strings(e.detail.groups)));
+  return unique(
+    history.filter((e) => e.type === 'note' && e.name === ESCALATED_NOTE).flatMap((e) => strings(e.detail.groups)),
+  );
 }
 
 /**
@@ -46,7 +48,10 @@ export function effectiveRequirements(record: Pick<OperationRecord, 'decision' |
 }
 
 /** The groups whose members are asked: `base` first (the rules' groups, or for break-glass the skipped ones), then escalation's. */
-export function askedGroups(record: Pick<OperationRecord, 'decision' | 'history' | 'intent'>): { base: string[]; escalation: string[] } {
+export function askedGroups(record: Pick<OperationRecord, 'decision' | 'history' | 'intent'>): {
+  base: string[];
+  escalation: string[];
+} {
   const requirements = isBreakGlass(record) ? skippedRequirements(record) : (record.decision?.requirements ?? []);
   const base = unique(requirements.flatMap((r) => r.from));
   return { base, escalation: escalationGroups(record.history).filter((g) => !base.includes(g)) };
@@ -72,7 +77,9 @@ export interface DmRound {
 /** The break-glass decision entry: the operation leaving ACCEPTED without approval (docs/policy.md#break-glass). */
 function breakGlassEntry(record: OperationRecord): HistoryEntry | undefined {
   if (!isBreakGlass(record)) return undefined;
-  return record.history.find((e) => e.type === 'state' && e.detail.from === 'ACCEPTED' && ['QUEUED', 'SCHEDULED'].includes(e.name));
+  return record.history.find(
+    (e) => e.type === 'state' && e.detail.from === 'ACCEPTED' && ['QUEUED', 'SCHEDULED'].includes(e.name),
+  );
 }
 
 /**
@@ -105,7 +112,8 @@ export interface TimerSettings {
   escalateTo: readonly string[];
 }
 
-export type ApprovalTimer = { name: typeof REMINDER_NOTE; dueAt: number } | { name: typeof ESCALATED_NOTE; dueAt: number; groups: string[] };
+export type ApprovalTimer =
+  { name: typeof REMINDER_NOTE; dueAt: number } | { name: typeof ESCALATED_NOTE; dueAt: number; groups: string[] };
 
 /**
  * The reminder and escalation due at `now`. Each happens once per operation (docs/policy.md#reaching-approvers),

@@ -38,7 +38,10 @@ export function breakGlassOf(record: Pick<OperationRecord, 'decision'>): BreakGl
   const use = (record.decision as { breakGlass?: unknown } | undefined)?.breakGlass;
   if (typeof use !== 'object' || use === null) return undefined;
   const { skippedRequirements, skippedDenies } = use as Partial<BreakGlassUse>;
-  return { skippedRequirements: Array.isArray(skippedRequirements) ? skippedRequirements : [], skippedDenies: Array.isArray(skippedDenies) ? skippedDenies : [] };
+  return {
+    skippedRequirements: Array.isArray(skippedRequirements) ? skippedRequirements : [],
+    skippedDenies: Array.isArray(skippedDenies) ? skippedDenies : [],
+  };
 }
 
 /**
@@ -53,7 +56,10 @@ export function reviewerGroups(use: BreakGlassUse, fallback: readonly string[] =
 
 /** It went ahead because of break-glass (QUEUED or SCHEDULED at some point): only then is a review owed. */
 export function wentAhead(record: Pick<OperationRecord, 'decision' | 'history'>): boolean {
-  return breakGlassOf(record) !== undefined && record.history.some((e) => e.type === 'state' && (e.name === 'QUEUED' || e.name === 'SCHEDULED'));
+  return (
+    breakGlassOf(record) !== undefined &&
+    record.history.some((e) => e.type === 'state' && (e.name === 'QUEUED' || e.name === 'SCHEDULED'))
+  );
 }
 
 const isEntry = (e: HistoryEntry, kind: { type: string; name: string }) => e.type === kind.type && e.name === kind.name;
@@ -79,7 +85,11 @@ export function awaitsReview(record: Pick<OperationRecord, 'decision' | 'state' 
 }
 
 /** Past `reviewWithin` after it ended and still unreviewed (what `/metrics` counts and the sweep reminds). */
-export function reviewOverdue(record: Pick<OperationRecord, 'decision' | 'state' | 'history'>, reviewWithinMs: number, now: number): boolean {
+export function reviewOverdue(
+  record: Pick<OperationRecord, 'decision' | 'state' | 'history'>,
+  reviewWithinMs: number,
+  now: number,
+): boolean {
   const ended = endedAt(record);
   return awaitsReview(record) && ended !== undefined && now >= ended + reviewWithinMs;
 }
@@ -88,7 +98,11 @@ export function reviewOverdue(record: Pick<OperationRecord, 'decision' | 'state'
  * Whether a `review-due` reminder is due now: overdue, and no reminder in the last day. The sweep commits it
  * with a compare-and-set on the record, so racing replicas post it once.
  */
-export function reminderDue(record: Pick<OperationRecord, 'decision' | 'state' | 'history'>, reviewWithinMs: number, now: number): boolean {
+export function reminderDue(
+  record: Pick<OperationRecord, 'decision' | 'state' | 'history'>,
+  reviewWithinMs: number,
+  now: number,
+): boolean {
   if (!reviewOverdue(record, reviewWithinMs, now)) return false;
   const last = record.history.findLast((e) => isEntry(e, REVIEW_DUE_ENTRY));
   return last === undefined || now - last.at >= REVIEW_REMINDER_EVERY_MS;

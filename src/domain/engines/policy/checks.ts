@@ -46,11 +46,13 @@ export function runChecks(input: CheckInput): CheckResult[] {
   };
   const results = [notFrozen(ctx), operatorBusy(ctx)];
   if (session) results.push(sessionClusterReady(ctx));
-  if (traits.stopsJob && ctx.mode === MODE.savepoint) results.push(savepointDir(ctx, `${intent.kind} in savepoint mode`));
+  if (traits.stopsJob && ctx.mode === MODE.savepoint)
+    results.push(savepointDir(ctx, `${intent.kind} in savepoint mode`));
   if (traits.stopsJob && ctx.mode === MODE.lastState) results.push(highAvailability(ctx));
   results.push(...(module.checks?.(ctx, intent) ?? []));
   if (traits.redeploys && ctx.mode === MODE.stateless) results.push(statelessDropsState(ctx));
-  if (input.sessionJobs !== undefined) results.push(sessionJobsCheck(input.resource, input.sessionJobs, input.environment));
+  if (input.sessionJobs !== undefined)
+    results.push(sessionJobsCheck(input.resource, input.sessionJobs, input.environment));
   if (input.health) results.push(healthGateCheck(input.health.reading, input.health.gate, input.now.getTime()));
   return results;
 }

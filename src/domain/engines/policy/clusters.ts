@@ -11,7 +11,11 @@ export function channelDefaultCluster(policy: Pick<Policy, 'channels'>, channel:
 }
 
 /** The clusters among `clusterNames` (in that order) in which the policy manages `namespace`. */
-export function managedClusters(policy: Pick<Policy, 'namespaces'>, namespace: string, clusterNames: readonly string[]): string[] {
+export function managedClusters(
+  policy: Pick<Policy, 'namespaces'>,
+  namespace: string,
+  clusterNames: readonly string[],
+): string[] {
   return clusterNames.filter((cluster) => findNamespace(policy, namespace, cluster) !== undefined);
 }
 
@@ -25,7 +29,10 @@ const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
  * `channels[…].defaultCluster`. Reads its input defensively, so it also runs on a file that failed the
  * schema (malformed names are the schema's to report and are skipped here).
  */
-export function clusterProblems(policy: Pick<Policy, 'namespaces' | 'rules' | 'channels'>, known: readonly string[]): string[] {
+export function clusterProblems(
+  policy: Pick<Policy, 'namespaces' | 'rules' | 'channels'>,
+  known: readonly string[],
+): string[] {
   return rawClusterProblems(policy, known);
 }
 
@@ -37,7 +44,8 @@ export function rawClusterProblems(raw: unknown, known: readonly string[]): stri
   const check = (value: unknown, path: PropertyKey[]) => {
     if (typeof value !== 'string' || clusterPatternProblem(value) !== undefined) return;
     if (isGlob(value)) {
-      if (!known.some((c) => matchesGlob(value, c))) problems.push(`${formatPath(path)}: "${value}" matches no cluster (${has})`);
+      if (!known.some((c) => matchesGlob(value, c)))
+        problems.push(`${formatPath(path)}: "${value}" matches no cluster (${has})`);
     } else if (!known.includes(value)) {
       problems.push(`${formatPath(path)}: unknown cluster "${value}" (${has})`);
     }

@@ -66,7 +66,9 @@ function withoutApprovalRules(policy: Policy): string[] {
     .filter(
       (ns) =>
         !requiring.some(
-          (r) => (!r.when.namespaces || r.when.namespaces.some((p) => globsOverlap(p, ns.name))) && clusterFiltersOverlap(r.when.clusters, ns.clusters),
+          (r) =>
+            (!r.when.namespaces || r.when.namespaces.some((p) => globsOverlap(p, ns.name))) &&
+            clusterFiltersOverlap(r.when.clusters, ns.clusters),
         ),
     )
     .map((ns) => ns.name);
@@ -82,7 +84,9 @@ function describeApprovalSettings(policy: Policy): string[] {
   );
   if (requireReason.length === 0) lines.push('  - a reason (--reason) is never required;');
   else {
-    const namespaces = policy.namespaces.filter((n) => n.environment !== undefined && requireReason.includes(n.environment));
+    const namespaces = policy.namespaces.filter(
+      (n) => n.environment !== undefined && requireReason.includes(n.environment),
+    );
     const list = namespaces.length ? ` (${joinWords(namespaces.map((n) => n.name))})` : '';
     lines.push(`  - a reason (--reason) is required in ${joinWords(requireReason)} namespaces${list};`);
   }
@@ -99,7 +103,11 @@ const NOTIFY_WORDS = {
 /** How approvers are reached, reminded and escalated to (docs/policy.md#reaching-approvers). */
 function describeReach(a: Policy['approval']): string[] {
   const lines = [`  - ${NOTIFY_WORDS[a.notify]};`];
-  lines.push(a.remindAfter === undefined ? '  - no reminders;' : `  - approvers who have not acted are reminded once after ${a.remindAfter};`);
+  lines.push(
+    a.remindAfter === undefined
+      ? '  - no reminders;'
+      : `  - approvers who have not acted are reminded once after ${a.remindAfter};`,
+  );
   lines.push(
     a.escalateAfter === undefined
       ? '  - no escalation.'
@@ -122,7 +130,11 @@ function describeConfig(policy: Policy): string[] {
   const { allow = [], deny = [] } = policy.config ?? {};
   if (allow.length === 0) return ['  - none: every `config` command is denied (add config.allow globs to allow keys).'];
   const lines = [`  - allowed: ${allow.map((g) => `"${g}"`).join(', ')};`];
-  lines.push(deny.length === 0 ? '  - nothing is denied explicitly.' : `  - denied even when allowed: ${deny.map((g) => `"${g}"`).join(', ')}.`);
+  lines.push(
+    deny.length === 0
+      ? '  - nothing is denied explicitly.'
+      : `  - denied even when allowed: ${deny.map((g) => `"${g}"`).join(', ')}.`,
+  );
   return lines;
 }
 
@@ -149,7 +161,9 @@ function describeChannel(id: string, channel: ChannelDefaults): string {
 function describeWindows(policy: Policy): string[] {
   const windows = Object.entries(policy.windows ?? {});
   if (windows.length === 0) return ['  - no windows: --window is refused.'];
-  return windows.map(([name, w]) => `  - ${name}: ${describeSchedule({ ...w, timezone: w.timezone ?? policy.timezone ?? 'UTC' })}.`);
+  return windows.map(
+    ([name, w]) => `  - ${name}: ${describeSchedule({ ...w, timezone: w.timezone ?? policy.timezone ?? 'UTC' })}.`,
+  );
 }
 
 export function describePolicy(policy: Policy): string {
@@ -159,7 +173,10 @@ export function describePolicy(policy: Policy): string {
 
   const requiring = policy.rules.filter((r) => r.require !== undefined);
   const denying = policy.rules.filter((r) => r.deny !== undefined);
-  out.push('', 'Approvals (every matching rule applies; one approval counts for each rule whose groups contain the approver):');
+  out.push(
+    '',
+    'Approvals (every matching rule applies; one approval counts for each rule whose groups contain the approver):',
+  );
   if (requiring.length === 0) out.push('  - no rule requires approval.');
   out.push(...requiring.map((r) => describeRule(policy, r)));
   const free = withoutApprovalRules(policy);
@@ -171,9 +188,13 @@ export function describePolicy(policy: Policy): string {
   out.push(...denying.map((r) => describeRule(policy, r)));
 
   out.push('', 'Built-in checks on the live resource (a failed one denies): not frozen by `lock`, operator not busy,');
-  out.push('  savepoint directory and high availability for the upgrade mode, parallelism and resource limits, configuration keys,');
+  out.push(
+    '  savepoint directory and high availability for the upgrade mode, parallelism and resource limits, configuration keys,',
+  );
   out.push('  job RUNNING for a savepoint,');
-  out.push('  session cluster READY; warnings (autoscaler, stateless drops state, restore discards state) are shown, not blocking.');
+  out.push(
+    '  session cluster READY; warnings (autoscaler, stateless drops state, restore discards state) are shown, not blocking.',
+  );
 
   out.push('', 'Configuration keys `config` may change (deny wins over allow):', ...describeConfig(policy));
   out.push('', 'Limits for `resources` and `scale` (above them the operation is denied):', ...describeLimits(policy));
@@ -184,7 +205,11 @@ export function describePolicy(policy: Policy): string {
 
   out.push('', 'Break-glass:', ...describeBreakGlass(policy));
 
-  out.push('', `Scheduled operations (--at HH:MM is in ${policy.timezone ?? 'UTC'}; --window names one of these):`, ...describeWindows(policy));
+  out.push(
+    '',
+    `Scheduled operations (--at HH:MM is in ${policy.timezone ?? 'UTC'}; --window names one of these):`,
+    ...describeWindows(policy),
+  );
 
   const channels = Object.entries(policy.channels);
   const withCluster = channels.some(([, c]) => c.defaultCluster !== undefined) ? ' and targets without a cluster' : '';

@@ -12,10 +12,15 @@ import type { NamespaceEntry, Policy, Rule } from './schema.js';
  * of them when `cluster` is undefined), an exact entry wins over globs; among globs, the first in file
  * order. Undefined when the bot does not manage the namespace there.
  */
-export function findNamespace(policy: Pick<Policy, 'namespaces'>, namespace: string, cluster?: string): NamespaceEntry | undefined {
+export function findNamespace(
+  policy: Pick<Policy, 'namespaces'>,
+  namespace: string,
+  cluster?: string,
+): NamespaceEntry | undefined {
   const entries = policy.namespaces.filter((n) => clustersMatch(n.clusters, cluster));
   return (
-    entries.find((n) => !isGlob(n.name) && n.name === namespace) ?? entries.find((n) => isGlob(n.name) && matchesGlob(n.name, namespace))
+    entries.find((n) => !isGlob(n.name) && n.name === namespace) ??
+    entries.find((n) => isGlob(n.name) && matchesGlob(n.name, namespace))
   );
 }
 
@@ -30,12 +35,16 @@ export function unmanagedMessage(policy: Pick<Policy, 'namespaces'>, namespace: 
     return `the bot does not manage namespace ${namespace} (the policy lists ${joinWords(policy.namespaces.map((n) => n.name))})`;
   }
   const names = [...new Set(policy.namespaces.filter((n) => clustersMatch(n.clusters, cluster)).map((n) => n.name))];
-  const listed = names.length > 0 ? `the policy lists ${joinWords(names)} there` : `no namespaces entry applies in cluster ${cluster}`;
+  const listed =
+    names.length > 0
+      ? `the policy lists ${joinWords(names)} there`
+      : `no namespaces entry applies in cluster ${cluster}`;
   return `the bot does not manage namespace ${namespace} in cluster ${cluster} (${listed})`;
 }
 
 /** `namespace`, or `namespace in cluster X` when the cluster is known. */
-const where = (namespace: string, cluster: string | undefined) => (cluster === undefined ? namespace : `${namespace} in cluster ${cluster}`);
+const where = (namespace: string, cluster: string | undefined) =>
+  cluster === undefined ? namespace : `${namespace} in cluster ${cluster}`;
 
 export interface RequestInput {
   namespace: string;
@@ -54,15 +63,26 @@ export type RequestCheck = { ok: true; namespaceEntry: NamespaceEntry } | { ok: 
  * The preconditions that refuse a command before it becomes an operation (docs/lifecycle.md#refused-or-denied): managed
  * namespace, allowed requester, and `--reason` where the environment demands one. Rejects only on resolver faults.
  */
-export async function checkRequest(policy: Policy, input: RequestInput, membership: MembershipLookup): Promise<RequestCheck> {
+export async function checkRequest(
+  policy: Policy,
+  input: RequestInput,
+  membership: MembershipLookup,
+): Promise<RequestCheck> {
   const entry = findNamespace(policy, input.namespace, input.cluster);
   if (!entry) return { ok: false, message: unmanagedMessage(policy, input.namespace, input.cluster) };
   const place = where(input.namespace, input.cluster);
   if (!(await isRequester(entry.requesters, input.requester, membership))) {
     const groups = joinWords(entry.requesters ?? []);
-    return { ok: false, message: `you may not request ${input.intentKind} in ${place}: only members of ${groups} may request operations there` };
+    return {
+      ok: false,
+      message: `you may not request ${input.intentKind} in ${place}: only members of ${groups} may request operations there`,
+    };
   }
-  if (!input.hasReason && entry.environment !== undefined && policy.approval.requireReason.includes(entry.environment)) {
+  if (
+    !input.hasReason &&
+    entry.environment !== undefined &&
+    policy.approval.requireReason.includes(entry.environment)
+  ) {
     return {
       ok: false,
       message: `${place} is a ${entry.environment} namespace: say why with --reason "…" (the policy requires a reason there)`,
@@ -79,9 +99,16 @@ export async function checkRequest(policy: Policy, input: RequestInput, membersh
  * `--break-glass` (docs/policy.md#break-glass) needs a reason, a member of `breakGlass.groups` and an environment
  * listed there.
  */
-async function breakGlassRefusal(policy: Policy, entry: NamespaceEntry, input: RequestInput, membership: MembershipLookup): Promise<string | undefined> {
-  if (!input.hasReason) return '--break-glass needs a reason: say why with --reason "…" (approvers review it afterwards); nothing was recorded';
-  const denied = (why: string) => `<@${input.requester}> is not allowed to use --break-glass here: ${why}; nothing was recorded`;
+async function breakGlassRefusal(
+  policy: Policy,
+  entry: NamespaceEntry,
+  input: RequestInput,
+  membership: MembershipLookup,
+): Promise<string | undefined> {
+  if (!input.hasReason)
+    return '--break-glass needs a reason: say why with --reason "…" (approvers review it afterwards); nothing was recorded';
+  const denied = (why: string) =>
+    `<@${input.requester}> is not allowed to use --break-glass here: ${why}; nothing was recorded`;
   const settings = policy.breakGlass;
   if (!settings) return denied('the policy has no breakGlass section');
   const place = where(input.namespace, input.cluster);
@@ -94,7 +121,13 @@ async function breakGlassRefusal(policy: Policy, entry: NamespaceEntry, input: R
 }
 
 /** `lock`: anyone who may request operations in the namespace (docs/policy.md#freezes). */
-export async function canLock(policy: Policy, namespace: string, user: string, membership: MembershipLookup, cluster?: string): Promise<boolean> {
+export async function canLock(
+  policy: Policy,
+  namespace: string,
+  user: string,
+  membership: MembershipLookup,
+  cluster?: string,
+): Promise<boolean> {
   const entry = findNamespace(policy, namespace, cluster);
   return entry !== undefined && isRequester(entry.requesters, user, membership);
 }
@@ -155,13 +188,21 @@ export function evaluate(policy: Policy, input: EvaluationInput): PolicyDecision
   const reasons: string[] = [];
   if (!entry) reasons.push(unmanagedMessage(policy, input.namespace, input.cluster));
   const requirements: Requirement[] = [];
-  const glass = input.breakGlass === true && environment !== undefined && policy.breakGlass?.environments.includes(environment) === true;
+  const glass =
+    input.breakGlass === true &&
+    environment !== undefined &&
+    policy.breakGlass?.environments.includes(environment) === true;
   const skipped: BreakGlassUse = { skippedRequirements: [], skippedDenies: [] };
   for (const rule of policy.rules) {
     if (!entry || !ruleMatches(rule, input)) continue;
     const reason = rule.deny === undefined ? undefined : `${rule.deny} (rule ${rule.name})`;
     if (reason !== undefined) (glass && rule.when.schedule ? skipped.skippedDenies : reasons).push(reason);
-    else if (rule.require) (glass ? skipped.skippedRequirements : requirements).push({ rule: rule.name, approvals: rule.require.approvals, from: [...rule.require.from] });
+    else if (rule.require)
+      (glass ? skipped.skippedRequirements : requirements).push({
+        rule: rule.name,
+        approvals: rule.require.approvals,
+        from: [...rule.require.from],
+      });
   }
   for (const check of input.checks) if (check.outcome === 'fail') reasons.push(check.message);
   const extra = glass ? { ...env, breakGlass: skipped } : env;

@@ -8,7 +8,11 @@ export interface MembershipLookup {
 }
 
 /** Whether `user` may request operations in a namespace entry (no `requesters` = anyone). */
-export async function isRequester(requesters: readonly string[] | undefined, user: string, membership: MembershipLookup): Promise<boolean> {
+export async function isRequester(
+  requesters: readonly string[] | undefined,
+  user: string,
+  membership: MembershipLookup,
+): Promise<boolean> {
   if (requesters === undefined) return true;
   for (const group of requesters) {
     if (await membership.isMember(user, group)) return true;
@@ -21,7 +25,12 @@ export async function isRequester(requesters: readonly string[] | undefined, use
  * there (optionally only rules that can apply to `intentKind`, and only rules whose `clusters` admit
  * `cluster`; an undefined cluster admits every rule). Used for `unlock` (docs/policy.md#freezes).
  */
-export function approverGroups(policy: Pick<Policy, 'rules'>, namespace: string, intentKind?: string, cluster?: string): string[] {
+export function approverGroups(
+  policy: Pick<Policy, 'rules'>,
+  namespace: string,
+  intentKind?: string,
+  cluster?: string,
+): string[] {
   const groups = new Set<string>();
   for (const rule of policy.rules) {
     if (!rule.require) continue;

@@ -15,7 +15,14 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return out || '(top level)';
 }
 
-type Def = { type: string; innerType?: Schema; in?: Schema; shape?: Record<string, Schema>; element?: Schema; valueType?: Schema };
+type Def = {
+  type: string;
+  innerType?: Schema;
+  in?: Schema;
+  shape?: Record<string, Schema>;
+  element?: Schema;
+  valueType?: Schema;
+};
 type Schema = { _zod: { def: unknown } };
 
 /** The object keys allowed at `path`, found by walking the schema (for "did you mean" on unknown keys). */
@@ -23,7 +30,11 @@ function allowedKeysAt(path: readonly PropertyKey[]): string[] {
   let schema: Schema | undefined = PolicySchema as unknown as Schema;
   const unwrap = (s: Schema | undefined): Schema | undefined => {
     let current = s;
-    for (let def = current?._zod.def as Def | undefined; def && (def.innerType || def.in); def = current?._zod.def as Def | undefined) {
+    for (
+      let def = current?._zod.def as Def | undefined;
+      def && (def.innerType || def.in);
+      def = current?._zod.def as Def | undefined
+    ) {
       current = def.innerType ?? def.in;
     }
     return current;
@@ -70,7 +81,9 @@ export function issueLines(issues: readonly z.core.$ZodIssue[]): string[] {
     } else if (issue.code === 'invalid_type') {
       const expected = TYPE_WORDS[issue.expected] ?? issue.expected;
       const present = 'input' in issue && issue.input !== undefined;
-      lines.push(`${formatPath(issue.path)}: ${present ? `must be ${expected}, not ${describeType(issue.input)}` : `required (${expected})`}`);
+      lines.push(
+        `${formatPath(issue.path)}: ${present ? `must be ${expected}, not ${describeType(issue.input)}` : `required (${expected})`}`,
+      );
     } else if (issue.code === 'invalid_value' && !('input' in issue && issue.input !== undefined)) {
       lines.push(`${formatPath(issue.path)}: required (${issue.message})`);
     } else {

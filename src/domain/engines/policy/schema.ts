@@ -177,7 +177,9 @@ const ChannelSchema = z
     }
   });
 
-const TimeSchema = z.string().regex(HHMM, { error: (iss) => `must be HH:MM between 00:00 and 23:59, not ${shown(iss.input)}` });
+const TimeSchema = z
+  .string()
+  .regex(HHMM, { error: (iss) => `must be HH:MM between 00:00 and 23:59, not ${shown(iss.input)}` });
 
 const TimeZoneSchema = z.string().refine(isValidTimeZone, {
   error: (iss) => `unknown time zone ${shown(iss.input)}; use an IANA name such as Europe/Berlin`,
@@ -194,11 +196,18 @@ const ScheduleSchema = z.strictObject({
  * `windows:` for `--window <name>` (docs/policy.md#scheduled-operations): a schedule each, in the policy's `timezone`
  * unless it has its own.
  */
-const WindowsSchema = z.record(z.string(), ScheduleSchema.extend({ timezone: TimeZoneSchema.optional() })).superRefine((windows, ctx) => {
-  for (const name of Object.keys(windows)) {
-    if (!WINDOW_NAME.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: `window name ${shown(name)} must be letters, digits, ".", "_" or "-" (at most 63)` });
-  }
-});
+const WindowsSchema = z
+  .record(z.string(), ScheduleSchema.extend({ timezone: TimeZoneSchema.optional() }))
+  .superRefine((windows, ctx) => {
+    for (const name of Object.keys(windows)) {
+      if (!WINDOW_NAME.test(name))
+        ctx.addIssue({
+          code: 'custom',
+          path: [name],
+          message: `window name ${shown(name)} must be letters, digits, ".", "_" or "-" (at most 63)`,
+        });
+    }
+  });
 
 const WhenSchema = z.strictObject({
   namespaces: z.array(NamespacePattern).min(1, nonEmpty('namespace')).optional(),
@@ -241,7 +250,11 @@ const ApprovalSchema = z
   .prefault({})
   .superRefine((a, ctx) => {
     if (a.escalateAfter !== undefined && a.escalateTo.length === 0) {
-      ctx.addIssue({ code: 'custom', path: ['escalateAfter'], message: 'needs escalateTo: [groups] (whom to ask after it)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['escalateAfter'],
+        message: 'needs escalateTo: [groups] (whom to ask after it)',
+      });
     }
   })
   .transform((a) => ({

@@ -7,8 +7,7 @@ import { INTENT_KINDS, usesUpgradeMode } from '../../kinds/index.js';
 import { namespaceProblem } from '../../model/target.js';
 
 export type ValidationResult =
-  | { ok: true; policy: Policy; warnings: string[] }
-  | { ok: false; errors: string[]; warnings: string[] };
+  { ok: true; policy: Policy; warnings: string[] } | { ok: false; errors: string[]; warnings: string[] };
 
 /** Kinds whose rules can match on `upgradeModes` (they stop or redeploy the job); derived from the kinds' traits. */
 export const KINDS_WITH_UPGRADE_MODE: readonly string[] = INTENT_KINDS.filter(usesUpgradeMode);
@@ -73,7 +72,9 @@ function crossCheck(raw: Raw, found: Found): void {
     list(raw.approval.requireReason).forEach((env, i) => {
       if (typeof env === 'string' && !environments.has(env)) {
         const known = environments.size ? [...environments].join(', ') : 'none';
-        found.errors.push(`approval.requireReason[${i}]: no namespace has environment "${env}" (environments in use: ${known})`);
+        found.errors.push(
+          `approval.requireReason[${i}]: no namespace has environment "${env}" (environments in use: ${known})`,
+        );
       }
     });
   }
@@ -88,14 +89,17 @@ function checkBreakGlass(breakGlass: Raw, groups: Raw, environments: Set<unknown
   list(breakGlass.environments).forEach((env, i) => {
     if (typeof env === 'string' && !environments.has(env)) {
       const known = environments.size ? [...environments].join(', ') : 'none';
-      found.errors.push(`breakGlass.environments[${i}]: no namespace has environment "${env}" (environments in use: ${known})`);
+      found.errors.push(
+        `breakGlass.environments[${i}]: no namespace has environment "${env}" (environments in use: ${known})`,
+      );
     }
   });
 }
 
 function unknownGroupsInRules(raw: Raw, groups: Raw, found: Found): void {
   list(raw.rules).forEach((rule, i) => {
-    if (isRecord(rule) && isRecord(rule.require)) unknownGroups(rule.require.from, groups, ['rules', i, 'require', 'from'], found);
+    if (isRecord(rule) && isRecord(rule.require))
+      unknownGroups(rule.require.from, groups, ['rules', i, 'require', 'from'], found);
   });
 }
 
@@ -127,10 +131,17 @@ function checkNamespaces(namespaces: Raw[], groups: Raw, found: Found): void {
   namespaces.forEach((ns, i) => {
     unknownGroups(ns.requesters, groups, ['namespaces', i, 'requesters'], found);
     if (typeof ns.name !== 'string') return;
-    const first = namespaces.findIndex((other, k) => k < i && other.name === ns.name && clusterFiltersOverlap(clusterFilter(other.clusters), clusterFilter(ns.clusters)));
+    const first = namespaces.findIndex(
+      (other, k) =>
+        k < i &&
+        other.name === ns.name &&
+        clusterFiltersOverlap(clusterFilter(other.clusters), clusterFilter(ns.clusters)),
+    );
     if (first < 0) return;
     const scoped = ns.clusters !== undefined || namespaces[first]?.clusters !== undefined;
-    found.errors.push(`namespaces[${i}].name: "${ns.name}" is listed twice (also namespaces[${first}])${scoped ? ' for overlapping clusters' : ''}`);
+    found.errors.push(
+      `namespaces[${i}].name: "${ns.name}" is listed twice (also namespaces[${first}])${scoped ? ' for overlapping clusters' : ''}`,
+    );
   });
 }
 
@@ -142,15 +153,20 @@ function checkChannels(channels: unknown, namespaces: Raw[], found: Found): void
     }
     const ns = isRecord(channel) ? channel.defaultNamespace : undefined;
     if (typeof ns !== 'string') continue;
-    const cluster = isRecord(channel) && typeof channel.defaultCluster === 'string' ? channel.defaultCluster : undefined;
+    const cluster =
+      isRecord(channel) && typeof channel.defaultCluster === 'string' ? channel.defaultCluster : undefined;
     const path = formatPath(['channels', id, 'defaultNamespace']);
-    const problem = isGlob(ns) ? `"${ns}" is a glob; a default namespace must be one exact namespace` : namespaceProblem(ns);
+    const problem = isGlob(ns)
+      ? `"${ns}" is a glob; a default namespace must be one exact namespace`
+      : namespaceProblem(ns);
     const matching = namespaces.filter((n) => typeof n.name === 'string' && matchesGlob(n.name, ns));
     if (problem) found.errors.push(`${path}: ${problem}`);
     else if (matching.length === 0) {
       found.errors.push(`${path}: namespace "${ns}" is not managed by the bot (no namespaces entry matches it)`);
     } else if (!matching.some((n) => clustersMatch(clusterFilter(n.clusters), cluster))) {
-      found.errors.push(`${path}: namespace "${ns}" is not managed in cluster "${String(cluster)}", the channel's defaultCluster (no namespaces entry for it admits that cluster)`);
+      found.errors.push(
+        `${path}: namespace "${ns}" is not managed in cluster "${String(cluster)}", the channel's defaultCluster (no namespaces entry for it admits that cluster)`,
+      );
     }
   }
 }
@@ -166,14 +182,18 @@ function checkRule(rule: Raw, i: number, ctx: RuleContext, found: Found): void {
   const when = isRecord(rule.when) ? rule.when : {};
   strings(when.namespaces).forEach((pattern, j) => {
     if (ctx.patterns.length > 0 && !ctx.patterns.some((p) => globsOverlap(p, pattern))) {
-      found.errors.push(`rules[${i}].when.namespaces[${j}]: "${pattern}" matches no namespace the bot manages; the rule would never apply`);
+      found.errors.push(
+        `rules[${i}].when.namespaces[${j}]: "${pattern}" matches no namespace the bot manages; the rule would never apply`,
+      );
     }
   });
   const operations = strings(when.operations);
   const known = operations.every((op) => (INTENT_KINDS as readonly string[]).includes(op));
   const withMode = operations.filter((op) => KINDS_WITH_UPGRADE_MODE.includes(op));
   if (Array.isArray(when.upgradeModes) && known && operations.length > 0 && withMode.length === 0) {
-    found.errors.push(`rules[${i}].when.upgradeModes: ${operations.join(', ')} has no upgrade mode; the rule would never apply`);
+    found.errors.push(
+      `rules[${i}].when.upgradeModes: ${operations.join(', ')} has no upgrade mode; the rule would never apply`,
+    );
   }
   if (isRecord(rule.require)) checkRequire(rule.require, when, i, ctx, found);
 }
@@ -202,7 +222,9 @@ function checkRequire(require: Raw, when: Raw, i: number, ctx: RuleContext, foun
 function memberMayRequest(members: Set<string>, when: Raw, ctx: RuleContext): boolean {
   const ruleNamespaces = strings(when.namespaces);
   const entries = ctx.namespaces.filter(
-    (ns) => typeof ns.name === 'string' && (ruleNamespaces.length === 0 || ruleNamespaces.some((p) => globsOverlap(p, ns.name as string))),
+    (ns) =>
+      typeof ns.name === 'string' &&
+      (ruleNamespaces.length === 0 || ruleNamespaces.some((p) => globsOverlap(p, ns.name as string))),
   );
   return entries.some((ns) => {
     if (!Array.isArray(ns.requesters)) return true;
@@ -218,7 +240,10 @@ function checkConfig(config: Raw, found: Found): void {
   const deny = strings(config.deny);
   strings(config.allow).forEach((allow, i) => {
     const by = deny.find((d) => matchesGlob(d, allow));
-    if (by !== undefined) found.warnings.push(`config.allow[${i}]: "${allow}" is covered by config.deny "${by}" (deny wins); it allows nothing`);
+    if (by !== undefined)
+      found.warnings.push(
+        `config.allow[${i}]: "${allow}" is covered by config.deny "${by}" (deny wins); it allows nothing`,
+      );
   });
 }
 
@@ -228,7 +253,8 @@ function checkDuplicateRuleNames(rules: unknown[], found: Found): void {
     const name = isRecord(rule) ? rule.name : undefined;
     if (typeof name !== 'string') return;
     const first = seen.get(name);
-    if (first !== undefined) found.errors.push(`rules[${i}].name: duplicate rule name "${name}" (also rules[${first}])`);
+    if (first !== undefined)
+      found.errors.push(`rules[${i}].name: duplicate rule name "${name}" (also rules[${first}])`);
     else seen.set(name, i);
   });
 }

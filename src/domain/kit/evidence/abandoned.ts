@@ -21,7 +21,9 @@ function ms(value: unknown): number | undefined {
 
 /** When the snapshot was triggered, on the cluster's clock: its triggerTimestamp, else its creation. */
 function triggeredAt(snapshot: unknown): number | undefined {
-  return ms(getPath(snapshot, ['status', 'triggerTimestamp'])) ?? ms(getPath(snapshot, ['metadata', 'creationTimestamp']));
+  return (
+    ms(getPath(snapshot, ['status', 'triggerTimestamp'])) ?? ms(getPath(snapshot, ['metadata', 'creationTimestamp']))
+  );
 }
 
 export type AbandonedCheck =
@@ -42,20 +44,35 @@ export function abandonedCheck(ctx: Ctx, name: string, reason: string): Abandone
   if (!ctx.deep || jobId === undefined || clusterId === undefined) return undefined;
   const reading = ctx.observation.rest;
   if (reading === undefined || (reading.reachable && reading.jobId !== jobId)) {
-    return { type: 'read', judgement: { rest: { when: 'now', clusterId, jobId, checkpoints: true, exceptions: false } } };
+    return {
+      type: 'read',
+      judgement: { rest: { when: 'now', clusterId, jobId, checkpoints: true, exceptions: false } },
+    };
   }
-  if (!reading.reachable) return { type: 'failed', evidence: [`Flink REST not reachable (${reading.why}): whether Flink completed the savepoint is unknown`] };
+  if (!reading.reachable)
+    return {
+      type: 'failed',
+      evidence: [`Flink REST not reachable (${reading.why}): whether Flink completed the savepoint is unknown`],
+    };
   const savepoint = getPath(reading.checkpoints, LATEST_SAVEPOINT);
   const path = getPath(savepoint, ['external_path']);
   const trigger = triggeredAt(ctx.observation.snapshot);
   const at = ms(getPath(savepoint, ['trigger_timestamp'])) ?? ms(getPath(savepoint, ['latest_ack_timestamp']));
   const source = `Flink REST /jobs/${jobId}/checkpoints latest.savepoint`;
-  const done = getPath(savepoint, ['status']) === 'COMPLETED' && typeof path === 'string' && at !== undefined && trigger !== undefined && at >= trigger - CLOCK_SLACK_MS;
+  const done =
+    getPath(savepoint, ['status']) === 'COMPLETED' &&
+    typeof path === 'string' &&
+    at !== undefined &&
+    trigger !== undefined &&
+    at >= trigger - CLOCK_SLACK_MS;
   if (!done) {
     const seen = `${source}: ${typeof path === 'string' ? `${path} (not one completed after the trigger)` : 'none'}`;
     const what = `the operator ABANDONED ${name}; waiting for Flink to report the savepoint (${source})`;
     const transient = [{ key: 'savepoint-abandoned', what, reason, evidence: [seen] }];
-    return { type: 'read', judgement: { rest: { when: 'poll', clusterId, jobId, checkpoints: true, exceptions: false }, transient } };
+    return {
+      type: 'read',
+      judgement: { rest: { when: 'poll', clusterId, jobId, checkpoints: true, exceptions: false }, transient },
+    };
   }
   const proof = snapshotProof(name, path, ms(getPath(savepoint, ['latest_ack_timestamp'])));
   proof.verified.push(`savepoint ${path} COMPLETED in Flink (${source})`);

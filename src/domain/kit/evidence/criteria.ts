@@ -70,7 +70,13 @@ export function generationObserved(ctx: Ctx): Criterion {
   const generation = generationOf(ctx.resource);
   const observed = observedGenerationOf(ctx.resource);
   const met = generation !== undefined && observed === generation && observed >= ctx.submitted;
-  return criterion(ctx, 'generation-observed', met, { generation, observedGeneration: observed, submitted: ctx.submitted }, PATH.generation);
+  return criterion(
+    ctx,
+    'generation-observed',
+    met,
+    { generation, observedGeneration: observed, submitted: ctx.submitted },
+    PATH.generation,
+  );
 }
 
 export function reconciledDeployed(ctx: Ctx): Criterion {
@@ -106,7 +112,12 @@ const UNSET_READS_AS: Readonly<Record<string, unknown>> = { 'spec.job.state': 'r
 
 function reconciledMatches(field: DesiredField, actual: unknown): boolean {
   // A removed field (undo back to "unset") reads as absent, null, or the operator's own value for unset.
-  if (field.value === null) return actual === undefined || actual === null || (Object.hasOwn(UNSET_READS_AS, field.path) && actual === UNSET_READS_AS[field.path]);
+  if (field.value === null)
+    return (
+      actual === undefined ||
+      actual === null ||
+      (Object.hasOwn(UNSET_READS_AS, field.path) && actual === UNSET_READS_AS[field.path])
+    );
   return jsonEqual(actual, field.value);
 }
 
@@ -114,7 +125,13 @@ function reconciledMatches(field: DesiredField, actual: unknown): boolean {
 export function specReconciled(ctx: Ctx): Criterion[] {
   return desiredFields(ctx.plan).map((field) => {
     const actual = getPath(ctx.reconciled, field.specPath);
-    return criterion(ctx, `spec-reconciled:${field.path}`, reconciledMatches(field, actual), actual, `${PATH.reconciled} ${field.path}`);
+    return criterion(
+      ctx,
+      `spec-reconciled:${field.path}`,
+      reconciledMatches(field, actual),
+      actual,
+      `${PATH.reconciled} ${field.path}`,
+    );
   });
 }
 
@@ -152,7 +169,10 @@ export interface WarningSplit {
   blocking: string[];
 }
 
-export function splitWarnings(events: readonly EventView[], classify: (event: EventView) => 'failure' | 'note' | 'blocking' | undefined): WarningSplit {
+export function splitWarnings(
+  events: readonly EventView[],
+  classify: (event: EventView) => 'failure' | 'note' | 'blocking' | undefined,
+): WarningSplit {
   const split: WarningSplit = { failures: [], notes: [], blocking: [] };
   for (const event of events) {
     if (event.type !== 'Warning') continue;
@@ -183,7 +203,8 @@ function rawError(resource: unknown): unknown {
 export function newStatusError(ctx: Ctx): string | undefined {
   const message = statusErrorOf(ctx.resource);
   if (message === undefined) return undefined;
-  if (ctx.before !== undefined && jsonEqual(rawError(ctx.before) ?? null, rawError(ctx.resource) ?? null)) return undefined;
+  if (ctx.before !== undefined && jsonEqual(rawError(ctx.before) ?? null, rawError(ctx.resource) ?? null))
+    return undefined;
   return message;
 }
 

@@ -4,7 +4,13 @@ import { errorText } from '../../model/resource.js';
 import type { EventBaseline } from './types.js';
 
 /** Autoscaler activity: reported with the outcome, never blocking it (docs/lifecycle.md#evidence). */
-export const NON_BLOCKING_REASONS = ['ScalingReport', 'IneffectiveScaling', 'MemoryPressure', 'ResourceQuotaReached', 'AutoscalerError'] as const;
+export const NON_BLOCKING_REASONS = [
+  'ScalingReport',
+  'IneffectiveScaling',
+  'MemoryPressure',
+  'ResourceQuotaReached',
+  'AutoscalerError',
+] as const;
 
 /** Pod/Deployment reasons the operator surfaces as the JobManager failing (DeploymentFailedException). */
 export const CONTAINER_REASONS = [
@@ -67,7 +73,8 @@ export function readEvent(raw: unknown): EventView | undefined {
 }
 
 function checkBaseline(baseline: EventBaseline): void {
-  if (!Number.isFinite(baseline.takenAt)) throw new TypeError(`event baseline: takenAt ${String(baseline.takenAt)} is not a time in ms`);
+  if (!Number.isFinite(baseline.takenAt))
+    throw new TypeError(`event baseline: takenAt ${String(baseline.takenAt)} is not a time in ms`);
   if (!isRecord(baseline.counts)) throw new TypeError('event baseline: counts is not an object of event name → count');
 }
 

@@ -7,7 +7,15 @@ import { describeEvent, type EventView } from './events.js';
 import { MANUAL_RESTORE_MARKERS, type TargetWarnings } from './warnings.js';
 import { readFlinkConfig } from '../../model/flink-config.js';
 import { getPath } from '../../model/merge-patch.js';
-import { errorText, jobManagerStatusOf, jobStatusStateOf, lifecycleStateOf, observedGenerationOf, reconciliationStateOf, statusErrorOf } from '../../model/resource.js';
+import {
+  errorText,
+  jobManagerStatusOf,
+  jobStatusStateOf,
+  lifecycleStateOf,
+  observedGenerationOf,
+  reconciliationStateOf,
+  statusErrorOf,
+} from '../../model/resource.js';
 import { formatTarget } from '../../model/target.js';
 
 class FailureBuilder {
@@ -48,18 +56,27 @@ function addTerminal(ctx: Ctx, terminal: readonly EventView[], out: FailureBuild
   for (const event of terminal) {
     const message = errorText(event.message) || statusErrorOf(ctx.resource) || 'no message';
     if (event.reason === 'ValidationError') {
-      out.add(`the operator rejected the spec (ValidationError): ${message}; it keeps running the previous spec`, describeEvent(event));
+      out.add(
+        `the operator rejected the spec (ValidationError): ${message}; it keeps running the previous spec`,
+        describeEvent(event),
+      );
     } else {
-      out.add(`the operator could not apply the change (${event.reason}): ${message} — ${manualAdvice(ctx)}`, describeEvent(event));
+      out.add(
+        `the operator could not apply the change (${event.reason}): ${message} — ${manualAdvice(ctx)}`,
+        describeEvent(event),
+      );
     }
   }
   const error = newStatusError(ctx);
-  if (error !== undefined && needsPerson(error)) out.add(`the operator reports: ${error} — ${manualAdvice(ctx)}`, `${PATH.error}: ${error}`);
+  if (error !== undefined && needsPerson(error))
+    out.add(`the operator reports: ${error} — ${manualAdvice(ctx)}`, `${PATH.error}: ${error}`);
 }
 
 /** The new values the spec still holds although the operator runs the last stable spec. */
 function heldValues(ctx: Ctx): string {
-  const fields = desiredFields(ctx.plan).map((f) => `${f.path}: ${JSON.stringify(getPath(ctx.resource, f.path.split('.')) ?? f.value)}`);
+  const fields = desiredFields(ctx.plan).map(
+    (f) => `${f.path}: ${JSON.stringify(getPath(ctx.resource, f.path.split('.')) ?? f.value)}`,
+  );
   return fields.length === 0 ? 'the new values' : fields.join(', ');
 }
 
@@ -96,9 +113,11 @@ export function redeployFailure(ctx: Ctx, warnings: TargetWarnings): Failure | u
     const error = statusErrorOf(ctx.resource);
     const cause = error === undefined ? '' : `: ${error}`;
     const resubmitted = !ctx.sessionCluster && job === 'FAILED' && operatorRestartsFailed(ctx);
-    if (!ctx.sessionCluster && job === 'FAILED' && !resubmitted) out.add(`the job FAILED after the redeploy${cause}`, `${PATH.job}: FAILED`);
+    if (!ctx.sessionCluster && job === 'FAILED' && !resubmitted)
+      out.add(`the job FAILED after the redeploy${cause}`, `${PATH.job}: FAILED`);
     // A FAILED job makes the lifecycle FAILED too: while the operator resubmits the job, that is the same transient.
-    if (lifecycle === 'FAILED' && !resubmitted) out.add(`the operator reports the resource FAILED after the redeploy${cause}`, `${PATH.lifecycle}: FAILED`);
+    if (lifecycle === 'FAILED' && !resubmitted)
+      out.add(`the operator reports the resource FAILED after the redeploy${cause}`, `${PATH.lifecycle}: FAILED`);
   }
   return out.build(ctx);
 }
@@ -107,12 +126,20 @@ const RESTART_FAILED = ['kubernetes.operator.job.restart.failed'];
 
 /** `kubernetes.operator.job.restart.failed: true`: the operator resubmits a FAILED job itself (no generation change). */
 export function operatorRestartsFailed(ctx: Ctx): boolean {
-  return readFlinkConfig(ctx.resource, RESTART_FAILED, ctx.observation.sessionCluster)?.value.trim().toLowerCase() === 'true';
+  return (
+    readFlinkConfig(ctx.resource, RESTART_FAILED, ctx.observation.sessionCluster)?.value.trim().toLowerCase() === 'true'
+  );
 }
 
 /** A job FAILED on our generation that the operator resubmits itself: FAILED only if it persists for the grace. */
 export function jobFailedTransient(ctx: Ctx): Transient[] {
-  if (ctx.sessionCluster || !settledOnOurs(ctx) || jobStatusStateOf(ctx.resource) !== 'FAILED' || !operatorRestartsFailed(ctx)) return [];
+  if (
+    ctx.sessionCluster ||
+    !settledOnOurs(ctx) ||
+    jobStatusStateOf(ctx.resource) !== 'FAILED' ||
+    !operatorRestartsFailed(ctx)
+  )
+    return [];
   const error = statusErrorOf(ctx.resource);
   const cause = error === undefined ? '' : `: ${error}`;
   return [
@@ -130,15 +157,24 @@ export function jobFailedTransient(ctx: Ctx): Transient[] {
  * the pod comes up, so it is FAILED only once it persists for the grace. Container Warnings while the JobManager
  * is not in ERROR block like any other Warning until the job runs again.
  */
-export function jobManagerTransient(ctx: Ctx, warnings: TargetWarnings): { transient: Transient[]; blocking: string[] } {
+export function jobManagerTransient(
+  ctx: Ctx,
+  warnings: TargetWarnings,
+): { transient: Transient[]; blocking: string[] } {
   const container = warnings.container;
-  const latest = container.reduce<EventView | undefined>((a, b) => (a === undefined || (b.lastSeen ?? 0) >= (a.lastSeen ?? 0) ? b : a), undefined);
+  const latest = container.reduce<EventView | undefined>(
+    (a, b) => (a === undefined || (b.lastSeen ?? 0) >= (a.lastSeen ?? 0) ? b : a),
+    undefined,
+  );
   const jm = jobManagerStatusOf(ctx.resource);
   const inError = !ctx.sessionJob && jm === 'ERROR' && (settledOnOurs(ctx) || latest !== undefined);
   const pending = latest !== undefined && !inError && jm !== 'READY' && jm !== 'DEPLOYED_NOT_READY';
   if (!inError && !pending) return { transient: [], blocking: container.map(describeEvent) };
   const error = statusErrorOf(ctx.resource);
-  const what = latest === undefined ? `JobManager ERROR${error === undefined ? '' : `: ${error}`}` : `${latest.reason}: ${errorText(latest.message) || error || 'no message'}`;
+  const what =
+    latest === undefined
+      ? `JobManager ERROR${error === undefined ? '' : `: ${error}`}`
+      : `${latest.reason}: ${errorText(latest.message) || error || 'no message'}`;
   const evidence = [`${PATH.jobManager}: ${jm ?? 'unset'}`, ...container.map(describeEvent)];
   const reason = `the JobManager cannot start (${what})`;
   return { transient: [{ key: 'jobmanager-error', what, reason, evidence }], blocking: [] };
@@ -159,8 +195,12 @@ export function stopRetries(ctx: Ctx, warnings: TargetWarnings): { notes: string
   const error = newStatusError(ctx);
   const count = warnings.retries.reduce((n, e) => n + e.count, 0);
   if (count === 0 && (error === undefined || needsPerson(error))) return { notes: [], alerts: [] };
-  const latest = warnings.retries.reduce<EventView | undefined>((a, b) => (a === undefined || (b.lastSeen ?? 0) >= (a.lastSeen ?? 0) ? b : a), undefined);
-  const last = latest === undefined ? (error ?? '') : `${latest.reason}: ${errorText(latest.message) || error || 'no message'}`;
+  const latest = warnings.retries.reduce<EventView | undefined>(
+    (a, b) => (a === undefined || (b.lastSeen ?? 0) >= (a.lastSeen ?? 0) ? b : a),
+    undefined,
+  );
+  const last =
+    latest === undefined ? (error ?? '') : `${latest.reason}: ${errorText(latest.message) || error || 'no message'}`;
   const times = Math.max(count, 1);
   const message = `stop failed, the operator retries (×${times}): ${last}`;
   return { notes: [message], alerts: [{ key: `stop-retry:${times}`, message }] };
@@ -171,6 +211,7 @@ export function statusNotes(ctx: Ctx): string[] {
   const notes: string[] = [];
   const error = newStatusError(ctx);
   if (error !== undefined && !needsPerson(error)) notes.push(`${PATH.error}: ${error}`);
-  if (reconciliationStateOf(ctx.resource) === 'ROLLING_BACK') notes.push('the operator is rolling back to the last stable spec');
+  if (reconciliationStateOf(ctx.resource) === 'ROLLING_BACK')
+    notes.push('the operator is rolling back to the last stable spec');
   return notes;
 }

@@ -1,5 +1,12 @@
 // Evidence for a change the operator classifies as IGNORE (e.g. kubernetes.operator.* keys): no redeploy happens.
-import { criterion, desiredFields, generationObserved, noBlockingWarnings, reconciledDeployed, type Ctx } from './criteria.js';
+import {
+  criterion,
+  desiredFields,
+  generationObserved,
+  noBlockingWarnings,
+  reconciledDeployed,
+  type Ctx,
+} from './criteria.js';
 import { describeEvent } from './events.js';
 import { statusNotes } from './failures.js';
 import { getPath } from '../../model/merge-patch.js';
@@ -11,7 +18,10 @@ import { classifyWarnings } from './warnings.js';
 function specHolds(ctx: Ctx): Criterion[] {
   return desiredFields(ctx.plan).map((field) => {
     const actual = getPath(ctx.resource, ['spec', ...field.specPath]);
-    const met = field.value === null ? actual === undefined || actual === null : JSON.stringify(actual) === JSON.stringify(field.value);
+    const met =
+      field.value === null
+        ? actual === undefined || actual === null
+        : JSON.stringify(actual) === JSON.stringify(field.value);
     return criterion(ctx, `spec-holds:${field.path}`, met, actual, `${field.path} (current spec)`);
   });
 }
@@ -30,7 +40,12 @@ function terminal(events: string[]): Failure | undefined {
  */
 export function ignoreClassRule(ctx: Ctx, what: string): Judgement {
   const warnings = classifyWarnings(ctx, false);
-  const criteria = [generationObserved(ctx), reconciledDeployed(ctx), ...specHolds(ctx), noBlockingWarnings(ctx, warnings.blocking)];
+  const criteria = [
+    generationObserved(ctx),
+    reconciledDeployed(ctx),
+    ...specHolds(ctx),
+    noBlockingWarnings(ctx, warnings.blocking),
+  ];
   const notes = [
     `${what}: the operator classifies this change as IGNORE, so no redeploy happened; the job kept running`,
     ...warnings.notes,
@@ -46,7 +61,9 @@ export function ignoreClassRule(ctx: Ctx, what: string): Judgement {
         `operator observed generation ${observedGenerationOf(ctx.resource) ?? '?'} (IGNORE-class change: no redeploy, no SpecChanged event)`,
         'the spec holds the new values, which the operator reads from the current spec',
       ],
-      notVerified: ['that the operator or autoscaler already acted on the new values (it reads them at its next reconcile)'],
+      notVerified: [
+        'that the operator or autoscaler already acted on the new values (it reads them at its next reconcile)',
+      ],
     },
   };
 }

@@ -10,7 +10,9 @@ function shown(value: unknown): string {
 
 /** `operator reconciled generation 7 (DEPLOYED; lastReconciledSpec job.parallelism: 8)`. */
 export function reconciledLine(ctx: Ctx): string {
-  const fields = desiredFields(ctx.plan).map((f) => `${f.path.replace(/^spec\./, '')}: ${shown(getPath(ctx.reconciled, f.specPath))}`);
+  const fields = desiredFields(ctx.plan).map(
+    (f) => `${f.path.replace(/^spec\./, '')}: ${shown(getPath(ctx.reconciled, f.specPath))}`,
+  );
   const state = reconciliationStateOf(ctx.resource) ?? 'unset';
   const spec = fields.length === 0 ? '' : `; lastReconciledSpec ${fields.join(', ')}`;
   return `operator reconciled generation ${observedGenerationOf(ctx.resource) ?? '?'} (${state}${spec})`;
@@ -37,7 +39,9 @@ export function runningLine(ctx: Ctx): string {
   let started = '';
   if (start !== undefined && start !== since) {
     // Cluster times are compared only with cluster times: the Submit event the operator wrote after our submission.
-    const submit = ctx.events.filter((e) => e.reason === 'Submit' && e.lastSeen !== undefined).map((e) => Math.floor((e.lastSeen ?? 0) / 1000) * 1000);
+    const submit = ctx.events
+      .filter((e) => e.reason === 'Submit' && e.lastSeen !== undefined)
+      .map((e) => Math.floor((e.lastSeen ?? 0) / 1000) * 1000);
     const after = submit.length > 0 && start >= Math.max(...submit);
     started = after ? ` (started ${clockTime(start)}, after the Submit event)` : ` (started ${clockTime(start)})`;
   }
@@ -48,22 +52,32 @@ const NO_WARNINGS = 'no blocking Warning event after the submission';
 const RUNNING_UNVERIFIED = ['a checkpoint completed after the change', 'output correctness'];
 
 /** resume, restart, scale, upgrade (and their session-job / session-cluster variants); `unverified`: the kind's own. */
-export function redeployProof(ctx: Ctx, unverified: readonly string[] = []): { verified: string[]; notVerified: string[] } {
+export function redeployProof(
+  ctx: Ctx,
+  unverified: readonly string[] = [],
+): { verified: string[]; notVerified: string[] } {
   const verified = [reconciledLine(ctx)];
   if (!ctx.sessionJob) verified.push('JobManager READY');
   if (!ctx.sessionCluster) verified.push(runningLine(ctx));
   verified.push('lifecycle STABLE', NO_WARNINGS);
-  const notVerified = ctx.sessionCluster ? ['the session jobs on this cluster (check each sessionjob)'] : [...RUNNING_UNVERIFIED];
+  const notVerified = ctx.sessionCluster
+    ? ['the session jobs on this cluster (check each sessionjob)']
+    : [...RUNNING_UNVERIFIED];
   notVerified.push(...unverified);
   return { verified, notVerified };
 }
 
-export function suspendProof(ctx: Ctx, mechanism: 'cancel' | 'stop', savepointPath: string | undefined): { verified: string[]; notVerified: string[] } {
+export function suspendProof(
+  ctx: Ctx,
+  mechanism: 'cancel' | 'stop',
+  savepointPath: string | undefined,
+): { verified: string[]; notVerified: string[] } {
   // jobStatus.updateTime moves only on states Flink reports, not on the FINISHED the operator writes: no "since".
   const state = getPath(ctx.resource, ['status', 'jobStatus', 'state']);
   const verified = [reconciledLine(ctx), `job ${shown(state)} (written by the operator when it stops the job)`];
   if (mechanism === 'stop') verified.push('lifecycle SUSPENDED');
-  if (savepointPath !== undefined) verified.push(`savepoint ${savepointPath} recorded as jobStatus.upgradeSavepointPath`);
+  if (savepointPath !== undefined)
+    verified.push(`savepoint ${savepointPath} recorded as jobStatus.upgradeSavepointPath`);
   verified.push(NO_WARNINGS);
   const notVerified = ['that the JobManager and TaskManager pods are gone'];
   if (savepointPath !== undefined) notVerified.push('the savepoint files at that path were not read');
@@ -75,7 +89,10 @@ export function restoreProof(ctx: Ctx, uri: string, suspended: boolean): { verif
   const verified = [reconciledLine(ctx), `jobStatus.upgradeSavepointPath is ${uri}`];
   if (suspended) {
     verified.push(NO_WARNINGS);
-    return { verified, notVerified: [`nothing was restored yet: the job stays suspended until \`resume\`, which restores from ${uri}`] };
+    return {
+      verified,
+      notVerified: [`nothing was restored yet: the job stays suspended until \`resume\`, which restores from ${uri}`],
+    };
   }
   if (!ctx.sessionJob) verified.push('JobManager READY');
   verified.push(`${runningLine(ctx)}, after a Submit event after the submission`, NO_WARNINGS);
@@ -84,7 +101,11 @@ export function restoreProof(ctx: Ctx, uri: string, suspended: boolean): { verif
   return { verified, notVerified };
 }
 
-export function snapshotProof(name: string, path: string, resultAt: number | undefined): { verified: string[]; notVerified: string[] } {
+export function snapshotProof(
+  name: string,
+  path: string,
+  resultAt: number | undefined,
+): { verified: string[]; notVerified: string[] } {
   const when = resultAt === undefined ? '' : ` at ${clockTime(resultAt)}`;
   return {
     verified: [`FlinkStateSnapshot ${name} COMPLETED${when}`, `savepoint path ${path}`],

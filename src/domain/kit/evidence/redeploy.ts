@@ -39,7 +39,11 @@ export interface RedeployExtras {
 
 /** The REST part asked for once operator status is settled (nothing is read before). */
 function restWant(ctx: Ctx, extras: RedeployExtras): RestWant {
-  const want: RestWant = { tasksRunning: true, checkpointAfterChange: ctx.checkpointAfterChange, ...(extras.rest?.(ctx) ?? {}) };
+  const want: RestWant = {
+    tasksRunning: true,
+    checkpointAfterChange: ctx.checkpointAfterChange,
+    ...(extras.rest?.(ctx) ?? {}),
+  };
   const recorded = upgradeSavepointPathOf(ctx.resource);
   if (!extras.restoresInSavepointMode || ctx.upgradeMode !== MODE.savepoint) return want;
   // A savepoint-mode redeploy of a job that was not RUNNING falls back to last-state when HA metadata exists.
@@ -70,13 +74,22 @@ export function redeployRule(ctx: Ctx, extras: RedeployExtras = {}): Judgement {
   const proof = redeployProof(ctx, extras.notVerified);
   if (rest) {
     proof.verified.push(...rest.verified);
-    proof.notVerified = [...proof.notVerified.filter((line) => !rest.covers.some((words) => line.includes(words))), ...rest.unverified];
+    proof.notVerified = [
+      ...proof.notVerified.filter((line) => !rest.covers.some((words) => line.includes(words))),
+      ...rest.unverified,
+    ];
   }
   const caveats = [...(extras.caveats?.(ctx) ?? []), ...(rest?.caveats ?? [])];
   return {
     criteria: [...criteria, ...(rest?.criteria ?? [])],
     failure: redeployFailure(ctx, warnings) ?? rest?.failure,
-    notes: [...warnings.notes, ...statusNotes(ctx), ...(extras.notes?.(ctx) ?? []), ...(extras.caveats?.(ctx) ?? []), ...(rest?.notes ?? [])],
+    notes: [
+      ...warnings.notes,
+      ...statusNotes(ctx),
+      ...(extras.notes?.(ctx) ?? []),
+      ...(extras.caveats?.(ctx) ?? []),
+      ...(rest?.notes ?? []),
+    ],
     blocking,
     proof,
     transient,

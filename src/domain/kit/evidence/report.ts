@@ -61,7 +61,11 @@ export function timedOutReport(last: EvidenceVerdict): { summary: string; unmet:
   const unmet = last.criteria.filter((c) => !c.met);
   const blocking = last.outcome === 'pending' ? [...last.blocking] : [];
   if (last.outcome !== 'pending') {
-    return { summary: `evidence at the deadline was ${last.outcome}, not pending: ${summarize(last)}`, unmet, blocking };
+    return {
+      summary: `evidence at the deadline was ${last.outcome}, not pending: ${summarize(last)}`,
+      unmet,
+      blocking,
+    };
   }
   const parts = [`evidence incomplete at the deadline: ${counted(last.criteria)}`];
   const waiting = unmetList(last.criteria);

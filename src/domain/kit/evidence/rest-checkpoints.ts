@@ -4,7 +4,13 @@ import type { RestJudgement } from './types.js';
 import { getPath } from '../../model/merge-patch.js';
 
 /** `latest.completed` acknowledged after the new job started (both on the JobManager's clock). */
-export function addCheckpointAfter(ctx: Ctx, jobId: string, reading: { job: unknown; checkpoints?: unknown }, required: boolean, out: RestJudgement): void {
+export function addCheckpointAfter(
+  ctx: Ctx,
+  jobId: string,
+  reading: { job: unknown; checkpoints?: unknown },
+  required: boolean,
+  out: RestJudgement,
+): void {
   const started = getPath(reading.job, ['start-time']);
   const completed = getPath(reading.checkpoints, ['latest', 'completed']);
   const ackAt = getPath(completed, ['latest_ack_timestamp']);
@@ -23,12 +29,22 @@ export function addCheckpointAfter(ctx: Ctx, jobId: string, reading: { job: unkn
 }
 
 /** Root exceptions since the new job started are notes, like `JobException` events. */
-export function addRootExceptions(jobId: string, reading: { job: unknown; exceptions?: unknown }, out: RestJudgement): void {
+export function addRootExceptions(
+  jobId: string,
+  reading: { job: unknown; exceptions?: unknown },
+  out: RestJudgement,
+): void {
   const started = getPath(reading.job, ['start-time']);
   const entries = getPath(reading.exceptions, ['exceptionHistory', 'entries']);
   if (typeof started !== 'number' || !Array.isArray(entries)) return;
-  const since = entries.filter((e) => typeof getPath(e, ['timestamp']) === 'number' && (getPath(e, ['timestamp']) as number) >= started);
+  const since = entries.filter(
+    (e) => typeof getPath(e, ['timestamp']) === 'number' && (getPath(e, ['timestamp']) as number) >= started,
+  );
   if (since.length === 0) return;
-  const first = String(getPath(since[0], ['exceptionName']) ?? getPath(since[0], ['stacktrace']) ?? 'an exception').split('\n')[0];
-  out.notes.push(`${since.length} root exception(s) since the new job started, the latest: ${first} (Flink REST /jobs/${jobId}/exceptions)`);
+  const first = String(
+    getPath(since[0], ['exceptionName']) ?? getPath(since[0], ['stacktrace']) ?? 'an exception',
+  ).split('\n')[0];
+  out.notes.push(
+    `${since.length} root exception(s) since the new job started, the latest: ${first} (Flink REST /jobs/${jobId}/exceptions)`,
+  );
 }

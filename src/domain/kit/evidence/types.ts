@@ -79,7 +79,15 @@ export interface Alert {
 }
 
 export type EvidenceVerdict =
-  | { outcome: 'pending'; criteria: Criterion[]; blocking: string[]; notes: string[]; alerts?: Alert[]; transient?: TransientState[]; rest?: RestNeed }
+  | {
+      outcome: 'pending';
+      criteria: Criterion[];
+      blocking: string[];
+      notes: string[];
+      alerts?: Alert[];
+      transient?: TransientState[];
+      rest?: RestNeed;
+    }
   | { outcome: 'completed'; criteria: Criterion[]; notes: string[]; proof: Proof; caveats?: string[] }
   | { outcome: 'failed'; criteria: Criterion[]; reason: string; rollback: boolean; evidence: string[] };
 

@@ -34,7 +34,8 @@ export function runningSince(ctx: Ctx): number | undefined {
   if (!settledOnOurs(ctx) || jobStatusStateOf(ctx.resource) !== 'RUNNING') return undefined;
   let latest: number | undefined;
   for (const e of ctx.events) {
-    if (e.reason === 'JobStatusChanged' && /\bto RUNNING\b/.test(e.message) && e.lastSeen !== undefined) latest = Math.max(latest ?? 0, e.lastSeen);
+    if (e.reason === 'JobStatusChanged' && /\bto RUNNING\b/.test(e.message) && e.lastSeen !== undefined)
+      latest = Math.max(latest ?? 0, e.lastSeen);
   }
   const { update } = jobTimes(ctx.resource);
   return update === undefined ? latest : Math.max(latest ?? 0, update);
@@ -65,7 +66,8 @@ export function classifyWarnings(ctx: Ctx, stopping: boolean): TargetWarnings {
     else if (event.reason === FAILOVER_REASON) out.failovers.push(event);
     else if (stopping && STOP_RETRY_REASONS.has(event.reason)) out.retries.push(event);
     else if (isNonBlocking(event.reason)) out.notes.push(describeEvent(event));
-    else if (superseded(event, running)) out.notes.push(`${describeEvent(event)} (before the job reached RUNNING on the new generation)`);
+    else if (superseded(event, running))
+      out.notes.push(`${describeEvent(event)} (before the job reached RUNNING on the new generation)`);
     else if (isContainerReason(event.reason)) out.container.push(event);
     else out.blocking.push(describeEvent(event));
   }

@@ -91,7 +91,10 @@ function readValue(input: string, start: number): Read {
     }
     if (j >= input.length) {
       if (closers === undefined) return { ok: true, text, quoted: false, end: j };
-      return { ok: false, message: `unterminated quote: the ${open} before ${clip(input.slice(start + 1))} is never closed` };
+      return {
+        ok: false,
+        message: `unterminated quote: the ${open} before ${clip(input.slice(start + 1))} is never closed`,
+      };
     }
     const c = input[j] as string;
     // A closer counts only before whitespace or the end, so apostrophes inside ('it's done') stay text.

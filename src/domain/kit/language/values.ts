@@ -111,7 +111,8 @@ function channel(text: string, label: string): ValueCheck {
 function reason(text: string, label: string): ValueCheck {
   const trimmed = text.trim();
   if (trimmed.length === 0) return badValue(`${label} needs some text, e.g. ${label} "why this is needed"`);
-  if (trimmed.length > MAX_REASON) return badValue(`${label} is ${trimmed.length} characters long; keep it under ${MAX_REASON}`);
+  if (trimmed.length > MAX_REASON)
+    return badValue(`${label} is ${trimmed.length} characters long; keep it under ${MAX_REASON}`);
   return okValue(trimmed);
 }
 
@@ -127,14 +128,19 @@ function opId(text: string, label: string): ValueCheck {
   // Ids are lowercase by construction, so a shouted OP-7F3C2A9B can only mean the lowercase one.
   const id = text.toLowerCase();
   if (OP_ID_PATTERN.test(id)) return okValue(id);
-  return badValue(`${show(text)} is not an ${label}; ids look like op-7f3c2a9b ("op-" and 6–12 lowercase letters or digits, shown on the card and by \`ops\`)`);
+  return badValue(
+    `${show(text)} is not an ${label}; ids look like op-7f3c2a9b ("op-" and 6–12 lowercase letters or digits, shown on the card and by \`ops\`)`,
+  );
 }
 
 function target(text: string, env: Env): ValueCheck {
   const written = unwrapLinks(text);
-  if (/^<[@#!]/.test(written)) return badValue(`${show(written)} is a Slack mention, not a target; write namespace/name`);
+  if (/^<[@#!]/.test(written))
+    return badValue(`${show(written)} is a Slack mention, not a target; write namespace/name`);
   if (written.length > MAX_TARGET) {
-    return badValue(`the target is ${written.length} characters long; names have at most 253 characters and namespaces 63`);
+    return badValue(
+      `the target is ${written.length} characters long; names have at most 253 characters and namespaces 63`,
+    );
   }
   const t = parseTarget(written, env.ctx.defaultNamespace);
   return t.ok ? okValue(t.value) : badValue(t.message);
@@ -149,14 +155,24 @@ export const VALUE_KINDS = {
     example: 'analytics/clickstream',
     check: target,
   },
-  namespace: { placeholder: '<namespace>', description: 'a Kubernetes namespace', example: 'analytics', check: checkedBy(namespaceProblem) },
+  namespace: {
+    placeholder: '<namespace>',
+    description: 'a Kubernetes namespace',
+    example: 'analytics',
+    check: checkedBy(namespaceProblem),
+  },
   opId: {
     placeholder: '<op id>',
     description: '`op-` followed by 6–12 lowercase letters or digits, as shown on the card',
     example: 'op-7f3c2a9b',
     check: (text, _env, label) => opId(text, label),
   },
-  limit: { placeholder: '<n>', description: 'a whole number from 1 to 100 (default 10)', example: '5', check: (text, _env, label) => wholeNumber(text, 1, 100, label) },
+  limit: {
+    placeholder: '<n>',
+    description: 'a whole number from 1 to 100 (default 10)',
+    example: '5',
+    check: (text, _env, label) => wholeNumber(text, 1, 100, label),
+  },
   mode: {
     placeholder: UPGRADE_MODES.join('|'),
     description: `the upgrade mode: \`${MODE.savepoint}\` (take one first), \`${MODE.lastState}\` (resume from HA metadata), \`${MODE.stateless}\` (drop state)`,
@@ -197,7 +213,9 @@ export const VALUE_KINDS = {
     description: "the name of an execution window in the policy's `windows`",
     example: 'nightly',
     check: (text, _env, label) =>
-      WINDOW_NAME.test(text) ? okValue(text) : badValue(`${label} takes the name of a window in the policy's \`windows\`; got ${show(text)}`),
+      WINDOW_NAME.test(text)
+        ? okValue(text)
+        : badValue(`${label} takes the name of a window in the policy's \`windows\`; got ${show(text)}`),
   },
   switch: { placeholder: '', description: 'takes no value', example: '', check: () => okValue(true) },
 } satisfies Record<string, ValueSpec>;

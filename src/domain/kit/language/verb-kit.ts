@@ -52,7 +52,12 @@ export interface VerbSpec {
 
 export const TARGET: ArgSpec = { key: 'target', kind: VALUE_KINDS.target, required: true };
 export const OP_ID: ArgSpec = { key: 'opId', kind: VALUE_KINDS.opId, required: true };
-export const PUBLIC: FlagSpec = { name: 'public', key: 'public', kind: VALUE_KINDS.switch, description: 'post the answer in the channel instead of only to you' };
+export const PUBLIC: FlagSpec = {
+  name: 'public',
+  key: 'public',
+  kind: VALUE_KINDS.switch,
+  description: 'post the answer in the channel instead of only to you',
+};
 export const REASON: FlagSpec = {
   name: 'reason',
   key: 'reason',
@@ -66,9 +71,24 @@ export const INCIDENT: FlagSpec = {
   repeatable: true,
   description: 'also post a digest at start and end in that channel',
 };
-export const MODE_FLAG: FlagSpec = { name: 'mode', key: 'mode', kind: VALUE_KINDS.mode, description: 'the upgrade mode to use (default: the one in the spec)' };
-export const AT: FlagSpec = { name: 'at', key: 'at', kind: VALUE_KINDS.time, description: 'run later, at this time (approvals happen now)' };
-export const WINDOW: FlagSpec = { name: 'window', key: 'window', kind: VALUE_KINDS.window, description: "run later, in the policy's named execution window" };
+export const MODE_FLAG: FlagSpec = {
+  name: 'mode',
+  key: 'mode',
+  kind: VALUE_KINDS.mode,
+  description: 'the upgrade mode to use (default: the one in the spec)',
+};
+export const AT: FlagSpec = {
+  name: 'at',
+  key: 'at',
+  kind: VALUE_KINDS.time,
+  description: 'run later, at this time (approvals happen now)',
+};
+export const WINDOW: FlagSpec = {
+  name: 'window',
+  key: 'window',
+  kind: VALUE_KINDS.window,
+  description: "run later, in the policy's named execution window",
+};
 export const BREAK_GLASS: FlagSpec = {
   name: 'break-glass',
   key: 'breakGlass',

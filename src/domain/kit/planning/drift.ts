@@ -43,7 +43,10 @@ export function checkDrift(input: DriftInput): DriftOutcome {
   // would only find nothing to do, so that case ends here.
   if (input.desiredAlreadyHolds) return { outcome: 'already-desired' };
   if (generation > plan.generation && everyGenerationOurs(plan.generation, generation, input.ourGenerations)) {
-    return { outcome: 'replan', reason: `generation moved from ${plan.generation} to ${generation} through this bot's earlier operations` };
+    return {
+      outcome: 'replan',
+      reason: `generation moved from ${plan.generation} to ${generation} through this bot's earlier operations`,
+    };
   }
   return CHANGED;
 }
@@ -61,7 +64,9 @@ function everyGenerationOurs(planned: number, now: number, ours: readonly number
  */
 export function desiredStateHolds(plan: Plan, current: unknown): boolean {
   if (plan.change.type !== 'patch' || !isRecord(current)) return false;
-  const leaves = patchLeaves(plan.change.patch).filter((leaf) => !(leaf.path[0] === 'metadata' && leaf.path[1] === 'annotations'));
+  const leaves = patchLeaves(plan.change.patch).filter(
+    (leaf) => !(leaf.path[0] === 'metadata' && leaf.path[1] === 'annotations'),
+  );
   if (leaves.length === 0) return false;
   return leaves.every((leaf) => {
     const now = getPath(current, leaf.path);

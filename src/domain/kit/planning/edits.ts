@@ -36,7 +36,10 @@ export const PATHS = {
 } as const satisfies Record<string, FieldPath>;
 
 /** The `spec.job.upgradeMode` edit and its card note when `--mode` changes the resource's mode. */
-export function modeEdit(requested: UpgradeMode | undefined, resource: unknown): { edits: FieldEdit[]; notes: string[] } {
+export function modeEdit(
+  requested: UpgradeMode | undefined,
+  resource: unknown,
+): { edits: FieldEdit[]; notes: string[] } {
   const current = upgradeModeOf(resource) ?? DEFAULT_UPGRADE_MODE;
   if (requested === undefined || requested === current) return { edits: [], notes: [] };
   return {

@@ -22,9 +22,16 @@ export const OURS_LOOKBACK = 100;
  * The submissions of other operations on the same object (same uid: a recreated object's history is not ours) that
  * produced a generation after the plan's. Snapshots record no generation and so never count.
  */
-export function ourSubmissionsAfter(records: readonly SubmittedRecord[], plan: Pick<Plan, 'uid' | 'generation'>, selfId: string): OurSubmission[] {
+export function ourSubmissionsAfter(
+  records: readonly SubmittedRecord[],
+  plan: Pick<Plan, 'uid' | 'generation'>,
+  selfId: string,
+): OurSubmission[] {
   return records.flatMap((r) =>
-    r.id !== selfId && typeof r.submittedGeneration === 'number' && r.plan?.uid === plan.uid && r.submittedGeneration > plan.generation
+    r.id !== selfId &&
+    typeof r.submittedGeneration === 'number' &&
+    r.plan?.uid === plan.uid &&
+    r.submittedGeneration > plan.generation
       ? [{ opId: r.id, generation: r.submittedGeneration }]
       : [],
   );

@@ -10,7 +10,6 @@ import type { PreflightInput } from './edits.js';
 /** What the operator writes into `status.error` of a job its session cluster no longer knows. */
 export const JOB_NOT_FOUND = 'Job Not Found';
 
-
 /**
  * A FlinkBlueGreenDeployment owns the target: its next reconcile rewrites the child from its template. The operator
  * writes that ownerReference with `controller: false` (and `blockOwnerDeletion: true`), so the kind decides, not the flag.
@@ -18,7 +17,11 @@ export const JOB_NOT_FOUND = 'Job Not Found';
 export function blueGreenParent(target: Target, resource: unknown): string | undefined {
   const owners = getPath(resource, ['metadata', 'ownerReferences']);
   const parent = (Array.isArray(owners) ? owners : []).find(
-    (o: unknown) => isRecord(o) && o.kind === 'FlinkBlueGreenDeployment' && String(o.apiVersion ?? '').startsWith('flink.apache.org/') && typeof o.name === 'string',
+    (o: unknown) =>
+      isRecord(o) &&
+      o.kind === 'FlinkBlueGreenDeployment' &&
+      String(o.apiVersion ?? '').startsWith('flink.apache.org/') &&
+      typeof o.name === 'string',
   ) as { name: string } | undefined;
   if (parent === undefined) return undefined;
   return `${formatTarget(target)} is managed by FlinkBlueGreenDeployment ${target.namespace}/${parent.name}: change the parent, not its blue/green child`;
@@ -26,10 +29,14 @@ export function blueGreenParent(target: Target, resource: unknown): string | und
 
 /** A session job its cluster lost ("Job Not Found"): a restart of it never proceeds; `restore` brings it back. */
 export function lostSessionJob({ intent, resource }: PreflightInput): string | undefined {
-  if (intent.target.kind !== 'FlinkSessionJob' || !(statusErrorOf(resource) ?? '').includes(JOB_NOT_FOUND)) return undefined;
+  if (intent.target.kind !== 'FlinkSessionJob' || !(statusErrorOf(resource) ?? '').includes(JOB_NOT_FOUND))
+    return undefined;
   const shown = formatTarget(intent.target);
   const recorded = upgradeSavepointPathOf(resource);
-  const from = recorded !== undefined && recorded !== LAST_STATE_PLACEHOLDER ? recorded : (lastSavepoint(intent.target, [], resource)?.location ?? '<savepoint>');
+  const from =
+    recorded !== undefined && recorded !== LAST_STATE_PLACEHOLDER
+      ? recorded
+      : (lastSavepoint(intent.target, [], resource)?.location ?? '<savepoint>');
   return (
     `${shown} is no longer known to its session cluster (status.error: ${JOB_NOT_FOUND}): the operator never proceeds with a restart of it. ` +
     `Bring it back from its state with \`/flink restore ${shown} --from ${from}\``

@@ -34,7 +34,8 @@ export async function eligibility(input: EligibilityInput): Promise<Eligibility>
   const memberships = await Promise.all(groups.map(async (g) => [g, await input.isMember(user, g)] as const));
   const memberOf = new Set(memberships.filter(([, member]) => member).map(([g]) => g));
   const countsFor = requirements.filter((r) => r.from.some((g) => memberOf.has(g))).map((r) => r.rule);
-  if (countsFor.length === 0) return { eligible: false, why: `you are not in ${either(groups)}, whose approval this operation needs` };
+  if (countsFor.length === 0)
+    return { eligible: false, why: `you are not in ${either(groups)}, whose approval this operation needs` };
   return { eligible: true, countsFor: [...new Set(countsFor)] };
 }
 

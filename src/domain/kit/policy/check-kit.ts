@@ -102,9 +102,16 @@ export function at(value: unknown, ...path: string[]): unknown {
 export const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 export const SAVEPOINT_DIR_KEYS = ['state.savepoints.dir', 'execution.checkpointing.savepoint-dir'];
-export const CHECKPOINTING_KEYS = ['execution.checkpointing.interval', 'state.checkpoints.dir', 'execution.checkpointing.dir'];
+export const CHECKPOINTING_KEYS = [
+  'execution.checkpointing.interval',
+  'state.checkpoints.dir',
+  'execution.checkpointing.dir',
+];
 export const AUTOSCALER_ENABLED = ['job.autoscaler.enabled', 'kubernetes.operator.job.autoscaler.enabled'];
-export const AUTOSCALER_SCALING = ['job.autoscaler.scaling.enabled', 'kubernetes.operator.job.autoscaler.scaling.enabled'];
+export const AUTOSCALER_SCALING = [
+  'job.autoscaler.scaling.enabled',
+  'kubernetes.operator.job.autoscaler.scaling.enabled',
+];
 /** "45s", "12m", "3h 5m", "2d 4h". */
 export function formatAge(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000));
@@ -138,7 +145,8 @@ export function notFrozen({ input }: CheckCtx): CheckResult {
 
 export function operatorBusy({ input }: CheckCtx): CheckResult {
   const state = text(at(input.resource, 'status', 'reconciliationStatus', 'state'));
-  if (state === undefined) return warn(CHECK.operatorBusy, 'the operator reports no reconciliation state for this resource');
+  if (state === undefined)
+    return warn(CHECK.operatorBusy, 'the operator reports no reconciliation state for this resource');
   if (state === 'UPGRADING' && leftByCancelSuspend(input.resource)) {
     return pass(CHECK.operatorBusy, 'UPGRADING is left over from a cancel-based suspend; the job is suspended');
   }
@@ -167,11 +175,17 @@ function leftByCancelSuspend(resource: unknown): boolean {
 export function sessionClusterReady({ input }: CheckCtx): CheckResult {
   const name = text(at(input.resource, 'spec', 'deploymentName')) ?? '(spec.deploymentName unset)';
   if (input.sessionCluster === undefined) {
-    return fail(CHECK.sessionClusterReady, `session cluster ${name} was not found; the operator reconciles nothing until the session cluster is READY`);
+    return fail(
+      CHECK.sessionClusterReady,
+      `session cluster ${name} was not found; the operator reconciles nothing until the session cluster is READY`,
+    );
   }
   const jm = text(at(input.sessionCluster, 'status', 'jobManagerDeploymentStatus')) ?? 'unknown';
   if (jm === 'READY') return pass(CHECK.sessionClusterReady, `session cluster ${name} is READY`);
-  return fail(CHECK.sessionClusterReady, `session cluster ${name} is ${jm}: the operator reconciles nothing until the session cluster is READY`);
+  return fail(
+    CHECK.sessionClusterReady,
+    `session cluster ${name} is ${jm}: the operator reconciles nothing until the session cluster is READY`,
+  );
 }
 
 /** `s3://bucket/sp`, `file:///mnt/sp`, `hdfs://nn:8020/sp`; not a relative or scheme-less path. */
@@ -181,7 +195,10 @@ const URI_WITH_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:\/+[^/\s]\S*$/;
 export function savepointDir(ctx: CheckCtx, why: string): CheckResult {
   const found = ctx.config(SAVEPOINT_DIR_KEYS);
   if (!found) {
-    return warn(CHECK.savepointDir, `${why} needs state.savepoints.dir: not set ${ctx.where}; the operator's defaults may set it`);
+    return warn(
+      CHECK.savepointDir,
+      `${why} needs state.savepoints.dir: not set ${ctx.where}; the operator's defaults may set it`,
+    );
   }
   const origin = found.source === 'session cluster' ? ' (from the session cluster)' : '';
   if (!URI_WITH_SCHEME.test(found.value.trim())) {
@@ -197,7 +214,10 @@ export function highAvailability(ctx: CheckCtx): CheckResult {
   const found = ctx.config(HA_KEYS);
   const why = `${ctx.input.intent.kind} in last-state mode`;
   if (!found) {
-    return warn(CHECK.highAvailability, `${why} needs high availability: high-availability.type is not set ${ctx.where}; the operator's defaults may set it`);
+    return warn(
+      CHECK.highAvailability,
+      `${why} needs high availability: high-availability.type is not set ${ctx.where}; the operator's defaults may set it`,
+    );
   }
   const value = found.value.trim();
   if (value === '' || value.toUpperCase() === 'NONE') {
@@ -217,4 +237,3 @@ export function statelessDropsState(ctx: CheckCtx): CheckResult {
     `stateless mode: the job starts from empty state, so the state it keeps (checkpointing is configured: ${found.key}=${found.value}) will be dropped`,
   );
 }
-

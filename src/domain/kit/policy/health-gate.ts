@@ -41,10 +41,22 @@ function clock(ms: number): string {
 
 /** Flink durations as `execution.checkpointing.interval` takes them: `30s`, `1 min`, `500 ms`, plain ms. */
 export function flinkDurationMs(text: string | undefined): number | undefined {
-  const match = /^(\d+(?:\.\d+)?)\s*(ms|milli|millis|milliseconds|s|sec|secs|second|seconds|m|min|mins|minute|minutes|h|hour|hours|d|day|days)?$/.exec((text ?? '').trim().toLowerCase());
+  const match =
+    /^(\d+(?:\.\d+)?)\s*(ms|milli|millis|milliseconds|s|sec|secs|second|seconds|m|min|mins|minute|minutes|h|hour|hours|d|day|days)?$/.exec(
+      (text ?? '').trim().toLowerCase(),
+    );
   if (!match) return undefined;
   const unit = match[2] ?? 'ms';
-  const factor = unit.startsWith('ms') || unit.startsWith('milli') ? 1 : unit.startsWith('s') ? 1_000 : unit.startsWith('m') ? 60_000 : unit.startsWith('h') ? 3_600_000 : 86_400_000;
+  const factor =
+    unit.startsWith('ms') || unit.startsWith('milli')
+      ? 1
+      : unit.startsWith('s')
+        ? 1_000
+        : unit.startsWith('m')
+          ? 60_000
+          : unit.startsWith('h')
+            ? 3_600_000
+            : 86_400_000;
   return Number(match[1]) * factor;
 }
 
@@ -52,9 +64,14 @@ export function flinkDurationMs(text: string | undefined): number | undefined {
 function problems(reading: HealthReading, now: number): { problems: string[]; facts: string[] } {
   const out = { problems: [] as string[], facts: [] as string[] };
   const entries = getPath(reading.exceptions, ['exceptionHistory', 'entries']);
-  const times = (Array.isArray(entries) ? entries : []).map((e) => num(getPath(e, ['timestamp']))).filter((t): t is number => t !== undefined);
+  const times = (Array.isArray(entries) ? entries : [])
+    .map((e) => num(getPath(e, ['timestamp'])))
+    .filter((t): t is number => t !== undefined);
   const recent = times.filter((t) => now - t <= RECENT_RESTART_MS);
-  if (recent.length > 0) out.problems.push(`the job restarted ${recent.length} time(s) in the last 10 min (the last at ${clock(Math.max(...recent))}, JobManager clock)`);
+  if (recent.length > 0)
+    out.problems.push(
+      `the job restarted ${recent.length} time(s) in the last 10 min (the last at ${clock(Math.max(...recent))}, JobManager clock)`,
+    );
   else out.facts.push('no restart in the last 10 min');
   if (reading.intervalMs === undefined && !restShowsCheckpointing(reading.checkpoints)) {
     out.facts.push('checkpointing is off');
@@ -64,13 +81,28 @@ function problems(reading: HealthReading, now: number): { problems: string[]; fa
   const failed = num(getPath(reading.checkpoints, ['counts', 'failed'])) ?? 0;
   const failedAt = num(getPath(reading.checkpoints, ['latest', 'failed', 'failure_timestamp']));
   // Enabled in the job's code: REST shows it, but not the interval the age would be judged against.
-  const interval = reading.intervalMs === undefined ? 'checkpointing enabled in the job, interval not in the configuration' : `interval ${ago(reading.intervalMs)}`;
+  const interval =
+    reading.intervalMs === undefined
+      ? 'checkpointing enabled in the job, interval not in the configuration'
+      : `interval ${ago(reading.intervalMs)}`;
   if (failed > 0 && (completedAt === undefined || (failedAt !== undefined && failedAt > completedAt))) {
-    out.problems.push(`checkpoints are failing: ${failed} failed${completedAt === undefined ? ' and none completed' : `, the last completed ${ago(now - completedAt)} ago`} (${interval})`);
-  } else if (completedAt !== undefined && reading.intervalMs !== undefined && now - completedAt > 3 * reading.intervalMs) {
-    out.problems.push(`the last completed checkpoint is ${ago(now - completedAt)} old, more than three checkpoint intervals (${interval})`);
+    out.problems.push(
+      `checkpoints are failing: ${failed} failed${completedAt === undefined ? ' and none completed' : `, the last completed ${ago(now - completedAt)} ago`} (${interval})`,
+    );
+  } else if (
+    completedAt !== undefined &&
+    reading.intervalMs !== undefined &&
+    now - completedAt > 3 * reading.intervalMs
+  ) {
+    out.problems.push(
+      `the last completed checkpoint is ${ago(now - completedAt)} old, more than three checkpoint intervals (${interval})`,
+    );
   } else {
-    out.facts.push(completedAt === undefined ? `no checkpoint completed yet (${interval})` : `last checkpoint ${ago(now - completedAt)} ago (${interval}); ${failed} failed`);
+    out.facts.push(
+      completedAt === undefined
+        ? `no checkpoint completed yet (${interval})`
+        : `last checkpoint ${ago(now - completedAt)} ago (${interval}); ${failed} failed`,
+    );
   }
   return out;
 }
@@ -79,7 +111,15 @@ function problems(reading: HealthReading, now: number): { problems: string[]; fa
 export function healthGateCheck(reading: HealthReading, gate: HealthGate, readAt: number): CheckResult {
   const now = num(getPath(reading.job, ['now'])) ?? readAt;
   const found = problems(reading, now);
-  if (found.problems.length === 0) return { name: HEALTH_GATE_CHECK, outcome: 'pass', message: `the job is healthy: ${found.facts.join('; ')}` };
-  const tail = gate === 'fail' ? ' — fix the job first, or change the policy\'s verify.healthGate' : '; a savepoint-mode change may fail or hang';
-  return { name: HEALTH_GATE_CHECK, outcome: gate, message: `the job is not healthy: ${found.problems.join('; ')}${tail}` };
+  if (found.problems.length === 0)
+    return { name: HEALTH_GATE_CHECK, outcome: 'pass', message: `the job is healthy: ${found.facts.join('; ')}` };
+  const tail =
+    gate === 'fail'
+      ? " — fix the job first, or change the policy's verify.healthGate"
+      : '; a savepoint-mode change may fail or hang';
+  return {
+    name: HEALTH_GATE_CHECK,
+    outcome: gate,
+    message: `the job is not healthy: ${found.problems.join('; ')}${tail}`,
+  };
 }

@@ -10,7 +10,10 @@ const shown = (input: unknown) => JSON.stringify(input);
 /** A glob over Flink configuration keys: key characters and `*` (any run of characters). */
 const ConfigGlob = z.string().superRefine((value, ctx) => {
   if (!/^[A-Za-z0-9._*-]{1,200}$/.test(value)) {
-    ctx.addIssue({ code: 'custom', message: `${shown(value)} is not a configuration key glob: letters, digits, ".", "-", "_" and "*" (e.g. "execution.checkpointing.*")` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `${shown(value)} is not a configuration key glob: letters, digits, ".", "-", "_" and "*" (e.g. "execution.checkpointing.*")`,
+    });
   }
 });
 
@@ -38,5 +41,9 @@ export const LimitsSchema = z.strictObject({
   taskManagerCpu: CpuLimit.optional(),
   jobManagerMemory: MemoryLimit.optional(),
   jobManagerCpu: CpuLimit.optional(),
-  parallelism: z.int().min(1, { error: 'must be at least 1' }).max(MAX_PARALLELISM, { error: `must be at most ${MAX_PARALLELISM}` }).optional(),
+  parallelism: z
+    .int()
+    .min(1, { error: 'must be at least 1' })
+    .max(MAX_PARALLELISM, { error: `must be at most ${MAX_PARALLELISM}` })
+    .optional(),
 });

@@ -15,7 +15,8 @@ export function nearest(word: string, candidates: readonly string[]): string | u
     const l = lower[i] as string;
     return l.length >= 3 && (l.includes(w) || w.includes(l));
   });
-  if (containing.length > 0) return containing.sort((a, b) => Math.abs(a.length - w.length) - Math.abs(b.length - w.length))[0];
+  if (containing.length > 0)
+    return containing.sort((a, b) => Math.abs(a.length - w.length) - Math.abs(b.length - w.length))[0];
   let best: string | undefined;
   let bestDistance = Math.max(1, Math.floor(w.length / 3)) + 1;
   candidates.forEach((c, i) => {
@@ -30,7 +31,9 @@ export function nearest(word: string, candidates: readonly string[]): string | u
 
 /** Optimal string alignment distance: insertions, deletions, substitutions and adjacent swaps. */
 function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const row = d[i] as number[];

@@ -27,27 +27,41 @@ const EnvironmentVerifySchema = z.strictObject({
   healthGate: z.enum(HEALTH_GATE_OUTCOMES, { error: `must be one of ${HEALTH_GATE_OUTCOMES.join(', ')}` }).optional(),
 });
 
-export const VerifySchema = z.record(z.string().min(1, { error: 'an environment name must not be empty' }), EnvironmentVerifySchema);
+export const VerifySchema = z.record(
+  z.string().min(1, { error: 'an environment name must not be empty' }),
+  EnvironmentVerifySchema,
+);
 export type VerifyPolicy = z.infer<typeof VerifySchema>;
 
 /** The settings in force for `environment` (unset keys fall back to `default`, then to the defaults). */
 export function verifyFor(policy: { verify?: VerifyPolicy }, environment: string | undefined): VerifySettings {
   const own = environment === undefined ? undefined : policy.verify?.[environment];
   const fallback = policy.verify?.default;
-  const builtIn = (environment !== undefined ? DEFAULT_VERIFY[environment] : undefined) ?? (DEFAULT_VERIFY.default as VerifySettings);
+  const builtIn =
+    (environment !== undefined ? DEFAULT_VERIFY[environment] : undefined) ?? (DEFAULT_VERIFY.default as VerifySettings);
   return {
     rest: own?.rest ?? fallback?.rest ?? builtIn.rest,
-    checkpointAfterChange: own?.checkpointAfterChange ?? fallback?.checkpointAfterChange ?? builtIn.checkpointAfterChange,
+    checkpointAfterChange:
+      own?.checkpointAfterChange ?? fallback?.checkpointAfterChange ?? builtIn.checkpointAfterChange,
     healthGate: own?.healthGate ?? fallback?.healthGate ?? builtIn.healthGate,
   };
 }
 
 /** check-policy's words for the verify block: each environment the policy names, then everything else. */
-export function describeVerify(policy: { verify?: VerifyPolicy; namespaces: readonly { environment?: string | undefined }[] }): string[] {
-  const named = new Set<string>([...Object.keys(policy.verify ?? {}), ...policy.namespaces.flatMap((n) => (n.environment ? [n.environment] : []))]);
+export function describeVerify(policy: {
+  verify?: VerifyPolicy;
+  namespaces: readonly { environment?: string | undefined }[];
+}): string[] {
+  const named = new Set<string>([
+    ...Object.keys(policy.verify ?? {}),
+    ...policy.namespaces.flatMap((n) => (n.environment ? [n.environment] : [])),
+  ]);
   named.delete('default');
   const line = (label: string, s: VerifySettings): string =>
     `  - ${label}: ${s.rest ? 'Flink REST is read (tasks, parallelism, restored path)' : 'Flink REST is not read'}; ` +
     `a checkpoint after the change is ${s.checkpointAfterChange ? 'required' : 'noted, not required'}; the health gate ${s.healthGate === 'fail' ? 'fails' : 'warns'}.`;
-  return [...[...named].sort().map((env) => line(env, verifyFor(policy, env))), line('other namespaces', verifyFor(policy, undefined))];
+  return [
+    ...[...named].sort().map((env) => line(env, verifyFor(policy, env))),
+    line('other namespaces', verifyFor(policy, undefined)),
+  ];
 }

@@ -41,12 +41,17 @@ function windowSchedule(policy: SchedulePolicy, name: string): Schedule | undefi
 
 function unknownWindow(policy: SchedulePolicy, name: string): string {
   const known = Object.keys(policy.windows ?? {});
-  if (known.length === 0) return `unknown window "${name}": the policy defines no windows (add them under \`windows:\`)`;
+  if (known.length === 0)
+    return `unknown window "${name}": the policy defines no windows (add them under \`windows:\`)`;
   return `unknown window "${name}"; the policy's windows are ${known.join(', ')}`;
 }
 
 /** `--at`/`--window` of an intent → its schedule (none when neither was given), or why it is refused. */
-export function resolveSchedule(intent: { at?: RunAt; window?: string }, policy: SchedulePolicy, now: number): ScheduleResolution {
+export function resolveSchedule(
+  intent: { at?: RunAt; window?: string },
+  policy: SchedulePolicy,
+  now: number,
+): ScheduleResolution {
   const policyZone = policy.timezone ?? DEFAULT_ZONE;
   if (intent.window !== undefined) {
     const window = windowSchedule(policy, intent.window);
@@ -56,14 +61,19 @@ export function resolveSchedule(intent: { at?: RunAt; window?: string }, policy:
       return { ok: false, message: `window ${intent.window} does not open within the next 7 days` };
     }
     const runAt = Math.max(next.opensAt, now);
-    return { ok: true, schedule: { runAt, zone: window.timezone, window: intent.window, closesAt: next.closesAt, firstRunAt: runAt } };
+    return {
+      ok: true,
+      schedule: { runAt, zone: window.timezone, window: intent.window, closesAt: next.closesAt, firstRunAt: runAt },
+    };
   }
   if (intent.at === undefined) return { ok: true };
   const at = intent.at;
   const zone = at.kind === 'clock' ? (at.zone ?? policyZone) : policyZone;
   const runAt = at.kind === 'clock' ? nextClockTime(now, at.hour, at.minute, zone) : at.ms;
-  if (runAt <= now) return { ok: false, message: `--at ${new Date(runAt).toISOString()} is in the past; give a time ahead` };
-  if (runAt - now > MAX_SCHEDULE_AHEAD_MS) return { ok: false, message: '--at is more than 7 days ahead; schedule at most 7 days out' };
+  if (runAt <= now)
+    return { ok: false, message: `--at ${new Date(runAt).toISOString()} is in the past; give a time ahead` };
+  if (runAt - now > MAX_SCHEDULE_AHEAD_MS)
+    return { ok: false, message: '--at is more than 7 days ahead; schedule at most 7 days out' };
   return { ok: true, schedule: { runAt, zone, firstRunAt: runAt } };
 }
 
@@ -71,7 +81,11 @@ export function resolveSchedule(intent: { at?: RunAt; window?: string }, policy:
  * A window operation that could not start before its window closed: the next opening after `now`, if it lies
  * within 7 days of when it was first scheduled; undefined means it expires. Undefined too for `--at`.
  */
-export function nextOpening(schedule: OperationSchedule, policy: SchedulePolicy, now: number): OperationSchedule | undefined {
+export function nextOpening(
+  schedule: OperationSchedule,
+  policy: SchedulePolicy,
+  now: number,
+): OperationSchedule | undefined {
   if (schedule.window === undefined) return undefined;
   const window = windowSchedule(policy, schedule.window);
   if (window === undefined) return undefined;

@@ -45,12 +45,18 @@ function instant(m: RegExpExecArray, text: string): AtParse {
   const local = Date.UTC(year, month - 1, day, hour, minute, second);
   const back = new Date(local);
   const valid =
-    back.getUTCFullYear() === year && back.getUTCMonth() === month - 1 && back.getUTCDate() === day && hour < 24 && minute < 60 && second < 60;
+    back.getUTCFullYear() === year &&
+    back.getUTCMonth() === month - 1 &&
+    back.getUTCDate() === day &&
+    hour < 24 &&
+    minute < 60 &&
+    second < 60;
   if (!valid) return { ok: false, message: `--at ${JSON.stringify(text)} is not a real date and time` };
   let shift = 0;
   if (offset.toUpperCase() !== 'Z') {
     const [oh, om] = offset.slice(1).split(':').map(Number) as [number, number];
-    if (oh > 23 || om > 59) return { ok: false, message: `--at ${JSON.stringify(text)} has an impossible UTC offset ${offset}` };
+    if (oh > 23 || om > 59)
+      return { ok: false, message: `--at ${JSON.stringify(text)} has an impossible UTC offset ${offset}` };
     shift = (offset.startsWith('-') ? -1 : 1) * (oh * 60 + om) * 60_000;
   }
   const ms = local - shift + Math.floor(Number(`0${frac || '.0'}`) * 1000);
@@ -60,11 +66,15 @@ function instant(m: RegExpExecArray, text: string): AtParse {
 function clock(m: RegExpExecArray, zone: string | undefined, text: string): AtParse {
   const hour = Number(m[1]);
   const minute = Number(m[2]);
-  if (hour > 23 || minute > 59) return { ok: false, message: `--at ${JSON.stringify(text)}: the time must be HH:MM from 00:00 to 23:59` };
+  if (hour > 23 || minute > 59)
+    return { ok: false, message: `--at ${JSON.stringify(text)}: the time must be HH:MM from 00:00 to 23:59` };
   if (zone === undefined) return { ok: true, value: { kind: 'clock', hour, minute } };
   const canonical = canonicalZone(zone);
   if (canonical === undefined) {
-    return { ok: false, message: `--at: unknown time zone ${JSON.stringify(zone)}; use an IANA name such as Europe/Berlin, America/New_York or UTC` };
+    return {
+      ok: false,
+      message: `--at: unknown time zone ${JSON.stringify(zone)}; use an IANA name such as Europe/Berlin, America/New_York or UTC`,
+    };
   }
   return { ok: true, value: { kind: 'clock', hour, minute, zone: canonical } };
 }
@@ -78,7 +88,10 @@ export function parseAt(text: string): AtParse {
   const hhmm = CLOCK.exec(time);
   if (hhmm && extra.length === 0) return clock(hhmm, zone, written);
   if (/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(written)) {
-    return { ok: false, message: `--at ${JSON.stringify(written)} needs a UTC offset or Z at the end, e.g. 2026-12-02T02:00:00+01:00` };
+    return {
+      ok: false,
+      message: `--at ${JSON.stringify(written)} needs a UTC offset or Z at the end, e.g. 2026-12-02T02:00:00+01:00`,
+    };
   }
   return { ok: false, message: `--at takes a time: ${EXAMPLES}; got ${JSON.stringify(written.slice(0, 60))}` };
 }

@@ -92,7 +92,9 @@ export function zonedInstants(date: LocalDate, minuteOfDay: number, zone: string
   const wall = Date.UTC(date.year, date.month - 1, date.day) + minuteOfDay * MINUTE;
   const before = offsetAt(wall - DAY, zone);
   const after = offsetAt(wall + DAY, zone);
-  const candidates = [...new Set([wall - before, wall - after])].filter((t) => t + offsetAt(t, zone) === wall).sort((a, b) => a - b);
+  const candidates = [...new Set([wall - before, wall - after])]
+    .filter((t) => t + offsetAt(t, zone) === wall)
+    .sort((a, b) => a - b);
   if (candidates.length > 0) return candidates;
   // In the gap: the transition lies between the two readings; find the first minute with the later offset.
   let lo = Math.min(wall - before, wall - after);

@@ -46,14 +46,17 @@ function expectedTable(): Map<string, ActorRole[]> {
     const match = /^(\S+) → (.+?)\s+((?:bot|worker|sweep)(?: or (?:bot|worker|sweep))*)$/.exec(line.trim());
     if (!match) throw new Error(`cannot read line: ${line}`);
     const [, from, tos, roles] = match as unknown as [string, string, string, string];
-    for (const to of tos.split('|').map((s) => s.trim())) table.set(`${from} → ${to}`, roles.split(' or ') as ActorRole[]);
+    for (const to of tos.split('|').map((s) => s.trim()))
+      table.set(`${from} → ${to}`, roles.split(' or ') as ActorRole[]);
   }
   return table;
 }
 
 const EXPECTED = expectedTable();
 const FROM_STATES: FromState[] = [NEW_STATE, ...OPERATION_STATES];
-const PAIRS = FROM_STATES.flatMap((from) => OPERATION_STATES.map((to) => ({ from, to, writer: EXPECTED.get(`${from} → ${to}`) })));
+const PAIRS = FROM_STATES.flatMap((from) =>
+  OPERATION_STATES.map((to) => ({ from, to, writer: EXPECTED.get(`${from} → ${to}`) })),
+);
 
 describe('the transition table', () => {
   it('covers every state and (new): 16 × 15 pairs, 33 of them legal', () => {
@@ -74,7 +77,16 @@ describe('the transition table', () => {
   });
 
   it('has no way out of a terminal state, and every other state has one', () => {
-    expect([...TERMINAL_STATES].sort()).toEqual(['ABORTED', 'CANCELLED', 'COMPLETED', 'DENIED', 'EXPIRED', 'FAILED', 'REJECTED', 'TIMED_OUT']);
+    expect([...TERMINAL_STATES].sort()).toEqual([
+      'ABORTED',
+      'CANCELLED',
+      'COMPLETED',
+      'DENIED',
+      'EXPIRED',
+      'FAILED',
+      'REJECTED',
+      'TIMED_OUT',
+    ]);
     for (const from of OPERATION_STATES) {
       const exits = OPERATION_STATES.filter((to) => canTransition(from, to));
       expect(exits.length === 0).toBe((TERMINAL_STATES as readonly string[]).includes(from));
@@ -86,7 +98,17 @@ const target = { kind: 'FlinkDeployment', namespace: 'streaming-dev', name: 'ord
 
 function record(state: OperationState, extra: Partial<OperationRecord> = {}): OperationRecord {
   const base = initialRecord(
-    { id: 'op-abc123', kind: 'restart', intent: { kind: 'restart', target, incidentChannels: [] }, target, requester: 'U1', channel: 'C1', incidentChannels: [], approvals: [], reenqueues: 0 },
+    {
+      id: 'op-abc123',
+      kind: 'restart',
+      intent: { kind: 'restart', target, incidentChannels: [] },
+      target,
+      requester: 'U1',
+      channel: 'C1',
+      incidentChannels: [],
+      approvals: [],
+      reenqueues: 0,
+    },
     'U1',
     1000,
   );
@@ -97,12 +119,16 @@ const approval = { user: 'U2', at: 1, planDigest: 'abc', countsFor: ['r'] };
 
 describe('applyChange', () => {
   it('numbers entries after the history, records the previous state and bumps the version', () => {
-    const outcome = applyChange(record('ACCEPTED'), {
-      entries: [
-        { type: 'state', name: 'QUEUED', actor: 'U1', role: 'bot', detail: { why: 'allowed' } },
-        { type: 'note', name: 'hello', actor: 'U1' },
-      ],
-    }, 2000);
+    const outcome = applyChange(
+      record('ACCEPTED'),
+      {
+        entries: [
+          { type: 'state', name: 'QUEUED', actor: 'U1', role: 'bot', detail: { why: 'allowed' } },
+          { type: 'note', name: 'hello', actor: 'U1' },
+        ],
+      },
+      2000,
+    );
     expect(outcome).toMatchObject({ ok: true, order: 'join' });
     if (!outcome.ok) return;
     expect(outcome.entries).toEqual([
@@ -133,7 +159,10 @@ describe('applyChange', () => {
   it('voids approvals on entering AWAITING_APPROVAL, even when the change sets some', () => {
     const outcome = applyChange(
       record('AWAITING_APPROVAL', { approvals: [approval] }),
-      { set: { approvals: [approval], expiresAt: 5 }, entries: [{ type: 'state', name: 'AWAITING_APPROVAL', actor: 'U1', role: 'bot' }] },
+      {
+        set: { approvals: [approval], expiresAt: 5 },
+        entries: [{ type: 'state', name: 'AWAITING_APPROVAL', actor: 'U1', role: 'bot' }],
+      },
       1,
     );
     expect(outcome.ok && outcome.record.approvals).toEqual([]);
@@ -141,24 +170,58 @@ describe('applyChange', () => {
   });
 
   it('checks a chain of transitions step by step and refuses all of it when one step is illegal', () => {
-    const chain = applyChange(record('ACCEPTED'), {
-      entries: [
-        { type: 'state', name: 'QUEUED', actor: 'U1', role: 'bot' },
-        { type: 'state', name: 'COMPLETED', actor: 'w', role: 'worker' },
-      ],
-    }, 1);
-    expect(chain).toEqual({ ok: false, reason: 'op-abc123 is QUEUED now; QUEUED → COMPLETED is not a legal transition' });
-    const role = applyChange(record('QUEUED'), { entries: [{ type: 'state', name: 'CANCELLED', actor: 'w', role: 'worker' }] }, 1);
-    expect(role).toEqual({ ok: false, reason: 'op-abc123 is QUEUED now; QUEUED → CANCELLED is written by the bot, not the worker' });
+    const chain = applyChange(
+      record('ACCEPTED'),
+      {
+        entries: [
+          { type: 'state', name: 'QUEUED', actor: 'U1', role: 'bot' },
+          { type: 'state', name: 'COMPLETED', actor: 'w', role: 'worker' },
+        ],
+      },
+      1,
+    );
+    expect(chain).toEqual({
+      ok: false,
+      reason: 'op-abc123 is QUEUED now; QUEUED → COMPLETED is not a legal transition',
+    });
+    const role = applyChange(
+      record('QUEUED'),
+      { entries: [{ type: 'state', name: 'CANCELLED', actor: 'w', role: 'worker' }] },
+      1,
+    );
+    expect(role).toEqual({
+      ok: false,
+      reason: 'op-abc123 is QUEUED now; QUEUED → CANCELLED is written by the bot, not the worker',
+    });
   });
 
   it.each([
-    { name: 'an unknown field', change: { set: { state: 'COMPLETED' }, entries: [] }, message: '"state" cannot be set' },
-    { name: 'an unknown type', change: { entries: [{ type: 'shout', name: 'x', actor: 'U1' }] }, message: 'unknown history entry type "shout"' },
-    { name: 'an unknown state', change: { entries: [{ type: 'state', name: 'DONE', actor: 'U1', role: 'bot' }] }, message: '"DONE" is not an operation state' },
-    { name: 'no role', change: { entries: [{ type: 'state', name: 'QUEUED', actor: 'U1' }] }, message: "needs the writer's role" },
+    {
+      name: 'an unknown field',
+      change: { set: { state: 'COMPLETED' }, entries: [] },
+      message: '"state" cannot be set',
+    },
+    {
+      name: 'an unknown type',
+      change: { entries: [{ type: 'shout', name: 'x', actor: 'U1' }] },
+      message: 'unknown history entry type "shout"',
+    },
+    {
+      name: 'an unknown state',
+      change: { entries: [{ type: 'state', name: 'DONE', actor: 'U1', role: 'bot' }] },
+      message: '"DONE" is not an operation state',
+    },
+    {
+      name: 'no role',
+      change: { entries: [{ type: 'state', name: 'QUEUED', actor: 'U1' }] },
+      message: "needs the writer's role",
+    },
     { name: 'no actor', change: { entries: [{ type: 'note', name: 'x', actor: ' ' }] }, message: 'needs an actor' },
-    { name: 'a non-object detail', change: { entries: [{ type: 'note', name: 'x', actor: 'U1', detail: [1] }] }, message: 'must be a JSON object' },
+    {
+      name: 'a non-object detail',
+      change: { entries: [{ type: 'note', name: 'x', actor: 'U1', detail: [1] }] },
+      message: 'must be a JSON object',
+    },
   ])('throws a clear message on $name', ({ change, message }) => {
     expect(() => applyChange(record('ACCEPTED'), change as never, 1)).toThrow(message);
   });

@@ -30,18 +30,29 @@ import { formatTarget, type Target } from '../../../../src/domain/model/target.j
 import { notApplicable, planOperation } from '../../../../src/domain/engines/planning/planner.js';
 import { planUndo } from '../../../../src/domain/engines/planning/undo.js';
 import { CHECK, runChecks } from '../../../../src/domain/engines/policy/checks.js';
-import { FIXTURE_EPOCH_MS, PLAN_CONTEXT, flinkDeployment, flinkSessionJob, sessionCluster } from '../../../support/fixtures.js';
+import {
+  FIXTURE_EPOCH_MS,
+  PLAN_CONTEXT,
+  flinkDeployment,
+  flinkSessionJob,
+  sessionCluster,
+} from '../../../support/fixtures.js';
 
 const SRC = join(import.meta.dirname, '..', '..', '..', '..', 'src');
 const running = flinkDeployment();
 const suspended = flinkDeployment({ spec: { job: { state: 'suspended' } } });
-const TARGET: Target = { kind: 'FlinkDeployment', namespace: 'streaming-prod', name: String(getPath(running, ['metadata', 'name'])) };
+const TARGET: Target = {
+  kind: 'FlinkDeployment',
+  namespace: 'streaming-prod',
+  name: String(getPath(running, ['metadata', 'name'])),
+};
 
 /** Each of the kind's examples as the parser reads it, aimed at the fixture deployment. */
 function exampleIntents(kind: KindName): { example: string; intent: KindIntent }[] {
   return KINDS[kind].verb.examples.map((example) => {
     const parsed = parseCommand(example, { defaultNamespace: 'analytics' });
-    if (parsed.type !== 'intent' || parsed.intent.kind !== kind) throw new Error(`${example} → ${JSON.stringify(parsed)}`);
+    if (parsed.type !== 'intent' || parsed.intent.kind !== kind)
+      throw new Error(`${example} → ${JSON.stringify(parsed)}`);
     return { example, intent: { ...parsed.intent, target: TARGET } as KindIntent };
   });
 }
@@ -75,12 +86,15 @@ function code(path: string): string {
 describe('the kind registry', () => {
   const files = sources(SRC).map((path) => ({ path: relative(SRC, path), text: code(path) }));
 
-  it.each([...INTENT_KINDS])('%s is written as a literal in its module and at most two other files under src/', (kind) => {
-    const literal = new RegExp(`['"\`]${kind}['"\`]`);
-    const where = files.filter((f) => literal.test(f.text)).map((f) => f.path);
-    expect(where).toContain(`domain/kinds/${kind}.ts`);
-    expect(where.length, where.join(', ')).toBeLessThanOrEqual(3);
-  });
+  it.each([...INTENT_KINDS])(
+    '%s is written as a literal in its module and at most two other files under src/',
+    (kind) => {
+      const literal = new RegExp(`['"\`]${kind}['"\`]`);
+      const where = files.filter((f) => literal.test(f.text)).map((f) => f.path);
+      expect(where).toContain(`domain/kinds/${kind}.ts`);
+      expect(where.length, where.join(', ')).toBeLessThanOrEqual(3);
+    },
+  );
 
   it('lists every kind once; the parser and help know exactly those as operations, undo last', () => {
     expect(new Set(INTENT_KINDS).size).toBe(INTENT_KINDS.length);
@@ -104,14 +118,16 @@ describe.each(KIND_NAMES)('%s', (kind) => {
 
   it('has examples that parse to an intent of its own kind that its own schema accepts', () => {
     expect(module.verb.examples.length).toBeGreaterThan(0);
-    for (const { intent } of exampleIntents(kind)) expect(module.intent.safeParse(intent).success, JSON.stringify(intent)).toBe(true);
+    for (const { intent } of exampleIntents(kind))
+      expect(module.intent.safeParse(intent).success, JSON.stringify(intent)).toBe(true);
   });
 
   it('plans at least one of its examples, as the change its traits name, described from its module', () => {
     const plans = examplePlans(kind);
     expect(plans.length, 'no example plans on a running or a suspended deployment').toBeGreaterThan(0);
     for (const { plan } of plans) expect(plan.change.type).toBe(traits.change);
-    for (const { intent } of exampleIntents(kind)) expect(describeIntent(intent)).toMatch(new RegExp(`^${kind} ${formatTarget(TARGET)}`));
+    for (const { intent } of exampleIntents(kind))
+      expect(describeIntent(intent)).toMatch(new RegExp(`^${kind} ${formatTarget(TARGET)}`));
   });
 
   it('takes --mode exactly when its traits say it has a mode', () => {
@@ -125,14 +141,17 @@ describe.each(KIND_NAMES)('%s', (kind) => {
     const job: Target = { kind: 'FlinkSessionJob', namespace: 'streaming-prod', name: 'clickstream-sessionizer' };
     const refusal = notApplicable(kind, job, flinkSessionJob(), false);
     expect(refusal === undefined).toBe(traits.onSessionJob);
-    if (!traits.onSessionJob) expect(refusal).toContain(module.sessionJobRefusal ?? 'a reason of its own (sessionJobRefusal)');
+    if (!traits.onSessionJob)
+      expect(refusal).toContain(module.sessionJobRefusal ?? 'a reason of its own (sessionJobRefusal)');
     expect(kindsWhere('onSessionCluster').includes(kind)).toBe(traits.onSessionCluster);
   });
 
   it('is refused on a suspended target exactly when its traits say so', () => {
     for (const { intent } of exampleIntents(kind)) {
       const result = planOperation(intent, { resource: suspended }, PLAN_CONTEXT);
-      const refused = !result.ok && /is suspended: the operator records the change but applies it only at resume/.test(result.refusal);
+      const refused =
+        !result.ok &&
+        /is suspended: the operator records the change but applies it only at resume/.test(result.refusal);
       expect(refused, JSON.stringify(result)).toBe(traits.refusedWhileSuspended);
     }
   });
@@ -140,7 +159,12 @@ describe.each(KIND_NAMES)('%s', (kind) => {
   it('gets the shared stop and redeploy checks exactly when its traits say it stops or redeploys the job', () => {
     const [first] = exampleIntents(kind);
     const names = (mode: 'last-state' | 'stateless') =>
-      runChecks({ intent: first!.intent, resource: running, effectiveUpgradeMode: mode, now: new Date(FIXTURE_EPOCH_MS) }).map((c) => c.name);
+      runChecks({
+        intent: first!.intent,
+        resource: running,
+        effectiveUpgradeMode: mode,
+        now: new Date(FIXTURE_EPOCH_MS),
+      }).map((c) => c.name);
     expect(names('last-state').includes(CHECK.highAvailability)).toBe(traits.stopsJob);
     expect(names('stateless').includes(CHECK.statelessDropsState)).toBe(traits.redeploys);
   });
@@ -151,35 +175,48 @@ describe('undo', () => {
     expect(UNDOABLE_KINDS).toEqual(KIND_NAMES.filter((k) => kindModule(k).undo !== undefined));
     for (const kind of UNDOABLE_KINDS) expect(isKindName(inverseOf(kind)), kind).toBe(true);
     for (const kind of KIND_NAMES) {
-      expect(new RegExp(`\\b${kind}\\b`).test(undo.verb.summary), `undo's summary and ${kind}`).toBe(UNDOABLE_KINDS.includes(kind));
+      expect(new RegExp(`\\b${kind}\\b`).test(undo.verb.summary), `undo's summary and ${kind}`).toBe(
+        UNDOABLE_KINDS.includes(kind),
+      );
     }
     expect(judgedKind('undo', { judgedAs: inverseOf(UNDOABLE_KINDS[0]!) })).toBe(inverseOf(UNDOABLE_KINDS[0]!));
     expect(() => judgedKind('undo', {})).toThrow(/judgedAs/);
   });
 
-  it.each([...UNDOABLE_KINDS])('of %s puts back every field its plan set, nonces aside, and is judged as its inverse', (kind) => {
-    const spec = kindModule(kind).undo!;
-    const plans = examplePlans(kind);
-    expect(plans.length).toBeGreaterThan(0);
-    for (const { example, before, plan } of plans) {
-      const patch = plan.change.type === 'patch' ? (plan.change.patch as JsonRecord) : {};
-      const after = applyMergePatch(before, patch);
-      const intent = exampleIntents(kind).find((e) => e.example === example)!.intent;
-      const result = planUndo({ id: PLAN_CONTEXT.opId, kind, state: 'COMPLETED', plan, intent }, { resource: after }, { ...PLAN_CONTEXT, opId: 'op-undo01' });
-      if (!result.ok) throw new Error(`${example}: ${result.refusal}`);
-      expect(result.plan.judgedAs).toBe(spec.inverse);
-      const undone = applyMergePatch(after, result.plan.change.type === 'patch' ? result.plan.change.patch : {});
-      const set = patchLeaves(patch).filter((leaf) => leaf.path[0] === 'spec' && !/Nonce$/.test(leaf.path.at(-1) ?? ''));
-      expect(set.length, example).toBeGreaterThan(0);
-      for (const leaf of set) expect(getPath(undone, leaf.path), `${example}: ${leaf.path.join('.')}`).toEqual(getPath(before, leaf.path));
-    }
-  });
+  it.each([...UNDOABLE_KINDS])(
+    'of %s puts back every field its plan set, nonces aside, and is judged as its inverse',
+    (kind) => {
+      const spec = kindModule(kind).undo!;
+      const plans = examplePlans(kind);
+      expect(plans.length).toBeGreaterThan(0);
+      for (const { example, before, plan } of plans) {
+        const patch = plan.change.type === 'patch' ? (plan.change.patch as JsonRecord) : {};
+        const after = applyMergePatch(before, patch);
+        const intent = exampleIntents(kind).find((e) => e.example === example)!.intent;
+        const result = planUndo(
+          { id: PLAN_CONTEXT.opId, kind, state: 'COMPLETED', plan, intent },
+          { resource: after },
+          { ...PLAN_CONTEXT, opId: 'op-undo01' },
+        );
+        if (!result.ok) throw new Error(`${example}: ${result.refusal}`);
+        expect(result.plan.judgedAs).toBe(spec.inverse);
+        const undone = applyMergePatch(after, result.plan.change.type === 'patch' ? result.plan.change.patch : {});
+        const set = patchLeaves(patch).filter(
+          (leaf) => leaf.path[0] === 'spec' && !/Nonce$/.test(leaf.path.at(-1) ?? ''),
+        );
+        expect(set.length, example).toBeGreaterThan(0);
+        for (const leaf of set)
+          expect(getPath(undone, leaf.path), `${example}: ${leaf.path.join('.')}`).toEqual(getPath(before, leaf.path));
+      }
+    },
+  );
 });
 
 describe('values', () => {
   const env = { ctx: { defaultNamespace: 'analytics' }, command: '/flink' };
   it.each(VERB_NAMES)('every value %s takes has an example its own check accepts', (verb) => {
     const spec = verbSpec(verb);
-    for (const { kind } of [...spec.args, ...spec.flags]) expect(kind.check(kind.example, env, 'value').ok, `${verb}: ${kind.placeholder}`).toBe(true);
+    for (const { kind } of [...spec.args, ...spec.flags])
+      expect(kind.check(kind.example, env, 'value').ok, `${verb}: ${kind.placeholder}`).toBe(true);
   });
 });

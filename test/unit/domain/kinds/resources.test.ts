@@ -8,14 +8,26 @@ import { describePolicy } from '../../../../src/domain/engines/policy/describe.j
 import { validatePolicy } from '../../../../src/domain/engines/policy/validate.js';
 import { planUndo } from '../../../../src/domain/engines/planning/undo.js';
 import type { Policy } from '../../../../src/domain/engines/policy/schema.js';
-import { editSpec, flinkDeployment, intentOf, planFor, reconciledSpecJson, refusalFor } from '../../../support/fixtures.js';
+import {
+  editSpec,
+  flinkDeployment,
+  intentOf,
+  planFor,
+  reconciledSpecJson,
+  refusalFor,
+} from '../../../support/fixtures.js';
 import { judge, metMap, specPatchOf } from '../../../support/evidence-fixtures.js';
 
 const target = { kind: 'FlinkDeployment', namespace: 'streaming-prod', name: 'orders-enricher' } as const;
 const NOW = new Date('2025-06-02T10:00:00Z');
 const running = flinkDeployment();
 const resources = (fields: Record<string, unknown>) => ({ kind: 'resources', target, ...fields });
-const config = (action: 'set' | 'unset', entries: { key: string; value?: string }[]) => ({ kind: 'config', target, action, entries });
+const config = (action: 'set' | 'unset', entries: { key: string; value?: string }[]) => ({
+  kind: 'config',
+  target,
+  action,
+  entries,
+});
 
 describe('Flink memory sizes and CPU amounts', () => {
   it.each([
@@ -33,11 +45,14 @@ describe('Flink memory sizes and CPU amounts', () => {
     expect(parseMemorySize(text)).toEqual({ ok: true, size: { bytes, text: written } });
   });
 
-  it.each(['', 'lots', '4 g b', '4zb', '4Gi', '-1g', '0', '1.3b', '1.5', '2000t', '1e9'])('refuses %j with a message', (text) => {
-    const parsed = parseMemorySize(text, '--tm-memory');
-    expect(parsed.ok).toBe(false);
-    if (!parsed.ok) expect(parsed.message).toMatch(/^--tm-memory "/);
-  });
+  it.each(['', 'lots', '4 g b', '4zb', '4Gi', '-1g', '0', '1.3b', '1.5', '2000t', '1e9'])(
+    'refuses %j with a message',
+    (text) => {
+      const parsed = parseMemorySize(text, '--tm-memory');
+      expect(parsed.ok).toBe(false);
+      if (!parsed.ok) expect(parsed.message).toMatch(/^--tm-memory "/);
+    },
+  );
 
   it('reads what a spec may already hold, Kubernetes quantities included', () => {
     expect(specMemoryBytes('4096m')).toBe(4 * 2 ** 30);
@@ -48,7 +63,10 @@ describe('Flink memory sizes and CPU amounts', () => {
 
   it('cpu is a positive decimal; millicores get a hint', () => {
     expect(parseCpu('0.5')).toEqual({ ok: true, cpu: 0.5 });
-    expect(parseCpu('500m')).toMatchObject({ ok: false, message: expect.stringContaining('write cores: 0.5 for 500m') });
+    expect(parseCpu('500m')).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('write cores: 0.5 for 500m'),
+    });
     expect(parseCpu('-1').ok).toBe(false);
   });
 });
@@ -65,28 +83,54 @@ describe('resources plan', () => {
   });
 
   it('refuses when nothing changes, on a suspended job, and on a session job', () => {
-    expect(refusalFor(resources({ taskManagerMemory: '4096m', taskManagerCpu: 2 }), running)).toMatch(/TaskManager memory is already 4096m, TaskManager CPU is already 2; nothing to do/);
+    expect(refusalFor(resources({ taskManagerMemory: '4096m', taskManagerCpu: 2 }), running)).toMatch(
+      /TaskManager memory is already 4096m, TaskManager CPU is already 2; nothing to do/,
+    );
     const suspended = flinkDeployment({ spec: { job: { state: 'suspended' } } });
     expect(refusalFor(resources({ taskManagerMemory: '8g' }), suspended)).toMatch(/is suspended: .* resume first/);
   });
 
   it('fails the limits check naming the limit; passes within it', () => {
     const policy = { limits: { taskManagerMemory: { text: '16g', bytes: 16 * 2 ** 30 }, taskManagerCpu: 8 } };
-    const over = runChecks({ intent: intentOf(resources({ taskManagerMemory: '32g', taskManagerCpu: 2 })) as never, resource: running, now: NOW, policy });
+    const over = runChecks({
+      intent: intentOf(resources({ taskManagerMemory: '32g', taskManagerCpu: 2 })) as never,
+      resource: running,
+      now: NOW,
+      policy,
+    });
     expect(over.find((c) => c.name === 'limits')).toEqual({
       name: 'limits',
       outcome: 'fail',
       message: 'TaskManager memory 32g is above the policy limit limits.taskManagerMemory = 16g',
     });
-    const within = runChecks({ intent: intentOf(resources({ taskManagerMemory: '8g' })) as never, resource: running, now: NOW, policy });
+    const within = runChecks({
+      intent: intentOf(resources({ taskManagerMemory: '8g' })) as never,
+      resource: running,
+      now: NOW,
+      policy,
+    });
     expect(within.find((c) => c.name === 'limits')?.outcome).toBe('pass');
-    const scale = runChecks({ intent: intentOf({ kind: 'scale', target, parallelism: 600 }) as never, resource: running, now: NOW, policy: { limits: { parallelism: 512 } } });
-    expect(scale.find((c) => c.name === 'limits')?.message).toBe('parallelism 600 is above the policy limit limits.parallelism = 512');
+    const scale = runChecks({
+      intent: intentOf({ kind: 'scale', target, parallelism: 600 }) as never,
+      resource: running,
+      now: NOW,
+      policy: { limits: { parallelism: 512 } },
+    });
+    expect(scale.find((c) => c.name === 'limits')?.message).toBe(
+      'parallelism 600 is above the policy limit limits.parallelism = 512',
+    );
   });
 });
 
 describe('config plan', () => {
-  const nested = flinkDeployment({ spec: { flinkConfiguration: { execution: { checkpointing: { interval: '60s' } }, 'execution.checkpointing.interval': null } } });
+  const nested = flinkDeployment({
+    spec: {
+      flinkConfiguration: {
+        execution: { checkpointing: { interval: '60s' } },
+        'execution.checkpointing.interval': null,
+      },
+    },
+  });
 
   it('finds keys flat and nested', () => {
     const conf = { a: { b: { c: '1' } }, 'a.b': { c: '2' }, 'a.b.c': '3' };
@@ -95,12 +139,20 @@ describe('config plan', () => {
   });
 
   it('set shows old → new per key; a new key is "unset" before', () => {
-    const plan = planFor(config('set', [{ key: 'execution.checkpointing.interval', value: '30s' }, { key: 'restart-strategy.type', value: 'fixed-delay' }]), running);
+    const plan = planFor(
+      config('set', [
+        { key: 'execution.checkpointing.interval', value: '30s' },
+        { key: 'restart-strategy.type', value: 'fixed-delay' },
+      ]),
+      running,
+    );
     expect(plan.diff).toEqual([
       { path: 'spec.flinkConfiguration.execution.checkpointing.interval', before: '60s', after: '30s' },
       { path: 'spec.flinkConfiguration.restart-strategy.type', before: null, after: 'fixed-delay' },
     ]);
-    expect(specPatchOf(plan)).toEqual({ flinkConfiguration: { 'execution.checkpointing.interval': '30s', 'restart-strategy.type': 'fixed-delay' } });
+    expect(specPatchOf(plan)).toEqual({
+      flinkConfiguration: { 'execution.checkpointing.interval': '30s', 'restart-strategy.type': 'fixed-delay' },
+    });
   });
 
   it('writes a nested key where it lives, and unset nulls it there', () => {
@@ -112,23 +164,44 @@ describe('config plan', () => {
   });
 
   it('refuses when nothing would change', () => {
-    expect(refusalFor(config('set', [{ key: 'execution.checkpointing.interval', value: '60s' }]), running)).toMatch(/execution\.checkpointing\.interval is already 60s/);
-    expect(refusalFor(config('unset', [{ key: 'pipeline.name' }]), running)).toMatch(/pipeline\.name is not set .*nothing to do/);
+    expect(refusalFor(config('set', [{ key: 'execution.checkpointing.interval', value: '60s' }]), running)).toMatch(
+      /execution\.checkpointing\.interval is already 60s/,
+    );
+    expect(refusalFor(config('unset', [{ key: 'pipeline.name' }]), running)).toMatch(
+      /pipeline\.name is not set .*nothing to do/,
+    );
   });
 
   it('checks keys against the policy config globs: deny wins, none allowed without config.allow', () => {
-    const intent = intentOf(config('set', [{ key: 'high-availability.type', value: 'NONE' }, { key: 'execution.checkpointing.interval', value: '30s' }]));
-    const policy = { config: { allow: ['execution.checkpointing.*', 'high-availability.*'], deny: ['high-availability*'] } };
-    const denied = runChecks({ intent: intent as never, resource: running, now: NOW, policy }).find((c) => c.name === 'config-keys');
-    expect(denied).toMatchObject({ outcome: 'fail', message: `high-availability.type is denied by the policy's config.deny "high-availability*"` });
-    const none = runChecks({ intent: intent as never, resource: running, now: NOW }).find((c) => c.name === 'config-keys');
+    const intent = intentOf(
+      config('set', [
+        { key: 'high-availability.type', value: 'NONE' },
+        { key: 'execution.checkpointing.interval', value: '30s' },
+      ]),
+    );
+    const policy = {
+      config: { allow: ['execution.checkpointing.*', 'high-availability.*'], deny: ['high-availability*'] },
+    };
+    const denied = runChecks({ intent: intent as never, resource: running, now: NOW, policy }).find(
+      (c) => c.name === 'config-keys',
+    );
+    expect(denied).toMatchObject({
+      outcome: 'fail',
+      message: `high-availability.type is denied by the policy's config.deny "high-availability*"`,
+    });
+    const none = runChecks({ intent: intent as never, resource: running, now: NOW }).find(
+      (c) => c.name === 'config-keys',
+    );
     expect(none?.message).toMatch(/is not allowed: the policy allows no keys \(no config\.allow\)/);
   });
 });
 
 describe('config evidence', () => {
   it('IGNORE-class keys complete on observedGeneration and the spec, without job criteria, and say no redeploy happened', () => {
-    const plan = planFor(config('set', [{ key: 'kubernetes.operator.periodic.savepoint.interval', value: '1h' }]), running);
+    const plan = planFor(
+      config('set', [{ key: 'kubernetes.operator.periodic.savepoint.interval', value: '1h' }]),
+      running,
+    );
     const resource = flinkDeployment({
       generation: 4,
       spec: specPatchOf(plan),
@@ -142,14 +215,26 @@ describe('config evidence', () => {
       'spec-holds:spec.flinkConfiguration.kubernetes.operator.periodic.savepoint.interval',
       'no-blocking-warnings',
     ]);
-    expect(verdict.outcome === 'completed' && verdict.notes[0]).toMatch(/classifies this change as IGNORE, so no redeploy happened/);
+    expect(verdict.outcome === 'completed' && verdict.notes[0]).toMatch(
+      /classifies this change as IGNORE, so no redeploy happened/,
+    );
     const unobserved = flinkDeployment({ generation: 4, spec: specPatchOf(plan), status: { observedGeneration: 3 } });
     expect(judge({ kind: 'config', plan, resource: unobserved, before: running }).outcome).toBe('pending');
   });
 
   it('any other key is judged on the base predicate with the reconciled values', () => {
-    const plan = planFor(config('set', [{ key: 'execution.checkpointing.interval', value: '30s' }, { key: 'job.autoscaler.enabled', value: 'false' }]), running);
-    const stale = flinkDeployment({ generation: 4, spec: specPatchOf(plan), status: { reconciliationStatus: { lastReconciledSpec: reconciledSpecJson(running.spec) } } });
+    const plan = planFor(
+      config('set', [
+        { key: 'execution.checkpointing.interval', value: '30s' },
+        { key: 'job.autoscaler.enabled', value: 'false' },
+      ]),
+      running,
+    );
+    const stale = flinkDeployment({
+      generation: 4,
+      spec: specPatchOf(plan),
+      status: { reconciliationStatus: { lastReconciledSpec: reconciledSpecJson(running.spec) } },
+    });
     const verdict = judge({ kind: 'config', plan, resource: stale, before: running });
     expect(verdict.outcome).toBe('pending');
     expect(metMap(verdict)['spec-reconciled:spec.flinkConfiguration.execution.checkpointing.interval']).toBe(false);
@@ -161,11 +246,19 @@ describe('undo of config and resources', () => {
   const CTX = { opId: 'op-undo01', requester: 'U0BOB', nonce: 1_767_225_900_000 };
   function undone(raw: Record<string, unknown>, before = running) {
     const plan = planFor(raw, before);
-    return { record: { id: 'op-first1', kind: raw.kind as 'config', state: 'COMPLETED', plan, intent: intentOf(raw) }, after: editSpec(before, specPatchOf(plan)) };
+    return {
+      record: { id: 'op-first1', kind: raw.kind as 'config', state: 'COMPLETED', plan, intent: intentOf(raw) },
+      after: editSpec(before, specPatchOf(plan)),
+    };
   }
 
   it('puts back every configuration key the operation set, writing null where it was unset', () => {
-    const { record, after } = undone(config('set', [{ key: 'execution.checkpointing.interval', value: '30s' }, { key: 'restart-strategy.type', value: 'none' }]));
+    const { record, after } = undone(
+      config('set', [
+        { key: 'execution.checkpointing.interval', value: '30s' },
+        { key: 'restart-strategy.type', value: 'none' },
+      ]),
+    );
     const result = planUndo(record, { resource: after }, CTX);
     expect(result.ok && result.plan.diff).toEqual([
       { path: 'spec.flinkConfiguration.execution.checkpointing.interval', before: '30s', after: '60s' },
@@ -178,13 +271,17 @@ describe('undo of config and resources', () => {
     const { record, after } = undone(config('unset', [{ key: 'execution.checkpointing.interval' }]));
     const changed = editSpec(after, { flinkConfiguration: { 'execution.checkpointing.interval': '10s' } });
     const result = planUndo(record, { resource: changed }, CTX);
-    expect(result.ok ? '' : result.refusal).toMatch(/spec\.flinkConfiguration\.execution\.checkpointing\.interval was changed since op-first1: now 10s/);
+    expect(result.ok ? '' : result.refusal).toMatch(
+      /spec\.flinkConfiguration\.execution\.checkpointing\.interval was changed since op-first1: now 10s/,
+    );
   });
 
   it('puts back the previous resources', () => {
     const { record, after } = undone(resources({ taskManagerMemory: '8g' }));
     const result = planUndo(record, { resource: after }, CTX);
-    expect(result.ok && result.plan.diff).toEqual([{ path: 'spec.taskManager.resource.memory', before: '8g', after: '4096m' }]);
+    expect(result.ok && result.plan.diff).toEqual([
+      { path: 'spec.taskManager.resource.memory', before: '8g', after: '4096m' },
+    ]);
   });
 });
 
@@ -194,14 +291,23 @@ describe('policy config and limits', () => {
   it('parses the config and limits blocks and explains them', () => {
     const result = validatePolicy({
       ...base,
-      config: { allow: ['execution.checkpointing.*', 'restart-strategy.*', 'taskmanager.memory.*', 'job.autoscaler.enabled'], deny: ['high-availability*', 'kubernetes.operator.*'] },
+      config: {
+        allow: ['execution.checkpointing.*', 'restart-strategy.*', 'taskmanager.memory.*', 'job.autoscaler.enabled'],
+        deny: ['high-availability*', 'kubernetes.operator.*'],
+      },
       limits: { taskManagerMemory: '16g', taskManagerCpu: 8, parallelism: 512 },
     });
     expect(result.ok).toBe(true);
     if (!result.ok) return;
-    expect(result.policy.limits).toEqual({ taskManagerMemory: { text: '16g', bytes: 16 * 2 ** 30 }, taskManagerCpu: 8, parallelism: 512 });
+    expect(result.policy.limits).toEqual({
+      taskManagerMemory: { text: '16g', bytes: 16 * 2 ** 30 },
+      taskManagerCpu: 8,
+      parallelism: 512,
+    });
     const text = describePolicy(result.policy as Policy);
-    expect(text).toContain('  - allowed: "execution.checkpointing.*", "restart-strategy.*", "taskmanager.memory.*", "job.autoscaler.enabled";');
+    expect(text).toContain(
+      '  - allowed: "execution.checkpointing.*", "restart-strategy.*", "taskmanager.memory.*", "job.autoscaler.enabled";',
+    );
     expect(text).toContain('  - denied even when allowed: "high-availability*", "kubernetes.operator.*".');
     expect(text).toContain('  - TaskManager memory at most 16g;');
     expect(text).toContain('  - parallelism at most 512;');
@@ -229,7 +335,12 @@ describe('policy config and limits', () => {
   });
 
   it('warns about an allow glob a deny glob covers', () => {
-    const result = validatePolicy({ ...base, config: { allow: ['high-availability.type'], deny: ['high-availability*'] } });
-    expect(result.warnings).toEqual(['config.allow[0]: "high-availability.type" is covered by config.deny "high-availability*" (deny wins); it allows nothing']);
+    const result = validatePolicy({
+      ...base,
+      config: { allow: ['high-availability.type'], deny: ['high-availability*'] },
+    });
+    expect(result.warnings).toEqual([
+      'config.allow[0]: "high-availability.type" is covered by config.deny "high-availability*" (deny wins); it allows nothing',
+    ]);
   });
 });

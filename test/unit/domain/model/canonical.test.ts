@@ -18,8 +18,14 @@ describe('canonicalJson', () => {
   });
 
   it('gives the same text whatever order keys were inserted in', () => {
-    const a = { kind: 'FlinkDeployment', change: { patch: { spec: { job: { state: 'suspended', upgradeMode: 'savepoint' } } } } };
-    const b = { change: { patch: { spec: { job: { upgradeMode: 'savepoint', state: 'suspended' } } } }, kind: 'FlinkDeployment' };
+    const a = {
+      kind: 'FlinkDeployment',
+      change: { patch: { spec: { job: { state: 'suspended', upgradeMode: 'savepoint' } } } },
+    };
+    const b = {
+      change: { patch: { spec: { job: { upgradeMode: 'savepoint', state: 'suspended' } } } },
+      kind: 'FlinkDeployment',
+    };
     expect(canonicalJson(a)).toBe(canonicalJson(b));
     expect(canonicalDigest(a)).toBe(canonicalDigest(b));
   });

@@ -19,21 +19,28 @@ import {
   upgradeModeOf,
 } from '../../../../src/domain/model/resource.js';
 import type { Target } from '../../../../src/domain/model/target.js';
-import { FIXTURE_EPOCH_MS, flinkDeployment, flinkSessionJob, flinkStateSnapshot, reconciledSpecJson, sessionCluster } from '../../../support/fixtures.js';
+import {
+  FIXTURE_EPOCH_MS,
+  flinkDeployment,
+  flinkSessionJob,
+  flinkStateSnapshot,
+  reconciledSpecJson,
+  sessionCluster,
+} from '../../../support/fixtures.js';
 
 const DEP: Target = { kind: 'FlinkDeployment', namespace: 'streaming-prod', name: 'orders-enricher' };
 
 describe('readers over live resources', () => {
   it('read the spec fields of a running deployment', () => {
     const r = flinkDeployment({ spec: { restartNonce: 7, taskManager: { replicas: 3 } } });
-    expect([jobStateOf(r), upgradeModeOf(r), parallelismOf(r), imageOf(r), restartNonceOf(r), taskManagerReplicasOf(r)]).toEqual([
-      'running',
-      'savepoint',
-      4,
-      'flink:1.20.1-scala_2.12-java17',
-      7,
-      3,
-    ]);
+    expect([
+      jobStateOf(r),
+      upgradeModeOf(r),
+      parallelismOf(r),
+      imageOf(r),
+      restartNonceOf(r),
+      taskManagerReplicasOf(r),
+    ]).toEqual(['running', 'savepoint', 4, 'flink:1.20.1-scala_2.12-java17', 7, 3]);
   });
 
   it.each([
@@ -47,7 +54,9 @@ describe('readers over live resources', () => {
   });
 
   it('reads a nonce written as a numeric string', () => {
-    expect(savepointRedeployNonceOf(flinkDeployment({ spec: { job: { savepointRedeployNonce: '1767225600000' } } }))).toBe(1_767_225_600_000);
+    expect(
+      savepointRedeployNonceOf(flinkDeployment({ spec: { job: { savepointRedeployNonce: '1767225600000' } } })),
+    ).toBe(1_767_225_600_000);
   });
 
   it('ignores an upgrade mode the operator does not know', () => {
@@ -81,7 +90,10 @@ describe('readers over live resources', () => {
   });
 
   it('reads status.error as JSON or plain text', () => {
-    const json = JSON.stringify({ type: 'org.apache.flink.kubernetes.operator.exception.ValidationException', message: 'Job parallelism must be larger than 0' });
+    const json = JSON.stringify({
+      type: 'org.apache.flink.kubernetes.operator.exception.ValidationException',
+      message: 'Job parallelism must be larger than 0',
+    });
     expect(statusErrorOf(flinkDeployment({ status: { error: json } }))).toBe('Job parallelism must be larger than 0');
     expect(statusErrorOf(flinkDeployment({ status: { error: 'plain words' } }))).toBe('plain words');
     expect(statusErrorOf(flinkDeployment())).toBeUndefined();
@@ -117,8 +129,16 @@ describe('lastSavepoint', () => {
       flinkStateSnapshot({ resultAt: t(30), path: 's3://sp/middle', triggerType: 'UPGRADE' }),
       flinkStateSnapshot({ resultAt: t(1), state: 'FAILED' }),
       flinkStateSnapshot({ resultAt: t(1), type: 'CHECKPOINT', path: 's3://cp/1' }),
-      flinkStateSnapshot({ resultAt: t(1), jobReference: { kind: 'FlinkDeployment', name: 'other' }, path: 's3://sp/other' }),
-      flinkStateSnapshot({ resultAt: t(1), jobReference: { kind: 'FlinkSessionJob', name: DEP.name }, path: 's3://sp/sj' }),
+      flinkStateSnapshot({
+        resultAt: t(1),
+        jobReference: { kind: 'FlinkDeployment', name: 'other' },
+        path: 's3://sp/other',
+      }),
+      flinkStateSnapshot({
+        resultAt: t(1),
+        jobReference: { kind: 'FlinkSessionJob', name: DEP.name },
+        path: 's3://sp/sj',
+      }),
       flinkStateSnapshot({ resultAt: t(1), namespace: 'elsewhere', path: 's3://sp/elsewhere' }),
     ];
     const newest = snapshots[1];
@@ -138,7 +158,11 @@ describe('lastSavepoint', () => {
 
   it('falls back to savepointInfo.lastSavepoint.location', () => {
     const resource = flinkDeployment({
-      status: { jobStatus: { savepointInfo: { lastSavepoint: { location: 's3://sp/legacy', timeStamp: t(90), triggerType: 'MANUAL' } } } },
+      status: {
+        jobStatus: {
+          savepointInfo: { lastSavepoint: { location: 's3://sp/legacy', timeStamp: t(90), triggerType: 'MANUAL' } },
+        },
+      },
     });
     expect(lastSavepoint(DEP, [flinkStateSnapshot({ state: 'ABANDONED' })], resource)).toEqual({
       location: 's3://sp/legacy',
@@ -167,7 +191,9 @@ describe('merge patch (RFC 7386)', () => {
   });
 
   it('lists the leaves a patch sets, nulls included', () => {
-    expect(patchLeaves({ metadata: { annotations: { a: 'b' } }, spec: { job: { state: null, parallelism: 2 } } })).toEqual([
+    expect(
+      patchLeaves({ metadata: { annotations: { a: 'b' } }, spec: { job: { state: null, parallelism: 2 } } }),
+    ).toEqual([
       { path: ['metadata', 'annotations', 'a'], value: 'b' },
       { path: ['spec', 'job', 'state'], value: null },
       { path: ['spec', 'job', 'parallelism'], value: 2 },

@@ -33,7 +33,8 @@ describe('require', () => {
   });
 
   it('refuses createRequire, and a require it made called with a specifier', () => {
-    const source = "import { createRequire } from 'node:module';\nconst load = createRequire(import.meta.url);\nexport const y = load('./y.js');\n";
+    const source =
+      "import { createRequire } from 'node:module';\nconst load = createRequire(import.meta.url);\nexport const y = load('./y.js');\n";
     expect(lines(check({ 'app/a.ts': source }))).toEqual([
       'require app/a.ts:1: createRequire (node:module): use import',
       'require app/a.ts:2: createRequire (node:module): use import',
@@ -42,14 +43,21 @@ describe('require', () => {
   });
 
   it('refuses module.createRequire, an aliased createRequire, and module.require', () => {
-    const viaModule = "import module from 'node:module';\nconst r = module.createRequire(import.meta.url);\nexport const y = r('zod');\n";
+    const viaModule =
+      "import module from 'node:module';\nconst r = module.createRequire(import.meta.url);\nexport const y = r('zod');\n";
     expect(lines(check({ 'app/a.ts': viaModule }))).toEqual([
       'require app/a.ts:2: createRequire (node:module): use import',
       "require app/a.ts:3: r('zod'): use import",
     ]);
-    const aliased = "import { createRequire as cr } from 'node:module';\nconst r = cr(import.meta.url);\nr(process.env.X);\n";
-    expect(lines(check({ 'app/a.ts': aliased }))).toEqual(['require app/a.ts:1: createRequire (node:module): use import', 'require app/a.ts:3: r(…): use import']);
-    expect(lines(check({ 'app/a.ts': "export const y = module.require('./y.js');\n" }))).toEqual(["require app/a.ts:1: module.require('./y.js'): use import"]);
+    const aliased =
+      "import { createRequire as cr } from 'node:module';\nconst r = cr(import.meta.url);\nr(process.env.X);\n";
+    expect(lines(check({ 'app/a.ts': aliased }))).toEqual([
+      'require app/a.ts:1: createRequire (node:module): use import',
+      'require app/a.ts:3: r(…): use import',
+    ]);
+    expect(lines(check({ 'app/a.ts': "export const y = module.require('./y.js');\n" }))).toEqual([
+      "require app/a.ts:1: module.require('./y.js'): use import",
+    ]);
   });
 
   it('refuses `import x = require()`, and still checks where it leads', () => {
@@ -64,7 +72,7 @@ describe('require', () => {
 describe('specifiers the checker cannot follow', () => {
   it('refuses import() of a computed specifier, and takes a template without substitutions as literal', () => {
     const source = [
-      "export const a = (name: string) => import(name);",
+      'export const a = (name: string) => import(name);',
       'export const b = (n: string) => import(`./x/${n}.js`);',
       'export const c = () => import(`./y.js`);',
     ].join('\n');
@@ -122,7 +130,9 @@ describe('the domain is pure', () => {
       '10 domain/kinds/a.ts:10: process',
       '11 domain/kinds/a.ts:11: setTimeout',
     ]);
-    expect(problems[0]?.message).toBe('domain/kinds/a.ts:1: Date.now in domain/kinds, which is pure: it takes the clock, randomness and the environment as parameters');
+    expect(problems[0]?.message).toBe(
+      'domain/kinds/a.ts:1: Date.now in domain/kinds, which is pure: it takes the clock, randomness and the environment as parameters',
+    );
   });
 
   it('lets the domain name a time it is given, and words that only look like globals', () => {

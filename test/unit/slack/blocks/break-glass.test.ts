@@ -4,7 +4,15 @@
 import { describe, expect, it } from 'vitest';
 import type { HomeView } from '../../../../src/app/views.js';
 import type { OperationRecord } from '../../../../src/domain/engines/operation.js';
-import { renderCard, renderExplain, renderIncidentDigest, renderOp, renderOps, renderThreadReply, stateNameCount } from '../../../../src/slack/blocks/index.js';
+import {
+  renderCard,
+  renderExplain,
+  renderIncidentDigest,
+  renderOp,
+  renderOps,
+  renderThreadReply,
+  stateNameCount,
+} from '../../../../src/slack/blocks/index.js';
 import { REVIEW_ACTION_ID } from '../../../../src/slack/blocks/break-glass.js';
 import { renderHome } from '../../../../src/slack/blocks/home.js';
 import { validateBlocks } from '@flink-chatops/sim/slack/blockkit-limits';
@@ -15,9 +23,22 @@ const SKIPPED = { rule: 'prod-needs-a-lead', approvals: 1, from: ['leads'] };
 const DENY = 'No production changes on Friday afternoons (rule friday-freeze)';
 
 /** A record in `state` that break-glass let through (its decision says what it skipped). */
-function breakGlass(state: 'QUEUED' | 'COMPLETED', reason = 'INC-7: consumer lag', skipped = [SKIPPED]): OperationRecord {
+function breakGlass(
+  state: 'QUEUED' | 'COMPLETED',
+  reason = 'INC-7: consumer lag',
+  skipped = [SKIPPED],
+): OperationRecord {
   const r = recordIn(state, { reason, intent: { breakGlass: true } });
-  return { ...r, decision: { outcome: 'allow', checks: r.decision?.checks ?? [], requirements: [], environment: 'production', breakGlass: { skippedRequirements: skipped, skippedDenies: [DENY] } } };
+  return {
+    ...r,
+    decision: {
+      outcome: 'allow',
+      checks: r.decision?.checks ?? [],
+      requirements: [],
+      environment: 'production',
+      breakGlass: { skippedRequirements: skipped, skippedDenies: [DENY] },
+    },
+  };
 }
 
 describe('the card of a break-glass operation', () => {
@@ -47,9 +68,18 @@ describe('the card of a break-glass operation', () => {
   });
 
   it('stays within Slack limits with a 10 kB reason and 100 skipped rules', () => {
-    const many = Array.from({ length: 100 }, (_, i) => ({ rule: `rule-${i}-${'x'.repeat(60)}`, approvals: 2, from: ['leads', 'sre'] }));
+    const many = Array.from({ length: 100 }, (_, i) => ({
+      rule: `rule-${i}-${'x'.repeat(60)}`,
+      approvals: 2,
+      from: ['leads', 'sre'],
+    }));
     const record = breakGlass('COMPLETED', '<b>'.repeat(3500), many);
-    for (const message of [renderCard(record, CTX), renderOp(record, CTX), renderIncidentDigest(record, 'start', CTX), renderIncidentDigest(record, 'end', CTX)]) {
+    for (const message of [
+      renderCard(record, CTX),
+      renderOp(record, CTX),
+      renderIncidentDigest(record, 'start', CTX),
+      renderIncidentDigest(record, 'end', CTX),
+    ]) {
       expectValid(message);
       expect(message.text).toContain(record.id);
       expect(message.text).toContain('BREAK-GLASS');
@@ -102,8 +132,25 @@ describe('ops', () => {
 describe('App Home', () => {
   it('lists the break-glass reviews due with a Reviewed button each, and marks break-glass operations', () => {
     const done = breakGlass('COMPLETED');
-    const op = { id: done.id, kind: done.kind, target: done.target, state: done.state, requester: done.requester, createdAt: done.createdAt, updatedAt: done.updatedAt };
-    const view: HomeView = { user: LEAD, approvals: [], mine: [], reviews: [op], leases: [], freezes: [], latest: [{ ...op, breakGlass: true }], problems: [] };
+    const op = {
+      id: done.id,
+      kind: done.kind,
+      target: done.target,
+      state: done.state,
+      requester: done.requester,
+      createdAt: done.createdAt,
+      updatedAt: done.updatedAt,
+    };
+    const view: HomeView = {
+      user: LEAD,
+      approvals: [],
+      mine: [],
+      reviews: [op],
+      leases: [],
+      freezes: [],
+      latest: [{ ...op, breakGlass: true }],
+      problems: [],
+    };
     const home = renderHome(view, CTX);
     expect(validateBlocks(home.blocks, 'view')).toEqual({ ok: true });
     const json = JSON.stringify(home.blocks);

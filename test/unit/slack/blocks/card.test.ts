@@ -2,9 +2,25 @@
 // block id, what an awaiting and a terminal card show, and the caveats under the verdict.
 import { describe, expect, it } from 'vitest';
 import { OPERATION_STATES, type OperationState } from '../../../../src/domain/engines/operation.js';
-import { ACTION_IDS, approvalBlockId, digestPrefixFromBlockId, renderCard, stateNameCount } from '../../../../src/slack/blocks/index.js';
+import {
+  ACTION_IDS,
+  approvalBlockId,
+  digestPrefixFromBlockId,
+  renderCard,
+  stateNameCount,
+} from '../../../../src/slack/blocks/index.js';
 import { actionsOf, buttonsOf, expectValid, visibleText } from '../../../support/blocks.js';
-import { CTX, LEAD, OP_ID, recordIn, REQUESTER, step, T0, toState, FREEZE_RULE_REASON } from '../../../support/records.js';
+import {
+  CTX,
+  LEAD,
+  OP_ID,
+  recordIn,
+  REQUESTER,
+  step,
+  T0,
+  toState,
+  FREEZE_RULE_REASON,
+} from '../../../support/records.js';
 
 const cards = OPERATION_STATES.map((state) => [state, recordIn(state)] as const);
 
@@ -57,7 +73,11 @@ describe('buttons: only those that still make sense', () => {
 
   it('approve is primary, reject danger, cancel plain', () => {
     const styles = buttonsOf(renderCard(recordIn('AWAITING_APPROVAL'), CTX)).map((b) => [b.text.text, b.style]);
-    expect(styles).toEqual([['Approve', 'primary'], ['Reject', 'danger'], ['Cancel', undefined]]);
+    expect(styles).toEqual([
+      ['Approve', 'primary'],
+      ['Reject', 'danger'],
+      ['Cancel', undefined],
+    ]);
   });
 });
 
@@ -118,7 +138,10 @@ describe('what the awaiting card shows', () => {
   });
 
   it('user text is escaped; the mentions we write stay mentions', () => {
-    const evil = renderCard(recordIn('AWAITING_APPROVAL', { reason: '<!channel> & <https://evil.example|click> <@U0BOB>' }), CTX);
+    const evil = renderCard(
+      recordIn('AWAITING_APPROVAL', { reason: '<!channel> & <https://evil.example|click> <@U0BOB>' }),
+      CTX,
+    );
     expect(visibleText(evil)).toContain('&lt;!channel&gt; &amp; &lt;https://evil.example|click&gt; <@U0BOB>');
   });
 });
@@ -134,7 +157,9 @@ describe('terminal cards', () => {
     const record = recordIn('COMPLETED');
     const ev = record.evidence as { summary: string; verdict: { criteria: { name: string }[] } };
     const card = renderCard(record, CTX);
-    const evidence = card.blocks.map((b) => (b.text as { text?: string } | undefined)?.text ?? '').find((t) => t.startsWith('*Evidence*'));
+    const evidence = card.blocks
+      .map((b) => (b.text as { text?: string } | undefined)?.text ?? '')
+      .find((t) => t.startsWith('*Evidence*'));
     const n = ev.verdict.criteria.length;
     expect(evidence?.split('\n')).toEqual([`*Evidence* (${n} criteria; each in the thread)`, ev.summary]);
     expect(ev.summary).toMatch(new RegExp(`^${n} of ${n} criteria met; proof depth: `));
@@ -143,10 +168,25 @@ describe('terminal cards', () => {
 
   it('while verifying, the card counts the criteria met so far', () => {
     const submitted = recordIn('SUBMITTED');
-    const seen = step(submitted, [{ type: 'evidence', name: 'job-running', actor: 'worker', detail: { criteria: [
-      { name: 'job-running', met: true, observed: 'RUNNING', source: 'status.jobStatus.state', at: T0 },
-      { name: 'jobmanager-ready', met: true, observed: 'READY', source: 'status.jobManagerDeploymentStatus', at: T0 },
-    ] } }]);
+    const seen = step(submitted, [
+      {
+        type: 'evidence',
+        name: 'job-running',
+        actor: 'worker',
+        detail: {
+          criteria: [
+            { name: 'job-running', met: true, observed: 'RUNNING', source: 'status.jobStatus.state', at: T0 },
+            {
+              name: 'jobmanager-ready',
+              met: true,
+              observed: 'READY',
+              source: 'status.jobManagerDeploymentStatus',
+              at: T0,
+            },
+          ],
+        },
+      },
+    ]);
     const card = renderCard(seen, CTX);
     expect(visibleText(card)).toContain('2 criteria met so far');
     expect(stateNameCount(JSON.stringify(card))).toEqual({ SUBMITTED: 1 });
@@ -167,7 +207,12 @@ describe('terminal cards', () => {
   it('a card of a record re-planned back to approval shows the new diff and no stale approvals', () => {
     const queued = recordIn('QUEUED');
     const back = toState(queued, 'AWAITING_APPROVAL', 'worker', 'worker', undefined, {
-      plan: { ...queued.plan!, revision: 2, digest: 'cd'.repeat(32), diff: [{ path: 'spec.job.parallelism', before: 6, after: 8 }] },
+      plan: {
+        ...queued.plan!,
+        revision: 2,
+        digest: 'cd'.repeat(32),
+        diff: [{ path: 'spec.job.parallelism', before: 6, after: 8 }],
+      },
       expiresAt: T0 + 3_600_000,
     });
     const card = renderCard(back, CTX);
@@ -193,7 +238,9 @@ describe('caveats under the verdict (what changes the meaning of COMPLETED)', ()
 
   it('stands right under the state, one line each, escaped', () => {
     const card = renderCard(withCaveats([...CAVEATS, 'a <b> & c']), CTX);
-    const at = card.blocks.findIndex((b) => (b.text as { text?: string } | undefined)?.text?.startsWith('*State: COMPLETED*'));
+    const at = card.blocks.findIndex((b) =>
+      (b.text as { text?: string } | undefined)?.text?.startsWith('*State: COMPLETED*'),
+    );
     expect(card.blocks[at + 1]).toEqual({
       type: 'section',
       text: {
@@ -208,7 +255,9 @@ describe('caveats under the verdict (what changes the meaning of COMPLETED)', ()
   it('keeps within limits: five caveats of at most 300 characters, the rest counted', () => {
     const long = 'x'.repeat(400);
     const card = renderCard(withCaveats([long, 'b', 'c', 'd', 'e', 'f', 'g']), CTX);
-    const text = card.blocks.map((b) => (b.text as { text?: string } | undefined)?.text ?? '').find((t) => t.startsWith('*What this means*'))!;
+    const text = card.blocks
+      .map((b) => (b.text as { text?: string } | undefined)?.text ?? '')
+      .find((t) => t.startsWith('*What this means*'))!;
     const lines = text.split('\n');
     expect(lines).toHaveLength(7);
     expect(lines[1]).toBe(`:warning: ${'x'.repeat(300)} …and 100 more characters`);

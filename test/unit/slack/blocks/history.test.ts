@@ -13,13 +13,30 @@ import { expectValid, visibleText } from '../../../support/blocks.js';
 const T: Target = { kind: 'FlinkDeployment', namespace: 'prod', name: 'orders' };
 const CTX = { now: Date.parse('2026-11-25T10:00:00Z'), command: '/flink' };
 
-function snap(name: string, o: { ns?: string; kind?: string; ref?: string; state?: string; path?: string; result?: string; created?: string; type?: string }) {
+function snap(
+  name: string,
+  o: {
+    ns?: string;
+    kind?: string;
+    ref?: string;
+    state?: string;
+    path?: string;
+    result?: string;
+    created?: string;
+    type?: string;
+  },
+) {
   return {
     metadata: {
       name,
       namespace: o.ns ?? 'prod',
       creationTimestamp: o.created ?? '2026-11-25T08:00:00Z',
-      labels: { 'job-reference.kind': o.kind ?? 'FlinkDeployment', 'job-reference.name': o.ref ?? 'orders', 'snapshot.type': o.type ?? 'SAVEPOINT', 'snapshot.trigger-type': 'MANUAL' },
+      labels: {
+        'job-reference.kind': o.kind ?? 'FlinkDeployment',
+        'job-reference.name': o.ref ?? 'orders',
+        'snapshot.type': o.type ?? 'SAVEPOINT',
+        'snapshot.trigger-type': 'MANUAL',
+      },
     },
     status: { state: o.state ?? 'COMPLETED', path: o.path, ...(o.result ? { resultTimestamp: o.result } : {}) },
   };
@@ -40,12 +57,17 @@ describe('snapshotHistory', () => {
     expect(h.snapshots.map((s) => s.name)).toEqual(['b', 'c', 'a']);
     expect(h.snapshots[0]).toMatchObject({ timeSource: 'created', state: 'IN_PROGRESS' });
     expect(h.recorded).toBe('s3://b/upgrade-1');
-    expect(snapshotHistory(T, snapshots, resource, 2)).toMatchObject({ total: 3, snapshots: [{ name: 'b' }, { name: 'c' }] });
+    expect(snapshotHistory(T, snapshots, resource, 2)).toMatchObject({
+      total: 3,
+      snapshots: [{ name: 'b' }, { name: 'c' }],
+    });
   });
 
   it('restore commands only for paths the parser accepts; never for the last-state placeholder', () => {
     expect(restoreCommand(T, 's3://b/sp-1')).toBe('restore prod/orders --from s3://b/sp-1');
-    expect(restoreCommand({ ...T, kind: 'FlinkSessionJob' }, 's3://b/sp-1')).toBe('restore sessionjob:prod/orders --from s3://b/sp-1');
+    expect(restoreCommand({ ...T, kind: 'FlinkSessionJob' }, 's3://b/sp-1')).toBe(
+      'restore sessionjob:prod/orders --from s3://b/sp-1',
+    );
     expect(restoreCommand(T, 'KUBERNETES_OPERATOR_LAST_STATE')).toBeUndefined();
     expect(restoreCommand(T, 's3://b/with space')).toBeUndefined();
   });
@@ -56,8 +78,26 @@ describe('renderSavepoints', () => {
     target: T,
     recorded: { path: 's3://b/upgrade-1', restore: 'restore prod/orders --from s3://b/upgrade-1' },
     snapshots: [
-      { name: 'c', type: 'savepoint', state: 'COMPLETED', path: 's3://b/c', at: CTX.now - 60_000, timeSource: 'result', failures: 0, triggerType: 'MANUAL', restore: 'restore prod/orders --from s3://b/c' },
-      { name: 'f', type: 'savepoint', state: 'FAILED', at: CTX.now - 120_000, timeSource: 'result', failures: 3, error: '{"type":"x","message":"Savepoint timed out"}' },
+      {
+        name: 'c',
+        type: 'savepoint',
+        state: 'COMPLETED',
+        path: 's3://b/c',
+        at: CTX.now - 60_000,
+        timeSource: 'result',
+        failures: 0,
+        triggerType: 'MANUAL',
+        restore: 'restore prod/orders --from s3://b/c',
+      },
+      {
+        name: 'f',
+        type: 'savepoint',
+        state: 'FAILED',
+        at: CTX.now - 120_000,
+        timeSource: 'result',
+        failures: 3,
+        error: '{"type":"x","message":"Savepoint timed out"}',
+      },
     ],
     total: 2,
     limit: 10,
@@ -76,7 +116,11 @@ describe('renderSavepoints', () => {
   });
 
   it('100 snapshots with long paths stay within Slack limits', () => {
-    const many = Array.from({ length: 100 }, (_, i) => ({ ...view.snapshots[0]!, name: `s${i}`, path: `s3://b/${'p'.repeat(900)}${i}` }));
+    const many = Array.from({ length: 100 }, (_, i) => ({
+      ...view.snapshots[0]!,
+      name: `s${i}`,
+      path: `s3://b/${'p'.repeat(900)}${i}`,
+    }));
     const m = renderSavepoints({ ...view, snapshots: many, total: 140, limit: 100 }, CTX);
     expectValid(m);
     expect(visibleText(m)).toMatch(/…and \d+ more/);
@@ -84,9 +128,17 @@ describe('renderSavepoints', () => {
 });
 
 describe('jobExceptions and renderExceptions', () => {
-  const event = (n: number, at: string, o: { reason?: string; type?: string; message?: string; name?: string; count?: number } = {}) => ({
+  const event = (
+    n: number,
+    at: string,
+    o: { reason?: string; type?: string; message?: string; name?: string; count?: number } = {},
+  ) => ({
     metadata: { name: `e${n}`, annotations: { 'exception-timestamp': at, 'task-name': `Map (${n}/4)` } },
-    involvedObject: { kind: o.name === undefined ? 'FlinkDeployment' : 'FlinkSessionJob', name: 'orders', namespace: 'prod' },
+    involvedObject: {
+      kind: o.name === undefined ? 'FlinkDeployment' : 'FlinkSessionJob',
+      name: 'orders',
+      namespace: 'prod',
+    },
     type: o.type ?? 'Warning',
     reason: o.reason ?? 'JobException',
     message: o.message ?? `java.lang.RuntimeException: failure ${n}\n\tat a.b(C.java:1)\n\tat d.e(F.java:2)`,
@@ -100,12 +152,27 @@ describe('jobExceptions and renderExceptions', () => {
       event(3, '2026-11-25T09:40:00Z', { count: 2 }),
       event(2, '2026-11-25T09:20:00Z'),
       event(9, '2026-11-25T09:50:00Z', { name: 'session-job-of-the-same-name' }),
-      event(4, '2026-11-25T09:45:00Z', { type: 'Normal', reason: 'JobStatusChanged', message: 'Job status changed from RUNNING to FAILED' }),
+      event(4, '2026-11-25T09:45:00Z', {
+        type: 'Normal',
+        reason: 'JobStatusChanged',
+        message: 'Job status changed from RUNNING to FAILED',
+      }),
     ];
-    const resource = { status: { error: '{"type":"org.apache.flink.runtime.JobException","message":"Recovery is suppressed"}' } };
+    const resource = {
+      status: { error: '{"type":"org.apache.flink.runtime.JobException","message":"Recovery is suppressed"}' },
+    };
     const found = jobExceptions(T, resource, events, 10);
-    expect(found.exceptions.map((e) => e.headline)).toEqual(['java.lang.RuntimeException: failure 3', 'java.lang.RuntimeException: failure 2', 'java.lang.RuntimeException: failure 1']);
-    expect(found).toMatchObject({ total: 3, failovers: 4, error: 'Recovery is suppressed', restarts: [{ message: 'Job status changed from RUNNING to FAILED' }] });
+    expect(found.exceptions.map((e) => e.headline)).toEqual([
+      'java.lang.RuntimeException: failure 3',
+      'java.lang.RuntimeException: failure 2',
+      'java.lang.RuntimeException: failure 1',
+    ]);
+    expect(found).toMatchObject({
+      total: 3,
+      failovers: 4,
+      error: 'Recovery is suppressed',
+      restarts: [{ message: 'Job status changed from RUNNING to FAILED' }],
+    });
     expect(found.exceptions[0]?.task).toBe('Map (3/4)');
   });
 
@@ -113,11 +180,21 @@ describe('jobExceptions and renderExceptions', () => {
     const huge = 'x'.repeat(6000);
     const view: ExceptionsView = {
       target: T,
-      exceptions: Array.from({ length: 100 }, (_, i) => ({ at: CTX.now - i * 1000, task: `Task ${'t'.repeat(200)} ${i}`, headline: `java.lang.OutOfMemoryError: ${huge}`, message: `${huge}\n${'\tat x\n'.repeat(500)}`, count: 1 })),
+      exceptions: Array.from({ length: 100 }, (_, i) => ({
+        at: CTX.now - i * 1000,
+        task: `Task ${'t'.repeat(200)} ${i}`,
+        headline: `java.lang.OutOfMemoryError: ${huge}`,
+        message: `${huge}\n${'\tat x\n'.repeat(500)}`,
+        count: 1,
+      })),
       total: 250,
       limit: 100,
       failovers: 250,
-      restarts: Array.from({ length: 30 }, (_, i) => ({ at: CTX.now - i, message: 'Job status changed from RUNNING to RESTARTING', count: 1 })),
+      restarts: Array.from({ length: 30 }, (_, i) => ({
+        at: CTX.now - i,
+        message: 'Job status changed from RUNNING to RESTARTING',
+        count: 1,
+      })),
       error: huge,
       jobState: 'RESTARTING',
       notes: ["Flink's REST API is not reachable from the bot"],

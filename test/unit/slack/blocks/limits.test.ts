@@ -19,15 +19,50 @@ const lines = (n: number, width = 20) => Array.from({ length: n }, (_, i) => `li
 
 describe('enforceLimits on raw blocks', () => {
   const section = (text: string) => ({ type: 'section', text: { type: 'mrkdwn', text } });
-  const button = (i: number, label = `b${i}`) => ({ type: 'button', text: { type: 'plain_text', text: label }, action_id: `a${i}`, value: 'op-abc123' });
+  const button = (i: number, label = `b${i}`) => ({
+    type: 'button',
+    text: { type: 'plain_text', text: label },
+    action_id: `a${i}`,
+    value: 'op-abc123',
+  });
   const cases: [string, Record<string, unknown>[], boolean][] = [
     ['60 blocks', Array.from({ length: 60 }, (_, i) => section(`block ${i}`)), true],
     ['a 5000-character section', [section(lines(250).join('\n'))], true],
-    ['12 fields of 2500 characters', [{ type: 'section', fields: Array.from({ length: 12 }, () => ({ type: 'mrkdwn', text: lines(120).join('\n') })) }], true],
+    [
+      '12 fields of 2500 characters',
+      [
+        {
+          type: 'section',
+          fields: Array.from({ length: 12 }, () => ({ type: 'mrkdwn', text: lines(120).join('\n') })),
+        },
+      ],
+      true,
+    ],
     ['a 200-character header', [{ type: 'header', text: { type: 'plain_text', text: 'h'.repeat(200) } }], false],
-    ['15 context elements', [{ type: 'context', elements: Array.from({ length: 15 }, (_, i) => ({ type: 'mrkdwn', text: `c${i}` })) }], true],
-    ['30 buttons with long labels and ids', [{ type: 'actions', block_id: 'b'.repeat(300), elements: Array.from({ length: 30 }, (_, i) => ({ ...button(i, 'L'.repeat(100)), action_id: `${i}`.padEnd(300, 'x') })) }], false],
-    ['20 sections of 2900 characters (beyond the total)', Array.from({ length: 20 }, () => section(lines(140).join('\n'))), true],
+    [
+      '15 context elements',
+      [{ type: 'context', elements: Array.from({ length: 15 }, (_, i) => ({ type: 'mrkdwn', text: `c${i}` })) }],
+      true,
+    ],
+    [
+      '30 buttons with long labels and ids',
+      [
+        {
+          type: 'actions',
+          block_id: 'b'.repeat(300),
+          elements: Array.from({ length: 30 }, (_, i) => ({
+            ...button(i, 'L'.repeat(100)),
+            action_id: `${i}`.padEnd(300, 'x'),
+          })),
+        },
+      ],
+      false,
+    ],
+    [
+      '20 sections of 2900 characters (beyond the total)',
+      Array.from({ length: 20 }, () => section(lines(140).join('\n'))),
+      true,
+    ],
   ];
   it.each(cases)('%s → valid; "…and N more": %s', (_, blocks, counted) => {
     const before = JSON.stringify(blocks);
@@ -38,7 +73,10 @@ describe('enforceLimits on raw blocks', () => {
   });
 
   it('keeps the actions block when blocks must go', () => {
-    const blocks = [...Array.from({ length: 60 }, (_, i) => section(`block ${i}`)), { type: 'actions', elements: [button(1)] }];
+    const blocks = [
+      ...Array.from({ length: 60 }, (_, i) => section(`block ${i}`)),
+      { type: 'actions', elements: [button(1)] },
+    ];
     const message = enforceLimits({ text: 'x', blocks });
     expect(message.blocks.length).toBeLessThanOrEqual(SLACK_LIMITS.blocks);
     expect(actionsOf(message)).toHaveLength(1);
@@ -47,7 +85,10 @@ describe('enforceLimits on raw blocks', () => {
   });
 
   it('keeps the total under the budget and counts as Slack does', () => {
-    const message = enforceLimits({ text: 'x', blocks: Array.from({ length: 20 }, () => section(lines(140).join('\n'))) });
+    const message = enforceLimits({
+      text: 'x',
+      blocks: Array.from({ length: 20 }, () => section(lines(140).join('\n'))),
+    });
     expect(charCount(message.blocks)).toBeLessThanOrEqual(12_000);
   });
 });
@@ -73,7 +114,13 @@ describe('a record far beyond every limit: 200 diff lines, 100 checks, a 10 kB r
 
   it('an evidence reply with 300 criteria is cut with "…and N more"', () => {
     const base = oversizedRecord('SUBMITTED');
-    const criteria = Array.from({ length: 300 }, (_, i) => ({ name: `criterion-${i}`, met: true, observed: 'x'.repeat(60), source: 'status.somewhere.deep', at: CTX.now }));
+    const criteria = Array.from({ length: 300 }, (_, i) => ({
+      name: `criterion-${i}`,
+      met: true,
+      observed: 'x'.repeat(60),
+      source: 'status.somewhere.deep',
+      at: CTX.now,
+    }));
     const r = step(base, [{ type: 'evidence', name: 'criterion-0', actor: 'worker', detail: { criteria } }]);
     const reply = renderThreadReply(r, r.history[r.history.length - 1]!, CTX);
     expect(reply).toBeDefined();

@@ -76,7 +76,13 @@ const status: StatusView = {
   lastSavepoint: { location: 's3://flink/savepoints/orders-enricher/savepoint-1a2b', at: CTX.now - 3_600_000 },
   lease: { opId: 'op-run001', since: CTX.now - 90_000 },
   freeze: { by: 'U0BOB', reason: 'incident <42>', at: CTX.now - 7_200_000 },
-  lastOperation: { id: 'op-run001', kind: 'scale', state: 'SUBMITTED', requester: REQUESTER, updatedAt: CTX.now - 60_000 },
+  lastOperation: {
+    id: 'op-run001',
+    kind: 'scale',
+    state: 'SUBMITTED',
+    requester: REQUESTER,
+    updatedAt: CTX.now - 60_000,
+  },
   error: 'Job failed <details>',
 };
 
@@ -119,7 +125,9 @@ describe('list', () => {
       { target: DEP, lifecycleState: 'STABLE', jobState: 'RUNNING', frozen: true },
       { target: sj, lifecycleState: 'STABLE', jobState: 'RUNNING' },
     ],
-    problems: [{ namespace: 'streaming-dev', message: 'the bot has no access to namespace streaming-dev (add a RoleBinding)' }],
+    problems: [
+      { namespace: 'streaming-dev', message: 'the bot has no access to namespace streaming-dev (add a RoleBinding)' },
+    ],
   };
 
   it('groups by namespace, marks session jobs and freezes, and reports namespaces it could not read', () => {
@@ -127,13 +135,20 @@ describe('list', () => {
     expectValid(m);
     expect(m.text).toBe('2 Flink resources in 2 namespaces');
     const text = visibleText(m);
-    expect(text).toContain('*streaming-prod*\n• `streaming-prod/orders-enricher` — lifecycle STABLE · job RUNNING · :lock: frozen\n• `sessionjob:streaming-prod/clicks` (session job) — lifecycle STABLE · job RUNNING');
-    expect(text).toContain('*streaming-dev*\n:warning: the bot has no access to namespace streaming-dev (add a RoleBinding)');
+    expect(text).toContain(
+      '*streaming-prod*\n• `streaming-prod/orders-enricher` — lifecycle STABLE · job RUNNING · :lock: frozen\n• `sessionjob:streaming-prod/clicks` (session job) — lifecycle STABLE · job RUNNING',
+    );
+    expect(text).toContain(
+      '*streaming-dev*\n:warning: the bot has no access to namespace streaming-dev (add a RoleBinding)',
+    );
   });
 
   it('a thousand resources in 80 namespaces stay within the limits, saying how many more', () => {
     const namespaces = Array.from({ length: 80 }, (_, i) => `ns-${i}`);
-    const items = Array.from({ length: 1000 }, (_, i) => ({ target: { ...DEP, namespace: `ns-${i % 80}`, name: `job-${i}` }, lifecycleState: 'STABLE' }));
+    const items = Array.from({ length: 1000 }, (_, i) => ({
+      target: { ...DEP, namespace: `ns-${i % 80}`, name: `job-${i}` },
+      lifecycleState: 'STABLE',
+    }));
     const m = renderList({ namespaces, items, problems: [] }, CTX);
     expectValid(m);
     expect(visibleText(m)).toMatch(/…and \d+ more/);
@@ -146,8 +161,12 @@ describe('ops and op', () => {
     const newer = recordIn('AWAITING_APPROVAL');
     const m = renderOps([older, newer], { ...CTX, target: DEP });
     expectValid(m);
-    const lines = visibleText(m).split('\n').filter((l) => l.startsWith('• '));
-    expect(lines[0]).toMatch(/^• `op-abc123` · scale `streaming-prod\/orders-enricher` · \*AWAITING_APPROVAL\* · <@U0ALICE> · <!date\^/);
+    const lines = visibleText(m)
+      .split('\n')
+      .filter((l) => l.startsWith('• '));
+    expect(lines[0]).toMatch(
+      /^• `op-abc123` · scale `streaming-prod\/orders-enricher` · \*AWAITING_APPROVAL\* · <@U0ALICE> · <!date\^/,
+    );
     expect(lines[1]).toMatch(/^• `op-old001` .* \*COMPLETED\* /);
     expect(visibleText(m)).toContain('Recent operations on streaming-prod/orders-enricher');
     expect(visibleText(renderOps([], CTX))).toContain('_No operations yet._');
@@ -164,7 +183,10 @@ describe('ops and op', () => {
     expect(text).toContain('*pass* `not-frozen`: not frozen');
     expect(text).toContain(`<@${LEAD}> approved`);
     expect(text).toContain(`*History* (${r.history.length} entries)`);
-    for (const e of r.history) expect(text).toMatch(new RegExp(`#${e.seq} · <!date\\^${Math.floor(e.at / 1000)}\\^[^>]*> · (<@${e.actor}>|_${e.actor}_) · `));
+    for (const e of r.history)
+      expect(text).toMatch(
+        new RegExp(`#${e.seq} · <!date\\^${Math.floor(e.at / 1000)}\\^[^>]*> · (<@${e.actor}>|_${e.actor}_) · `),
+      );
     expect(text).toContain('#9 · ');
     expect(text).toMatch(/→ \*COMPLETED\* \(from SUBMITTED\)/);
     expect(text).toMatch(/:white_check_mark: `job-running`: RUNNING \(status\.jobStatus\.state, <!date/);
@@ -175,9 +197,24 @@ describe('explain', () => {
   const r = recordIn('AWAITING_APPROVAL');
   const view = { intent: r.intent, target: r.target, environment: 'production', plan: r.plan!, decision: r.decision! };
   it.each([
-    ['needs-approval', view, 'would need approval', '*Would need approval*\n• `prod-needs-a-lead`: 1 approval from *leads*'],
-    ['allow', { ...view, decision: { outcome: 'allow' as const, checks: r.decision!.checks, requirements: [] as [] } }, 'would run without approval', '*Would run without approval*'],
-    ['deny', { ...view, decision: recordIn('DENIED').decision! }, 'would be denied', '*Would be denied by policy*\n• No production changes on Friday afternoons (rule friday-freeze)'],
+    [
+      'needs-approval',
+      view,
+      'would need approval',
+      '*Would need approval*\n• `prod-needs-a-lead`: 1 approval from *leads*',
+    ],
+    [
+      'allow',
+      { ...view, decision: { outcome: 'allow' as const, checks: r.decision!.checks, requirements: [] as [] } },
+      'would run without approval',
+      '*Would run without approval*',
+    ],
+    [
+      'deny',
+      { ...view, decision: recordIn('DENIED').decision! },
+      'would be denied',
+      '*Would be denied by policy*\n• No production changes on Friday afternoons (rule friday-freeze)',
+    ],
   ])('%s', (_, v, summary, section) => {
     const m = renderExplain(v, CTX);
     expectValid(m);
@@ -192,17 +229,33 @@ describe('explain', () => {
 describe('locks', () => {
   const view: LocksView = {
     leases: [{ target: 'streaming-prod/orders-enricher', opId: 'op-run001', since: CTX.now - 125_000 }],
-    freezes: [{ target: 'streaming-prod/payments', by: 'U0BOB', reason: 'incident & rollback', at: CTX.now - 3_600_000 }],
-    audit: [{ what: 'lock', target: 'streaming-prod/payments', by: 'U0BOB', reason: 'incident & rollback', at: CTX.now - 3_600_000 }],
+    freezes: [
+      { target: 'streaming-prod/payments', by: 'U0BOB', reason: 'incident & rollback', at: CTX.now - 3_600_000 },
+    ],
+    audit: [
+      {
+        what: 'lock',
+        target: 'streaming-prod/payments',
+        by: 'U0BOB',
+        reason: 'incident & rollback',
+        at: CTX.now - 3_600_000,
+      },
+    ],
   };
   it('leases, freezes and audit with holders and ages', () => {
     const m = renderLocks(view, CTX);
     expectValid(m);
     expect(m.text).toBe('1 lease, 1 freeze');
     const text = visibleText(m);
-    expect(text).toContain('*Execution leases*\n• `streaming-prod/orders-enricher` held by `op-run001` for 2m (since <!date^');
-    expect(text).toContain('*Freezes*\n• `streaming-prod/payments` :lock: frozen by <@U0BOB> 1h ago: incident &amp; rollback');
-    expect(text).toMatch(/\*Audit\*\n• <!date\^\d+\^[^>]*> <@U0BOB> lock `streaming-prod\/payments`: incident &amp; rollback/);
+    expect(text).toContain(
+      '*Execution leases*\n• `streaming-prod/orders-enricher` held by `op-run001` for 2m (since <!date^',
+    );
+    expect(text).toContain(
+      '*Freezes*\n• `streaming-prod/payments` :lock: frozen by <@U0BOB> 1h ago: incident &amp; rollback',
+    );
+    expect(text).toMatch(
+      /\*Audit\*\n• <!date\^\d+\^[^>]*> <@U0BOB> lock `streaming-prod\/payments`: incident &amp; rollback/,
+    );
   });
   it('empty sections say so', () => {
     const text = visibleText(renderLocks({ leases: [], freezes: [], audit: [] }, CTX));
@@ -226,7 +279,10 @@ describe('help, refusals and notices', () => {
   });
 
   it('a refusal says what was wrong and how to write it', () => {
-    const m = renderRefusal('unknown verb "scael". Did you mean `scale`?', { ...CTX, usage: usageLine('scale', '/flink') });
+    const m = renderRefusal('unknown verb "scael". Did you mean `scale`?', {
+      ...CTX,
+      usage: usageLine('scale', '/flink'),
+    });
     expectValid(m);
     expect(visibleText(m)).toContain(':no_entry_sign: unknown verb "scael". Did you mean `scale`?');
     expect(visibleText(m)).toContain('Usage: `/flink scale &lt;target&gt; &lt;parallelism&gt;');

@@ -14,16 +14,27 @@ const at = (iso: string) => Date.parse(iso);
 describe('runsLine', () => {
   const now = at('2026-12-01T10:00:00Z');
   it('says the time in its zone, with the date when it is not today there', () => {
-    expect(runsLine({ runAt: at('2026-12-01T12:00:00Z'), zone: 'Europe/Berlin' }, now)).toBe('runs at 13:00 Europe/Berlin');
-    expect(runsLine({ runAt: at('2026-12-02T01:00:00Z'), zone: 'Europe/Berlin' }, now)).toBe('runs at Wed 2 Dec 2026 02:00 Europe/Berlin');
+    expect(runsLine({ runAt: at('2026-12-01T12:00:00Z'), zone: 'Europe/Berlin' }, now)).toBe(
+      'runs at 13:00 Europe/Berlin',
+    );
+    expect(runsLine({ runAt: at('2026-12-02T01:00:00Z'), zone: 'Europe/Berlin' }, now)).toBe(
+      'runs at Wed 2 Dec 2026 02:00 Europe/Berlin',
+    );
     // 23:30 UTC on the 1st is already the 2nd in Berlin, but still today in New York.
     expect(zonedTime(at('2026-12-01T23:30:00Z'), 'America/New_York', now)).toBe('18:30 America/New_York');
   });
 
   it('names the window and its next opening, or that it is open until its close', () => {
-    const window = { runAt: at('2026-12-02T01:00:00Z'), zone: 'Europe/Berlin', window: 'nightly', closesAt: at('2026-12-02T03:01:00Z') };
+    const window = {
+      runAt: at('2026-12-02T01:00:00Z'),
+      zone: 'Europe/Berlin',
+      window: 'nightly',
+      closesAt: at('2026-12-02T03:01:00Z'),
+    };
     expect(runsLine(window, now)).toBe('runs in window nightly (next opening Wed 2 Dec 2026 02:00 Europe/Berlin)');
-    expect(runsLine(window, at('2026-12-02T01:30:00Z'))).toBe('runs in window nightly (open now, until 04:01 Europe/Berlin)');
+    expect(runsLine(window, at('2026-12-02T01:30:00Z'))).toBe(
+      'runs in window nightly (open now, until 04:01 Europe/Berlin)',
+    );
   });
 });
 
@@ -40,10 +51,26 @@ describe('a SCHEDULED operation', () => {
 
   it('thread: a reply when it is scheduled, when it is moved to the next opening, and when its time comes', () => {
     const scheduledReply = renderThreadReply(record, record.history.at(-1)!, CTX);
-    expect(scheduledReply && visibleText(scheduledReply)).toMatch(/:calendar: \*SCHEDULED\*: runs in window nightly \(next opening .+\)\. It holds no lease/);
-    const moved = step(record, [{ type: 'note', name: RESCHEDULED, actor: 'worker', detail: { reason: 'window nightly closed before it could start; moved to its next opening', runAt: record.schedule!.runAt + 86_400_000, zone: 'Europe/Berlin', window: 'nightly' } }]);
+    expect(scheduledReply && visibleText(scheduledReply)).toMatch(
+      /:calendar: \*SCHEDULED\*: runs in window nightly \(next opening .+\)\. It holds no lease/,
+    );
+    const moved = step(record, [
+      {
+        type: 'note',
+        name: RESCHEDULED,
+        actor: 'worker',
+        detail: {
+          reason: 'window nightly closed before it could start; moved to its next opening',
+          runAt: record.schedule!.runAt + 86_400_000,
+          zone: 'Europe/Berlin',
+          window: 'nightly',
+        },
+      },
+    ]);
     const movedReply = renderThreadReply(moved, moved.history.at(-1)!, CTX);
-    expect(movedReply && visibleText(movedReply)).toMatch(/^:calendar: Re-scheduled: runs in window nightly \(next opening .+\) \(window nightly closed before it could start; moved to its next opening\)/);
+    expect(movedReply && visibleText(movedReply)).toMatch(
+      /^:calendar: Re-scheduled: runs in window nightly \(next opening .+\) \(window nightly closed before it could start; moved to its next opening\)/,
+    );
     const queued = step(record, [{ type: 'state', name: 'QUEUED', actor: 'worker', role: 'worker' }]);
     const queuedReply = renderThreadReply(queued, queued.history.at(-1)!, CTX);
     expect(queuedReply?.text).toContain(`${record.id}: Its scheduled time came`);
@@ -51,9 +78,23 @@ describe('a SCHEDULED operation', () => {
 
   it('Home: their scheduled operation with when it runs', () => {
     const { id, kind, target, state, requester, createdAt, updatedAt } = record;
-    const mine = { id, kind, target, state, requester, createdAt, updatedAt, schedule: { runAt: CTX.now + 3_600_000, zone: 'UTC' } };
-    const home = renderHome({ user: requester, approvals: [], mine: [mine], leases: [], freezes: [], latest: [], problems: [] }, CTX);
-    expect(JSON.stringify(home.blocks)).toMatch(/Your operations in flight and scheduled.*\*SCHEDULED\*.* · runs at \d\d:\d\d UTC/);
+    const mine = {
+      id,
+      kind,
+      target,
+      state,
+      requester,
+      createdAt,
+      updatedAt,
+      schedule: { runAt: CTX.now + 3_600_000, zone: 'UTC' },
+    };
+    const home = renderHome(
+      { user: requester, approvals: [], mine: [mine], leases: [], freezes: [], latest: [], problems: [] },
+      CTX,
+    );
+    expect(JSON.stringify(home.blocks)).toMatch(
+      /Your operations in flight and scheduled.*\*SCHEDULED\*.* · runs at \d\d:\d\d UTC/,
+    );
   });
 
   it('op: a Schedule line', () => {

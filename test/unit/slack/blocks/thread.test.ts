@@ -20,7 +20,18 @@ const replyTo = (r: OperationRecord, e: HistoryEntry = last(r)) => {
 };
 
 describe('which entries get a reply', () => {
-  const wantedStates = ['SCHEDULED', 'SUBMITTED', 'COMPLETED', 'FAILED', 'TIMED_OUT', 'ABORTED', 'REJECTED', 'EXPIRED', 'CANCELLED', 'DENIED'];
+  const wantedStates = [
+    'SCHEDULED',
+    'SUBMITTED',
+    'COMPLETED',
+    'FAILED',
+    'TIMED_OUT',
+    'ABORTED',
+    'REJECTED',
+    'EXPIRED',
+    'CANCELLED',
+    'DENIED',
+  ];
   it.each(OPERATION_STATES)('state %s', (state) => {
     const entry = last(recordIn(state));
     expect(threadReplyWanted(entry)).toBe(wantedStates.includes(state));
@@ -42,7 +53,9 @@ describe('which entries get a reply', () => {
   it('back to approval from the queue is a re-plan the thread shows; the first request is not', () => {
     const back = toState(recordIn('QUEUED'), 'AWAITING_APPROVAL', 'worker', 'worker');
     expect(threadReplyWanted(last(back))).toBe(true);
-    expect(replyTo(back)).toMatch(/Re-planned.*\n`spec\.job\.parallelism: 4 → 8`\nIt needs approval again: earlier approvals no longer count \(needed: 1 approval from leads\)/);
+    expect(replyTo(back)).toMatch(
+      /Re-planned.*\n`spec\.job\.parallelism: 4 → 8`\nIt needs approval again: earlier approvals no longer count \(needed: 1 approval from leads\)/,
+    );
     expect(threadReplyWanted(last(recordIn('AWAITING_APPROVAL')))).toBe(false);
   });
 });
@@ -51,36 +64,56 @@ describe('milestone replies', () => {
   it('approval given: who, and how many are still needed', () => {
     const queued = recordIn('QUEUED');
     const approval = queued.history.find((e) => e.type === 'approval')!;
-    expect(replyTo(queued, approval)).toBe(`:thumbsup: Approved by <@${LEAD}> (counts for \`${RULE.rule}\`); every required approval is in`);
+    expect(replyTo(queued, approval)).toBe(
+      `:thumbsup: Approved by <@${LEAD}> (counts for \`${RULE.rule}\`); every required approval is in`,
+    );
 
     const awaiting = recordIn('AWAITING_APPROVAL');
-    const two = { ...awaiting, decision: { ...awaiting.decision!, requirements: [{ ...RULE, approvals: 2 }] } } as OperationRecord;
-    const voted = step(two, [{ type: 'approval', name: 'approved', actor: LEAD, detail: { countsFor: [RULE.rule] } }], { approvals: [approvalOf(two)] });
+    const two = {
+      ...awaiting,
+      decision: { ...awaiting.decision!, requirements: [{ ...RULE, approvals: 2 }] },
+    } as OperationRecord;
+    const voted = step(two, [{ type: 'approval', name: 'approved', actor: LEAD, detail: { countsFor: [RULE.rule] } }], {
+      approvals: [approvalOf(two)],
+    });
     expect(replyTo(voted)).toContain('still needed: 1 approval from leads');
   });
 
   it('approval rejected names who and why', () => {
-    const r = step(recordIn('AWAITING_APPROVAL'), [{ type: 'approval', name: 'rejected', actor: LEAD, detail: { reason: 'not <today>' } }]);
+    const r = step(recordIn('AWAITING_APPROVAL'), [
+      { type: 'approval', name: 'rejected', actor: LEAD, detail: { reason: 'not <today>' } },
+    ]);
     expect(replyTo(r)).toBe(`:no_entry_sign: Rejected by <@${LEAD}>: not &lt;today&gt;`);
   });
 
   it('waiting behind another operation names it', () => {
     const r = recordIn('SUBMITTING');
-    expect(replyTo(r, r.history.find((e) => e.type === 'waiting'))).toContain('Waiting behind op-first1');
+    expect(
+      replyTo(
+        r,
+        r.history.find((e) => e.type === 'waiting'),
+      ),
+    ).toContain('Waiting behind op-first1');
   });
 
   it('re-planned after an earlier operation, with the new diff', () => {
-    const r = step(recordIn('QUEUED'), [{
-      type: 'replanned', name: 'replanned', actor: 'worker',
-      detail: { after: 'op-prev01', revision: 2, diff: [{ path: 'spec.job.parallelism', before: 6, after: 8 }] },
-    }]);
+    const r = step(recordIn('QUEUED'), [
+      {
+        type: 'replanned',
+        name: 'replanned',
+        actor: 'worker',
+        detail: { after: 'op-prev01', revision: 2, diff: [{ path: 'spec.job.parallelism', before: 6, after: 8 }] },
+      },
+    ]);
     expect(replyTo(r)).toBe(
       ':arrows_counterclockwise: Re-planned after op-prev01 (revision 2): the target was changed by earlier operations of this bot; the new diff:\n`spec.job.parallelism: 6 → 8`',
     );
   });
 
   it('submitted, with the generation', () => {
-    expect(replyTo(recordIn('SUBMITTED'))).toBe(':rocket: *SUBMITTED* by _worker_: the API accepted the change; generation 4. Watching the operator for evidence.');
+    expect(replyTo(recordIn('SUBMITTED'))).toBe(
+      ':rocket: *SUBMITTED* by _worker_: the API accepted the change; generation 4. Watching the operator for evidence.',
+    );
   });
 
   it('criteria met in one observation share one reply, each with observed value and source', () => {
@@ -109,19 +142,28 @@ describe('milestone replies', () => {
     const text = replyTo(r);
     expect(text).toMatch(/^:leftwards_arrow_with_hook: \*FAILED\*: the operator \*rolled back\* the change: /);
     expect(text).toContain('• status.lifecycleState: ROLLED_BACK');
-    const apiError = toState(recordIn('SUBMITTING'), 'FAILED', 'worker', 'worker', { reason: 'the API refused the patch: 422 spec.job.parallelism: Invalid value' });
+    const apiError = toState(recordIn('SUBMITTING'), 'FAILED', 'worker', 'worker', {
+      reason: 'the API refused the patch: 422 spec.job.parallelism: Invalid value',
+    });
     expect(replyTo(apiError)).toBe(':x: *FAILED*: the API refused the patch: 422 spec.job.parallelism: Invalid value');
   });
 
   it('TIMED_OUT with unmet criteria and blocking warnings', () => {
     const text = replyTo(recordIn('TIMED_OUT'));
-    expect(text).toContain('*Unmet criteria (last seen):*\n• `jobmanager-ready`: DEPLOYING (status.jobManagerDeploymentStatus)\n• `job-running`: RECONCILING (status.jobStatus.state)');
+    expect(text).toContain(
+      '*Unmet criteria (last seen):*\n• `jobmanager-ready`: DEPLOYING (status.jobManagerDeploymentStatus)\n• `job-running`: RECONCILING (status.jobStatus.state)',
+    );
     // The pull failure is transient (the operator may recover it): it blocks, with when it would turn FAILED.
-    expect(text).toMatch(/\*Blocking warnings:\*\n• blocked by ImagePullBackOff: Back-off pulling image; FAILED if it persists until \d\d:\d\d:\d\d UTC/);
+    expect(text).toMatch(
+      /\*Blocking warnings:\*\n• blocked by ImagePullBackOff: Back-off pulling image; FAILED if it persists until \d\d:\d\d:\d\d UTC/,
+    );
   });
 
   it.each([
-    ['ABORTED', ':no_entry: *ABORTED*: target changed since the plan; request again. Nothing was submitted by this operation.'],
+    [
+      'ABORTED',
+      ':no_entry: *ABORTED*: target changed since the plan; request again. Nothing was submitted by this operation.',
+    ],
     ['REJECTED', `:no_entry_sign: *REJECTED* by <@${LEAD}>: not during the sale`],
     ['CANCELLED', `:wastebasket: *CANCELLED* by <@${REQUESTER}>: requested by mistake`],
   ] as const)('%s with why', (state, expected) => {
@@ -129,15 +171,22 @@ describe('milestone replies', () => {
   });
 
   it('EXPIRED and DENIED with why', () => {
-    expect(replyTo(recordIn('EXPIRED'))).toMatch(/^:hourglass: \*EXPIRED\*: no decision before <!date\^\d+\^.*> \(still needed: 1 approval from leads\)\./);
-    expect(replyTo(recordIn('DENIED'))).toMatch(/^:no_entry: \*DENIED\* by policy:\n• No production changes on Friday afternoons \(rule friday-freeze\)\n• frozen by <@U0BOB>/);
+    expect(replyTo(recordIn('EXPIRED'))).toMatch(
+      /^:hourglass: \*EXPIRED\*: no decision before <!date\^\d+\^.*> \(still needed: 1 approval from leads\)\./,
+    );
+    expect(replyTo(recordIn('DENIED'))).toMatch(
+      /^:no_entry: \*DENIED\* by policy:\n• No production changes on Friday afternoons \(rule friday-freeze\)\n• frozen by <@U0BOB>/,
+    );
   });
 });
 
 describe('commands and notes', () => {
   const base = recordIn('AWAITING_APPROVAL');
   it.each([
-    [{ name: 'lock', actor: 'U0BOB', detail: { reason: 'incident 42' } }, 'Target frozen by <@U0BOB>: incident 42. New operations on it are refused by policy until it is unlocked.'],
+    [
+      { name: 'lock', actor: 'U0BOB', detail: { reason: 'incident 42' } },
+      'Target frozen by <@U0BOB>: incident 42. New operations on it are refused by policy until it is unlocked.',
+    ],
     [{ name: 'unlock', actor: 'U0BOB', detail: {} }, 'Target unfrozen by <@U0BOB>.'],
     [{ name: 'cancel', actor: REQUESTER, detail: {} }, `<@${REQUESTER}> asked to cancel this operation.`],
   ])('command %o', (entry, expected) => {
@@ -146,12 +195,16 @@ describe('commands and notes', () => {
   });
 
   it('stuck: re-enqueued 5 times; an operator should look', () => {
-    const r = step({ ...recordIn('QUEUED'), reenqueues: 5 }, [{ type: 'note', name: 'stuck', actor: 'sweep', detail: { reenqueues: 5 } }]);
+    const r = step({ ...recordIn('QUEUED'), reenqueues: 5 }, [
+      { type: 'note', name: 'stuck', actor: 'sweep', detail: { reenqueues: 5 } },
+    ]);
     expect(replyTo(r)).toBe(':warning: Stuck: re-enqueued 5 times; an operator should look.');
   });
 
   it('detail is never dumped: unknown fields stay out of the reply', () => {
-    const r = step(base, [{ type: 'note', name: 'hint', actor: 'worker', detail: { message: 'look at <this>', token: 'xoxb-secret' } }]);
+    const r = step(base, [
+      { type: 'note', name: 'hint', actor: 'worker', detail: { message: 'look at <this>', token: 'xoxb-secret' } },
+    ]);
     const text = replyTo(r);
     expect(text).toBe(':warning: hint: look at &lt;this&gt;');
     expect(text).not.toContain('xoxb');
@@ -160,7 +213,8 @@ describe('commands and notes', () => {
   it('every reply of every realistic history carries the operation id in its text', () => {
     for (const state of OPERATION_STATES) {
       const r = recordIn(state);
-      for (const e of r.history.filter(threadReplyWanted)) expect(renderThreadReply(r, e, CTX)?.text).toMatch(new RegExp(`^${OP_ID}: `));
+      for (const e of r.history.filter(threadReplyWanted))
+        expect(renderThreadReply(r, e, CTX)?.text).toMatch(new RegExp(`^${OP_ID}: `));
     }
   });
 });

@@ -18,7 +18,7 @@ describeDeliveryConformance('memory', async () => {
 });
 
 describe('MemoryDeliveryState', () => {
-  it('keeps an operation\'s marks for the retention after its last write, then forgets them all', async () => {
+  it("keeps an operation's marks for the retention after its last write, then forgets them all", async () => {
     let clock = 0;
     const state = new MemoryDeliveryState({ now: () => clock, retentionMs: 1_000 });
     await state.setMark('op-retain01', postField(2), { state: 'done', ts: '1.1' });

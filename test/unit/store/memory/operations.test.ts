@@ -22,7 +22,15 @@ describe('MemoryOperationStore', () => {
   it('lets a terminal record expire after the retention on its clock, an active one never', async () => {
     let clock = 1_000_000;
     const store = new MemoryOperationStore({ now: () => clock, retentionMs: 30 * DAY });
-    const fields = (id: string) => ({ id, kind: 'restart' as const, intent: { kind: 'restart' as const, target, incidentChannels: [] }, target, requester: 'U0REQ', channel: 'C0OPS', incidentChannels: [] });
+    const fields = (id: string) => ({
+      id,
+      kind: 'restart' as const,
+      intent: { kind: 'restart' as const, target, incidentChannels: [] },
+      target,
+      requester: 'U0REQ',
+      channel: 'C0OPS',
+      incidentChannels: [],
+    });
     await store.create(fields('op-expire1'), 'U0REQ');
     await store.create(fields('op-active1'), 'U0REQ');
     await store.transition('op-expire1', { from: ['ACCEPTED'], to: 'DENIED', actor: 'system', role: 'bot' });
@@ -31,6 +39,9 @@ describe('MemoryOperationStore', () => {
     clock += 1;
     expect(await store.get('op-expire1')).toBeUndefined();
     expect(await store.getMany(['op-expire1', 'op-active1'])).toMatchObject([{ id: 'op-active1' }]);
-    expect(await store.apply('op-expire1', () => ({ entries: [] }))).toEqual({ ok: false, reason: 'op-expire1 not found' });
+    expect(await store.apply('op-expire1', () => ({ entries: [] }))).toEqual({
+      ok: false,
+      reason: 'op-expire1 not found',
+    });
   });
 });

@@ -1,13 +1,24 @@
 // The simulator's pure pieces behind real job shapes: the job-graph annotation, overrides, Flink's normalised pointers.
 import { describe, expect, it } from 'vitest';
 import { normalisePointer } from '../../../src/kube/flink-rest-checkpoints.js';
-import { BOUNDED_SOURCE_VERTEX, JOB_GRAPH_ANNOTATION, jobGraphOf, jobGraphProblem, parallelismOverrides, withBoundedSource } from '../../../src/kube/job-graph.js';
+import {
+  BOUNDED_SOURCE_VERTEX,
+  JOB_GRAPH_ANNOTATION,
+  jobGraphOf,
+  jobGraphProblem,
+  parallelismOverrides,
+  withBoundedSource,
+} from '../../../src/kube/job-graph.js';
 import type { KubeObject } from '../../../src/kube/store.js';
 
 const job = (graph?: string, jarURI = 'local:///opt/flink/job.jar'): KubeObject => ({
   apiVersion: 'flink.apache.org/v1beta1',
   kind: 'FlinkDeployment',
-  metadata: { name: 'orders', namespace: 'ns', ...(graph !== undefined ? { annotations: { [JOB_GRAPH_ANNOTATION]: graph } } : {}) },
+  metadata: {
+    name: 'orders',
+    namespace: 'ns',
+    ...(graph !== undefined ? { annotations: { [JOB_GRAPH_ANNOTATION]: graph } } : {}),
+  },
   spec: { job: { jarURI, parallelism: 2 } },
 });
 
@@ -27,7 +38,8 @@ describe('normalisePointer: the pointer as Flink reports it after resolving it',
   });
 
   it('is idempotent: a normalised pointer stays as it is', () => {
-    for (const p of ['hdfs:///a/b/_metadata', 'file:///x/', 's3://b/c/']) expect(normalisePointer(normalisePointer(p))).toBe(normalisePointer(p));
+    for (const p of ['hdfs:///a/b/_metadata', 'file:///x/', 's3://b/c/'])
+      expect(normalisePointer(normalisePointer(p))).toBe(normalisePointer(p));
   });
 });
 
@@ -63,6 +75,9 @@ describe('the job-graph annotation', () => {
 
   it('parallelismOverrides reads `id:p,id:p` and skips what is not a positive parallelism', () => {
     const spec = { flinkConfiguration: { 'pipeline.jobvertex-parallelism-overrides': 'aa:4, bb:0,cc:x,dd:2' } };
-    expect([...parallelismOverrides(spec)]).toEqual([['aa', 4], ['dd', 2]]);
+    expect([...parallelismOverrides(spec)]).toEqual([
+      ['aa', 4],
+      ['dd', 2],
+    ]);
   });
 });

@@ -1,14 +1,44 @@
 import { describe, expect, it } from 'vitest';
-import { eventsAfter, summarize, takeEventBaseline, timedOutReport, type EvidenceKind } from '../../../../../src/domain/engines/evidence/judge.js';
+import {
+  eventsAfter,
+  summarize,
+  takeEventBaseline,
+  timedOutReport,
+  type EvidenceKind,
+} from '../../../../../src/domain/engines/evidence/judge.js';
 import type { Plan } from '../../../../../src/domain/model/plan.js';
 import { editSpec, flinkDeployment, planFor, writeStatus } from '../../../../support/fixtures.js';
-import { DEP, judge, kubeEvent, metMap, NOW, secondsAfter, settled, specPatchOf, SUBMITTED_AT, unmet, upgrading, warning } from '../../../../support/evidence-fixtures.js';
+import {
+  DEP,
+  judge,
+  kubeEvent,
+  metMap,
+  NOW,
+  secondsAfter,
+  settled,
+  specPatchOf,
+  SUBMITTED_AT,
+  unmet,
+  upgrading,
+  warning,
+} from '../../../../support/evidence-fixtures.js';
 
 const before = flinkDeployment();
-const PLANS: Record<'resume' | 'restart' | 'scale' | 'upgrade', { plan: Plan; before: ReturnType<typeof flinkDeployment>; field: string }> = {
+const PLANS: Record<
+  'resume' | 'restart' | 'scale' | 'upgrade',
+  { plan: Plan; before: ReturnType<typeof flinkDeployment>; field: string }
+> = {
   restart: { plan: planFor({ kind: 'restart', target: DEP }, before), before, field: 'spec.restartNonce' },
-  scale: { plan: planFor({ kind: 'scale', target: DEP, parallelism: 8 }, before), before, field: 'spec.job.parallelism' },
-  upgrade: { plan: planFor({ kind: 'upgrade', target: DEP, image: 'flink:1.20.2-scala_2.12-java17' }, before), before, field: 'spec.image' },
+  scale: {
+    plan: planFor({ kind: 'scale', target: DEP, parallelism: 8 }, before),
+    before,
+    field: 'spec.job.parallelism',
+  },
+  upgrade: {
+    plan: planFor({ kind: 'upgrade', target: DEP, image: 'flink:1.20.2-scala_2.12-java17' }, before),
+    before,
+    field: 'spec.image',
+  },
   resume: (() => {
     const suspended = flinkDeployment({ spec: { job: { state: 'suspended' } } });
     return { plan: planFor({ kind: 'resume', target: DEP }, suspended), before: suspended, field: 'spec.job.state' };
@@ -21,18 +51,47 @@ function done(kind: keyof typeof PLANS, opts: Parameters<typeof settled>[2] = {}
 }
 
 describe('eventsAfter: new or count grown, by the counts alone (cluster times are never compared with the worker clock)', () => {
-  const listed = kubeEvent({ reason: 'SpecChanged', name: 'JobManagerDeployment.1', count: 2, last: SUBMITTED_AT - 60_000 });
+  const listed = kubeEvent({
+    reason: 'SpecChanged',
+    name: 'JobManagerDeployment.1',
+    count: 2,
+    last: SUBMITTED_AT - 60_000,
+  });
   const baseline = takeEventBaseline([listed], SUBMITTED_AT);
   it.each([
     ['a new event', kubeEvent({ reason: 'Submit', name: 'Job.9' }), true],
     ['the listed event, same count (deduplicated, stale)', listed, false],
     ['the listed event, same count, lastTimestamp bumped', { ...listed, lastTimestamp: '2026-01-01T00:00:15Z' }, false],
-    ['the listed event with its count grown', kubeEvent({ reason: 'SpecChanged', name: 'JobManagerDeployment.1', count: 3 }), true],
-    ['a new name whose lastTimestamp reads before the submission (the cluster clock runs behind)', kubeEvent({ reason: 'Submit', name: 'Job.8', last: SUBMITTED_AT - 30_000 }), true],
-    ['a new name in the same second as the submission', kubeEvent({ reason: 'Submit', name: 'Job.7', last: SUBMITTED_AT - 500 }), true],
-    ['the listed name expired and recorded again (count 1, first seen after)', kubeEvent({ reason: 'SpecChanged', name: 'JobManagerDeployment.1', count: 1 }), true],
-    ['the listed name with a lower count first seen long ago', kubeEvent({ reason: 'SpecChanged', name: 'JobManagerDeployment.1', count: 1, first: SUBMITTED_AT - 90_000 }), false],
-    ['a new event without any timestamp', { metadata: { name: 'Job.6' }, reason: 'Submit', type: 'Normal', count: 1 }, true],
+    [
+      'the listed event with its count grown',
+      kubeEvent({ reason: 'SpecChanged', name: 'JobManagerDeployment.1', count: 3 }),
+      true,
+    ],
+    [
+      'a new name whose lastTimestamp reads before the submission (the cluster clock runs behind)',
+      kubeEvent({ reason: 'Submit', name: 'Job.8', last: SUBMITTED_AT - 30_000 }),
+      true,
+    ],
+    [
+      'a new name in the same second as the submission',
+      kubeEvent({ reason: 'Submit', name: 'Job.7', last: SUBMITTED_AT - 500 }),
+      true,
+    ],
+    [
+      'the listed name expired and recorded again (count 1, first seen after)',
+      kubeEvent({ reason: 'SpecChanged', name: 'JobManagerDeployment.1', count: 1 }),
+      true,
+    ],
+    [
+      'the listed name with a lower count first seen long ago',
+      kubeEvent({ reason: 'SpecChanged', name: 'JobManagerDeployment.1', count: 1, first: SUBMITTED_AT - 90_000 }),
+      false,
+    ],
+    [
+      'a new event without any timestamp',
+      { metadata: { name: 'Job.6' }, reason: 'Submit', type: 'Normal', count: 1 },
+      true,
+    ],
     ['something that is not an event', { hello: 'world' }, false],
   ])('%s → after: %s', (_, event, expected) => {
     expect(eventsAfter(baseline, [event])).toEqual(expected ? [event] : []);
@@ -71,13 +130,29 @@ describe.each(KINDS)('%s of a running FlinkDeployment: the base predicate', (kin
   it('is pending while UPGRADING although observedGeneration == generation and Running=True (operator traps)', () => {
     const mid = upgrading(prior, specPatchOf(plan));
     expect(mid.status?.observedGeneration).toBe(mid.metadata.generation);
-    const v = judge({ kind, plan, before: prior, resource: writeStatus(mid, { conditions: [{ type: 'Running', status: 'True', reason: 'Running' }] }) });
+    const v = judge({
+      kind,
+      plan,
+      before: prior,
+      resource: writeStatus(mid, { conditions: [{ type: 'Running', status: 'True', reason: 'Running' }] }),
+    });
     expect(v.outcome).toBe('pending');
     expect(unmet(v)).toEqual(expect.arrayContaining(['reconciled-deployed', 'job-running', 'lifecycle-stable']));
   });
 
   it('is pending while deployed but the job is still RECONCILING and the JobManager DEPLOYING', () => {
-    const v = judge({ kind, plan, before: prior, resource: done(kind, { status: { jobManagerDeploymentStatus: 'DEPLOYING', lifecycleState: 'DEPLOYED', jobStatus: { state: 'RECONCILING' } } }) });
+    const v = judge({
+      kind,
+      plan,
+      before: prior,
+      resource: done(kind, {
+        status: {
+          jobManagerDeploymentStatus: 'DEPLOYING',
+          lifecycleState: 'DEPLOYED',
+          jobStatus: { state: 'RECONCILING' },
+        },
+      }),
+    });
     expect(v.outcome).toBe('pending');
     expect(unmet(v)).toEqual(['jobmanager-ready', 'job-running', 'lifecycle-stable']);
   });
@@ -87,8 +162,16 @@ describe('redeploy kinds: traps that must stay pending', () => {
   const { plan } = PLANS.scale;
   it.each([
     ['RUNNING but lifecycle DEPLOYED (not yet stable)', { lifecycleState: 'DEPLOYED' }, ['lifecycle-stable']],
-    ['a job FINISHED is not RUNNING (a suspended job shows FINISHED)', { jobStatus: { state: 'FINISHED' } }, ['job-running']],
-    ['someone else moved the generation past ours and it is not observed yet', { observedGeneration: 4 }, ['generation-observed']],
+    [
+      'a job FINISHED is not RUNNING (a suspended job shows FINISHED)',
+      { jobStatus: { state: 'FINISHED' } },
+      ['job-running'],
+    ],
+    [
+      'someone else moved the generation past ours and it is not observed yet',
+      { observedGeneration: 4 },
+      ['generation-observed'],
+    ],
   ])('%s', (_, status, expected) => {
     const resource = done('scale', { status });
     if (expected.includes('generation-observed')) resource.metadata.generation = 5;
@@ -101,11 +184,19 @@ describe('redeploy kinds: traps that must stay pending', () => {
     const resource = done('scale', { reconciled: { job: { parallelism: 4 } } });
     const v = judge({ kind: 'scale', plan, before, resource });
     expect(v.outcome).toBe('pending');
-    expect(v.criteria.find((c) => c.name === 'spec-reconciled:spec.job.parallelism')).toMatchObject({ met: false, observed: 4 });
+    expect(v.criteria.find((c) => c.name === 'spec-reconciled:spec.job.parallelism')).toMatchObject({
+      met: false,
+      observed: 4,
+    });
   });
 
   it('lastReconciledSpec saying suspended is not running', () => {
-    const v = judge({ kind: 'restart', plan: PLANS.restart.plan, before, resource: done('restart', { reconciled: { job: { state: 'suspended' } } }) });
+    const v = judge({
+      kind: 'restart',
+      plan: PLANS.restart.plan,
+      before,
+      resource: done('restart', { reconciled: { job: { state: 'suspended' } } }),
+    });
     expect(unmet(v)).toEqual(['reconciled-running']);
   });
 });
@@ -116,7 +207,13 @@ describe('redeploy kinds: FAILED signals', () => {
   const pullError = JSON.stringify({ type: 'DeploymentFailedException', message: `Failed to pull image "${image}"` });
 
   it('a ValidationError after the submission fails with its message', () => {
-    const v = judge({ kind: 'upgrade', plan, before, resource: editSpec(before, specPatchOf(plan)), events: [warning('ValidationError', { message: 'Invalid image' })] });
+    const v = judge({
+      kind: 'upgrade',
+      plan,
+      before,
+      resource: editSpec(before, specPatchOf(plan)),
+      events: [warning('ValidationError', { message: 'Invalid image' })],
+    });
     expect(v).toMatchObject({ outcome: 'failed', rollback: false });
     expect(v.outcome === 'failed' && v.reason).toMatch(/ValidationError.*Invalid image/);
   });
@@ -126,36 +223,85 @@ describe('redeploy kinds: FAILED signals', () => {
     const resource = editSpec(before, specPatchOf(plan));
     expect(judge({ kind: 'upgrade', plan, before, resource, baselineEvents: [old] }).outcome).toBe('pending');
     const grown = warning('ValidationError', { name: 'Operator.42', count: 3, first: SUBMITTED_AT - 120_000 });
-    expect(judge({ kind: 'upgrade', plan, before, resource, baselineEvents: [old], events: [grown] }).outcome).toBe('failed');
+    expect(judge({ kind: 'upgrade', plan, before, resource, baselineEvents: [old], events: [grown] }).outcome).toBe(
+      'failed',
+    );
   });
 
   const jmError = { jobManagerDeploymentStatus: 'ERROR', error: pullError, jobStatus: { state: 'RECONCILING' } };
   it('a container reason with the JobManager in ERROR is shown at once as blocked, with when it turns FAILED', () => {
-    const v = judge({ kind: 'upgrade', plan, before, resource: done('upgrade', { status: jmError }), events: [warning('ErrImagePull', { message: 'pull failed' })] });
-    expect(v).toMatchObject({ outcome: 'pending', transient: [{ key: 'jobmanager-error', since: NOW, until: NOW + 120_000 }] });
-    expect(v.outcome === 'pending' && v.blocking[0]).toMatch(/^blocked by ErrImagePull: pull failed; FAILED if it persists until 00:03:10 UTC$/);
+    const v = judge({
+      kind: 'upgrade',
+      plan,
+      before,
+      resource: done('upgrade', { status: jmError }),
+      events: [warning('ErrImagePull', { message: 'pull failed' })],
+    });
+    expect(v).toMatchObject({
+      outcome: 'pending',
+      transient: [{ key: 'jobmanager-error', since: NOW, until: NOW + 120_000 }],
+    });
+    expect(v.outcome === 'pending' && v.blocking[0]).toMatch(
+      /^blocked by ErrImagePull: pull failed; FAILED if it persists until 00:03:10 UTC$/,
+    );
   });
 
   it('FAILED once it has persisted for FAILURE_GRACE since the worker first saw it, with the evidence', () => {
     const events = [warning('ErrImagePull', { message: 'pull failed' })];
     const since = { 'jobmanager-error': NOW - 120_000 };
-    const v = judge({ kind: 'upgrade', plan, before, resource: done('upgrade', { status: jmError }), events, transientSince: since });
+    const v = judge({
+      kind: 'upgrade',
+      plan,
+      before,
+      resource: done('upgrade', { status: jmError }),
+      events,
+      transientSince: since,
+    });
     expect(v.outcome).toBe('failed');
-    expect(v.outcome === 'failed' && v.reason).toMatch(/JobManager cannot start \(ErrImagePull: pull failed\).*persisted for 2 min.*did not recover/);
-    expect(v.outcome === 'failed' && v.evidence).toEqual(expect.arrayContaining(['status.jobManagerDeploymentStatus: ERROR']));
-    const shorter = judge({ kind: 'upgrade', plan, before, resource: done('upgrade', { status: jmError }), events, transientSince: { 'jobmanager-error': NOW - 30_000 }, failureGraceMs: 30_000 });
+    expect(v.outcome === 'failed' && v.reason).toMatch(
+      /JobManager cannot start \(ErrImagePull: pull failed\).*persisted for 2 min.*did not recover/,
+    );
+    expect(v.outcome === 'failed' && v.evidence).toEqual(
+      expect.arrayContaining(['status.jobManagerDeploymentStatus: ERROR']),
+    );
+    const shorter = judge({
+      kind: 'upgrade',
+      plan,
+      before,
+      resource: done('upgrade', { status: jmError }),
+      events,
+      transientSince: { 'jobmanager-error': NOW - 30_000 },
+      failureGraceMs: 30_000,
+    });
     expect(shorter.outcome).toBe('failed');
   });
 
   it('a container reason while the JobManager is still being deployed is transient too (the event comes before the status)', () => {
-    const v = judge({ kind: 'upgrade', plan, before, resource: done('upgrade', { status: { jobManagerDeploymentStatus: 'DEPLOYING', jobStatus: { state: 'RECONCILING' } } }), events: [warning('ImagePullBackOff')] });
+    const v = judge({
+      kind: 'upgrade',
+      plan,
+      before,
+      resource: done('upgrade', {
+        status: { jobManagerDeploymentStatus: 'DEPLOYING', jobStatus: { state: 'RECONCILING' } },
+      }),
+      events: [warning('ImagePullBackOff')],
+    });
     expect(v).toMatchObject({ outcome: 'pending', blocking: [expect.stringContaining('blocked by ImagePullBackOff')] });
   });
 
   it('a recovered JobManager: the container Warning blocks until the job runs again after it, then it is a note', () => {
     const events = [warning('CrashLoopBackOff', { message: 'back-off' })];
-    const notYet = judge({ kind: 'upgrade', plan, before, resource: done('upgrade', { status: { jobStatus: { state: 'RECONCILING' } } }), events });
-    expect(notYet).toMatchObject({ outcome: 'pending', blocking: [expect.stringContaining('Warning CrashLoopBackOff')] });
+    const notYet = judge({
+      kind: 'upgrade',
+      plan,
+      before,
+      resource: done('upgrade', { status: { jobStatus: { state: 'RECONCILING' } } }),
+      events,
+    });
+    expect(notYet).toMatchObject({
+      outcome: 'pending',
+      blocking: [expect.stringContaining('Warning CrashLoopBackOff')],
+    });
     expect(notYet.outcome === 'pending' && notYet.transient).toBeFalsy();
     const running = judge({ kind: 'upgrade', plan, before, resource: done('upgrade'), events });
     expect(running).toMatchObject({ outcome: 'completed', notes: [expect.stringContaining('CrashLoopBackOff')] });
@@ -163,8 +309,17 @@ describe('redeploy kinds: FAILED signals', () => {
 
   it('JobManager ERROR on our generation alone is transient, then FAILED after the grace', () => {
     const resource = done('restart', { status: { jobManagerDeploymentStatus: 'ERROR' } });
-    expect(judge({ kind: 'restart', plan: PLANS.restart.plan, before, resource })).toMatchObject({ outcome: 'pending', transient: [{ key: 'jobmanager-error' }] });
-    const v = judge({ kind: 'restart', plan: PLANS.restart.plan, before, resource, transientSince: { 'jobmanager-error': NOW - 121_000 } });
+    expect(judge({ kind: 'restart', plan: PLANS.restart.plan, before, resource })).toMatchObject({
+      outcome: 'pending',
+      transient: [{ key: 'jobmanager-error' }],
+    });
+    const v = judge({
+      kind: 'restart',
+      plan: PLANS.restart.plan,
+      before,
+      resource,
+      transientSince: { 'jobmanager-error': NOW - 121_000 },
+    });
     expect(v.outcome === 'failed' && v.reason).toMatch(/JobManager cannot start \(JobManager ERROR\)/);
   });
 
@@ -178,21 +333,65 @@ describe('redeploy kinds: FAILED signals', () => {
   });
 
   it.each([
-    ['an UpgradeFailed Warning', { events: [warning('UpgradeFailed', { message: 'Job is in terminal state but last checkpoint is unknown, possibly due to an unrecoverable restore error. Manual restore required.' })] }],
-    ['status.error "Manual restore required."', { resource: writeStatus(editSpec(before, specPatchOf(PLANS.restart.plan)), { error: '{"type":"org.apache.flink.kubernetes.operator.exception.UpgradeFailureException","message":"Job is in terminal state but last checkpoint is unknown. Manual restore required."}' }) }],
-    ['status.error "HA metadata is not available"', { resource: writeStatus(editSpec(before, specPatchOf(PLANS.restart.plan)), { error: 'JobManager deployment is missing and HA metadata is not available to make stateful upgrades.' }) }],
-  ])('%s is FAILED at once, even before the operator observed our generation, with what a person must do', (_, scenario) => {
-    const v = judge({ kind: 'restart', plan: PLANS.restart.plan, before, resource: editSpec(before, specPatchOf(PLANS.restart.plan)), ...scenario });
-    expect(v.outcome).toBe('failed');
-    expect(v.outcome === 'failed' && v.reason).toMatch(/(Manual restore required|HA metadata is not available).*restore the job from a savepoint \(`restore streaming-prod\/orders-enricher --from <savepoint path>`\)/);
-    expect(v.outcome === 'failed' && v.reason).not.toContain('{"type"');
-  });
+    [
+      'an UpgradeFailed Warning',
+      {
+        events: [
+          warning('UpgradeFailed', {
+            message:
+              'Job is in terminal state but last checkpoint is unknown, possibly due to an unrecoverable restore error. Manual restore required.',
+          }),
+        ],
+      },
+    ],
+    [
+      'status.error "Manual restore required."',
+      {
+        resource: writeStatus(editSpec(before, specPatchOf(PLANS.restart.plan)), {
+          error:
+            '{"type":"org.apache.flink.kubernetes.operator.exception.UpgradeFailureException","message":"Job is in terminal state but last checkpoint is unknown. Manual restore required."}',
+        }),
+      },
+    ],
+    [
+      'status.error "HA metadata is not available"',
+      {
+        resource: writeStatus(editSpec(before, specPatchOf(PLANS.restart.plan)), {
+          error: 'JobManager deployment is missing and HA metadata is not available to make stateful upgrades.',
+        }),
+      },
+    ],
+  ])(
+    '%s is FAILED at once, even before the operator observed our generation, with what a person must do',
+    (_, scenario) => {
+      const v = judge({
+        kind: 'restart',
+        plan: PLANS.restart.plan,
+        before,
+        resource: editSpec(before, specPatchOf(PLANS.restart.plan)),
+        ...scenario,
+      });
+      expect(v.outcome).toBe('failed');
+      expect(v.outcome === 'failed' && v.reason).toMatch(
+        /(Manual restore required|HA metadata is not available).*restore the job from a savepoint \(`restore streaming-prod\/orders-enricher --from <savepoint path>`\)/,
+      );
+      expect(v.outcome === 'failed' && v.reason).not.toContain('{"type"');
+    },
+  );
 
   it('a restart of a FAILED job is not failed by the FAILED state it starts from', () => {
-    const failedJob = flinkDeployment({ status: { jobStatus: { state: 'FAILED' }, lifecycleState: 'FAILED', jobManagerDeploymentStatus: 'ERROR' } });
+    const failedJob = flinkDeployment({
+      status: { jobStatus: { state: 'FAILED' }, lifecycleState: 'FAILED', jobManagerDeploymentStatus: 'ERROR' },
+    });
     const restart = planFor({ kind: 'restart', target: DEP }, failedJob);
-    expect(judge({ kind: 'restart', plan: restart, before: failedJob, resource: editSpec(failedJob, specPatchOf(restart)) }).outcome).toBe('pending');
-    expect(judge({ kind: 'restart', plan: restart, before: failedJob, resource: upgrading(failedJob, specPatchOf(restart)) }).outcome).toBe('pending');
+    expect(
+      judge({ kind: 'restart', plan: restart, before: failedJob, resource: editSpec(failedJob, specPatchOf(restart)) })
+        .outcome,
+    ).toBe('pending');
+    expect(
+      judge({ kind: 'restart', plan: restart, before: failedJob, resource: upgrading(failedJob, specPatchOf(restart)) })
+        .outcome,
+    ).toBe('pending');
   });
 
   it('a rollback is reported as a rollback: the spec still holds the new image', () => {
@@ -200,55 +399,129 @@ describe('redeploy kinds: FAILED signals', () => {
       reconciled: { image: 'flink:1.20.1-scala_2.12-java17' },
       status: { reconciliationStatus: { state: 'ROLLED_BACK' }, lifecycleState: 'ROLLED_BACK' },
     });
-    const v = judge({ kind: 'upgrade', plan, before, resource: rolledBack, events: [kubeEvent({ reason: 'Rollback', message: 'Rolling back failed deployment.' })] });
+    const v = judge({
+      kind: 'upgrade',
+      plan,
+      before,
+      resource: rolledBack,
+      events: [kubeEvent({ reason: 'Rollback', message: 'Rolling back failed deployment.' })],
+    });
     expect(v).toMatchObject({ outcome: 'failed', rollback: true });
     if (v.outcome !== 'failed') return;
     expect(v.reason).toMatch(/rolled back to the last stable spec.*spec\.image: "flink:1\.20\.2/);
-    expect(v.evidence).toEqual(expect.arrayContaining(['status.lifecycleState: ROLLED_BACK', expect.stringContaining('Rollback')]));
+    expect(v.evidence).toEqual(
+      expect.arrayContaining(['status.lifecycleState: ROLLED_BACK', expect.stringContaining('Rollback')]),
+    );
     expect(summarize(v)).toMatch(/^rolled back: /);
   });
 
   it('a rollback in progress is pending with a note; a status.error alone is a note', () => {
-    const rolling = judge({ kind: 'upgrade', plan, before, resource: done('upgrade', { status: { reconciliationStatus: { state: 'ROLLING_BACK' }, lifecycleState: 'ROLLING_BACK' } }) });
+    const rolling = judge({
+      kind: 'upgrade',
+      plan,
+      before,
+      resource: done('upgrade', {
+        status: { reconciliationStatus: { state: 'ROLLING_BACK' }, lifecycleState: 'ROLLING_BACK' },
+      }),
+    });
     expect(rolling).toMatchObject({ outcome: 'pending', notes: [expect.stringContaining('rolling back')] });
-    const erred = judge({ kind: 'upgrade', plan, before, resource: done('upgrade', { status: { error: 'transient REST error', jobStatus: { state: 'RECONCILING' } } }) });
+    const erred = judge({
+      kind: 'upgrade',
+      plan,
+      before,
+      resource: done('upgrade', { status: { error: 'transient REST error', jobStatus: { state: 'RECONCILING' } } }),
+    });
     expect(erred).toMatchObject({ outcome: 'pending', notes: ['status.error: transient REST error'] });
   });
 });
 
 describe('Warning events after the submission', () => {
   const { plan } = PLANS.restart;
-  it.each(['ScalingReport', 'IneffectiveScaling', 'MemoryPressure', 'ResourceQuotaReached', 'AutoscalerError'])('%s is reported, not blocking', (reason) => {
-    const v = judge({ kind: 'restart', plan, before, resource: done('restart'), events: [warning(reason, { message: 'autoscaler says hi' })] });
-    expect(v).toMatchObject({ outcome: 'completed', notes: [expect.stringContaining(reason)] });
-  });
+  it.each(['ScalingReport', 'IneffectiveScaling', 'MemoryPressure', 'ResourceQuotaReached', 'AutoscalerError'])(
+    '%s is reported, not blocking',
+    (reason) => {
+      const v = judge({
+        kind: 'restart',
+        plan,
+        before,
+        resource: done('restart'),
+        events: [warning(reason, { message: 'autoscaler says hi' })],
+      });
+      expect(v).toMatchObject({ outcome: 'completed', notes: [expect.stringContaining(reason)] });
+    },
+  );
 
   it('JobException (a task failover) is a note, never blocking, counted over every failover', () => {
-    const late = warning('JobException', { name: 'Job.77', message: 'java.lang.RuntimeException: boom\n\tat x.y', count: 2, last: secondsAfter(50) });
-    const v = judge({ kind: 'restart', plan, before, resource: done('restart'), events: [warning('JobException', { message: 'java.io.IOException: gone' }), late] });
-    expect(v).toMatchObject({ outcome: 'completed', notes: [expect.stringMatching(/^3 task failovers after the change .*the last at 00:01:00 UTC: java\.lang\.RuntimeException: boom$/)] });
+    const late = warning('JobException', {
+      name: 'Job.77',
+      message: 'java.lang.RuntimeException: boom\n\tat x.y',
+      count: 2,
+      last: secondsAfter(50),
+    });
+    const v = judge({
+      kind: 'restart',
+      plan,
+      before,
+      resource: done('restart'),
+      events: [warning('JobException', { message: 'java.io.IOException: gone' }), late],
+    });
+    expect(v).toMatchObject({
+      outcome: 'completed',
+      notes: [
+        expect.stringMatching(
+          /^3 task failovers after the change .*the last at 00:01:00 UTC: java\.lang\.RuntimeException: boom$/,
+        ),
+      ],
+    });
   });
 
   it.each(['Error', 'SavepointError', 'CleanupFailed', 'Missing', 'RecoverDeployment', 'RestartUnhealthyJob'])(
     '%s blocks COMPLETED while it is the latest word, and is a note once the job ran on our generation after it',
     (reason) => {
       // The job has been RUNNING on our generation since 00:00:40 UTC (jobStatus.updateTime, the cluster's clock).
-      const after = judge({ kind: 'restart', plan, before, resource: done('restart'), events: [warning(reason, { message: 'boom', last: secondsAfter(45) })] });
+      const after = judge({
+        kind: 'restart',
+        plan,
+        before,
+        resource: done('restart'),
+        events: [warning(reason, { message: 'boom', last: secondsAfter(45) })],
+      });
       expect(after).toMatchObject({ outcome: 'pending', blocking: [`Warning ${reason} at 00:00:55 UTC: boom`] });
       expect(unmet(after)).toEqual(['no-blocking-warnings']);
-      const earlier = judge({ kind: 'restart', plan, before, resource: done('restart'), events: [warning(reason, { message: 'boom' })] });
-      expect(earlier).toMatchObject({ outcome: 'completed', notes: [expect.stringContaining(`Warning ${reason} at 00:00:15 UTC: boom (before the job reached RUNNING`)] });
+      const earlier = judge({
+        kind: 'restart',
+        plan,
+        before,
+        resource: done('restart'),
+        events: [warning(reason, { message: 'boom' })],
+      });
+      expect(earlier).toMatchObject({
+        outcome: 'completed',
+        notes: [expect.stringContaining(`Warning ${reason} at 00:00:15 UTC: boom (before the job reached RUNNING`)],
+      });
     },
   );
 
   it('a JobStatusChanged event to RUNNING after the Warning supersedes it too (cluster times against cluster times)', () => {
-    const events = [warning('Error', { message: 'boom', last: secondsAfter(45) }), kubeEvent({ reason: 'JobStatusChanged', name: 'Job.5', message: 'Job status changed from RECONCILING to RUNNING', last: secondsAfter(46) })];
+    const events = [
+      warning('Error', { message: 'boom', last: secondsAfter(45) }),
+      kubeEvent({
+        reason: 'JobStatusChanged',
+        name: 'Job.5',
+        message: 'Job status changed from RECONCILING to RUNNING',
+        last: secondsAfter(46),
+      }),
+    ];
     expect(judge({ kind: 'restart', plan, before, resource: done('restart'), events }).outcome).toBe('completed');
   });
 
   it('ignores Normal events, and Warnings about other objects or from before the submission', () => {
     const other = flinkDeployment({ name: 'other-job' });
-    const events = [kubeEvent({ reason: 'Submit' }), warning('JobException', { involved: other }), warning('Error', { name: 'Operator.1', last: SUBMITTED_AT - 5_000 })];
+    const events = [
+      kubeEvent({ reason: 'Submit' }),
+      warning('JobException', { involved: other }),
+      warning('Error', { name: 'Operator.1', last: SUBMITTED_AT - 5_000 }),
+    ];
     expect(judge({ kind: 'restart', plan, before, resource: done('restart'), events }).outcome).toBe('completed');
   });
 });
@@ -270,18 +543,34 @@ describe('proof depth, summary and the TIMED_OUT report', () => {
   it('summarizes a completed verdict in one line', () => {
     const v = judge({ kind: 'scale', plan: PLANS.scale.plan, before, resource: done('scale') });
     const line = summarize(v);
-    expect(line).toMatch(/^8 of 8 criteria met; proof depth: operator reconciled generation 4 \(DEPLOYED; lastReconciledSpec job\.parallelism: 8\); JobManager READY; job RUNNING/);
+    expect(line).toMatch(
+      /^8 of 8 criteria met; proof depth: operator reconciled generation 4 \(DEPLOYED; lastReconciledSpec job\.parallelism: 8\); JobManager READY; job RUNNING/,
+    );
     expect(line).not.toContain('\n');
   });
 
   it('summarizes a pending verdict with what it waits for and what blocks it', () => {
-    const v = judge({ kind: 'scale', plan: PLANS.scale.plan, before, resource: upgrading(before, specPatchOf(PLANS.scale.plan)), events: [warning('Missing')] });
-    expect(summarize(v)).toMatch(/^\d of 8 criteria met; waiting for reconciled-deployed \(UPGRADING\), reconciled-running \(suspended\), .*job-running \(RECONCILING\).*; blocked by Warning Missing$/);
+    const v = judge({
+      kind: 'scale',
+      plan: PLANS.scale.plan,
+      before,
+      resource: upgrading(before, specPatchOf(PLANS.scale.plan)),
+      events: [warning('Missing')],
+    });
+    expect(summarize(v)).toMatch(
+      /^\d of 8 criteria met; waiting for reconciled-deployed \(UPGRADING\), reconciled-running \(suspended\), .*job-running \(RECONCILING\).*; blocked by Warning Missing$/,
+    );
   });
 
   it('records in TIMED_OUT the unmet criteria and the blocking Warnings by name', () => {
     const events = [warning('Error', { message: 'reconcile failed', last: secondsAfter(45) })];
-    const v = judge({ kind: 'scale', plan: PLANS.scale.plan, before, resource: done('scale', { status: { lifecycleState: 'DEPLOYED' } }), events });
+    const v = judge({
+      kind: 'scale',
+      plan: PLANS.scale.plan,
+      before,
+      resource: done('scale', { status: { lifecycleState: 'DEPLOYED' } }),
+      events,
+    });
     const report = timedOutReport(v);
     expect(report.unmet.map((c) => c.name)).toEqual(['lifecycle-stable', 'no-blocking-warnings']);
     expect(report.blocking).toEqual(['Warning Error at 00:00:55 UTC: reconcile failed']);
@@ -292,11 +581,21 @@ describe('proof depth, summary and the TIMED_OUT report', () => {
 
   it('a TIMED_OUT report of a settled verdict says it was not pending', () => {
     const v = judge({ kind: 'scale', plan: PLANS.scale.plan, before, resource: done('scale') });
-    expect(timedOutReport(v)).toMatchObject({ unmet: [], blocking: [], summary: expect.stringMatching(/^evidence at the deadline was completed/) });
+    expect(timedOutReport(v)).toMatchObject({
+      unmet: [],
+      blocking: [],
+      summary: expect.stringMatching(/^evidence at the deadline was completed/),
+    });
   });
 
   it('every criterion carries its source and the observation time', () => {
     const v = judge({ kind: 'scale', plan: PLANS.scale.plan, before, resource: done('scale') });
-    expect(v.criteria.find((c) => c.name === 'job-running')).toEqual({ name: 'job-running', met: true, observed: 'RUNNING', source: 'status.jobStatus.state', at: secondsAfter(60) });
+    expect(v.criteria.find((c) => c.name === 'job-running')).toEqual({
+      name: 'job-running',
+      met: true,
+      observed: 'RUNNING',
+      source: 'status.jobStatus.state',
+      at: secondsAfter(60),
+    });
   });
 });

@@ -1,7 +1,14 @@
 // Help and parser share one table: every documented verb, flag and example parses; nothing undocumented does.
 import { describe, expect, it } from 'vitest';
 import { parseCommand, type ParseContext } from '../../../../../src/domain/engines/language/parse.js';
-import { FLAG_OWNERS, VERB_NAMES, argPlaceholder, verbSpec, type FlagSpec, type Verb } from '../../../../../src/domain/engines/language/verbs.js';
+import {
+  FLAG_OWNERS,
+  VERB_NAMES,
+  argPlaceholder,
+  verbSpec,
+  type FlagSpec,
+  type Verb,
+} from '../../../../../src/domain/engines/language/verbs.js';
 import { helpText, usageLine } from '../../../../../src/domain/engines/language/help.js';
 import type { ParseResult } from '../../../../../src/domain/engines/language/requests.js';
 
@@ -66,7 +73,10 @@ describe('help', () => {
 
   it.each(VERB_NAMES)('refuses flags %s does not document', (verb) => {
     // explain's other flags belong to the operation it explains, and its examples show them.
-    const inner = verb === 'explain' ? VERB_NAMES.filter((v) => verbSpec(v).group === 'operation').flatMap((v) => verbSpec(v).flags) : [];
+    const inner =
+      verb === 'explain'
+        ? VERB_NAMES.filter((v) => verbSpec(v).group === 'operation').flatMap((v) => verbSpec(v).flags)
+        : [];
     const own = new Set([...verbSpec(verb).flags, ...inner].map((f) => f.name));
     const shown = flagsIn(helpText(verb));
     for (const name of [...FLAG_OWNERS.keys(), 'bogus']) {
@@ -87,7 +97,10 @@ describe('help', () => {
       if (owner === undefined) {
         // Only --help is global; it turns any command into its help.
         expect(name).toBe('help');
-        expect(parseCommand('restart analytics/clickstream --help', CTX)).toStrictEqual({ type: 'query', query: { kind: 'help', verb: 'restart', public: false } });
+        expect(parseCommand('restart analytics/clickstream --help', CTX)).toStrictEqual({
+          type: 'query',
+          query: { kind: 'help', verb: 'restart', public: false },
+        });
         continue;
       }
       const flag = verbSpec(owner).flags.find((f) => f.name === name);
@@ -100,7 +113,9 @@ describe('help', () => {
     for (const verb of VERB_NAMES) {
       const text = helpText(verb);
       for (const arg of verbSpec(verb).args) expect(text).toContain(`• \`${argPlaceholder(arg)}\``);
-      const argLines = text.split('\n').filter((l) => l.startsWith('• `') && !l.startsWith('• `--') && !l.startsWith('• `/'));
+      const argLines = text
+        .split('\n')
+        .filter((l) => l.startsWith('• `') && !l.startsWith('• `--') && !l.startsWith('• `/'));
       expect(argLines.length).toBe(verbSpec(verb).args.length);
     }
   });

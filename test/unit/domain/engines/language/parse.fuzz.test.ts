@@ -22,7 +22,7 @@ function prng(seed: number): () => number {
 
 type Rand = () => number;
 const int = (r: Rand, n: number) => Math.floor(r() * n);
-const pick = <T,>(r: Rand, xs: readonly T[]): T => xs[int(r, xs.length)] as T;
+const pick = <T>(r: Rand, xs: readonly T[]): T => xs[int(r, xs.length)] as T;
 
 /** Code point ranges: controls, Latin, RTL (Hebrew, Arabic, bidi overrides), quotes, spaces, emoji, astral, lone surrogates. */
 const RANGES: ReadonlyArray<readonly [number, number]> = [
@@ -55,23 +55,128 @@ function randomChars(r: Rand, length: number, ranges: ReadonlyArray<readonly [nu
 const FLAGS = [...FLAG_OWNERS.keys(), 'help', 'bogus', ''];
 const PIECES = [
   ...VERB_NAMES,
-  'SCALE', 'sacle', '/flink', 'prod/x', 'x', 'sessionjob:ns/job', 'a/b/c', 'Prod/X', 'my_job', 'op-7f3c2a9b', 'OP-ABC123',
-  '0', '1', '8', '32768', '100000', '3.5', '-1', '1e3', 'eight', 'savepoint', 'last-state', 'stateless',
-  'ghcr.io/acme/app:1.2', 'app;rm', 's3://b/sp', 's3://b', '/tmp/sp', 'file:///x',
-  '"', "'", '“', '”', '‘', '’', '„', '"quoted words"', '“curly words”', "'it's'", '=', '==',
-  '<#C0123ABCD|inc>', '<#C1>', '<@U123>', '<@U1|bob>', '<!subteam^S1|@leads>', '<!here>', '<http://a.io/b|a.io/b>', '<', '>', '<#', '<@U1',
-  '&lt;', '&gt;', '&amp;', '&amp', '—', '–', '-', '--',
+  'SCALE',
+  'sacle',
+  '/flink',
+  'prod/x',
+  'x',
+  'sessionjob:ns/job',
+  'a/b/c',
+  'Prod/X',
+  'my_job',
+  'op-7f3c2a9b',
+  'OP-ABC123',
+  '0',
+  '1',
+  '8',
+  '32768',
+  '100000',
+  '3.5',
+  '-1',
+  '1e3',
+  'eight',
+  'savepoint',
+  'last-state',
+  'stateless',
+  'ghcr.io/acme/app:1.2',
+  'app;rm',
+  's3://b/sp',
+  's3://b',
+  '/tmp/sp',
+  'file:///x',
+  '"',
+  "'",
+  '“',
+  '”',
+  '‘',
+  '’',
+  '„',
+  '"quoted words"',
+  '“curly words”',
+  "'it's'",
+  '=',
+  '==',
+  '<#C0123ABCD|inc>',
+  '<#C1>',
+  '<@U123>',
+  '<@U1|bob>',
+  '<!subteam^S1|@leads>',
+  '<!here>',
+  '<http://a.io/b|a.io/b>',
+  '<',
+  '>',
+  '<#',
+  '<@U1',
+  '&lt;',
+  '&gt;',
+  '&amp;',
+  '&amp',
+  '—',
+  '–',
+  '-',
+  '--',
   // resources and config
-  'set', 'unset', 'SET', 'a.b=1', 'execution.checkpointing.interval=30s', 'kubernetes.operator.x=1', '=30s', 'k=', 'a=b=c', '"my key=1"',
-  '4g', '2048m', '1.5gb', '"1.5 GB"', '4Gi', '500m', '0.5', '1.3b', '1e9', '99999999999999999t',
+  'set',
+  'unset',
+  'SET',
+  'a.b=1',
+  'execution.checkpointing.interval=30s',
+  'kubernetes.operator.x=1',
+  '=30s',
+  'k=',
+  'a=b=c',
+  '"my key=1"',
+  '4g',
+  '2048m',
+  '1.5gb',
+  '"1.5 GB"',
+  '4Gi',
+  '500m',
+  '0.5',
+  '1.3b',
+  '1e9',
+  '99999999999999999t',
 ];
-const SIZES = ['4g', '2048m', '1.5gb', '1 g', '4Gi', '0m', '-1g', '1.3b', '512', '9t', '1025t', 'lots', '0.5', '2', '500m', '1e3', ''];
-const ENTRIES = ['a.b=1', 'a.b', 'execution.checkpointing.interval=30s', '=x', 'k=', 'a=b=c', '"sp ace=1"', 'a..b=1', 'x=“q”', 'K.V=v', 'ü=1'];
+const SIZES = [
+  '4g',
+  '2048m',
+  '1.5gb',
+  '1 g',
+  '4Gi',
+  '0m',
+  '-1g',
+  '1.3b',
+  '512',
+  '9t',
+  '1025t',
+  'lots',
+  '0.5',
+  '2',
+  '500m',
+  '1e3',
+  '',
+];
+const ENTRIES = [
+  'a.b=1',
+  'a.b',
+  'execution.checkpointing.interval=30s',
+  '=x',
+  'k=',
+  'a=b=c',
+  '"sp ace=1"',
+  'a..b=1',
+  'x=“q”',
+  'K.V=v',
+  'ü=1',
+];
 
 /** Commands in the resources / config grammar: the parser must get past the verb to reach their checks. */
 function structured(r: Rand): string {
   if (r() < 0.5) {
-    const flags = Array.from({ length: int(r, 5) }, () => `--${pick(r, ['tm-memory', 'tm-cpu', 'jm-memory', 'jm-cpu'])} ${pick(r, SIZES)}`);
+    const flags = Array.from(
+      { length: int(r, 5) },
+      () => `--${pick(r, ['tm-memory', 'tm-cpu', 'jm-memory', 'jm-cpu'])} ${pick(r, SIZES)}`,
+    );
     return `resources prod/x ${flags.join(' ')}`;
   }
   const n = r() < 0.02 ? 40 + int(r, 500) : int(r, 6);
@@ -79,12 +184,28 @@ function structured(r: Rand): string {
   return `config prod/x ${pick(r, ['set', 'unset', 'SET', 'put', ''])} ${entries.join(' ')}`;
 }
 const LIMITS = ['1', '10', '100', '0', '101', '-1', '5.5', 'ten', '', '1e2', '"3"'];
-const TARGETS = ['prod/x', 'x', 'sessionjob:ns/job', 'a/b/c', 'Prod/X', '<#C0123ABCD|inc>', '"quoted words"', '../etc', 'x'.repeat(300)];
+const TARGETS = [
+  'prod/x',
+  'x',
+  'sessionjob:ns/job',
+  'a/b/c',
+  'Prod/X',
+  '<#C0123ABCD|inc>',
+  '"quoted words"',
+  '../etc',
+  'x'.repeat(300),
+];
 
 /** savepoints / exceptions with hostile targets and limits: the query grammar of the history verbs. */
 function historyQuery(r: Rand): string {
-  const flags = Array.from({ length: int(r, 4) }, () => pick(r, ['--limit', '--public', '--limit=', '--from', '--lmit']));
-  const parts = [pick(r, ['savepoints', 'exceptions', 'SAVEPOINTS', 'snapshots', 'errors']), pick(r, TARGETS), ...flags.map((f) => (f.startsWith('--limit') ? `${f} ${pick(r, LIMITS)}` : f))];
+  const flags = Array.from({ length: int(r, 4) }, () =>
+    pick(r, ['--limit', '--public', '--limit=', '--from', '--lmit']),
+  );
+  const parts = [
+    pick(r, ['savepoints', 'exceptions', 'SAVEPOINTS', 'snapshots', 'errors']),
+    pick(r, TARGETS),
+    ...flags.map((f) => (f.startsWith('--limit') ? `${f} ${pick(r, LIMITS)}` : f)),
+  ];
   return parts.join(' ');
 }
 const SEPARATORS = [' ', ' ', ' ', '  ', '\t', '\n', '\u00a0', '\u200b', '\u3000', '', '='];
@@ -104,7 +225,10 @@ function mix(r: Rand): string {
 
 function input(r: Rand, i: number): string {
   if (i % 2000 === 0) return randomChars(r, 10_000);
-  if (i % 2000 === 1) return Array.from({ length: 1200 }, () => mix(r)).join(' ').slice(0, 10_240);
+  if (i % 2000 === 1)
+    return Array.from({ length: 1200 }, () => mix(r))
+      .join(' ')
+      .slice(0, 10_240);
   if (i % 2000 === 2) return pick(r, ['<', '"', '<@', '&', '--', '“', 'a']).repeat(10_000);
   const roll = r();
   if (roll < 0.1) return structured(r);
@@ -132,7 +256,12 @@ function problem(result: ParseResult): string | undefined {
 describe('parseCommand fuzz', () => {
   it(`never throws and returns only valid results for ${COUNT} random inputs (seed ${SEED})`, () => {
     const r = prng(SEED);
-    const contexts: ParseContext[] = [{}, { defaultNamespace: 'analytics' }, { defaultNamespace: 'Bad_NS' }, { command: '/ops' }];
+    const contexts: ParseContext[] = [
+      {},
+      { defaultNamespace: 'analytics' },
+      { defaultNamespace: 'Bad_NS' },
+      { command: '/ops' },
+    ];
     const counts: Record<ParseResult['type'], number> = { intent: 0, query: 0, command: 0, reply: 0 };
     const kinds = new Set<string>();
     for (let i = 0; i < COUNT; i++) {
@@ -146,7 +275,9 @@ describe('parseCommand fuzz', () => {
       }
       const wrong = problem(result);
       if (wrong !== undefined) {
-        expect.fail(`input #${i} (seed ${SEED}) ${JSON.stringify(text.slice(0, 300))} → ${JSON.stringify(result)}: ${wrong}`);
+        expect.fail(
+          `input #${i} (seed ${SEED}) ${JSON.stringify(text.slice(0, 300))} → ${JSON.stringify(result)}: ${wrong}`,
+        );
       }
       counts[result.type]++;
       if (result.type === 'intent') kinds.add(result.intent.kind);
@@ -165,7 +296,8 @@ describe('parseCommand fuzz: savepoints and exceptions', () => {
       const text = historyQuery(r);
       const result = parseCommand(text, pick(r, [{}, { defaultNamespace: 'analytics' }]));
       const wrong = problem(result);
-      if (wrong !== undefined) expect.fail(`${JSON.stringify(text.slice(0, 300))} → ${JSON.stringify(result)}: ${wrong}`);
+      if (wrong !== undefined)
+        expect.fail(`${JSON.stringify(text.slice(0, 300))} → ${JSON.stringify(result)}: ${wrong}`);
       if (result.type === 'query') kinds.add(result.query.kind);
     }
     expect([...kinds].sort()).toEqual(['exceptions', 'savepoints']);

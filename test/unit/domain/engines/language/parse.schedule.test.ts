@@ -39,7 +39,9 @@ describe('--at', () => {
   it('works on every operation verb, undo included', () => {
     expect(intentOf('scale prod/x 4 --at 02:00').at).toStrictEqual({ kind: 'clock', hour: 2, minute: 0 });
     expect(intentOf('undo op-abcdef12 --window nightly').window).toBe('nightly');
-    expect(intentOf('upgrade prod/x --image ghcr.io/a/b:1 --at 03:00 Europe/Berlin').at).toMatchObject({ zone: 'Europe/Berlin' });
+    expect(intentOf('upgrade prod/x --image ghcr.io/a/b:1 --at 03:00 Europe/Berlin').at).toMatchObject({
+      zone: 'Europe/Berlin',
+    });
   });
 
   it.each([
@@ -50,11 +52,17 @@ describe('--at', () => {
     ['restart prod/x --at 2026-12-02T02:00:00', /needs a UTC offset or Z at the end/],
     ['restart prod/x --at 2026-02-30T02:00:00Z', /is not a real date and time/],
     ['restart prod/x --at 2026-12-02T02:00:00+25:00', /impossible UTC offset/],
-    ['restart prod/x --at tomorrow', /--at takes a time: `02:00`, `02:00 Europe\/Berlin` or `2026-12-02T02:00:00\+01:00`; got "tomorrow"/],
+    [
+      'restart prod/x --at tomorrow',
+      /--at takes a time: `02:00`, `02:00 Europe\/Berlin` or `2026-12-02T02:00:00\+01:00`; got "tomorrow"/,
+    ],
     ['restart prod/x --at', /--at needs a value: --at <time>/],
     ['restart prod/x --at 02:00 --window nightly', /give either --at or --window, not both/],
     ['restart prod/x --at 02:00 --at 03:00', /--at was given 2 times with different values/],
-    ['restart prod/x --window "night shift"', /--window takes the name of a window in the policy's `windows`; got "night shift"/],
+    [
+      'restart prod/x --window "night shift"',
+      /--window takes the name of a window in the policy's `windows`; got "night shift"/,
+    ],
     ['restart prod/x --break-glass=yes', /--break-glass takes no value/],
     ['status prod/x --at 02:00', /--at is not an option of status/],
   ])('refuses %s', (text, message) => {
@@ -62,7 +70,10 @@ describe('--at', () => {
   });
 
   it('leaves a lowercase word after the time to be the target', () => {
-    expect(intentOf('restart --at 02:00 prod/x')).toMatchObject({ target: X, at: { kind: 'clock', hour: 2, minute: 0 } });
+    expect(intentOf('restart --at 02:00 prod/x')).toMatchObject({
+      target: X,
+      at: { kind: 'clock', hour: 2, minute: 0 },
+    });
     expect(looksLikeZone('02:00', 'prod/x')).toBe(false);
     expect(looksLikeZone('2026-12-02T02:00Z', 'UTC')).toBe(false);
   });

@@ -13,10 +13,19 @@ const dep = (namespace: string, name: string): Target => ({ kind: 'FlinkDeployme
 const sj = (namespace: string, name: string): Target => ({ kind: 'FlinkSessionJob', namespace, name });
 const X = dep('prod', 'x');
 
-type IntentInput = { [K in OperationIntent['kind']]: Omit<Extract<OperationIntent, { kind: K }>, 'incidentChannels'> & { incidentChannels?: string[] } }[OperationIntent['kind']];
-type QueryInput = { [K in Query['kind']]: Omit<Extract<Query, { kind: K }>, 'public'> & { public?: boolean } }[Query['kind']];
+type IntentInput = {
+  [K in OperationIntent['kind']]: Omit<Extract<OperationIntent, { kind: K }>, 'incidentChannels'> & {
+    incidentChannels?: string[];
+  };
+}[OperationIntent['kind']];
+type QueryInput = {
+  [K in Query['kind']]: Omit<Extract<Query, { kind: K }>, 'public'> & { public?: boolean };
+}[Query['kind']];
 
-const I = (intent: IntentInput): ParseResult => ({ type: 'intent', intent: { incidentChannels: [], ...intent } as OperationIntent });
+const I = (intent: IntentInput): ParseResult => ({
+  type: 'intent',
+  intent: { incidentChannels: [], ...intent } as OperationIntent,
+});
 const Q = (query: QueryInput): ParseResult => ({ type: 'query', query: { public: false, ...query } as Query });
 const C = (command: Command): ParseResult => ({ type: 'command', command });
 
@@ -25,7 +34,12 @@ type Row =
   | { text: string; ctx?: ParseContext; reply: RegExp; suggestion?: string };
 
 const ok = (text: string, want: ParseResult, ctx: ParseContext = NONE): Row => ({ text, ctx, want });
-const no = (text: string, reply: RegExp, suggestion?: string, ctx: ParseContext = NONE): Row => ({ text, ctx, reply, suggestion });
+const no = (text: string, reply: RegExp, suggestion?: string, ctx: ParseContext = NONE): Row => ({
+  text,
+  ctx,
+  reply,
+  suggestion,
+});
 
 const HEX64 = 'ab'.repeat(32);
 
@@ -45,16 +59,26 @@ const rows: Row[] = [
   // status and targets
   ok('status prod/clickstream', Q({ kind: 'status', target: dep('prod', 'clickstream') })),
   ok('status clickstream', Q({ kind: 'status', target: dep('analytics', 'clickstream') }), NS),
-  no('status clickstream', /"clickstream" has no namespace and this channel has no default; write namespace\/clickstream/),
+  no(
+    'status clickstream',
+    /"clickstream" has no namespace and this channel has no default; write namespace\/clickstream/,
+  ),
   ok('Status   prod/clickstream \t --public', Q({ kind: 'status', target: dep('prod', 'clickstream'), public: true })),
   ok('status --public prod/clickstream', Q({ kind: 'status', target: dep('prod', 'clickstream'), public: true })),
   ok('status sessionjob:prod/sessionizer', Q({ kind: 'status', target: sj('prod', 'sessionizer') })),
   ok('status SessionJob:sessionizer', Q({ kind: 'status', target: sj('analytics', 'sessionizer') }), NS),
   ok('status job.v2-eu', Q({ kind: 'status', target: dep('analytics', 'job.v2-eu') }), NS),
-  ok('status <http://clickstream.prod|clickstream.prod>', Q({ kind: 'status', target: dep('analytics', 'clickstream.prod') }), NS),
+  ok(
+    'status <http://clickstream.prod|clickstream.prod>',
+    Q({ kind: 'status', target: dep('analytics', 'clickstream.prod') }),
+    NS,
+  ),
   no('status', /status needs <target>/),
   no('status Prod/clickstream', /namespace "Prod" has uppercase letters.*try "prod"/),
-  no('status prod/ClickStream', /"ClickStream" has uppercase letters; Kubernetes names are lowercase \(try "clickstream"\)/),
+  no(
+    'status prod/ClickStream',
+    /"ClickStream" has uppercase letters; Kubernetes names are lowercase \(try "clickstream"\)/,
+  ),
   no('status prod/click_stream', /"click_stream" has "_"; Kubernetes names use "-" \(try "click-stream"\)/),
   no('status my_ns/x', /namespace "my_ns" has "_"/),
   ok(`status prod/${'a'.repeat(253)}`, Q({ kind: 'status', target: dep('prod', 'a'.repeat(253)) })),
@@ -64,7 +88,10 @@ const rows: Row[] = [
   ok('status eu/b/c', Q({ kind: 'status', target: { cluster: 'eu', ...dep('b', 'c') } })),
   no('status a/b/c/d', /more than two "\/"; write namespace\/name or cluster\/namespace\/name/),
   no('status EU/b/c', /cluster "EU" is not a valid cluster name/),
-  no(`status ${'x/'.repeat(5000)}`, /the target is 10000 characters long; names have at most 253 characters and namespaces 63/),
+  no(
+    `status ${'x/'.repeat(5000)}`,
+    /the target is 10000 characters long; names have at most 253 characters and namespaces 63/,
+  ),
   no('status <#C0123ABCD|general>', /"<#C0123ABCD\|general>" is a Slack mention, not a target/),
   no('status prod/-x', /"-x" is not a valid Kubernetes name/),
   no('status prod/x --public=yes', /--public takes no value; write just --public/),
@@ -93,19 +120,32 @@ const rows: Row[] = [
   no('op op-abcdefghijklm', /is not an op id/),
   no('op', /op needs <op id>/),
   // explain
-  ok('explain scale prod/x 12', Q({ kind: 'explain', intent: { kind: 'scale', target: X, parallelism: 12, incidentChannels: [] } })),
+  ok(
+    'explain scale prod/x 12',
+    Q({ kind: 'explain', intent: { kind: 'scale', target: X, parallelism: 12, incidentChannels: [] } }),
+  ),
   ok(
     'explain --public upgrade clickstream --image ghcr.io/acme/app:1.2 --reason "try it"',
     Q({
       kind: 'explain',
       public: true,
-      intent: { kind: 'upgrade', target: dep('analytics', 'clickstream'), image: 'ghcr.io/acme/app:1.2', reason: 'try it', incidentChannels: [] },
+      intent: {
+        kind: 'upgrade',
+        target: dep('analytics', 'clickstream'),
+        image: 'ghcr.io/acme/app:1.2',
+        reason: 'try it',
+        incidentChannels: [],
+      },
     }),
     NS,
   ),
   ok(
     'explain restore prod/x --from s3://b/sp-1 --allow-non-restored-state --public',
-    Q({ kind: 'explain', public: true, intent: { kind: 'restore', target: X, from: 's3://b/sp-1', allowNonRestoredState: true, incidentChannels: [] } }),
+    Q({
+      kind: 'explain',
+      public: true,
+      intent: { kind: 'restore', target: X, from: 's3://b/sp-1', allowNonRestoredState: true, incidentChannels: [] },
+    }),
   ),
   no('explain', /explain needs the operation command to explain/),
   no('explain status prod/x', /explain works on operation commands \(suspend, resume, .*\); `status` is a query/),
@@ -118,7 +158,11 @@ const rows: Row[] = [
   no('locks prod/x', /unexpected "prod\/x": locks takes no arguments/),
   // savepoints and exceptions
   ok('savepoints prod/x', Q({ kind: 'savepoints', target: X, limit: 10 })),
-  ok('savepoints x --limit 3 --public', Q({ kind: 'savepoints', target: dep('analytics', 'x'), limit: 3, public: true }), NS),
+  ok(
+    'savepoints x --limit 3 --public',
+    Q({ kind: 'savepoints', target: dep('analytics', 'x'), limit: 3, public: true }),
+    NS,
+  ),
   ok('SAVEPOINTS sessionjob:prod/sj --limit=100', Q({ kind: 'savepoints', target: sj('prod', 'sj'), limit: 100 })),
   ok('/flink savepoints prod/x', Q({ kind: 'savepoints', target: X, limit: 10 })),
   no('savepoints', /savepoints needs <target>/),
@@ -144,10 +188,20 @@ const rows: Row[] = [
   ok('suspend --mode=last-state prod/x', I({ kind: 'suspend', target: X, mode: 'last-state' })),
   ok('suspend prod/x --mode STATELESS', I({ kind: 'suspend', target: X, mode: 'stateless' })),
   ok('suspend prod/x --mode savepoint --mode savepoint', I({ kind: 'suspend', target: X, mode: 'savepoint' })),
-  no('suspend prod/x --mode savepont', /--mode must be one of savepoint, last-state, stateless; got "savepont"; did you mean savepoint\?/, 'savepoint'),
+  no(
+    'suspend prod/x --mode savepont',
+    /--mode must be one of savepoint, last-state, stateless; got "savepont"; did you mean savepoint\?/,
+    'savepoint',
+  ),
   no('suspend prod/x --mode last_state', /did you mean last-state\?/, 'last-state'),
-  no('suspend prod/x --mode savepoint --mode stateless', /--mode was given 2 times with different values \("savepoint", "stateless"\)/),
-  no('suspend', /suspend needs <target>.*\nUsage: `\/flink suspend <target> \[--mode savepoint\|last-state\|stateless\]/s),
+  no(
+    'suspend prod/x --mode savepoint --mode stateless',
+    /--mode was given 2 times with different values \("savepoint", "stateless"\)/,
+  ),
+  no(
+    'suspend',
+    /suspend needs <target>.*\nUsage: `\/flink suspend <target> \[--mode savepoint\|last-state\|stateless\]/s,
+  ),
   no('stop prod/x', /unknown command "stop"; did you mean `suspend`\?/, 'suspend'),
   // resume and --incident
   ok(
@@ -172,7 +226,10 @@ const rows: Row[] = [
     'restart prod/x --reason "paging <@U123> and <!subteam^S456|@leads>"',
     I({ kind: 'restart', target: X, reason: 'paging <@U123> and <!subteam^S456|@leads>' }),
   ),
-  ok("restart prod/x --reason \"ask <@U1|o'neil> first\"", I({ kind: 'restart', target: X, reason: "ask <@U1|o'neil> first" })),
+  ok(
+    'restart prod/x --reason "ask <@U1|o\'neil> first"',
+    I({ kind: 'restart', target: X, reason: "ask <@U1|o'neil> first" }),
+  ),
   ok('restart prod/x --reason “typographic quotes”', I({ kind: 'restart', target: X, reason: 'typographic quotes' })),
   ok('restart prod/x --reason ‘single curly’', I({ kind: 'restart', target: X, reason: 'single curly' })),
   ok("restart prod/x --reason 'it's done'", I({ kind: 'restart', target: X, reason: "it's done" })),
@@ -180,11 +237,17 @@ const rows: Row[] = [
   ok('restart\tprod/x\u00a0\u00a0--reason   "x  y"  ', I({ kind: 'restart', target: X, reason: 'x  y' })),
   ok('restart prod/x --reason "a &lt;b&gt; &amp; c"', I({ kind: 'restart', target: X, reason: 'a <b> & c' })),
   ok('restart prod/x --reason "🔥 hot מבחן"', I({ kind: 'restart', target: X, reason: '🔥 hot מבחן' })),
-  ok('restart prod/x —reason "em dash from autocorrect"', I({ kind: 'restart', target: X, reason: 'em dash from autocorrect' })),
+  ok(
+    'restart prod/x —reason "em dash from autocorrect"',
+    I({ kind: 'restart', target: X, reason: 'em dash from autocorrect' }),
+  ),
   ok('restart prod/x --reason oom --reason oom', I({ kind: 'restart', target: X, reason: 'oom' })),
   no('restart prod/x --reason "unterminated', /unterminated quote: the " before "unterminated" is never closed/),
   no('restart prod/x --reason “never closed', /unterminated quote/),
-  no('restart prod/x --reason deploy freeze', /--reason takes one word unless quoted; write `--reason "deploy freeze"`/),
+  no(
+    'restart prod/x --reason deploy freeze',
+    /--reason takes one word unless quoted; write `--reason "deploy freeze"`/,
+  ),
   no('restart prod/x --reason ""', /--reason needs some text/),
   no('restart prod/x --reason a --reason b', /--reason was given 2 times with different values/),
   no(`restart prod/x --reason "${'r'.repeat(1001)}"`, /--reason is 1001 characters long; keep it under 1000/),
@@ -208,33 +271,55 @@ const rows: Row[] = [
   no('scale prod/x', /scale needs <parallelism>/),
   no('scale prod/x 4 5', /unexpected "5": scale takes <target> <parallelism>/),
   no('scale prod/x 4 --image ghcr.io/a/b:1', /--image is not an option of scale; it belongs to upgrade/),
-  no('sacle prod/x 4', /^unknown command "sacle"; did you mean `scale`\?\nUsage: `\/flink scale <target> <parallelism>/, 'scale'),
+  no(
+    'sacle prod/x 4',
+    /^unknown command "sacle"; did you mean `scale`\?\nUsage: `\/flink scale <target> <parallelism>/,
+    'scale',
+  ),
   // upgrade and image references
-  ok('upgrade prod/x --image registry.example.com/team/app:1.4.2', I({ kind: 'upgrade', target: X, image: 'registry.example.com/team/app:1.4.2' })),
+  ok(
+    'upgrade prod/x --image registry.example.com/team/app:1.4.2',
+    I({ kind: 'upgrade', target: X, image: 'registry.example.com/team/app:1.4.2' }),
+  ),
   ok('upgrade prod/x --image=localhost:5000/app', I({ kind: 'upgrade', target: X, image: 'localhost:5000/app' })),
-  ok(`upgrade prod/x --image ghcr.io/acme/app@sha256:${HEX64}`, I({ kind: 'upgrade', target: X, image: `ghcr.io/acme/app@sha256:${HEX64}` })),
+  ok(
+    `upgrade prod/x --image ghcr.io/acme/app@sha256:${HEX64}`,
+    I({ kind: 'upgrade', target: X, image: `ghcr.io/acme/app@sha256:${HEX64}` }),
+  ),
   ok(
     'upgrade --mode stateless --image flink:1.20 prod/x',
     I({ kind: 'upgrade', target: X, image: 'flink:1.20', mode: 'stateless' }),
   ),
-  ok('upgrade prod/x --image <http://ghcr.io/acme/app:1.2|ghcr.io/acme/app:1.2>', I({ kind: 'upgrade', target: X, image: 'ghcr.io/acme/app:1.2' })),
+  ok(
+    'upgrade prod/x --image <http://ghcr.io/acme/app:1.2|ghcr.io/acme/app:1.2>',
+    I({ kind: 'upgrade', target: X, image: 'ghcr.io/acme/app:1.2' }),
+  ),
   ok('upgrade sessionjob:prod/x --image app:1', I({ kind: 'upgrade', target: sj('prod', 'x'), image: 'app:1' })),
   no('upgrade prod/x --image "app:1.2 rm -rf /"', /image "app:1.2 rm -rf \/" contains a space/),
   no('upgrade prod/x --image app:1.2;rm', /contains ";", which no image reference has/),
   no('upgrade prod/x --image=$(whoami)', /contains "\$"/),
   no('upgrade prod/x --image `id`', /contains "`"/),
   no('upgrade prod/x --image https://ghcr.io/acme/app:1', /image references have no scheme: drop "https:\/\/"/),
-  no('upgrade prod/x --image ghcr.io/Acme/App:1', /"ghcr.io\/Acme\/App:1" is not an image reference \(repository names are lowercase\)/),
+  no(
+    'upgrade prod/x --image ghcr.io/Acme/App:1',
+    /"ghcr.io\/Acme\/App:1" is not an image reference \(repository names are lowercase\)/,
+  ),
   no('upgrade prod/x --image ghcr.io/acme/app:', /is not an image reference; expected registry\/repository\[:tag\]/),
   no(`upgrade prod/x --image app@sha256:${'a'.repeat(40)}`, /a sha256 digest has 64 hex digits/),
   no('upgrade prod/x', /upgrade needs --image <image>/),
   no('upgrade prod/x --imag app:1', /did you mean --image\?/, '--image'),
   // savepoint
   ok('savepoint prod/x', I({ kind: 'savepoint', target: X })),
-  ok('savepoint sessionjob:prod/job --incident <#C0123ABCD>', I({ kind: 'savepoint', target: sj('prod', 'job'), incidentChannels: ['C0123ABCD'] })),
+  ok(
+    'savepoint sessionjob:prod/job --incident <#C0123ABCD>',
+    I({ kind: 'savepoint', target: sj('prod', 'job'), incidentChannels: ['C0123ABCD'] }),
+  ),
   no('savepoint prod/x --mode savepoint', /--mode is not an option of savepoint; it belongs to suspend, upgrade/),
   // restore and URIs
-  ok('restore prod/x --from s3://bucket/savepoints/sp-1', I({ kind: 'restore', target: X, from: 's3://bucket/savepoints/sp-1', allowNonRestoredState: false })),
+  ok(
+    'restore prod/x --from s3://bucket/savepoints/sp-1',
+    I({ kind: 'restore', target: X, from: 's3://bucket/savepoints/sp-1', allowNonRestoredState: false }),
+  ),
   ok(
     'restore prod/x --from=file:///flink/sp-1 --allow-non-restored-state',
     I({ kind: 'restore', target: X, from: 'file:///flink/sp-1', allowNonRestoredState: true }),
@@ -243,9 +328,15 @@ const rows: Row[] = [
     'restore --allow-non-restored-state --from abfss://c@acct.dfs.core.windows.net/sp/1 prod/x',
     I({ kind: 'restore', target: X, from: 'abfss://c@acct.dfs.core.windows.net/sp/1', allowNonRestoredState: true }),
   ),
-  ok('restore prod/x --from hdfs://nn:8020/flink/sp-9', I({ kind: 'restore', target: X, from: 'hdfs://nn:8020/flink/sp-9', allowNonRestoredState: false })),
+  ok(
+    'restore prod/x --from hdfs://nn:8020/flink/sp-9',
+    I({ kind: 'restore', target: X, from: 'hdfs://nn:8020/flink/sp-9', allowNonRestoredState: false }),
+  ),
   no('restore prod/x --from /tmp/sp', /"\/tmp\/sp" has no scheme; write the whole URI/),
-  no('restore prod/x --from s3://bucket', /"s3:\/\/bucket" is missing the path: give the savepoint directory, e.g. s3:\/\/bucket\/savepoints/),
+  no(
+    'restore prod/x --from s3://bucket',
+    /"s3:\/\/bucket" is missing the path: give the savepoint directory, e.g. s3:\/\/bucket\/savepoints/,
+  ),
   no('restore prod/x --from s3://bucket/', /is missing the path/),
   no('restore prod/x --from s3:/bucket/sp', /needs "\/\/" after the scheme/),
   no('restore prod/x --from "s3://b/my sp"', /contains a space, which a savepoint URI cannot have/),
@@ -255,13 +346,26 @@ const rows: Row[] = [
   // resources: Flink memory sizes, normalised to a whole number in the largest exact unit; cpu in cores
   ok('resources prod/x --tm-memory 4g', I({ kind: 'resources', target: X, taskManagerMemory: '4g' })),
   ok('resources prod/x --tm-memory 2048m', I({ kind: 'resources', target: X, taskManagerMemory: '2g' })),
-  ok('resources prod/x --tm-memory 6144MB --jm-memory 1.5gb', I({ kind: 'resources', target: X, taskManagerMemory: '6g', jobManagerMemory: '1536m' })),
+  ok(
+    'resources prod/x --tm-memory 6144MB --jm-memory 1.5gb',
+    I({ kind: 'resources', target: X, taskManagerMemory: '6g', jobManagerMemory: '1536m' }),
+  ),
   ok('resources prod/x --tm-memory "1.5 GB"', I({ kind: 'resources', target: X, taskManagerMemory: '1536m' })),
   ok('resources prod/x --tm-memory 1073741824', I({ kind: 'resources', target: X, taskManagerMemory: '1g' })),
   ok('resources prod/x --tm-memory 1000000b', I({ kind: 'resources', target: X, taskManagerMemory: '1000000b' })),
-  ok('resources prod/x --jm-memory 512Kb --jm-cpu 0.5', I({ kind: 'resources', target: X, jobManagerMemory: '512k', jobManagerCpu: 0.5 })),
-  ok('resources prod/x --tm-cpu 2 --tm-memory=1t', I({ kind: 'resources', target: X, taskManagerCpu: 2, taskManagerMemory: '1t' })),
-  ok('resources clickstream --tm-cpu 1.25 --reason "OOM loop"', I({ kind: 'resources', target: dep('analytics', 'clickstream'), taskManagerCpu: 1.25, reason: 'OOM loop' }), NS),
+  ok(
+    'resources prod/x --jm-memory 512Kb --jm-cpu 0.5',
+    I({ kind: 'resources', target: X, jobManagerMemory: '512k', jobManagerCpu: 0.5 }),
+  ),
+  ok(
+    'resources prod/x --tm-cpu 2 --tm-memory=1t',
+    I({ kind: 'resources', target: X, taskManagerCpu: 2, taskManagerMemory: '1t' }),
+  ),
+  ok(
+    'resources clickstream --tm-cpu 1.25 --reason "OOM loop"',
+    I({ kind: 'resources', target: dep('analytics', 'clickstream'), taskManagerCpu: 1.25, reason: 'OOM loop' }),
+    NS,
+  ),
   no('resources prod/x', /resources needs at least one of --tm-memory, --tm-cpu, --jm-memory, --jm-cpu/),
   no('resources prod/x --tm-memory 4 gigs', /unexpected "gigs": resources takes <target>/),
   no('resources prod/x --tm-memory 4zb', /--tm-memory "4zb" has an unknown unit "zb"; e\.g\. 2048m, 4g, 1\.5gb/),
@@ -273,21 +377,55 @@ const rows: Row[] = [
   no('resources prod/x --tm-cpu 500m', /--tm-cpu "500m" is not a CPU amount \(write cores: 0\.5 for 500m\)/),
   no('resources prod/x --tm-cpu 0', /--tm-cpu "0" is not a CPU amount/),
   no('resources prod/x --tm-cpu 2 --tm-cpu 3', /--tm-cpu was given 2 times with different values/),
-  no('resources prod/x --memory 4g', /unknown option "--memory" for resources; its options are --tm-memory, --tm-cpu, --jm-memory, --jm-cpu/),
+  no(
+    'resources prod/x --memory 4g',
+    /unknown option "--memory" for resources; its options are --tm-memory, --tm-cpu, --jm-memory, --jm-cpu/,
+  ),
   no('scale prod/x 4 --tm-memory 4g', /--tm-memory is not an option of scale; it belongs to resources/),
   // config: a sub-verb, then key=value (set) or key (unset) entries
-  ok('config prod/x set execution.checkpointing.interval=30s', I({ kind: 'config', target: X, action: 'set', entries: [{ key: 'execution.checkpointing.interval', value: '30s' }] })),
+  ok(
+    'config prod/x set execution.checkpointing.interval=30s',
+    I({
+      kind: 'config',
+      target: X,
+      action: 'set',
+      entries: [{ key: 'execution.checkpointing.interval', value: '30s' }],
+    }),
+  ),
   ok(
     'config prod/x SET restart-strategy.type=fixed-delay "restart-strategy.fixed-delay.delay=10 s" --reason flaky',
-    I({ kind: 'config', target: X, action: 'set', entries: [{ key: 'restart-strategy.type', value: 'fixed-delay' }, { key: 'restart-strategy.fixed-delay.delay', value: '10 s' }], reason: 'flaky' }),
+    I({
+      kind: 'config',
+      target: X,
+      action: 'set',
+      entries: [
+        { key: 'restart-strategy.type', value: 'fixed-delay' },
+        { key: 'restart-strategy.fixed-delay.delay', value: '10 s' },
+      ],
+      reason: 'flaky',
+    }),
   ),
-  ok('config prod/x unset execution.checkpointing.interval state.backend.type', I({ kind: 'config', target: X, action: 'unset', entries: [{ key: 'execution.checkpointing.interval' }, { key: 'state.backend.type' }] })),
-  ok('config prod/x set job.autoscaler.enabled=true', I({ kind: 'config', target: X, action: 'set', entries: [{ key: 'job.autoscaler.enabled', value: 'true' }] })),
+  ok(
+    'config prod/x unset execution.checkpointing.interval state.backend.type',
+    I({
+      kind: 'config',
+      target: X,
+      action: 'unset',
+      entries: [{ key: 'execution.checkpointing.interval' }, { key: 'state.backend.type' }],
+    }),
+  ),
+  ok(
+    'config prod/x set job.autoscaler.enabled=true',
+    I({ kind: 'config', target: X, action: 'set', entries: [{ key: 'job.autoscaler.enabled', value: 'true' }] }),
+  ),
   no('config prod/x', /config needs set\|unset/),
   no('config prod/x set', /config needs <key>\[=<value>\]…/),
   no('config prod/x put a.b=1', /config takes set or unset; got "put"; did you mean set\?/, 'set'),
   no('config prod/x remove a.b', /did you mean unset\?/, 'unset'),
-  no('config prod/x set a.b', /config set takes key=value; "a\.b" has no "=" \(to remove it: config <target> unset a\.b\)/),
+  no(
+    'config prod/x set a.b',
+    /config set takes key=value; "a\.b" has no "=" \(to remove it: config <target> unset a\.b\)/,
+  ),
   no('config prod/x unset a.b=1', /config unset takes only keys; write a\.b, not a\.b=…/),
   no('config prod/x set =30s', /an entry has no key before "="/),
   no('config prod/x set "my key=1"', /the key "my key" contains a space; configuration keys have none/),
@@ -295,16 +433,33 @@ const rows: Row[] = [
   no('config prod/x set env.java.opts=-Dx=y', /the value of env\.java\.opts contains "="/),
   no('config prod/x set a..b=1', /"a\.\.b" is not a Flink configuration key/),
   no('config prod/x set a.b=1 a.b=2', /a\.b is given more than once/),
-  no(`config prod/x set ${Array.from({ length: 500 }, (_, i) => `k${i}=v`).join(' ')}`, /config takes at most 50 of <key>\[=<value>\]… in one command; got 500/),
+  no(
+    `config prod/x set ${Array.from({ length: 500 }, (_, i) => `k${i}=v`).join(' ')}`,
+    /config takes at most 50 of <key>\[=<value>\]… in one command; got 500/,
+  ),
   no('config prod/x set a.b=1 --reason too long', /--reason takes one word unless quoted; write `--reason "too long"`/),
-  ok('explain config prod/x unset a.b --public', Q({ kind: 'explain', intent: { kind: 'config', target: X, action: 'unset', entries: [{ key: 'a.b' }], incidentChannels: [] }, public: true })),
+  ok(
+    'explain config prod/x unset a.b --public',
+    Q({
+      kind: 'explain',
+      intent: { kind: 'config', target: X, action: 'unset', entries: [{ key: 'a.b' }], incidentChannels: [] },
+      public: true,
+    }),
+  ),
   no('explain config prod/x set a.b', /config set takes key=value/),
   no('config prod/x set a.b=1 --image r/i:1', /--image is not an option of config; it belongs to upgrade/),
   // scale --reset-autoscaler (the autoscaler's overrides are cleared with the new parallelism)
   ok('scale prod/x 6 --reset-autoscaler', I({ kind: 'scale', target: X, parallelism: 6, resetAutoscaler: true })),
-  ok('scale --reset-autoscaler prod/x 6 --reason "pin it"', I({ kind: 'scale', target: X, parallelism: 6, resetAutoscaler: true, reason: 'pin it' })),
+  ok(
+    'scale --reset-autoscaler prod/x 6 --reason "pin it"',
+    I({ kind: 'scale', target: X, parallelism: 6, resetAutoscaler: true, reason: 'pin it' }),
+  ),
   no('scale prod/x 6 --reset-autoscaler=yes', /--reset-autoscaler takes no value; write just --reset-autoscaler/),
-  no('scale prod/x 6 --reset-autoscaller', /unknown option "--reset-autoscaller" for scale; did you mean --reset-autoscaler\?/, '--reset-autoscaler'),
+  no(
+    'scale prod/x 6 --reset-autoscaller',
+    /unknown option "--reset-autoscaller" for scale; did you mean --reset-autoscaler\?/,
+    '--reset-autoscaler',
+  ),
   no('restart prod/x --reset-autoscaler', /--reset-autoscaler is not an option of restart; it belongs to scale/),
   // undo
   ok('undo op-7f3c2a9b --reason "leaks memory"', I({ kind: 'undo', opId: 'op-7f3c2a9b', reason: 'leaks memory' })),
@@ -313,9 +468,16 @@ const rows: Row[] = [
   no('rollback op-7f3c2a9b', /did you mean `undo`\?/, 'undo'),
   // commands
   ok('cancel op-7f3c2a9b', C({ kind: 'cancel', opId: 'op-7f3c2a9b' })),
-  no('cancel op-7f3c2a9b --reason x', /--reason is not an option of cancel; it belongs to suspend, resume, restart and others/),
+  no(
+    'cancel op-7f3c2a9b --reason x',
+    /--reason is not an option of cancel; it belongs to suspend, resume, restart and others/,
+  ),
   ok('lock prod/x --reason "quarter-end close"', C({ kind: 'lock', target: X, reason: 'quarter-end close' })),
-  ok('lock --reason freeze clickstream', C({ kind: 'lock', target: dep('analytics', 'clickstream'), reason: 'freeze' }), NS),
+  ok(
+    'lock --reason freeze clickstream',
+    C({ kind: 'lock', target: dep('analytics', 'clickstream'), reason: 'freeze' }),
+    NS,
+  ),
   no('lock prod/x', /lock needs --reason "…"/),
   ok('unlock prod/x', C({ kind: 'unlock', target: X })),
   no('unlock prod/x --public', /--public is not an option of unlock/),
@@ -332,24 +494,32 @@ describe('parseCommand', () => {
     expect(rows.length).toBeGreaterThanOrEqual(90);
   });
 
-  it.each(rows.map((row) => [row.text.length > 70 ? `${row.text.slice(0, 70)}…` : row.text, row] as const))('%s', (_name, row) => {
-    const result = parseCommand(row.text, row.ctx ?? NONE);
-    if ('want' in row) {
-      expect(result).toStrictEqual(row.want);
-      return;
-    }
-    expect(result.type).toBe('reply');
-    if (result.type !== 'reply') return;
-    expect(result.message).toMatch(row.reply);
-    expect(result.suggestion).toBe(row.suggestion);
-    // Every refusal shows the correct usage.
-    expect(result.message).toMatch(/\nUsage: `\/flink [^`]+`$/);
-  });
+  it.each(rows.map((row) => [row.text.length > 70 ? `${row.text.slice(0, 70)}…` : row.text, row] as const))(
+    '%s',
+    (_name, row) => {
+      const result = parseCommand(row.text, row.ctx ?? NONE);
+      if ('want' in row) {
+        expect(result).toStrictEqual(row.want);
+        return;
+      }
+      expect(result.type).toBe('reply');
+      if (result.type !== 'reply') return;
+      expect(result.message).toMatch(row.reply);
+      expect(result.suggestion).toBe(row.suggestion);
+      // Every refusal shows the correct usage.
+      expect(result.message).toMatch(/\nUsage: `\/flink [^`]+`$/);
+    },
+  );
 
   it('uses the configured command name in usage lines', () => {
     const result = parseCommand('scale prod/x', { command: '/ops' });
-    expect(result).toMatchObject({ type: 'reply', message: expect.stringContaining(`Usage: \`${usageLine('scale', '/ops')}\``) });
-    expect(usageLine('scale', '/ops')).toBe('/ops scale <target> <parallelism> [--reset-autoscaler] [--reason "…"] [--incident <#channel>]… [--at <time>] [--window <window>] [--break-glass]');
+    expect(result).toMatchObject({
+      type: 'reply',
+      message: expect.stringContaining(`Usage: \`${usageLine('scale', '/ops')}\``),
+    });
+    expect(usageLine('scale', '/ops')).toBe(
+      '/ops scale <target> <parallelism> [--reset-autoscaler] [--reason "…"] [--incident <#channel>]… [--at <time>] [--window <window>] [--break-glass]',
+    );
     expect(parseCommand('/ops locks', { command: '/ops' })).toStrictEqual(Q({ kind: 'locks' }));
   });
 });

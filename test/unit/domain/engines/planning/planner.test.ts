@@ -3,7 +3,14 @@ import { canonicalDigest } from '../../../../../src/domain/model/canonical.js';
 import { applyMergePatch } from '../../../../../src/domain/model/merge-patch.js';
 import { planDigest, snapshotName } from '../../../../../src/domain/engines/planning/planner.js';
 import { nameProblem, type Target } from '../../../../../src/domain/model/target.js';
-import { PLAN_CONTEXT as CTX, editSpec, flinkDeployment, flinkSessionJob, planFor as planned, writeStatus } from '../../../../support/fixtures.js';
+import {
+  PLAN_CONTEXT as CTX,
+  editSpec,
+  flinkDeployment,
+  flinkSessionJob,
+  planFor as planned,
+  writeStatus,
+} from '../../../../support/fixtures.js';
 
 const NS = 'streaming-prod';
 const DEP: Target = { kind: 'FlinkDeployment', namespace: NS, name: 'orders-enricher' };
@@ -71,7 +78,9 @@ describe('planOperation: the change submitted per kind', () => {
       raw: { kind: 'upgrade', target: DEP, image: 'registry.example.com/orders:2.0' },
       resource: running,
       spec: { image: 'registry.example.com/orders:2.0' },
-      diff: [{ path: 'spec.image', before: 'flink:1.20.1-scala_2.12-java17', after: 'registry.example.com/orders:2.0' }],
+      diff: [
+        { path: 'spec.image', before: 'flink:1.20.1-scala_2.12-java17', after: 'registry.example.com/orders:2.0' },
+      ],
       mode: 'savepoint',
     },
     {
@@ -89,7 +98,9 @@ describe('planOperation: the change submitted per kind', () => {
       name: 'restore',
       raw: { kind: 'restore', target: DEP, from: 's3://flink/savepoints/orders/savepoint-42' },
       resource: running,
-      spec: { job: { initialSavepointPath: 's3://flink/savepoints/orders/savepoint-42', savepointRedeployNonce: CTX.nonce } },
+      spec: {
+        job: { initialSavepointPath: 's3://flink/savepoints/orders/savepoint-42', savepointRedeployNonce: CTX.nonce },
+      },
       diff: [
         { path: 'spec.job.initialSavepointPath', before: null, after: 's3://flink/savepoints/orders/savepoint-42' },
         { path: 'spec.job.savepointRedeployNonce', before: null, after: CTX.nonce },
@@ -100,7 +111,9 @@ describe('planOperation: the change submitted per kind', () => {
       name: 'restore --allow-non-restored-state',
       raw: { kind: 'restore', target: DEP, from: 's3://sp/1', allowNonRestoredState: true },
       resource: running,
-      spec: { job: { initialSavepointPath: 's3://sp/1', savepointRedeployNonce: CTX.nonce, allowNonRestoredState: true } },
+      spec: {
+        job: { initialSavepointPath: 's3://sp/1', savepointRedeployNonce: CTX.nonce, allowNonRestoredState: true },
+      },
       diff: [
         { path: 'spec.job.initialSavepointPath', before: null, after: 's3://sp/1' },
         { path: 'spec.job.savepointRedeployNonce', before: null, after: CTX.nonce },
@@ -148,7 +161,12 @@ describe('effective upgrade mode and the mode note', () => {
     { raw: { kind: 'scale', target: DEP, parallelism: 2 }, resource: running, mode: 'savepoint', note: false },
     { raw: { kind: 'suspend', target: DEP, mode: 'stateless' }, resource: noMode, mode: 'stateless', note: false },
     { raw: { kind: 'suspend', target: DEP, mode: 'last-state' }, resource: noMode, mode: 'last-state', note: true },
-    { raw: { kind: 'upgrade', target: DEP, image: 'x:1', mode: 'stateless' }, resource: running, mode: 'stateless', note: true },
+    {
+      raw: { kind: 'upgrade', target: DEP, image: 'x:1', mode: 'stateless' },
+      resource: running,
+      mode: 'stateless',
+      note: true,
+    },
   ])('$raw.kind $raw.mode on upgradeMode $resource.spec.job.upgradeMode → $mode', ({ raw, resource, mode, note }) => {
     const plan = planned(raw, resource);
     expect(plan.effectiveUpgradeMode).toBe(mode);
@@ -171,7 +189,11 @@ describe('nonces', () => {
   it('restore picks a value different from the current savepointRedeployNonce', () => {
     const resource = flinkDeployment({ spec: { job: { savepointRedeployNonce: CTX.nonce } } });
     const plan = planned({ kind: 'restore', target: DEP, from: 's3://sp/2' }, resource);
-    expect(plan.diff).toContainEqual({ path: 'spec.job.savepointRedeployNonce', before: CTX.nonce, after: CTX.nonce + 1 });
+    expect(plan.diff).toContainEqual({
+      path: 'spec.job.savepointRedeployNonce',
+      before: CTX.nonce,
+      after: CTX.nonce + 1,
+    });
   });
 });
 
@@ -264,14 +286,24 @@ describe('plan digest', () => {
   it('is the sha256 of canonical JSON of kind, namespace, name, uid, generation and change', () => {
     const plan = planned(scale8, running);
     expect(plan.digest).toBe(
-      canonicalDigest({ kind: 'FlinkDeployment', namespace: NS, name: DEP.name, uid: plan.uid, generation: plan.generation, change: plan.change }),
+      canonicalDigest({
+        kind: 'FlinkDeployment',
+        namespace: NS,
+        name: DEP.name,
+        uid: plan.uid,
+        generation: plan.generation,
+        change: plan.change,
+      }),
     );
   });
 
   it('does not depend on the order keys were built in', () => {
     const plan = planned(scale8, running);
     const reordered = {
-      change: { patch: { spec: { job: { parallelism: 8 } }, metadata: { annotations: { ...ANNOTATIONS } } }, type: 'patch' as const },
+      change: {
+        patch: { spec: { job: { parallelism: 8 } }, metadata: { annotations: { ...ANNOTATIONS } } },
+        type: 'patch' as const,
+      },
       generation: plan.generation,
       uid: plan.uid,
       target: { name: DEP.name, namespace: NS, kind: 'FlinkDeployment' as const },
@@ -299,4 +331,3 @@ describe('plan digest', () => {
     expect(planned(scale8, edited).digest).not.toBe(planned(scale8, running).digest);
   });
 });
-

@@ -15,13 +15,19 @@ const UNDO: PlanContext = { opId: 'op-undo01', requester: 'U0BOB', nonce: 1_767_
 const UNDO_ANNOTATIONS = { 'flink-chatops/operation-id': 'op-undo01', 'flink-chatops/requested-by': 'U0BOB' };
 
 /** Plans `raw` on `before`, applies its patch (as the API server would) and returns the finished operation. */
-function ranOn(raw: Record<string, unknown>, before: KubeObject, state = 'COMPLETED'): { undone: UndoneOperation; after: KubeObject } {
+function ranOn(
+  raw: Record<string, unknown>,
+  before: KubeObject,
+  state = 'COMPLETED',
+): { undone: UndoneOperation; after: KubeObject } {
   const intent = OperationIntentSchema.parse(raw) as OperationIntent;
   const result = planOperation(intent as PlannableIntent, { resource: before }, FIRST);
   if (!result.ok) throw new Error(result.refusal);
   const plan: Plan = result.plan;
   const after =
-    plan.change.type === 'patch' ? editSpec(before, (plan.change.patch as { spec: Record<string, unknown> }).spec) : structuredClone(before);
+    plan.change.type === 'patch'
+      ? editSpec(before, (plan.change.patch as { spec: Record<string, unknown> }).spec)
+      : structuredClone(before);
   return { undone: { id: FIRST.opId, kind: intent.kind, state, plan, intent }, after };
 }
 
@@ -120,7 +126,12 @@ describe('planUndo refusals', () => {
   ])('refuses a $raw.kind: nonce-driven, nothing can be put back', ({ raw }) => {
     const { undone, after } = ranOn(raw, running);
     const result = planUndo(undone, { resource: after }, UNDO);
-    expect(result).toEqual({ ok: false, refusal: expect.stringMatching(new RegExp(`${FIRST.opId} was a ${raw.kind}: .*nonce-driven: nothing can be put back`)) });
+    expect(result).toEqual({
+      ok: false,
+      refusal: expect.stringMatching(
+        new RegExp(`${FIRST.opId} was a ${raw.kind}: .*nonce-driven: nothing can be put back`),
+      ),
+    });
   });
 
   it('refuses an undo of an undo', () => {
@@ -129,16 +140,25 @@ describe('planUndo refusals', () => {
     expect(result).toEqual({ ok: false, refusal: expect.stringContaining('an undo cannot be undone') });
   });
 
-  it.each(['ACCEPTED', 'AWAITING_APPROVAL', 'QUEUED', 'SUBMITTING', 'UNCERTAIN', 'SUBMITTED', 'DENIED', 'REJECTED', 'EXPIRED', 'CANCELLED', 'ABORTED'])(
-    'refuses an operation that is %s',
-    (state) => {
-      const { undone, after } = ranOn({ kind: 'scale', target: DEP, parallelism: 12 }, running, state);
-      expect(planUndo(undone, { resource: after }, UNDO)).toEqual({
-        ok: false,
-        refusal: `${FIRST.opId} is ${state}: only a COMPLETED, FAILED or TIMED_OUT operation can be undone`,
-      });
-    },
-  );
+  it.each([
+    'ACCEPTED',
+    'AWAITING_APPROVAL',
+    'QUEUED',
+    'SUBMITTING',
+    'UNCERTAIN',
+    'SUBMITTED',
+    'DENIED',
+    'REJECTED',
+    'EXPIRED',
+    'CANCELLED',
+    'ABORTED',
+  ])('refuses an operation that is %s', (state) => {
+    const { undone, after } = ranOn({ kind: 'scale', target: DEP, parallelism: 12 }, running, state);
+    expect(planUndo(undone, { resource: after }, UNDO)).toEqual({
+      ok: false,
+      refusal: `${FIRST.opId} is ${state}: only a COMPLETED, FAILED or TIMED_OUT operation can be undone`,
+    });
+  });
 
   it.each([
     {
@@ -179,12 +199,18 @@ describe('planUndo refusals', () => {
   it('refuses when the target was recreated (different uid)', () => {
     const { undone } = ranOn({ kind: 'scale', target: DEP, parallelism: 12 }, running);
     const recreated = flinkDeployment({ uid: 'fresh-uid', generation: 1, spec: { job: { parallelism: 12 } } });
-    expect(planUndo(undone, { resource: recreated }, UNDO)).toEqual({ ok: false, refusal: expect.stringContaining('uid changed') });
+    expect(planUndo(undone, { resource: recreated }, UNDO)).toEqual({
+      ok: false,
+      refusal: expect.stringContaining('uid changed'),
+    });
   });
 
   it('refuses when the target lost its operator status', () => {
     const { undone } = ranOn({ kind: 'scale', target: DEP, parallelism: 12 }, running);
     const bare = flinkDeployment({ status: null, spec: { job: { parallelism: 12 } } });
-    expect(planUndo(undone, { resource: bare }, UNDO)).toEqual({ ok: false, refusal: expect.stringContaining('not reconciled') });
+    expect(planUndo(undone, { resource: bare }, UNDO)).toEqual({
+      ok: false,
+      refusal: expect.stringContaining('not reconciled'),
+    });
   });
 });

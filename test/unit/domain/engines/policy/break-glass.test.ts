@@ -3,7 +3,12 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckResult } from '../../../../../src/domain/model/decision.js';
 import type { HistoryEntry, OperationRecord } from '../../../../../src/domain/engines/operation.js';
-import { awaitsReview, reminderDue, reviewerGroups, reviewOverdue } from '../../../../../src/domain/engines/policy/break-glass.js';
+import {
+  awaitsReview,
+  reminderDue,
+  reviewerGroups,
+  reviewOverdue,
+} from '../../../../../src/domain/engines/policy/break-glass.js';
 import { checkRequest, evaluate } from '../../../../../src/domain/engines/policy/evaluate.js';
 import { GroupMembership } from '../../../../../src/app/groups.js';
 import type { Policy } from '../../../../../src/domain/engines/policy/schema.js';
@@ -20,7 +25,14 @@ const RAW = {
   ],
   rules: [
     { name: 'prod-needs-a-lead', when: { namespaces: ['streaming-prod'] }, require: { approvals: 1, from: ['leads'] } },
-    { name: 'friday-freeze', when: { namespaces: ['streaming-prod'], schedule: { days: ['fri'], from: '15:00', to: '23:59', timezone: 'Europe/Berlin' } }, deny: 'No production changes on Friday afternoons' },
+    {
+      name: 'friday-freeze',
+      when: {
+        namespaces: ['streaming-prod'],
+        schedule: { days: ['fri'], from: '15:00', to: '23:59', timezone: 'Europe/Berlin' },
+      },
+      deny: 'No production changes on Friday afternoons',
+    },
     { name: 'no-savepoints', when: { operations: ['savepoint'] }, deny: 'savepoints are taken by the platform' },
   ],
   breakGlass: { groups: ['oncall'], environments: ['production'], reviewWithin: '24h' },
@@ -38,7 +50,12 @@ const membership = new GroupMembership(POLICY, async () => [], { now: () => 0 })
 
 describe('the breakGlass block', () => {
   it('parses with reviewWithin as a duration (default 24h)', () => {
-    expect(POLICY.breakGlass).toEqual({ groups: ['oncall'], environments: ['production'], reviewWithin: '24h', reviewWithinMs: 86_400_000 });
+    expect(POLICY.breakGlass).toEqual({
+      groups: ['oncall'],
+      environments: ['production'],
+      reviewWithin: '24h',
+      reviewWithinMs: 86_400_000,
+    });
     const { reviewWithin: _, ...rest } = RAW.breakGlass;
     expect(policyOf({ ...RAW, breakGlass: rest }).breakGlass?.reviewWithinMs).toBe(86_400_000);
   });
@@ -46,7 +63,10 @@ describe('the breakGlass block', () => {
   it.each([
     [{ groups: ['on-call'], environments: ['production'] }, 'breakGlass.groups[0]: unknown group "on-call"'],
     [{ groups: ['oncall'], environments: ['prod'] }, 'breakGlass.environments[0]: no namespace has environment "prod"'],
-    [{ groups: ['oncall'], environments: ['production'], reviewWithin: '1 day' }, 'breakGlass.reviewWithin: "1 day" is not a duration'],
+    [
+      { groups: ['oncall'], environments: ['production'], reviewWithin: '1 day' },
+      'breakGlass.reviewWithin: "1 day" is not a duration',
+    ],
     [{ groups: [], environments: ['production'] }, 'breakGlass.groups: list at least one group'],
     [{ groups: ['oncall'], environments: ['production'], when: 'always' }, 'breakGlass.when: unknown key'],
   ])('%j is an error naming its path', (breakGlass, message) => {
@@ -65,8 +85,20 @@ describe('who may use --break-glass (refused privately, nothing recorded)', () =
   });
 
   it.each([
-    ['a requester outside breakGlass.groups', 'U0DEV1', 'streaming-prod', true, '<@U0DEV1> is not allowed to use --break-glass here: only members of oncall may use it'],
-    ['an environment not listed', 'U0ONCALL', 'streaming-dev', true, 'is not allowed to use --break-glass here: it is allowed only in production namespaces, and streaming-dev is development'],
+    [
+      'a requester outside breakGlass.groups',
+      'U0DEV1',
+      'streaming-prod',
+      true,
+      '<@U0DEV1> is not allowed to use --break-glass here: only members of oncall may use it',
+    ],
+    [
+      'an environment not listed',
+      'U0ONCALL',
+      'streaming-dev',
+      true,
+      'is not allowed to use --break-glass here: it is allowed only in production namespaces, and streaming-dev is development',
+    ],
     ['no --reason', 'U0ONCALL', 'streaming-prod', false, '--break-glass needs a reason'],
   ])('refuses %s', async (_what, requester, namespace, hasReason, message) => {
     const check = await ask(requester, namespace, hasReason);
@@ -76,13 +108,22 @@ describe('who may use --break-glass (refused privately, nothing recorded)', () =
 
   it('refuses everyone when the policy has no breakGlass block', async () => {
     const { breakGlass: _, ...raw } = RAW;
-    const check = await checkRequest(policyOf(raw), { namespace: 'streaming-prod', requester: 'U0ONCALL', hasReason: true, intentKind: 'restart', breakGlass: true }, membership);
+    const check = await checkRequest(
+      policyOf(raw),
+      { namespace: 'streaming-prod', requester: 'U0ONCALL', hasReason: true, intentKind: 'restart', breakGlass: true },
+      membership,
+    );
     expect(check.ok ? '' : check.message).toContain('the policy has no breakGlass section');
   });
 });
 
 describe('evaluation with break-glass', () => {
-  const base = { intentKind: 'restart' as const, namespace: 'streaming-prod', now: FRIDAY_EVENING, checks: [] as CheckResult[] };
+  const base = {
+    intentKind: 'restart' as const,
+    namespace: 'streaming-prod',
+    now: FRIDAY_EVENING,
+    checks: [] as CheckResult[],
+  };
 
   it('skips the lead rule and the Friday-afternoon deny, and records both', () => {
     expect(evaluate(POLICY, base).outcome).toBe('deny');
@@ -95,7 +136,11 @@ describe('evaluation with break-glass', () => {
   });
 
   it('does not skip a lock freeze or another failed built-in check', () => {
-    const frozen: CheckResult = { name: 'not-frozen', outcome: 'fail', message: 'target frozen by <@U0LEAD1>: quarter-end' };
+    const frozen: CheckResult = {
+      name: 'not-frozen',
+      outcome: 'fail',
+      message: 'target frozen by <@U0LEAD1>: quarter-end',
+    };
     const busy: CheckResult = { name: 'operator-busy', outcome: 'fail', message: 'the operator is UPGRADING it' };
     for (const check of [frozen, busy]) {
       const decision = evaluate(POLICY, { ...base, now: MONDAY, checks: [check], breakGlass: true });
@@ -106,7 +151,9 @@ describe('evaluation with break-glass', () => {
 
   it('does not skip a deny rule without a schedule', () => {
     const decision = evaluate(POLICY, { ...base, intentKind: 'savepoint', now: MONDAY, breakGlass: true });
-    expect(decision.outcome === 'deny' ? decision.reasons : []).toEqual(['savepoints are taken by the platform (rule no-savepoints)']);
+    expect(decision.outcome === 'deny' ? decision.reasons : []).toEqual([
+      'savepoints are taken by the platform (rule no-savepoints)',
+    ]);
   });
 
   it('changes nothing in an environment breakGlass does not list', () => {
@@ -117,11 +164,29 @@ describe('evaluation with break-glass', () => {
 
 describe('review facts of a record', () => {
   const HOUR = 3_600_000;
-  const entry = (seq: number, type: HistoryEntry['type'], name: string, at: number): HistoryEntry => ({ seq, type, name, actor: 'U0ONCALL', at, detail: {} });
-  const use = { skippedRequirements: [{ rule: 'prod-needs-a-lead', approvals: 1, from: ['leads'] }], skippedDenies: [] };
+  const entry = (seq: number, type: HistoryEntry['type'], name: string, at: number): HistoryEntry => ({
+    seq,
+    type,
+    name,
+    actor: 'U0ONCALL',
+    at,
+    detail: {},
+  });
+  const use = {
+    skippedRequirements: [{ rule: 'prod-needs-a-lead', approvals: 1, from: ['leads'] }],
+    skippedDenies: [],
+  };
   const record = (history: HistoryEntry[], state: OperationRecord['state'] = 'COMPLETED') =>
-    ({ state, history, decision: { outcome: 'allow', checks: [], requirements: [], breakGlass: use } }) as unknown as OperationRecord;
-  const ran = [entry(1, 'state', 'ACCEPTED', 0), entry(2, 'state', 'QUEUED', 1), entry(3, 'state', 'COMPLETED', 10 * HOUR)];
+    ({
+      state,
+      history,
+      decision: { outcome: 'allow', checks: [], requirements: [], breakGlass: use },
+    }) as unknown as OperationRecord;
+  const ran = [
+    entry(1, 'state', 'ACCEPTED', 0),
+    entry(2, 'state', 'QUEUED', 1),
+    entry(3, 'state', 'COMPLETED', 10 * HOUR),
+  ];
 
   it('is due once it ended, overdue after reviewWithin, reminded once a day until reviewed', () => {
     expect(awaitsReview(record(ran.slice(0, 2), 'QUEUED'))).toBe(false);
@@ -137,7 +202,9 @@ describe('review facts of a record', () => {
   });
 
   it('owes no review when break-glass never let it go ahead (DENIED by a freeze)', () => {
-    expect(awaitsReview(record([entry(1, 'state', 'ACCEPTED', 0), entry(2, 'state', 'DENIED', 1)], 'DENIED'))).toBe(false);
+    expect(awaitsReview(record([entry(1, 'state', 'ACCEPTED', 0), entry(2, 'state', 'DENIED', 1)], 'DENIED'))).toBe(
+      false,
+    );
   });
 
   it('is reviewed by the skipped rules\u2019 groups, else by the fallback', () => {
@@ -150,7 +217,9 @@ describe('flink_chatops_break_glass_unreviewed', () => {
   it('is exported by the process holding the exporter lease, and reads 0 elsewhere', async () => {
     const gauge = async (holds: boolean) => {
       const sources = whileExporting(async () => holds, { collectBreakGlassUnreviewed: async () => 2 });
-      return (await createMetrics({ defaultMetrics: false, sources }).text()).match(/^flink_chatops_break_glass_unreviewed (\S+)$/m)?.[1];
+      return (await createMetrics({ defaultMetrics: false, sources }).text()).match(
+        /^flink_chatops_break_glass_unreviewed (\S+)$/m,
+      )?.[1];
     };
     expect(await gauge(true)).toBe('2');
     expect(await gauge(false)).toBe('0');

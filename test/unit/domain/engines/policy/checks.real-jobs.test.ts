@@ -12,16 +12,27 @@ const SC = { kind: 'FlinkDeployment', namespace: 'streaming-prod', name: 'sessio
 const NO_HA = { flinkConfiguration: { 'high-availability.type': null, 'high-availability.storageDir': null } };
 const jobs = [
   flinkSessionJob({ name: 'sessionizer' }),
-  flinkSessionJob({ name: 'enricher', spec: { job: { upgradeMode: 'stateless' } }, status: { jobStatus: { state: 'RESTARTING' } } }),
+  flinkSessionJob({
+    name: 'enricher',
+    spec: { job: { upgradeMode: 'stateless' } },
+    status: { jobStatus: { state: 'RESTARTING' } },
+  }),
 ];
 
 function sessionJobsResult(cluster: unknown, environment: string | undefined, list: unknown[] = jobs) {
-  const checks = runChecks({ intent: intentOf({ kind: 'restart', target: SC }), resource: cluster, sessionJobs: list, ...(environment ? { environment } : {}), now: NOW });
+  const checks = runChecks({
+    intent: intentOf({ kind: 'restart', target: SC }),
+    resource: cluster,
+    sessionJobs: list,
+    ...(environment ? { environment } : {}),
+    now: NOW,
+  });
   return checks.find((c) => c.name === SESSION_JOBS_CHECK);
 }
 
 describe('a session-cluster redeploy lists the session jobs it kills (E7)', () => {
-  const killed = 'redeploying the session cluster kills its 2 session job(s) without a savepoint: sessionizer (RUNNING, savepoint), enricher (RESTARTING, stateless)';
+  const killed =
+    'redeploying the session cluster kills its 2 session job(s) without a savepoint: sessionizer (RUNNING, savepoint), enricher (RESTARTING, stateless)';
 
   it('warns with name, state and upgrade mode of each, when the cluster has HA', () => {
     expect(sessionJobsResult(sessionCluster(), 'production')).toEqual({
@@ -49,17 +60,29 @@ describe('a session-cluster redeploy lists the session jobs it kills (E7)', () =
 
   it('passes with no session jobs; absent when no jobs were read (not a session-cluster redeploy)', () => {
     expect(sessionJobsResult(sessionCluster(), 'production', [])?.outcome).toBe('pass');
-    const checks = runChecks({ intent: intentOf({ kind: 'restart', target: SC }), resource: sessionCluster(), now: NOW });
+    const checks = runChecks({
+      intent: intentOf({ kind: 'restart', target: SC }),
+      resource: sessionCluster(),
+      now: NOW,
+    });
     expect(checks.some((c) => c.name === SESSION_JOBS_CHECK)).toBe(false);
   });
 });
 
 describe('checkpointing enabled in the job code (E8)', () => {
   const JM_NOW = Date.UTC(2026, 0, 1, 10, 0, 0);
-  const reading = (checkpoints: unknown): HealthReading => ({ job: { now: JM_NOW }, exceptions: { exceptionHistory: { entries: [] } }, checkpoints, intervalMs: undefined });
+  const reading = (checkpoints: unknown): HealthReading => ({
+    job: { now: JM_NOW },
+    exceptions: { exceptionHistory: { entries: [] } },
+    checkpoints,
+    intervalMs: undefined,
+  });
 
   it('no interval in the configuration but REST shows checkpoints: not "off", and failing checkpoints are seen', () => {
-    const failing = reading({ counts: { total: 7, failed: 3 }, latest: { completed: { latest_ack_timestamp: JM_NOW - 600_000 }, failed: { failure_timestamp: JM_NOW - 5_000 } } });
+    const failing = reading({
+      counts: { total: 7, failed: 3 },
+      latest: { completed: { latest_ack_timestamp: JM_NOW - 600_000 }, failed: { failure_timestamp: JM_NOW - 5_000 } },
+    });
     expect(healthGateCheck(failing, 'fail', JM_NOW)).toEqual({
       name: 'health-gate',
       outcome: 'fail',
@@ -69,14 +92,23 @@ describe('checkpointing enabled in the job code (E8)', () => {
   });
 
   it('a healthy job that checkpoints from its code', () => {
-    const healthy = reading({ counts: { total: 12, failed: 0 }, latest: { completed: { latest_ack_timestamp: JM_NOW - 20_000 }, failed: null } });
+    const healthy = reading({
+      counts: { total: 12, failed: 0 },
+      latest: { completed: { latest_ack_timestamp: JM_NOW - 20_000 }, failed: null },
+    });
     expect(healthGateCheck(healthy, 'warn', JM_NOW).message).toBe(
       'the job is healthy: no restart in the last 10 min; last checkpoint 20 s ago (checkpointing enabled in the job, interval not in the configuration); 0 failed',
     );
   });
 
   it('counts.total > 0 alone is enough; nothing at all is "off"', () => {
-    expect(healthGateCheck(reading({ counts: { total: 1, failed: 0 }, latest: { completed: null } }), 'warn', JM_NOW).message).toContain('no checkpoint completed yet');
-    expect(healthGateCheck(reading({ counts: { total: 0, failed: 0 }, latest: { completed: null } }), 'warn', JM_NOW).message).toContain('checkpointing is off');
+    expect(
+      healthGateCheck(reading({ counts: { total: 1, failed: 0 }, latest: { completed: null } }), 'warn', JM_NOW)
+        .message,
+    ).toContain('no checkpoint completed yet');
+    expect(
+      healthGateCheck(reading({ counts: { total: 0, failed: 0 }, latest: { completed: null } }), 'warn', JM_NOW)
+        .message,
+    ).toContain('checkpointing is off');
   });
 });

@@ -18,24 +18,65 @@ type RawPolicy = Record<string, any>;
 function base(): RawPolicy {
   return {
     version: 1,
-    groups: { leads: { users: ['U0LEAD1'], usergroups: ['S0LEADS'] }, oncall: { users: ['U0ONCALL'] }, managers: { users: ['U0MANAGER'] } },
+    groups: {
+      leads: { users: ['U0LEAD1'], usergroups: ['S0LEADS'] },
+      oncall: { users: ['U0ONCALL'] },
+      managers: { users: ['U0MANAGER'] },
+    },
     namespaces: [
-      { name: 'streaming-prod', environment: 'production', requesters: ['oncall', 'leads'], incidentChannel: 'C0INCIDENTS' },
+      {
+        name: 'streaming-prod',
+        environment: 'production',
+        requesters: ['oncall', 'leads'],
+        incidentChannel: 'C0INCIDENTS',
+      },
       { name: 'streaming-dev' },
     ],
     channels: { C0DATAPLATFORM: { defaultNamespace: 'streaming-prod' } },
     rules: [
-      { name: 'prod-needs-a-lead', when: { namespaces: ['streaming-prod'], operations: ['suspend', 'restart', 'scale', 'upgrade', 'restore', 'undo'] }, require: { approvals: 1, from: ['leads'] } },
-      { name: 'stateless-in-prod-needs-two', when: { namespaces: ['streaming-prod'], upgradeModes: ['stateless'] }, require: { approvals: 2, from: ['leads'] } },
-      { name: 'friday-freeze', when: { namespaces: ['streaming-prod'], schedule: { days: ['fri'], from: '15:00', to: '23:59', timezone: 'Europe/Berlin' } }, deny: 'No production changes on Friday afternoons' },
+      {
+        name: 'prod-needs-a-lead',
+        when: {
+          namespaces: ['streaming-prod'],
+          operations: ['suspend', 'restart', 'scale', 'upgrade', 'restore', 'undo'],
+        },
+        require: { approvals: 1, from: ['leads'] },
+      },
+      {
+        name: 'stateless-in-prod-needs-two',
+        when: { namespaces: ['streaming-prod'], upgradeModes: ['stateless'] },
+        require: { approvals: 2, from: ['leads'] },
+      },
+      {
+        name: 'friday-freeze',
+        when: {
+          namespaces: ['streaming-prod'],
+          schedule: { days: ['fri'], from: '15:00', to: '23:59', timezone: 'Europe/Berlin' },
+        },
+        deny: 'No production changes on Friday afternoons',
+      },
     ],
-    approval: { ttl: '30m', allowSelfApproval: false, requireReason: ['production'], notify: 'dm', remindAfter: '10m', escalateAfter: '20m', escalateTo: ['managers'] },
+    approval: {
+      ttl: '30m',
+      allowSelfApproval: false,
+      requireReason: ['production'],
+      notify: 'dm',
+      remindAfter: '10m',
+      escalateAfter: '20m',
+      escalateTo: ['managers'],
+    },
     breakGlass: { groups: ['oncall'], environments: ['production'], reviewWithin: '24h' },
     timezone: 'Europe/Berlin',
     windows: { nightly: { days: ['mon', 'tue', 'wed', 'thu'], from: '02:00', to: '04:00' } },
-    config: { allow: ['execution.checkpointing.*', 'restart-strategy.*', 'taskmanager.memory.*', 'job.autoscaler.enabled'], deny: ['high-availability*', 'kubernetes.operator.*'] },
+    config: {
+      allow: ['execution.checkpointing.*', 'restart-strategy.*', 'taskmanager.memory.*', 'job.autoscaler.enabled'],
+      deny: ['high-availability*', 'kubernetes.operator.*'],
+    },
     limits: { taskManagerMemory: '16g', taskManagerCpu: 8, parallelism: 512 },
-    verify: { production: { rest: true, checkpointAfterChange: true, healthGate: 'fail' }, default: { rest: true, checkpointAfterChange: false, healthGate: 'warn' } },
+    verify: {
+      production: { rest: true, checkpointAfterChange: true, healthGate: 'fail' },
+      default: { rest: true, checkpointAfterChange: false, healthGate: 'warn' },
+    },
   };
 }
 
@@ -66,13 +107,30 @@ describe('policy schema: the example policy', () => {
       escalateAfterMs: 1_200_000,
       escalateTo: ['managers'],
     });
-    expect(parsed.policy.breakGlass).toEqual({ groups: ['oncall'], environments: ['production'], reviewWithin: '24h', reviewWithinMs: 86_400_000 });
+    expect(parsed.policy.breakGlass).toEqual({
+      groups: ['oncall'],
+      environments: ['production'],
+      reviewWithin: '24h',
+      reviewWithinMs: 86_400_000,
+    });
   });
 
   it.each([
-    ['omitted', undefined, { ttl: '30m', ttlMs: 1_800_000, allowSelfApproval: false, requireReason: [], notify: 'dm', escalateTo: [] }],
-    ['self-approval on', { allowSelfApproval: true }, { ttl: '30m', ttlMs: 1_800_000, allowSelfApproval: true, requireReason: [], notify: 'dm', escalateTo: [] }],
-    ['self-approval off, 2h ttl', { allowSelfApproval: false, ttl: '2h' }, { ttl: '2h', ttlMs: 7_200_000, allowSelfApproval: false, requireReason: [], notify: 'dm', escalateTo: [] }],
+    [
+      'omitted',
+      undefined,
+      { ttl: '30m', ttlMs: 1_800_000, allowSelfApproval: false, requireReason: [], notify: 'dm', escalateTo: [] },
+    ],
+    [
+      'self-approval on',
+      { allowSelfApproval: true },
+      { ttl: '30m', ttlMs: 1_800_000, allowSelfApproval: true, requireReason: [], notify: 'dm', escalateTo: [] },
+    ],
+    [
+      'self-approval off, 2h ttl',
+      { allowSelfApproval: false, ttl: '2h' },
+      { ttl: '2h', ttlMs: 7_200_000, allowSelfApproval: false, requireReason: [], notify: 'dm', escalateTo: [] },
+    ],
   ])('approval settings %s', (_label, approval, expected) => {
     const policy = base();
     if (approval === undefined) delete policy.approval;
@@ -84,42 +142,176 @@ describe('policy schema: the example policy', () => {
 
 describe('policy schema: every problem is one line naming its path', () => {
   it.each<[string, (p: RawPolicy) => void, string[]]>([
-    ['unknown group in a rule (the documented wording)', (p) => (p.rules[2] = { name: 'x', when: {}, require: { approvals: 1, from: ['lead'] } }), ['rules[2].require.from[0]: unknown group "lead"']],
-    ['unknown group in requesters', (p) => (p.namespaces[0].requesters = ['oncall', 'ops']), ['namespaces[0].requesters[1]: unknown group "ops"']],
+    [
+      'unknown group in a rule (the documented wording)',
+      (p) => (p.rules[2] = { name: 'x', when: {}, require: { approvals: 1, from: ['lead'] } }),
+      ['rules[2].require.from[0]: unknown group "lead"'],
+    ],
+    [
+      'unknown group in requesters',
+      (p) => (p.namespaces[0].requesters = ['oncall', 'ops']),
+      ['namespaces[0].requesters[1]: unknown group "ops"'],
+    ],
     ['unknown top-level key', (p) => (p.rule = []), ['rule: unknown key (did you mean "rules"?)']],
-    ['unknown key in a group', (p) => (p.groups.leads.members = ['U1X']), ['groups.leads.members: unknown key (allowed: users, usergroups)']],
-    ['unknown key in a namespace entry', (p) => (p.namespaces[1].requester = ['leads']), ['namespaces[1].requester: unknown key (did you mean "requesters"?)']],
-    ['unknown key in a rule when', (p) => (p.rules[0].when.operation = ['scale']), ['rules[0].when.operation: unknown key (did you mean "operations"?)']],
-    ['unknown key in a schedule', (p) => (p.rules[2].when.schedule.tz = 'UTC'), ['rules[2].when.schedule.tz: unknown key (allowed: days, from, to, timezone)']],
-    ['unknown key in require', (p) => (p.rules[0].require.count = 2), ['rules[0].require.count: unknown key (allowed: approvals, from)']],
-    ['unknown key in a channel', (p) => (p.channels.C0DATAPLATFORM.namespace = 'x'), ['channels.C0DATAPLATFORM.namespace: unknown key (did you mean "defaultNamespace"?)']],
-    ['unknown key in approval', (p) => (p.approval.selfApproval = true), ['approval.selfApproval: unknown key (did you mean "allowSelfApproval"?)']],
-    ['unknown operation with suggestion', (p) => (p.rules[0].when.operations[2] = 'scael'), [`rules[0].when.operations[2]: unknown operation "scael" (did you mean "scale"?); use one of ${INTENT_KINDS.join(', ')}`]],
-    ['unknown upgrade mode', (p) => (p.rules[1].when.upgradeModes = ['laststate']), ['rules[1].when.upgradeModes[0]: unknown upgrade mode "laststate" (did you mean "last-state"?); use one of savepoint, last-state, stateless']],
-    ['unknown day', (p) => (p.rules[2].when.schedule.days = ['friday']), ['rules[2].when.schedule.days[0]: unknown day "friday" (did you mean "fri"?); use one of mon, tue, wed, thu, fri, sat, sun']],
-    ['invalid time zone', (p) => (p.rules[2].when.schedule.timezone = 'Europe/Berln'), ['rules[2].when.schedule.timezone: unknown time zone "Europe/Berln"; use an IANA name such as Europe/Berlin']],
-    ['from not HH:MM', (p) => (p.rules[2].when.schedule.from = '3pm'), ['rules[2].when.schedule.from: must be HH:MM between 00:00 and 23:59, not "3pm"']],
-    ['to out of range', (p) => (p.rules[2].when.schedule.to = '24:00'), ['rules[2].when.schedule.to: must be HH:MM between 00:00 and 23:59, not "24:00"']],
-    ['duplicate rule names', (p) => (p.rules[1].name = 'prod-needs-a-lead'), ['rules[1].name: duplicate rule name "prod-needs-a-lead" (also rules[0])']],
-    ['channel default not managed', (p) => (p.channels.C0DATAPLATFORM.defaultNamespace = 'streaming-stage'), ['channels.C0DATAPLATFORM.defaultNamespace: namespace "streaming-stage" is not managed by the bot (no namespaces entry matches it)']],
-    ['approvals above the members of user-only groups', (p) => (p.rules[0].require = { approvals: 3, from: ['oncall'] }), ['rules[0].require.approvals: 3 approvals needed but oncall has 1 member; the rule can never be satisfied']],
-    ['rule namespace matching nothing managed', (p) => (p.rules[2].when.namespaces = ['streaming-prd']), ['rules[2].when.namespaces[0]: "streaming-prd" matches no namespace the bot manages; the rule would never apply']],
-    ['upgradeModes on savepoints only', (p) => (p.rules[1].when.operations = ['savepoint']), ['rules[1].when.upgradeModes: savepoint has no upgrade mode; the rule would never apply']],
-    ['both require and deny', (p) => (p.rules[0].deny = 'no'), ['rules[0]: has both "require" and "deny"; a rule does exactly one of them']],
-    ['neither require nor deny', (p) => delete p.rules[0].require, ['rules[0]: needs "require: { approvals, from }" or "deny: <why>"']],
+    [
+      'unknown key in a group',
+      (p) => (p.groups.leads.members = ['U1X']),
+      ['groups.leads.members: unknown key (allowed: users, usergroups)'],
+    ],
+    [
+      'unknown key in a namespace entry',
+      (p) => (p.namespaces[1].requester = ['leads']),
+      ['namespaces[1].requester: unknown key (did you mean "requesters"?)'],
+    ],
+    [
+      'unknown key in a rule when',
+      (p) => (p.rules[0].when.operation = ['scale']),
+      ['rules[0].when.operation: unknown key (did you mean "operations"?)'],
+    ],
+    [
+      'unknown key in a schedule',
+      (p) => (p.rules[2].when.schedule.tz = 'UTC'),
+      ['rules[2].when.schedule.tz: unknown key (allowed: days, from, to, timezone)'],
+    ],
+    [
+      'unknown key in require',
+      (p) => (p.rules[0].require.count = 2),
+      ['rules[0].require.count: unknown key (allowed: approvals, from)'],
+    ],
+    [
+      'unknown key in a channel',
+      (p) => (p.channels.C0DATAPLATFORM.namespace = 'x'),
+      ['channels.C0DATAPLATFORM.namespace: unknown key (did you mean "defaultNamespace"?)'],
+    ],
+    [
+      'unknown key in approval',
+      (p) => (p.approval.selfApproval = true),
+      ['approval.selfApproval: unknown key (did you mean "allowSelfApproval"?)'],
+    ],
+    [
+      'unknown operation with suggestion',
+      (p) => (p.rules[0].when.operations[2] = 'scael'),
+      [
+        `rules[0].when.operations[2]: unknown operation "scael" (did you mean "scale"?); use one of ${INTENT_KINDS.join(', ')}`,
+      ],
+    ],
+    [
+      'unknown upgrade mode',
+      (p) => (p.rules[1].when.upgradeModes = ['laststate']),
+      [
+        'rules[1].when.upgradeModes[0]: unknown upgrade mode "laststate" (did you mean "last-state"?); use one of savepoint, last-state, stateless',
+      ],
+    ],
+    [
+      'unknown day',
+      (p) => (p.rules[2].when.schedule.days = ['friday']),
+      [
+        'rules[2].when.schedule.days[0]: unknown day "friday" (did you mean "fri"?); use one of mon, tue, wed, thu, fri, sat, sun',
+      ],
+    ],
+    [
+      'invalid time zone',
+      (p) => (p.rules[2].when.schedule.timezone = 'Europe/Berln'),
+      ['rules[2].when.schedule.timezone: unknown time zone "Europe/Berln"; use an IANA name such as Europe/Berlin'],
+    ],
+    [
+      'from not HH:MM',
+      (p) => (p.rules[2].when.schedule.from = '3pm'),
+      ['rules[2].when.schedule.from: must be HH:MM between 00:00 and 23:59, not "3pm"'],
+    ],
+    [
+      'to out of range',
+      (p) => (p.rules[2].when.schedule.to = '24:00'),
+      ['rules[2].when.schedule.to: must be HH:MM between 00:00 and 23:59, not "24:00"'],
+    ],
+    [
+      'duplicate rule names',
+      (p) => (p.rules[1].name = 'prod-needs-a-lead'),
+      ['rules[1].name: duplicate rule name "prod-needs-a-lead" (also rules[0])'],
+    ],
+    [
+      'channel default not managed',
+      (p) => (p.channels.C0DATAPLATFORM.defaultNamespace = 'streaming-stage'),
+      [
+        'channels.C0DATAPLATFORM.defaultNamespace: namespace "streaming-stage" is not managed by the bot (no namespaces entry matches it)',
+      ],
+    ],
+    [
+      'approvals above the members of user-only groups',
+      (p) => (p.rules[0].require = { approvals: 3, from: ['oncall'] }),
+      ['rules[0].require.approvals: 3 approvals needed but oncall has 1 member; the rule can never be satisfied'],
+    ],
+    [
+      'rule namespace matching nothing managed',
+      (p) => (p.rules[2].when.namespaces = ['streaming-prd']),
+      ['rules[2].when.namespaces[0]: "streaming-prd" matches no namespace the bot manages; the rule would never apply'],
+    ],
+    [
+      'upgradeModes on savepoints only',
+      (p) => (p.rules[1].when.operations = ['savepoint']),
+      ['rules[1].when.upgradeModes: savepoint has no upgrade mode; the rule would never apply'],
+    ],
+    [
+      'both require and deny',
+      (p) => (p.rules[0].deny = 'no'),
+      ['rules[0]: has both "require" and "deny"; a rule does exactly one of them'],
+    ],
+    [
+      'neither require nor deny',
+      (p) => delete p.rules[0].require,
+      ['rules[0]: needs "require: { approvals, from }" or "deny: <why>"'],
+    ],
     ['approvals zero', (p) => (p.rules[0].require.approvals = 0), ['rules[0].require.approvals: must be at least 1']],
-    ['approvals not a whole number', (p) => (p.rules[0].require.approvals = 1.5), ['rules[0].require.approvals: must be a whole number, not number 1.5']],
+    [
+      'approvals not a whole number',
+      (p) => (p.rules[0].require.approvals = 1.5),
+      ['rules[0].require.approvals: must be a whole number, not number 1.5'],
+    ],
     ['wrong version', (p) => (p.version = 2), ['version: must be 1']],
     ['missing version', (p) => delete p.version, ['version: required (must be 1)']],
     ['missing namespaces', (p) => delete p.namespaces, ['namespaces: required (a list)']],
-    ['empty operations list', (p) => (p.rules[0].when.operations = []), ['rules[0].when.operations: list at least one operation, or leave the key out']],
-    ['bad user id', (p) => (p.groups.oncall.users = ['bob']), ['groups.oncall.users[0]: "bob" is not a Slack user id (U… or W…, e.g. U0LEAD1)']],
-    ['empty group', (p) => (p.groups.oncall = {}), ['groups.oncall: has no users and no usergroups; nobody would be in it']],
-    ['bad duration', (p) => (p.approval.ttl = 'soon'), ['approval.ttl: "soon" is not a duration; write <n>ms, <n>s, <n>m or <n>h (e.g. 30s)']],
-    ['wrong type', (p) => (p.approval.allowSelfApproval = 'no'), ['approval.allowSelfApproval: must be true or false, not string "no"']],
-    ['requireReason environment nobody has', (p) => (p.approval.requireReason = ['prod']), ['approval.requireReason[0]: no namespace has environment "prod" (environments in use: production)']],
-    ['namespace glob with bad characters', (p) => (p.namespaces[1].name = 'Dev_*'), ['namespaces[1].name: "Dev_*" is not a namespace or glob: lowercase letters, digits, "-" and "*" (e.g. "prod-*")']],
-    ['duplicate namespace entry', (p) => p.namespaces.push({ name: 'streaming-dev' }), ['namespaces[2].name: "streaming-dev" is listed twice (also namespaces[1])']],
+    [
+      'empty operations list',
+      (p) => (p.rules[0].when.operations = []),
+      ['rules[0].when.operations: list at least one operation, or leave the key out'],
+    ],
+    [
+      'bad user id',
+      (p) => (p.groups.oncall.users = ['bob']),
+      ['groups.oncall.users[0]: "bob" is not a Slack user id (U… or W…, e.g. U0LEAD1)'],
+    ],
+    [
+      'empty group',
+      (p) => (p.groups.oncall = {}),
+      ['groups.oncall: has no users and no usergroups; nobody would be in it'],
+    ],
+    [
+      'bad duration',
+      (p) => (p.approval.ttl = 'soon'),
+      ['approval.ttl: "soon" is not a duration; write <n>ms, <n>s, <n>m or <n>h (e.g. 30s)'],
+    ],
+    [
+      'wrong type',
+      (p) => (p.approval.allowSelfApproval = 'no'),
+      ['approval.allowSelfApproval: must be true or false, not string "no"'],
+    ],
+    [
+      'requireReason environment nobody has',
+      (p) => (p.approval.requireReason = ['prod']),
+      ['approval.requireReason[0]: no namespace has environment "prod" (environments in use: production)'],
+    ],
+    [
+      'namespace glob with bad characters',
+      (p) => (p.namespaces[1].name = 'Dev_*'),
+      [
+        'namespaces[1].name: "Dev_*" is not a namespace or glob: lowercase letters, digits, "-" and "*" (e.g. "prod-*")',
+      ],
+    ],
+    [
+      'duplicate namespace entry',
+      (p) => p.namespaces.push({ name: 'streaming-dev' }),
+      ['namespaces[2].name: "streaming-dev" is listed twice (also namespaces[1])'],
+    ],
   ])('%s', (_label, edit, expected) => {
     expect(errorsOf(edit)).toEqual(expected);
   });
@@ -166,7 +358,11 @@ describe('policy schema: every problem is one line naming its path', () => {
 describe('policy YAML', () => {
   it.each([
     ['duplicate keys', 'version: 1\nversion: 1\n', 'YAML syntax error at line 2, column 1: Map keys must be unique'],
-    ['bad indentation', 'version: 1\nnamespaces:\n  - name: a\n   environment: x\n', 'YAML syntax error at line 4, column'],
+    [
+      'bad indentation',
+      'version: 1\nnamespaces:\n  - name: a\n   environment: x\n',
+      'YAML syntax error at line 4, column',
+    ],
     ['empty file', '# nothing\n', 'the file is empty; a policy starts with "version: 1"'],
   ])('%s → a line with the position', (_label, text, expected) => {
     const parsed = parsePolicyText(text);
@@ -182,9 +378,19 @@ describe('loadPolicyFile', () => {
   });
 
   it('tells a missing file apart from an invalid one', async () => {
-    expect(await loadPolicyFile('/nonexistent/policy.yaml')).toEqual({ ok: false, problem: 'missing', errors: ['/nonexistent/policy.yaml: no such file'] });
-    const broken = await loadPolicyFile(new URL('../../../../fixtures/policies/unknown-group.yaml', import.meta.url).pathname);
-    expect(broken).toMatchObject({ ok: false, problem: 'invalid', errors: ['rules[2].require.from[0]: unknown group "lead"'] });
+    expect(await loadPolicyFile('/nonexistent/policy.yaml')).toEqual({
+      ok: false,
+      problem: 'missing',
+      errors: ['/nonexistent/policy.yaml: no such file'],
+    });
+    const broken = await loadPolicyFile(
+      new URL('../../../../fixtures/policies/unknown-group.yaml', import.meta.url).pathname,
+    );
+    expect(broken).toMatchObject({
+      ok: false,
+      problem: 'invalid',
+      errors: ['rules[2].require.from[0]: unknown group "lead"'],
+    });
   });
 });
 
@@ -229,9 +435,19 @@ describe('Flink configuration', () => {
   it('stringifies numbers and layers a session job over its session cluster', () => {
     expect(configValue({ pipeline: { 'max-parallelism': 128 } }, 'pipeline.max-parallelism')).toBe('128');
     const job = { spec: { flinkConfiguration: { 'high-availability': 'kubernetes' } } };
-    const cluster = { spec: { flinkConfiguration: { 'high-availability': { type: 'NONE' }, 'state.savepoints.dir': 's3://c' } } };
-    expect(readFlinkConfig(job, ['high-availability.type', 'high-availability'], cluster)).toEqual({ value: 'kubernetes', key: 'high-availability', source: 'resource' });
-    expect(readFlinkConfig({ spec: {} }, ['high-availability.type'], cluster)).toEqual({ value: 'NONE', key: 'high-availability.type', source: 'session cluster' });
+    const cluster = {
+      spec: { flinkConfiguration: { 'high-availability': { type: 'NONE' }, 'state.savepoints.dir': 's3://c' } },
+    };
+    expect(readFlinkConfig(job, ['high-availability.type', 'high-availability'], cluster)).toEqual({
+      value: 'kubernetes',
+      key: 'high-availability',
+      source: 'resource',
+    });
+    expect(readFlinkConfig({ spec: {} }, ['high-availability.type'], cluster)).toEqual({
+      value: 'NONE',
+      key: 'high-availability.type',
+      source: 'session cluster',
+    });
     expect(readFlinkConfig(job, 'state.savepoints.dir', cluster)?.source).toBe('session cluster');
     expect(readFlinkConfig(null, 'state.savepoints.dir')).toBeUndefined();
   });

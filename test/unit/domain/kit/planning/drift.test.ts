@@ -11,7 +11,11 @@ const DEP: Target = { kind: 'FlinkDeployment', namespace: 'streaming-prod', name
 const base = flinkDeployment({ generation: 5 });
 
 function plan(raw: Record<string, unknown>, resource: unknown = base, opId = 'op-this01'): Plan {
-  const result = planOperation(OperationIntentSchema.parse(raw) as PlannableIntent, { resource }, { opId, requester: 'U0ALICE', nonce: 1_767_225_600_000 });
+  const result = planOperation(
+    OperationIntentSchema.parse(raw) as PlannableIntent,
+    { resource },
+    { opId, requester: 'U0ALICE', nonce: 1_767_225_600_000 },
+  );
   if (!result.ok) throw new Error(result.refusal);
   return result.plan;
 }
@@ -36,7 +40,9 @@ describe('checkDrift', () => {
     {
       name: 'only the resourceVersion moved (operator status writes)',
       plan: scale8,
-      current: writeStatus(writeStatus(base, { jobStatus: { updateTime: '1' } }), { clusterInfo: { 'state-size': '42' } }),
+      current: writeStatus(writeStatus(base, { jobStatus: { updateTime: '1' } }), {
+        clusterInfo: { 'state-size': '42' },
+      }),
       ours: [],
       desired: false,
       expected: { outcome: 'unchanged' },

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { addApproval, canReject, eligibility, expiresAt, tally, type IsMember } from '../../../../../src/domain/kit/policy/approval.js';
+import {
+  addApproval,
+  canReject,
+  eligibility,
+  expiresAt,
+  tally,
+  type IsMember,
+} from '../../../../../src/domain/kit/policy/approval.js';
 import type { Approval, Requirement } from '../../../../../src/domain/model/decision.js';
 
 const GROUPS: Record<string, string[]> = {
@@ -34,13 +41,24 @@ describe('eligibility', () => {
   const requirements = [PROD_LEAD, TWO_LEADS, SRE_OR_LEAD];
 
   it.each([
-    { user: 'U0LEAD1', expected: { eligible: true, countsFor: ['prod-needs-a-lead', 'stateless-in-prod-needs-two', 'sre-or-lead'] } },
+    {
+      user: 'U0LEAD1',
+      expected: { eligible: true, countsFor: ['prod-needs-a-lead', 'stateless-in-prod-needs-two', 'sre-or-lead'] },
+    },
     { user: 'U0SRE1', expected: { eligible: true, countsFor: ['sre-or-lead'] } },
-    { user: 'U0BOTH', expected: { eligible: true, countsFor: ['prod-needs-a-lead', 'stateless-in-prod-needs-two', 'sre-or-lead'] } },
-    { user: 'U0STRANGER', expected: { eligible: false, why: 'you are not in leads or sre, whose approval this operation needs' } },
+    {
+      user: 'U0BOTH',
+      expected: { eligible: true, countsFor: ['prod-needs-a-lead', 'stateless-in-prod-needs-two', 'sre-or-lead'] },
+    },
+    {
+      user: 'U0STRANGER',
+      expected: { eligible: false, why: 'you are not in leads or sre, whose approval this operation needs' },
+    },
   ])('$user → $expected', async ({ user, expected }) => {
     const { isMember } = members();
-    expect(await eligibility({ user, requester: 'U0ALICE', requirements, allowSelfApproval: false, isMember })).toEqual(expected);
+    expect(await eligibility({ user, requester: 'U0ALICE', requirements, allowSelfApproval: false, isMember })).toEqual(
+      expected,
+    );
   });
 
   it('asks about each group once', async () => {
@@ -61,13 +79,27 @@ describe('eligibility', () => {
 
   it('still needs group membership when self-approval is allowed', async () => {
     const { isMember } = members();
-    const result = await eligibility({ user: 'U0ALICE', requester: 'U0ALICE', requirements: [PROD_LEAD], allowSelfApproval: true, isMember });
+    const result = await eligibility({
+      user: 'U0ALICE',
+      requester: 'U0ALICE',
+      requirements: [PROD_LEAD],
+      allowSelfApproval: true,
+      isMember,
+    });
     expect(result).toEqual({ eligible: false, why: 'you are not in leads, whose approval this operation needs' });
   });
 
   it('has nobody to approve when nothing is required', async () => {
     const { isMember } = members();
-    expect(await eligibility({ user: 'U0LEAD1', requester: 'U0ALICE', requirements: [], allowSelfApproval: false, isMember })).toEqual({
+    expect(
+      await eligibility({
+        user: 'U0LEAD1',
+        requester: 'U0ALICE',
+        requirements: [],
+        allowSelfApproval: false,
+        isMember,
+      }),
+    ).toEqual({
       eligible: false,
       why: 'this operation needs no approval',
     });
@@ -75,32 +107,59 @@ describe('eligibility', () => {
 
   it('passes a membership failure through (a fault, not a denial)', async () => {
     const isMember: IsMember = () => Promise.reject(new Error('usergroups.users.list failed'));
-    await expect(eligibility({ user: 'U0LEAD1', requester: 'U0ALICE', requirements, allowSelfApproval: false, isMember })).rejects.toThrow(
-      'usergroups.users.list failed',
-    );
+    await expect(
+      eligibility({ user: 'U0LEAD1', requester: 'U0ALICE', requirements, allowSelfApproval: false, isMember }),
+    ).rejects.toThrow('usergroups.users.list failed');
   });
 });
 
 describe('canReject', () => {
   it('lets any eligible approver reject', async () => {
     const { isMember } = members();
-    expect(await canReject({ user: 'U0SRE1', requester: 'U0ALICE', requirements: [SRE_OR_LEAD], allowSelfApproval: false, isMember })).toEqual({
+    expect(
+      await canReject({
+        user: 'U0SRE1',
+        requester: 'U0ALICE',
+        requirements: [SRE_OR_LEAD],
+        allowSelfApproval: false,
+        isMember,
+      }),
+    ).toEqual({
       eligible: true,
       countsFor: ['sre-or-lead'],
     });
   });
 
-  it.each([false, true])('never lets the requester reject their own (allowSelfApproval %s): they cancel', async (allowSelfApproval) => {
-    const { isMember } = members();
-    expect(await canReject({ user: 'U0LEAD1', requester: 'U0LEAD1', requirements: [PROD_LEAD], allowSelfApproval, isMember })).toEqual({
-      eligible: false,
-      why: 'you requested this operation; use Cancel to withdraw it',
-    });
-  });
+  it.each([false, true])(
+    'never lets the requester reject their own (allowSelfApproval %s): they cancel',
+    async (allowSelfApproval) => {
+      const { isMember } = members();
+      expect(
+        await canReject({
+          user: 'U0LEAD1',
+          requester: 'U0LEAD1',
+          requirements: [PROD_LEAD],
+          allowSelfApproval,
+          isMember,
+        }),
+      ).toEqual({
+        eligible: false,
+        why: 'you requested this operation; use Cancel to withdraw it',
+      });
+    },
+  );
 
   it('refuses a non-member', async () => {
     const { isMember } = members();
-    expect(await canReject({ user: 'U0STRANGER', requester: 'U0ALICE', requirements: [PROD_LEAD], allowSelfApproval: false, isMember })).toMatchObject({
+    expect(
+      await canReject({
+        user: 'U0STRANGER',
+        requester: 'U0ALICE',
+        requirements: [PROD_LEAD],
+        allowSelfApproval: false,
+        isMember,
+      }),
+    ).toMatchObject({
       eligible: false,
     });
   });
@@ -147,7 +206,10 @@ describe('tally', () => {
     const requirements = [PROD_LEAD, TWO_LEADS, SRE_OR_LEAD];
     const both = vote('U0BOTH', ['prod-needs-a-lead', 'stateless-in-prod-needs-two', 'sre-or-lead']);
     const afterOne = tally(requirements, [both], DIGEST);
-    expect(afterOne).toEqual({ satisfied: false, remaining: [{ rule: 'stateless-in-prod-needs-two', needed: 1, from: ['leads'] }] });
+    expect(afterOne).toEqual({
+      satisfied: false,
+      remaining: [{ rule: 'stateless-in-prod-needs-two', needed: 1, from: ['leads'] }],
+    });
 
     // The same person voting again (e.g. a record holding a duplicate) never makes two.
     expect(tally(requirements, [both, { ...both, at: 2_000 }], DIGEST)).toEqual(afterOne);

@@ -67,7 +67,10 @@ describe('windowOccurrence', () => {
 
   it('runs a window past midnight from its start day', () => {
     const saturdayEarly = utc('2026-12-05T01:00:00Z');
-    expect(windowOccurrence(overnight, saturdayEarly)).toStrictEqual({ opensAt: utc('2026-12-04T22:00:00Z'), closesAt: utc('2026-12-05T02:01:00Z') });
+    expect(windowOccurrence(overnight, saturdayEarly)).toStrictEqual({
+      opensAt: utc('2026-12-04T22:00:00Z'),
+      closesAt: utc('2026-12-05T02:01:00Z'),
+    });
     expect(windowOccurrence(overnight, utc('2026-12-05T03:00:00Z'))?.opensAt).toBe(utc('2026-12-11T22:00:00Z'));
   });
 
@@ -94,21 +97,40 @@ describe('resolveSchedule and nextOpening', () => {
       ok: true,
       schedule: { runAt: utc('2026-12-02T01:00:00Z'), zone: BERLIN, firstRunAt: utc('2026-12-02T01:00:00Z') },
     });
-    expect(resolveSchedule({ at: { kind: 'clock', hour: 2, minute: 0, zone: NY } }, policy, now)).toMatchObject({ schedule: { runAt: utc('2026-12-02T07:00:00Z'), zone: NY } });
-    expect(resolveSchedule({ at: { kind: 'clock', hour: 2, minute: 0 } }, {}, now)).toMatchObject({ schedule: { zone: 'UTC', runAt: utc('2026-12-02T02:00:00Z') } });
+    expect(resolveSchedule({ at: { kind: 'clock', hour: 2, minute: 0, zone: NY } }, policy, now)).toMatchObject({
+      schedule: { runAt: utc('2026-12-02T07:00:00Z'), zone: NY },
+    });
+    expect(resolveSchedule({ at: { kind: 'clock', hour: 2, minute: 0 } }, {}, now)).toMatchObject({
+      schedule: { zone: 'UTC', runAt: utc('2026-12-02T02:00:00Z') },
+    });
     expect(resolveSchedule({}, policy, now)).toStrictEqual({ ok: true });
   });
 
   it('refuses the past, more than 7 days ahead, and unknown windows', () => {
-    expect(resolveSchedule({ at: { kind: 'instant', ms: now - 1 } }, policy, now)).toMatchObject({ ok: false, message: expect.stringMatching(/is in the past/) });
-    expect(resolveSchedule({ at: { kind: 'instant', ms: now + 8 * 86_400_000 } }, policy, now)).toMatchObject({ ok: false, message: expect.stringMatching(/more than 7 days ahead/) });
-    expect(resolveSchedule({ window: 'weekly' }, policy, now)).toStrictEqual({ ok: false, message: 'unknown window "weekly"; the policy\'s windows are nightly' });
-    expect(resolveSchedule({ window: 'weekly' }, {}, now)).toMatchObject({ ok: false, message: expect.stringMatching(/defines no windows/) });
+    expect(resolveSchedule({ at: { kind: 'instant', ms: now - 1 } }, policy, now)).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/is in the past/),
+    });
+    expect(resolveSchedule({ at: { kind: 'instant', ms: now + 8 * 86_400_000 } }, policy, now)).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/more than 7 days ahead/),
+    });
+    expect(resolveSchedule({ window: 'weekly' }, policy, now)).toStrictEqual({
+      ok: false,
+      message: 'unknown window "weekly"; the policy\'s windows are nightly',
+    });
+    expect(resolveSchedule({ window: 'weekly' }, {}, now)).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/defines no windows/),
+    });
   });
 
   it('resolves a window in the policy zone and moves it to the next opening within 7 days, else none', () => {
     const first = resolveSchedule({ window: 'nightly' }, policy, now);
-    expect(first).toMatchObject({ ok: true, schedule: { runAt: utc('2026-12-02T01:00:00Z'), closesAt: utc('2026-12-02T03:01:00Z'), window: 'nightly' } });
+    expect(first).toMatchObject({
+      ok: true,
+      schedule: { runAt: utc('2026-12-02T01:00:00Z'), closesAt: utc('2026-12-02T03:01:00Z'), window: 'nightly' },
+    });
     const schedule = (first as { schedule: NonNullable<ReturnType<typeof nextOpening>> }).schedule;
     const moved = nextOpening(schedule, policy, utc('2026-12-02T03:01:00Z'));
     expect(moved).toMatchObject({ runAt: utc('2026-12-09T01:00:00Z'), firstRunAt: schedule.runAt });
