@@ -4,7 +4,7 @@ import type { BotOverrides, RunningBot } from './roles/bot.js';
 import type { RunningWorker, WorkerOverrides } from './roles/worker.js';
 import type { Config } from './config.js';
 
-export { parseArgs, type SubcommandHandler } from './cli/args.js';
+export { parseArgs, runAsProcess, type SubcommandHandler } from './cli/args.js';
 export { loadConfig, redactUrl, type Config } from './config.js';
 export { createLogger, type Logger } from './log.js';
 export { loadPolicyFile } from './app/policy-load.js';

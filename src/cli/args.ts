@@ -1,4 +1,5 @@
-// Command-line arguments of every subcommand (cli and sandbox alike): a leaf module that imports nothing of ours.
+// Command-line arguments of every subcommand (cli and the simulators' tools alike), and how a command's exit code
+// reaches the process: a leaf module that imports nothing of ours.
 
 export type SubcommandHandler = (args: string[]) => Promise<number>;
 
@@ -27,4 +28,17 @@ export function parseArgs(
     values[name] = value;
   }
   return { ok: true, values, positional };
+}
+
+/** Runs a command as a process: its result is the exit code, a thrown error one line on stderr (never a stack). */
+export function runAsProcess(main: SubcommandHandler, argv: string[]): void {
+  main(argv).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`flink-chatops: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
 }

@@ -1,6 +1,6 @@
 // flink-chatops: the one executable. Subcommands dispatch to their modules; bad usage exits 1 with a message.
 import { loadConfig, ROLES, type Role } from '../config.js';
-import { parseArgs, type SubcommandHandler } from './args.js';
+import { parseArgs, runAsProcess, type SubcommandHandler } from './args.js';
 
 const USAGE = `flink-chatops — operate Apache Flink jobs on Kubernetes from Slack
 
@@ -60,15 +60,7 @@ export async function main(argv: string[]): Promise<number> {
 
 /** Runs the CLI as a process: sets the exit code, never prints a stack trace. */
 export function run(argv: string[]): void {
-  main(argv).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (error: unknown) => {
-      process.stderr.write(`flink-chatops: ${error instanceof Error ? error.message : String(error)}\n`);
-      process.exitCode = 1;
-    },
-  );
+  runAsProcess(main, argv);
 }
 
 if (process.argv[1] !== undefined && /[/\\]cli[/\\]main\.(ts|js)$/.test(process.argv[1])) run(process.argv.slice(2));

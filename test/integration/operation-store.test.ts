@@ -5,36 +5,13 @@ import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newOperationId, type EntryInput, type OperationState } from '../../src/domain/engines/operation.js';
 import { OP_ID_PATTERN } from '../../src/domain/kit/language/intent-base.js';
-import { targetKey, type Target } from '../../src/domain/model/target.js';
+import { targetKey } from '../../src/domain/model/target.js';
 import { EVENTS_MAX_AGE_MS, readEvents } from '../../src/store/events.js';
 import { FreezeStore } from '../../src/store/freezes.js';
 import { LeaseStore } from '../../src/store/locks.js';
-import { OperationStore, type NewOperation } from '../../src/store/operations.js';
+import { OperationStore } from '../../src/store/operations.js';
+import { clicks, DAY, newOp, orders, T0, to } from '../support/conformance/operation-store.js';
 import { redisForTest, type TestRedis } from '../support/redis.js';
-
-const DAY = 24 * 60 * 60 * 1000;
-const T0 = Date.UTC(2030, 0, 7, 9, 0, 0);
-const orders: Target = { kind: 'FlinkDeployment', namespace: 'streaming-prod', name: 'orders' };
-const clicks: Target = { kind: 'FlinkSessionJob', namespace: 'streaming-dev', name: 'clicks' };
-
-function newOp(id: string, target: Target = orders): NewOperation {
-  return {
-    id,
-    kind: 'restart',
-    intent: { kind: 'restart', target, incidentChannels: [] },
-    target,
-    requester: 'U0REQ',
-    channel: 'C0OPS',
-    incidentChannels: [],
-  };
-}
-
-const to = (name: OperationState, role: 'bot' | 'worker' | 'sweep', actor: string = role): EntryInput => ({
-  type: 'state',
-  name,
-  actor,
-  role,
-});
 
 let t: TestRedis;
 let clock: number;

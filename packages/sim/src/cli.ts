@@ -1,6 +1,6 @@
 // The simulators' own executable: `sandbox` (npm start) and `sim-cluster`, the two development subcommands the
 // bot's `flink-chatops` hands over to in a checkout (bin/flink-chatops.js). The image has neither.
-import type { SubcommandHandler } from './bot.js';
+import { runAsProcess, type SubcommandHandler } from './bot.js';
 
 const USAGE = `flink-chatops development tools (packages/sim):
   flink-chatops sandbox [--speed fast|realistic]  run everything locally with a Slack-like page (npm start)
@@ -24,15 +24,7 @@ export async function main(argv: string[]): Promise<number> {
 
 /** Runs the tools as a process: sets the exit code, never prints a stack trace. */
 export function run(argv: string[]): void {
-  main(argv).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (error: unknown) => {
-      process.stderr.write(`flink-chatops: ${error instanceof Error ? error.message : String(error)}\n`);
-      process.exitCode = 1;
-    },
-  );
+  runAsProcess(main, argv);
 }
 
 if (process.argv[1] !== undefined && /[/\\]sim[/\\]src[/\\]cli\.(ts|js)$/.test(process.argv[1]))

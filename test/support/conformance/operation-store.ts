@@ -29,12 +29,13 @@ export interface OperationStoreHarness {
   cleanup(): Promise<void>;
 }
 
-const DAY = 24 * 60 * 60 * 1000;
-const T0 = Date.UTC(2030, 0, 7, 9, 0, 0);
-const orders: Target = { kind: 'FlinkDeployment', namespace: 'streaming-prod', name: 'orders' };
-const clicks: Target = { kind: 'FlinkSessionJob', namespace: 'streaming-dev', name: 'clicks' };
+// The records the suite writes, shared with the Redis store's own tests (test/integration/operation-store.test.ts).
+export const DAY = 24 * 60 * 60 * 1000;
+export const T0 = Date.UTC(2030, 0, 7, 9, 0, 0);
+export const orders: Target = { kind: 'FlinkDeployment', namespace: 'streaming-prod', name: 'orders' };
+export const clicks: Target = { kind: 'FlinkSessionJob', namespace: 'streaming-dev', name: 'clicks' };
 
-function newOp(id: string, target: Target = orders): NewOperation {
+export function newOp(id: string, target: Target = orders): NewOperation {
   return {
     id,
     kind: 'restart',
@@ -46,7 +47,7 @@ function newOp(id: string, target: Target = orders): NewOperation {
   };
 }
 
-const to = (name: OperationState, role: 'bot' | 'worker' | 'sweep', actor: string = role): EntryInput => ({
+export const to = (name: OperationState, role: 'bot' | 'worker' | 'sweep', actor: string = role): EntryInput => ({
   type: 'state',
   name,
   actor,
