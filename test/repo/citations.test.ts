@@ -148,6 +148,19 @@ describe('the code cites the project docs', () => {
     expect(broken(citations)).toEqual([]);
   });
 
+  it('every test file the docs, the code or the manifests name exists (tests move with their modules)', () => {
+    const named = /(?<![\w./-])((?:packages\/sim\/)?test\/[\w./-]+\.test\.ts)/g;
+    const missing = codeFiles.concat(docPages.map((p) => join(ROOT, p))).flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(named)]
+        .map((m) => m[1] as string)
+        .filter((path) => !path.includes('<') && !existsSync(join(ROOT, path)))
+        .map((path) => `${rel(file)}: ${path}`),
+    );
+    // Illustrations, not references: the made-up kind of docs/development.md, the layout rule's own example.
+    const examples = ['kinds/drain.test.ts', 'test/repo/test-layout.test.ts: '];
+    expect(missing.filter((line) => !examples.some((e) => line.includes(e)))).toEqual([]);
+  });
+
   it('every link between the docs names an existing section', () => {
     const citations = docPages.flatMap((page) =>
       citationsIn(page, readFileSync(join(ROOT, page), 'utf8'), dirname(page)),
