@@ -1,7 +1,7 @@
 // Follows the `{prefix}:events` stream for bench/scale.ts: which operations were recorded and which reached a
 // terminal state (and which), so phases can wait for "all recorded" and "all finished".
 import { Redis } from 'ioredis';
-import { TERMINAL_STATES } from '../src/domain/engines/operation.js';
+import { TERMINAL_STATES } from '../src/domain/model/lifecycle.js';
 import { lastEventId, waitForEvents } from '../src/store/events.js';
 
 export class OpsTracker {

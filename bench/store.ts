@@ -1,7 +1,8 @@
 // Redis round trips (and time) per operation lifecycle: create + 5 transitions through the operation store.
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { newOperationId, type ActorRole, type OperationState } from '../src/domain/engines/operation.js';
+import { newOperationId } from '../src/domain/engines/operation.js';
+import type { ActorRole, OperationState } from '../src/domain/model/lifecycle.js';
 import type { OperationIntent } from '../src/domain/kinds/index.js';
 import type { Target } from '../src/domain/model/target.js';
 import { redactUrl } from '../src/config.js';

@@ -12,7 +12,8 @@ import {
   wentAhead,
 } from '../domain/engines/policy/break-glass.js';
 import { parseDuration } from '../domain/model/duration.js';
-import { isTerminal, type OperationRecord } from '../domain/engines/operation.js';
+import type { OperationRecord } from '../domain/engines/operation.js';
+import { isTerminal } from '../domain/model/lifecycle.js';
 import type { Logger } from '../log.js';
 import type { BreakGlassIndex, OperationStore } from './ports/index.js';
 import { reviewersOf } from './break-glass.js';

@@ -9,7 +9,8 @@ import {
   REVIEWED_ENTRY,
   wentAhead,
 } from '../domain/engines/policy/break-glass.js';
-import { isTerminal, type OperationRecord } from '../domain/engines/operation.js';
+import type { OperationRecord } from '../domain/engines/operation.js';
+import { isTerminal } from '../domain/model/lifecycle.js';
 import { approverGroups } from '../domain/engines/policy/groups.js';
 import type { Policy } from '../domain/engines/policy/schema.js';
 import { joinWords } from '../domain/kit/policy/schedule.js';

@@ -1,6 +1,6 @@
 // `lock` and `unlock` (docs/policy.md#freezes): manual freezes, who may set and lift them, and the line in each
 // affected thread.
-import { isTerminal } from '../domain/engines/operation.js';
+import { isTerminal } from '../domain/model/lifecycle.js';
 import { canLock, canUnlock, findNamespace, unmanagedMessage } from '../domain/engines/policy/evaluate.js';
 import { approverGroups } from './groups.js';
 import { joinWords } from '../domain/kit/policy/schedule.js';

@@ -1,7 +1,8 @@
 // The sweep (docs/lifecycle.md#the-sweep), a use case every process runs (bot and worker roles): expires approvals past
 // their time, re-enqueues operations that lost their job and (bot role) finishes records left ACCEPTED; idempotent
 // across replicas.
-import { isOrdered, type OperationRecord } from '../domain/engines/operation.js';
+import type { OperationRecord } from '../domain/engines/operation.js';
+import { isOrdered } from '../domain/model/lifecycle.js';
 import type { Logger } from '../log.js';
 import { clusterOf, type Target } from '../domain/model/target.js';
 import { jobIdOf, type OperationQueue } from '../queue/queue.js';

@@ -1,12 +1,8 @@
 // Scrape-time sources of the store-wide gauges: operations by state, stuck, queue depth — exported by one process
 // at a time (a Redis lease renewed at each scrape), so `sum()` over every pod's series is the store's number.
 import type { RedisConnection } from '../store/connection.js';
-import {
-  isTerminal,
-  type HistoryEntry,
-  type OperationRecord,
-  type OperationState,
-} from '../domain/engines/operation.js';
+import type { HistoryEntry, OperationRecord } from '../domain/engines/operation.js';
+import { isTerminal, type OperationState } from '../domain/model/lifecycle.js';
 import type { Metrics, MetricsSources, OperationCount } from './metrics.js';
 
 /** The store reads `collectOperations` / `collectStuck` need; OperationStore satisfies it. */

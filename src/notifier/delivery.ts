@@ -1,7 +1,8 @@
 // One operation's Slack effects, brought up to date with its record: the card edit (coalesced, never regressed),
 // the thread replies in seq order, and the incident digests at start and end; under a per-operation lock.
 import { randomUUID } from 'node:crypto';
-import { isTerminal, type HistoryEntry, type OperationRecord } from '../domain/engines/operation.js';
+import type { HistoryEntry, OperationRecord } from '../domain/engines/operation.js';
+import { isTerminal } from '../domain/model/lifecycle.js';
 import { forOperation, type Logger } from '../log.js';
 import type { DeliverySnapshot, OperationStore } from '../app/ports/index.js';
 import type { RenderContext, SlackMessage } from '../slack/blocks/message.js';

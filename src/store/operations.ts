@@ -1,14 +1,7 @@
 // The operation store: records in Redis, changed only by compare-and-set commits that also append the history
 // entries to the event stream and keep the indexes and each target's FIFO order, in one Lua script.
-import {
-  initialRecord,
-  isTerminal,
-  type ActiveState,
-  type HistoryEntry,
-  type OperationRecord,
-  type OperationState,
-  type OrderMove,
-} from '../domain/engines/operation.js';
+import { initialRecord, type HistoryEntry, type OperationRecord, type OrderMove } from '../domain/engines/operation.js';
+import { isTerminal, type ActiveState, type OperationState } from '../domain/model/lifecycle.js';
 import type { Target } from '../domain/model/target.js';
 import type {
   ApplyResult,

@@ -2,13 +2,8 @@
 import type { PolicyProvider } from '../app/policy-source.js';
 import type { Criterion, EventBaseline, EvidenceVerdict } from '../domain/kit/evidence/types.js';
 import type { BaselineVertex } from '../domain/model/rest-vertices.js';
-import type {
-  EntryInput,
-  HistoryEntry,
-  MutableFields,
-  OperationRecord,
-  OperationState,
-} from '../domain/engines/operation.js';
+import type { EntryInput, HistoryEntry, MutableFields, OperationRecord } from '../domain/engines/operation.js';
+import type { OperationState } from '../domain/model/lifecycle.js';
 import { isKubeError, isUnreachable } from '../kube/errors.js';
 import type { CallOptions, FlinkClient } from '../kube/flink-client.js';
 import type { FlinkRest } from '../kube/flink-rest.js';

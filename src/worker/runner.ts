@@ -1,6 +1,7 @@
 // One run of one operation (docs/lifecycle.md#queue-order-and-leases): load → lease (or wait in order) → re-check →
 // submit → verify → release.
-import { isOrdered, isTerminal, type OperationRecord } from '../domain/engines/operation.js';
+import type { OperationRecord } from '../domain/engines/operation.js';
+import { isOrdered, isTerminal } from '../domain/model/lifecycle.js';
 import type { Target } from '../domain/model/target.js';
 import { forOperation, type Logger } from '../log.js';
 import { jobIdOf } from '../queue/queue.js';

@@ -3,7 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { newOperationId, type EntryInput, type OperationState } from '../../src/domain/engines/operation.js';
+import { newOperationId, type EntryInput } from '../../src/domain/engines/operation.js';
+import type { OperationState } from '../../src/domain/model/lifecycle.js';
 import { OP_ID_PATTERN } from '../../src/domain/kit/language/intent-base.js';
 import { targetKey } from '../../src/domain/model/target.js';
 import { EVENTS_MAX_AGE_MS, readEvents } from '../../src/store/events.js';

@@ -2,7 +2,8 @@
 // handler does, then moved through the entries bot and worker append; plus the simulated Slack and notifiers.
 import type { Redis } from 'ioredis';
 import type { Config } from '../../src/config.js';
-import type { EntryInput, OperationRecord, OperationState } from '../../src/domain/engines/operation.js';
+import type { EntryInput, OperationRecord } from '../../src/domain/engines/operation.js';
+import type { OperationState } from '../../src/domain/model/lifecycle.js';
 import type { Target } from '../../src/domain/model/target.js';
 import { createLogger } from '../../src/log.js';
 import { startSimSlack, type SimMessage, type SimSlack } from '@flink-chatops/sim/slack-api';

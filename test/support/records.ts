@@ -6,12 +6,11 @@ import type { Approval, PolicyDecision } from '../../src/domain/model/decision.j
 import {
   applyChange,
   initialRecord,
-  type ActorRole,
   type EntryInput,
   type MutableFields,
   type OperationRecord,
-  type OperationState,
 } from '../../src/domain/engines/operation.js';
+import type { ActorRole, OperationState } from '../../src/domain/model/lifecycle.js';
 import { OperationIntentSchema, type OperationIntent } from '../../src/domain/kinds/index.js';
 import { runChecks } from '../../src/domain/engines/policy/checks.js';
 import type { RenderContext } from '../../src/slack/blocks/message.js';

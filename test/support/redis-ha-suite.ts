@@ -2,7 +2,8 @@
 // through Cluster: a dev operation, an approved prod operation, two serialized operations on one target, and a failover
 // under load.
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { isTerminal, type HistoryEntry, type OperationRecord } from '../../src/domain/engines/operation.js';
+import type { HistoryEntry, OperationRecord } from '../../src/domain/engines/operation.js';
+import { isTerminal } from '../../src/domain/model/lifecycle.js';
 import { ANNOTATION_OPERATION_ID } from '../../src/domain/model/plan.js';
 import type { SimCluster } from '@flink-chatops/sim/kube/cluster';
 import type { SimMessage } from '@flink-chatops/sim/slack-api';

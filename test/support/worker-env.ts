@@ -11,12 +11,8 @@ import { Redis } from 'ioredis';
 import { assess } from '../../src/app/assess.js';
 import { DEFAULT_CLUSTER, loadConfig, type Config } from '../../src/config.js';
 import type { OperationIntent } from '../../src/domain/kinds/index.js';
-import {
-  isTerminal,
-  newOperationId,
-  type OperationRecord,
-  type OperationState,
-} from '../../src/domain/engines/operation.js';
+import { newOperationId, type OperationRecord } from '../../src/domain/engines/operation.js';
+import { isTerminal, type OperationState } from '../../src/domain/model/lifecycle.js';
 import type { Policy } from '../../src/domain/engines/policy/schema.js';
 import { ClientNodeFlinkClient, loadKubeConfig } from '../../src/kube/client-node.js';
 import { createLogger } from '../../src/log.js';

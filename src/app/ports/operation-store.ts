@@ -2,15 +2,8 @@
 // keep the indexes and each target's FIFO order (docs/lifecycle.md#records-and-the-event-stream,
 // docs/lifecycle.md#queue-order-and-leases); store/operations.ts on Redis, store/memory/operations.ts in memory.
 import type { Approval } from '../../domain/model/decision.js';
-import type {
-  ActiveState,
-  ActorRole,
-  Change,
-  HistoryEntry,
-  MutableFields,
-  OperationRecord,
-  OperationState,
-} from '../../domain/engines/operation.js';
+import type { Change, HistoryEntry, MutableFields, OperationRecord } from '../../domain/engines/operation.js';
+import type { ActiveState, ActorRole, OperationState } from '../../domain/model/lifecycle.js';
 import type { Target } from '../../domain/model/target.js';
 
 export type { Change };

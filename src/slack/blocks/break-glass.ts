@@ -2,7 +2,7 @@
 // and its review.
 import type { BreakGlassUse } from '../../domain/model/decision.js';
 import type { OperationRecord } from '../../domain/engines/operation.js';
-import { isTerminal } from '../../domain/engines/operation.js';
+import { isTerminal } from '../../domain/model/lifecycle.js';
 import { awaitsReview, breakGlassOf, reviewOf, wentAhead } from '../../domain/engines/policy/break-glass.js';
 import {
   button,

@@ -1,6 +1,7 @@
 // The operation card (docs/lifecycle.md#the-card): one message per operation, edited in place, naming its state exactly
 // once.
-import { isTerminal, type OperationRecord, type OperationState } from '../../domain/engines/operation.js';
+import type { OperationRecord } from '../../domain/engines/operation.js';
+import { isTerminal, type OperationState } from '../../domain/model/lifecycle.js';
 import { formatTarget } from '../../domain/model/target.js';
 import { enforceLimits } from './limits.js';
 import { nextStep } from './next.js';

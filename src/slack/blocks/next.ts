@@ -1,5 +1,6 @@
 // "What happens next" for an operation in each state, in plain words (card and incident digest).
-import type { OperationRecord, OperationState } from '../../domain/engines/operation.js';
+import type { OperationRecord } from '../../domain/engines/operation.js';
+import type { OperationState } from '../../domain/model/lifecycle.js';
 import { detailText, stillNeeded } from './parts.js';
 import { escapeText, slackDate } from './text.js';
 

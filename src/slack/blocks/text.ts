@@ -1,5 +1,5 @@
 // mrkdwn text for every message: escaping, mentions, Slack dates, values, truncation with "…and N more", blocks.
-import { OPERATION_STATES } from '../../domain/engines/operation.js';
+import { OPERATION_STATES } from '../../domain/model/lifecycle.js';
 import { formatAge } from '../../domain/engines/policy/checks.js';
 
 export type Block = Record<string, unknown>;

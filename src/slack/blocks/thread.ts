@@ -2,7 +2,8 @@
 import { tally } from '../../domain/kit/policy/approval.js';
 import { formatObserved } from '../../domain/kit/evidence/report.js';
 import type { Criterion } from '../../domain/kit/evidence/types.js';
-import type { HistoryEntry, OperationRecord, OperationState } from '../../domain/engines/operation.js';
+import type { HistoryEntry, OperationRecord } from '../../domain/engines/operation.js';
+import type { OperationState } from '../../domain/model/lifecycle.js';
 import type { FieldChange } from '../../domain/model/plan.js';
 import { enforceLimits } from './limits.js';
 import { describeCommand, describeNote } from './entries.js';

@@ -2,12 +2,11 @@
 // order and retention as lua/commitOperation.lua, on an injected clock; for unit tests of the services and the worker.
 import {
   initialRecord,
-  isTerminal,
-  type ActiveState,
   type HistoryEntry,
   type OperationRecord,
   type OrderMove,
 } from '../../domain/engines/operation.js';
+import { isTerminal, type ActiveState } from '../../domain/model/lifecycle.js';
 import { targetKey, type Target } from '../../domain/model/target.js';
 import type {
   ApplyResult,

@@ -2,12 +2,8 @@
 // (Redis in test/integration/store, memory in test/unit/store/memory), as bullmq runs one suite per backend.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NewOperation, OperationStore } from '../../../src/app/ports/operation-store.js';
-import type {
-  EntryInput,
-  HistoryEntry,
-  OperationRecord,
-  OperationState,
-} from '../../../src/domain/engines/operation.js';
+import type { EntryInput, HistoryEntry, OperationRecord } from '../../../src/domain/engines/operation.js';
+import type { OperationState } from '../../../src/domain/model/lifecycle.js';
 import type { Target } from '../../../src/domain/model/target.js';
 
 /** A store's own options the suite varies: a retention, an observer. */

@@ -3,7 +3,8 @@
 import { Cluster, Redis } from 'ioredis';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig, type RedisSettings } from '../../../src/config.js';
-import type { EntryInput, OperationState } from '../../../src/domain/engines/operation.js';
+import type { EntryInput } from '../../../src/domain/engines/operation.js';
+import type { OperationState } from '../../../src/domain/model/lifecycle.js';
 import {
   connectionPlan,
   createConnection,

@@ -3,7 +3,8 @@
 import { z } from 'zod';
 import { DurationSchema, durationMs } from '../../kit/policy/duration-schema.js';
 import type { BreakGlassUse } from '../../model/decision.js';
-import { isTerminal, type HistoryEntry, type OperationRecord } from '../operation.js';
+import { isTerminal } from '../../model/lifecycle.js';
+import type { HistoryEntry, OperationRecord } from '../operation.js';
 
 export const DEFAULT_REVIEW_WITHIN = '24h';
 /** Unreviewed break-glass operations past `reviewWithin` are reminded once a day (docs/policy.md#break-glass). */

@@ -1,7 +1,7 @@
 // The operation card (src/slack/blocks/card.ts): its one state name, the buttons that still make sense, the approval
 // block id, what an awaiting and a terminal card show, and the caveats under the verdict.
 import { describe, expect, it } from 'vitest';
-import { OPERATION_STATES, type OperationState } from '../../../../src/domain/engines/operation.js';
+import { OPERATION_STATES, type OperationState } from '../../../../src/domain/model/lifecycle.js';
 import {
   ACTION_IDS,
   approvalBlockId,

@@ -1,7 +1,7 @@
 // Slack's message limits (src/slack/blocks/limits.ts): enforceLimits on raw blocks, and records far beyond every
 // limit rendered within them.
 import { describe, expect, it } from 'vitest';
-import { OPERATION_STATES } from '../../../../src/domain/engines/operation.js';
+import { OPERATION_STATES } from '../../../../src/domain/model/lifecycle.js';
 import {
   enforceLimits,
   renderCard,

@@ -2,7 +2,7 @@
 // also the incident digest (digest.ts) and `op` (op.ts), kept beside them.
 import { describe, expect, it } from 'vitest';
 import { usageLine } from '../../../../src/domain/engines/language/help.js';
-import type { OperationState } from '../../../../src/domain/engines/operation.js';
+import type { OperationState } from '../../../../src/domain/model/lifecycle.js';
 import type { Target } from '../../../../src/domain/model/target.js';
 import {
   renderExplain,

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { formatObserved } from '../../../../src/domain/kit/evidence/report.js';
 import type { Criterion } from '../../../../src/domain/kit/evidence/types.js';
-import { OPERATION_STATES, type HistoryEntry, type OperationRecord } from '../../../../src/domain/engines/operation.js';
+import type { HistoryEntry, OperationRecord } from '../../../../src/domain/engines/operation.js';
+import { OPERATION_STATES } from '../../../../src/domain/model/lifecycle.js';
 import { renderThreadReply, threadReplyWanted } from '../../../../src/slack/blocks/index.js';
 import { expectValid, visibleText } from '../../../support/blocks.js';
 import { approvalOf, CTX, LEAD, OP_ID, recordIn, REQUESTER, RULE, step, toState } from '../../../support/records.js';
