@@ -1,12 +1,11 @@
 // Graceful shutdown, a lost lease and stale jobs: operations are handed back as recorded and finished elsewhere.
 import { DEFAULT_CLUSTER } from '../../src/config.js';
-import { Writable } from 'node:stream';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { createLogger } from '../../src/log.js';
 import type { OperationIntent } from '../../src/domain/kinds/index.js';
 import type { Target } from '../../src/domain/model/target.js';
 import { jobIdOf, queueName } from '../../src/queue/queue.js';
 import { bullmqPrefix, storeKeys } from '../../src/store/keys.js';
+import { recordLogs } from '../support/log-lines.js';
 import { NS, WorkerEnv } from '../support/worker-env.js';
 
 let env: WorkerEnv;
@@ -20,36 +19,6 @@ afterEach(async () => {
 
 const orders: Target = { kind: 'FlinkDeployment', namespace: NS, name: 'orders' };
 const restart: OperationIntent = { kind: 'restart', target: orders, incidentChannels: [] };
-
-type Line = Record<string, unknown>;
-
-/** A logger whose JSON lines the test can read, and wait for. */
-function capturingLogger(): {
-  lines: Line[];
-  logger: ReturnType<typeof createLogger>;
-  logged(match: (line: Line) => boolean): Promise<void>;
-} {
-  const lines: Line[] = [];
-  const waiters = new Set<{ match: (line: Line) => boolean; resolve: () => void }>();
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const text of chunk.toString().split('\n')) {
-        if (!text.trim()) continue;
-        const line = JSON.parse(text) as Line;
-        lines.push(line);
-        for (const w of [...waiters]) {
-          if (!w.match(line)) continue;
-          waiters.delete(w);
-          w.resolve();
-        }
-      }
-      done();
-    },
-  });
-  const logged = (match: (line: Line) => boolean): Promise<void> =>
-    lines.some(match) ? Promise.resolve() : new Promise((resolve) => waiters.add({ match, resolve }));
-  return { lines, logger: createLogger('info', sink), logged };
-}
 
 it('closing a worker mid-verification hands the operation back: lease released, state kept, another worker finishes', async () => {
   env.cluster.operator.setScenario(NS, 'orders', 'slow-reconcile', { slowReconcileSeconds: 600 });
@@ -70,13 +39,16 @@ it('closing a worker mid-verification hands the operation back: lease released, 
 it('a lost lease aborts the run without throwing; the operation is resumed under a new lease', async () => {
   // Slow enough that the operation cannot finish before the keeper's next renewal (a third of LEASE_TTL).
   env.cluster.operator.setScenario(NS, 'orders', 'slow-reconcile', { slowReconcileSeconds: 1000 });
-  const { lines, logger, logged } = capturingLogger();
+  const { lines, logger, logged } = recordLogs();
   await env.startWorker({}, { logger });
   const op = await env.request(restart);
   await env.waitForState(op.id, 'SUBMITTED');
   // Someone (an expiry during a long pause) took the lease away: the keeper notices on its next renewal.
   await env.redis.redis.del(storeKeys(env.prefix).lease(orders));
-  await logged((l) => l.msg === 'lease lost; the run stops and the operation is handed back' && l.opId === op.id);
+  await logged(
+    'the lost lease',
+    (l) => l.msg === 'lease lost; the run stops and the operation is handed back' && l.opId === op.id,
+  );
   env.cluster.operator.clearScenario(NS, 'orders');
   const done = await env.waitTerminal(op.id);
   expect(done.state).toBe('COMPLETED');
@@ -86,13 +58,16 @@ it('a lost lease aborts the run without throwing; the operation is resumed under
 
 it('a job lock BullMQ cannot renew cancels the run (lockRenewalFailed); the operation is finished once, all the same', async () => {
   env.cluster.operator.setScenario(NS, 'orders', 'slow-reconcile', { slowReconcileSeconds: 1000 });
-  const { lines, logger, logged } = capturingLogger();
+  const { lines, logger, logged } = recordLogs();
   await env.startWorker({}, { logger });
   const op = await env.request(restart);
   await env.waitForState(op.id, 'SUBMITTED');
   // The job's BullMQ lock vanished (a Redis failover, an expiry during a pause): its next renewal fails.
   await env.redis.redis.del(`${bullmqPrefix(env.prefix)}:${queueName(DEFAULT_CLUSTER)}:${jobIdOf(op.id, 1)}:lock`);
-  await logged((l) => l.msg === 'job lock renewal failed; cancelling its run' && l.jobId === jobIdOf(op.id, 1));
+  await logged(
+    'the failed job-lock renewal',
+    (l) => l.msg === 'job lock renewal failed; cancelling its run' && l.jobId === jobIdOf(op.id, 1),
+  );
   env.cluster.operator.clearScenario(NS, 'orders');
   const done = await env.waitTerminal(op.id);
   expect(done.state).toBe('COMPLETED');
@@ -104,7 +79,7 @@ it('a job lock BullMQ cannot renew cancels the run (lockRenewalFailed); the oper
 });
 
 it('every log line about an operation carries its opId', async () => {
-  const { lines, logger } = capturingLogger();
+  const { lines, logger } = recordLogs();
   await env.startWorker({}, { logger });
   const op = await env.request(restart);
   await env.waitTerminal(op.id);
