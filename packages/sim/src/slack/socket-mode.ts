@@ -59,6 +59,7 @@ export class SimSocketServer implements SimSocketMode {
   private readonly tickets = new Map<string, number>();
   private readonly connections = new Set<Connection>();
   private readonly pending = new Map<string, Pending>();
+  private readonly connectionWaiters = new Set<() => void>();
   private nextConnection = 0;
   private roundRobin = 0;
   private refusing = false;
@@ -162,25 +163,25 @@ export class SimSocketServer implements SimSocketMode {
     this.dropsAfterSend += times;
   }
 
+  /** Resolves once `count` connections have had their `hello` (woken by each new one, not polled). */
   waitForConnections(count = 1, timeoutMs = 15_000): Promise<void> {
+    if (this.connectionCount >= count) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const check = (): boolean => {
-        if (this.connectionCount < count) return false;
-        clearInterval(poll);
+      const wake = (): void => {
+        if (this.connectionCount < count) return;
+        this.connectionWaiters.delete(wake);
         clearTimeout(timer);
         resolve();
-        return true;
       };
-      const poll = setInterval(check, 20);
       const timer = setTimeout(() => {
-        clearInterval(poll);
+        this.connectionWaiters.delete(wake);
         reject(
           new Error(
             `simulated Slack: ${this.connectionCount} Socket Mode connection(s) after ${timeoutMs} ms, wanted ${count}`,
           ),
         );
       }, timeoutMs);
-      check();
+      this.connectionWaiters.add(wake);
     });
   }
 
@@ -225,6 +226,7 @@ export class SimSocketServer implements SimSocketMode {
       connection_info: { app_id: this.deps.appId },
     });
     c.open = true;
+    for (const wake of [...this.connectionWaiters]) wake();
     this.deps.emit({ kind: 'connected', connection: c.id, at: this.deps.now() });
     this.flush();
   }
