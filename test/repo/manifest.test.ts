@@ -97,7 +97,7 @@ const CALL_PATTERNS = [
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
-    if (statSync(path).isDirectory()) return relative(ROOT, path) === join('src', 'sandbox') ? [] : sourceFiles(path);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
     return path.endsWith('.ts') ? [path] : [];
   });
 }

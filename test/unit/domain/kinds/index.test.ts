@@ -71,7 +71,7 @@ function examplePlans(kind: KindName): { example: string; before: unknown; plan:
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((entry) => {
     const path = join(dir, entry);
-    if (statSync(path).isDirectory()) return entry === 'sandbox' ? [] : sources(path);
+    if (statSync(path).isDirectory()) return sources(path);
     return path.endsWith('.ts') ? [path] : [];
   });
 }
