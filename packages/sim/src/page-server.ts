@@ -28,6 +28,7 @@ export interface PageServerOptions {
 const PAGE_FILES = [
   'index.html',
   'app.js',
+  'api.js',
   'blocks.js',
   'messages.js',
   'cluster.js',
@@ -36,7 +37,11 @@ const PAGE_FILES = [
   'events.js',
   'home.js',
   'dms.js',
-  'style.css',
+  'sidebar.js',
+  'base.css',
+  'messages.css',
+  'composer.css',
+  'cluster.css',
 ];
 const STATIC: Record<string, string> = {
   '/': 'index.html',

@@ -1,15 +1,16 @@
-// The sandbox page: state from the server's event stream, the channel, thread and cluster views, the composer.
-import { renderCluster } from './cluster.js';
+// The sandbox page: its state from the server's event stream, the channel and thread views, navigation and clicks;
+// it wires the sidebar, the cluster panel and the composers to them.
+import { api } from './api.js';
+import { ALL_CLUSTERS, renderCluster, renderClusterTabs } from './cluster.js';
 import { wireComposer } from './composer.js';
-import { el } from './dom.js';
-import { DMS, dmChannelOf, renderDmLink, renderDms } from './dms.js';
+import { DMS, dmChannelOf, renderDms } from './dms.js';
 import { applyMessageEvent } from './events.js';
 import { HOME, renderHome } from './home.js';
-import { emptyNote, messageNode, renderList } from './messages.js';
+import { emptyNote, itemsOf, messageNode, renderList } from './messages.js';
+import { renderSidebar } from './sidebar.js';
 
 const $ = (id) => document.getElementById(id);
 /** `clusterShown`: the cluster panel's selector: one cluster's name, or ALL_CLUSTERS. */
-const ALL_CLUSTERS = '';
 const S = {
   data: null,
   me: sessionStorage.getItem('sandbox-user') ?? 'U0ALICE',
@@ -19,30 +20,6 @@ const S = {
   unread: {},
   clusterShown: sessionStorage.getItem('sandbox-cluster') ?? ALL_CLUSTERS,
 };
-
-// ---- server calls ----
-
-async function api(path, body) {
-  try {
-    const res = await fetch(path, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    const answer = await res.json().catch(() => ({ ok: false, error: `HTTP ${res.status}` }));
-    if (!res.ok || answer.ok === false) toast(answer.error ?? `HTTP ${res.status}`);
-    return answer;
-  } catch (error) {
-    toast(`The sandbox did not answer: ${error.message}`);
-    return { ok: false };
-  }
-}
-
-function toast(text) {
-  const t = el('div', 'toast', text);
-  $('toasts').append(t);
-  setTimeout(() => t.remove(), 6000);
-}
 
 /** The channel shown: a channel's id, or the app's DM with the person acting (Home has none). */
 const viewing = () => (S.channel === DMS ? dmChannelOf(S.data, S.me) : S.channel);
@@ -76,31 +53,6 @@ function viewFor(channel, extra) {
   return { ctx, userName: ctx.userName, botName: S.data.bot.name, onOpenThread: openThread, ...extra };
 }
 
-function myEphemerals(channel, threadTs) {
-  return S.data.ephemerals.filter(
-    (e) => e.user === S.me && e.channel === channel && (threadTs ? e.thread_ts === threadTs : !e.thread_ts),
-  );
-}
-
-function item(m, ephemeral) {
-  return {
-    key: `${ephemeral ? 'e' : 'm'}:${m.ts}`,
-    signature: `${S.me}|${S.highlight}|${JSON.stringify(m)}`,
-    m,
-    ephemeral,
-  };
-}
-
-/** A channel's (or DM's) messages with the person's ephemerals there, oldest first; in one thread with `threadTs`. */
-function itemsOf(channel, threadTs) {
-  const d = S.data;
-  const messages = threadTs
-    ? [...(d.messages[channel] ?? []).filter((m) => m.ts === threadTs), ...(d.threads[channel]?.[threadTs] ?? [])]
-    : (d.messages[channel] ?? []);
-  const items = [...messages.map((m) => item(m, false)), ...myEphemerals(channel, threadTs).map((e) => item(e, true))];
-  return items.sort((a, b) => Number(a.m.ts) - Number(b.m.ts));
-}
-
 function renderChannel() {
   const d = S.data;
   if (S.channel === HOME) return renderHome($, d, S.me, { ...ctxFor(HOME), onAction: homeClick });
@@ -111,7 +63,7 @@ function renderChannel() {
         it.m,
         viewFor(dm, { ephemeral: it.ephemeral, showReplies: true, highlight: it.m.ts === S.highlight }),
       );
-    return renderDms($, { d, me: S.me, items: itemsOf(dm), build });
+    return renderDms($, { d, me: S.me, items: itemsOf(S, dm), build });
   }
   $('composer').hidden = false;
   const channel = d.channels.find((c) => c.id === S.channel);
@@ -123,7 +75,7 @@ function renderChannel() {
   $('channel-topic').textContent = [channel.topic, ...defaults].join(' · ');
   $('composer-input').placeholder = `Message #${channel.name} — type ${d.command} help`;
   const list = $('messages');
-  renderList(list, itemsOf(S.channel), (it) =>
+  renderList(list, itemsOf(S, S.channel), (it) =>
     messageNode(
       it.m,
       viewFor(S.channel, {
@@ -151,88 +103,24 @@ function renderThread() {
   $('thread-composer').hidden = !channel;
   const replies = d.threads[shown]?.[S.thread] ?? [];
   $('thread-count').textContent = `${replies.length} ${replies.length === 1 ? 'reply' : 'replies'}`;
-  renderList($('thread-messages'), itemsOf(shown, S.thread), (it) =>
+  renderList($('thread-messages'), itemsOf(S, shown, S.thread), (it) =>
     messageNode(it.m, viewFor(shown, { ephemeral: it.ephemeral, highlight: it.m.ts === S.highlight })),
   );
 }
 
-function renderSidebar() {
-  const d = S.data;
-  const channels = $('channels');
-  channels.replaceChildren();
-  for (const c of d.channels) {
-    const b = el('button', `channel-link${c.id === S.channel ? ' active' : ''}${S.unread[c.id] ? ' unread' : ''}`);
-    b.type = 'button';
-    b.dataset.channel = c.id;
-    b.append(el('span', 'hash', '#'), el('span', '', c.name));
-    if (S.unread[c.id]) b.append(el('span', 'badge', String(S.unread[c.id])));
-    b.addEventListener('click', () => switchChannel(c.id));
-    channels.append(b);
-  }
-  const apps = $('apps');
-  apps.replaceChildren();
-  const home = el('button', `channel-link${S.channel === HOME ? ' active' : ''}`);
-  home.type = 'button';
-  home.dataset.channel = HOME;
-  home.append(el('span', 'hash', '⌂'), el('span', '', `${d.bot.name} Home`));
-  home.addEventListener('click', () => switchChannel(HOME));
-  apps.append(home);
-  const dm = dmChannelOf(d, S.me);
-  renderDmLink($('dms'), {
-    d,
-    me: S.me,
-    active: S.channel === DMS,
-    unread: S.unread[dm],
-    onOpen: () => switchChannel(DMS),
-  });
-  const users = $('users');
-  users.replaceChildren();
-  for (const u of d.users) {
-    const b = el('button', `user-link${u.id === S.me ? ' active' : ''}`);
-    b.type = 'button';
-    b.dataset.user = u.id;
-    b.setAttribute('aria-pressed', String(u.id === S.me));
-    b.title = `${u.realName}: ${u.title}`;
-    const groups = u.groups.length > 0 ? u.groups.join(', ') : 'no policy group';
-    b.append(el('span', 'user-name', u.name), el('span', 'user-groups', groups));
-    b.addEventListener('click', () => switchUser(u.id));
-    users.append(b);
-  }
-  const me = d.users.find((u) => u.id === S.me);
-  $('me').textContent = me ? `You are ${me.name} (${me.title})` : '';
-  $('policy-file').textContent = d.policyFile.split('/').slice(-2).join('/');
-  $('policy-file').title = d.policyFile;
-}
+/** What the sidebar's links do. */
+const NAV = { onChannel: switchChannel, onUser: switchUser };
 
-/** The selector above the cluster panel: every cluster, or one (shown only when there are several). */
-function renderClusterTabs() {
-  const names = S.data.clusters ?? [];
-  const tabs = $('cluster-tabs');
-  tabs.hidden = names.length < 2;
-  $('cluster-title').textContent = names.length > 1 ? 'Simulated clusters' : 'Simulated cluster';
-  if (S.clusterShown !== ALL_CLUSTERS && !names.includes(S.clusterShown)) S.clusterShown = ALL_CLUSTERS;
-  tabs.replaceChildren();
-  if (names.length < 2) return;
-  for (const [value, label] of [[ALL_CLUSTERS, 'All'], ...names.map((n) => [n, n])]) {
-    const b = el('button', `cluster-tab${S.clusterShown === value ? ' active' : ''}`, label);
-    b.type = 'button';
-    b.dataset.clusterTab = value === ALL_CLUSTERS ? '*' : value;
-    b.setAttribute('aria-pressed', String(S.clusterShown === value));
-    b.title =
-      value === ALL_CLUSTERS
-        ? 'Show every simulated cluster'
-        : `Show only cluster ${value} (kubeconfig context ${value})`;
-    b.addEventListener('click', () => {
-      S.clusterShown = value;
-      sessionStorage.setItem('sandbox-cluster', value);
-      renderClusterPanel();
-    });
-    tabs.append(b);
-  }
+function showCluster(value) {
+  S.clusterShown = value;
+  sessionStorage.setItem('sandbox-cluster', value);
+  renderClusterPanel();
 }
 
 function renderClusterPanel() {
-  renderClusterTabs();
+  const names = S.data.clusters ?? [];
+  if (S.clusterShown !== ALL_CLUSTERS && !names.includes(S.clusterShown)) S.clusterShown = ALL_CLUSTERS;
+  renderClusterTabs($, { names, shown: S.clusterShown, onShow: showCluster });
   renderCluster($('cluster-rows'), S.data.cluster, {
     knobs: S.data.knobs,
     shown: S.clusterShown === ALL_CLUSTERS ? undefined : S.clusterShown,
@@ -248,7 +136,7 @@ function renderClusterPanel() {
 }
 
 function renderAll() {
-  renderSidebar();
+  renderSidebar($, S, NAV);
   renderChannel();
   renderThread();
   renderClusterPanel();
@@ -346,7 +234,7 @@ function connect() {
   source.addEventListener('message', (e) => {
     if (!S.data) return;
     applyMessageEvent(S, JSON.parse(e.data), viewing());
-    renderSidebar();
+    renderSidebar($, S, NAV);
     renderChannel();
     renderThread();
   });

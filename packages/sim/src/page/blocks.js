@@ -1,4 +1,5 @@
 // Block Kit and mrkdwn as Slack renders them, built only with DOM nodes and textContent (never innerHTML).
+import { el } from './dom.js';
 
 const EMOJI = {
   white_check_mark: '✅',
@@ -97,13 +98,6 @@ export function formatSlackDate(seconds, format, now = new Date()) {
 
 function decodeEntities(text) {
   return text.replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&');
-}
-
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
 }
 
 function safeHref(url) {

@@ -1,12 +1,6 @@
 // The cluster panel: every simulated FlinkDeployment and FlinkSessionJob, live, with the failure knobs as toggles;
 // with several simulated clusters, under a heading per cluster (and the selector may show one of them only).
-
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
+import { el } from './dom.js';
 
 const SHORT_KNOB = {
   'image-pull-failure': 'Image pull fails',
@@ -150,5 +144,29 @@ export function renderCluster(container, rows, view) {
     const before = previous.get(`${row.kind}:${node.dataset.target}`);
     if (before !== undefined && before !== signature) node.classList.add('changed');
     container.append(node);
+  }
+}
+
+/** The selector's value for every cluster (`shown` below is it or one cluster's name). */
+export const ALL_CLUSTERS = '';
+
+/** The selector above the panel: every cluster, or one (shown only when there are several); `onShow(value)`. */
+export function renderClusterTabs($, { names, shown, onShow }) {
+  const tabs = $('cluster-tabs');
+  tabs.hidden = names.length < 2;
+  $('cluster-title').textContent = names.length > 1 ? 'Simulated clusters' : 'Simulated cluster';
+  tabs.replaceChildren();
+  if (names.length < 2) return;
+  for (const [value, label] of [[ALL_CLUSTERS, 'All'], ...names.map((n) => [n, n])]) {
+    const b = el('button', `cluster-tab${shown === value ? ' active' : ''}`, label);
+    b.type = 'button';
+    b.dataset.clusterTab = value === ALL_CLUSTERS ? '*' : value;
+    b.setAttribute('aria-pressed', String(shown === value));
+    b.title =
+      value === ALL_CLUSTERS
+        ? 'Show every simulated cluster'
+        : `Show only cluster ${value} (kubeconfig context ${value})`;
+    b.addEventListener('click', () => onShow(value));
+    tabs.append(b);
   }
 }

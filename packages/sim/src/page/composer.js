@@ -1,12 +1,6 @@
 // The composer: sends what was typed, and shows the command's usage hint from the parser's own table, as Slack's
 // slash command menu does.
-
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
+import { el } from './dom.js';
 
 /** Hint lines for `/flink <verb> …`: every verb starting with what was typed, or the typed verb's full usage. */
 function showHints(input, box, data) {

@@ -1,12 +1,6 @@
 // Messages as a Slack client shows them: author, time, Block Kit or mrkdwn, replies, ephemerals only for their user.
 import { renderBlocks, renderMrkdwn } from './blocks.js';
-
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
+import { el } from './dom.js';
 
 const pad = (n) => String(n).padStart(2, '0');
 
@@ -73,6 +67,35 @@ export function messageNode(m, view) {
     node.append(reply);
   }
   return node;
+}
+
+function myEphemerals(S, channel, threadTs) {
+  return S.data.ephemerals.filter(
+    (e) => e.user === S.me && e.channel === channel && (threadTs ? e.thread_ts === threadTs : !e.thread_ts),
+  );
+}
+
+/** A list item; its signature changes whenever the node would (the person acting, the highlight, the message). */
+function item(S, m, ephemeral) {
+  return {
+    key: `${ephemeral ? 'e' : 'm'}:${m.ts}`,
+    signature: `${S.me}|${S.highlight}|${JSON.stringify(m)}`,
+    m,
+    ephemeral,
+  };
+}
+
+/** A channel's (or DM's) messages with the person's ephemerals there, oldest first; in one thread with `threadTs`. */
+export function itemsOf(S, channel, threadTs) {
+  const d = S.data;
+  const messages = threadTs
+    ? [...(d.messages[channel] ?? []).filter((m) => m.ts === threadTs), ...(d.threads[channel]?.[threadTs] ?? [])]
+    : (d.messages[channel] ?? []);
+  const items = [
+    ...messages.map((m) => item(S, m, false)),
+    ...myEphemerals(S, channel, threadTs).map((e) => item(S, e, true)),
+  ];
+  return items.sort((a, b) => Number(a.m.ts) - Number(b.m.ts));
 }
 
 /**
