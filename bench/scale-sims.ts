@@ -9,7 +9,8 @@
 import { createInterface } from 'node:readline';
 import { startSimCluster, type SimCluster } from '@flink-chatops/sim/kube/cluster';
 import { DEFAULT_RATE_LIMITS, startSimSlack, type RecordedResponse, type SimSlack } from '@flink-chatops/sim/slack-api';
-import { deployment, isStable, statusOf } from '@flink-chatops/sim/testing/sim';
+import { isStable, statusOf } from '@flink-chatops/sim/testing/sim';
+import { deployment } from '@flink-chatops/sim/testing/sim-resources';
 import { eventually } from '../test/support/poll.js';
 
 const send = (value: unknown): void => void process.stdout.write(`${JSON.stringify(value)}\n`);

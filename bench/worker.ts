@@ -28,7 +28,8 @@ import { OperationStore } from '../src/store/operations.js';
 import { startWorker } from '../src/roles/worker.js';
 import { eventually } from '../test/support/poll.js';
 import { redisAnswers, startPrivateRedis } from '../test/support/redis-server.js';
-import { deployment, isStable, statusOf } from '@flink-chatops/sim/testing/sim';
+import { isStable, statusOf } from '@flink-chatops/sim/testing/sim';
+import { deployment } from '@flink-chatops/sim/testing/sim-resources';
 
 interface Params {
   targets: number;

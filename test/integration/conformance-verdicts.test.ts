@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OperationRecord } from '../../src/domain/engines/operation.js';
 import type { Target } from '../../src/domain/model/target.js';
 import type { WorkerEvidence } from '../../src/worker/context.js';
-import { editSpec, sessionCluster, sessionJob, waitForStatus, waitStable } from '@flink-chatops/sim/testing/sim';
+import { editSpec, waitForStatus, waitStable } from '@flink-chatops/sim/testing/sim';
+import { sessionCluster, sessionJob } from '@flink-chatops/sim/testing/sim-resources';
 import { NS, WorkerEnv } from '../support/worker-env.js';
 
 let env: WorkerEnv;

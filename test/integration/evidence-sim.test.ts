@@ -12,17 +12,8 @@ import type { Plan } from '../../src/domain/model/plan.js';
 import { planOperation } from '../../src/domain/engines/planning/planner.js';
 import type { KubeObject } from '@flink-chatops/sim/kube/store';
 import { intentOf, PLAN_CONTEXT } from '../support/fixtures.js';
-import {
-  deployment,
-  isStable,
-  sessionCluster,
-  sessionJob,
-  statusOf,
-  useSimRig,
-  waitFor,
-  waitForStatus,
-  waitStable,
-} from '@flink-chatops/sim/testing/sim';
+import { isStable, statusOf, useSimRig, waitFor, waitForStatus, waitStable } from '@flink-chatops/sim/testing/sim';
+import { deployment, sessionCluster, sessionJob } from '@flink-chatops/sim/testing/sim-resources';
 
 const NS = 'streaming-prod';
 const sim = useSimRig(NS);

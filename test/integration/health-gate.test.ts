@@ -8,7 +8,8 @@ import { ClientNodeFlinkClient, loadKubeConfig } from '../../src/kube/client-nod
 import { ClientNodeFlinkRest } from '../../src/kube/flink-rest.js';
 import { startSimCluster, type SimCluster } from '@flink-chatops/sim/kube/cluster';
 import type { Policy } from '../../src/domain/engines/policy/schema.js';
-import { deployment, waitStable } from '@flink-chatops/sim/testing/sim';
+import { waitStable } from '@flink-chatops/sim/testing/sim';
+import { deployment } from '@flink-chatops/sim/testing/sim-resources';
 import { eventually, holds } from '../support/poll.js';
 
 const POLICY = `version: 1

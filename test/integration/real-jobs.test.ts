@@ -7,15 +7,8 @@ import type { OperationRecord } from '../../src/domain/engines/operation.js';
 import type { Target } from '../../src/domain/model/target.js';
 import { jobGraphOf } from '@flink-chatops/sim/kube/job-graph';
 import { createBlueGreenPair } from '@flink-chatops/sim/kube/bluegreen';
-import {
-  deployment,
-  reconciledSpec,
-  sessionCluster,
-  sessionJob,
-  statusOf,
-  waitForStatus,
-  waitStable,
-} from '@flink-chatops/sim/testing/sim';
+import { reconciledSpec, statusOf, waitForStatus, waitStable } from '@flink-chatops/sim/testing/sim';
+import { deployment, sessionCluster, sessionJob } from '@flink-chatops/sim/testing/sim-resources';
 import { NS, WorkerEnv } from '../support/worker-env.js';
 import { common, criterion, dep, evidenceOf } from '../support/worker-records.js';
 

@@ -5,15 +5,8 @@ import { ClientNodeFlinkRest } from '../../src/kube/flink-rest.js';
 import { loadKubeConfig } from '../../src/kube/client-node.js';
 import { startSimCluster, type SimCluster } from '@flink-chatops/sim/kube/cluster';
 import type { KubeObject } from '@flink-chatops/sim/kube/store';
-import {
-  deployment,
-  editSpec,
-  sessionCluster,
-  sessionJob,
-  statusOf,
-  waitForStatus,
-  waitStable,
-} from '@flink-chatops/sim/testing/sim';
+import { editSpec, statusOf, waitForStatus, waitStable } from '@flink-chatops/sim/testing/sim';
+import { deployment, sessionCluster, sessionJob } from '@flink-chatops/sim/testing/sim-resources';
 import { eventually, holds } from '../support/poll.js';
 
 const NS = 'streaming-prod';

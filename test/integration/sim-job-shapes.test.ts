@@ -7,15 +7,8 @@ import { loadKubeConfig } from '../../src/kube/client-node.js';
 import { startSimCluster, type SimCluster } from '@flink-chatops/sim/kube/cluster';
 import { JOB_GRAPH_ANNOTATION, jobGraphOf } from '@flink-chatops/sim/kube/job-graph';
 import type { KubeObject } from '@flink-chatops/sim/kube/store';
-import {
-  deployment,
-  editSpec,
-  setAnnotations,
-  statusOf,
-  waitForStatus,
-  waitStable,
-  type DeploymentOptions,
-} from '@flink-chatops/sim/testing/sim';
+import { editSpec, setAnnotations, statusOf, waitForStatus, waitStable } from '@flink-chatops/sim/testing/sim';
+import { deployment, type DeploymentOptions } from '@flink-chatops/sim/testing/sim-resources';
 import { eventually, holds } from '../support/poll.js';
 
 const NS = 'streaming-prod';

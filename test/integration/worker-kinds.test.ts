@@ -7,13 +7,12 @@ import type { WorkerEvidence } from '../../src/worker/context.js';
 import {
   isStable,
   recordStatuses,
-  sessionCluster,
-  sessionJob,
   statusOf,
   waitForStatus,
   waitStable,
   type Status,
 } from '@flink-chatops/sim/testing/sim';
+import { sessionCluster, sessionJob } from '@flink-chatops/sim/testing/sim-resources';
 import { NS, WorkerEnv } from '../support/worker-env.js';
 
 let env: WorkerEnv;

@@ -9,7 +9,8 @@ import { FlinkRest } from '@flink-chatops/sim/kube/flink-rest';
 import { startSimOperator, type SimOperator } from '@flink-chatops/sim/kube/operator';
 import { startSimApiServer, validateSpec, type SimApiServer } from '@flink-chatops/sim/kube/server';
 import { SimStore } from '@flink-chatops/sim/kube/store';
-import { deployment, waitStable, type DeploymentOptions } from '@flink-chatops/sim/testing/sim';
+import { waitStable } from '@flink-chatops/sim/testing/sim';
+import { deployment, type DeploymentOptions } from '@flink-chatops/sim/testing/sim-resources';
 
 export class RestartableCluster {
   private server: SimApiServer | undefined;

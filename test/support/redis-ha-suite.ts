@@ -12,7 +12,8 @@ import { parseEvent } from '../../src/store/events.js';
 import { startTestCluster, USERS } from './bot-env.js';
 import { leasesWithTtl, startHaRedis, type HaRedis } from './redis-ha.js';
 import { LEASE_TTL_MS, startHaEnv, type HaEnv } from './redis-ha-env.js';
-import { deployment, waitStable } from '@flink-chatops/sim/testing/sim';
+import { waitStable } from '@flink-chatops/sim/testing/sim';
+import { deployment } from '@flink-chatops/sim/testing/sim-resources';
 
 const DEV = 'streaming-dev';
 const LOAD = 20;

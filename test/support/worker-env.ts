@@ -26,13 +26,8 @@ import { LeaseStore } from '../../src/store/locks.js';
 import { OperationStore } from '../../src/store/operations.js';
 import { startWorker, type RunningWorker, type WorkerOverrides } from '../../src/roles/worker.js';
 import { redisForTest, type TestRedis } from './redis.js';
-import {
-  deployment,
-  editSpec,
-  waitForStatus,
-  waitStable,
-  type DeploymentOptions,
-} from '@flink-chatops/sim/testing/sim';
+import { editSpec, waitForStatus, waitStable } from '@flink-chatops/sim/testing/sim';
+import { deployment, type DeploymentOptions } from '@flink-chatops/sim/testing/sim-resources';
 
 export const NS = 'streaming-dev';
 /** A namespace where re-plans of stateless scales need a lead's approval. */

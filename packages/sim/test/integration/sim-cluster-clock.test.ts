@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseClockOffsetMs, startSimCluster, type SimCluster } from '../../src/kube/cluster.js';
 import type { KubeObject } from '../../src/kube/store.js';
 import { crPath, kubeClients } from '../support/kube.js';
-import { deployment, snapshot, statusOf, waitForStatus, waitStable } from '../support/sim.js';
+import { statusOf, waitForStatus, waitStable } from '../support/sim.js';
+import { deployment, snapshot } from '../support/sim-resources.js';
 
 const NS = 'streaming-prod';
 /** Slack for the time the workload itself takes between reading the test's clock and the cluster writing. */

@@ -8,7 +8,8 @@ import { parse } from 'yaml';
 import { startSimCluster } from '../../src/kube/cluster.js';
 import { SCENARIO_ANNOTATION, type ScenarioSpec } from '../../src/kube/scenarios.js';
 import type { KubeObject, SimStore } from '../../src/kube/store.js';
-import { deployment, editSpec, snapshot, statusOf, waitFor, waitForStatus, waitStable } from '../support/sim.js';
+import { editSpec, statusOf, waitFor, waitForStatus, waitStable } from '../support/sim.js';
+import { deployment, snapshot } from '../support/sim-resources.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
 const CRD_DIR = resolve(REPO_ROOT, '..', 'shared', 'reference', 'flink-operator-crds');

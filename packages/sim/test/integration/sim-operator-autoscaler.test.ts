@@ -2,7 +2,6 @@
 import { describe, expect, it } from 'vitest';
 import { jobGraphOf, parallelismOverrides } from '../../src/kube/job-graph.js';
 import {
-  deployment,
   editSpec,
   eventsFor,
   reconciledSpec,
@@ -14,6 +13,7 @@ import {
   waitStable,
   type Status,
 } from '../support/sim.js';
+import { deployment } from '../support/sim-resources.js';
 import type { KubeObject } from '../../src/kube/store.js';
 import { startSimOperator } from '../../src/kube/operator.js';
 import { startSimApi } from '../support/kube.js';

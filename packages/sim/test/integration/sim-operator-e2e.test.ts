@@ -4,16 +4,8 @@ import { startSimCluster, type SimCluster } from '../../src/kube/cluster.js';
 import { SCENARIO_ANNOTATION } from '../../src/kube/scenarios.js';
 import type { KubeObject } from '../../src/kube/store.js';
 import { collectWatch, crPath, kubeClients, MERGE_PATCH, type KubeClients } from '../support/kube.js';
-import {
-  deployment,
-  isStable,
-  snapshot,
-  statusOf,
-  waitFor,
-  waitForStatus,
-  waitStable,
-  type Status,
-} from '../support/sim.js';
+import { isStable, statusOf, waitFor, waitForStatus, waitStable, type Status } from '../support/sim.js';
+import { deployment, snapshot } from '../support/sim-resources.js';
 
 const NS = 'streaming-prod';
 let cluster: SimCluster;

@@ -7,8 +7,6 @@ import {
   eventsFor,
   reconciledSpec,
   recordStatuses,
-  sessionCluster,
-  sessionJob,
   statusOf,
   useSimRig,
   waitFor,
@@ -16,6 +14,7 @@ import {
   waitStable,
   type Status,
 } from '../support/sim.js';
+import { sessionCluster, sessionJob } from '../support/sim-resources.js';
 
 const NS = 'streaming-prod';
 const sim = useSimRig(NS);

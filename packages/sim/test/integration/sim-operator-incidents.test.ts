@@ -6,7 +6,6 @@ import { startSimOperator } from '../../src/kube/operator.js';
 import { SCENARIO_ANNOTATION } from '../../src/kube/scenarios.js';
 import { SimStore } from '../../src/kube/store.js';
 import {
-  deployment,
   editSpec,
   eventsFor,
   recordStatuses,
@@ -17,6 +16,7 @@ import {
   waitForStatus,
   waitStable,
 } from '../support/sim.js';
+import { deployment } from '../support/sim-resources.js';
 
 const NS = 'streaming-dev';
 const sim = useSimRig(NS);

@@ -8,19 +8,16 @@ import { startSimOperator } from '../../src/kube/operator.js';
 import { SimStore, type KubeObject } from '../../src/kube/store.js';
 import { crPath, startSimApi } from '../support/kube.js';
 import {
-  deployment,
   editSpec,
   eventsFor,
   reconciledSpec,
-  sessionCluster,
-  sessionJob,
-  snapshot,
   statusOf,
   useSimRig,
   waitFor,
   waitForStatus,
   waitStable,
 } from '../support/sim.js';
+import { deployment, sessionCluster, sessionJob, snapshot } from '../support/sim-resources.js';
 
 const NS = 'streaming-prod';
 const sim = useSimRig(NS);

@@ -1,8 +1,9 @@
-// Failure knobs of the simulated operator (annotation or programmatic) and the rollback they can lead to.
+// Failure knobs of the simulated operator (annotation or programmatic) and the rollback they can lead to: image pull,
+// savepoint and validation failures (slow and stuck reconciles: sim-operator-slow-reconciles.test.ts).
 import { describe, expect, it } from 'vitest';
-import { SCENARIO_ANNOTATION, SLOW_SECONDS_ANNOTATION } from '../../src/kube/scenarios.js';
+import { SCENARIO_ANNOTATION } from '../../src/kube/scenarios.js';
+import { sentinel } from '../support/sim-sentinel.js';
 import {
-  deployment,
   editSpec,
   eventsFor,
   reconciledSpec,
@@ -18,7 +19,8 @@ import {
 const NS = 'streaming-dev';
 const sim = useSimRig(NS);
 
-const { get } = sim;
+const { get, deployed } = sim;
+const { whileSomethingElseDeploys } = sentinel(sim, NS);
 
 function event(reason: string, name = 'orders') {
   return waitFor(
@@ -27,11 +29,6 @@ function event(reason: string, name = 'orders') {
     5000,
     `a ${reason} event`,
   );
-}
-
-async function deployed(options: Parameters<typeof deployment>[2] = {}) {
-  sim.rig.store.create('flinkdeployments', deployment('orders', NS, options));
-  return waitStable(sim.rig.store, NS, 'orders');
 }
 
 /** The order of event and status changes of orders: `event <reason>` and `status <JM status>` entries. */
@@ -47,12 +44,6 @@ function recordChanges(): { seen: string[]; stop(): void } {
     }
   });
   return { seen, stop };
-}
-
-/** Lets the operator provably do other work for a while: another deployment goes all the way to STABLE. */
-async function whileSomethingElseDeploys(): Promise<void> {
-  sim.rig.store.create('flinkdeployments', deployment('sentinel', NS));
-  await waitStable(sim.rig.store, NS, 'sentinel');
 }
 
 describe('image pull failure', () => {
@@ -149,7 +140,7 @@ describe('savepoint failure', () => {
   });
 
   it('a stateless suspend needs no savepoint and is not affected', async () => {
-    await deployed({ upgradeMode: 'stateless' });
+    await deployed('orders', { upgradeMode: 'stateless' });
     sim.rig.operator.setScenario(NS, 'orders', 'savepoint-failure');
     editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
     await waitForStatus(
@@ -162,159 +153,6 @@ describe('savepoint failure', () => {
     );
   });
 });
-
-describe('slow and stuck reconciles', () => {
-  it('slow-reconcile stays UPGRADING for the given (scaled) seconds', async () => {
-    await deployed();
-    setAnnotations(sim.rig.store, 'flinkdeployments', NS, 'orders', {
-      [SCENARIO_ANNOTATION]: 'slow-reconcile',
-      [SLOW_SECONDS_ANNOTATION]: '40',
-    });
-    editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20.1'));
-    await waitForStatus(
-      sim.rig.store,
-      'flinkdeployments',
-      NS,
-      'orders',
-      (s) => s.reconciliationStatus?.state === 'UPGRADING',
-      'UPGRADING',
-    );
-    const enteredAt = Date.now();
-    await waitForStatus(
-      sim.rig.store,
-      'flinkdeployments',
-      NS,
-      'orders',
-      (s) => s.reconciliationStatus?.state === 'DEPLOYED' && s.jobManagerDeploymentStatus === 'DEPLOYING',
-      'deploying',
-    );
-    // 40 operator seconds at fast speed = 400 ms.
-    expect(Date.now() - enteredAt).toBeGreaterThanOrEqual(380);
-    await waitStable(sim.rig.store, NS, 'orders');
-  });
-
-  it('stuck-upgrading never leaves UPGRADING until the knob is cleared', async () => {
-    await deployed();
-    sim.rig.operator.setScenario(NS, 'orders', 'stuck-upgrading');
-    const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20.1'));
-    await waitForStatus(
-      sim.rig.store,
-      'flinkdeployments',
-      NS,
-      'orders',
-      (s) => s.reconciliationStatus?.state === 'UPGRADING',
-      'UPGRADING',
-    );
-    await whileSomethingElseDeploys();
-    await whileSomethingElseDeploysAgain();
-    const stuck = statusOf(get());
-    expect(stuck.reconciliationStatus?.state).toBe('UPGRADING');
-    expect(stuck.lifecycleState).toBe('UPGRADING');
-    expect(stuck.observedGeneration).toBe(generation);
-    sim.rig.operator.clearScenario(NS, 'orders');
-    await waitStable(sim.rig.store, NS, 'orders');
-  });
-
-  it('stuck-upgrading on a suspend shows UPGRADING with the new observedGeneration, then finishes', async () => {
-    await deployed();
-    sim.rig.operator.setScenario(NS, 'orders', 'stuck-upgrading');
-    const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'suspended'));
-    const stuck = await waitForStatus(
-      sim.rig.store,
-      'flinkdeployments',
-      NS,
-      'orders',
-      (s) => s.reconciliationStatus?.state === 'UPGRADING',
-      'UPGRADING',
-    );
-    expect(statusOf(stuck).observedGeneration).toBe(generation);
-    expect(statusOf(stuck).jobStatus?.state).toBe('RUNNING');
-    sim.rig.operator.clearScenario(NS, 'orders');
-    const done = await waitForStatus(
-      sim.rig.store,
-      'flinkdeployments',
-      NS,
-      'orders',
-      (s) => s.lifecycleState === 'SUSPENDED',
-      'SUSPENDED',
-    );
-    expect(statusOf(done).jobStatus?.state).toBe('FINISHED');
-  });
-});
-
-describe('clearing a knob in the middle of its wait', () => {
-  // 10 000 operator seconds = 100 s at fast speed: only the cleared knob (which interrupts the wait) ends it in time.
-  const slow = { slowReconcileSeconds: 10_000 };
-  const cases = [
-    {
-      what: 'a first deployment',
-      name: 'orders',
-      arm: () => {
-        sim.rig.operator.setScenario(NS, 'orders', 'slow-reconcile', slow);
-        sim.rig.store.create('flinkdeployments', deployment('orders', NS));
-      },
-    },
-    {
-      what: 'a job upgrade',
-      name: 'orders',
-      arm: async () => {
-        await deployed();
-        sim.rig.operator.setScenario(NS, 'orders', 'slow-reconcile', slow);
-        editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:1.20.1'));
-      },
-    },
-    {
-      what: 'a session cluster restart',
-      name: 'session-cluster',
-      arm: async () => {
-        sim.rig.store.create('flinkdeployments', sessionClusterOf('session-cluster'));
-        await waitForStatus(
-          sim.rig.store,
-          'flinkdeployments',
-          NS,
-          'session-cluster',
-          (s) => s.lifecycleState === 'STABLE',
-          'STABLE',
-        );
-        sim.rig.operator.setScenario(NS, 'session-cluster', 'slow-reconcile', slow);
-        editSpec(sim.rig.store, 'flinkdeployments', NS, 'session-cluster', (s) => (s.restartNonce = 3));
-      },
-    },
-  ];
-
-  it.each(cases)('$what carries on from UPGRADING to STABLE', async ({ name, arm }) => {
-    await arm();
-    await waitForStatus(
-      sim.rig.store,
-      'flinkdeployments',
-      NS,
-      name,
-      (s) => s.lifecycleState === 'UPGRADING',
-      'UPGRADING',
-    );
-    sim.rig.operator.clearScenario(NS, name);
-    await waitForStatus(
-      sim.rig.store,
-      'flinkdeployments',
-      NS,
-      name,
-      (s, o) => s.lifecycleState === 'STABLE' && s.observedGeneration === o.metadata.generation,
-      'STABLE',
-    );
-  });
-});
-
-function sessionClusterOf(name: string) {
-  const base = deployment(name, NS);
-  const spec = { ...(base.spec ?? {}) };
-  delete spec.job;
-  return { ...base, spec };
-}
-
-async function whileSomethingElseDeploysAgain(): Promise<void> {
-  editSpec(sim.rig.store, 'flinkdeployments', NS, 'sentinel', (s) => (s.restartNonce = 1));
-  await waitStable(sim.rig.store, NS, 'sentinel');
-}
 
 describe('validation error knob', () => {
   it('rejects the new generation: ValidationError, status.error, observedGeneration not advanced, previous spec keeps running', async () => {
@@ -343,7 +181,7 @@ describe('rollback', () => {
   };
 
   it('a deploy that does not become stable in time is rolled back to lastStableSpec; the user spec stays', async () => {
-    const first = await deployed({ conf: rollbackConf });
+    const first = await deployed('orders', { conf: rollbackConf });
     const stableSpec = statusOf(first).reconciliationStatus?.lastStableSpec;
     const rec = recordStatuses(sim.rig.store, 'flinkdeployments', NS, 'orders');
     const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:broken'));
@@ -384,7 +222,7 @@ describe('rollback', () => {
   });
 
   it('is not attempted when rollback is not enabled', async () => {
-    await deployed({ conf: { 'kubernetes.operator.deployment.readiness.timeout': '5s' } });
+    await deployed('orders', { conf: { 'kubernetes.operator.deployment.readiness.timeout': '5s' } });
     editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.image = 'flink:broken'));
     await event('ErrImagePull');
     // The 5 s readiness timeout is 50 ms at fast speed; another deployment going all the way outlasts it.

@@ -1,13 +1,10 @@
 // The simulated operator on session clusters and FlinkSessionJobs: readiness gate, cancel-based suspends, no JM fields.
 import { describe, expect, it } from 'vitest';
 import {
-  deployment,
   editSpec,
   eventsFor,
   reconciledSpec,
   recordStatuses,
-  sessionCluster,
-  sessionJob,
   useSimRig,
   statusOf,
   waitFor,
@@ -15,6 +12,7 @@ import {
   waitStable,
   type Status,
 } from '../support/sim.js';
+import { deployment, sessionCluster, sessionJob } from '../support/sim-resources.js';
 
 const NS = 'streaming-prod';
 const sim = useSimRig(NS);

@@ -1,20 +1,17 @@
 // The simulated operator on FlinkStateSnapshots: completion, retries per backoffLimit, FAILED, ABANDONED, bad references.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  deployment,
   editSpec,
-  sessionCluster,
-  sessionJob,
   eventsFor,
   recordStatuses,
   simRig,
-  snapshot,
   statusOf,
   waitFor,
   waitForStatus,
   waitStable,
   type SimRig,
 } from '../support/sim.js';
+import { deployment, sessionCluster, sessionJob, snapshot } from '../support/sim-resources.js';
 
 const NS = 'streaming-prod';
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;

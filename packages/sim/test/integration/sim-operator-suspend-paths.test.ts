@@ -11,9 +11,9 @@ import {
   waitFor,
   waitForStatus,
   waitStable,
-  type DeploymentOptions,
   type Status,
 } from '../support/sim.js';
+import { type DeploymentOptions } from '../support/sim-resources.js';
 
 const NS = 'streaming-prod';
 const sim = useSimRig(NS);

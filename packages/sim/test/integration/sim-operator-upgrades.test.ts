@@ -4,7 +4,6 @@ import { eventName, javaStringHashCode, recordEvent } from '../../src/kube/event
 import { jobGraphOf } from '../../src/kube/job-graph.js';
 import { SimStore } from '../../src/kube/store.js';
 import {
-  deployment,
   editSpec,
   eventsFor,
   reconciledSpec,
@@ -14,9 +13,9 @@ import {
   waitFor,
   waitForStatus,
   waitStable,
-  type Loose,
   type Status,
 } from '../support/sim.js';
+import { deployment, type Loose } from '../support/sim-resources.js';
 
 const NS = 'streaming-prod';
 const sim = useSimRig(NS);

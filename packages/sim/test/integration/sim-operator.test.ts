@@ -1,7 +1,6 @@
 // The simulated operator on FlinkDeployments: first deployment, suspend per upgrade mode, resume.
 import { describe, expect, it } from 'vitest';
 import {
-  deployment,
   editSpec,
   eventsFor,
   reconciledSpec,
@@ -13,6 +12,7 @@ import {
   waitStable,
   type Status,
 } from '../support/sim.js';
+import { deployment } from '../support/sim-resources.js';
 
 const NS = 'streaming-prod';
 const sim = useSimRig(NS);

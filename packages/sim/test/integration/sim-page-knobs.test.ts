@@ -2,7 +2,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimCluster, type SimCluster } from '../../src/kube/cluster.js';
 import { KnobBoard, KNOBS, panelClusters, panelRows, pickCluster, type PanelCluster } from '../../src/page-cluster.js';
-import { deployment, editSpec, eventsFor, statusOf, waitFor, waitForStatus, waitStable } from '../support/sim.js';
+import { editSpec, eventsFor, statusOf, waitFor, waitForStatus, waitStable } from '../support/sim.js';
+import { deployment } from '../support/sim-resources.js';
 
 const NS = 'streaming-dev';
 let cluster: SimCluster | undefined;
