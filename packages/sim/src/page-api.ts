@@ -3,6 +3,8 @@
 import { isKnob, KnobBoard, KNOBS, panelClusters, pickCluster, type Knob, type PanelCluster } from './page-cluster.js';
 import type { Logger, Policy } from './bot.js';
 import type { SimCluster } from './kube/cluster.js';
+import { GitOpsError } from './kube/gitops/gitops.js';
+import { switchGitOps } from './page-gitops.js';
 import { blockActionsBody, homeBlockActionsBody, signedHeaders, slashCommandBody, type Workspace } from './signing.js';
 import { dmChannelId, type SimEphemeral, type SimMessage, type SimSlack } from './slack-api.js';
 import { CHANNELS, encodeTyped, TEAM, USERS } from './workspace.js';
@@ -127,6 +129,8 @@ export class PageApi {
         return this.action(body);
       case '/api/knob':
         return this.knob(body);
+      case '/api/gitops':
+        return this.gitops(body);
       case '/api/home':
         return this.openHome(body);
       case '/api/home-action':
@@ -244,6 +248,18 @@ export class PageApi {
     const knobs: Knob[] = picked.knobs.set(namespace, name, knob, on);
     this.events.cluster();
     return { ok: true, ...(picked.name === undefined ? {} : { cluster: picked.name }), namespace, name, knobs };
+  }
+
+  /** The GitOps switch of one resource (docs/sandbox.md#gitops-switches). */
+  private gitops(body: Body): Body {
+    try {
+      const answer = switchGitOps(this.panel, body);
+      this.events.cluster();
+      return answer;
+    } catch (error) {
+      if (error instanceof GitOpsError) throw new BadRequest(error.message, error.status);
+      throw error;
+    }
   }
 
   private findMessage(channel: string, ts: string, threadTs: string | undefined): SimMessage | undefined {

@@ -1,6 +1,7 @@
 // The page's cluster panel: one row per simulated FlinkDeployment/FlinkSessionJob of each simulated cluster, and the
 // failure knobs behind its buttons (one board per cluster: a knob acts on one cluster's operator or API server).
 import type { SimCluster } from './kube/cluster.js';
+import type { ActiveController, GitOpsKind } from './kube/gitops/gitops.js';
 import type { ScenarioSpec } from './kube/scenarios.js';
 
 /** How long the "image pull recovers" knob keeps the pull failing (operator time, scaled by --speed). */
@@ -92,6 +93,8 @@ export interface ClusterRow {
   lastSavepoint?: { location: string; at?: number };
   error?: string;
   knobs: Knob[];
+  /** The simulated GitOps controller managing the resource, if any (docs/sandbox.md#gitops-switches). */
+  gitops?: { controller: ActiveController; label: string; application: string };
 }
 
 type Obj = Record<string, unknown>;
@@ -183,7 +186,15 @@ function lastSavepoint(target: KubeObject, snapshots: KubeObject[]): ClusterRow[
   return at === undefined ? { location } : { location, at };
 }
 
-function row(object: KubeObject, snapshots: KubeObject[], knobs: Knob[]): ClusterRow {
+type Gitops = Partial<Pick<SimCluster, 'gitops'>>;
+
+function gitopsOf(cluster: Gitops, object: KubeObject): ClusterRow['gitops'] {
+  const { namespace, name } = object.metadata;
+  const view = cluster.gitops?.get({ kind: object.kind as GitOpsKind, namespace, name });
+  return view && { controller: view.controller, label: view.label, application: view.application };
+}
+
+function row(object: KubeObject, snapshots: KubeObject[], knobs: Knob[], gitops: ClusterRow['gitops']): ClusterRow {
   const spec = obj(object.spec);
   const status = obj(object.status);
   const job = obj(spec.job);
@@ -211,16 +222,21 @@ function row(object: KubeObject, snapshots: KubeObject[], knobs: Knob[]): Cluste
     name: object.metadata.name,
     ...defined,
     knobs,
+    ...(gitops ? { gitops } : {}),
   };
 }
 
 /** Every deployment and session job, by namespace then name; each row names `clusterName` when given. */
-export function clusterRows(cluster: Pick<SimCluster, 'store'>, knobs: KnobBoard, clusterName?: string): ClusterRow[] {
+export function clusterRows(
+  cluster: Pick<SimCluster, 'store'> & Gitops,
+  knobs: KnobBoard,
+  clusterName?: string,
+): ClusterRow[] {
   const { store } = cluster;
   const snapshots = store.list('flinkstatesnapshots');
   const objects = [...store.list('flinkdeployments'), ...store.list('flinksessionjobs')];
   return objects
-    .map((o) => row(o, snapshots, knobs.active(o.metadata.namespace, o.metadata.name)))
+    .map((o) => row(o, snapshots, knobs.active(o.metadata.namespace, o.metadata.name), gitopsOf(cluster, o)))
     .sort(
       (a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name) || a.kind.localeCompare(b.kind),
     )
@@ -230,14 +246,12 @@ export function clusterRows(cluster: Pick<SimCluster, 'store'>, knobs: KnobBoard
 /** One simulated cluster on the page: its name (undefined on a single-cluster page), the simulators, its knobs. */
 export interface PanelCluster {
   name?: string;
-  cluster: Pick<SimCluster, 'store' | 'operator' | 'server'>;
+  cluster: Pick<SimCluster, 'store' | 'operator' | 'server' | 'gitops'>;
   knobs: KnobBoard;
 }
 
 /** The panel of several named clusters, each with a knob board of its own, in the order given. */
-export function panelClusters(
-  clusters: readonly { name: string; cluster: Pick<SimCluster, 'store' | 'operator' | 'server'> }[],
-): PanelCluster[] {
+export function panelClusters(clusters: readonly { name: string; cluster: PanelCluster['cluster'] }[]): PanelCluster[] {
   return clusters.map(({ name, cluster }) => ({ name, cluster, knobs: new KnobBoard(cluster) }));
 }
 

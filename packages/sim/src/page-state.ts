@@ -3,6 +3,7 @@ import { VERB_NAMES, usageLine, verbSpec, type Policy } from './bot.js';
 import type { SimCluster } from './kube/cluster.js';
 import { clusterRows, KNOBS, panelRows, type ClusterRow, type KnobBoard, type PanelCluster } from './page-cluster.js';
 import type { PageEphemeral } from './page-api.js';
+import { GITOPS_CHOICES } from './page-gitops.js';
 import { dmChannelId, type SimMessage, type SimSlack } from './slack-api.js';
 import { BOT, CHANNELS, TEAM, USERGROUPS, USERS } from './workspace.js';
 
@@ -34,6 +35,8 @@ export interface PageState {
   /** The simulated clusters' names, in the panel's order; empty when the page shows a single unnamed cluster. */
   clusters: string[];
   knobs: { id: string; label: string }[];
+  /** The GitOps switch's choices: off, Argo CD self-heal, Flux, Helm. */
+  gitops: { id: string; label: string }[];
   /** Per user: the Home tab the app last published for them (views.publish), and the app's DMs to them. */
   homes: Record<string, { view?: unknown; dms: SimMessage[] }>;
   /** Per user: the id of the app's DM with them (its messages and threads are in `messages` and `threads`). */
@@ -111,6 +114,7 @@ export function buildState(src: StateSources): PageState {
     cluster: stateRows(src),
     clusters: (src.panel ?? []).flatMap((c) => (c.name === undefined ? [] : [c.name])),
     knobs: Object.entries(KNOBS).map(([id, label]) => ({ id, label })),
+    gitops: GITOPS_CHOICES.map((c) => ({ ...c })),
     homes: Object.fromEntries(
       USERS.map((u) => [
         u.id,

@@ -7,6 +7,7 @@ import { writeKubeconfig } from './kubeconfig.js';
 import { startSimOperator, type SimOperator } from './operator.js';
 import { seedDemo } from './seed.js';
 import { FlinkRest } from './flink-rest.js';
+import { SimGitOps } from './gitops/gitops.js';
 import { JobManagerState } from './jobmanager-state.js';
 import { startSimApiServer, type SimApiServer } from './server.js';
 import { durationSeconds } from './scenarios.js';
@@ -42,6 +43,8 @@ export interface SimCluster {
   operator: SimOperator;
   jobManagers: JobManagerState;
   server: SimApiServer;
+  /** The simulated Argo CD, Flux and Helm: `gitops.manage(…)` puts a resource under one (docs/sandbox.md#gitops-switches). */
+  gitops: SimGitOps;
   url: string;
   kubeconfigPath: string;
   /** Resolves once a demo seed's follow-ups (a suspend, a manual savepoint) were submitted. */
@@ -76,16 +79,19 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.random ? { random: options.random } : {}),
   });
+  const gitops = new SimGitOps({ store, speed });
   let server: SimApiServer;
   try {
     const flinkRest = new FlinkRest({ store, speed, jobManagers, settings: (object) => operator.settingsOf(object) });
     server = await startSimApiServer({
       store,
       flinkRest,
+      gitops,
       port: options.port ?? 0,
       ...(options.host ? { host: options.host } : {}),
     });
   } catch (error) {
+    gitops.close();
     await operator.close();
     throw error;
   }
@@ -100,11 +106,12 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     closing ??= (async () => {
       seeding.abort();
       await seeded.catch(() => undefined);
+      gitops.close();
       await operator.close();
       await server.close();
       if (tempDir) await rm(tempDir, { recursive: true, force: true });
     })();
     return closing;
   };
-  return { store, operator, jobManagers, server, url: server.url, kubeconfigPath, seeded, close };
+  return { store, operator, jobManagers, server, gitops, url: server.url, kubeconfigPath, seeded, close };
 }

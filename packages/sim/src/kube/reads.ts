@@ -21,6 +21,8 @@ export interface RequestContext {
   store: SimStore;
   query: URLSearchParams;
   accept: string;
+  /** The request's User-Agent: writes without `fieldManager` are attributed to its program name. */
+  userAgent?: string;
 }
 
 export type Answer = { kind: 'json'; status: number; body: unknown } | { kind: 'watch'; spec: WatchSpec };

@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { admin } from './admin.js';
 import { discovery } from './discovery.js';
+import { gitopsAdmin } from './gitops/admin.js';
+import type { SimGitOps } from './gitops/gitops.js';
 import { DEFAULT_SIM_USER, FaultInjector, RequestStats, type FaultSpec, type RequestStatsSnapshot } from './faults.js';
 import { openApiV3 } from './openapi.js';
 import { getObject, listObjects, namespaces, watchObjects, type Answer, type RequestContext } from './reads.js';
@@ -45,6 +47,8 @@ export interface SimApiServerOptions {
   bookmarkIntervalMs?: number;
   /** Serves `services/<cluster-id>-rest/proxy/…`; without it every such request is 503. */
   flinkRest?: FlinkRest;
+  /** Serves `/sim/gitops`; without it that endpoint is 404. */
+  gitops?: SimGitOps;
 }
 
 /** kube-apiserver's limit on request bodies. */
@@ -168,6 +172,7 @@ interface Parts {
   served: Set<(info: RequestInfo) => void>;
   /** The JobManagers' REST API behind `services/<id>-rest/proxy`; absent: every proxy request is 503. */
   flinkRest: FlinkRest | undefined;
+  gitops: SimGitOps | undefined;
 }
 
 /** Applies the faults that answer instead of the server; returns whether the response must be lost. */
@@ -194,6 +199,11 @@ async function handle(req: IncomingMessage, res: ServerResponse, parts: Parts): 
   }
   if (url.pathname === '/sim/faults' || url.pathname === '/sim/stats') {
     const answer = admin(method, url.pathname, raw, parts.faults, parts.stats);
+    sendJson(res, answer.status, answer.body);
+    return;
+  }
+  if (url.pathname === '/sim/gitops') {
+    const answer = gitopsAdmin(method, raw, parts.gitops);
     sendJson(res, answer.status, answer.body);
     return;
   }
@@ -225,7 +235,12 @@ async function handle(req: IncomingMessage, res: ServerResponse, parts: Parts): 
     for (const listener of parts.served) listener(info);
     return;
   }
-  const ctx: RequestContext = { store: parts.store, query: url.searchParams, accept: req.headers.accept ?? '' };
+  const ctx: RequestContext = {
+    store: parts.store,
+    query: url.searchParams,
+    accept: req.headers.accept ?? '',
+    userAgent: req.headers['user-agent'] ?? '',
+  };
   let answer: Answer | undefined;
   let failed: unknown;
   try {
@@ -260,6 +275,7 @@ export async function startSimApiServer(opts: SimApiServerOptions): Promise<SimA
     address: () => `${host}:${port}`,
     served,
     flinkRest: opts.flinkRest,
+    gitops: opts.gitops,
   };
   const server = createServer({ noDelay: true, keepAlive: true }, (req, res) => {
     res.on('error', () => undefined);

@@ -1,5 +1,6 @@
 // In-memory object store of the simulated API server: one resourceVersion counter, generations, watch history.
 import { randomUUID } from 'node:crypto';
+import type { ManagedFieldsEntry } from './fields-v1.js';
 
 export const SIM_RESOURCES = [
   'flinkdeployments',
@@ -10,6 +11,8 @@ export const SIM_RESOURCES = [
   'configmaps',
 ] as const;
 export type SimResource = (typeof SIM_RESOURCES)[number];
+
+export type { FieldsV1, ManagedFieldsEntry } from './fields-v1.js';
 
 /** A Kubernetes object as plain JSON. */
 export interface KubeObject {
@@ -24,6 +27,7 @@ export interface KubeObject {
     creationTimestamp?: string;
     labels?: Record<string, string>;
     annotations?: Record<string, string>;
+    managedFields?: ManagedFieldsEntry[];
     [key: string]: unknown;
   };
   spec?: Record<string, unknown>;
@@ -69,6 +73,13 @@ const HAS_GENERATION: ReadonlySet<SimResource> = new Set([
   'flinkstatesnapshots',
   'flinkbluegreendeployments',
 ]);
+
+export interface UpdateOptions {
+  subresource?: 'status';
+  expectedResourceVersion?: string;
+  /** The new `metadata.managedFields`, from the stored object and the write's result. */
+  managedFields?: (before: KubeObject, after: KubeObject) => ManagedFieldsEntry[];
+}
 
 export interface StoreOptions {
   now?: () => Date;
@@ -138,14 +149,16 @@ export class SimStore {
   /**
    * Replaces an object through `mutate`. With `subresource: 'status'` only status may change (as the operator
    * writes it); otherwise status changes are dropped (as with a status subresource). `generation` moves only
-   * when `spec` changes; a write that changes nothing keeps the resourceVersion.
+   * when `spec` changes; a write that changes nothing keeps the resourceVersion. `managedFields`, when given,
+   * computes the object's new `metadata.managedFields` from the stored object and the result (HTTP writes and the
+   * simulated GitOps controllers pass it; the operator's own writes leave the entries as they are).
    */
   update(
     resource: SimResource,
     namespace: string,
     name: string,
     mutate: (current: KubeObject) => KubeObject,
-    options: { subresource?: 'status'; expectedResourceVersion?: string } = {},
+    options: UpdateOptions = {},
   ): KubeObject {
     const k = key(resource, namespace, name);
     const current = this.objects.get(k);
@@ -165,6 +178,11 @@ export class SimStore {
         ? { ...clone(current), status: next.status }
         : { ...next, status: current.status, metadata: { ...next.metadata, ...immutableMeta(current) } };
     if (merged.status === undefined) delete merged.status;
+    if (options.managedFields) {
+      const entries = options.managedFields(clone(current), clone(merged));
+      if (entries.length > 0) merged.metadata.managedFields = entries;
+      else delete merged.metadata.managedFields;
+    }
     if (JSON.stringify(merged) === JSON.stringify(current)) return clone(current);
     if (HAS_GENERATION.has(resource) && JSON.stringify(merged.spec) !== JSON.stringify(current.spec)) {
       merged.metadata.generation = (current.metadata.generation ?? 0) + 1;

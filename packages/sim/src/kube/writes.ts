@@ -1,5 +1,7 @@
 // Write verbs of the simulated API server: create, update (PUT), patch (merge / JSON), delete, deletecollection.
 import { randomInt } from 'node:crypto';
+import { requestManager, type WriteOptionsKind } from './field-manager.js';
+import { createEntries, diffFields, managedContent, recordWrite, type Writer } from './managed-fields.js';
 import { jsonPatch, mergePatch, PATCH_TYPES } from './patch.js';
 import {
   ok,
@@ -12,11 +14,41 @@ import {
 } from './reads.js';
 import { apiVersionOf, type ResourceDef } from './resources.js';
 import { errors, success } from './status.js';
-import { clone, type KubeObject } from './store.js';
+import { clone, rfc3339, type KubeObject, type ManagedFieldsEntry, type UpdateOptions } from './store.js';
 
 type Named = ResourceRoute & { name: string };
 
 const qualifiedKind = (def: ResourceDef): string => (def.group === '' ? def.kind : `${def.kind}.${def.group}`);
+
+/** The manager of this write (an Update, as every non-apply write is) and where it writes. */
+function writerOf(ctx: RequestContext, route: ResourceRoute, kind: WriteOptionsKind): Writer {
+  const writer: Writer = {
+    manager: requestManager(ctx.query, ctx.userAgent ?? '', kind),
+    operation: 'Update',
+    apiVersion: apiVersionOf(route.def),
+    time: rfc3339(ctx.store.now()),
+  };
+  if (route.subresource) writer.subresource = route.subresource;
+  return writer;
+}
+
+/** What managers of writes on this route can own: status only through the status subresource, where there is one. */
+function scopeOf(route: ResourceRoute): Parameters<typeof managedContent>[1] {
+  const scope: Parameters<typeof managedContent>[1] = { statusSubresource: route.def.subresources.includes('status') };
+  if (route.subresource) scope.subresource = route.subresource;
+  return scope;
+}
+
+/** The new managedFields of an update: what the write changed becomes the writer's (docs/sandbox.md#managed-fields). */
+function entriesAfter(route: ResourceRoute, writer: Writer): NonNullable<UpdateOptions['managedFields']> {
+  const scope = scopeOf(route);
+  return (before: KubeObject, after: KubeObject): ManagedFieldsEntry[] =>
+    recordWrite(
+      before.metadata.managedFields ?? [],
+      writer,
+      diffFields(managedContent(before, scope), managedContent(after, scope)),
+    );
+}
 
 function asObject(body: unknown, what: string): Record<string, unknown> {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
@@ -66,6 +98,7 @@ export function createObject(ctx: RequestContext, route: ResourceRoute, body: un
     throw errors.methodNotAllowed('POST', route.def.plural);
   if (route.namespace === undefined) throw errors.methodNotAllowed('POST', route.def.plural);
   const namespace = route.namespace;
+  const writer = writerOf(ctx, route, 'CreateOptions');
   const input = asObject(body, 'create request');
   checkTypeMeta(route.def, input);
   const metadata = metadataOf(input);
@@ -78,7 +111,15 @@ export function createObject(ctx: RequestContext, route: ResourceRoute, body: un
     throw errors.invalid(qualifiedKind(route.def), '', [
       { field: 'metadata.name', message: 'Required value: name or generateName is required' },
     ]);
-  const { uid: _u, resourceVersion: _rv, generation: _g, creationTimestamp: _c, ...keptMeta } = metadata;
+  // Clients cannot write managedFields: what they send is ignored and the server's entries stand.
+  const {
+    uid: _u,
+    resourceVersion: _rv,
+    generation: _g,
+    creationTimestamp: _c,
+    managedFields: _m,
+    ...keptMeta
+  } = metadata;
   const object = {
     ...input,
     apiVersion: apiVersionOf(route.def),
@@ -87,6 +128,8 @@ export function createObject(ctx: RequestContext, route: ResourceRoute, body: un
   } as KubeObject;
   // With a status subresource, status cannot be set at creation (the CRD strategy drops it).
   if (route.def.subresources.includes('status')) delete object.status;
+  const entries = createEntries(writer, managedContent(object, scopeOf(route)));
+  if (entries.length > 0) object.metadata.managedFields = entries;
   return ok(ctx.store.create(route.def.plural, object), 201);
 }
 
@@ -102,14 +145,21 @@ function current(ctx: RequestContext, route: Named): KubeObject {
   return object;
 }
 
-function store(ctx: RequestContext, route: Named, next: KubeObject, expected: string | undefined): Answer {
-  const options: { subresource?: 'status'; expectedResourceVersion?: string } = {};
+function store(
+  ctx: RequestContext,
+  route: Named,
+  next: KubeObject,
+  expected: string | undefined,
+  writer: Writer,
+): Answer {
+  const options: UpdateOptions = { managedFields: entriesAfter(route, writer) };
   if (route.subresource) options.subresource = route.subresource;
   if (expected !== undefined) options.expectedResourceVersion = expected;
   return ok(ctx.store.update(route.def.plural, requireNamespace(route), route.name, () => next, options));
 }
 
 export function replaceObject(ctx: RequestContext, route: Named, body: unknown): Answer {
+  const writer = writerOf(ctx, route, 'UpdateOptions');
   const input = asObject(body, 'update request');
   checkTypeMeta(route.def, input);
   const metadata = metadataOf(input);
@@ -128,12 +178,13 @@ export function replaceObject(ctx: RequestContext, route: Named, body: unknown):
     );
   }
   const next = { ...input, apiVersion: existing.apiVersion, kind: existing.kind } as KubeObject;
-  return store(ctx, route, next, expectedVersion(metadata));
+  return store(ctx, route, next, expectedVersion(metadata), writer);
 }
 
 export function patchObject(ctx: RequestContext, route: Named, body: unknown, contentType: string): Answer {
   const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
   if (type !== PATCH_TYPES.merge && type !== PATCH_TYPES.json) throw errors.unsupportedPatch(type);
+  const writer = writerOf(ctx, route, 'PatchOptions');
   const existing = current(ctx, route);
   const patched = (
     type === PATCH_TYPES.merge ? mergePatch(existing, asObject(body, 'merge patch')) : jsonPatch(existing, body)
@@ -159,7 +210,7 @@ export function patchObject(ctx: RequestContext, route: Named, body: unknown, co
   const rv = patched.metadata.resourceVersion;
   // kube-apiserver uses the patched object's resourceVersion as the precondition, so a stale one in the patch conflicts.
   const expected = typeof rv === 'string' && rv !== '' ? rv : (existing.metadata.resourceVersion ?? undefined);
-  return store(ctx, route, patched, expected);
+  return store(ctx, route, patched, expected, writer);
 }
 
 interface DeleteOptions {

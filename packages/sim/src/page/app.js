@@ -132,6 +132,15 @@ function renderClusterPanel() {
         knob,
         on,
       }),
+    gitops: S.data.gitops,
+    onGitops: (row, controller) =>
+      void api('/api/gitops', {
+        ...(row.cluster ? { cluster: row.cluster } : {}),
+        kind: row.kind,
+        namespace: row.namespace,
+        name: row.name,
+        controller,
+      }),
   });
 }
 

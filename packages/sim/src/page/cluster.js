@@ -56,6 +56,23 @@ function savepointText(sp) {
   return `${sp.location} (${d.toLocaleTimeString()})`;
 }
 
+/** The GitOps switch: which simulated controller manages the resource (docs/sandbox.md#gitops-switches). */
+function gitopsSwitch(row, view) {
+  const wrap = el('label', `gitops${row.gitops ? ' gitops-on' : ''}`);
+  const select = el('select', 'gitops-select');
+  select.dataset.gitops = row.gitops?.controller ?? 'off';
+  select.title = 'Put the resource under a simulated GitOps controller (its marks stay when switched off)';
+  for (const choice of view.gitops ?? []) {
+    const option = el('option', '', choice.label);
+    option.value = choice.id;
+    option.selected = choice.id === (row.gitops?.controller ?? 'off');
+    select.append(option);
+  }
+  select.addEventListener('change', () => view.onGitops(row, select.value));
+  wrap.append(el('span', 'gitops-label', 'GitOps'), select);
+  return wrap;
+}
+
 function rowNode(row, view) {
   const node = el('div', 'resource');
   // As a target is written: cluster/namespace/name when the page shows several clusters.
@@ -90,6 +107,7 @@ function rowNode(row, view) {
   fact(dl, 'upgrade mode', row.upgradeMode);
   fact(dl, 'desired', row.desiredState);
   fact(dl, 'last savepoint', savepointText(row.lastSavepoint));
+  fact(dl, 'GitOps', row.gitops ? `${row.gitops.label} (${row.gitops.application})` : undefined);
   node.append(dl);
   if (row.error)
     node.append(el('div', 'resource-error', row.error.length > 300 ? `${row.error.slice(0, 300)}…` : row.error));
@@ -105,6 +123,7 @@ function rowNode(row, view) {
     b.addEventListener('click', () => view.onKnob(row, knob.id, !on));
     knobs.append(b);
   }
+  if (view.onGitops) knobs.append(gitopsSwitch(row, view));
   node.append(knobs);
   return node;
 }

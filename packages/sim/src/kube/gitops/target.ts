@@ -1,0 +1,201 @@
+// One GitOps-managed resource: its controller's marks and managedFields entry at switch-on, and the passes that
+// re-apply the Git copy — Argo CD's self-heal after drift, Flux's every interval (docs/sandbox.md#gitops-switches).
+import { diffFields, managedContent, pathKey, recordWrite, type Writer } from '../managed-fields.js';
+import { scaledMs, type Speed } from '../speed.js';
+import { rfc3339, type KubeObject, type SimStore } from '../store.js';
+import {
+  CONTROLLER_MANAGERS,
+  markPaths,
+  marksMissing,
+  marksOf,
+  setAt,
+  type ActiveController,
+  type GitCopy,
+  type Marks,
+} from './git-copy.js';
+
+export type GitOpsResource = 'flinkdeployments' | 'flinksessionjobs';
+
+/** Counters tests await instead of sleeping: a pass that ran, one that changed something, one a pause skipped. */
+export interface GitOpsStats {
+  passes: number;
+  reverts: number;
+  skippedPaused: number;
+}
+
+/** What a pass did: `reverted` changed the object, `in-sync` found nothing to change, `skipped` was paused. */
+export type PassOutcome = 'reverted' | 'in-sync' | 'skipped' | 'failed';
+
+export interface TargetOptions {
+  store: SimStore;
+  speed: Speed;
+  resource: GitOpsResource;
+  object: KubeObject;
+  controller: ActiveController;
+  application: string;
+  git: GitCopy;
+  /** Cluster milliseconds, scaled by the speed as the operator's steps are. */
+  selfHealDelayMs: number;
+  intervalMs: number;
+  onPass: (target: ManagedTarget, outcome: PassOutcome) => void;
+  /** The object was deleted: the controller is gone with it. */
+  onGone: (target: ManagedTarget) => void;
+}
+
+/** The Flux annotation (or label) that pauses reconciliation of one object. */
+export const FLUX_RECONCILE = 'kustomize.toolkit.fluxcd.io/reconcile';
+
+export function fluxPaused(object: KubeObject): boolean {
+  return (
+    object.metadata.annotations?.[FLUX_RECONCILE] === 'disabled' ||
+    object.metadata.labels?.[FLUX_RECONCILE] === 'disabled'
+  );
+}
+
+export class ManagedTarget {
+  readonly stats: GitOpsStats = { passes: 0, reverts: 0, skippedPaused: 0 };
+  lastError: string | undefined;
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+  private readonly marks: Marks;
+  private timer: NodeJS.Timeout | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private stopped = false;
+
+  constructor(private readonly o: TargetOptions) {
+    this.kind = o.object.kind;
+    this.namespace = o.object.metadata.namespace;
+    this.name = o.object.metadata.name;
+    this.marks = marksOf(o.controller, o.object, o.application);
+  }
+
+  get controller(): ActiveController {
+    return this.o.controller;
+  }
+  get application(): string {
+    return this.o.application;
+  }
+  get git(): GitCopy {
+    return this.o.git;
+  }
+  get selfHealDelayMs(): number {
+    return this.o.selfHealDelayMs;
+  }
+  get intervalMs(): number {
+    return this.o.intervalMs;
+  }
+
+  /** Marks the object and takes the declared fields; then Argo CD watches for drift, Flux starts its interval. */
+  start(): void {
+    this.write(true);
+    this.unsubscribe = this.o.store.subscribe((change) => {
+      const { metadata } = change.object;
+      if (change.resource !== this.o.resource || metadata.namespace !== this.namespace || metadata.name !== this.name)
+        return;
+      if (change.type === 'DELETED') this.o.onGone(this);
+      else if (this.o.controller === 'argocd') this.watchDrift(change.object);
+    });
+    if (this.o.controller === 'flux') this.schedule(this.o.intervalMs, () => this.fluxPass());
+  }
+
+  /** The commit to Git has landed: Argo CD syncs it as drift; Flux at its next pass; Helm at the next upgrade. */
+  committed(): void {
+    const current = this.current();
+    if (current && this.o.controller === 'argocd') this.watchDrift(current);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.unsubscribe?.();
+  }
+
+  private current(): KubeObject | undefined {
+    return this.o.store.get(this.o.resource, this.namespace, this.name);
+  }
+
+  private watchDrift(object: KubeObject): void {
+    if (this.timer === undefined && this.drifted(object)) this.schedule(this.o.selfHealDelayMs, () => this.pass());
+  }
+
+  private schedule(clusterMs: number, run: () => void): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        if (!this.stopped) run();
+      },
+      scaledMs(this.o.speed, clusterMs / 1000),
+    );
+    this.timer.unref();
+  }
+
+  private fluxPass(): void {
+    const current = this.current();
+    if (current && fluxPaused(current)) {
+      this.stats.skippedPaused += 1;
+      this.o.onPass(this, 'skipped');
+    } else {
+      this.pass();
+    }
+    this.schedule(this.o.intervalMs, () => this.fluxPass());
+  }
+
+  private pass(): void {
+    this.stats.passes += 1;
+    let outcome: PassOutcome;
+    try {
+      outcome = this.write(false) ? 'reverted' : 'in-sync';
+      if (outcome === 'reverted') this.stats.reverts += 1;
+    } catch (error) {
+      this.lastError = error instanceof Error ? error.message : String(error);
+      outcome = 'failed';
+    }
+    this.o.onPass(this, outcome);
+  }
+
+  private drifted(object: KubeObject): boolean {
+    return this.o.git.drifted(object) || marksMissing(object, this.marks);
+  }
+
+  /**
+   * Writes the Git copy and the marks through the store (so the operator sees a spec change as any other), as the
+   * controller's manager; returns whether a value changed. A pass without drift writes nothing; the switch-on
+   * always records the controller's entry.
+   */
+  private write(switchOn: boolean): boolean {
+    const current = this.current();
+    if (!current) return false;
+    const drift = this.drifted(current);
+    if (!switchOn && !drift) return false;
+    const { manager, operation } = CONTROLLER_MANAGERS[this.o.controller];
+    const writer: Writer = { manager, operation, apiVersion: current.apiVersion, time: rfc3339(this.o.store.now()) };
+    const owned = new Set([...this.o.git.paths(), ...markPaths(this.marks).map(pathKey)]);
+    const scope = { statusSubresource: true };
+    this.o.store.update(
+      this.o.resource,
+      this.namespace,
+      this.name,
+      (object) => {
+        // A pass re-applies every declared field; the switch-on only marks (the values are Git's already).
+        if (!switchOn) for (const field of this.o.git.entries()) setAt(object, field.path, field.value);
+        for (const [key, value] of Object.entries(this.marks.labels)) setAt(object, ['metadata', 'labels', key], value);
+        for (const [key, value] of Object.entries(this.marks.annotations))
+          setAt(object, ['metadata', 'annotations', key], value);
+        return object;
+      },
+      {
+        managedFields: (before, after) =>
+          recordWrite(
+            before.metadata.managedFields ?? [],
+            writer,
+            diffFields(managedContent(before, scope), managedContent(after, scope)),
+            owned,
+          ),
+      },
+    );
+    return drift;
+  }
+}
