@@ -16,6 +16,7 @@ import { EVENT_FIELD_SELECTOR } from './watch-hub.js';
 import {
   FLINK_GROUP,
   FLINK_VERSION,
+  FIELD_MANAGER,
   PLURALS,
   type CallOptions,
   type FlinkClient,
@@ -133,6 +134,7 @@ export class ClientNodeFlinkClient implements FlinkClient {
             plural: PLURALS[target.kind],
             name: target.name,
             body,
+            fieldManager: FIELD_MANAGER,
           },
           o,
         ),
@@ -147,7 +149,14 @@ export class ClientNodeFlinkClient implements FlinkClient {
   ): Promise<KubeObject> {
     return (await this.call('create', 'FlinkStateSnapshot', options, (o) =>
       this.custom.createNamespacedCustomObject(
-        { group: FLINK_GROUP, version: FLINK_VERSION, namespace, plural: PLURALS.FlinkStateSnapshot, body: snapshot },
+        {
+          group: FLINK_GROUP,
+          version: FLINK_VERSION,
+          namespace,
+          plural: PLURALS.FlinkStateSnapshot,
+          body: snapshot,
+          fieldManager: FIELD_MANAGER,
+        },
         o,
       ),
     )) as KubeObject;

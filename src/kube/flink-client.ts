@@ -73,6 +73,8 @@ export interface ResourceSummary {
   jobState?: string;
 }
 
+export { FIELD_MANAGER } from '../domain/model/plan.js';
+
 export const FLINK_GROUP = 'flink.apache.org';
 export const FLINK_VERSION = 'v1beta1';
 export const FLINK_API_VERSION = `${FLINK_GROUP}/${FLINK_VERSION}`;

@@ -4,6 +4,11 @@ import type { Target } from './target.js';
 
 export const ANNOTATION_OPERATION_ID = 'flink-chatops/operation-id';
 export const ANNOTATION_REQUESTED_BY = 'flink-chatops/requested-by';
+/**
+ * The field manager every write of the bot names (docs/policy.md#gitops-managed-targets): managedFields then show which
+ * fields the bot set, and a revert by another manager can be told apart.
+ */
+export const FIELD_MANAGER = 'flink-chatops';
 
 /** One field as a person reads it on the card: `spec.job.parallelism: 4 → 8`. */
 export interface FieldChange {
@@ -18,6 +23,31 @@ export interface FieldChange {
  */
 export type PlanChange =
   { type: 'patch'; patch: Record<string, unknown> } | { type: 'create-snapshot'; snapshot: Record<string, unknown> };
+
+/**
+ * What the plan knows about the target's GitOps owner (docs/policy.md#gitops-managed-targets), filled in at assessment
+ * from the object as read and the policy's `gitops` settings; absent for kinds the policy exempts.
+ */
+export interface PlanGitops {
+  /** Who manages the target, in words ("Argo CD application team-a_orders"); absent: no GitOps owner detected. */
+  owner?: string;
+  /** The tool (docs/policy.md#gitops-managed-targets), when detected. */
+  tool?: string;
+  /** Planned fields (as the card writes them) Git declares: they will be reverted. */
+  declared: string[];
+  /** Planned fields Git does not declare: they stick. */
+  undeclared: string[];
+  /** Where the declared fields were read from; `unknown`: nothing says, so every field counts as declared. */
+  source?: 'managedFields' | 'last-applied' | 'unknown';
+  /** `gitops.onManaged` in force for this operation. */
+  onManaged: 'warn' | 'refuse' | 'pause';
+  /** The patch also pauses Flux's reconciliation of the target. */
+  pauses: boolean;
+  /** The target was already paused when planned. */
+  paused: boolean;
+  /** How long after COMPLETED the worker watches the planned fields for a revert (ms); 0: no watch. */
+  revertWatchMs: number;
+}
 
 export interface Plan {
   /** 1 for the first plan; each re-plan adds one. */
@@ -38,4 +68,6 @@ export interface Plan {
   judgedAs?: string;
   /** Plain-words notes for the card, e.g. "allowNonRestoredState: true stays set after the restore". */
   notes: string[];
+  /** The target's GitOps owner and what it means for this change (absent: the kind is exempt, or planned before v4). */
+  gitops?: PlanGitops;
 }
