@@ -2,7 +2,8 @@
 import { describeVerify } from '../../kit/policy/verify.js';
 import { clusterFiltersOverlap, globsOverlap } from '../../kit/policy/glob.js';
 import { describeSchedule, joinWords } from '../../kit/policy/schedule.js';
-import type { ChannelDefaults, NamespaceEntry, Policy, Rule } from './schema.js';
+import { DEFAULT_GITOPS, gitopsWords } from './gitops.js';
+import type { ChannelDefaults, DenyRule, NamespaceEntry, Policy, RequireRule, Rule } from './schema.js';
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -50,7 +51,7 @@ function describeScope(rule: Rule): { subject: string; plural: boolean } {
   return { subject: `${what}${where}${mode}${when}`, plural: (operations?.length ?? 1) > 1 };
 }
 
-function describeRule(policy: Policy, rule: Rule): string {
+function describeRule(policy: Policy, rule: RequireRule | DenyRule): string {
   const scope = describeScope(rule);
   if (rule.deny !== undefined) {
     return `  - ${rule.name}: ${scope.subject} ${scope.plural ? 'are' : 'is'} denied: "${rule.deny}".`;
@@ -150,6 +151,26 @@ function describeLimits(policy: Policy): string[] {
   return parts.length === 0 ? ['  - none.'] : parts.map((p) => `  - ${p};`);
 }
 
+/**
+ * What a change to a target Git manages does, per scope (docs/policy.md#gitops-managed-targets): the default in full,
+ * then each namespace entry and rule with the keys it sets.
+ */
+function describeGitops(policy: Policy): string[] {
+  const lines = [`  - by default: ${gitopsWords({ ...DEFAULT_GITOPS, ...policy.gitops }).join('; ')}.`];
+  for (const ns of policy.namespaces) {
+    const words = gitopsWords(ns.gitops ?? {});
+    if (words.length > 0) lines.push(`  - namespace ${ns.name}${inClusters(ns.clusters)}: ${words.join('; ')}.`);
+  }
+  for (const rule of policy.rules) {
+    const words = gitopsWords(rule.gitops ?? {});
+    if (words.length > 0) lines.push(`  - rule ${rule.name} (${describeScope(rule).subject}): ${words.join('; ')}.`);
+  }
+  lines.push(
+    '  - restore is denied where Git owns initialSavepointPath or savepointRedeployNonce, unless the target is paused.',
+  );
+  return lines;
+}
+
 function describeChannel(id: string, channel: ChannelDefaults): string {
   const parts = [
     channel.defaultNamespace !== undefined && `a bare name means namespace ${channel.defaultNamespace}`,
@@ -171,8 +192,8 @@ export function describePolicy(policy: Policy): string {
   out.push('Namespaces (the bot touches only these; commands on any other namespace are refused):');
   out.push(...policy.namespaces.map((ns) => describeNamespace(policy, ns)));
 
-  const requiring = policy.rules.filter((r) => r.require !== undefined);
-  const denying = policy.rules.filter((r) => r.deny !== undefined);
+  const requiring = policy.rules.filter((r): r is RequireRule => r.require !== undefined);
+  const denying = policy.rules.filter((r): r is DenyRule => r.deny !== undefined);
   out.push(
     '',
     'Approvals (every matching rule applies; one approval counts for each rule whose groups contain the approver):',
@@ -200,6 +221,12 @@ export function describePolicy(policy: Policy): string {
   out.push('', 'Limits for `resources` and `scale` (above them the operation is denied):', ...describeLimits(policy));
 
   out.push('', 'Deep verification and the health gate, per environment:', ...describeVerify(policy));
+
+  out.push(
+    '',
+    "GitOps-managed targets (Argo CD, Flux, Helm; a matching rule's setting wins over the namespace's, then the default):",
+    ...describeGitops(policy),
+  );
 
   out.push('', 'Approval settings:', ...describeApprovalSettings(policy));
 

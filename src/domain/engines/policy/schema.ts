@@ -11,6 +11,7 @@ import { clusterNameProblem, clusterPatternProblem, globProblem } from '../../ki
 import { nearest } from '../../kit/policy/nearest.js';
 import { DAYS, HHMM, isValidTimeZone, type Schedule } from '../../kit/policy/schedule.js';
 import { BreakGlassSchema, type BreakGlassPolicy } from './break-glass.js';
+import { gitopsSchema, type GitopsBlock } from '../../kit/policy/gitops.js';
 import { WINDOW_NAME } from '../../kit/schedule/run-at.js';
 
 export interface PolicyGroup {
@@ -27,7 +28,12 @@ export interface NamespaceEntry {
   incidentChannel?: string;
   /** Cluster names or globs this entry applies in; undefined = every cluster. */
   clusters?: string[];
+  /** GitOps settings for targets here (docs/policy.md#gitops-managed-targets); unset keys: the top level's. */
+  gitops?: GitopsPolicy;
 }
+
+/** A `gitops:` block (docs/policy.md#gitops-managed-targets) as parsed; engines/policy/gitops.ts resolves it. */
+export type GitopsPolicy = GitopsBlock<IntentKind>;
 
 export interface RuleWhen {
   namespaces?: string[];
@@ -45,9 +51,17 @@ export interface ChannelDefaults {
   defaultCluster?: string;
 }
 
-export type Rule =
-  | { name: string; when: RuleWhen; require: { approvals: number; from: string[] }; deny?: undefined }
-  | { name: string; when: RuleWhen; deny: string; require?: undefined };
+interface RuleBase {
+  name: string;
+  when: RuleWhen;
+  /** GitOps settings where the rule matches; they win over the namespace's and the top level's, key by key. */
+  gitops?: GitopsPolicy;
+}
+export type RequireRule = RuleBase & { require: { approvals: number; from: string[] }; deny?: undefined };
+export type DenyRule = RuleBase & { deny: string; require?: undefined };
+/** A rule that only sets `gitops`: neither a requirement nor a deny. */
+export type GitopsRule = RuleBase & { gitops: GitopsPolicy; require?: undefined; deny?: undefined };
+export type Rule = RequireRule | DenyRule | GitopsRule;
 
 export interface ApprovalSettings {
   /** As written, e.g. "30m". */
@@ -97,6 +111,8 @@ export interface Policy {
   timezone?: string;
   /** Named execution windows for `--window` (docs/policy.md#scheduled-operations). */
   windows?: Record<string, ExecutionWindow>;
+  /** GitOps settings everywhere (docs/policy.md#gitops-managed-targets); namespaces and rules override them. */
+  gitops?: GitopsPolicy;
 }
 
 /** A `windows` entry: a schedule whose zone defaults to the policy's `timezone`. */
@@ -117,6 +133,8 @@ function oneOf<T extends string>(values: readonly T[], noun: string) {
     });
   }) as unknown as z.ZodType<T>;
 }
+
+const GitopsSchema = gitopsSchema(INTENT_KINDS, oneOf);
 
 const nonEmpty = (what: string) => ({ error: `list at least one ${what}, or leave the key out` });
 
@@ -158,6 +176,7 @@ const NamespaceSchema = z.strictObject({
   requesters: z.array(z.string()).min(1, nonEmpty('group')).optional(),
   incidentChannel: SlackChannelId.optional(),
   clusters: ClusterPatterns.optional(),
+  gitops: GitopsSchema.optional(),
 });
 
 const ChannelSchema = z
@@ -228,12 +247,16 @@ const RuleSchema = z
     when: WhenSchema.default({}),
     require: RequireSchema.optional(),
     deny: z.string().min(1, { error: 'must say why, e.g. "No production changes on Friday afternoons"' }).optional(),
+    gitops: GitopsSchema.optional(),
   })
   .superRefine((rule, ctx) => {
     if (rule.require && rule.deny !== undefined) {
-      ctx.addIssue({ code: 'custom', message: 'has both "require" and "deny"; a rule does exactly one of them' });
-    } else if (!rule.require && rule.deny === undefined) {
-      ctx.addIssue({ code: 'custom', message: 'needs "require: { approvals, from }" or "deny: <why>"' });
+      ctx.addIssue({ code: 'custom', message: 'has both "require" and "deny"; a rule does at most one of them' });
+    } else if (!rule.require && rule.deny === undefined && rule.gitops === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'needs "require: { approvals, from }", "deny: <why>" or "gitops: { … }"',
+      });
     }
   });
 
@@ -277,4 +300,5 @@ export const PolicySchema = z.strictObject({
   breakGlass: BreakGlassSchema.optional(),
   timezone: TimeZoneSchema.optional(),
   windows: WindowsSchema.optional(),
+  gitops: GitopsSchema.optional(),
 });

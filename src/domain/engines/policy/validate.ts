@@ -196,6 +196,10 @@ function checkRule(rule: Raw, i: number, ctx: RuleContext, found: Found): void {
     );
   }
   if (isRecord(rule.require)) checkRequire(rule.require, when, i, ctx, found);
+  const gitopsOnly = rule.require === undefined && rule.deny === undefined;
+  if (gitopsOnly && isRecord(rule.gitops) && Object.keys(rule.gitops).length === 0) {
+    found.warnings.push(`rules[${i}].gitops: sets no key (onManaged, revertWatch, exempt); the rule does nothing`);
+  }
 }
 
 function checkRequire(require: Raw, when: Raw, i: number, ctx: RuleContext, found: Found): void {

@@ -77,6 +77,7 @@ function base(): RawPolicy {
       production: { rest: true, checkpointAfterChange: true, healthGate: 'fail' },
       default: { rest: true, checkpointAfterChange: false, healthGate: 'warn' },
     },
+    gitops: { onManaged: 'warn', revertWatch: '15m', exempt: ['savepoint'] },
   };
 }
 
@@ -112,6 +113,12 @@ describe('policy schema: the example policy', () => {
       environments: ['production'],
       reviewWithin: '24h',
       reviewWithinMs: 86_400_000,
+    });
+    expect(parsed.policy.gitops).toEqual({
+      onManaged: 'warn',
+      revertWatch: '15m',
+      revertWatchMs: 900_000,
+      exempt: ['savepoint'],
     });
   });
 
@@ -254,13 +261,48 @@ describe('policy schema: every problem is one line naming its path', () => {
     [
       'both require and deny',
       (p) => (p.rules[0].deny = 'no'),
-      ['rules[0]: has both "require" and "deny"; a rule does exactly one of them'],
+      ['rules[0]: has both "require" and "deny"; a rule does at most one of them'],
     ],
     [
-      'neither require nor deny',
-      (p) => delete p.rules[0].require,
-      ['rules[0]: needs "require: { approvals, from }" or "deny: <why>"'],
+      'both require and deny, with gitops',
+      (p) => Object.assign(p.rules[0], { deny: 'no', gitops: { onManaged: 'refuse' } }),
+      ['rules[0]: has both "require" and "deny"; a rule does at most one of them'],
     ],
+    [
+      'neither require, deny nor gitops',
+      (p) => delete p.rules[0].require,
+      ['rules[0]: needs "require: { approvals, from }", "deny: <why>" or "gitops: { … }"'],
+    ],
+    [
+      'unknown key in a gitops block',
+      (p) => (p.gitops.onManage = 'refuse'),
+      ['gitops.onManage: unknown key (did you mean "onManaged"?)'],
+    ],
+    [
+      'unknown key in a namespace gitops block',
+      (p) => (p.namespaces[0].gitops = { mode: 'refuse' }),
+      ['namespaces[0].gitops.mode: unknown key (allowed: onManaged, revertWatch, exempt)'],
+    ],
+    [
+      'unknown onManaged value',
+      (p) => (p.rules[0].gitops = { onManaged: 'refuze' }),
+      [
+        'rules[0].gitops.onManaged: unknown onManaged setting "refuze" (did you mean "refuse"?); use one of warn, refuse, pause',
+      ],
+    ],
+    [
+      'unknown kind in exempt',
+      (p) => (p.gitops.exempt = ['savepoint', 'scael']),
+      [`gitops.exempt[1]: unknown operation "scael" (did you mean "scale"?); use one of ${INTENT_KINDS.join(', ')}`],
+    ],
+    [
+      'bad revertWatch',
+      (p) => (p.namespaces[1].gitops = { revertWatch: '15' }),
+      [
+        'namespaces[1].gitops.revertWatch: "15" is not a duration; write <n>ms, <n>s, <n>m or <n>h (e.g. 30s), or 0 to switch the revert watch off',
+      ],
+    ],
+    ['gitops not a mapping', (p) => (p.gitops = 'refuse'), ['gitops: must be a mapping, not string "refuse"']],
     ['approvals zero', (p) => (p.rules[0].require.approvals = 0), ['rules[0].require.approvals: must be at least 1']],
     [
       'approvals not a whole number',
@@ -324,7 +366,7 @@ describe('policy schema: every problem is one line naming its path', () => {
     });
     expect(errors).toEqual([
       'rules[1].when.schedule.from: must be HH:MM between 00:00 and 23:59, not "9:00"',
-      'extra: unknown key (allowed: version, groups, namespaces, channels, rules, approval, config, limits, verify, breakGlass, timezone, windows)',
+      'extra: unknown key (allowed: version, groups, namespaces, channels, rules, approval, config, limits, verify, breakGlass, timezone, windows, gitops)',
       'rules[0].require.from[0]: unknown group "lead"',
     ]);
   });
