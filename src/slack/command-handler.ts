@@ -11,7 +11,7 @@ import type { OperationService } from '../app/operations.js';
 import type { PolicyProvider } from '../app/policy-source.js';
 import type { Responder } from '../app/ports/index.js';
 import type { QueryAnswer, QueryService } from '../app/queries.js';
-import { isVerb, verbSpec } from '../domain/engines/language/verbs.js';
+import { spelledVerb, verbNamed, verbSpec } from '../domain/engines/language/verbs.js';
 import { parseCommand } from '../domain/engines/language/parse.js';
 import type { Command } from '../domain/engines/language/requests.js';
 import type { OperationIntent } from '../domain/kinds/index.js';
@@ -59,8 +59,11 @@ export interface HandlerDeps {
 
 /** The ack text for operations: a sign of life, no op id (the card brings that). Queries and commands ack empty. */
 export function ackText(text: string): string | undefined {
-  const first = text.trim().split(/\s+/, 1)[0]?.toLowerCase() ?? '';
-  return isVerb(first) && verbSpec(first).group === 'operation' ? `Working on \`${first}\`…` : undefined;
+  const [first = '', second] = text.trim().toLowerCase().split(/\s+/, 2);
+  const verb = verbNamed(first, second);
+  return verb !== undefined && verbSpec(verb).group === 'operation'
+    ? `Working on \`${spelledVerb(verb)}\`…`
+    : undefined;
 }
 
 export function registerCommandHandler(app: App, deps: HandlerDeps): void {

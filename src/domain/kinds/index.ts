@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { formatTarget, type Target } from '../model/target.js';
 import type { KindModule, KindTraits, TargetedIntent } from './kind.js';
 import { config } from './config.js';
+import { gitopsResume } from './gitops-resume.js';
 import { resources } from './resources.js';
 import { restart } from './restart.js';
 import { restore } from './restore.js';
@@ -17,7 +18,18 @@ export { isUndo };
 export type { KindModule, KindTraits, TargetedIntent, UndoSpec } from './kind.js';
 
 /** In help order. Adding a kind: its module, its import and entry here, its test (docs/development.md#adding-a-kind). */
-export const KINDS = { suspend, resume, restart, scale, upgrade, savepoint, restore, resources, config } as const;
+export const KINDS = {
+  suspend,
+  resume,
+  restart,
+  scale,
+  upgrade,
+  savepoint,
+  restore,
+  resources,
+  config,
+  'gitops-resume': gitopsResume,
+} as const;
 
 /** The kinds planned directly against a target (all but undo). */
 export type KindName = keyof typeof KINDS;

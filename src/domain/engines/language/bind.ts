@@ -5,6 +5,7 @@ import {
   FLAG_OWNERS,
   argPlaceholder,
   flagSyntax,
+  spelledVerb,
   usageLine,
   verbSpec,
   type Bound,
@@ -80,7 +81,8 @@ export function bind(verb: Verb, tokens: readonly Token[], env: Env): Binding {
   for (const flag of spec.flags) {
     const values = given.get(flag);
     if (values === undefined) {
-      if (flag.required) return { ok: false, reply: refuse(env, verb, `${verb} needs ${flagSyntax(flag)}`) };
+      if (flag.required)
+        return { ok: false, reply: refuse(env, verb, `${spelledVerb(verb)} needs ${flagSyntax(flag)}`) };
       continue;
     }
     const problem = bindFlag(flag, values, bound, env);
@@ -105,14 +107,14 @@ function bindArgs(
     const dashHint = /^-[a-z]/i.test(extra) ? `; options start with two dashes (-${extra})` : '';
     const takes =
       spec.args.length === 0
-        ? `${verb} takes no arguments`
-        : `${verb} takes ${spec.args.map(argPlaceholder).join(' ')}`;
+        ? `${spelledVerb(verb)} takes no arguments`
+        : `${spelledVerb(verb)} takes ${spec.args.map(argPlaceholder).join(' ')}`;
     return refuse(env, verb, `unexpected ${show(extra)}: ${takes}${dashHint}`);
   }
   for (const [k, arg] of spec.args.entries()) {
     const p = positionals[k];
     if (p === undefined) {
-      if (arg.required) return refuse(env, verb, `${verb} needs ${argPlaceholder(arg)}`);
+      if (arg.required) return refuse(env, verb, `${spelledVerb(verb)} needs ${argPlaceholder(arg)}`);
       continue;
     }
     const checked = arg.kind.check(p.text, env, argPlaceholder(arg).replace(/^<(.*)>$/, '$1'));
@@ -141,10 +143,15 @@ function bindRest(
   const last = spec.args[fixed] as VerbSpec['args'][number];
   const extra = positionals.length - fixed;
   if (extra > max)
-    return refuse(env, verb, `${verb} takes at most ${max} of ${argPlaceholder(last)} in one command; got ${extra}`);
+    return refuse(
+      env,
+      verb,
+      `${spelledVerb(verb)} takes at most ${max} of ${argPlaceholder(last)} in one command; got ${extra}`,
+    );
   const problem = bindArgs(verb, { ...spec, args: spec.args.slice(0, fixed) }, positionals.slice(0, fixed), bound, env);
   if (problem !== undefined) return problem;
-  if (extra <= 0) return last.required ? refuse(env, verb, `${verb} needs ${argPlaceholder(last)}`) : undefined;
+  if (extra <= 0)
+    return last.required ? refuse(env, verb, `${spelledVerb(verb)} needs ${argPlaceholder(last)}`) : undefined;
   const values: unknown[] = [];
   for (const p of positionals.slice(fixed)) {
     if (p.spill !== undefined) return spillRefusal(env, verb, p.spill);
@@ -185,8 +192,9 @@ function bindFlag(
 function unknownFlag(env: Env, verb: Verb, spec: VerbSpec, t: Extract<Token, { type: 'flag' }>): Reply {
   const owners = FLAG_OWNERS.get(t.name);
   if (owners !== undefined) {
-    const list = owners.length <= 3 ? owners.join(', ') : `${owners.slice(0, 3).join(', ')} and others`;
-    return refuse(env, verb, `--${t.name} is not an option of ${verb}; it belongs to ${list}`);
+    const names = owners.map(spelledVerb);
+    const list = names.length <= 3 ? names.join(', ') : `${names.slice(0, 3).join(', ')} and others`;
+    return refuse(env, verb, `--${t.name} is not an option of ${spelledVerb(verb)}; it belongs to ${list}`);
   }
   const names = spec.flags.map((f) => f.name);
   const suggestion = nearest(t.name, names);
@@ -194,13 +202,15 @@ function unknownFlag(env: Env, verb: Verb, spec: VerbSpec, t: Extract<Token, { t
     return refuse(
       env,
       verb,
-      `unknown option ${show(t.raw)} for ${verb}; did you mean --${suggestion}?`,
+      `unknown option ${show(t.raw)} for ${spelledVerb(verb)}; did you mean --${suggestion}?`,
       `--${suggestion}`,
     );
   }
   const options =
-    names.length === 0 ? `${verb} takes no options` : `its options are ${names.map((n) => `--${n}`).join(', ')}`;
-  return refuse(env, verb, `unknown option ${show(t.raw)} for ${verb}; ${options}`);
+    names.length === 0
+      ? `${spelledVerb(verb)} takes no options`
+      : `its options are ${names.map((n) => `--${n}`).join(', ')}`;
+  return refuse(env, verb, `unknown option ${show(t.raw)} for ${spelledVerb(verb)}; ${options}`);
 }
 
 /** The verb's own cross-value check (e.g. `config … set` needs `key=value`), after every value bound. */

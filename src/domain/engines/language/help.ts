@@ -9,7 +9,9 @@ import {
   argPlaceholder,
   flagSyntax,
   isVerb,
+  spelledVerb,
   usageLine,
+  verbFamily,
   verbSpec,
   type ArgSpec,
   type FlagSpec,
@@ -36,7 +38,7 @@ function displayed(example: string): string {
 /** `/flink scale <target> <parallelism>`: the verb with its arguments and required flags only. */
 function shortUsage(verb: Verb, command: string): string {
   const spec = verbSpec(verb);
-  const parts = [command, verb];
+  const parts = [command, spelledVerb(verb)];
   for (const arg of spec.args) parts.push(arg.required ? argPlaceholder(arg) : `[${argPlaceholder(arg)}]`);
   for (const flag of spec.flags) {
     if (flag.required) parts.push(flagSyntax(flag));
@@ -91,7 +93,7 @@ function flagLine(flag: FlagSpec): string {
 function verbHelp(verb: Verb, command: string): string {
   const spec = verbSpec(verb);
   const lines = [
-    `*${command} ${verb}* — ${spec.summary}`,
+    `*${command} ${spelledVerb(verb)}* — ${spec.summary}`,
     `_${VERB_GROUPS[spec.group]}_`,
     `Usage: \`${usageLine(verb, command)}\``,
   ];
@@ -106,6 +108,9 @@ export function helpText(verb?: string, command: string = DEFAULT_COMMAND): stri
   if (verb === undefined || verb.trim() === '') return overview(command);
   const v = verb.trim().toLowerCase();
   if (isVerb(v)) return verbHelp(v, command);
+  // `help gitops`: every verb the family word starts (docs/commands.md#flink-gitops-resume).
+  const family = verbFamily(v);
+  if (family !== undefined) return [...family.values()].map((f) => verbHelp(f, command)).join('\n\n');
   const suggestion = nearest(v, VERB_NAMES, VERB_SYNONYMS);
   const guess = suggestion === undefined ? '' : ` Did you mean \`${suggestion}\`?`;
   return `Unknown command ${JSON.stringify(v)}.${guess}\n\n${overview(command)}`;

@@ -6,7 +6,10 @@ import {
   HELP_FLAG,
   VERB_NAMES,
   VERB_SYNONYMS,
+  argPlaceholder,
   isVerb,
+  spelledVerb,
+  verbFamily,
   verbSpec,
   type Bound,
   type Verb,
@@ -99,8 +102,37 @@ export function parseCommand(text: string, ctx: ParseContext): ParseResult {
   return parseTokens(tokens, env);
 }
 
-function parseTokens(tokens: readonly Token[], env: Env): ParseResult {
-  const [first, ...rest] = tokens;
+/**
+ * A family word and one of its words (`gitops resume`) folded into the one word of the verb they name
+ * (docs/commands.md#flink-gitops-resume); anything else as it is.
+ */
+function folded(tokens: readonly Token[]): readonly Token[] {
+  const [first, second, ...rest] = tokens;
+  if (first?.type !== 'word' || second?.type !== 'word') return tokens;
+  const verb = verbFamily(unwrapLinks(first.text))?.get(second.text.toLowerCase());
+  return verb === undefined ? tokens : [{ type: 'word', text: verb, quoted: false }, ...rest];
+}
+
+/** A family word without one of its words: say which ones it takes. */
+function familyRefusal(env: Env, word: string, next: Token | undefined, usageVerb?: Verb): Reply {
+  const verbs = [...(verbFamily(word)?.values() ?? [])];
+  const shown = verbs.map(
+    (v) =>
+      `\`${[
+        spelledVerb(v),
+        ...verbSpec(v)
+          .args.filter((a) => a.required)
+          .map(argPlaceholder),
+      ].join(' ')}\``,
+  );
+  const use = `use ${shown.join(' or ')}`;
+  const problem =
+    next?.type === 'word' ? `unknown ${word} command ${show(next.text)}; ${use}` : `${word} needs a command; ${use}`;
+  return refuse(env, usageVerb ?? (verbs.length === 1 ? verbs[0] : undefined), problem);
+}
+
+function parseTokens(all: readonly Token[], env: Env): ParseResult {
+  const [first, ...rest] = folded(all);
   if (first === undefined) return q({ kind: 'help', public: false });
   if (first.type === 'flag') {
     if (first.name === HELP_FLAG) return q({ kind: 'help', public: false });
@@ -111,11 +143,14 @@ function parseTokens(tokens: readonly Token[], env: Env): ParseResult {
     );
   }
   const word = unwrapLinks(first.text).toLowerCase();
-  if (!isVerb(word)) return unknownVerb(env, first.text, VERB_NAMES, VERB_SYNONYMS, 'command');
-  if (rest.some((t) => t.type === 'flag' && t.name === HELP_FLAG))
-    return q({ kind: 'help', verb: word, public: false });
+  const asksHelp = rest.some((t) => t.type === 'flag' && t.name === HELP_FLAG);
+  if (!isVerb(word)) {
+    if (verbFamily(word) === undefined) return unknownVerb(env, first.text, VERB_NAMES, VERB_SYNONYMS, 'command');
+    return asksHelp ? q({ kind: 'help', verb: word, public: false }) : familyRefusal(env, word, rest[0]);
+  }
+  if (asksHelp) return q({ kind: 'help', verb: word, public: false });
   if (word === 'explain') return parseExplain(rest, env);
-  const binding = bind(word, rest, env);
+  const binding = bind(word, word === 'help' ? folded(rest) : rest, env);
   return binding.ok ? finish(build(word, binding.bound)) : binding.reply;
 }
 
@@ -130,11 +165,12 @@ function parseExplain(tokens: readonly Token[], env: Env): ParseResult {
       isPublic = true;
     } else inner.push(t);
   }
-  const [first, ...rest] = inner;
+  const [first, ...rest] = folded(inner);
   if (first === undefined) return refuse(env, 'explain', 'explain needs the operation command to explain');
   if (first.type === 'flag')
     return refuse(env, 'explain', `explain needs an operation command first; ${show(first.raw)} is an option`);
   const word = unwrapLinks(first.text).toLowerCase();
+  if (verbFamily(word) !== undefined) return familyRefusal(env, word, rest[0], 'explain');
   if (!isVerb(word)) return unknownVerb(env, first.text, OPERATION_VERBS, OPERATION_SYNONYMS, 'operation', 'explain');
   if (verbSpec(word).group !== 'operation') {
     const problem = `explain works on operation commands (${OPERATION_VERBS.join(', ')}); \`${word}\` is a ${verbSpec(word).group}`;
@@ -160,7 +196,7 @@ function unknownVerb(
     return refuse(
       env,
       usageVerb ?? suggestion,
-      `unknown ${what} ${show(word)}; did you mean \`${suggestion}\`?`,
+      `unknown ${what} ${show(word)}; did you mean \`${spelledVerb(suggestion)}\`?`,
       suggestion,
     );
   }

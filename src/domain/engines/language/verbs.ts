@@ -44,7 +44,7 @@ const VERB_VALUE: ValueSpec = {
   example: 'status',
   check: (text) => {
     const verb = text.toLowerCase();
-    if (isVerb(verb)) return okValue(verb);
+    if (isVerb(verb) || verbFamily(verb) !== undefined) return okValue(verb);
     const suggestion = nearest(verb, VERB_NAMES, VERB_SYNONYMS);
     if (suggestion !== undefined)
       return badValue(`unknown command ${show(text)}; did you mean \`${suggestion}\`?`, suggestion);
@@ -197,6 +197,42 @@ export function verbSpec(verb: Verb): VerbSpec {
   return VERBS[verb];
 }
 
+/**
+ * Two-word verbs (docs/commands.md#flink-gitops-resume): a verb named `<family>-<word>` is typed as two words,
+ * `gitops resume`; its own name is read too. The family word alone is no verb: the parser asks for one of its words.
+ */
+const FAMILIES: ReadonlyMap<string, ReadonlyMap<string, Verb>> = (() => {
+  const families = new Map<string, Map<string, Verb>>();
+  for (const verb of VERB_NAMES) {
+    const dash = verb.indexOf('-');
+    if (dash < 0) continue;
+    const family = verb.slice(0, dash);
+    if (isVerb(family)) throw new TypeError(`verbs: "${verb}" cannot be typed as two words: "${family}" is a verb`);
+    families.set(family, (families.get(family) ?? new Map<string, Verb>()).set(verb.slice(dash + 1), verb));
+  }
+  return families;
+})();
+
+/** The verbs a family word starts (word → verb), or undefined when `word` starts none. */
+export function verbFamily(word: string): ReadonlyMap<string, Verb> | undefined {
+  return FAMILIES.get(word.toLowerCase());
+}
+
+/** How a verb is typed: `gitops resume` for gitops-resume; any other verb as it is named. */
+export function spelledVerb(verb: string): string {
+  const dash = verb.indexOf('-');
+  return dash > 0 && verbFamily(verb.slice(0, dash))?.get(verb.slice(dash + 1)) === verb
+    ? `${verb.slice(0, dash)} ${verb.slice(dash + 1)}`
+    : verb;
+}
+
+/** The verb a command's first words name (`scale`, `gitops resume`, `gitops-resume`), or undefined. */
+export function verbNamed(first: string, second?: string): Verb | undefined {
+  const word = first.toLowerCase();
+  if (isVerb(word)) return word;
+  return second === undefined ? undefined : verbFamily(word)?.get(second.toLowerCase());
+}
+
 /** Synonym → verb, for suggestions only. */
 export const VERB_SYNONYMS: Readonly<Record<string, Verb>> = Object.fromEntries(
   VERB_NAMES.flatMap((verb) => (verbSpec(verb).synonyms ?? []).map((s) => [s, verb] as const)),
@@ -225,7 +261,7 @@ export function usageLine(verb: string, command: string = DEFAULT_COMMAND): stri
   const v = verb.toLowerCase();
   if (!isVerb(v)) return `${command} <verb> [target] [args] [--flag value …]`;
   const spec = verbSpec(v);
-  const parts = [command, v];
+  const parts = [command, spelledVerb(v)];
   for (const arg of spec.args) parts.push(arg.required ? argPlaceholder(arg) : `[${argPlaceholder(arg)}]`);
   for (const flag of spec.flags) {
     const syntax = flagSyntax(flag);

@@ -1,5 +1,6 @@
 // Plans an operation against the live target: preconditions, the exact merge patch or snapshot, diff and digest.
 import { canonicalDigest } from '../../model/canonical.js';
+import { joinWords } from '../../kit/policy/schedule.js';
 import { OP_ID_PATTERN } from '../../kit/language/intent-base.js';
 import type { UpgradeMode } from '../../model/upgrade-mode.js';
 import { kindModule, kindsWhere, type KindIntent, type KindName } from '../../kinds/index.js';
@@ -279,7 +280,7 @@ export function notApplicable(
     return `${module.sessionJobRefusal ?? `${kind} does not apply to session jobs`}; ${kind} the session cluster${cluster}`;
   }
   if (sessionCluster && !traits.onSessionCluster) {
-    const allowed = kindsWhere('onSessionCluster').join(' and ');
+    const allowed = joinWords(kindsWhere('onSessionCluster'));
     return (
       `${formatTarget(target)} is a session cluster (a FlinkDeployment without spec.job): only ${allowed} apply to it; ` +
       `to ${kind} one of its jobs, target the job as sessionjob:${target.namespace}/<name>`

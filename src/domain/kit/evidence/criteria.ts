@@ -5,7 +5,7 @@ import { describeEvent, isNonBlocking, type EventView } from './events.js';
 import type { UpgradeMode } from '../../model/upgrade-mode.js';
 import { jsonEqual } from '../../model/canonical.js';
 import { getPath, patchLeaves, type JsonRecord } from '../../model/merge-patch.js';
-import type { Plan } from '../../model/plan.js';
+import { ANNOTATION_OPERATION_ID, type Plan } from '../../model/plan.js';
 import type { BaselineVertex } from '../../model/rest-vertices.js';
 import {
   generationOf,
@@ -15,6 +15,7 @@ import {
   lifecycleStateOf,
   observedGenerationOf,
   reconciliationStateOf,
+  resourceVersionOf,
   statusErrorOf,
 } from '../../model/resource.js';
 
@@ -77,6 +78,28 @@ export function generationObserved(ctx: Ctx): Criterion {
     { generation, observedGeneration: observed, submitted: ctx.submitted },
     PATH.generation,
   );
+}
+
+/**
+ * The object observed is the one our write produced, or a later one: it carries this operation's
+ * `flink-chatops/operation-id`, which only our patch writes. What a metadata-only change (no new generation, nothing
+ * written by the operator) is judged on, instead of the generation.
+ */
+export function submissionObserved(ctx: Ctx): Criterion {
+  const ours = ctx.plan.change.type === 'patch' ? operationIdOf(ctx.plan.change.patch) : undefined;
+  const seen = operationIdOf(ctx.resource);
+  return criterion(
+    ctx,
+    'submission-observed',
+    ours !== undefined && seen === ours,
+    { operationId: seen ?? null, resourceVersion: resourceVersionOf(ctx.resource) ?? null },
+    `metadata.annotations[${ANNOTATION_OPERATION_ID}], metadata.resourceVersion`,
+  );
+}
+
+function operationIdOf(object: unknown): string | undefined {
+  const id = getPath(object, ['metadata', 'annotations', ANNOTATION_OPERATION_ID]);
+  return typeof id === 'string' ? id : undefined;
 }
 
 export function reconciledDeployed(ctx: Ctx): Criterion {

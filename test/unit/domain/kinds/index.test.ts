@@ -23,7 +23,7 @@ import {
 } from '../../../../src/domain/kinds/index.js';
 import { helpText } from '../../../../src/domain/engines/language/help.js';
 import { parseCommand } from '../../../../src/domain/engines/language/parse.js';
-import { VERB_NAMES, verbSpec } from '../../../../src/domain/engines/language/verbs.js';
+import { VERB_NAMES, spelledVerb, verbSpec } from '../../../../src/domain/engines/language/verbs.js';
 import { applyMergePatch, getPath, patchLeaves, type JsonRecord } from '../../../../src/domain/model/merge-patch.js';
 import type { Plan } from '../../../../src/domain/model/plan.js';
 import { formatTarget, type Target } from '../../../../src/domain/model/target.js';
@@ -41,6 +41,8 @@ import {
 const SRC = join(import.meta.dirname, '..', '..', '..', '..', 'src');
 const running = flinkDeployment();
 const suspended = flinkDeployment({ spec: { job: { state: 'suspended' } } });
+/** Paused for GitOps (Flux's per-object switch), for the kinds that act only on a paused target. */
+const paused = flinkDeployment({ annotations: { 'kustomize.toolkit.fluxcd.io/reconcile': 'disabled' } });
 const TARGET: Target = {
   kind: 'FlinkDeployment',
   namespace: 'streaming-prod',
@@ -57,10 +59,10 @@ function exampleIntents(kind: KindName): { example: string; intent: KindIntent }
   });
 }
 
-/** The plans of the kind's examples on a running or a suspended deployment (whichever each applies to). */
+/** The plans of the kind's examples on a running, a suspended or a paused deployment (whichever each applies to). */
 function examplePlans(kind: KindName): { example: string; before: unknown; plan: Plan }[] {
   return exampleIntents(kind).flatMap(({ example, intent }) => {
-    for (const before of [running, suspended]) {
+    for (const before of [running, suspended, paused]) {
       const result = planOperation(intent, { resource: before }, PLAN_CONTEXT);
       if (result.ok) return [{ example, before, plan: result.plan }];
     }
@@ -102,7 +104,7 @@ describe('the kind registry', () => {
     expect(VERB_NAMES.filter((v) => verbSpec(v).group === 'operation')).toEqual([...INTENT_KINDS]);
     const overview = helpText();
     for (const kind of INTENT_KINDS) {
-      expect(overview).toContain(`• \`/flink ${kind}`);
+      expect(overview).toContain(`• \`/flink ${spelledVerb(kind)}`);
       expect(overview).toContain(verbSpec(kind).summary);
     }
   });
@@ -124,7 +126,7 @@ describe.each(KIND_NAMES)('%s', (kind) => {
 
   it('plans at least one of its examples, as the change its traits name, described from its module', () => {
     const plans = examplePlans(kind);
-    expect(plans.length, 'no example plans on a running or a suspended deployment').toBeGreaterThan(0);
+    expect(plans.length, 'no example plans on a running, a suspended or a paused deployment').toBeGreaterThan(0);
     for (const { plan } of plans) expect(plan.change.type).toBe(traits.change);
     for (const { intent } of exampleIntents(kind))
       expect(describeIntent(intent)).toMatch(new RegExp(`^${kind} ${formatTarget(TARGET)}`));

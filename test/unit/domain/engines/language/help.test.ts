@@ -5,6 +5,7 @@ import {
   FLAG_OWNERS,
   VERB_NAMES,
   argPlaceholder,
+  spelledVerb,
   verbSpec,
   type FlagSpec,
   type Verb,
@@ -89,7 +90,7 @@ describe('help', () => {
 
   it('documents every verb and every flag in the overview, and nothing the parser refuses', () => {
     const overview = helpText();
-    for (const verb of VERB_NAMES) expect(overview).toContain(`/flink ${verb}`);
+    for (const verb of VERB_NAMES) expect(overview).toContain(`/flink ${spelledVerb(verb)}`);
     const documented = flagsIn(overview);
     for (const name of FLAG_OWNERS.keys()) expect(documented, `--${name}`).toContain(name);
     for (const name of documented) {
@@ -130,6 +131,15 @@ describe('help', () => {
     expect(helpText(undefined, '/ops')).toContain('`/ops scale <target> <parallelism> [--reset-autoscaler]`');
     expect(helpText('scale', '/ops')).toContain('Usage: `/ops scale <target> <parallelism> [--reset-autoscaler]');
     expect(helpText('scale', '/ops')).not.toContain('/flink');
+  });
+
+  it('writes a two-word verb as it is typed, and shows it for its family word', () => {
+    const text = helpText('gitops-resume');
+    expect(text).toMatch(/^\*\/flink gitops resume\* — end a GitOps pause/);
+    expect(text).toContain('Usage: `/flink gitops resume <target> [--reason "…"]');
+    expect(helpText('gitops')).toBe(text);
+    expect(helpText()).toContain('• `/flink gitops resume <target>` — end a GitOps pause');
+    expect(usageLine('gitops-resume', '/ops')).toMatch(/^\/ops gitops resume <target> /);
   });
 
   it('shows channel examples as people type them', () => {

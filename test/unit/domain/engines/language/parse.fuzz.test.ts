@@ -55,6 +55,7 @@ function randomChars(r: Rand, length: number, ranges: ReadonlyArray<readonly [nu
 const FLAGS = [...FLAG_OWNERS.keys(), 'help', 'bogus', ''];
 const PIECES = [
   ...VERB_NAMES,
+  'gitops',
   'SCALE',
   'sacle',
   '/flink',

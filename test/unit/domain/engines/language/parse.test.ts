@@ -461,6 +461,38 @@ const rows: Row[] = [
     '--reset-autoscaler',
   ),
   no('restart prod/x --reset-autoscaler', /--reset-autoscaler is not an option of restart; it belongs to scale/),
+  // two-word verbs: `gitops resume` is the verb gitops-resume
+  ok('gitops resume prod/x', I({ kind: 'gitops-resume', target: X })),
+  ok('GitOps RESUME prod/x --reason committed', I({ kind: 'gitops-resume', target: X, reason: 'committed' })),
+  ok('gitops-resume prod/x', I({ kind: 'gitops-resume', target: X })),
+  ok('/flink gitops resume prod/x', I({ kind: 'gitops-resume', target: X })),
+  no('gitops resume', /^gitops resume needs <target>\nUsage: `\/flink gitops resume <target> \[--reason/),
+  no(
+    'gitops suspend prod/x',
+    /^unknown gitops command "suspend"; use `gitops resume <target>`\nUsage: `\/flink gitops resume/,
+  ),
+  no('gitops', /^gitops needs a command; use `gitops resume <target>`/),
+  no('gitops --reason x', /^gitops needs a command; use `gitops resume <target>`/),
+  no(
+    'gitops resume prod/x --mode savepoint',
+    /--mode is not an option of gitops resume; it belongs to suspend, upgrade/,
+  ),
+  no('gitops resume prod/x extra', /unexpected "extra": gitops resume takes <target>/),
+  ok('gitops --help', Q({ kind: 'help', verb: 'gitops' })),
+  ok('gitops resume prod/x --help', Q({ kind: 'help', verb: 'gitops-resume' })),
+  ok('help gitops', Q({ kind: 'help', verb: 'gitops' })),
+  ok('help gitops resume', Q({ kind: 'help', verb: 'gitops-resume' })),
+  ok('help gitops-resume', Q({ kind: 'help', verb: 'gitops-resume' })),
+  ok(
+    'explain gitops resume prod/x --public',
+    Q({ kind: 'explain', public: true, intent: { kind: 'gitops-resume', target: X, incidentChannels: [] } }),
+  ),
+  no(
+    'explain gitops prod/x',
+    /^unknown gitops command "prod\/x"; use `gitops resume <target>`\nUsage: `\/flink explain/,
+  ),
+  no('status gitops resume', /unexpected "resume": status takes <target>/),
+  no('gitop resume prod/x', /unknown command "gitop"; did you mean `gitops resume`\?/, 'gitops-resume'),
   // undo
   ok('undo op-7f3c2a9b --reason "leaks memory"', I({ kind: 'undo', opId: 'op-7f3c2a9b', reason: 'leaks memory' })),
   no('undo prod/x', /"prod\/x" is not an op id/),

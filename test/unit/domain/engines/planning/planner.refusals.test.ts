@@ -88,10 +88,10 @@ describe('session clusters and session jobs', () => {
     { kind: 'scale', parallelism: 2 },
     { kind: 'savepoint' },
     { kind: 'restore', from: 's3://sp/1' },
-  ])('refuses $kind on a session cluster: only restart and upgrade apply', (raw) => {
+  ])('refuses $kind on a session cluster: only restart, upgrade and gitops-resume apply', (raw) => {
     expect(refusal({ ...raw, target: SC }, cluster)).toMatch(
       new RegExp(
-        `is a session cluster .*only restart and upgrade apply to it; to ${raw.kind} one of its jobs, target the job as sessionjob:${NS}/<name>`,
+        `is a session cluster .*only restart, upgrade and gitops-resume apply to it; to ${raw.kind} one of its jobs, target the job as sessionjob:${NS}/<name>`,
       ),
     );
   });
