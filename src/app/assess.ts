@@ -30,6 +30,8 @@ import { isKubeError } from '../kube/errors.js';
 import type { FlinkClient } from '../kube/flink-client.js';
 import type { FlinkRest } from '../kube/flink-rest.js';
 import { readHealth } from './health.js';
+import { assessGitops } from '../domain/engines/planning/gitops.js';
+import { gitopsFor } from '../domain/engines/policy/gitops.js';
 
 /** The clients of one cluster as assessment reads it: Kubernetes, and Flink REST for the health gate (absent: no gate). */
 export interface ClusterReaders {
@@ -106,12 +108,14 @@ export async function assess(policy: Policy, request: AssessRequest, deps: Asses
     (named) => planFor(request.intent, undone, named, ctx),
   );
   if (!planned.ok) return planned;
-  const { plan } = planned;
-  const effectiveKind = judgedKind(request.intent.kind, plan);
+  const effectiveKind = judgedKind(request.intent.kind, planned.plan);
+  const now = deps.now();
+  // The target's GitOps owner may add the pause to the patch, so it comes before anything reads the plan.
+  const gitops = withGitops(policy, request.intent.kind, effectiveKind, planned.plan, live.resource, now);
+  const { plan } = gitops;
   const checkIntent = isUndo(request.intent) ? inverseIntent(effectiveKind, target, plan) : request.intent;
 
   const freeze = await deps.getFreeze(target);
-  const now = deps.now();
   const lastSavepoint = kindModule(effectiveKind).traits.readsLastSavepoint
     ? await readLastSavepoint(target, live.resource, kube, request.signal)
     : undefined;
@@ -120,7 +124,7 @@ export async function assess(policy: Policy, request: AssessRequest, deps: Asses
   const sessionJobs = redeploysSessionCluster(effectiveKind, target, live.resource)
     ? await readSessionJobs(target, kube, request.signal)
     : undefined;
-  const checks = runChecks({
+  const builtIn = runChecks({
     ...(health ? { health } : {}),
     ...(sessionJobs ? { sessionJobs } : {}),
     ...(environment === undefined ? {} : { environment }),
@@ -136,6 +140,7 @@ export async function assess(policy: Policy, request: AssessRequest, deps: Asses
     },
     now,
   });
+  const checks = [...builtIn, ...gitops.checks];
   // A configuration key the policy does not allow is refused (nothing recorded), naming the key
   // (docs/lifecycle.md#refused-or-denied).
   const refusedKeys = checks.find((c) => c.name === CHECK.configKeys && c.outcome === 'fail');
@@ -152,6 +157,26 @@ export async function assess(policy: Policy, request: AssessRequest, deps: Asses
     ...(request.intent.breakGlass === true ? { breakGlass: true } : {}),
   });
   return { ok: true, target, plan, decision, effectiveKind, resource: live.resource };
+}
+
+/** The plan with what its target's GitOps owner means for it, and the `gitops` checks (docs/policy.md#gitops-managed-targets). */
+function withGitops(
+  policy: Policy,
+  intentKind: OperationIntent['kind'],
+  effectiveKind: KindName,
+  plan: Plan,
+  resource: unknown,
+  now: Date,
+): ReturnType<typeof assessGitops> {
+  const { target } = plan;
+  const settings = gitopsFor(policy, {
+    namespace: target.namespace,
+    ...(target.cluster === undefined ? {} : { cluster: target.cluster }),
+    intentKind,
+    ...(plan.effectiveUpgradeMode ? { upgradeMode: plan.effectiveUpgradeMode } : {}),
+    now,
+  });
+  return assessGitops({ plan, resource, intentKind, effectiveKind, settings });
 }
 
 interface LiveRead {

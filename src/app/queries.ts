@@ -6,6 +6,7 @@ import type { Query } from '../domain/engines/language/requests.js';
 import type { OperationRecord } from '../domain/engines/operation.js';
 import { checkRequest, findNamespace, unmanagedMessage } from '../domain/engines/policy/evaluate.js';
 import {
+  annotationsOf,
   imageOf,
   jobSpecOf,
   jobStatusStateOf,
@@ -17,6 +18,8 @@ import {
 } from '../domain/model/resource.js';
 import { formatTarget, targetKey, type Target, type TargetKind } from '../domain/model/target.js';
 import { isKubeError } from '../kube/errors.js';
+import { REVERTED_NOTE } from '../domain/kit/evidence/reverts.js';
+import { ANNOTATION_GITOPS_PAUSED_BY, detectGitops, ownerWords } from '../domain/model/gitops.js';
 import type { ExplainView, ListView, LocksView, StatusView } from './views.js';
 import { assess, readLive, resolveTarget } from './assess.js';
 import { assessDeps, describeFault, type BotDeps } from './context.js';
@@ -117,6 +120,8 @@ export class QueryService {
         freeze: freeze ? { by: freeze.by, reason: freeze.reason, at: freeze.at } : undefined,
         lastOperation: last[0] ? pickLast(last[0]) : undefined,
         error: statusErrorOf(resource),
+        gitops: gitopsOf(resource),
+        lastRevert: last[0]?.history.findLast((e) => e.type === 'note' && e.name === REVERTED_NOTE),
       }),
     };
     return { kind: 'status', view };
@@ -259,6 +264,14 @@ export class QueryService {
 
 function refused(message: string): QueryAnswer {
   return { kind: 'refused', message };
+}
+
+/** The target's GitOps owner as the status shows it; undefined when none is detected. */
+function gitopsOf(resource: unknown): StatusView['gitops'] {
+  const owner = detectGitops(resource);
+  if (!owner) return undefined;
+  const pausedBy = annotationsOf(resource)[ANNOTATION_GITOPS_PAUSED_BY];
+  return { owner: ownerWords(owner), paused: owner.paused, ...(pausedBy ? { pausedBy } : {}) };
 }
 
 function pickLast(r: OperationRecord): NonNullable<StatusView['lastOperation']> {

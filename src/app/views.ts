@@ -4,7 +4,7 @@ import type { PolicyDecision } from '../domain/model/decision.js';
 import type { OperationIntent } from '../domain/kinds/index.js';
 import type { JobExceptionEntry, RestartEntry } from '../domain/model/job-exceptions.js';
 import type { SnapshotEntry } from '../domain/model/snapshot-history.js';
-import type { OperationRecord } from '../domain/engines/operation.js';
+import type { HistoryEntry, OperationRecord } from '../domain/engines/operation.js';
 import type { Plan } from '../domain/model/plan.js';
 import type { Target } from '../domain/model/target.js';
 import type { OperationSchedule } from '../domain/kit/schedule/resolve.js';
@@ -32,6 +32,10 @@ export interface StatusView {
   lastOperation?: Pick<OperationRecord, 'id' | 'kind' | 'state' | 'requester' | 'updatedAt'>;
   /** status.error message, when set. */
   error?: string;
+  /** Who applies the target from Git, in words, and whether Flux is paused for it (docs/policy.md#gitops-managed-targets). */
+  gitops?: { owner: string; paused: boolean; pausedBy?: string };
+  /** The last operation's most recent revert (a REVERTED note), as recorded (docs/lifecycle.md#after-completed). */
+  lastRevert?: HistoryEntry;
 }
 
 export interface ListView {

@@ -78,6 +78,8 @@ export interface Metrics {
   kubeCall(call: KubeCall): void;
   /** An operation reached a terminal state: `outcome` is that state, `seconds` the time since it was requested. */
   observeOutcome(kind: string, outcome: string, seconds: number): void;
+  /** A field a completed operation set was changed back by another field manager (docs/lifecycle.md#after-completed). */
+  countRevert(revert: { cluster: string; manager: string; kind: string }): void;
   /** Sets or replaces the scrape-time sources (for wiring done after the metrics exist). */
   setSources(sources: MetricsSources): void;
   /** The exposition text. A failing source is counted in `collect_errors_total`, never fails the scrape. */
@@ -269,9 +271,17 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     registers: [registry],
   });
 
+  const reverts = new Counter({
+    name: `${METRIC_PREFIX}reverts_total`,
+    help: 'Fields completed operations set that another field manager changed back, by cluster, manager and kind',
+    labelNames: ['cluster', 'manager', 'kind'],
+    registers: [registry],
+  });
+
   return {
     registry,
     contentType: registry.contentType,
+    countRevert: ({ cluster, manager, kind }) => reverts.inc({ cluster, manager, kind }),
     observeAck: (seconds) => ack.observe(nonNegative(seconds)),
     observeLockWait: (seconds) => lockWait.observe(nonNegative(seconds)),
     slackCall(method, status) {

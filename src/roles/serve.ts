@@ -45,7 +45,11 @@ export async function serve(role: Role, config: Config): Promise<number> {
     if (role !== 'bot') {
       const worker = await (
         await import('./worker.js')
-      ).startWorker(config, { ...shared, onLockWait: (s) => metrics.observeLockWait(s) });
+      ).startWorker(config, {
+        ...shared,
+        onLockWait: (s) => metrics.observeLockWait(s),
+        onRevert: (r) => metrics.countRevert(r),
+      });
       started.push(worker);
     }
     if (role !== 'worker') {

@@ -15,6 +15,8 @@ import { Runner } from '../worker/runner.js';
 import { Sweep, SWEEP_INTERVAL_MS } from '../app/sweep.js';
 import { BreakGlassIndex } from '../store/break-glass.js';
 import { OperationWorker } from '../worker/worker.js';
+import { AfterCompletedWatcher, type AfterCompletedDeps } from '../worker/after-completed.js';
+import { AfterCompletedWatches } from '../store/after-completed.js';
 
 export interface WorkerOverrides {
   logger?: Logger;
@@ -29,6 +31,10 @@ export interface WorkerOverrides {
   onCommitted?: OperationStoreOptions['onCommitted'];
   /** Observes lease waits (QUEUED → holding the lease), in seconds. */
   onLockWait?: (seconds: number) => void;
+  /** Observes each revert of a completed change this process records (docs/lifecycle.md#after-completed). */
+  onRevert?: AfterCompletedDeps['onRevert'];
+  /** How often each cluster's after-COMPLETED watches are read again (default 5 s). */
+  afterCompletedRefreshMs?: number;
   settings?: Partial<RunnerSettings>;
   /** Called with each Redis connection this worker opens (benchmarks count commands through it). */
   instrumentRedis?: (connection: RedisConnection) => void;
@@ -40,6 +46,7 @@ export interface ClusterWorker {
   runner: Runner;
   watches: WatchHub;
   worker: OperationWorker;
+  afterCompleted: AfterCompletedWatcher;
 }
 
 export interface RunningWorker {
@@ -109,6 +116,7 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
       nonce: monotonicNonce(now),
       ...(overrides.onLockWait ? { onLockWait: overrides.onLockWait } : {}),
     };
+    const afterWatches = new AfterCompletedWatches(redis, prefix);
     const parts: ClusterWorker[] = [];
     for (const name of config.clusters.worker) {
       // One runner, shared watches and BullMQ worker per cluster: each writes only to its own cluster
@@ -120,7 +128,27 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
         logger,
       });
       closers.unshift(() => watches.close());
-      const runner = new Runner({ ...shared, kube, rest, watches, queue: queues.named(name), cluster: name });
+      const afterCompleted = new AfterCompletedWatcher({
+        store,
+        watches: afterWatches,
+        hub: watches,
+        cluster: name,
+        logger,
+        now,
+        actor: settings.actor,
+        ...(overrides.onRevert ? { onRevert: overrides.onRevert } : {}),
+        ...(overrides.afterCompletedRefreshMs ? { refreshMs: overrides.afterCompletedRefreshMs } : {}),
+      });
+      closers.unshift(() => afterCompleted.close());
+      const runner = new Runner({
+        ...shared,
+        kube,
+        rest,
+        watches,
+        queue: queues.named(name),
+        cluster: name,
+        afterCompleted,
+      });
       const worker = new OperationWorker({
         connection: blocking,
         prefix,
@@ -131,7 +159,7 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
         logger,
       });
       closers.unshift(() => worker.close());
-      parts.push({ cluster: name, runner, watches, worker });
+      parts.push({ cluster: name, runner, watches, worker, afterCompleted });
     }
     const sweep = new Sweep({
       store,
@@ -143,6 +171,7 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
     });
     closers.unshift(() => sweep.stop());
     for (const part of parts) await part.worker.start();
+    for (const part of parts) await part.afterCompleted.start();
     const stopPresence = new WorkerPresence(redis, prefix).keep(config.clusters.worker, (error) =>
       logger.warn({ err: error }, 'could not renew the worker presence'),
     );

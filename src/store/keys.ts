@@ -56,6 +56,11 @@ export interface StoreKeys {
    * zset createdAt → op id: break-glass operations not yet reviewed (store/break-glass.ts, docs/policy.md#break-glass).
    */
   readonly breakGlassUnreviewed: string;
+  /**
+   * hash target key → the after-COMPLETED watch of the target's last completed operation, per cluster
+   * (store/after-completed.ts, docs/lifecycle.md#after-completed).
+   */
+  afterCompleted(cluster: string): string;
 }
 
 export function storeKeys(prefix: string): StoreKeys {
@@ -78,6 +83,7 @@ export function storeKeys(prefix: string): StoreKeys {
     metricsExporter: `${tag}:metrics:exporter`,
     workers: (cluster) => `${tag}:workers:${cluster}`,
     breakGlassUnreviewed: `${tag}:break-glass:unreviewed`,
+    afterCompleted: (cluster) => `${tag}:after-completed:${cluster}`,
   };
 }
 

@@ -15,6 +15,7 @@ export const SCRIPTS = {
   extendDeliveryLock: 1,
   releaseDeliveryLock: 1,
   paceChannel: 1,
+  endAfterCompleted: 1,
 } as const satisfies Record<string, number>;
 export type ScriptName = keyof typeof SCRIPTS;
 

@@ -12,6 +12,7 @@ import type { Logger } from '../log.js';
 import type { OperationQueue } from '../queue/queue.js';
 import type { FreezeStore, Lease, LockStore, OperationStore } from '../app/ports/index.js';
 import type { TargetView } from './target-view.js';
+import type { AfterCompletedWatcher } from './after-completed.js';
 
 export interface RunnerSettings {
   /** The `actor` of every history entry the worker writes. */
@@ -60,6 +61,8 @@ export interface RunnerDeps {
   nonce: () => number;
   /** Observes how long an operation waited from QUEUED to holding its target's lease (metrics). */
   onLockWait?: (seconds: number) => void;
+  /** The cluster's after-COMPLETED watch (docs/lifecycle.md#after-completed); absent: none. */
+  afterCompleted?: Pick<AfterCompletedWatcher, 'begin' | 'endOthers'>;
 }
 
 /** What the worker keeps in `record.evidence`: the baseline before the call, then the verdict (StoredEvidence-compatible). */

@@ -125,6 +125,10 @@ export async function submitFromQueued(run: Run, prepared: Prepared): Promise<Su
     set: { evidence, ...(replanned ? { plan, decision: replanned.decision } : {}) },
   });
   if (!submitting) return { type: 'ended' };
+  // This operation starts: the target's earlier after-COMPLETED watch ends (docs/lifecycle.md#after-completed).
+  await run.deps.afterCompleted
+    ?.endOthers(plan.target, run.opId)
+    .catch((error: unknown) => run.log.warn({ err: error }, 'could not end the earlier after-COMPLETED watch'));
   return submitLoop(run, submitting, plan, { resourceVersion, readFirst: false });
 }
 

@@ -12,6 +12,7 @@ import { nextGraceEnd, waitingNotes, waitingStateOf } from './waiting.js';
 import { withSessionJobs } from './session-jobs.js';
 import { deepSettings, readRest, restDueAt } from './rest-read.js';
 import type { TargetView } from './target-view.js';
+import { watchOf } from './after-completed.js';
 
 export type Verification = { type: 'ended' } | Handback;
 
@@ -123,7 +124,7 @@ async function finish(
   const base = { ...stored, verdict, summary: summarize(verdict), criteria: verdict.criteria };
   if (verdict.outcome === 'completed') {
     run.log.info({ summary: base.summary }, 'completed with evidence');
-    await commit(run, {
+    const completed = await commit(run, {
       from: ['SUBMITTED'],
       to: 'COMPLETED',
       before: progress,
@@ -136,6 +137,7 @@ async function finish(
       },
       set: { evidence: base },
     });
+    if (completed) await startWatch(run, completed);
     return;
   }
   if (verdict.outcome === 'failed') {
@@ -207,4 +209,13 @@ async function seed(run: Run, view: TargetView, plan: Plan, stored: WorkerEviden
   const failed = (await Promise.all(reads)).find((r) => r !== undefined);
   if (!failed) run.viewSeeded = true;
   return failed;
+}
+
+/** The after-COMPLETED watch of what the operation set (docs/lifecycle.md#after-completed); a failure only costs it. */
+async function startWatch(run: Run, record: OperationRecord): Promise<void> {
+  const watch = watchOf(record, run.deps.cluster, run.deps.now());
+  if (!watch || !run.deps.afterCompleted) return;
+  await run.deps.afterCompleted
+    .begin(watch)
+    .catch((error: unknown) => run.log.warn({ err: error }, 'could not start the after-COMPLETED watch'));
 }

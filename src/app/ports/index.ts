@@ -56,3 +56,4 @@ export type * from './freezes.js';
 export type * from './delivery.js';
 export type * from './break-glass.js';
 export type * from './locks.js';
+export type * from './after-completed.js';

@@ -39,6 +39,7 @@ import {
 import type { RenderContext, SlackMessage } from './message.js';
 import { NOT_MESSAGED_NOTE } from '../../domain/engines/policy/approvers.js';
 import { scheduleLine } from './schedule.js';
+import { gitopsSection } from './gitops.js';
 import { breakGlassPrefix, breakGlassSection, REVIEW_ACTION_ID, reviewActions } from './break-glass.js';
 
 export const ACTION_IDS = {
@@ -177,6 +178,7 @@ function bodyBlocks(record: OperationRecord, ctx: RenderContext): Block[] {
   const reason = record.intent.reason;
   if (reason) blocks.push(section(`*Reason:* ${userText(reason, REASON_CHARS)}`));
   if (record.plan) blocks.push(section(`*${planTitle(record.plan)}*\n${planLines(record.plan).join('\n')}`));
+  blocks.push(gitopsSection(record, ctx.command));
   if (record.decision) blocks.push(listSection('Checks', checkLines(record.decision.checks), '_no checks apply_'));
   blocks.push(approvalSection(record, ctx), outcomeSection(record), evidenceSection(record));
   blocks.push(

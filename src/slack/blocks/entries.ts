@@ -2,6 +2,7 @@
 import type { HistoryEntry, OperationRecord } from '../../domain/engines/operation.js';
 import { ESCALATED_NOTE, NOT_MESSAGED_NOTE, REMINDER_NOTE } from '../../domain/engines/policy/approvers.js';
 import { detailText, entryCriteria, entryReason } from './parts.js';
+import { isRevert, revertText } from './gitops.js';
 import { escapeKeepMentions, escapeText, oneLine, plural, slackDate, who } from './text.js';
 
 const because = (entry: HistoryEntry): string => {
@@ -43,10 +44,13 @@ export function describeNote(record: OperationRecord, entry: HistoryEntry): stri
   }
   if (entry.name === NOT_MESSAGED_NOTE)
     return `${plural(people.length, 'eligible approver')} not messaged (DMs are capped): ${people.map(who).join(', ')}`;
+  if (isRevert(entry)) return revertText(entry);
   // What the worker says while it waits: blocked (with when it turns FAILED), recovered, the operator retrying.
   const message = typeof entry.detail.message === 'string' ? entry.detail.message : undefined;
   if (
-    ['blocked', 'cleared', 'retrying', 'unreachable', 'reachable', 'no-worker', 'review-due'].includes(entry.name) &&
+    ['blocked', 'cleared', 'retrying', 'unreachable', 'reachable', 'no-worker', 'review-due', 'gitops-paused'].includes(
+      entry.name,
+    ) &&
     message !== undefined
   ) {
     return escapeText(oneLine(`${message.charAt(0).toUpperCase()}${message.slice(1)}`));

@@ -3,6 +3,7 @@ import { runsLine } from './schedule.js';
 import { helpText } from '../../domain/engines/language/help.js';
 import type { OperationRecord } from '../../domain/engines/operation.js';
 import { formatTarget, type Target } from '../../domain/model/target.js';
+import { revertText } from './gitops.js';
 import { enforceLimits } from './limits.js';
 import { checkLines, intentLine, planLines, planTitle, reasonLines } from './parts.js';
 import { isBreakGlass, skippedUseLines } from './break-glass.js';
@@ -85,9 +86,22 @@ export function renderStatus(view: StatusView, ctx: RenderContext): SlackMessage
       ],
     ]),
     view.error ? section(`:warning: *Operator error:* ${escapeText(oneLine(view.error))}`) : undefined,
+    gitopsStatus(view),
   ]);
   const text = `Status of ${target}: lifecycle ${view.lifecycleState ?? 'unknown'}, job ${view.jobState ?? 'unknown'}`;
   return enforceLimits({ text: escapeText(text), blocks });
+}
+
+/** Who applies the target from Git, a pause, and the last operation's latest revert (docs/policy.md#gitops-managed-targets). */
+function gitopsStatus(view: StatusView): Block | undefined {
+  const lines: string[] = [];
+  const g = view.gitops;
+  if (g) {
+    const by = g.pausedBy ? ` by \`${escapeText(g.pausedBy)}\`` : '';
+    lines.push(`Managed by ${escapeText(g.owner)}${g.paused ? `; Flux is *paused* for it${by}` : ''}`);
+  }
+  if (view.lastRevert) lines.push(`:rewind: ${revertText(view.lastRevert)}`);
+  return lines.length === 0 ? undefined : section(`*GitOps*\n${lines.join('\n')}`);
 }
 
 function itemLine(item: ListView['items'][number]): string {

@@ -12,6 +12,7 @@ import { context, either, escapeKeepMentions, escapeText, oneLine, plural, secti
 import type { RenderContext, SlackMessage } from './message.js';
 import { runsLine, whenOf } from './schedule.js';
 import { RESCHEDULED } from '../../domain/kit/schedule/resolve.js';
+import { isRevert, revertText } from './gitops.js';
 
 /** States whose entry is a milestone people want in the thread; the others show on the card only. */
 const STATE_REPLIES: readonly OperationState[] = [
@@ -209,7 +210,7 @@ function body(record: OperationRecord, entry: HistoryEntry): string {
     case 'command':
       return `:memo: ${describeCommand(entry)}`;
     case 'note':
-      return `:warning: ${describeNote(record, entry)}`;
+      return isRevert(entry) ? `:rewind: ${revertText(entry)}` : `:warning: ${describeNote(record, entry)}`;
     case 'retry':
       return `:repeat: Submitting again${entryReason(entry) ? `: ${escapeText(oneLine(entryReason(entry) ?? ''))}` : ''}`;
   }

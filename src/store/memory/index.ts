@@ -1,12 +1,20 @@
 // The in-memory twins of every store port, wired as one Redis would hold them (the leases follow the operations'
 // FIFO order) on one injected clock: what the unit tier of the services and the worker runs on.
+import { MemoryAfterCompletedWatches } from './after-completed.js';
 import { MemoryBreakGlassIndex } from './break-glass.js';
 import { MemoryDeliveryState } from './delivery.js';
 import { MemoryFreezeStore } from './freezes.js';
 import { MemoryLeaseStore } from './locks.js';
 import { MemoryOperationStore, type MemoryOperationStoreOptions } from './operations.js';
 
-export { MemoryBreakGlassIndex, MemoryDeliveryState, MemoryFreezeStore, MemoryLeaseStore, MemoryOperationStore };
+export {
+  MemoryAfterCompletedWatches,
+  MemoryBreakGlassIndex,
+  MemoryDeliveryState,
+  MemoryFreezeStore,
+  MemoryLeaseStore,
+  MemoryOperationStore,
+};
 
 export interface MemoryStores {
   store: MemoryOperationStore;
@@ -14,6 +22,7 @@ export interface MemoryStores {
   leases: MemoryLeaseStore;
   delivery: MemoryDeliveryState;
   breakGlass: MemoryBreakGlassIndex;
+  afterCompleted: MemoryAfterCompletedWatches;
 }
 
 export function memoryStores(opts: MemoryOperationStoreOptions & { token?: () => string } = {}): MemoryStores {
@@ -32,5 +41,6 @@ export function memoryStores(opts: MemoryOperationStoreOptions & { token?: () =>
       ...(opts.retentionMs === undefined ? {} : { retentionMs: opts.retentionMs }),
     }),
     breakGlass: new MemoryBreakGlassIndex(),
+    afterCompleted: new MemoryAfterCompletedWatches(),
   };
 }

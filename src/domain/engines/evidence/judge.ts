@@ -1,5 +1,6 @@
 // Judges one observation after a submission (docs/lifecycle.md#evidence): pending, COMPLETED with its proof depth, or
 // FAILED.
+import { revertedFailure } from '../../kit/evidence/reverts.js';
 import { previousJobIdOf, type Ctx } from '../../kit/evidence/criteria.js';
 import { KIND_NAMES, isKindName, kindModule, kindsWhere, type KindName } from '../../kinds/index.js';
 import type {
@@ -194,6 +195,8 @@ export function evaluateEvidence(input: EvidenceInput): EvidenceVerdict {
   const ctx = contextOf(input);
   const identity = identityVerdict(ctx);
   if (identity) return identity;
+  const reverted = revertedFailure(ctx);
+  if (reverted) return { outcome: 'failed', criteria: [], ...reverted };
   const module = kindModule(input.kind);
   if (ctx.sessionCluster && !module.traits.onSessionCluster) {
     throw new TypeError(
