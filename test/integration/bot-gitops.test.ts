@@ -120,6 +120,21 @@ describe('an Argo CD self-heal target', () => {
       expect(reverts(await env.record(requested.id))).toEqual([]);
     });
   }, 90_000);
+  it('self-heal faster than the redeploy: FAILED at once, naming who reverted which field, never COMPLETED', async () => {
+    const env = await bots.start();
+    const target = await fresh('streaming-dev', 'gitops-fast');
+    bots.cluster.gitops.manage({ ...target, controller: 'argocd', selfHealDelayMs: 1 });
+    await withWorker(env, async () => {
+      const requested = await env.request('scale streaming-dev/gitops-fast 3', USERS.bob);
+      const done = await env.waitForState(requested.id, [...ENDED], 30_000);
+      expect(done.state).toBe('FAILED');
+      const failed = done.history.findLast((e) => e.type === 'state' && e.name === 'FAILED');
+      expect(String(failed?.detail.reason)).toContain(
+        'the change was reverted by argocd-controller (Argo CD application streaming-dev_gitops-fast) before it took effect: spec.job.parallelism 3 → 2',
+      );
+      expect(jobOf(live(target)).parallelism).toBe(2);
+    });
+  }, 60_000);
 });
 
 describe('policy gitops', () => {

@@ -18,6 +18,7 @@ import { ACTION_IDS } from '../../src/slack/blocks/index.js';
 import { startBot, type BotOverrides, type RunningBot } from '../../src/roles/bot.js';
 import { waitForEvents } from '../../src/store/events.js';
 import { eventually } from './poll.js';
+import { expectAttributedWrites } from './attribution.js';
 import { redisForTest, type TestRedis } from './redis.js';
 import {
   cardClickBody,
@@ -376,6 +377,8 @@ export function useBotEnvs(): BotTestHooks {
   });
   afterAll(async () => {
     await cluster?.close();
+    // Every write of the bots and workers in the file named its field manager.
+    if (cluster) expectAttributedWrites(cluster);
   });
   afterEach(async () => {
     for (const env of open.splice(0)) await env.close();

@@ -19,6 +19,7 @@ import { createLogger } from '../../src/log.js';
 import { parsePolicyText } from '../../src/app/policy-load.js';
 import { OperationQueues, type OperationQueue } from '../../src/queue/queue.js';
 import { startSimCluster, type SimCluster } from '@flink-chatops/sim/kube/cluster';
+import { expectAttributedWrites } from './attribution.js';
 import type { KubeObject } from '@flink-chatops/sim/kube/store';
 import { lastEventId, waitForEvents } from '../../src/store/events.js';
 import { FreezeStore } from '../../src/store/freezes.js';
@@ -254,6 +255,8 @@ export class WorkerEnv {
     await this.cluster.close();
     await this.redis.cleanup();
     await rm(this.dir, { recursive: true, force: true });
+    // Every write of the worker named its field manager (the store outlives the closed server).
+    expectAttributedWrites(this.cluster);
   }
 }
 

@@ -54,11 +54,11 @@ export function revertEffect(path: readonly string[]): string | undefined {
   if (path[0] !== 'spec') return undefined;
   const key = path.join('.');
   if (key === 'spec.restartNonce')
-    return 'a second restart: the operator restarts the job for the changed restartNonce';
+    return 'A second restart: the operator restarts the job for the changed restartNonce';
   if (key === 'spec.job.savepointRedeployNonce')
-    return 'a second redeploy: the operator redeploys the job from spec.job.initialSavepointPath for the changed nonce';
-  if (key === 'spec.job.state') return 'the operator moves the job to the state Git declares';
-  return 'a spec change: the operator redeploys the job with it (or rescales it in place where it can)';
+    return 'A second redeploy: the operator redeploys the job from spec.job.initialSavepointPath for the changed nonce';
+  if (key === 'spec.job.state') return 'The operator moves the job to the state Git declares';
+  return 'A spec change: the operator redeploys the job with it (or rescales it in place where it can)';
 }
 
 /** The fields a plan's merge patch sets under `spec`, with the values it sets (none for a snapshot). */
