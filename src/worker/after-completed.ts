@@ -12,7 +12,7 @@ import {
 import type { OperationRecord } from '../domain/engines/operation.js';
 import { canonicalJson } from '../domain/model/canonical.js';
 import { ANNOTATION_OPERATION_ID } from '../domain/model/plan.js';
-import { targetKey, type Target } from '../domain/model/target.js';
+import type { Target } from '../domain/model/target.js';
 import { FIELD_MANAGER, type KubeObject } from '../kube/flink-client.js';
 import type { WatchHub, WatchedKind } from '../kube/watch-hub.js';
 import { pausedBy, remindOfPause } from './pause-reminder.js';
@@ -35,6 +35,7 @@ export interface AfterCompletedDeps {
 }
 
 export class AfterCompletedWatcher {
+  /** By localKey: kind, namespace and name. */
   private readonly active = new Map<string, AfterCompletedWatch>();
   private readonly subscriptions = new Map<string, Promise<() => void>>();
   /** `<op>|<path>|<value now>` already recorded (here or by another replica): not tried again. */
@@ -66,8 +67,8 @@ export class AfterCompletedWatcher {
   /** A later operation on the target starts: its earlier watch ends (docs/lifecycle.md#after-completed). */
   async endOthers(target: Target, opId: string): Promise<void> {
     await this.deps.watches.endOthers(this.deps.cluster, target, opId);
-    const local = this.active.get(targetKey(target));
-    if (local && local.opId !== opId) this.active.delete(targetKey(target));
+    const local = this.active.get(localKey(target));
+    if (local && local.opId !== opId) this.active.delete(localKey(target));
   }
 
   close(): void {
@@ -85,13 +86,13 @@ export class AfterCompletedWatcher {
       const now = this.deps.now();
       const keep = new Set<string>();
       for (const watch of listed) {
-        const seen = this.latest.get(targetKey(watch.target));
+        const seen = this.latest.get(localKey(watch.target));
         const stillPaused = watch.pauses === true && (seen === undefined || pausedBy(seen) === watch.opId);
         if (watch.until <= now && !stillPaused) {
           await this.deps.watches.end(this.deps.cluster, watch.target, watch.opId);
           continue;
         }
-        keep.add(targetKey(watch.target));
+        keep.add(localKey(watch.target));
         await this.track(watch);
         if (stillPaused && seen) await remindOfPause(this.deps, watch, now);
       }
@@ -103,7 +104,7 @@ export class AfterCompletedWatcher {
 
   private async track(watch: AfterCompletedWatch): Promise<void> {
     if (this.closed) return;
-    this.active.set(targetKey(watch.target), watch);
+    this.active.set(localKey(watch.target), watch);
     const { kind, namespace } = watch.target;
     const key = `${kind}/${namespace}`;
     if (!this.subscriptions.has(key)) {
@@ -114,26 +115,25 @@ export class AfterCompletedWatcher {
   }
 
   private onObject(kind: string, object: KubeObject): void {
-    const namespace = object.metadata?.namespace;
-    if (namespace === undefined) return;
-    for (const watch of this.active.values()) {
-      const t = watch.target;
-      if (t.kind === kind && t.namespace === namespace && t.name === object.metadata.name) {
-        void this.check(watch, object).catch((error: unknown) =>
-          this.deps.logger.warn({ err: error, opId: watch.opId }, 'could not record a revert'),
-        );
-      }
-    }
+    const { namespace, name } = object.metadata ?? {};
+    const watch = namespace === undefined ? undefined : this.active.get(localKey({ kind, namespace, name }));
+    if (watch) this.checkQuietly(watch, object);
+  }
+
+  private checkQuietly(watch: AfterCompletedWatch, object: KubeObject): void {
+    void this.check(watch, object).catch((error: unknown) =>
+      this.deps.logger.warn({ err: error, opId: watch.opId }, 'could not record a revert'),
+    );
   }
 
   private async check(watch: AfterCompletedWatch, object: KubeObject): Promise<void> {
-    if (watch.pauses) this.latest.set(targetKey(watch.target), object);
+    if (watch.pauses) this.latest.set(localKey(watch.target), object);
     if (watch.until <= this.deps.now()) return;
     const lastOp = object.metadata.annotations?.[ANNOTATION_OPERATION_ID];
     if (lastOp !== undefined && lastOp !== watch.opId) {
       // Another operation of the bot changed the target: this watch is over.
       await this.deps.watches.end(this.deps.cluster, watch.target, watch.opId);
-      this.active.delete(targetKey(watch.target));
+      this.active.delete(localKey(watch.target));
       return;
     }
     for (const revert of findReverts(watch.fields, object, FIELD_MANAGER)) {
@@ -198,4 +198,9 @@ export function watchOf(record: OperationRecord, cluster: string, now: number): 
     ...(plan.gitops.owner === undefined ? {} : { gitopsOwner: plan.gitops.owner }),
     ...(pauses ? { pauses: true } : {}),
   };
+}
+
+/** One worker watches one cluster, so kind, namespace and name tell its targets apart (a watch event names no cluster). */
+function localKey(target: { kind: string; namespace: string; name: string }): string {
+  return `${target.kind}/${target.namespace}/${target.name}`;
 }

@@ -6,6 +6,7 @@ import { REVERTED_NOTE } from '../../src/domain/kit/evidence/reverts.js';
 import type { OperationRecord } from '../../src/domain/engines/operation.js';
 import { createLogger } from '../../src/log.js';
 import { startWorker, type RunningWorker } from '../../src/roles/worker.js';
+import { fieldOwners } from '@flink-chatops/sim';
 import { flinkDeployment } from '@flink-chatops/sim/testing/kube';
 import { testPolicy, USERS, useBotEnvs, type BotEnv } from '../support/bot-env.js';
 import { eventually } from '../support/poll.js';
@@ -56,12 +57,12 @@ describe('an Argo CD self-heal target', () => {
   it('the card warns before approval; a revert after COMPLETED is reported within 10 s, the state stays COMPLETED', async () => {
     const env = await bots.start();
     const target = await fresh('streaming-prod', 'gitops-argo');
-    // Self-heal 6 s of real time after a change (cluster time at fast speed is 100× faster): after the redeploy.
+    // Self-heal 4 s of real time after a change (cluster time at fast speed is 100× faster): after the redeploy.
     bots.cluster.gitops.manage({
       ...target,
       controller: 'argocd',
       application: 'team-a_orders',
-      selfHealDelayMs: 600_000,
+      selfHealDelayMs: 400_000,
     });
     await withWorker(env, async () => {
       const requested = await env.request('scale streaming-prod/gitops-argo 3 --reason "gitops"', USERS.alice);
@@ -169,6 +170,10 @@ describe('policy gitops', () => {
         const annotations = live(target).metadata.annotations ?? {};
         expect(annotations['kustomize.toolkit.fluxcd.io/reconcile']).toBe('disabled');
         expect(annotations['flink-chatops/gitops-paused-by']).toBe(scaled.id);
+        // The bot's write names its manager, which now owns what it changed.
+        expect(fieldOwners(live(target).metadata.managedFields, ['spec', 'job', 'parallelism'])).toEqual([
+          'flink-chatops',
+        ]);
         const card = JSON.stringify((await env.cardIn(done, 'COMPLETED')).blocks);
         expect(card).toContain('gitops resume streaming-dev/gitops-pause');
         const skipped = bots.cluster.gitops.stats(target)?.skippedPaused ?? 0;

@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { assessGitops, GITOPS_CHECK } from '../../../../../src/domain/engines/planning/gitops.js';
 import { planDigest } from '../../../../../src/domain/engines/planning/planner.js';
 import { DEFAULT_GITOPS, type GitopsSettings } from '../../../../../src/domain/engines/policy/gitops.js';
+import { evaluate } from '../../../../../src/domain/engines/policy/evaluate.js';
+import { validatePolicy } from '../../../../../src/domain/engines/policy/validate.js';
 import type { KubeObject } from '../../../../../src/kube/flink-client.js';
 import { flinkDeployment, planFor } from '../../../../support/fixtures.js';
 
@@ -93,6 +95,27 @@ describe('assessGitops', () => {
     expect(checks[0]?.outcome).toBe('fail');
     expect(checks[0]?.message).toContain('Argo CD application team-a_orders');
     expect(checks[0]?.message).toContain('change it in Git instead');
+  });
+
+  it('refuse denies even with --break-glass: a failed check is never skipped', () => {
+    const { checks } = assessed({ kind: 'scale', parallelism: 8 }, argoTarget, { onManaged: 'refuse' });
+    const validated = validatePolicy({
+      version: 1,
+      groups: { oncall: { users: ['U0ALICE'] } },
+      namespaces: [{ name: 'streaming-prod', environment: 'production' }],
+      breakGlass: { groups: ['oncall'], environments: ['production'] },
+    });
+    if (!validated.ok) throw new Error(validated.errors.join('\n'));
+    const policy = validated.policy;
+    const decision = evaluate(policy, {
+      intentKind: 'scale',
+      namespace: 'streaming-prod',
+      now: new Date(Date.UTC(2030, 2, 6, 10)),
+      checks,
+      breakGlass: true,
+    });
+    expect(decision.outcome).toBe('deny');
+    expect(decision.outcome === 'deny' && decision.reasons.join()).toContain('Argo CD application team-a_orders');
   });
 
   it('pause on a Flux Kustomization target adds both annotations to the same merge patch and re-digests it', () => {
