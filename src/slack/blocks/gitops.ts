@@ -4,6 +4,7 @@ import { REVERTED_NOTE } from '../../domain/kit/evidence/reverts.js';
 import type { HistoryEntry, OperationRecord } from '../../domain/engines/operation.js';
 import type { PlanGitops } from '../../domain/model/plan.js';
 import { formatTarget } from '../../domain/model/target.js';
+import { GITOPS_CHECK } from '../../domain/engines/planning/gitops.js';
 import { escapeText, formatValue, section, slackDate, type Block } from './text.js';
 
 /** Reverts shown on the card; the rest are in the thread. */
@@ -57,7 +58,11 @@ export const isRevert = (entry: HistoryEntry): boolean => entry.type === 'note' 
 
 /** The card's GitOps section: the plan's words, then the latest reverts; undefined when there is nothing to say. */
 export function gitopsSection(record: OperationRecord, command: string): Block | undefined {
-  const lines = gitopsLines(record.plan?.gitops, formatTarget(record.target), command);
+  // The `gitops` check already names the owner and the declared fields under Checks: not twice on one card.
+  const checked = record.decision?.checks.some((c) => c.name === GITOPS_CHECK) === true;
+  const lines = gitopsLines(record.plan?.gitops, formatTarget(record.target), command).filter(
+    (line) => !(checked && line.startsWith('Managed by ')),
+  );
   const reverts = record.history.filter(isRevert);
   for (const entry of reverts.slice(-MAX_REVERTS)) lines.push(`:rewind: ${revertText(entry)}`);
   if (reverts.length > MAX_REVERTS) lines.push(`_${reverts.length - MAX_REVERTS} earlier reverts are in the thread_`);

@@ -79,5 +79,12 @@ describe('reverts', () => {
     expect(
       gitopsSection({ ...base, plan: { ...(base.plan as NonNullable<OperationRecord['plan']>) } }, '/flink'),
     ).toBeUndefined();
+    // With the gitops check on the card, the section does not say the same thing again.
+    const decision = base.decision as NonNullable<OperationRecord['decision']>;
+    const gitopsCheck = { name: 'gitops', outcome: 'warn' as const, message: 'x' };
+    const checked = { ...record, decision: { ...decision, checks: [...decision.checks, gitopsCheck] } };
+    const once = JSON.stringify(gitopsSection(checked, '/flink'));
+    expect(once).not.toContain('will be reverted');
+    expect(once).toContain(':rewind: Reverted by argocd-controller');
   });
 });
