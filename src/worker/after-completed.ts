@@ -97,6 +97,7 @@ export class AfterCompletedWatcher {
         if (stillPaused && seen) await remindOfPause(this.deps, watch, now);
       }
       for (const key of this.active.keys()) if (!keep.has(key)) this.active.delete(key);
+      for (const key of this.latest.keys()) if (!keep.has(key)) this.latest.delete(key);
     } catch (error) {
       this.deps.logger.warn({ err: error, cluster: this.deps.cluster }, 'could not read the after-COMPLETED watches');
     }
@@ -108,16 +109,24 @@ export class AfterCompletedWatcher {
     const { kind, namespace } = watch.target;
     const key = `${kind}/${namespace}`;
     if (!this.subscriptions.has(key)) {
-      const listener = (_type: string, object: KubeObject): void => this.onObject(kind, object);
+      const listener = (type: string, object: KubeObject): void => this.onObject(kind, type, object);
       this.subscriptions.set(key, this.deps.hub.subscribe(kind as WatchedKind, namespace, listener));
     }
     await this.subscriptions.get(key);
   }
 
-  private onObject(kind: string, object: KubeObject): void {
+  private onObject(kind: string, type: string, object: KubeObject): void {
     const { namespace, name } = object.metadata ?? {};
     const watch = namespace === undefined ? undefined : this.active.get(localKey({ kind, namespace, name }));
-    if (watch) this.checkQuietly(watch, object);
+    if (!watch) return;
+    if (type === 'DELETED') {
+      // Nothing left to revert or to remind of.
+      this.active.delete(localKey(watch.target));
+      this.latest.delete(localKey(watch.target));
+      void this.deps.watches.end(this.deps.cluster, watch.target, watch.opId).catch(() => undefined);
+      return;
+    }
+    this.checkQuietly(watch, object);
   }
 
   private checkQuietly(watch: AfterCompletedWatch, object: KubeObject): void {

@@ -32,8 +32,8 @@ class Feed {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
-  send(object: KubeObject): void {
-    for (const l of this.listeners) l('MODIFIED', object);
+  send(object: KubeObject, type: 'MODIFIED' | 'DELETED' = 'MODIFIED'): void {
+    for (const l of this.listeners) l(type, object);
   }
 }
 
@@ -141,6 +141,13 @@ describe('AfterCompletedWatcher', () => {
     await eventually('the watch ended', async () => (await stores.afterCompleted.list('eu')).length === 0);
     feed.send(target(4, 'argocd-controller'));
     expect(notes(await stores.store.get(OP_ID))).toEqual([]);
+    watcher.close();
+  });
+
+  it('ends when the target is deleted', async () => {
+    const { stores, feed, watcher } = await setUp();
+    feed.send(target(8, 'flink-chatops'), 'DELETED');
+    await eventually('the watch ended', async () => (await stores.afterCompleted.list('eu')).length === 0);
     watcher.close();
   });
 
