@@ -204,7 +204,12 @@ describe('E9: the operator resubmits failed jobs', () => {
     env.cluster.operator.clearScenario(NS, 'rj-resubmit');
     const done = await env.waitTerminal(op.id, 20_000);
     expect(done.state, JSON.stringify(evidenceOf(done).verdict)).toBe('COMPLETED');
-    expect(criterion(done, 'rest:checkpoint-after-change')).toMatchObject({ met: true });
+    // The resubmission replaces the JobManager: a REST read that lands in that gap finds no REST service, and the
+    // proof then stops at operator status and says so (docs/deep-verification.md); otherwise the checkpoint is proven.
+    const checkpoint = criterion(done, 'rest:checkpoint-after-change');
+    const notVerified = JSON.stringify(evidenceOf(done).verdict);
+    if (checkpoint === undefined) expect(notVerified).toContain('REST not reachable');
+    else expect(checkpoint).toMatchObject({ met: true });
   });
 });
 
