@@ -314,38 +314,3 @@ function setCounts(
 function nonNegative(seconds: number): number {
   return Number.isFinite(seconds) && seconds > 0 ? seconds : 0;
 }
-
-/**
- * The status label of a failed Slack call: the platform error (`not_in_channel`), `ratelimited`, `http_<code>`,
- * `timeout` or `request_error` — a small, bounded set, so the label cannot blow up cardinality.
- */
-export function slackErrorStatus(error: unknown): string {
-  const e = error as {
-    code?: unknown;
-    data?: { error?: unknown };
-    statusCode?: unknown;
-    original?: { code?: unknown };
-  } | null;
-  if (e?.code === 'slack_webapi_platform_error' && typeof e.data?.error === 'string') return e.data.error;
-  if (e?.code === 'slack_webapi_rate_limited_error') return 'ratelimited';
-  if (e?.code === 'slack_webapi_http_error' && typeof e.statusCode === 'number') return `http_${e.statusCode}`;
-  const inner = e?.original?.code;
-  if (inner === 'ECONNABORTED' || inner === 'ETIMEDOUT') return 'timeout';
-  return 'request_error';
-}
-
-/** Runs one Web API call and counts it; the result or the error passes through unchanged. */
-export async function countSlackCall<T>(
-  metrics: Pick<Metrics, 'slackCall'>,
-  method: string,
-  call: () => Promise<T>,
-): Promise<T> {
-  try {
-    const result = await call();
-    metrics.slackCall(method, 'ok');
-    return result;
-  } catch (error) {
-    metrics.slackCall(method, slackErrorStatus(error));
-    throw error;
-  }
-}

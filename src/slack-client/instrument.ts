@@ -1,6 +1,5 @@
 // Counts every Web API call a client makes, by method and outcome (ok, or Slack's error).
 import { webApi } from '@slack/bolt';
-import { slackErrorStatus } from '../http/metrics.js';
 
 export type SlackCallObserver = (method: string, status: string) => void;
 
@@ -24,4 +23,23 @@ export class ObservedWebClient extends webApi.WebClient {
       throw error;
     }
   }
+}
+
+/**
+ * The status label of a failed Slack call: the platform error (`not_in_channel`), `ratelimited`, `http_<code>`,
+ * `timeout` or `request_error` — a small, bounded set, so the label cannot blow up cardinality.
+ */
+export function slackErrorStatus(error: unknown): string {
+  const e = error as {
+    code?: unknown;
+    data?: { error?: unknown };
+    statusCode?: unknown;
+    original?: { code?: unknown };
+  } | null;
+  if (e?.code === 'slack_webapi_platform_error' && typeof e.data?.error === 'string') return e.data.error;
+  if (e?.code === 'slack_webapi_rate_limited_error') return 'ratelimited';
+  if (e?.code === 'slack_webapi_http_error' && typeof e.statusCode === 'number') return `http_${e.statusCode}`;
+  const inner = e?.original?.code;
+  if (inner === 'ECONNABORTED' || inner === 'ETIMEDOUT') return 'timeout';
+  return 'request_error';
 }
