@@ -18,7 +18,7 @@ import {
 } from '../domain/model/resource.js';
 import { formatTarget, targetKey, type Target, type TargetKind } from '../domain/model/target.js';
 import { isKubeError } from '../kube/errors.js';
-import { REVERTED_NOTE } from '../domain/kit/evidence/reverts.js';
+import { isRevert } from '../domain/kit/evidence/reverts.js';
 import { ANNOTATION_GITOPS_PAUSED_BY, detectGitops, ownerWords } from '../domain/model/gitops.js';
 import type { ExplainView, ListView, LocksView, StatusView } from './views.js';
 import { assess, readLive, resolveTarget } from './assess.js';
@@ -121,7 +121,7 @@ export class QueryService {
         lastOperation: last[0] ? pickLast(last[0]) : undefined,
         error: statusErrorOf(resource),
         gitops: gitopsOf(resource),
-        lastRevert: last[0]?.history.findLast((e) => e.type === 'note' && e.name === REVERTED_NOTE),
+        lastRevert: last[0]?.history.findLast(isRevert),
       }),
     };
     return { kind: 'status', view };

@@ -4,9 +4,11 @@
 import type { AfterCompletedWatch, AfterCompletedWatches, OperationStore } from '../app/ports/index.js';
 import {
   findReverts,
+  isRevert,
   plannedFields,
   REVERTED_NOTE,
   revertEffect,
+  sameValue,
   type Revert,
 } from '../domain/kit/evidence/reverts.js';
 import type { OperationRecord } from '../domain/engines/operation.js';
@@ -168,10 +170,8 @@ export class AfterCompletedWatcher {
     };
     const result = await deps.store.apply(watch.opId, (current) => {
       if (current.state !== 'COMPLETED') return { refuse: `${current.state}` };
-      const same = current.history.findLast(
-        (e) => e.type === 'note' && e.name === REVERTED_NOTE && sameJson(e.detail.path, revert.path),
-      );
-      if (same && sameJson(same.detail.to, revert.to)) return { refuse: 'already recorded' };
+      const same = current.history.findLast((e) => isRevert(e) && sameValue(e.detail.path, revert.path));
+      if (same && sameValue(same.detail.to, revert.to)) return { refuse: 'already recorded' };
       return { entries: [{ type: 'note', name: REVERTED_NOTE, actor: deps.actor, detail }] };
     });
     if (!result.ok) return;
@@ -182,8 +182,6 @@ export class AfterCompletedWatcher {
     deps.onRevert?.({ cluster: deps.cluster, manager: revert.manager, kind: watch.kind });
   }
 }
-
-const sameJson = (a: unknown, b: unknown): boolean => canonicalJson(a ?? null) === canonicalJson(b ?? null);
 
 /**
  * The watch a just-completed operation starts: every field its patch set under `spec`, for `gitops.revertWatch`;

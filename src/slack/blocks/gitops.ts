@@ -1,6 +1,6 @@
 // GitOps on the card and in the thread (docs/policy.md#gitops-managed-targets): who manages the target in Git, which
 // planned fields Git will put back, a pause and how to end it, and each revert seen after COMPLETED.
-import { REVERTED_NOTE } from '../../domain/kit/evidence/reverts.js';
+import { isRevert } from '../../domain/kit/evidence/reverts.js';
 import type { HistoryEntry, OperationRecord } from '../../domain/engines/operation.js';
 import type { PlanGitops } from '../../domain/model/plan.js';
 import { formatTarget } from '../../domain/model/target.js';
@@ -54,7 +54,7 @@ export function revertText(entry: HistoryEntry): string {
   return `Reverted by ${by} at ${slackDate(at)}: ${change}${effect ? `. ${escapeText(effect)}.` : ''}`;
 }
 
-export const isRevert = (entry: HistoryEntry): boolean => entry.type === 'note' && entry.name === REVERTED_NOTE;
+export { isRevert };
 
 /** The card's GitOps section: the plan's words, then the latest reverts; undefined when there is nothing to say. */
 export function gitopsSection(record: OperationRecord, command: string): Block | undefined {

@@ -29,7 +29,12 @@ export const UNKNOWN_MANAGER = 'unknown';
 /** The history note a revert is recorded as: `REVERTED {path, from, to, manager, gitopsOwner, at, effect?}`. */
 export const REVERTED_NOTE = 'REVERTED';
 
-const same = (a: unknown, b: unknown): boolean => canonicalJson(a ?? null) === canonicalJson(b ?? null);
+/** Two field values as JSON says them, `undefined` and `null` alike (a removed field). */
+export const sameValue = (a: unknown, b: unknown): boolean => canonicalJson(a ?? null) === canonicalJson(b ?? null);
+
+/** Whether a history entry is a REVERTED note. */
+export const isRevert = (entry: { type: string; name: string }): boolean =>
+  entry.type === 'note' && entry.name === REVERTED_NOTE;
 
 /**
  * The watched fields whose value on `object` differs from what the operation set, each with the manager that changed it
@@ -40,7 +45,7 @@ export function findReverts(fields: readonly WatchedField[], object: unknown, ow
   const reverts: Revert[] = [];
   for (const field of fields) {
     const now = getPath(object, field.path) ?? null;
-    if (same(now, field.value)) continue;
+    if (sameValue(now, field.value)) continue;
     const owners = ownersOf(object, field.path);
     if (owners[0] === ownManager) continue;
     const manager = owners.find((m) => m !== ownManager) ?? UNKNOWN_MANAGER;
