@@ -10,7 +10,8 @@ import type { WatchListener } from '../../../src/kube/watch-hub.js';
 import { createLogger } from '../../../src/log.js';
 import { memoryStores } from '../../../src/store/memory/index.js';
 import { AfterCompletedWatcher, watchOf } from '../../../src/worker/after-completed.js';
-import { acceptedRecord, OP_ID } from '../../support/records.js';
+import { OP_ID } from '../../support/records.js';
+import { completedInStore } from '../../support/store-records.js';
 import { eventually } from '../../support/poll.js';
 
 const T0 = Date.UTC(2030, 2, 1, 12, 0, 0);
@@ -35,30 +36,6 @@ class Feed {
   send(object: KubeObject, type: 'MODIFIED' | 'DELETED' = 'MODIFIED'): void {
     for (const l of this.listeners) l(type, object);
   }
-}
-
-async function completed(store: ReturnType<typeof memoryStores>['store']): Promise<OperationRecord> {
-  const base = acceptedRecord();
-  const { version: _v, history: _h, state: _s, createdAt: _c, updatedAt: _u, ...fields } = base;
-  await store.create(
-    { ...fields, plan: { ...(base.plan as NonNullable<OperationRecord['plan']>), gitops: { ...GITOPS } } },
-    'U0ALICE',
-  );
-  for (const [name, role] of [
-    ['QUEUED', 'bot'],
-    ['SUBMITTING', 'worker'],
-    ['SUBMITTED', 'worker'],
-    ['COMPLETED', 'worker'],
-  ] as const) {
-    const result = await store.transition(OP_ID, {
-      from: ['ACCEPTED', 'QUEUED', 'SUBMITTING', 'SUBMITTED'],
-      to: name,
-      actor: 'worker',
-      role,
-    });
-    if (!result.ok) throw new Error(result.reason);
-  }
-  return (await store.get(OP_ID)) as OperationRecord;
 }
 
 function target(parallelism: number, manager: string, opId = OP_ID): KubeObject {
@@ -97,7 +74,7 @@ async function setUp() {
     actor: 'worker',
     onRevert: (r) => reverts.push(r),
   });
-  const record = await completed(stores.store);
+  const record = await completedInStore(stores.store, { gitops: { ...GITOPS } });
   const watch = watchOf(record, 'eu', now);
   if (!watch) throw new Error('expected a watch');
   await watcher.begin(watch);

@@ -1,35 +1,18 @@
 // The daily reminder of a GitOps pause (docs/policy.md#gitops-managed-targets): once a day after COMPLETED, once however
 // many replicas try, naming the resume command.
 import { describe, expect, it } from 'vitest';
-import type { OperationRecord } from '../../../src/domain/engines/operation.js';
 import { memoryStores } from '../../../src/store/memory/index.js';
 import { PAUSE_REMINDER_NOTE, remindOfPause } from '../../../src/worker/pause-reminder.js';
-import { acceptedRecord, OP_ID } from '../../support/records.js';
+import { OP_ID } from '../../support/records.js';
+import { completedInStore } from '../../support/store-records.js';
 
 const DAY = 24 * 60 * 60_000;
-
-async function completedAt(store: ReturnType<typeof memoryStores>['store']): Promise<OperationRecord> {
-  const { version: _v, history: _h, state: _s, createdAt: _c, updatedAt: _u, ...fields } = acceptedRecord();
-  await store.create(fields, 'U0ALICE');
-  const steps = [
-    ['QUEUED', 'bot'],
-    ['SUBMITTING', 'worker'],
-    ['SUBMITTED', 'worker'],
-    ['COMPLETED', 'worker'],
-  ] as const;
-  for (const [to, role] of steps) {
-    const from = ['ACCEPTED', 'QUEUED', 'SUBMITTING', 'SUBMITTED'] as const;
-    const result = await store.transition(OP_ID, { from: [...from], to, actor: 'worker', role });
-    if (!result.ok) throw new Error(result.reason);
-  }
-  return (await store.get(OP_ID)) as OperationRecord;
-}
 
 describe('remindOfPause', () => {
   it('reminds once a day after COMPLETED, once however often it is asked', async () => {
     let now = Date.UTC(2030, 2, 1, 12, 0, 0);
     const { store } = memoryStores({ now: () => now });
-    const record = await completedAt(store);
+    const record = await completedInStore(store);
     const watch = {
       opId: OP_ID,
       kind: 'scale',
