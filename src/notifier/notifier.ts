@@ -2,66 +2,17 @@
 // card, thread and incident digests up to date, exactly once, across any number of replicas that may die at any time.
 import { createLogger, type Logger } from '../log.js';
 import { parseEvent } from '../store/events.js';
-import type { OperationStore } from '../app/ports/index.js';
-import { DEFAULT_RETENTION_MS } from '../store/operations.js';
-import * as blocks from '../slack/blocks/index.js';
-import { OperationDelivery, type NotifierRenderers, type SyncOutcome } from './delivery.js';
-import type { WebClient } from '../slack-client/client.js';
-import { DEFAULT_SLACK_TIMEOUT_MS, SlackCalls } from './slack-calls.js';
-import { duplicateConnection, type RedisConnection } from '../store/connection.js';
-import { DeliveryState } from '../store/delivery.js';
+import { type SyncOutcome, type OperationDelivery } from './delivery.js';
 import { NotifierStream, type RawEntry } from '../store/notifier-stream.js';
-import { SharedPacer, sleep, WaitAborted, type PostPacer } from './pacer.js';
-import { ApproverDms } from './approver-dms.js';
-import { DmCopies } from '../store/dm-copies.js';
-import type { ApproverDirectory } from '../app/approvers.js';
+import { sleep, WaitAborted } from './pacer.js';
+import { createDelivery, positive, type NotifierOptions } from './options.js';
+import { StreamReader } from './stream-reader.js';
 
 export { METADATA_EVENT_TYPE, type WebClient } from '../slack-client/client.js';
 export { createNotifierClient, DEFAULT_SLACK_TIMEOUT_MS } from './slack-calls.js';
 export { NOTIFIER_GROUP } from '../store/notifier-stream.js';
 export type { NotifierRenderers } from './delivery.js';
-
-export interface NotifierOptions {
-  redis: RedisConnection;
-  prefix: string;
-  store: OperationStore;
-  /** Built by `createNotifierClient`: no retries of its own, 429s rejected, a timeout. */
-  client: WebClient;
-  /** Unique per process (e.g. `<hostname>-<pid>`): the consumer name in the group. */
-  consumer: string;
-  /** The slash command shown in messages (default `/flink`). */
-  command?: string;
-  /**
-   * Posts to one channel start at least this many ms after the previous one ended, installation-wide: every replica
-   * (and the card poster of the request path, when given the same pacer) shares the pace through Redis (default 1000).
-   */
-  channelIntervalMs?: number;
-  /** The channels' pace, when the process shares one with the card poster; default: one made from channelIntervalMs. */
-  pacer?: PostPacer;
-  /** Edits of one card: at most one per this many ms, installation-wide; a burst in between is one edit (default 1000). */
-  cardEditWindowMs?: number;
-  /** Entries another consumer left unacknowledged this long are taken over (default 30 s). */
-  claimIdleMs?: number;
-  logger?: Logger;
-  /** Clock for what messages show (RenderContext.now); waits and marks use the real clock. */
-  now?: () => number;
-  /** Default: the Block Kit renderers of src/slack/blocks. */
-  renderers?: NotifierRenderers;
-  /** XREADGROUP BLOCK, ms (default 2000). */
-  blockMs?: number;
-  /** First delay before looking again at an operation without a card or held by another replica (default 250 ms). */
-  holdMs?: number;
-  /** Per-operation lock TTL, renewed every third of it (default 30 s). */
-  lockTtlMs?: number;
-  /** The client's timeout; another consumer's pending post is resolved only after it (default 10 s). */
-  requestTimeoutMs?: number;
-  /** How long Slack may still apply a post after its call failed, before we look for it (default 1 s). */
-  settleMs?: number;
-  /** Operations delivered at once by this process (default 32). */
-  maxConcurrentOps?: number;
-  /** Who approves what (policy and user groups): with it, approvers get DMs (approver-dms.ts); without, none. */
-  approvers?: ApproverDirectory;
-}
+export type { NotifierOptions } from './options.js';
 
 interface Task {
   ids: string[];
@@ -78,7 +29,7 @@ export class Notifier {
   private readonly delivery: OperationDelivery;
   private readonly log: Logger;
   private readonly claimIdleMs: number;
-  private readonly blockMs: number;
+  private readonly reader: StreamReader;
   private readonly holdMs: number;
   private readonly maxConcurrentOps: number;
   /** Entry ids this process is working on or holding back: never dispatched twice, kept claimed. */
@@ -88,7 +39,6 @@ export class Notifier {
   private readonly attempts = new Map<string, number>();
   private slotWaiters: (() => void)[] = [];
   private abort = new AbortController();
-  private blocking: RedisConnection | undefined;
   private loops: Promise<void>[] = [];
   private state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
 
@@ -96,66 +46,16 @@ export class Notifier {
     this.log = (opts.logger ?? createLogger('silent')).child({ component: 'notifier', consumer: opts.consumer });
     if (opts.consumer.trim() === '') throw new Error('the notifier needs a consumer name unique to this process');
     this.claimIdleMs = positive('claimIdleMs', opts.claimIdleMs ?? 30_000);
-    this.blockMs = positive('blockMs', opts.blockMs ?? 2_000);
     this.holdMs = positive('holdMs', opts.holdMs ?? 250);
     this.maxConcurrentOps = positive('maxConcurrentOps', opts.maxConcurrentOps ?? 32);
-    const settleMs = opts.settleMs ?? 1_000;
-    const requestTimeoutMs = opts.requestTimeoutMs ?? DEFAULT_SLACK_TIMEOUT_MS;
-    // A turn outlives the call it was taken for (its timeout), so only a crashed holder's turn lapses.
-    const turnTtlMs = requestTimeoutMs + settleMs + 1_000;
-    const onError = (error: unknown): void =>
-      this.log.warn({ err: error }, 'ending a pacing turn failed; it lapses on its own');
     this.stream = new NotifierStream(opts.redis, opts.prefix, opts.consumer);
-    const state = new DeliveryState(opts.redis, opts.prefix, DEFAULT_RETENTION_MS);
-    const slack = new SlackCalls(opts.client, this.log);
-    const pacer =
-      opts.pacer ??
-      SharedPacer.channels(opts.redis, opts.prefix, {
-        intervalMs: opts.channelIntervalMs ?? 1_000,
-        turnTtlMs,
-        onError,
-      });
-    const copies = new DmCopies(opts.redis, opts.prefix, DEFAULT_RETENTION_MS);
-    const dmDeps = {
-      state,
-      copies,
-      slack,
-      pacer,
-      store: opts.store,
-      consumer: opts.consumer,
-      now: Date.now,
-      renderNow: opts.now ?? Date.now,
-    };
-    this.delivery = new OperationDelivery({
-      store: opts.store,
-      state,
-      slack,
-      pacer,
-      ...(opts.approvers
-        ? {
-            dms: new ApproverDms({
-              ...dmDeps,
-              directory: opts.approvers,
-              command: opts.command ?? '/flink',
-              staleMs: requestTimeoutMs + settleMs,
-            }),
-          }
-        : {}),
-      cardEdits: SharedPacer.cardEdits(opts.redis, opts.prefix, {
-        intervalMs: opts.cardEditWindowMs ?? 1_000,
-        turnTtlMs,
-        onError,
-      }),
-      render: opts.renderers ?? blocks,
-      consumer: opts.consumer,
-      command: opts.command ?? '/flink',
-      now: Date.now,
-      renderNow: opts.now ?? Date.now,
-      logger: this.log,
-      holdMs: this.holdMs,
-      lockTtlMs: positive('lockTtlMs', opts.lockTtlMs ?? 30_000),
-      settleMs,
-      staleMs: requestTimeoutMs + settleMs,
+    this.delivery = createDelivery(opts, this.log, this.holdMs);
+    this.reader = new StreamReader({
+      redis: opts.redis,
+      stream: this.stream,
+      blockMs: positive('blockMs', opts.blockMs ?? 2_000),
+      graceMs: positive('readDeadlineGraceMs', opts.readDeadlineGraceMs ?? 5_000),
+      log: this.log,
     });
   }
 
@@ -163,14 +63,9 @@ export class Notifier {
     if (this.state !== 'new') throw new Error(`the notifier was already started (${this.state})`);
     this.state = 'running';
     await this.stream.ensureGroup();
-    // Its own socket for the blocking read, waiting through a reconnect or failover like the worker's (store/connection.ts).
-    this.blocking = duplicateConnection(this.opts.redis, 'worker');
-    this.blocking.on('error', (error: Error) =>
-      this.log.warn({ err: error }, 'Redis connection error (event stream reads); reconnecting'),
-    );
     // Entries delivered to this consumer name before a restart come first.
-    this.accept(await this.stream.read(this.opts.redis, '0', 10_000));
-    this.loops = [this.readLoop(this.blocking), this.claimLoop()];
+    this.accept(await this.reader.pending());
+    this.loops = [this.readLoop(), this.claimLoop()];
     this.log.info({ claimIdleMs: this.claimIdleMs }, 'notifier started');
   }
 
@@ -181,7 +76,7 @@ export class Notifier {
     this.abort.abort();
     for (const { timer } of this.held.values()) clearTimeout(timer);
     this.held.clear();
-    this.blocking?.disconnect();
+    this.reader.close();
     this.slotWaiters.splice(0).forEach((wake) => wake());
     await Promise.allSettled([...this.loops, ...[...this.tasks.values()].map((t) => t.done)]);
     this.state = 'stopped';
@@ -192,12 +87,12 @@ export class Notifier {
     return this.state === 'running';
   }
 
-  private async readLoop(connection: RedisConnection): Promise<void> {
+  private async readLoop(): Promise<void> {
     for (let failures = 0; this.running;) {
       try {
         await this.freeSlot();
         if (!this.running) break;
-        this.accept(await this.stream.read(connection, '>', READ_COUNT, this.blockMs));
+        this.accept(await this.reader.next(READ_COUNT));
         failures = 0;
       } catch (error) {
         if (!this.running) break;
@@ -326,10 +221,4 @@ export class Notifier {
     }, delay);
     this.held.set(op, { ids, timer });
   }
-}
-
-function positive(name: string, value: number): number {
-  if (!(Number.isFinite(value) && value > 0))
-    throw new Error(`notifier option ${name} must be a positive number, got ${value}`);
-  return value;
 }

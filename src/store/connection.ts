@@ -104,12 +104,29 @@ export function createConnection(
   }
 }
 
+/**
+ * A deadline for blocking reads on a connection of their own: a read whose reply has not come `graceMs` after its
+ * BLOCK ran out resolves empty (ioredis' `blockingTimeout`). With `maxRetriesPerRequest: null` ioredis resends a
+ * read cut by a failover, and that resent read can stay unanswered for good (seen with Sentinel); without a deadline
+ * the reader would wait forever (docs/configuration.md#redis-modes).
+ */
+export function blockingReadDeadline(graceMs: number): Pick<RedisOptions, 'blockingTimeout' | 'blockingTimeoutGrace'> {
+  // blockingTimeout only switches the deadline on: a read with `BLOCK ms` gets ms + grace.
+  return { blockingTimeout: graceMs, blockingTimeoutGrace: graceMs };
+}
+
 /** A second connection like `connection` (same mode, server and credentials), e.g. for blocking reads. */
-export function duplicateConnection(connection: RedisConnection, use: ConnectionUse): RedisConnection {
+export function duplicateConnection(
+  connection: RedisConnection,
+  use: ConnectionUse,
+  extra: Pick<RedisOptions, 'blockingTimeout' | 'blockingTimeoutGrace'> = {},
+): RedisConnection {
   if (connection instanceof Cluster) {
-    return connection.duplicate([], { redisOptions: { ...connection.options.redisOptions, ...retriesFor(use) } });
+    return connection.duplicate([], {
+      redisOptions: { ...connection.options.redisOptions, ...retriesFor(use), ...extra },
+    });
   }
-  return connection.duplicate(retriesFor(use));
+  return connection.duplicate({ ...retriesFor(use), ...extra });
 }
 
 /** Where Redis is, for log lines: never a password. */

@@ -8,6 +8,7 @@ import type { OperationState } from '../../../src/domain/model/lifecycle.js';
 import {
   connectionPlan,
   createConnection,
+  blockingReadDeadline,
   duplicateConnection,
   redisLogFields,
   replicaWait,
@@ -147,6 +148,21 @@ describe('createConnection and duplicateConnection', () => {
     const t = keep(duplicateConnection(s, 'worker'));
     expect(t).toBeInstanceOf(Redis);
     expect((t as Redis).options).toMatchObject({ name: 'flink', password: 'hunter2', maxRetriesPerRequest: null });
+  });
+
+  it('gives a blocking-read duplicate a deadline of BLOCK plus the grace, in every mode', () => {
+    const deadline = blockingReadDeadline(5_000);
+    const s = keep(
+      duplicateConnection(keep(createConnection(sentinel, 'producer', { lazyConnect: true })), 'worker', deadline),
+    );
+    expect((s as Redis).options).toMatchObject({ blockingTimeout: 5_000, blockingTimeoutGrace: 5_000 });
+    const c = keep(
+      duplicateConnection(keep(createConnection(cluster, 'producer', { lazyConnect: true })), 'worker', deadline),
+    );
+    expect((c as Cluster).options.redisOptions).toMatchObject({
+      blockingTimeoutGrace: 5_000,
+      maxRetriesPerRequest: null,
+    });
   });
 
   it('describes where Redis is for logs without any password', () => {
