@@ -61,6 +61,13 @@ export interface StoreKeys {
    * (store/after-completed.ts, docs/lifecycle.md#after-completed).
    */
   afterCompleted(cluster: string): string;
+  /** hash incident id → incident JSON, and target key → current incident id (store/alerts.ts, docs/alerts.md). */
+  readonly alerts: string;
+  /**
+   * stream of incident changes for the notifier (consumer group `alerts`): fields `incident` (id), `version`,
+   * `cluster`, `target` (target key).
+   */
+  readonly alertEvents: string;
 }
 
 export function storeKeys(prefix: string): StoreKeys {
@@ -84,6 +91,8 @@ export function storeKeys(prefix: string): StoreKeys {
     workers: (cluster) => `${tag}:workers:${cluster}`,
     breakGlassUnreviewed: `${tag}:break-glass:unreviewed`,
     afterCompleted: (cluster) => `${tag}:after-completed:${cluster}`,
+    alerts: `${tag}:alerts`,
+    alertEvents: `${tag}:alerts:events`,
   };
 }
 
