@@ -4,7 +4,7 @@
 // unit tests (store/memory/alerts.ts); one conformance suite runs against both.
 import type { Target } from '../../domain/model/target.js';
 
-/** What can be wrong with a watched job (SPEC §14). */
+/** What can be wrong with a watched job (docs/alerts.md). */
 export const ALERT_KINDS = ['job-failed', 'restarting', 'checkpoints-failing', 'jobmanager-error'] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
