@@ -113,21 +113,30 @@ function graceWords(ms: number): string {
   return ms % 60_000 === 0 ? `${ms / 60_000} min` : `${Math.round(ms / 1000)} s`;
 }
 
-/** Transient failures timed from the worker's first sighting: FAILED once one persisted for the grace. */
-function transientStates(judgement: Judgement, input: EvidenceInput): { states: TransientState[]; expired?: Failure } {
+/**
+ * Transient failures timed from the worker's first sighting: FAILED once one persisted for the grace, seen in a
+ * reading taken after the grace ran out (`readNow`: a REST reading from before it is taken again first).
+ */
+function transientStates(
+  judgement: Judgement,
+  input: EvidenceInput,
+): { states: TransientState[]; expired?: Failure; readNow?: boolean } {
   const now = input.observation.now;
   const grace = input.failureGraceMs ?? DEFAULT_FAILURE_GRACE_MS;
   const states: TransientState[] = [];
+  let readNow = false;
   for (const t of judgement.transient ?? []) {
     const since = Math.min(input.transientSince?.[t.key] ?? now, now);
     const until = since + grace;
-    if (now >= until) {
+    const stale = t.readAt !== undefined && t.readAt < until;
+    if (now >= until && stale) readNow = true;
+    else if (now >= until) {
       const reason = `${t.reason}; it persisted for ${graceWords(grace)} (first seen ${clockTime(since)}) and the operator did not recover it`;
       return { states, expired: { reason, rollback: false, evidence: t.evidence } };
     }
     states.push({ key: t.key, what: t.what, since, until });
   }
-  return { states };
+  return readNow ? { states, readNow } : { states };
 }
 
 function verdictOf(judgement: Judgement, input: EvidenceInput): EvidenceVerdict {
@@ -140,7 +149,7 @@ function verdictOf(judgement: Judgement, input: EvidenceInput): EvidenceVerdict 
       rollback: failure.rollback,
       evidence: failure.evidence,
     };
-  const { states, expired } = transientStates(judgement, input);
+  const { states, expired, readNow } = transientStates(judgement, input);
   if (expired)
     return { outcome: 'failed', criteria, reason: expired.reason, rollback: false, evidence: expired.evidence };
   const restNow = judgement.rest?.when === 'now';
@@ -157,7 +166,7 @@ function verdictOf(judgement: Judgement, input: EvidenceInput): EvidenceVerdict 
     notes,
     ...(alerts.length > 0 ? { alerts } : {}),
     ...(states.length > 0 ? { transient: states } : {}),
-    ...(judgement.rest ? { rest: judgement.rest } : {}),
+    ...(judgement.rest ? { rest: readNow ? { ...judgement.rest, when: 'now' as const } : judgement.rest } : {}),
   };
 }
 

@@ -68,7 +68,7 @@ export function abandonedCheck(ctx: Ctx, name: string, reason: string): Abandone
   if (!done) {
     const seen = `${source}: ${typeof path === 'string' ? `${path} (not one completed after the trigger)` : 'none'}`;
     const what = `the operator ABANDONED ${name}; waiting for Flink to report the savepoint (${source})`;
-    const transient = [{ key: 'savepoint-abandoned', what, reason, evidence: [seen] }];
+    const transient = [{ key: 'savepoint-abandoned', what, reason, evidence: [seen], readAt: reading.at }];
     return {
       type: 'read',
       judgement: { rest: { when: 'poll', clusterId, jobId, checkpoints: true, exceptions: false }, transient },

@@ -69,6 +69,11 @@ export interface Transient {
   /** The FAILED reason once the grace has passed. */
   reason: string;
   evidence: string[];
+  /**
+   * ms of the Flink REST reading the condition was seen in, when REST decides it: it is FAILED only on a reading
+   * taken once the grace has passed, so a reading from before the grace's end is taken again first.
+   */
+  readAt?: number;
 }
 
 /** Something the thread should say once while the operation waits, e.g. "stop failed, the operator retries (×2): …". */

@@ -450,6 +450,21 @@ describe('an ABANDONED savepoint Flink completed, and session jobs after a clust
     });
     expect(late.outcome).toBe('failed');
     expect(late.outcome === 'failed' && late.reason).toMatch(/^the savepoint was ABANDONED/);
+    // A reading taken before the grace ran out does not decide: REST is read again at once.
+    const stale = judge({
+      kind: 'savepoint',
+      plan,
+      resource: before,
+      snapshot: abandoned,
+      deep: true,
+      transientSince: { 'savepoint-abandoned': NOW - 200_000 },
+      rest: { ...reading(jobId, { vertices: [] }, { latest: { savepoint: null } }), at: NOW - 100_000 },
+    });
+    expect(stale).toMatchObject({
+      outcome: 'pending',
+      rest: { when: 'now' },
+      transient: [{ key: 'savepoint-abandoned' }],
+    });
     // Without REST it is FAILED at once, as before.
     expect(judge({ kind: 'savepoint', plan, resource: before, snapshot: abandoned }).outcome).toBe('failed');
   });
