@@ -9,6 +9,7 @@ import { seedDemo } from './seed.js';
 import { FlinkRest } from './flink-rest.js';
 import { SimGitOps } from './gitops/gitops.js';
 import { JobManagerState } from './jobmanager-state.js';
+import { SimPods } from './pods.js';
 import { startSimApiServer, type SimApiServer } from './server.js';
 import { durationSeconds } from './scenarios.js';
 import type { Speed } from './speed.js';
@@ -42,6 +43,8 @@ export interface SimCluster {
   store: SimStore;
   operator: SimOperator;
   jobManagers: JobManagerState;
+  /** The JobManager and TaskManager pods of the running FlinkDeployments, with their logs (pods.ts). */
+  pods: SimPods;
   server: SimApiServer;
   /** The simulated Argo CD, Flux and Helm: `gitops.manage(…)` puts a resource under one (docs/sandbox.md#gitops-switches). */
   gitops: SimGitOps;
@@ -80,6 +83,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     ...(options.random ? { random: options.random } : {}),
   });
   const gitops = new SimGitOps({ store, speed });
+  const pods = new SimPods(store, options.random);
   let server: SimApiServer;
   try {
     const flinkRest = new FlinkRest({ store, speed, jobManagers, settings: (object) => operator.settingsOf(object) });
@@ -87,10 +91,12 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
       store,
       flinkRest,
       gitops,
+      pods,
       port: options.port ?? 0,
       ...(options.host ? { host: options.host } : {}),
     });
   } catch (error) {
+    pods.close();
     gitops.close();
     await operator.close();
     throw error;
@@ -107,11 +113,12 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
       seeding.abort();
       await seeded.catch(() => undefined);
       gitops.close();
+      pods.close();
       await operator.close();
       await server.close();
       if (tempDir) await rm(tempDir, { recursive: true, force: true });
     })();
     return closing;
   };
-  return { store, operator, jobManagers, server, gitops, url: server.url, kubeconfigPath, seeded, close };
+  return { store, operator, jobManagers, pods, server, gitops, url: server.url, kubeconfigPath, seeded, close };
 }

@@ -8,6 +8,7 @@ import {
   SUBRESOURCE_VERBS,
   type ResourceDef,
 } from './resources.js';
+import { PODS } from './pods.js';
 
 /**
  * A v1.31 server: kubectl's version-picking wrapper on these machines warns outside 1.27–1.33
@@ -51,6 +52,38 @@ function legacyResource(def: ResourceDef): unknown[] {
   return [main, ...subs];
 }
 
+const PODS_LEGACY = [
+  {
+    name: PODS.plural,
+    singularName: PODS.singular,
+    namespaced: true,
+    kind: PODS.kind,
+    verbs: PODS.verbs,
+    shortNames: PODS.shortNames,
+  },
+  ...PODS.subresources.map((s) => ({
+    name: `${PODS.plural}/${s.name}`,
+    singularName: '',
+    namespaced: true,
+    kind: PODS.kind,
+    verbs: s.verbs,
+  })),
+];
+
+const PODS_AGGREGATED = {
+  resource: PODS.plural,
+  responseKind: { group: '', version: 'v1', kind: PODS.kind },
+  scope: 'Namespaced',
+  singularResource: PODS.singular,
+  verbs: PODS.verbs,
+  shortNames: PODS.shortNames,
+  subresources: PODS.subresources.map((s) => ({
+    subresource: s.name,
+    responseKind: { group: '', version: 'v1', kind: PODS.kind },
+    verbs: s.verbs,
+  })),
+};
+
 const NAMESPACE_LEGACY = {
   name: NAMESPACES.plural,
   singularName: NAMESPACES.singular,
@@ -83,6 +116,7 @@ function aggregatedList(version: 'v2' | 'v2beta1', core: boolean): unknown {
             resources: [
               aggregatedResource(RESOURCES.events),
               aggregatedResource(RESOURCES.configmaps),
+              PODS_AGGREGATED,
               {
                 resource: NAMESPACES.plural,
                 responseKind: { group: '', version: 'v1', kind: NAMESPACES.kind },
@@ -137,7 +171,12 @@ export function discovery(path: string, accept: string, serverAddress: string): 
       return json({
         kind: 'APIResourceList',
         groupVersion: 'v1',
-        resources: [...legacyResource(RESOURCES.events), ...legacyResource(RESOURCES.configmaps), NAMESPACE_LEGACY],
+        resources: [
+          ...legacyResource(RESOURCES.events),
+          ...legacyResource(RESOURCES.configmaps),
+          ...PODS_LEGACY,
+          NAMESPACE_LEGACY,
+        ],
       });
     case '/apis':
       if (aggregated) return { body: aggregatedList(aggregated, false), contentType: aggregatedType(aggregated) };

@@ -6,6 +6,7 @@ import { parseFlinkDurationSeconds, scaledMs } from './speed.js';
 import { durationSeconds } from './scenarios.js';
 import { LAST_STATE_PLACEHOLDER } from './job-steps.js';
 import { num, type JobView } from './flink-rest-jobs.js';
+import { checkpointsFailingFrom, completedBefore } from './job-checkpoints.js';
 
 type Raw = Record<string, unknown>;
 
@@ -91,36 +92,64 @@ function latestSavepoint(view: JobView): Raw | null {
   };
 }
 
-/** The body of `/jobs/<id>/checkpoints`. */
+/** Checkpoint stats entries Flink keeps for the history (`web.checkpoints.history`, 10 by default). */
+const HISTORY_SIZE = 10;
+/** How a simulated checkpoint fails: CheckpointFailureReason.CHECKPOINT_ASYNC_EXCEPTION. */
+const FAILURE_MESSAGE = 'Asynchronous task checkpoint failed.';
+
+/** Tick `k` of the run (the k-th checkpoint triggered since the job started), completed or failed. */
+function checkpointEntry(view: JobView, tick: { k: number; base: number; at: number; completed: boolean }): Raw {
+  const id = tick.base + tick.k;
+  const common = { id, is_savepoint: false, checkpoint_type: 'CHECKPOINT', trigger_timestamp: tick.at };
+  if (!tick.completed)
+    return {
+      className: 'failed',
+      ...common,
+      status: 'FAILED',
+      latest_ack_timestamp: -1,
+      failure_timestamp: tick.at,
+      failure_message: FAILURE_MESSAGE,
+    };
+  const dir = checkpointDir(view.conf);
+  return {
+    className: 'completed',
+    ...common,
+    status: 'COMPLETED',
+    latest_ack_timestamp: tick.at,
+    external_path: dir ? normalisePointer(`${dir}/${view.jobId}/chk-${id}`) : '<checkpoint-not-externally-addressable>',
+    discarded: false,
+  };
+}
+
+/**
+ * The body of `/jobs/<id>/checkpoints`: one checkpoint per interval while the job runs; with `checkpoints-failing`
+ * every one fails, or with `incidents-after` too only those after the moment the JobManager started failing them
+ * (docs/sandbox.md#knobs-that-only-the-rest-api-shows). Completed and failed checkpoints share the id counter.
+ */
 export function checkpoints(view: JobView): Raw {
   const start = num(view.status.startTime) ?? view.now;
   const seconds = intervalSeconds(view);
   const everyMs = scaledMs(view.speed, seconds ?? 0);
   const ticks = seconds && view.status.state === 'RUNNING' ? Math.floor(Math.max(0, view.now - start) / everyMs) : 0;
-  const failing = view.has('checkpoints-failing');
-  const completed = failing ? 0 : ticks;
+  const failingFrom = checkpointsFailingFrom(view.has('checkpoints-failing'), view.has('incidents-after'), () =>
+    view.jobManagers?.checkpointsFailingFrom(view.jobId, String(view.status.startTime ?? '')),
+  );
+  const completed = completedBefore(ticks, start, everyMs, failingFrom);
   const restore = restored(view);
   // After a restore from a checkpoint, Flink numbers the next checkpoints on from it.
   const base = restore && restore.is_savepoint === false ? Number(restore.id) : 0;
-  const dir = checkpointDir(view.conf);
-  const latest =
-    completed === 0
-      ? null
-      : {
-          className: 'completed',
-          id: base + completed,
-          status: 'COMPLETED',
-          is_savepoint: false,
-          checkpoint_type: 'CHECKPOINT',
-          trigger_timestamp: start + completed * everyMs,
-          latest_ack_timestamp: start + completed * everyMs,
-          external_path: dir
-            ? normalisePointer(`${dir}/${view.jobId}/chk-${base + completed}`)
-            : '<checkpoint-not-externally-addressable>',
-          discarded: false,
-        };
+  const entry = (k: number): Raw =>
+    checkpointEntry(view, { k, base, at: start + k * everyMs, completed: k <= completed });
+  const history: Raw[] = [];
+  for (let k = ticks; k >= 1 && history.length < HISTORY_SIZE; k--) history.push(entry(k));
   return {
-    counts: { restored: restore ? 1 : 0, total: ticks, in_progress: 0, completed, failed: failing ? ticks : 0 },
-    latest: { completed: latest, savepoint: latestSavepoint(view), failed: null, restored: restore },
+    counts: { restored: restore ? 1 : 0, total: ticks, in_progress: 0, completed, failed: ticks - completed },
+    latest: {
+      completed: completed === 0 ? null : entry(completed),
+      savepoint: latestSavepoint(view),
+      failed: ticks > completed ? entry(ticks) : null,
+      restored: restore,
+    },
+    history,
   };
 }

@@ -111,10 +111,16 @@ export class FlinkRest {
     return jobView({ job, cluster, spec, conf, settings, speed, jobManagers, now: this.now() });
   }
 
+  /**
+   * The root exceptions of the job's current run: a JobMaster's exception history (and `numRestarts`) starts
+   * empty with each run, so failovers before a redeploy do not count for the new one.
+   */
   private failovers(job: KubeObject): KubeObject[] {
+    const started = Number(rec(rec(job.status).jobStatus).startTime ?? 0) || 0;
     return this.options.store
       .list('events', job.metadata.namespace)
-      .filter((e) => e.reason === 'JobException' && rec(e.involvedObject).uid === job.metadata.uid);
+      .filter((e) => e.reason === 'JobException' && rec(e.involvedObject).uid === job.metadata.uid)
+      .filter((e) => (Date.parse(String(rec(e.metadata.annotations)['exception-timestamp'] ?? '')) || 0) >= started);
   }
 
   private exceptions(job: KubeObject): Raw {

@@ -3,7 +3,7 @@
 import { epochMs, type FlowEnv } from './flow-env.js';
 import { statusOf } from './flink-status.js';
 import { jobConf } from './resource-conf.js';
-import { durationSeconds } from './scenarios.js';
+import { durationSeconds, incidentsAfterSeconds } from './scenarios.js';
 import { checkpointDir } from './spec-json.js';
 import { parseFlinkDurationSeconds, scaledMs } from './speed.js';
 import type { KubeObject } from './store.js';
@@ -32,6 +32,26 @@ function startingCheckpoint(env: FlowEnv, jobId: string, startMs: number): numbe
 }
 
 /**
+ * From when (ms) a run's checkpoints fail under the `checkpoints-failing` knob: undefined while they complete,
+ * -Infinity when all of them fail (the knob alone), else the moment `incidents-after` made them start failing
+ * (`onset` reads what the JobManager recorded; nothing recorded yet means they still complete).
+ */
+export function checkpointsFailingFrom(
+  failing: boolean,
+  delayed: boolean,
+  onset: () => number | undefined,
+): number | undefined {
+  if (!failing) return undefined;
+  return delayed ? onset() : Number.NEGATIVE_INFINITY;
+}
+
+/** Of the `ticks` checkpoints triggered every `everyMs` since `startMs`, how many completed before `failingFrom`. */
+export function completedBefore(ticks: number, startMs: number, everyMs: number, failingFrom?: number): number {
+  if (failingFrom === undefined) return ticks;
+  return Math.min(ticks, Math.max(0, Math.ceil((failingFrom - startMs) / everyMs) - 1));
+}
+
+/**
  * The id of the last checkpoint the job's current run completed (0: none yet). A job that left RUNNING
  * (RESTARTING, FAILING, …) stopped checkpointing when it left, which `updateTime` records.
  */
@@ -41,13 +61,20 @@ export function lastCompletedCheckpoint(env: FlowEnv, object: KubeObject): numbe
   const startMs = Number(jobStatus?.startTime ?? Number.NaN);
   if (!jobId || !Number.isFinite(startMs)) return 0;
   const base = startingCheckpoint(env, jobId, startMs);
-  if (env.settings(object).scenarios.has('checkpoints-failing')) return base;
+  const settings = env.settings(object);
+  const failingFrom = checkpointsFailingFrom(
+    settings.scenarios.has('checkpoints-failing'),
+    incidentsAfterSeconds(settings) !== undefined,
+    () => env.jobManagers.checkpointsFailingFrom(jobId, String(jobStatus?.startTime)),
+  );
+  if (failingFrom === Number.NEGATIVE_INFINITY) return base;
   const running = jobStatus?.state === 'RUNNING';
   const elapsed = (running ? epochMs(env) : Number(jobStatus?.updateTime ?? epochMs(env))) - startMs;
   const interval = intervalMs(env, object);
-  if (interval === undefined)
-    return base + Math.max(1, Math.floor(elapsed / scaledMs(env.speed, ASSUMED_INTERVAL_SECONDS)));
-  return base + Math.max(0, Math.floor(elapsed / interval));
+  const every = interval ?? scaledMs(env.speed, ASSUMED_INTERVAL_SECONDS);
+  const done = completedBefore(Math.max(0, Math.floor(elapsed / every)), startMs, every, failingFrom);
+  // Without a known interval at least one is assumed, unless checkpoints have started failing.
+  return base + (interval === undefined && failingFrom === undefined ? Math.max(1, done) : done);
 }
 
 /** `<state.checkpoints.dir>/<jobId>/chk-<n>`, or undefined without a checkpoint directory. */

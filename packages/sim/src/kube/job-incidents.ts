@@ -1,39 +1,37 @@
 // What happens to a running job on its own and the operator's observer reports: task failovers (a `JobException`
 // Warning per new root exception in the job's exception history), and with a knob the job failing for good.
-// Driven by timers after the job reaches RUNNING, not by reconciles, so healthy jobs show them as real ones do.
-import { COMPONENTS, EVENT_TYPES, jobExceptionKey, recordEvent } from './events.js';
-import { errorJson, writeStatus, type ResourceRef } from './flink-status.js';
-import { exceptionChain } from './reconcile-errors.js';
-import { jobConf, refOf } from './resource-conf.js';
-import { jobExceptionCount, type ScenarioSettings } from './scenarios.js';
-import { checkpointDir, effectiveParallelism, jobOf, type Spec } from './spec-json.js';
+// Driven by timers after the job reaches RUNNING, not by reconciles, so healthy jobs show them as real ones do;
+// `incidents-after` holds them back, so a change is followed minutes later by restarts, failing checkpoints or a
+// FAILED job (docs/sandbox.md#what-the-simulated-operator-does-on-real-jobs).
+import { COMPONENTS, EVENT_TYPES, recordEvent } from './events.js';
+import { writeStatus, type ResourceRef } from './flink-status.js';
+import { emitJobException, recordJobFailure } from './job-exception-events.js';
+import { refOf } from './resource-conf.js';
+import type { JobManagerState } from './jobmanager-state.js';
+import { incidentsAfterSeconds, jobExceptionCount, type Scenario, type ScenarioSettings } from './scenarios.js';
+import { jobOf } from './spec-json.js';
 import { scaledMs, STEP_SECONDS, type Speed } from './speed.js';
 import type { KubeObject, SimStore } from './store.js';
 
 /** Chance per reconcile interval that a running job has a task failover, when ambient failovers are on. */
 const AMBIENT_FAILOVER_CHANCE = 1 / 20;
-const TASKS = [
-  'Source: Kafka events -> Map',
-  'KeyedProcess -> Filter',
-  'Window(TumblingEventTimeWindows) -> Sink: Kafka alerts',
-];
-const JOB_FAILURE = {
-  type: 'org.apache.flink.runtime.JobException',
-  message: 'Recovery is suppressed by NoRestartBackoffTimeStrategy',
-};
-
 export interface IncidentOptions {
   store: SimStore;
   speed: Speed;
   random: () => number;
   settings(object: KubeObject): ScenarioSettings;
+  /** Where a run's checkpoints are told to start failing (read by the REST API and the checkpoint model). */
+  jobManagers: JobManagerState;
   /** Occasional task failovers on every running job (the realistic demo), with or without knobs. */
   ambient: boolean;
 }
 
+/** The knob incidents of a run, each scheduled at most once per run. */
+type Incident = 'failovers' | 'failure' | 'restarting' | 'checkpoints';
+
 export class JobIncidents {
-  /** Per resource: the run (uid, jobId, start time) whose knob incidents are already scheduled. */
-  private readonly scheduled = new Map<string, string>();
+  /** Per resource: the run (uid, jobId, start time) and which of its knob incidents are already scheduled. */
+  private readonly scheduled = new Map<string, { run: string; incidents: Set<Incident> }>();
   private readonly failovers = new Map<string, number>();
   /** Per resource: the run the `job-restarting` knob was spent on (a redeploy afterwards runs normally). */
   private readonly restarting = new Map<string, string>();
@@ -49,22 +47,44 @@ export class JobIncidents {
       );
   }
 
-  /** Looks at a job resource after a change (status or knob): a new run of a RUNNING job gets its knobs' incidents. */
+  /**
+   * Looks at a job resource after a change (status or knob): a RUNNING run gets the incidents of its knobs,
+   * each once. They start `incidents-after` from now (the run just reached RUNNING, or the knob was just set on
+   * it), else after one step; a knob cleared before its incident is due cancels it.
+   */
   observe(object: KubeObject): void {
+    if (this.closed) return;
     const run = runOf(object);
     const key = keyOf(object);
-    if (this.closed) return;
-    this.observeRestarting(object, key, run);
-    if (run === undefined || this.scheduled.get(key) === run) return;
     const settings = this.options.settings(object);
-    const count = jobExceptionCount(settings);
-    const fails = settings.scenarios.has('job-failure');
-    if (count === 0 && !fails) return;
-    this.scheduled.set(key, run);
+    const first = incidentsAfterSeconds(settings) ?? STEP_SECONDS.jobException;
+    this.observeRestarting(object, key, run, first);
+    if (run === undefined) return;
     const ref = refOf(object);
-    for (let i = 1; i <= count; i++)
-      this.later(i * STEP_SECONDS.jobException, ref, run, (current) => this.failover(current));
-    if (fails) this.later((count + 1) * STEP_SECONDS.jobException, ref, run, (current) => this.failJob(current));
+    const count = jobExceptionCount(settings);
+    if (count > 0 && this.claim(key, run, 'failovers'))
+      for (let i = 0; i < count; i++)
+        this.later(first + i * STEP_SECONDS.jobException, ref, run, 'job-exceptions', (c) => this.failover(c));
+    if (settings.scenarios.has('job-failure') && this.claim(key, run, 'failure'))
+      this.later(first + count * STEP_SECONDS.jobException, ref, run, 'job-failure', (c) => this.failJob(c));
+    const delayed = incidentsAfterSeconds(settings) !== undefined;
+    if (delayed && settings.scenarios.has('checkpoints-failing') && this.claim(key, run, 'checkpoints')) {
+      const jobStatus = object.status?.jobStatus as { jobId: string; startTime?: string };
+      const from = this.options.store.now().getTime() + scaledMs(this.options.speed, first);
+      this.options.jobManagers.failCheckpointsFrom(jobStatus.jobId, String(jobStatus.startTime), from);
+    }
+  }
+
+  /** True the first time `incident` is claimed for this run of the resource. */
+  private claim(key: string, run: string, incident: Incident): boolean {
+    let entry = this.scheduled.get(key);
+    if (entry?.run !== run) {
+      entry = { run, incidents: new Set() };
+      this.scheduled.set(key, entry);
+    }
+    if (entry.incidents.has(incident)) return false;
+    entry.incidents.add(incident);
+    return true;
   }
 
   forget(object: KubeObject): void {
@@ -78,12 +98,15 @@ export class JobIncidents {
    * JobException per attempt) until the job is redeployed; the knob is then spent. Cleared while the job still
    * restarts, the next attempt succeeds and the job is RUNNING again.
    */
-  private observeRestarting(object: KubeObject, key: string, run: string | undefined): void {
+  private observeRestarting(object: KubeObject, key: string, run: string | undefined, first: number): void {
     const knob = this.options.settings(object).scenarios.has('job-restarting');
     const spentOn = this.restarting.get(key);
     if (knob && run !== undefined && spentOn === undefined) {
-      this.restarting.set(key, run);
-      this.later(STEP_SECONDS.jobException, refOf(object), run, (current) => this.startRestarting(current, run, 1));
+      if (!this.claim(key, run, 'restarting')) return;
+      this.later(first, refOf(object), run, 'job-restarting', (current) => {
+        this.restarting.set(key, run);
+        this.startRestarting(current, run, 1);
+      });
     } else if (
       !knob &&
       spentOn !== undefined &&
@@ -142,13 +165,23 @@ export class JobIncidents {
     this.timers.clear();
   }
 
-  /** Runs `action` after `seconds` of operator time if the job is still in the same run (RUNNING, same jobId). */
-  private later(seconds: number, ref: ResourceRef, run: string, action: (current: KubeObject) => void): void {
+  /**
+   * Runs `action` after `seconds` of operator time if the job is still in the same run (RUNNING, same jobId)
+   * and `knob` is still set on it.
+   */
+  private later(
+    seconds: number,
+    ref: ResourceRef,
+    run: string,
+    knob: Scenario,
+    action: (current: KubeObject) => void,
+  ): void {
     const timer = setTimeout(
       () => {
         this.timers.delete(timer);
         const current = this.options.store.get(ref.resource, ref.namespace, ref.name);
-        if (!this.closed && current && runOf(current) === run) action(current);
+        if (this.closed || !current || runOf(current) !== run) return;
+        if (this.options.settings(current).scenarios.has(knob)) action(current);
       },
       scaledMs(this.options.speed, seconds),
     );
@@ -169,93 +202,13 @@ export class JobIncidents {
     this.emitException(object, `java.lang.RuntimeException: Simulated task failure #${n}`, n);
   }
 
-  /**
-   * The job fails for good (no restart strategy left). JobStatusObserver records the failure cause (`Error`
-   * event and status.error), `JobStatusChanged`, then the root exception; the status patch comes last. No
-   * checkpoint completed, so upgradeSavepointPath stays what it was.
-   */
   private failJob(object: KubeObject): void {
-    const { store, random } = this.options;
-    const root = `java.lang.RuntimeException: Simulated fatal failure of job ${object.metadata.name}`;
-    const cause = { type: 'java.lang.RuntimeException', message: root.slice('java.lang.RuntimeException: '.length) };
-    const failure = { ...JOB_FAILURE, causes: [cause] };
-    recordEvent(store, {
-      involved: object,
-      type: EVENT_TYPES.warning,
-      reason: 'Error',
-      component: COMPONENTS.job,
-      message: exceptionChain(failure),
-    });
-    recordEvent(store, {
-      involved: object,
-      type: EVENT_TYPES.normal,
-      reason: 'JobStatusChanged',
-      component: COMPONENTS.job,
-      message: 'Job status changed from RUNNING to FAILED',
-    });
-    this.emitException(object, root, 0);
-    writeStatus(
-      store,
-      refOf(object),
-      (status) => {
-        const jobStatus = (status.jobStatus ??= {});
-        jobStatus.state = 'FAILED';
-        jobStatus.updateTime = String(store.now().getTime());
-        // SnapshotObserver.observeLatestCheckpoint: a terminal job's last completed checkpoint becomes the path a
-        // later resume (or NOOP savepoint suspend) restores from. After an HA last-state deploy the placeholder
-        // stays (the last checkpoint is unknown to the operator), which is what later makes an upgrade fail.
-        const dir = checkpointDir(jobConf(store, object));
-        const placeholder = jobStatus.upgradeSavepointPath === 'KUBERNETES_OPERATOR_LAST_STATE';
-        if (dir !== undefined && !placeholder && typeof jobStatus.jobId === 'string') {
-          jobStatus.upgradeSavepointPath = `${dir}/${jobStatus.jobId}/chk-${1 + Math.floor(random() * 500)}`;
-        }
-        status.error = errorJson(JOB_FAILURE.type, JOB_FAILURE.message, [cause]);
-      },
-      { conditions: true },
-    );
+    recordJobFailure(this.options, object);
   }
 
   private emitException(object: KubeObject, headline: string, n: number): void {
-    const { store, random } = this.options;
-    const parallelism = effectiveParallelism((object.spec ?? {}) as Spec);
-    const task = `${TASKS[n % TASKS.length] as string} (${1 + Math.floor(random() * parallelism)}/${parallelism})`;
-    const message = stackTraceHead(`${headline} in ${task}`);
-    // The exception happened a moment before the observer fetched the history.
-    const at = new Date(store.now().getTime() - 500 - Math.floor(random() * 2000));
-    const annotations = {
-      'exception-timestamp': javaInstant(at),
-      'task-name': task,
-      endpoint: `10.244.${1 + Math.floor(random() * 8)}.${10 + Math.floor(random() * 200)}:6121`,
-      'tm-id': `${object.metadata.name}-taskmanager-1-${1 + Math.floor(random() * 4)}`,
-    };
-    const involved = object;
-    recordEvent(store, {
-      involved,
-      type: EVENT_TYPES.warning,
-      reason: 'JobException',
-      component: COMPONENTS.job,
-      message,
-      messageKey: jobExceptionKey(message),
-      annotations,
-    });
+    emitJobException(this.options, object, headline, n);
   }
-}
-
-/** The first lines of the stack trace, cut as kubernetes.operator.events.exceptions.stacktrace-lines (5) cuts them. */
-function stackTraceHead(headline: string): string {
-  return [
-    headline,
-    '\tat org.apache.flink.streaming.examples.statemachine.StateMachineExample$StateMachineMapper.flatMap(StateMachineExample.java:214)',
-    '\tat org.apache.flink.streaming.api.operators.StreamFlatMap.processElement(StreamFlatMap.java:47)',
-    '\tat org.apache.flink.streaming.runtime.tasks.OneInputStreamTask$StreamTaskNetworkOutput.emitRecord(OneInputStreamTask.java:238)',
-    '\tat org.apache.flink.streaming.runtime.io.AbstractStreamTaskNetworkInput.processElement(AbstractStreamTaskNetworkInput.java:157)',
-    '... (31 more lines)',
-  ].join('\n');
-}
-
-/** java.time.Instant#toString: milliseconds only when there are some. */
-function javaInstant(date: Date): string {
-  return date.toISOString().replace('.000Z', 'Z');
 }
 
 /** A job resource whose job is RUNNING: its run identity (a redeploy, even with the same jobId, is a new run). */

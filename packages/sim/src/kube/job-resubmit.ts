@@ -1,5 +1,7 @@
 // `kubernetes.operator.job.restart.failed`: the operator resubmits a FAILED job by itself (reconcileOtherChanges),
-// with no spec change: the cluster of the failed job is deleted, the error cleared, the job submitted again.
+// with no spec change: the cluster of the failed job is deleted, the error cleared, the job submitted again
+// (docs/sandbox.md#what-the-simulated-operator-does-on-real-jobs). With the `job-failure` and `incidents-after`
+// knobs the new run fails again later, and is resubmitted again: a job that keeps failing on its own.
 import { readRef, type FlowEnv } from './flow-env.js';
 import { statusOf, writeStatus, type ResourceRef } from './flink-status.js';
 import { deployJob } from './job-deploy.js';
@@ -49,8 +51,11 @@ export async function resubmitFailedJob(env: FlowEnv, ref: ResourceRef): Promise
   return outcome === 'image-pull-failed' ? 'retry' : 'done';
 }
 
+/** resubmitJob/restoreJob: a stateful mode restores from upgradeSavepointPath, else from the last savepoint. */
 function restoreOf(env: FlowEnv, ref: ResourceRef, mode: string): Restore {
-  const path = statusOf(readRef(env, ref)).jobStatus?.upgradeSavepointPath;
+  const jobStatus = statusOf(readRef(env, ref)).jobStatus;
+  const last = (jobStatus?.savepointInfo as { lastSavepoint?: { location?: unknown } } | undefined)?.lastSavepoint;
+  const path = jobStatus?.upgradeSavepointPath ?? (typeof last?.location === 'string' ? last.location : undefined);
   if (mode === 'stateless' || !path || path === LAST_STATE_PLACEHOLDER) return { kind: 'none' };
   return { kind: 'path', path };
 }

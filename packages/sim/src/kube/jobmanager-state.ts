@@ -1,6 +1,6 @@
 // What a simulated JobManager knows that the operator's CR status does not: rescales still under way inside
 // Flink (adaptive scheduler), savepoints Flink completed that the operator stopped tracking, checkpoints a
-// job restored from its HA metadata. Shared by the operator model (writes) and the REST API (reads).
+// job restored from its HA metadata, when a run's checkpoints start to fail. Shared by the operator model (writes) and the REST API (reads).
 
 export interface PendingRescale {
   /** Vertex id → the parallelism the vertex still runs at until the rescale lands. */
@@ -31,6 +31,8 @@ export class JobManagerState {
   private readonly rescales = new Map<string, PendingRescale>();
   private readonly savepoints = new Map<string, CompletedSavepoint[]>();
   private readonly haRestores = new Map<string, HaRestore>();
+  /** Per job id: the run (its start time) whose checkpoints fail from `from` (ms) on. */
+  private readonly checkpointFailures = new Map<string, { startTime: string; from: number }>();
   private readonly savepointWaiters: ((jobId: string) => void)[] = [];
 
   rescale(jobId: string, pending: PendingRescale): void {
@@ -81,5 +83,16 @@ export class JobManagerState {
 
   haRestore(jobId: string): HaRestore | undefined {
     return this.haRestores.get(jobId);
+  }
+
+  /** The job's checkpoints fail from `from` (ms, the JobManager's clock) on, in the run started at `startTime`. */
+  failCheckpointsFrom(jobId: string, startTime: string, from: number): void {
+    this.checkpointFailures.set(jobId, { startTime, from });
+  }
+
+  /** When the run started at `startTime` began failing its checkpoints, if it was told to. */
+  checkpointsFailingFrom(jobId: string, startTime: string): number | undefined {
+    const failure = this.checkpointFailures.get(jobId);
+    return failure?.startTime === startTime ? failure.from : undefined;
   }
 }

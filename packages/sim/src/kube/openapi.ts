@@ -34,11 +34,29 @@ function groupDocument(prefix: string, defs: readonly ResourceDef[]): unknown {
     for (const sub of def.subresources)
       paths[`${prefix}/namespaces/{namespace}/${def.plural}/{name}/${sub}`] = operations(def);
   }
+  if (prefix === '/api/v1') Object.assign(paths, podPaths());
   return {
     openapi: '3.0.0',
     info: { title: 'Kubernetes', version: SERVER_VERSION.gitVersion },
     paths,
     components: { schemas: {} },
+  };
+}
+
+/** The pods are read-only (pods.ts): GET on a pod and on its log. */
+function podPaths(): Record<string, unknown> {
+  const gvk = { group: '', version: 'v1', kind: 'Pod' };
+  const get = (operationId: string) => ({
+    get: {
+      operationId,
+      'x-kubernetes-action': 'get',
+      'x-kubernetes-group-version-kind': gvk,
+      responses: { '200': { description: 'OK' } },
+    },
+  });
+  return {
+    '/api/v1/namespaces/{namespace}/pods/{name}': get('readCoreV1NamespacedPod'),
+    '/api/v1/namespaces/{namespace}/pods/{name}/log': get('readCoreV1NamespacedPodLog'),
   };
 }
 

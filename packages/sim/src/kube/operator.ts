@@ -79,6 +79,7 @@ export class SimOperator {
       random: this.random,
       settings: (object) =>
         this.registry.settings(object.metadata.namespace, object.metadata.name, object.metadata.annotations),
+      jobManagers: this.jobManagers,
       ambient: options.ambientJobExceptions ?? false,
     });
   }

@@ -15,6 +15,8 @@ export type Route =
   | { kind: 'namespaces'; name?: string }
   /** `services/<name>[:<port>]/proxy/<path>`: the API server forwarding a GET to a Service (the Flink REST API). */
   | { kind: 'proxy'; namespace: string; service: string; path: string }
+  /** Pods of the simulated Flink clusters and their `log` subresource (pods.ts, pod-logs.ts): read-only. */
+  | { kind: 'pods'; namespace?: string; name?: string; log: boolean }
   | { kind: 'other' };
 
 /** What a request does, for fault matching, RBAC denials and request counting. */
@@ -27,6 +29,8 @@ export interface RequestInfo {
   name?: string;
   subresource?: string;
   path: string;
+  /** Pods requests only: the query (`labelSelector`, `container`, `tailLines`), so tests can see what was asked. */
+  query?: Record<string, string>;
 }
 
 const FLINK_PREFIX = ['apis', FLINK_GROUP, FLINK_VERSION];
@@ -73,10 +77,25 @@ export function parseRoute(pathname: string): Route {
   if (group === 'core' && rest[0] === 'namespaces' && rest[2] === 'services' && rest[4] === 'proxy' && rest[3]) {
     return { kind: 'proxy', namespace: rest[1] as string, service: rest[3], path: `/${rest.slice(5).join('/')}` };
   }
+  const pods = group === 'core' && !watchPrefix ? podsRoute(rest) : undefined;
+  if (pods) return pods;
   if (group === 'core' && !watchPrefix && rest[0] === 'namespaces' && rest.length <= 2) {
     return rest.length === 2 ? { kind: 'namespaces', name: rest[1] as string } : { kind: 'namespaces' };
   }
   return resourceRoute(rest, group, watchPrefix);
+}
+
+/** `pods`, `namespaces/<ns>/pods[/<name>[/log]]`; undefined for any other path. */
+function podsRoute(rest: string[]): Route | undefined {
+  const namespaced = rest[0] === 'namespaces' && rest[2] === 'pods' && rest[1] !== undefined;
+  const tail = namespaced ? rest.slice(3) : rest[0] === 'pods' ? rest.slice(1) : undefined;
+  if (tail === undefined || tail.length > 2 || (tail.length === 2 && tail[1] !== 'log') || tail[0] === '')
+    return undefined;
+  if (!namespaced && tail.length > 0) return { kind: 'other' };
+  const route: Route = { kind: 'pods', log: tail[1] === 'log' };
+  if (namespaced) route.namespace = rest[1] as string;
+  if (tail[0] !== undefined) route.name = tail[0];
+  return route;
 }
 
 function isWatch(query: URLSearchParams): boolean {
@@ -116,6 +135,12 @@ export function requestInfo(method: string, pathname: string, route: Route, quer
     if (route.subresource !== undefined) info.subresource = route.subresource;
   } else if (route.kind === 'namespaces') {
     info.resource = 'namespaces';
+    if (route.name !== undefined) info.name = route.name;
+  } else if (route.kind === 'pods') {
+    info.resource = 'pods';
+    if (route.log) info.subresource = 'log';
+    info.query = Object.fromEntries(query);
+    if (route.namespace !== undefined) info.namespace = route.namespace;
     if (route.name !== undefined) info.name = route.name;
   } else if (route.kind === 'proxy') {
     info.resource = 'services';

@@ -7,6 +7,7 @@ export const SCENARIOS = [
   'checkpointing-in-code',
   'checkpoints-failing',
   'image-pull-failure',
+  'incidents-after',
   'job-exceptions',
   'job-failure',
   'job-restarting',
@@ -29,6 +30,8 @@ export const SLOW_SECONDS_ANNOTATION = 'sim.flink-chatops.io/slow-reconcile-seco
 export const DEFAULT_SLOW_RECONCILE_SECONDS = 5;
 /** Task failovers after each start of the job when `job-exceptions` is given without a count. */
 export const DEFAULT_JOB_EXCEPTIONS = 3;
+/** Knobs that mean nothing without a value: the bare name is refused, not taken as some default. */
+const VALUE_REQUIRED: ReadonlySet<Scenario> = new Set(['incidents-after']);
 
 /** Images that never pull, whatever the knobs say (handy for demos: `upgrade orders --image flink:broken`). */
 export function imageFailsToPull(image: unknown): boolean {
@@ -54,6 +57,7 @@ function validValue(scenario: Scenario, value: string): boolean {
     case 'job-exceptions':
       return /^\d+$/.test(value);
     case 'image-pull-failure':
+    case 'incidents-after':
     case 'slow-reconcile':
     case 'checkpointing-in-code':
       return durationSeconds(value) !== undefined;
@@ -96,7 +100,7 @@ function parseEntry(text: string): ScenarioEntry | undefined | 'empty' {
   const at = text.indexOf('=');
   const name = (at < 0 ? text : text.slice(0, at)).trim();
   if (!isScenario(name)) return undefined;
-  if (at < 0) return { scenario: name };
+  if (at < 0) return VALUE_REQUIRED.has(name) ? undefined : { scenario: name };
   const value = text.slice(at + 1).trim();
   return validValue(name, value) ? { scenario: name, value } : undefined;
 }
@@ -114,10 +118,30 @@ export function jobExceptionCount(settings: ScenarioSettings): number {
   return value === undefined ? DEFAULT_JOB_EXCEPTIONS : Number(value);
 }
 
+/**
+ * The `incidents-after=<duration>` knob: operator seconds from the moment a run is seen RUNNING (or the knob
+ * is set on a run already RUNNING) to its first knob incident — failovers, the failure, `job-restarting`,
+ * failing checkpoints. Undefined without the knob: they start right away.
+ */
+export function incidentsAfterSeconds(settings: ScenarioSettings): number | undefined {
+  const value = settings.values.get('incidents-after');
+  return settings.scenarios.has('incidents-after') && value !== undefined ? durationSeconds(value) : undefined;
+}
+
 /** Operator seconds after which a failing image pull succeeds; undefined = it never does. */
 export function imagePullRecoverySeconds(settings: ScenarioSettings): number | undefined {
   const value = settings.values.get('image-pull-failure');
   return settings.scenarios.has('image-pull-failure') && value !== undefined ? durationSeconds(value) : undefined;
+}
+
+/** Why entries were refused: an unknown name, or a knob's value missing or unreadable. */
+function unknownMessage(unknown: readonly string[]): string {
+  const needValue = unknown.filter((u) => VALUE_REQUIRED.has(u.split('=')[0]?.trim() as Scenario));
+  const hint =
+    needValue.length > 0
+      ? ` (${needValue.map((u) => u.split('=')[0]?.trim()).join(', ')} needs a duration: name=90s)`
+      : '';
+  return `unknown scenario "${unknown.join('", "')}"${hint}; known: ${SCENARIOS.join(', ')}`;
 }
 
 interface Programmatic {
@@ -140,8 +164,7 @@ export class ScenarioRegistry {
   ): void {
     const list: readonly string[] = typeof scenario === 'string' ? [scenario] : scenario;
     const parsed = parseScenarioList(list.join(','));
-    if (parsed.unknown.length > 0)
-      throw new Error(`unknown scenario "${parsed.unknown.join('", "')}"; known: ${SCENARIOS.join(', ')}`);
+    if (parsed.unknown.length > 0) throw new Error(unknownMessage(parsed.unknown));
     this.byTarget.set(`${namespace}/${name}`, {
       entries: parsed.entries,
       slowReconcileSeconds: options.slowReconcileSeconds,

@@ -9,6 +9,8 @@ import type { SimGitOps } from './gitops/gitops.js';
 import { DEFAULT_SIM_USER, FaultInjector, RequestStats, type FaultSpec, type RequestStatsSnapshot } from './faults.js';
 import { openApiV3 } from './openapi.js';
 import { getObject, listObjects, namespaces, watchObjects, type Answer, type RequestContext } from './reads.js';
+import { answerPods, sendPods } from './pods-api.js';
+import type { SimPods } from './pods.js';
 import { parseRoute, requestInfo, type RequestInfo, type Route } from './routes.js';
 import type { FlinkRest } from './flink-rest.js';
 import { errors, failure, forbidden } from './status.js';
@@ -49,6 +51,8 @@ export interface SimApiServerOptions {
   flinkRest?: FlinkRest;
   /** Serves `/sim/gitops`; without it that endpoint is 404. */
   gitops?: SimGitOps;
+  /** Serves `pods` and `pods/<name>/log` (read-only); without it those paths are 404. */
+  pods?: SimPods;
 }
 
 /** kube-apiserver's limit on request bodies. */
@@ -106,7 +110,8 @@ function rbacDenial(info: RequestInfo, user: string): ApiError {
     info.resource === 'events' ||
     info.resource === 'configmaps' ||
     info.resource === 'namespaces' ||
-    info.resource === 'services'
+    info.resource === 'services' ||
+    info.resource === 'pods'
       ? ''
       : 'flink.apache.org';
   const ctx = { user, verb: info.verb, resource, group } as Parameters<typeof forbidden>[0];
@@ -173,6 +178,7 @@ interface Parts {
   /** The JobManagers' REST API behind `services/<id>-rest/proxy`; absent: every proxy request is 503. */
   flinkRest: FlinkRest | undefined;
   gitops: SimGitOps | undefined;
+  pods: SimPods | undefined;
 }
 
 /** Applies the faults that answer instead of the server; returns whether the response must be lost. */
@@ -235,6 +241,15 @@ async function handle(req: IncomingMessage, res: ServerResponse, parts: Parts): 
     for (const listener of parts.served) listener(info);
     return;
   }
+  if (route.kind === 'pods') {
+    if (!parts.pods) throw errors.notFoundPath();
+    const sources = { store: parts.store, rest: parts.flinkRest };
+    const answer = answerPods(parts.pods, sources, route, method, url.searchParams);
+    if (lose) return void req.socket.destroy();
+    sendPods(res, answer);
+    for (const listener of parts.served) listener(info);
+    return;
+  }
   const ctx: RequestContext = {
     store: parts.store,
     query: url.searchParams,
@@ -276,6 +291,7 @@ export async function startSimApiServer(opts: SimApiServerOptions): Promise<SimA
     served,
     flinkRest: opts.flinkRest,
     gitops: opts.gitops,
+    pods: opts.pods,
   };
   const server = createServer({ noDelay: true, keepAlive: true }, (req, res) => {
     res.on('error', () => undefined);

@@ -11,6 +11,9 @@ const SHORT_KNOB = {
   'upgrade-failed': 'Upgrade failed',
   'slow-reconcile': 'Slow reconcile',
   'lose-response': 'Lose next API response',
+  'fails-in-1-min': 'Fails in 1 min',
+  'restarts-later': 'Restarts 3× later',
+  'checkpoints-fail-later': 'Checkpoints fail later',
 };
 
 /** Knobs about the JobManager pod: a session job has none of its own. */

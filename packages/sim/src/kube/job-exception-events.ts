@@ -1,0 +1,115 @@
+// What the operator's observer records when a simulated job's tasks fail: a `JobException` Warning per new root
+// exception in the job's exception history (Flink REST `/exceptions` and `numRestarts` are read from them), and
+// for a job that fails for good the `Error` event, `JobStatusChanged` and the FAILED status.
+import { COMPONENTS, EVENT_TYPES, jobExceptionKey, recordEvent } from './events.js';
+import { errorJson, writeStatus } from './flink-status.js';
+import { exceptionChain } from './reconcile-errors.js';
+import { jobConf, refOf } from './resource-conf.js';
+import { checkpointDir, effectiveParallelism, type Spec } from './spec-json.js';
+import { scaledMs, type Speed } from './speed.js';
+import type { KubeObject, SimStore } from './store.js';
+
+const TASKS = [
+  'Source: Kafka events -> Map',
+  'KeyedProcess -> Filter',
+  'Window(TumblingEventTimeWindows) -> Sink: Kafka alerts',
+];
+const JOB_FAILURE = {
+  type: 'org.apache.flink.runtime.JobException',
+  message: 'Recovery is suppressed by NoRestartBackoffTimeStrategy',
+};
+
+/** What the observer's records need: the store, operator time, the source of random choices. */
+export interface ObserverEnv {
+  store: SimStore;
+  speed: Speed;
+  random: () => number;
+}
+
+/** One root exception of the job's history, as the observer reports it: `JobException` with its annotations. */
+export function emitJobException(env: ObserverEnv, object: KubeObject, headline: string, n: number): void {
+  const { store, random } = env;
+  const parallelism = effectiveParallelism((object.spec ?? {}) as Spec);
+  const task = `${TASKS[n % TASKS.length] as string} (${1 + Math.floor(random() * parallelism)}/${parallelism})`;
+  const message = stackTraceHead(`${headline} in ${task}`);
+  // The exception happened a moment (0.5–2.5 s of operator time) before the observer fetched the history.
+  const at = new Date(store.now().getTime() - scaledMs(env.speed, 0.5 + random() * 2));
+  const annotations = {
+    'exception-timestamp': javaInstant(at),
+    'task-name': task,
+    endpoint: `10.244.${1 + Math.floor(random() * 8)}.${10 + Math.floor(random() * 200)}:6121`,
+    'tm-id': `${object.metadata.name}-taskmanager-1-${1 + Math.floor(random() * 4)}`,
+  };
+  recordEvent(store, {
+    involved: object,
+    type: EVENT_TYPES.warning,
+    reason: 'JobException',
+    component: COMPONENTS.job,
+    message,
+    messageKey: jobExceptionKey(message),
+    annotations,
+  });
+}
+
+/**
+ * The job fails for good (no restart strategy left). JobStatusObserver records the failure cause (`Error`
+ * event and status.error), `JobStatusChanged`, then the root exception; the status patch comes last. No
+ * checkpoint completed, so upgradeSavepointPath stays what it was.
+ */
+export function recordJobFailure(env: ObserverEnv, object: KubeObject): void {
+  const { store, random } = env;
+  const root = `java.lang.RuntimeException: Simulated fatal failure of job ${object.metadata.name}`;
+  const cause = { type: 'java.lang.RuntimeException', message: root.slice('java.lang.RuntimeException: '.length) };
+  const failure = { ...JOB_FAILURE, causes: [cause] };
+  recordEvent(store, {
+    involved: object,
+    type: EVENT_TYPES.warning,
+    reason: 'Error',
+    component: COMPONENTS.job,
+    message: exceptionChain(failure),
+  });
+  recordEvent(store, {
+    involved: object,
+    type: EVENT_TYPES.normal,
+    reason: 'JobStatusChanged',
+    component: COMPONENTS.job,
+    message: 'Job status changed from RUNNING to FAILED',
+  });
+  emitJobException(env, object, root, 0);
+  writeStatus(
+    store,
+    refOf(object),
+    (status) => {
+      const jobStatus = (status.jobStatus ??= {});
+      jobStatus.state = 'FAILED';
+      jobStatus.updateTime = String(store.now().getTime());
+      // SnapshotObserver.observeLatestCheckpoint: a terminal job's last completed checkpoint becomes the path a
+      // later resume (or NOOP savepoint suspend) restores from. After an HA last-state deploy the placeholder
+      // stays (the last checkpoint is unknown to the operator), which is what later makes an upgrade fail.
+      const dir = checkpointDir(jobConf(store, object));
+      const placeholder = jobStatus.upgradeSavepointPath === 'KUBERNETES_OPERATOR_LAST_STATE';
+      if (dir !== undefined && !placeholder && typeof jobStatus.jobId === 'string') {
+        jobStatus.upgradeSavepointPath = `${dir}/${jobStatus.jobId}/chk-${1 + Math.floor(random() * 500)}`;
+      }
+      status.error = errorJson(JOB_FAILURE.type, JOB_FAILURE.message, [cause]);
+    },
+    { conditions: true },
+  );
+}
+
+/** The first lines of the stack trace, cut as kubernetes.operator.events.exceptions.stacktrace-lines (5) cuts them. */
+function stackTraceHead(headline: string): string {
+  return [
+    headline,
+    '\tat org.apache.flink.streaming.examples.statemachine.StateMachineExample$StateMachineMapper.flatMap(StateMachineExample.java:214)',
+    '\tat org.apache.flink.streaming.api.operators.StreamFlatMap.processElement(StreamFlatMap.java:47)',
+    '\tat org.apache.flink.streaming.runtime.tasks.OneInputStreamTask$StreamTaskNetworkOutput.emitRecord(OneInputStreamTask.java:238)',
+    '\tat org.apache.flink.streaming.runtime.io.AbstractStreamTaskNetworkInput.processElement(AbstractStreamTaskNetworkInput.java:157)',
+    '... (31 more lines)',
+  ].join('\n');
+}
+
+/** java.time.Instant#toString: milliseconds only when there are some. */
+function javaInstant(date: Date): string {
+  return date.toISOString().replace('.000Z', 'Z');
+}
