@@ -187,8 +187,9 @@ describe('E7: a session cluster redeployed without HA', () => {
 
 describe('E9: the operator resubmits failed jobs', () => {
   it('with kubernetes.operator.job.restart.failed, a job FAILED after the change is transient within the grace and COMPLETES once resubmitted', async () => {
-    // The new job fails before its first checkpoint (which the policy requires), as a job that crashes on start does.
-    const conf = { 'kubernetes.operator.job.restart.failed': 'true', 'execution.checkpointing.interval': '10s' };
+    // The new job fails before its first checkpoint (which the policy requires), as a job that crashes on start does:
+    // 2 s of operator time after RUNNING, far ahead of the first checkpoint at 60 s even when timers run late.
+    const conf = { 'kubernetes.operator.job.restart.failed': 'true', 'execution.checkpointing.interval': '60s' };
     await env.deploy('rj-resubmit', { conf });
     env.cluster.operator.setScenario(NS, 'rj-resubmit', 'job-failure');
     const op = await env.request({ kind: 'restart', target: dep('rj-resubmit'), ...common });
