@@ -44,7 +44,8 @@ async function redisFor(): Promise<{ url: string; own?: PrivateRedis }> {
   return { url: own.url, own };
 }
 
-function kubeconfig(clusters: SimClusterHandle[]): string {
+/** A kubeconfig with one context per simulated cluster (also the alerts bench's). */
+export function kubeconfig(clusters: readonly Pick<SimClusterHandle, 'name' | 'url'>[]): string {
   return stringify({
     apiVersion: 'v1',
     kind: 'Config',
@@ -56,13 +57,18 @@ function kubeconfig(clusters: SimClusterHandle[]): string {
   });
 }
 
-async function startClusters(perCluster: number): Promise<SimClusterHandle[]> {
+/** One simulated cluster process per name, each seeded with `perCluster` FlinkDeployments across `namespaces`. */
+export async function startClusters(
+  perCluster: number,
+  namespaces: readonly string[] = NAMESPACES,
+  names: readonly string[] = CLUSTERS,
+): Promise<SimClusterHandle[]> {
   return Promise.all(
-    CLUSTERS.map(async (name) => {
+    names.map(async (name) => {
       const { info } = await startScript<{ url: string }>(`sim cluster ${name}`, 'scale-sims.ts', [
         'cluster',
         String(perCluster),
-        NAMESPACES.join(','),
+        namespaces.join(','),
       ]);
       return {
         name,

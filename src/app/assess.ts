@@ -119,7 +119,8 @@ export async function assess(policy: Policy, request: AssessRequest, deps: Asses
   const lastSavepoint = kindModule(effectiveKind).traits.readsLastSavepoint
     ? await readLastSavepoint(target, live.resource, kube, request.signal)
     : undefined;
-  const health = await readHealth(policy, target, live, rest, request.signal);
+  const reading = await readHealth(policy, target, live, rest, request.signal);
+  const health = reading && isUndo(request.intent) ? { ...reading, undo: true } : reading;
   const environment = findNamespace(policy, target.namespace, target.cluster)?.environment;
   const sessionJobs = redeploysSessionCluster(effectiveKind, target, live.resource)
     ? await readSessionJobs(target, kube, request.signal)

@@ -7,6 +7,7 @@ import { isKubeError, isUnreachable } from '../kube/errors.js';
 import type { Target } from '../domain/model/target.js';
 import type { FlinkRest } from '../kube/flink-rest.js';
 import type { FlinkClient } from '../kube/flink-client.js';
+import type { PodLogs } from '../kube/pod-logs.js';
 import type { AssessDeps } from './assess.js';
 import type { PolicyProvider } from './policy-source.js';
 import type {
@@ -61,6 +62,8 @@ export interface ClusterAccess {
   readonly names: readonly string[];
   kube(target: Pick<Target, 'cluster'>): FlinkClient;
   rest(target: Pick<Target, 'cluster'>): FlinkRest | undefined;
+  /** Pods and their logs (docs/commands.md#flink-logs); absent: `/flink logs` says it cannot read them. */
+  pods?(target: Pick<Target, 'cluster'>): PodLogs;
 }
 
 export function assessDeps(deps: BotDeps): AssessDeps {

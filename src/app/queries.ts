@@ -24,6 +24,7 @@ import type { ExplainView, ListView, LocksView, StatusView } from './views.js';
 import { assess, readLive, resolveTarget } from './assess.js';
 import { assessDeps, describeFault, type BotDeps } from './context.js';
 import { HistoryQueries, type HistoryAnswer } from './history.js';
+import { LogsQueries, type LogsAnswer } from './logs.js';
 
 export type QueryAnswer =
   | { kind: 'help'; verb?: string }
@@ -34,6 +35,7 @@ export type QueryAnswer =
   | { kind: 'explain'; view: ExplainView }
   | { kind: 'locks'; view: LocksView }
   | HistoryAnswer
+  | LogsAnswer
   | { kind: 'refused'; message: string };
 
 /** The id `explain` plans under: valid, never recorded. */
@@ -53,9 +55,11 @@ function placeName(place: Place): string {
 
 export class QueryService {
   private readonly history: HistoryQueries;
+  private readonly logs: LogsQueries;
 
   constructor(private readonly deps: BotDeps) {
     this.history = new HistoryQueries(deps);
+    this.logs = new LogsQueries(deps);
   }
 
   /** Kubernetes and Redis faults throw; the caller answers them in words. */
@@ -87,6 +91,8 @@ export class QueryService {
         return this.history.savepoints(query.target, query.limit);
       case 'exceptions':
         return this.history.exceptions(query.target, query.limit);
+      case 'logs':
+        return this.logs.answer(query, asker);
     }
   }
 

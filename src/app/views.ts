@@ -126,3 +126,24 @@ export interface HomeView {
   /** Parts that could not be read (e.g. the policy), in words. */
   problems: string[];
 }
+
+/** `/flink logs` (docs/commands.md#flink-logs): the lines of one container, masked, always answered privately. */
+export interface LogsView {
+  target: Target;
+  /** The FlinkDeployment whose pod was read: the target, or a session job's session cluster. */
+  cluster: string;
+  pod: string;
+  container: string;
+  /** Which process: the JobManager, or TaskManager n. */
+  role: { kind: 'jobmanager' } | { kind: 'taskmanager'; n: number };
+  /** The lines to show, oldest first, already masked. */
+  lines: string[];
+  /** `--lines` as asked (default 50). */
+  requested: number;
+  /** How many lines were read from the API server (`tailLines`). */
+  read: number;
+  grep?: string;
+  /** How many lines were masked or redacted. */
+  masked: number;
+  notes: string[];
+}

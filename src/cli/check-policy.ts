@@ -2,6 +2,7 @@
 // problem by path; with --clusters, cluster names in the policy must be among the given ones
 // (docs/policy.md#several-clusters).
 import { describePolicy } from '../domain/engines/policy/describe.js';
+import { describeAlerts } from '../domain/engines/policy/alerts.js';
 import { clusterNameProblem } from '../domain/kit/policy/glob.js';
 import { loadPolicyFile, type PolicyLoadOptions } from '../app/policy-load.js';
 import { parseArgs } from './args.js';
@@ -67,6 +68,7 @@ export async function checkPolicy(args: string[], io: CliOutput = processOutput)
     return 1;
   }
   io.out(`${file}: a valid policy (sha256 ${loaded.hash.slice(0, 12)}).\n\n${describePolicy(loaded.policy)}`);
+  if (loaded.policy.alerts !== undefined) io.out(`\n${describeAlerts(loaded.policy).join('\n')}\n`);
   printWarnings(io, loaded.warnings);
   return 0;
 }

@@ -3,7 +3,8 @@
 import type { RedisConnection } from '../store/connection.js';
 import type { HistoryEntry, OperationRecord } from '../domain/engines/operation.js';
 import { isTerminal, type OperationState } from '../domain/model/lifecycle.js';
-import type { Metrics, MetricsSources, OperationCount } from './metrics.js';
+import type { AlertStore } from '../app/ports/alerts.js';
+import type { AlertsOpenCount, Metrics, MetricsSources, OperationCount } from './metrics.js';
 
 /** The store reads `collectOperations` / `collectStuck` need; OperationStore satisfies it. */
 export interface ActiveOperationsReader {
@@ -51,6 +52,27 @@ export function queueSource(
         ),
       );
       return perCluster.flat();
+    },
+  };
+}
+
+/** `collectAlertsOpen` over the alert store's open incidents: one count per cluster, namespace and signal kind. */
+export function alertsSource(
+  alerts: Pick<AlertStore, 'listOpen'>,
+): Required<Pick<MetricsSources, 'collectAlertsOpen'>> {
+  return {
+    async collectAlertsOpen() {
+      const counts = new Map<string, AlertsOpenCount>();
+      for (const incident of await alerts.listOpen()) {
+        for (const { kind } of incident.signals) {
+          const labels = { cluster: incident.cluster, namespace: incident.target.namespace, kind };
+          const key = `${labels.cluster}\u0000${labels.namespace}\u0000${kind}`;
+          const entry = counts.get(key) ?? { ...labels, count: 0 };
+          entry.count += 1;
+          counts.set(key, entry);
+        }
+      }
+      return [...counts.values()];
     },
   };
 }
@@ -103,6 +125,10 @@ export function whileExporting(holds: () => Promise<boolean>, sources: MetricsSo
   if (sources.collectQueue) {
     const read = sources.collectQueue;
     gated.collectQueue = async () => ((await check()) ? read() : []);
+  }
+  if (sources.collectAlertsOpen) {
+    const read = sources.collectAlertsOpen;
+    gated.collectAlertsOpen = async () => ((await check()) ? read() : []);
   }
   if (sources.collectBreakGlassUnreviewed) {
     const read = sources.collectBreakGlassUnreviewed;

@@ -17,6 +17,14 @@ export interface OperationCount {
   count: number;
 }
 
+export interface AlertsOpenCount {
+  /** '' in a single-cluster installation. */
+  cluster: string;
+  namespace: string;
+  kind: string;
+  count: number;
+}
+
 export interface QueueCount {
   /** The cluster whose queue (`flink-ops.<cluster>`) this counts. */
   cluster: string;
@@ -36,6 +44,8 @@ export interface MetricsSources {
   collectQueue?: () => Promise<readonly QueueCount[]>;
   /** Break-glass operations past `reviewWithin` and not reviewed; undefined: not this process's to report. */
   collectBreakGlassUnreviewed?: () => Promise<number | undefined>;
+  /** Open job-alert incidents by cluster, namespace and kind (docs/alerts.md#metrics). */
+  collectAlertsOpen?: () => Promise<readonly AlertsOpenCount[]>;
   /** Whether the policy file as last read is valid (`flink_chatops_policy_valid`). */
   collectPolicyValid?: () => Promise<boolean>;
   /** The readiness checks' results by dependency (`redis`, `kubernetes`, …): true when it answers. */
@@ -80,6 +90,8 @@ export interface Metrics {
   observeOutcome(kind: string, outcome: string, seconds: number): void;
   /** A field a completed operation set was changed back by another field manager (docs/lifecycle.md#after-completed). */
   countRevert(revert: { cluster: string; manager: string; kind: string }): void;
+  /** A job regressed after a completed change: restarts, checkpoints, job-state, jobmanager (docs/lifecycle.md#after-completed). */
+  countRegression(regression: { kind: string }): void;
   /** Sets or replaces the scrape-time sources (for wiring done after the metrics exist). */
   setSources(sources: MetricsSources): void;
   /** The exposition text. A failing source is counted in `collect_errors_total`, never fails the scrape. */
@@ -151,6 +163,17 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
           const unreviewed = await read();
           if (unreviewed !== undefined) this.set(unreviewed);
         });
+    },
+  });
+  new Gauge({
+    name: `${METRIC_PREFIX}alerts_open`,
+    help: 'Open job-alert incidents by cluster, namespace and what is wrong (an incident counts once per kind)',
+    labelNames: ['cluster', 'namespace', 'kind'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const read = sources.collectAlertsOpen;
+      if (read) await guarded('alerts', async () => setCounts(this, await read()));
     },
   });
   new Gauge({
@@ -278,10 +301,18 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     registers: [registry],
   });
 
+  const regressions = new Counter({
+    name: `${METRIC_PREFIX}post_change_regressions_total`,
+    help: 'Jobs that regressed within the post-change watch after a completed operation, by what regressed',
+    labelNames: ['kind'],
+    registers: [registry],
+  });
+
   return {
     registry,
     contentType: registry.contentType,
     countRevert: ({ cluster, manager, kind }) => reverts.inc({ cluster, manager, kind }),
+    countRegression: ({ kind }) => regressions.inc({ kind }),
     observeAck: (seconds) => ack.observe(nonNegative(seconds)),
     observeLockWait: (seconds) => lockWait.observe(nonNegative(seconds)),
     slackCall(method, status) {
@@ -306,7 +337,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
 
 function setCounts(
   gauge: Gauge<string>,
-  counts: readonly (OperationCount | QueueCount | { dependency: string; count: number })[],
+  counts: readonly (OperationCount | QueueCount | AlertsOpenCount | { dependency: string; count: number })[],
 ): void {
   for (const { count, ...labels } of counts) gauge.set(labels, count);
 }

@@ -262,7 +262,8 @@ function summariesOf(result: unknown): ResourceSummary[] {
   });
 }
 
-function classify(error: unknown, deadline: AbortSignal, callerSignal: AbortSignal | undefined): KubeError {
+/** Any failure of a client-node request as a KubeError (also used by pod-logs.ts). */
+export function classify(error: unknown, deadline: AbortSignal, callerSignal: AbortSignal | undefined): KubeError {
   if (error instanceof KubeError) return error;
   const e = error as { code?: unknown; body?: unknown; name?: string; message?: string; type?: string };
   if (typeof e.code === 'number' && e.code >= 100) {

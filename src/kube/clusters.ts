@@ -5,6 +5,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { clusterOf, type Target } from '../domain/model/target.js';
 import { ClientNodeFlinkClient, loadKubeConfig, type ClientNodeOptions } from './client-node.js';
 import { ClientNodeFlinkRest } from './flink-rest.js';
+import { ClientNodePodLogs } from './pod-logs.js';
 
 export interface ClusterSpec {
   /** Cluster names: the contexts of KUBE_CONTEXTS, or [CLUSTER_NAME]. */
@@ -19,6 +20,8 @@ export interface ClusterClients {
   readonly kubeConfig: KubeConfig;
   readonly kube: ClientNodeFlinkClient;
   readonly rest: ClientNodeFlinkRest;
+  /** Pods and their logs, for `/flink logs` (docs/deployment.md#pod-logs). */
+  readonly pods: ClientNodePodLogs;
 }
 
 export interface KubeClustersOptions {
@@ -81,6 +84,10 @@ export class KubeClusters {
     return this.of(target).rest;
   }
 
+  pods(target: Pick<Target, 'cluster'>): ClientNodePodLogs {
+    return this.of(target).pods;
+  }
+
   /** The clients of a named cluster, made on first use; throws for a name this process does not see. */
   get(name: string): ClusterClients {
     const made = this.made.get(name);
@@ -106,6 +113,7 @@ export class KubeClusters {
       kubeConfig,
       kube: new ClientNodeFlinkClient(kubeConfig, kubeOptions),
       rest,
+      pods: new ClientNodePodLogs(kubeConfig, kubeOptions),
     };
     this.made.set(name, clients);
     return clients;

@@ -1,13 +1,11 @@
 // The bot role's composition root: Redis, stores, queue, Kubernetes client, policy source, Slack ports, the notifier
 // and the Bolt app.
 import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { App, CustomRoute } from '@slack/bolt';
 import { ApprovalService } from '../app/approvals.js';
 import { APPROVAL_TIMER_POLL_MS, ApprovalTimers } from '../app/approval-timers.js';
-import { approverDirectory } from '../app/approvers.js';
 import { FreezeCommands } from '../app/commands.js';
 import { HomeService } from '../app/home.js';
 import { BreakGlassReviews } from '../app/break-glass.js';
@@ -31,7 +29,7 @@ import { createBotApp } from '../slack/app.js';
 import { redisDeliveryClaims } from '../slack/redelivery.js';
 import { SocketLink } from '../slack/socket-link.js';
 import type { HandlerDeps } from '../slack/command-handler.js';
-import { createNotifierClient, Notifier } from '../notifier/notifier.js';
+import { startDelivery } from './bot-delivery.js';
 import { SlackCardPoster } from '../slack/card-poster.js';
 import { usersInfoTeams, WorkspaceGuard } from '../slack/workspace-guard.js';
 import { CardsInFlight } from '../store/cards-in-flight.js';
@@ -149,16 +147,16 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
     };
     if (overrides.notifier !== false) {
       // Started before the app and so stopped after it: updates of the last requests still go out.
-      const notifier = await startNotifier(
-        config,
-        deps,
-        redis,
-        overrides.consumer,
-        overrides.onSlackCall,
-        pacer,
-        overrides.slackPace?.cardEditWindowMs,
+      closers.push(
+        await startDelivery(config, deps, redis, {
+          pacer,
+          ...(overrides.consumer === undefined ? {} : { consumer: overrides.consumer }),
+          ...(overrides.onSlackCall === undefined ? {} : { onSlackCall: overrides.onSlackCall }),
+          ...(overrides.slackPace?.cardEditWindowMs === undefined
+            ? {}
+            : { cardEditWindowMs: overrides.slackPace.cardEditWindowMs }),
+        }),
       );
-      closers.push(() => notifier.stop());
     }
     // Reminders and escalation (docs/policy.md#reaching-approvers), due from the records themselves; every replica
     // looks, one wins each.
@@ -255,35 +253,6 @@ export function acceptedFinisher(
       await responder.respond(record.responseUrl, { text: outcome.message, response_type: 'ephemeral' });
     },
   };
-}
-
-async function startNotifier(
-  config: Config,
-  deps: BotDeps,
-  redis: RedisConnection,
-  consumer: string | undefined,
-  onSlackCall: SlackCallObserver | undefined,
-  pacer: SharedPacer,
-  cardEditWindowMs: number | undefined,
-): Promise<Notifier> {
-  const notifier = new Notifier({
-    redis,
-    prefix: config.redis.prefix,
-    store: deps.store,
-    client: createNotifierClient(config, { logger: deps.logger, ...(onSlackCall ? { onCall: onSlackCall } : {}) }),
-    consumer: consumer ?? `${hostname()}-${process.pid}`,
-    command: config.slack.command,
-    logger: deps.logger,
-    now: deps.now,
-    pacer,
-    ...(cardEditWindowMs === undefined ? {} : { cardEditWindowMs }),
-    // A dead process's deliveries are taken over once its per-operation lock and stream claims lapse: a lease too.
-    lockTtlMs: config.leaseTtlMs,
-    claimIdleMs: config.leaseTtlMs,
-    approvers: approverDirectory(deps.policy, deps.membership),
-  });
-  await notifier.start();
-  return notifier;
 }
 
 function botDeps(

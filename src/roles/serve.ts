@@ -49,6 +49,7 @@ export async function serve(role: Role, config: Config): Promise<number> {
         ...shared,
         onLockWait: (s) => metrics.observeLockWait(s),
         onRevert: (r) => metrics.countRevert(r),
+        onRegression: (r) => metrics.countRegression(r),
       });
       started.push(worker);
     }

@@ -17,6 +17,8 @@ import { BreakGlassIndex } from '../store/break-glass.js';
 import { OperationWorker } from '../worker/worker.js';
 import { AfterCompletedWatcher, type AfterCompletedDeps } from '../worker/after-completed.js';
 import { AfterCompletedWatches } from '../store/after-completed.js';
+import { RedisAlertStore } from '../store/alerts.js';
+import { JobAlertWatcher, type JobAlertTiming } from '../worker/job-alerts.js';
 
 export interface WorkerOverrides {
   logger?: Logger;
@@ -35,6 +37,12 @@ export interface WorkerOverrides {
   onRevert?: AfterCompletedDeps['onRevert'];
   /** How often each cluster's after-COMPLETED watches are read again (default 5 s). */
   afterCompletedRefreshMs?: number;
+  /** Observes each post-change regression this process records (docs/lifecycle.md#after-completed). */
+  onRegression?: AfterCompletedDeps['onRegression'];
+  /** How often a post-change watch reads Flink REST per job (default 30 s; tests shorten it). */
+  postChangeRestMs?: number;
+  /** The job-alert watch's pace (docs/alerts.md#what-is-watched); tests shorten it. */
+  jobAlertTiming?: Partial<JobAlertTiming>;
   settings?: Partial<RunnerSettings>;
   /** Called with each Redis connection this worker opens (benchmarks count commands through it). */
   instrumentRedis?: (connection: RedisConnection) => void;
@@ -47,6 +55,7 @@ export interface ClusterWorker {
   watches: WatchHub;
   worker: OperationWorker;
   afterCompleted: AfterCompletedWatcher;
+  alerts: JobAlertWatcher;
 }
 
 export interface RunningWorker {
@@ -117,6 +126,7 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
       ...(overrides.onLockWait ? { onLockWait: overrides.onLockWait } : {}),
     };
     const afterWatches = new AfterCompletedWatches(redis, prefix);
+    const alertStore = new RedisAlertStore(redis, prefix);
     const parts: ClusterWorker[] = [];
     for (const name of config.clusters.worker) {
       // One runner, shared watches and BullMQ worker per cluster: each writes only to its own cluster
@@ -136,10 +146,30 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
         logger,
         now,
         actor: settings.actor,
+        kube,
+        ...(rest ? { rest } : {}),
+        policy,
+        failureGraceMs: settings.failureGraceMs,
+        ...(overrides.postChangeRestMs ? { restEveryMs: overrides.postChangeRestMs } : {}),
+        ...(overrides.onRegression ? { onRegression: overrides.onRegression } : {}),
         ...(overrides.onRevert ? { onRevert: overrides.onRevert } : {}),
         ...(overrides.afterCompletedRefreshMs ? { refreshMs: overrides.afterCompletedRefreshMs } : {}),
       });
       closers.unshift(() => afterCompleted.close());
+      const alerts = new JobAlertWatcher({
+        store: alertStore,
+        hub: watches,
+        list: (kind, namespace) => kube.listCollection(kind, namespace),
+        rest,
+        policy,
+        cluster: name,
+        several: config.clusters.names.length > 1,
+        logger,
+        now,
+        failureGraceMs: settings.failureGraceMs,
+        ...(overrides.jobAlertTiming ? { timing: overrides.jobAlertTiming } : {}),
+      });
+      closers.unshift(() => alerts.close());
       const runner = new Runner({
         ...shared,
         kube,
@@ -159,7 +189,7 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
         logger,
       });
       closers.unshift(() => worker.close());
-      parts.push({ cluster: name, runner, watches, worker, afterCompleted });
+      parts.push({ cluster: name, runner, watches, worker, afterCompleted, alerts });
     }
     const sweep = new Sweep({
       store,
@@ -172,6 +202,7 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
     closers.unshift(() => sweep.stop());
     for (const part of parts) await part.worker.start();
     for (const part of parts) await part.afterCompleted.start();
+    for (const part of parts) await part.alerts.start();
     const stopPresence = new WorkerPresence(redis, prefix).keep(config.clusters.worker, (error) =>
       logger.warn({ err: error }, 'could not renew the worker presence'),
     );

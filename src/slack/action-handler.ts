@@ -9,8 +9,9 @@ import { forOperation } from '../log.js';
 import { ACTION_IDS, digestPrefixFromBlockId, renderNotice } from './blocks/index.js';
 import type { HandlerDeps } from './command-handler.js';
 import { publishHome } from './home-handler.js';
+import { undoFromButton, type ClickPlace } from './undo-button.js';
 
-type Act = (deps: HandlerDeps, click: Click) => Promise<ActionOutcome>;
+type Act = (deps: HandlerDeps, click: Click, where: ClickPlace) => Promise<ActionOutcome>;
 
 const ACTIONS: Record<keyof typeof ACTION_IDS, Act> = {
   approve: (deps, click) => deps.approvals.approve(click),
@@ -23,6 +24,8 @@ const ACTIONS: Record<keyof typeof ACTION_IDS, Act> = {
           type: 'refused',
           message: `${click.opId}: break-glass reviews are not set up in this bot; nothing changed`,
         }),
+  // Files `undo <op id>` as the clicker (docs/lifecycle.md#after-completed).
+  undo: (deps, click, where) => undoFromButton(deps, click, where),
 };
 
 export function registerActionHandlers(app: App, deps: HandlerDeps): void {
@@ -36,14 +39,12 @@ export function registerActionHandlers(app: App, deps: HandlerDeps): void {
         user: body.user.id,
         digestPrefix: digestPrefixFromBlockId(action.block_id),
       };
-      const asker = {
-        userId: body.user.id,
-        teamId: body.user.team_id,
-        enterpriseId: body.enterprise?.id,
-        ownTeam: true,
+      const outsider = await clickRefusal(deps, body);
+      const where = {
+        ...(body.channel?.id ? { channel: body.channel.id } : {}),
+        ...(body.response_url ? { responseUrl: body.response_url } : {}),
       };
-      const outsider = await deps.guard?.refusal(asker);
-      const message = outsider ?? (await handleClick(deps, ACTIONS[name], click, name));
+      const message = outsider ?? (await handleClick(deps, ACTIONS[name], click, name, where));
       if (body.view?.type === 'home') return answerFromHome(deps, client, click, message);
       if (body.response_url === undefined) return;
       await deps.responder
@@ -58,12 +59,24 @@ export function registerActionHandlers(app: App, deps: HandlerDeps): void {
   }
 }
 
+/** Why a click from outside the allowed workspaces is refused (docs/configuration.md#who-may-use-the-bot). */
+export function clickRefusal(deps: Pick<HandlerDeps, 'guard'>, body: BlockAction): Promise<string | undefined> {
+  const asker = { userId: body.user.id, teamId: body.user.team_id, enterpriseId: body.enterprise?.id, ownTeam: true };
+  return deps.guard?.refusal(asker) ?? Promise.resolve(undefined);
+}
+
 /** What to tell the clicker; never throws. */
-async function handleClick(deps: HandlerDeps, act: Act, click: Click, name: string): Promise<string> {
+async function handleClick(
+  deps: HandlerDeps,
+  act: Act,
+  click: Click,
+  name: string,
+  where: ClickPlace,
+): Promise<string> {
   if (!OP_ID_PATTERN.test(click.opId)) return 'this button does not name an operation; nothing was changed';
   const log = forOperation(deps.logger, click.opId);
   try {
-    const outcome = await act(deps, click);
+    const outcome = await act(deps, click, where);
     log.info({ action: name, user: click.user, outcome: outcome.type }, 'button handled');
     return outcome.message;
   } catch (error) {

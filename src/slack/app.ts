@@ -3,6 +3,7 @@ import { App, SocketModeReceiver, type CustomRoute } from '@slack/bolt';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { registerActionHandlers } from './action-handler.js';
+import { registerAlertActions } from './alert-actions.js';
 import { registerCommandHandler, type HandlerDeps } from './command-handler.js';
 import { registerHomeHandlers } from './home-handler.js';
 import { boltLogger, clientOptions } from '../slack-client/client.js';
@@ -70,6 +71,7 @@ export function createBotApp(opts: BotAppOptions): App {
   }
   registerCommandHandler(app, opts.handlers);
   registerActionHandlers(app, opts.handlers);
+  registerAlertActions(app, opts.handlers);
   registerHomeHandlers(app, opts.handlers);
   app.error(async (error) => {
     opts.logger.error({ err: error }, 'Bolt could not process a request');

@@ -13,6 +13,7 @@ import type { Responder } from '../app/ports/index.js';
 import type { QueryAnswer, QueryService } from '../app/queries.js';
 import { spelledVerb, verbNamed, verbSpec } from '../domain/engines/language/verbs.js';
 import { parseCommand } from '../domain/engines/language/parse.js';
+import type { ParseResult } from '../domain/engines/language/requests.js';
 import type { Command } from '../domain/engines/language/requests.js';
 import type { OperationIntent } from '../domain/kinds/index.js';
 import { channelDefaultNamespace } from '../domain/engines/policy/evaluate.js';
@@ -24,6 +25,7 @@ import {
   renderHelp,
   renderList,
   renderLocks,
+  renderLogs,
   renderNotice,
   renderOp,
   renderOps,
@@ -102,17 +104,7 @@ export async function handleCommand(deps: HandlerDeps, command: SlashCommand): P
       );
       return await reply(renderRefusal(outsider, ctx));
     }
-    const state = await deps.policy.current();
-    const defaultNamespace = state.ok ? channelDefaultNamespace(state.policy, command.channel_id) : undefined;
-    const typed = parseCommand(command.text, {
-      ...(defaultNamespace === undefined ? {} : { defaultNamespace }),
-      command: deps.command,
-    });
-    const parsed = placeParsed(typed, {
-      clusters: deps.clusters,
-      policy: state.ok ? state.policy : undefined,
-      channel: command.channel_id,
-    });
+    const parsed = await readTyped(deps, command.text, command.channel_id);
     switch (parsed.type) {
       case 'reply':
         return await reply(renderRefusal(parsed.message, ctx));
@@ -134,6 +126,24 @@ export async function handleCommand(deps: HandlerDeps, command: SlashCommand): P
       deps.logger.error({ err: e }, 'could not answer through the response_url'),
     );
   }
+}
+
+/**
+ * What `text` typed in `channel` asks for: parsed with the channel's default namespace and placed on its cluster.
+ * Buttons that stand for a typed command (Undo, the job alert's) read their text here too, so nothing differs.
+ */
+export async function readTyped(
+  deps: Pick<HandlerDeps, 'policy' | 'clusters' | 'command'>,
+  text: string,
+  channel: string,
+): Promise<ParseResult> {
+  const state = await deps.policy.current();
+  const defaultNamespace = state.ok ? channelDefaultNamespace(state.policy, channel) : undefined;
+  const typed = parseCommand(text, {
+    ...(defaultNamespace === undefined ? {} : { defaultNamespace }),
+    command: deps.command,
+  });
+  return placeParsed(typed, { clusters: deps.clusters, policy: state.ok ? state.policy : undefined, channel });
 }
 
 /** The card is the answer to a recorded operation; only refusals and cancellations are answered privately. */
@@ -196,6 +206,8 @@ export function renderAnswer(answer: QueryAnswer, ctx: RenderContext): SlackMess
       return renderSavepoints(answer.view, ctx);
     case 'exceptions':
       return renderExceptions(answer.view, ctx);
+    case 'logs':
+      return renderLogs(answer.view, ctx);
     case 'refused':
       return renderRefusal(answer.message, ctx);
   }

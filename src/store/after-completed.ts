@@ -48,9 +48,18 @@ export class AfterCompletedWatches implements Port {
   }
 }
 
-/** A watch both stores accept: an operation, a period that ends after it starts, at least one field. */
+/**
+ * A watch both stores accept: an operation, and a revert part (fields, over a period that ends after it starts, or
+ * a pause), a health part (ending after it starts, with the job it judges), or both.
+ */
 export function checkWatch(watch: AfterCompletedWatch): void {
   if (watch.opId.trim() === '') throw new Error('an after-COMPLETED watch needs its operation id');
+  const { health } = watch;
+  if (health !== undefined) {
+    if (!(health.until > watch.startedAt)) throw new Error(`the health watch of ${watch.opId} ends before it starts`);
+    if (health.baseline.jobId.trim() === '') throw new Error(`the health watch of ${watch.opId} names no job`);
+    if (watch.fields.length === 0) return;
+  }
   if (!(watch.until > watch.startedAt) && watch.pauses !== true)
     throw new Error(`the watch of ${watch.opId} ends before it starts`);
   if (watch.fields.length === 0) throw new Error(`the watch of ${watch.opId} has no field to watch`);

@@ -61,8 +61,13 @@ export interface StoreKeys {
    * (store/after-completed.ts, docs/lifecycle.md#after-completed).
    */
   afterCompleted(cluster: string): string;
-  /** hash incident id → incident JSON, and target key → current incident id (store/alerts.ts, docs/alerts.md). */
+  /**
+   * hash incident id → incident JSON, `target:<cluster>:<target key>` → current incident id, `message:<id>` → the
+   * posted message JSON (store/alerts.ts, docs/alerts.md).
+   */
   readonly alerts: string;
+  /** zset incident id → when it goes (recoveredAt + retention), `+inf` while open (store/lua/observeIncident.lua). */
+  readonly alertsIndex: string;
   /**
    * stream of incident changes for the notifier (consumer group `alerts`): fields `incident` (id), `version`,
    * `cluster`, `target` (target key).
@@ -92,6 +97,7 @@ export function storeKeys(prefix: string): StoreKeys {
     breakGlassUnreviewed: `${tag}:break-glass:unreviewed`,
     afterCompleted: (cluster) => `${tag}:after-completed:${cluster}`,
     alerts: `${tag}:alerts`,
+    alertsIndex: `${tag}:alerts:index`,
     alertEvents: `${tag}:alerts:events`,
   };
 }

@@ -8,21 +8,30 @@ export const NOTIFIER_GROUP = 'notifier';
 /** A raw stream entry; fields are null when the entry was trimmed while pending. */
 export type RawEntry = [id: string, fields: string[] | null];
 
+/** Another stream read the same way (the job alerts' `alertEvents` with group `alerts`, docs/alerts.md). */
+export interface StreamChoice {
+  key: string;
+  group: string;
+}
+
 export class NotifierStream {
   readonly key: string;
+  readonly group: string;
 
   constructor(
     private readonly redis: RedisConnection,
     prefix: string,
     private readonly consumer: string,
+    choice?: StreamChoice,
   ) {
-    this.key = storeKeys(prefix).events;
+    this.key = choice?.key ?? storeKeys(prefix).events;
+    this.group = choice?.group ?? NOTIFIER_GROUP;
   }
 
   /** Creates the group at the stream's start (and the stream if missing); an existing group is kept as it is. */
   async ensureGroup(): Promise<void> {
     try {
-      await this.redis.call('XGROUP', 'CREATE', this.key, NOTIFIER_GROUP, '0', 'MKSTREAM');
+      await this.redis.call('XGROUP', 'CREATE', this.key, this.group, '0', 'MKSTREAM');
     } catch (error) {
       if (!String((error as Error).message).includes('BUSYGROUP')) throw error;
     }
@@ -37,7 +46,7 @@ export class NotifierStream {
     const reply = (await connection.call(
       'XREADGROUP',
       'GROUP',
-      NOTIFIER_GROUP,
+      this.group,
       this.consumer,
       'COUNT',
       count,
@@ -57,7 +66,7 @@ export class NotifierStream {
       const reply = (await this.redis.call(
         'XAUTOCLAIM',
         this.key,
-        NOTIFIER_GROUP,
+        this.group,
         this.consumer,
         minIdleMs,
         cursor,
@@ -74,12 +83,12 @@ export class NotifierStream {
   /** Resets the idle time of entries this consumer is still working on, so no other replica claims them. */
   async touch(ids: readonly string[]): Promise<void> {
     for (let i = 0; i < ids.length; i += 500) {
-      await this.redis.call('XCLAIM', this.key, NOTIFIER_GROUP, this.consumer, 0, ...ids.slice(i, i + 500), 'JUSTID');
+      await this.redis.call('XCLAIM', this.key, this.group, this.consumer, 0, ...ids.slice(i, i + 500), 'JUSTID');
     }
   }
 
   async ack(ids: readonly string[]): Promise<void> {
     for (let i = 0; i < ids.length; i += 500)
-      await this.redis.call('XACK', this.key, NOTIFIER_GROUP, ...ids.slice(i, i + 500));
+      await this.redis.call('XACK', this.key, this.group, ...ids.slice(i, i + 500));
   }
 }

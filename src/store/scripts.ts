@@ -16,6 +16,7 @@ export const SCRIPTS = {
   releaseDeliveryLock: 1,
   paceChannel: 1,
   endAfterCompleted: 1,
+  observeIncident: 3,
 } as const satisfies Record<string, number>;
 export type ScriptName = keyof typeof SCRIPTS;
 

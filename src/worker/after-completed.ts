@@ -1,7 +1,8 @@
 // The after-COMPLETED watch of one cluster's worker (docs/lifecycle.md#after-completed): for each target whose last
-// operation completed recently, every change seen through the shared watches is compared with what the operation set;
-// a change back by another field manager becomes a REVERTED note on the operation (its state stays COMPLETED).
-import type { AfterCompletedWatch, AfterCompletedWatches, OperationStore } from '../app/ports/index.js';
+// operation completed recently, every change seen through the shared watches is compared with what the operation set
+// (a change back by another field manager becomes a REVERTED note), and the job's health with its state at COMPLETED
+// (post-change.ts: a REGRESSED or HEALTHY note). The operation's state stays COMPLETED.
+import type { AfterCompletedWatch, AfterCompletedWatches } from '../app/ports/index.js';
 import {
   findReverts,
   isRevert,
@@ -15,25 +16,26 @@ import type { OperationRecord } from '../domain/engines/operation.js';
 import { canonicalJson } from '../domain/model/canonical.js';
 import { ANNOTATION_OPERATION_ID } from '../domain/model/plan.js';
 import type { Target } from '../domain/model/target.js';
-import { FIELD_MANAGER, type KubeObject } from '../kube/flink-client.js';
+import { FIELD_MANAGER, type KubeEvent, type KubeObject } from '../kube/flink-client.js';
 import type { WatchHub, WatchedKind } from '../kube/watch-hub.js';
 import { pausedBy, remindOfPause } from './pause-reminder.js';
-import type { Logger } from '../log.js';
+import { healthOf, PostChangeHealth, type JobChange, type PostChangeDeps } from './post-change.js';
 
-export interface AfterCompletedDeps {
-  store: Pick<OperationStore, 'apply'>;
+export interface AfterCompletedDeps extends PostChangeDeps {
   watches: AfterCompletedWatches;
   hub: Pick<WatchHub, 'subscribe'>;
-  /** The cluster this worker executes (its watches are this cluster's). */
-  cluster: string;
-  logger: Logger;
-  now: () => number;
-  /** The actor of the notes it writes. */
-  actor: string;
   /** How often the cluster's watch list is read again: other replicas' watches, expiry (default 5 s). */
   refreshMs?: number;
   /** Each revert recorded by this process (metrics). */
   onRevert?: (revert: { cluster: string; manager: string; kind: string }) => void;
+}
+
+/** What COMPLETED hands the watcher (watchOf): the revert part, and for a change to the job what health needs. */
+export type WatchStart = AfterCompletedWatch & { jobChange?: JobChange };
+
+/** ms: when a watch ends on its own (a pause may keep it longer). */
+export function watchEnd(watch: Pick<AfterCompletedWatch, 'until' | 'health'>): number {
+  return Math.max(watch.until, watch.health?.until ?? -Infinity);
 }
 
 export class AfterCompletedWatcher {
@@ -46,8 +48,11 @@ export class AfterCompletedWatcher {
   private readonly latest = new Map<string, KubeObject>();
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
+  private readonly health: PostChangeHealth;
 
-  constructor(private readonly deps: AfterCompletedDeps) {}
+  constructor(private readonly deps: AfterCompletedDeps) {
+    this.health = new PostChangeHealth(deps);
+  }
 
   /** Reads the cluster's watches and keeps reading them every `refreshMs`. */
   async start(): Promise<void> {
@@ -60,8 +65,15 @@ export class AfterCompletedWatcher {
     tick();
   }
 
-  /** Starts watching what a just-completed operation set (stored first, so every replica watches it too). */
-  async begin(watch: AfterCompletedWatch): Promise<void> {
+  /**
+   * Starts watching what a just-completed operation set and, for a change to the job, how the job does (stored
+   * first, so every replica watches it too); nothing when neither part applies.
+   */
+  async begin(start: WatchStart): Promise<void> {
+    const { jobChange, ...revert } = start;
+    const health = jobChange === undefined ? undefined : await healthOf(this.deps, revert, jobChange);
+    const watch: AfterCompletedWatch = health === undefined ? revert : { ...revert, health };
+    if (watch.fields.length === 0 && health === undefined) return;
     await this.deps.watches.start(watch);
     await this.track(watch);
   }
@@ -90,16 +102,19 @@ export class AfterCompletedWatcher {
       for (const watch of listed) {
         const seen = this.latest.get(localKey(watch.target));
         const stillPaused = watch.pauses === true && (seen === undefined || pausedBy(seen) === watch.opId);
-        if (watch.until <= now && !stillPaused) {
+        if (watch.health && watch.health.until <= now) await this.health.conclude(watch);
+        if (watchEnd(watch) <= now && !stillPaused) {
           await this.deps.watches.end(this.deps.cluster, watch.target, watch.opId);
           continue;
         }
         keep.add(localKey(watch.target));
         await this.track(watch);
+        if (watch.health) this.health.poll(watch);
         if (stillPaused && seen) await remindOfPause(this.deps, watch, now);
       }
       for (const key of this.active.keys()) if (!keep.has(key)) this.active.delete(key);
       for (const key of this.latest.keys()) if (!keep.has(key)) this.latest.delete(key);
+      this.health.keepOnly(new Set([...this.active.values()].map((w) => w.opId)));
     } catch (error) {
       this.deps.logger.warn({ err: error, cluster: this.deps.cluster }, 'could not read the after-COMPLETED watches');
     }
@@ -109,12 +124,26 @@ export class AfterCompletedWatcher {
     if (this.closed) return;
     this.active.set(localKey(watch.target), watch);
     const { kind, namespace } = watch.target;
+    await this.subscribe(kind as WatchedKind, namespace, (type, object) => this.onObject(kind, type, object));
+    // The health part counts the job's failovers from the operator's JobException events.
+    if (watch.health) await this.subscribe('Event', namespace, (_type, event) => this.onEvent(event as KubeEvent));
+  }
+
+  private async subscribe(
+    kind: WatchedKind,
+    namespace: string,
+    listener: (type: string, object: KubeObject) => void,
+  ): Promise<void> {
     const key = `${kind}/${namespace}`;
-    if (!this.subscriptions.has(key)) {
-      const listener = (type: string, object: KubeObject): void => this.onObject(kind, type, object);
-      this.subscriptions.set(key, this.deps.hub.subscribe(kind as WatchedKind, namespace, listener));
-    }
+    if (!this.subscriptions.has(key)) this.subscriptions.set(key, this.deps.hub.subscribe(kind, namespace, listener));
     await this.subscriptions.get(key);
+  }
+
+  private onEvent(event: KubeEvent): void {
+    const { kind, name, namespace } = event.involvedObject ?? {};
+    if (kind === undefined || name === undefined || namespace === undefined) return;
+    const watch = this.active.get(localKey({ kind, namespace, name }));
+    if (watch?.health && watchEnd(watch) > this.deps.now()) this.health.observeEvent(watch, event);
   }
 
   private onObject(kind: string, type: string, object: KubeObject): void {
@@ -139,7 +168,8 @@ export class AfterCompletedWatcher {
 
   private async check(watch: AfterCompletedWatch, object: KubeObject): Promise<void> {
     if (watch.pauses) this.latest.set(localKey(watch.target), object);
-    if (watch.until <= this.deps.now()) return;
+    const now = this.deps.now();
+    if (watchEnd(watch) <= now) return;
     const lastOp = object.metadata.annotations?.[ANNOTATION_OPERATION_ID];
     if (lastOp !== undefined && lastOp !== watch.opId) {
       // Another operation of the bot changed the target: this watch is over.
@@ -147,6 +177,8 @@ export class AfterCompletedWatcher {
       this.active.delete(localKey(watch.target));
       return;
     }
+    if (watch.health) this.health.observe(watch, object);
+    if (watch.until <= now) return;
     for (const revert of findReverts(watch.fields, object, FIELD_MANAGER)) {
       const key = `${watch.opId}|${revert.path.join('\u0000')}|${canonicalJson(revert.to)}`;
       if (this.reported.has(key)) continue;
@@ -184,26 +216,30 @@ export class AfterCompletedWatcher {
 }
 
 /**
- * The watch a just-completed operation starts: every field its patch set under `spec`, for `gitops.revertWatch`;
- * undefined when there is nothing to watch (a snapshot, an exempt kind, a zero period, a metadata-only change).
+ * What a just-completed operation hands the watcher: the revert part — every field its patch set under `spec`, for
+ * `gitops.revertWatch` (none for an exempt kind, a zero period, a target Git does not manage) — and, since the patch
+ * changed the job, what the health part needs (the watcher asks the policy for `verify.watchAfter`). Undefined for a
+ * snapshot and a metadata-only change (`gitops resume`): they change nothing the job runs.
  */
-export function watchOf(record: OperationRecord, cluster: string, now: number): AfterCompletedWatch | undefined {
+export function watchOf(record: OperationRecord, cluster: string, now: number): WatchStart | undefined {
   const plan = record.plan;
-  if (plan?.change.type !== 'patch' || plan.gitops === undefined) return undefined;
-  const pauses = plan.gitops.pauses;
-  if (plan.gitops.revertWatchMs <= 0 && !pauses) return undefined;
+  if (plan?.change.type !== 'patch') return undefined;
   const fields = plannedFields(plan);
   if (fields.length === 0) return undefined;
+  const gitops = plan.gitops;
+  const pauses = gitops?.pauses === true;
+  const reverts = gitops !== undefined && (gitops.revertWatchMs > 0 || pauses);
   return {
     opId: record.id,
     kind: record.kind,
     cluster,
     target: plan.target,
     startedAt: now,
-    until: now + Math.max(0, plan.gitops.revertWatchMs),
-    fields,
-    ...(plan.gitops.owner === undefined ? {} : { gitopsOwner: plan.gitops.owner }),
+    until: now + (reverts ? Math.max(0, gitops.revertWatchMs) : 0),
+    fields: reverts ? fields : [],
+    ...(gitops?.owner === undefined || !reverts ? {} : { gitopsOwner: gitops.owner }),
     ...(pauses ? { pauses: true } : {}),
+    jobChange: plan.effectiveUpgradeMode === undefined ? {} : { upgradeMode: plan.effectiveUpgradeMode },
   };
 }
 

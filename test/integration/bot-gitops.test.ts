@@ -7,23 +7,13 @@ import type { OperationRecord } from '../../src/domain/engines/operation.js';
 import { createLogger } from '../../src/log.js';
 import { startWorker, type RunningWorker } from '../../src/roles/worker.js';
 import { fieldOwners } from '@flink-chatops/sim';
-import { flinkDeployment } from '@flink-chatops/sim/testing/kube';
 import { testPolicy, USERS, useBotEnvs, type BotEnv } from '../support/bot-env.js';
-import { eventually } from '../support/poll.js';
+import { runningDeployment } from '../support/running-job.js';
 
 const bots = useBotEnvs();
 const ENDED = ['COMPLETED', 'FAILED', 'TIMED_OUT', 'ABORTED', 'DENIED'] as const;
 
-/** A job of its own for each test, running before the test starts (GitOps marks stay on an object, as they would). */
-async function fresh(namespace: string, name: string) {
-  bots.cluster.store.create('flinkdeployments', flinkDeployment(name, namespace));
-  await eventually(`${namespace}/${name} running`, () => {
-    const o = bots.cluster.store.get('flinkdeployments', namespace, name);
-    const status = o?.status as { lifecycleState?: string; jobStatus?: { state?: string } } | undefined;
-    return status?.lifecycleState === 'STABLE' && status.jobStatus?.state === 'RUNNING';
-  });
-  return { kind: 'FlinkDeployment' as const, namespace, name };
-}
+const fresh = (namespace: string, name: string) => runningDeployment(bots.cluster, namespace, name);
 
 /** A policy with `gitops` set for one namespace entry. */
 function policyWith(namespace: string, gitops: Record<string, unknown>) {

@@ -18,6 +18,7 @@ const COMPONENTS = [
   'multi-cluster/cluster',
   'multi-cluster/remote',
   'redis-sentinel',
+  'pod-logs',
 ];
 // Overlays beyond the example (several clusters: deploy-multi-cluster.test.ts checks what they render).
 const OVERLAYS = ['deploy/overlays/example-multi-cluster/eu', 'deploy/overlays/example-multi-cluster/us'];

@@ -27,6 +27,8 @@ const CONNECT_VERB: Record<string, string> = {
   Patch: 'patch',
   Delete: 'delete',
 };
+/** client-node's nouns that name a subresource (`readNamespacedPodLog` → `get` on `pods/log`). */
+const SUBRESOURCE_NOUNS: Record<string, string> = { PodLog: 'pods/log' };
 /** client-node's method verbs → RBAC verbs. */
 const RBAC_VERB: Record<string, string> = { read: 'get', replace: 'update' };
 /** API clients whose calls read no resource (GET /version): authorised for every authenticated identity. */
@@ -115,7 +117,7 @@ export function kubeApiCalls(root: string, files: readonly string[]): { calls: K
             const verb = RBAC_VERB[apiVerb] ?? apiVerb;
             const scope = namespaced ? 'namespaced' : 'cluster';
             if (receiverType === 'CoreV1Api')
-              calls.push({ group: '', resource: `${noun.toLowerCase()}s`, verb, scope, at });
+              calls.push({ group: '', resource: SUBRESOURCE_NOUNS[noun] ?? `${noun.toLowerCase()}s`, verb, scope, at });
             else {
               const plural = propertyOf(node.arguments[0], 'plural');
               if (!plural) unexplained.push(`${at}: ${method} without a plural`);

@@ -41,12 +41,14 @@ import { NOT_MESSAGED_NOTE } from '../../domain/engines/policy/approvers.js';
 import { scheduleLine } from './schedule.js';
 import { gitopsSection } from './gitops.js';
 import { breakGlassPrefix, breakGlassSection, REVIEW_ACTION_ID, reviewActions } from './break-glass.js';
+import { postChangeSection, UNDO_ACTION_ID, undoActions } from './post-change.js';
 
 export const ACTION_IDS = {
   approve: 'flink_ops_approve',
   reject: 'flink_ops_reject',
   cancel: 'flink_ops_cancel',
   review: REVIEW_ACTION_ID,
+  undo: UNDO_ACTION_ID,
 } as const;
 
 /** A reason is context, not the point of the card: the rest is in `op <id>`. */
@@ -79,8 +81,8 @@ const BUTTONS: Partial<Record<OperationState, readonly (keyof typeof ACTION_IDS)
   SCHEDULED: ['cancel'],
   QUEUED: ['cancel'],
 };
-const LABEL = { approve: 'Approve', reject: 'Reject', cancel: 'Cancel', review: 'Reviewed' } as const;
-const STYLE = { approve: 'primary', reject: 'danger', cancel: undefined, review: 'primary' } as const;
+const LABEL = { approve: 'Approve', reject: 'Reject', cancel: 'Cancel', review: 'Reviewed', undo: 'Undo' } as const;
+const STYLE = { approve: 'primary', reject: 'danger', cancel: undefined, review: 'primary', undo: 'danger' } as const;
 
 function actionsBlock(record: OperationRecord): Block | undefined {
   const buttons = BUTTONS[record.state];
@@ -206,15 +208,14 @@ export function renderCard(record: OperationRecord, ctx: RenderContext): SlackMe
   const state = section(
     `*State: ${record.state}*${when === undefined ? '' : ` — ${withoutStateNames(when)}`}\nNext: ${next}`,
   );
-  const actions = [actionsBlock(record), reviewActions(record)].filter((b): b is Block => b !== undefined);
+  const actions = [actionsBlock(record), reviewActions(record), undoActions(record)].filter(
+    (b): b is Block => b !== undefined,
+  );
   const text = withoutStateNames(
     `${breakGlassPrefix(record)}${record.id}: ${intentLine(record.intent, record.target)}, requested by ${who(record.requester)}`,
   );
   const top = [neutralise(title) as Block, ...(glass ? [neutralise(glass) as Block] : [])];
-  const caveats = caveatsSection(record);
-  const message = {
-    text,
-    blocks: [...top, state, ...(caveats ? [neutralise(caveats) as Block] : []), ...body, ...actions],
-  };
+  const after = [caveatsSection(record), postChangeSection(record)].flatMap((b) => (b ? [neutralise(b) as Block] : []));
+  const message = { text, blocks: [...top, state, ...after, ...body, ...actions] };
   return enforceLimits(message);
 }

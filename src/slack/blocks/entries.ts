@@ -3,6 +3,7 @@ import type { HistoryEntry, OperationRecord } from '../../domain/engines/operati
 import { ESCALATED_NOTE, NOT_MESSAGED_NOTE, REMINDER_NOTE } from '../../domain/engines/policy/approvers.js';
 import { detailText, entryCriteria, entryReason } from './parts.js';
 import { isRevert, revertText } from './gitops.js';
+import { postChangeText } from './post-change.js';
 import { escapeKeepMentions, escapeText, oneLine, plural, slackDate, who } from './text.js';
 
 const because = (entry: HistoryEntry): string => {
@@ -45,6 +46,8 @@ export function describeNote(record: OperationRecord, entry: HistoryEntry): stri
   if (entry.name === NOT_MESSAGED_NOTE)
     return `${plural(people.length, 'eligible approver')} not messaged (DMs are capped): ${people.map(who).join(', ')}`;
   if (isRevert(entry)) return revertText(entry);
+  const afterChange = postChangeText(entry);
+  if (afterChange !== undefined) return afterChange;
   // What the worker says while it waits: blocked (with when it turns FAILED), recovered, the operator retrying.
   const message = typeof entry.detail.message === 'string' ? entry.detail.message : undefined;
   if (

@@ -13,6 +13,7 @@ import type { RenderContext, SlackMessage } from './message.js';
 import { runsLine, whenOf } from './schedule.js';
 import { RESCHEDULED } from '../../domain/kit/schedule/resolve.js';
 import { isRevert, revertText } from './gitops.js';
+import { isRegression, postChangeReply, undoActions } from './post-change.js';
 
 /** States whose entry is a milestone people want in the thread; the others show on the card only. */
 const STATE_REPLIES: readonly OperationState[] = [
@@ -210,7 +211,8 @@ function body(record: OperationRecord, entry: HistoryEntry): string {
     case 'command':
       return `:memo: ${describeCommand(entry)}`;
     case 'note':
-      return isRevert(entry) ? `:rewind: ${revertText(entry)}` : `:warning: ${describeNote(record, entry)}`;
+      if (isRevert(entry)) return `:rewind: ${revertText(entry)}`;
+      return postChangeReply(entry) ?? `:warning: ${describeNote(record, entry)}`;
     case 'retry':
       return `:repeat: Submitting again${entryReason(entry) ? `: ${escapeText(oneLine(entryReason(entry) ?? ''))}` : ''}`;
   }
@@ -229,5 +231,8 @@ export function renderThreadReply(
   const text = scheduling ? scheduleReply(entry, ctx.now) : body(record, entry);
   const first = (text.split('\n')[0] ?? '').replace(/:[a-z_]+: /, '');
   // The id shows in the reply itself too (not only in the notification text), so a thread read later names it.
-  return enforceLimits({ text: `${record.id}: ${first}`, blocks: [section(text), context(`\`${record.id}\``)] });
+  // A regression's reply offers the undo (docs/lifecycle.md#after-completed).
+  const undo = entry.type === 'note' && isRegression(entry) ? undoActions(record) : undefined;
+  const blocks = [section(text), ...(undo ? [undo] : []), context(`\`${record.id}\``)];
+  return enforceLimits({ text: `${record.id}: ${first}`, blocks });
 }

@@ -28,6 +28,21 @@ function watch(opId: string, target: Target, startedAt = T0, cluster = 'eu'): Af
   };
 }
 
+/** A health part: the job as REST and the events showed it at COMPLETED. */
+function health(until = T0 + 10 * 60_000): NonNullable<AfterCompletedWatch['health']> {
+  return {
+    until,
+    watchAfter: '10m',
+    baseline: {
+      at: T0,
+      jobId: 'a1b2c3d4e5f60718293a4b5c6d7e8f90',
+      clusterId: 'orders',
+      rest: { jobState: 'RUNNING', numRestarts: 2, failedCheckpoints: 1, lastCompletedCheckpointId: 41 },
+      exceptionEvents: { 'orders.17f1': 2 },
+    },
+  };
+}
+
 export function describeAfterCompletedConformance(name: string, factory: () => Promise<AfterCompletedHarness>): void {
   describe(`after-COMPLETED watches conformance: ${name}`, () => {
     let h: AfterCompletedHarness;
@@ -73,6 +88,26 @@ export function describeAfterCompletedConformance(name: string, factory: () => P
       await h.watches.start(watch('op-aaaaaaaaaa', orders));
       const results = await Promise.all(h.racers(4).map((w) => w.end('eu', orders, 'op-aaaaaaaaaa')));
       expect(results.filter(Boolean)).toHaveLength(1);
+    });
+
+    it('keeps a health-only watch (a change without GitOps) with its baseline, and a watch with both parts', async () => {
+      const healthOnly = { ...watch('op-aaaaaaaaaa', orders), fields: [], until: T0, health: health() };
+      delete healthOnly.gitopsOwner;
+      await h.watches.start(healthOnly);
+      const both = { ...watch('op-bbbbbbbbbb', clicks, T0 + 1), health: health(T0 + 60_000) };
+      await h.watches.start(both);
+      expect(await h.watches.list('eu')).toEqual([healthOnly, both]);
+      expect((await h.watches.endOthers('eu', orders, 'op-cccccccccc'))?.health?.baseline.rest?.numRestarts).toBe(2);
+    });
+
+    it('refuses a health part that ends before it starts or names no job, storing nothing', async () => {
+      const bare = { ...watch('op-aaaaaaaaaa', orders), fields: [], until: T0 };
+      await expect(h.watches.start({ ...bare, health: health(T0) })).rejects.toThrow('ends before it starts');
+      const noJob = health();
+      noJob.baseline.jobId = ' ';
+      await expect(h.watches.start({ ...bare, health: noJob })).rejects.toThrow('names no job');
+      await expect(h.watches.start({ ...bare, until: T0 + 1 })).rejects.toThrow('no field');
+      expect(await h.watches.list('eu')).toEqual([]);
     });
 
     it('refuses a watch without fields or that ends before it starts, storing nothing', async () => {

@@ -94,7 +94,8 @@ function verbHelp(verb: Verb, command: string): string {
   const spec = verbSpec(verb);
   const lines = [
     `*${command} ${spelledVerb(verb)}* — ${spec.summary}`,
-    `_${VERB_GROUPS[spec.group]}_`,
+    // A query without --public (logs) is always answered only to the asker: its help does not offer the flag.
+    `_${spec.flags.some((f) => f.name === 'public') ? VERB_GROUPS[spec.group] : VERB_GROUPS[spec.group].replace(/ unless --public$/, '')}_`,
     `Usage: \`${usageLine(verb, command)}\``,
   ];
   if (spec.args.length > 0) lines.push('Arguments:', ...spec.args.map(argLine));

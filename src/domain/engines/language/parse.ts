@@ -18,6 +18,7 @@ import { show, type Env } from '../../kit/language/values.js';
 import { nearest } from '../../kit/language/suggest.js';
 import { tokenize, unwrapLinks, type Token } from '../../kit/language/tokenize.js';
 import { bind, refuse, switchProblem, type Reply } from './bind.js';
+import { DEFAULT_LOG_LINES } from '../../kit/language/logs.js';
 
 export { usageLine } from './verbs.js';
 
@@ -64,6 +65,17 @@ const BUILDERS = {
   locks: (b) => q({ kind: 'locks', public: b.public }),
   savepoints: (b) => q({ kind: 'savepoints', target: b.target!, limit: b.limit ?? 10, public: b.public }),
   exceptions: (b) => q({ kind: 'exceptions', target: b.target!, limit: b.limit ?? 10, public: b.public }),
+  logs: (b) =>
+    q(
+      defined({
+        kind: 'logs',
+        target: b.target!,
+        tm: b.tm as number | undefined,
+        lines: (b.lines as number | undefined) ?? DEFAULT_LOG_LINES,
+        grep: b.grep as string | undefined,
+        public: false,
+      }),
+    ),
   cancel: (b) => cmd({ kind: 'cancel', opId: b.opId! }),
   lock: (b) => cmd({ kind: 'lock', target: b.target!, reason: b.reason! }),
   unlock: (b) => cmd({ kind: 'unlock', target: b.target! }),

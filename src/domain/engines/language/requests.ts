@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { OperationIntentSchema, type OperationIntent } from '../../kinds/index.js';
 import { OpIdSchema } from '../../kit/language/intent-base.js';
 import { TargetSchema } from '../../model/target.js';
+import { DEFAULT_LOG_LINES, MAX_LOG_LINES, MAX_TASK_MANAGER } from '../../kit/language/logs.js';
 
 const visibility = { public: z.boolean().default(false) };
 
@@ -30,6 +31,15 @@ export const QuerySchema = z.discriminatedUnion('kind', [
     target: TargetSchema,
     limit: z.number().int().min(1).max(100).default(10),
     ...visibility,
+  }),
+  // Always private: logs can contain data (docs/commands.md#flink-logs).
+  z.object({
+    kind: z.literal('logs'),
+    target: TargetSchema,
+    tm: z.number().int().min(1).max(MAX_TASK_MANAGER).optional(),
+    lines: z.number().int().min(1).max(MAX_LOG_LINES).default(DEFAULT_LOG_LINES),
+    grep: z.string().min(1).optional(),
+    public: z.literal(false).default(false),
   }),
 ]);
 export type Query = z.infer<typeof QuerySchema>;

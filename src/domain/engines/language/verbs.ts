@@ -14,6 +14,7 @@ import {
 } from '../../kit/language/verb-kit.js';
 import { VALUE_KINDS, badValue, okValue, show, type ValueSpec } from '../../kit/language/values.js';
 import { nearest } from '../../kit/language/suggest.js';
+import { LOGS_VERB } from '../../kit/language/logs.js';
 
 export { DEFAULT_COMMAND, VERB_GROUPS } from '../../kit/language/verb-kit.js';
 export { VALUE_KINDS } from '../../kit/language/values.js';
@@ -97,7 +98,7 @@ export const VERBS = {
       PUBLIC,
     ],
     examples: ['ops', 'ops analytics/clickstream --limit 5'],
-    synonyms: ['history', 'log', 'operations', 'recent'],
+    synonyms: ['history', 'operations', 'recent'],
   },
   op: {
     group: 'query',
@@ -155,6 +156,7 @@ export const VERBS = {
     examples: ['exceptions analytics/clickstream', 'exceptions clickstream --limit 5 --public'],
     synonyms: ['errors', 'failures', 'failovers', 'why'],
   },
+  logs: LOGS_VERB,
   ...OPERATION_VERBS,
   cancel: {
     group: 'command',

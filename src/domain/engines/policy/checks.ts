@@ -53,7 +53,10 @@ export function runChecks(input: CheckInput): CheckResult[] {
   if (traits.redeploys && ctx.mode === MODE.stateless) results.push(statelessDropsState(ctx));
   if (input.sessionJobs !== undefined)
     results.push(sessionJobsCheck(input.resource, input.sessionJobs, input.environment));
-  if (input.health) results.push(healthGateCheck(input.health.reading, input.health.gate, input.now.getTime()));
+  if (input.health) {
+    const { reading, gate, undo } = input.health;
+    results.push(healthGateCheck(reading, gate, input.now.getTime(), undo === true));
+  }
   return results;
 }
 

@@ -3,6 +3,7 @@ import { describeVerify } from '../../kit/policy/verify.js';
 import { clusterFiltersOverlap, globsOverlap } from '../../kit/policy/glob.js';
 import { describeSchedule, joinWords } from '../../kit/policy/schedule.js';
 import { DEFAULT_GITOPS, gitopsWords } from './gitops.js';
+import { describeLogs } from './logs.js';
 import type { ChannelDefaults, DenyRule, NamespaceEntry, Policy, RequireRule, Rule } from './schema.js';
 
 function plural(n: number, word: string): string {
@@ -227,6 +228,8 @@ export function describePolicy(policy: Policy): string {
     "GitOps-managed targets (Argo CD, Flux, Helm; a matching rule's setting wins over the namespace's, then the default):",
     ...describeGitops(policy),
   );
+
+  out.push('', 'Pod logs (`/flink logs`, answered privately):', ...describeLogs(policy));
 
   out.push('', 'Approval settings:', ...describeApprovalSettings(policy));
 

@@ -1,6 +1,6 @@
 // The policy file's shape (docs/policy.md#policy) as strict zod schemas; schema-issues.ts turns zod's issues into
 // path-named lines.
-import { VerifySchema, type VerifyPolicy } from '../../kit/policy/verify.js';
+import { TargetVerifySchema, VerifySchema, type TargetVerify, type VerifyPolicy } from '../../kit/policy/verify.js';
 import { z } from 'zod';
 import { DurationSchema, durationMs } from '../../kit/policy/duration-schema.js';
 import { INTENT_KINDS, type IntentKind } from '../../kinds/index.js';
@@ -13,6 +13,8 @@ import { DAYS, HHMM, isValidTimeZone, type Schedule } from '../../kit/policy/sch
 import { BreakGlassSchema, type BreakGlassPolicy } from './break-glass.js';
 import { gitopsSchema, type GitopsBlock } from '../../kit/policy/gitops.js';
 import { WINDOW_NAME } from '../../kit/schedule/run-at.js';
+import { LogsSchema, type LogsBlock } from '../../kit/policy/logs.js';
+import { AlertsSchema, type AlertEntry } from '../../kit/policy/alerts.js';
 
 export interface PolicyGroup {
   users: string[];
@@ -30,6 +32,10 @@ export interface NamespaceEntry {
   clusters?: string[];
   /** GitOps settings for targets here (docs/policy.md#gitops-managed-targets); unset keys: the top level's. */
   gitops?: GitopsPolicy;
+  /** `verify.watchAfter` for targets here (docs/policy.md#keys-limits-and-verification); unset: the environment's. */
+  verify?: TargetVerify;
+  /** Who may read pod logs here and what is redacted (docs/policy.md#logs); unset keys: the top level's. */
+  logs?: LogsBlock;
 }
 
 /** A `gitops:` block (docs/policy.md#gitops-managed-targets) as parsed; engines/policy/gitops.ts resolves it. */
@@ -56,12 +62,16 @@ interface RuleBase {
   when: RuleWhen;
   /** GitOps settings where the rule matches; they win over the namespace's and the top level's, key by key. */
   gitops?: GitopsPolicy;
+  /** `verify.watchAfter` where the rule matches; wins over the namespace's and the environment's. */
+  verify?: TargetVerify;
 }
 export type RequireRule = RuleBase & { require: { approvals: number; from: string[] }; deny?: undefined };
 export type DenyRule = RuleBase & { deny: string; require?: undefined };
 /** A rule that only sets `gitops`: neither a requirement nor a deny. */
 export type GitopsRule = RuleBase & { gitops: GitopsPolicy; require?: undefined; deny?: undefined };
-export type Rule = RequireRule | DenyRule | GitopsRule;
+/** A rule that only sets `verify` (docs/policy.md#keys-limits-and-verification). */
+export type VerifyRule = RuleBase & { verify: TargetVerify; require?: undefined; deny?: undefined };
+export type Rule = RequireRule | DenyRule | GitopsRule | VerifyRule;
 
 export interface ApprovalSettings {
   /** As written, e.g. "30m". */
@@ -113,6 +123,10 @@ export interface Policy {
   windows?: Record<string, ExecutionWindow>;
   /** GitOps settings everywhere (docs/policy.md#gitops-managed-targets); namespaces and rules override them. */
   gitops?: GitopsPolicy;
+  /** Jobs the workers watch for failures on their own, and where incidents go (docs/policy.md#job-alerts). */
+  alerts?: AlertEntry[];
+  /** Who may read pod logs with `/flink logs` and what is redacted (docs/policy.md#logs); namespaces override keys. */
+  logs?: LogsBlock;
 }
 
 /** A `windows` entry: a schedule whose zone defaults to the policy's `timezone`. */
@@ -177,6 +191,8 @@ const NamespaceSchema = z.strictObject({
   incidentChannel: SlackChannelId.optional(),
   clusters: ClusterPatterns.optional(),
   gitops: GitopsSchema.optional(),
+  verify: TargetVerifySchema.optional(),
+  logs: LogsSchema.optional(),
 });
 
 const ChannelSchema = z
@@ -248,14 +264,15 @@ const RuleSchema = z
     require: RequireSchema.optional(),
     deny: z.string().min(1, { error: 'must say why, e.g. "No production changes on Friday afternoons"' }).optional(),
     gitops: GitopsSchema.optional(),
+    verify: TargetVerifySchema.optional(),
   })
   .superRefine((rule, ctx) => {
     if (rule.require && rule.deny !== undefined) {
       ctx.addIssue({ code: 'custom', message: 'has both "require" and "deny"; a rule does at most one of them' });
-    } else if (!rule.require && rule.deny === undefined && rule.gitops === undefined) {
+    } else if (!rule.require && rule.deny === undefined && rule.gitops === undefined && rule.verify === undefined) {
       ctx.addIssue({
         code: 'custom',
-        message: 'needs "require: { approvals, from }", "deny: <why>" or "gitops: { … }"',
+        message: 'needs "require: { approvals, from }", "deny: <why>", "gitops: { … }" or "verify: { watchAfter }"',
       });
     }
   });
@@ -301,4 +318,6 @@ export const PolicySchema = z.strictObject({
   timezone: TimeZoneSchema.optional(),
   windows: WindowsSchema.optional(),
   gitops: GitopsSchema.optional(),
+  alerts: AlertsSchema.optional(),
+  logs: LogsSchema.optional(),
 });

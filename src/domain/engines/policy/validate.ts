@@ -5,6 +5,7 @@ import { PolicySchema, type Policy } from './schema.js';
 import { formatPath, issueLines } from './schema-issues.js';
 import { INTENT_KINDS, usesUpgradeMode } from '../../kinds/index.js';
 import { namespaceProblem } from '../../model/target.js';
+import { logsGroupProblems } from './logs.js';
 
 export type ValidationResult =
   { ok: true; policy: Policy; warnings: string[] } | { ok: false; errors: string[]; warnings: string[] };
@@ -53,6 +54,7 @@ function crossCheck(raw: Raw, found: Found): void {
   const patterns = namespaces.map((n) => n.name).filter((n): n is string => typeof n === 'string');
   checkGroups(groups, found);
   checkNamespaces(namespaces, groups, found);
+  found.errors.push(...logsGroupProblems(raw));
   if (isRecord(raw.approval)) unknownGroups(raw.approval.escalateTo, groups, ['approval', 'escalateTo'], found);
   // Without a namespaces list every coverage check below would only repeat that one problem.
   if (!Array.isArray(raw.namespaces)) {

@@ -84,7 +84,7 @@ export interface CheckInput<I extends CheckedIntent = CheckedIntent> {
    * What Flink REST said about the running job, and whether the policy's gate warns or fails
    * (docs/deep-verification.md#the-health-gate).
    */
-  health?: { reading: HealthReading; gate: HealthGate };
+  health?: { reading: HealthReading; gate: HealthGate; undo?: boolean };
   /** For a redeploy of a session cluster: the FlinkSessionJobs running on it (read only for such plans). */
   sessionJobs?: readonly unknown[];
   /** The environment of the target's namespace in the policy (e.g. `production`). */

@@ -107,19 +107,24 @@ function problems(reading: HealthReading, now: number): { problems: string[]; fa
   return out;
 }
 
-/** The health gate as a built-in check; `now` is the JobManager's (`now` in `/jobs/<id>`), else `readAt`. */
-export function healthGateCheck(reading: HealthReading, gate: HealthGate, readAt: number): CheckResult {
+/**
+ * The health gate as a built-in check; `now` is the JobManager's (`now` in `/jobs/<id>`), else `readAt`. For an
+ * undo it only warns: an unhealthy job is what an undo is for, and it puts back what ran before.
+ */
+export function healthGateCheck(reading: HealthReading, gate: HealthGate, readAt: number, undo = false): CheckResult {
   const now = num(getPath(reading.job, ['now'])) ?? readAt;
   const found = problems(reading, now);
   if (found.problems.length === 0)
     return { name: HEALTH_GATE_CHECK, outcome: 'pass', message: `the job is healthy: ${found.facts.join('; ')}` };
-  const tail =
-    gate === 'fail'
+  const outcome = undo ? 'warn' : gate;
+  const tail = undo
+    ? '; an undo only warns: it puts back what ran before'
+    : gate === 'fail'
       ? " — fix the job first, or change the policy's verify.healthGate"
       : '; a savepoint-mode change may fail or hang';
   return {
     name: HEALTH_GATE_CHECK,
-    outcome: gate,
+    outcome,
     message: `the job is not healthy: ${found.problems.join('; ')}${tail}`,
   };
 }

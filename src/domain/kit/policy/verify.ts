@@ -1,7 +1,9 @@
-// Policy `verify` (docs/deep-verification.md#policy): per environment, whether Flink REST is read, whether a checkpoint
-// after the change is required, and whether the health gate warns or fails. `default` applies to environments not
-// listed.
+// Policy `verify` (docs/deep-verification.md#policy, docs/policy.md#keys-limits-and-verification): per environment,
+// whether Flink REST is read, whether a checkpoint after the change is required, whether the health gate warns or
+// fails, and how long the job is watched after COMPLETED (`watchAfter`). `default` applies to environments not listed;
+// a namespace entry and a rule may set `watchAfter` for their targets (engines/policy/verify.ts resolves it).
 import { z } from 'zod';
+import { parseDuration } from '../../model/duration.js';
 
 export const HEALTH_GATE_OUTCOMES = ['warn', 'fail'] as const;
 export type HealthGate = (typeof HEALTH_GATE_OUTCOMES)[number];
@@ -10,6 +12,14 @@ export interface VerifySettings {
   rest: boolean;
   checkpointAfterChange: boolean;
   healthGate: HealthGate;
+}
+
+/** How long the job is watched after COMPLETED (docs/lifecycle.md#after-completed). */
+export interface WatchAfter {
+  /** As written, e.g. "10m"; "0" when there is no post-change watch. */
+  watchAfter: string;
+  /** 0: no post-change watch. */
+  watchAfterMs: number;
 }
 
 /**
@@ -21,17 +31,60 @@ export const DEFAULT_VERIFY: Readonly<Record<string, VerifySettings>> = {
   default: { rest: true, checkpointAfterChange: false, healthGate: 'warn' },
 };
 
-const EnvironmentVerifySchema = z.strictObject({
-  rest: z.boolean({ error: 'must be true or false' }).optional(),
-  checkpointAfterChange: z.boolean({ error: 'must be true or false' }).optional(),
-  healthGate: z.enum(HEALTH_GATE_OUTCOMES, { error: `must be one of ${HEALTH_GATE_OUTCOMES.join(', ')}` }).optional(),
+/** Production jobs are watched for 10 minutes after a change; elsewhere not at all. */
+export const DEFAULT_WATCH_AFTER: Readonly<Record<string, WatchAfter>> = {
+  production: { watchAfter: '10m', watchAfterMs: 600_000 },
+  default: { watchAfter: '0', watchAfterMs: 0 },
+};
+
+/** `<n>ms|s|m|h`, or `0` (any zero) for no post-change watch; the milliseconds, or the problem. */
+export function watchAfterMs(text: string): { ok: true; ms: number } | { ok: false; message: string } {
+  if (/^0+(ms|s|m|h)?$/.test(text.trim())) return { ok: true, ms: 0 };
+  const parsed = parseDuration(text);
+  return parsed.ok ? parsed : { ok: false, message: `${parsed.message}, or 0 for no post-change watch` };
+}
+
+/** `watchAfter` as written (a string, or a bare 0) → `{watchAfter, watchAfterMs}`. */
+const WatchAfterSchema = z.union([z.string(), z.number()]).transform((value, ctx) => {
+  const text = String(value).trim();
+  const parsed = watchAfterMs(text);
+  if (parsed.ok) return { text, ms: parsed.ms };
+  ctx.addIssue({ code: 'custom', message: parsed.message });
+  return z.NEVER;
 });
+
+interface WatchAfterKeys {
+  watchAfter?: string;
+  /** Set exactly when `watchAfter` is. */
+  watchAfterMs?: number;
+}
+
+const watchAfterKeys = (w: { text: string; ms: number } | undefined): WatchAfterKeys =>
+  w === undefined ? {} : { watchAfter: w.text, watchAfterMs: w.ms };
+
+const EnvironmentVerifySchema = z
+  .strictObject({
+    rest: z.boolean({ error: 'must be true or false' }).optional(),
+    checkpointAfterChange: z.boolean({ error: 'must be true or false' }).optional(),
+    healthGate: z.enum(HEALTH_GATE_OUTCOMES, { error: `must be one of ${HEALTH_GATE_OUTCOMES.join(', ')}` }).optional(),
+    watchAfter: WatchAfterSchema.optional(),
+  })
+  .transform(({ watchAfter, ...rest }) => ({ ...rest, ...watchAfterKeys(watchAfter) }));
 
 export const VerifySchema = z.record(
   z.string().min(1, { error: 'an environment name must not be empty' }),
   EnvironmentVerifySchema,
 );
 export type VerifyPolicy = z.infer<typeof VerifySchema>;
+
+/**
+ * The `verify` block of a namespace entry or a rule: only what may differ per target (`watchAfter`); REST, the
+ * checkpoint requirement and the gate stay per environment.
+ */
+export const TargetVerifySchema = z
+  .strictObject({ watchAfter: WatchAfterSchema.optional() })
+  .transform(({ watchAfter }): TargetVerify => watchAfterKeys(watchAfter));
+export type TargetVerify = WatchAfterKeys;
 
 /** The settings in force for `environment` (unset keys fall back to `default`, then to the defaults). */
 export function verifyFor(policy: { verify?: VerifyPolicy }, environment: string | undefined): VerifySettings {
@@ -47,21 +100,57 @@ export function verifyFor(policy: { verify?: VerifyPolicy }, environment: string
   };
 }
 
-/** check-policy's words for the verify block: each environment the policy names, then everything else. */
-export function describeVerify(policy: {
+/** `watchAfter` of `environment`'s block, else of `default`, else the built-in (10m in production, 0 elsewhere). */
+export function environmentWatchAfter(policy: { verify?: VerifyPolicy }, environment: string | undefined): WatchAfter {
+  const blocks = [environment === undefined ? undefined : policy.verify?.[environment], policy.verify?.default];
+  for (const block of blocks)
+    if (block?.watchAfter !== undefined) return { watchAfter: block.watchAfter, watchAfterMs: block.watchAfterMs ?? 0 };
+  return (
+    (environment === undefined ? undefined : DEFAULT_WATCH_AFTER[environment]) ??
+    (DEFAULT_WATCH_AFTER.default as WatchAfter)
+  );
+}
+
+/** "the job is watched for 10m after COMPLETED (…)", "the job is not watched after COMPLETED". */
+export function watchAfterWords(w: WatchAfter): string {
+  return w.watchAfterMs === 0
+    ? 'the job is not watched after COMPLETED'
+    : `the job is watched for ${w.watchAfter} after COMPLETED (restarts, failing checkpoints, leaving RUNNING)`;
+}
+
+interface DescribedPolicy {
   verify?: VerifyPolicy;
-  namespaces: readonly { environment?: string | undefined }[];
-}): string[] {
+  namespaces: readonly { name: string; environment?: string | undefined; verify?: TargetVerify | undefined }[];
+  rules: readonly { name: string; verify?: TargetVerify | undefined }[];
+}
+
+/** check-policy's words for the verify block: each environment the policy names, everything else, then overrides. */
+export function describeVerify(policy: DescribedPolicy): string[] {
   const named = new Set<string>([
     ...Object.keys(policy.verify ?? {}),
     ...policy.namespaces.flatMap((n) => (n.environment ? [n.environment] : [])),
   ]);
   named.delete('default');
-  const line = (label: string, s: VerifySettings): string =>
-    `  - ${label}: ${s.rest ? 'Flink REST is read (tasks, parallelism, restored path)' : 'Flink REST is not read'}; ` +
-    `a checkpoint after the change is ${s.checkpointAfterChange ? 'required' : 'noted, not required'}; the health gate ${s.healthGate === 'fail' ? 'fails' : 'warns'}.`;
-  return [
-    ...[...named].sort().map((env) => line(env, verifyFor(policy, env))),
-    line('other namespaces', verifyFor(policy, undefined)),
-  ];
+  const line = (label: string, env: string | undefined): string => {
+    const s = verifyFor(policy, env);
+    return (
+      `  - ${label}: ${s.rest ? 'Flink REST is read (tasks, parallelism, restored path)' : 'Flink REST is not read'}; ` +
+      `a checkpoint after the change is ${s.checkpointAfterChange ? 'required' : 'noted, not required'}; the health gate ${s.healthGate === 'fail' ? 'fails' : 'warns'}; ` +
+      `${watchAfterWords(environmentWatchAfter(policy, env))}.`
+    );
+  };
+  const overrides = [
+    ...policy.namespaces.map((n) => ({ label: `namespace ${n.name}`, verify: n.verify })),
+    ...policy.rules.map((r) => ({
+      label: `rule ${r.name} (where it matches; the first matching rule wins)`,
+      verify: r.verify,
+    })),
+  ].flatMap(({ label, verify }) =>
+    verify?.watchAfter === undefined
+      ? []
+      : [
+          `  - ${label}: ${watchAfterWords({ watchAfter: verify.watchAfter, watchAfterMs: verify.watchAfterMs ?? 0 })}.`,
+        ],
+  );
+  return [...[...named].sort().map((env) => line(env, env)), line('other namespaces', undefined), ...overrides];
 }

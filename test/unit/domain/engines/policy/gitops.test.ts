@@ -168,7 +168,8 @@ describe('a rule with only gitops', () => {
 describe('check-policy on GitOps', () => {
   it('says the default in full and every setting a namespace or rule changes, where it applies', () => {
     const text = describePolicy(LAYERED);
-    const section = text.slice(text.indexOf('GitOps-managed targets'), text.indexOf('\n\nApproval settings'));
+    const start = text.indexOf('GitOps-managed targets');
+    const section = text.slice(start, text.indexOf('\n\n', start));
     expect(section.split('\n')).toEqual([
       "GitOps-managed targets (Argo CD, Flux, Helm; a matching rule's setting wins over the namespace's, then the default):",
       '  - by default: warn before a change Git will revert (the card names the owner and the fields Git declares); changes are watched for a revert for 20m; savepoint and suspend are exempt.',

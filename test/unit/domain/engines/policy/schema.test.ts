@@ -271,7 +271,7 @@ describe('policy schema: every problem is one line naming its path', () => {
     [
       'neither require, deny nor gitops',
       (p) => delete p.rules[0].require,
-      ['rules[0]: needs "require: { approvals, from }", "deny: <why>" or "gitops: { … }"'],
+      ['rules[0]: needs "require: { approvals, from }", "deny: <why>", "gitops: { … }" or "verify: { watchAfter }"'],
     ],
     [
       'unknown key in a gitops block',
@@ -366,7 +366,7 @@ describe('policy schema: every problem is one line naming its path', () => {
     });
     expect(errors).toEqual([
       'rules[1].when.schedule.from: must be HH:MM between 00:00 and 23:59, not "9:00"',
-      'extra: unknown key (allowed: version, groups, namespaces, channels, rules, approval, config, limits, verify, breakGlass, timezone, windows, gitops)',
+      'extra: unknown key (allowed: version, groups, namespaces, channels, rules, approval, config, limits, verify, breakGlass, timezone, windows, gitops, alerts, logs)',
       'rules[0].require.from[0]: unknown group "lead"',
     ]);
   });

@@ -63,6 +63,15 @@ describe('the health gate', () => {
     });
   });
 
+  it('only warns for an undo, where the policy says fail, and says why', () => {
+    const sick = reading({ restarts: [60_000, 120_000, 180_000], completedAgo: 5_000, intervalMs: 30_000 });
+    expect(healthGateCheck(sick, 'fail', NOW, true)).toEqual({
+      name: 'health-gate',
+      outcome: 'warn',
+      message: expect.stringMatching(/restarted 3 time\(s\).*; an undo only warns: it puts back what ran before$/),
+    });
+  });
+
   it('reads Flink durations as execution.checkpointing.interval takes them', () => {
     expect([
       flinkDurationMs('30s'),

@@ -1,0 +1,34 @@
+// The policy's `logs` block schema (docs/policy.md#logs): strict, with redact patterns that must compile.
+import { describe, expect, it } from 'vitest';
+import { LogsSchema, redactPatternProblem } from '../../../../../src/domain/kit/policy/logs.js';
+
+const messages = (input: unknown) => {
+  const parsed = LogsSchema.safeParse(input);
+  return parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+};
+
+describe('LogsSchema', () => {
+  it('accepts either key, both, or none', () => {
+    expect(messages({})).toEqual([]);
+    expect(messages({ allowedFor: ['oncall'] })).toEqual([]);
+    expect(messages({ allowedFor: ['oncall'], redact: ['customer-\\d+', 'IBAN [A-Z]{2}'] })).toEqual([]);
+    expect(messages({ redact: [] })).toEqual([]);
+  });
+
+  it.each([
+    [{ allowedFor: [] }, 'allowedFor: list at least one group'],
+    [{ allowedFor: 'oncall' }, 'allowedFor: '],
+    [{ redact: ['(unclosed'] }, 'redact.0: "(unclosed" is not a valid regular expression'],
+    [{ redact: ['a|'] }, 'redact.0: "a|" matches the empty line'],
+    [{ redact: [''] }, 'redact.0: must not be empty'],
+    [{ grep: 'x' }, 'Unrecognized key'],
+  ])('%j is refused naming the problem', (input, expected) => {
+    expect(messages(input).join('\n')).toContain(expected);
+  });
+
+  it('names the bad pattern and why', () => {
+    expect(redactPatternProblem('[a-')).toMatch(/^"\[a-" is not a valid regular expression: /);
+    expect(redactPatternProblem('x'.repeat(501))).toContain('at most 500');
+    expect(redactPatternProblem('token-\\w+')).toBeUndefined();
+  });
+});
