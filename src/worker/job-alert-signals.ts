@@ -38,7 +38,6 @@ export interface RestSample {
 }
 
 const minutes = (ms: number) => Math.max(1, Math.round(ms / 60_000));
-const clock = (ms: number) => `${new Date(ms).toISOString().slice(11, 19)} UTC`;
 const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;
 
 /** The facts of one job, as the watcher sees them; judged on demand. */
@@ -46,8 +45,11 @@ export class JobAlertState {
   private resource: unknown;
   private readonly startedAt: number;
   private errorSince: number | undefined;
-  /** The last FAILED run while the job has not run again: its error, and since when it is being started again. */
-  private failure: { error: string | undefined; startingSince: number | undefined } | undefined;
+  /**
+   * The last FAILED run while the job has not run again: its error, and whether it is being started again. No times
+   * in what it says, so every worker watching the job says the same.
+   */
+  private failure: { error: string | undefined; starting: boolean } | undefined;
   /** Event name → the count already counted. */
   private readonly eventCounts = new Map<string, number>();
   /** Worker-clock times of restarts seen in JobException warnings. */
@@ -79,9 +81,9 @@ export class JobAlertState {
     else this.errorSince = undefined;
     const state = this.jobState;
     if (state === 'FAILED') {
-      this.failure = { error: statusErrorOf(resource) ?? this.failure?.error, startingSince: undefined };
+      this.failure = { error: statusErrorOf(resource) ?? this.failure?.error, starting: false };
     } else if (failureEnded(resource)) this.failure = undefined;
-    else if (this.failure) this.failure.startingSince ??= now;
+    else if (this.failure) this.failure.starting = true;
   }
 
   /** A core/v1 Event about this job: each new JobException warning (or a higher count) is a restart. */
@@ -144,11 +146,11 @@ export class JobAlertState {
     const failure = this.failure;
     if (failure === undefined) return this.jobState === undefined ? { state: 'clear' } : { state: 'unknown' };
     const why = failure.error === undefined ? '' : `: ${oneLine(failure.error)}`;
-    if (failure.startingSince === undefined)
+    if (!failure.starting)
       return { state: 'firing', summary: `job FAILED${why} (jobStatus.state, operator status)`, source: 'status' };
     return {
       state: 'firing',
-      summary: `job FAILED${why}; being started again since ${clock(failure.startingSince)}, not RUNNING yet (operator status)`,
+      summary: `job FAILED${why}; being started again, not RUNNING yet (jobStatus.state, operator status)`,
       source: 'status',
     };
   }

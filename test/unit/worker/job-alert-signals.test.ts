@@ -74,7 +74,7 @@ describe('JobAlertState', () => {
       expect(firing(s, 'job-failed', at)).toEqual({
         state: 'firing',
         summary:
-          'job FAILED: java.lang.IllegalStateException: boom; being started again since 12:00:10 UTC, not RUNNING yet (operator status)',
+          'job FAILED: java.lang.IllegalStateException: boom; being started again, not RUNNING yet (jobStatus.state, operator status)',
         source: 'status',
       });
     }
