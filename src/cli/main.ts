@@ -7,6 +7,7 @@ const USAGE = `flink-chatops — operate Apache Flink jobs on Kubernetes from Sl
 Usage:
   flink-chatops serve [--role bot|worker|all]     run the bot and/or worker against Slack, Redis and a cluster
   flink-chatops check-policy FILE                 validate a policy file and print what it allows
+  flink-chatops audit verify FILE                 check an audit export's order, gaps and hash chain
   flink-chatops --help                            this text
 
 Configuration comes from the environment (see docs/configuration.md). In a checkout, \`sandbox\` (npm start) and
@@ -30,6 +31,7 @@ const serve: SubcommandHandler = async (args) => {
 const SUBCOMMANDS: Record<string, () => Promise<SubcommandHandler>> = {
   serve: async () => serve,
   'check-policy': async () => (await import('./check-policy.js')).handler,
+  audit: async () => (await import('./audit.js')).handler,
 };
 
 /** The simulators' subcommands: a checkout runs them from packages/sim (bin/flink-chatops.js); an image has none. */
