@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { describeIssue, readFileVariables } from './config/files.js';
 import { nodeList, parseRedisUrl, redisProblems, redisSettings, type RedisSettings } from './config/redis.js';
+import { MIN_EVENT_RETENTION_MS, MIN_RECORD_RETENTION_MS, retention, retentionProblems } from './config/retention.js';
 import { parseDuration } from './domain/model/duration.js';
 import { isClusterName } from './domain/model/target.js';
 
@@ -18,6 +19,10 @@ export {
 
 export const ROLES = ['bot', 'worker', 'all'] as const;
 export type Role = (typeof ROLES)[number];
+
+/** KUBE_IMPERSONATE: `slack` makes the worker's writes as the requester (docs/deployment.md#kubernetes-attribution). */
+export const KUBE_IMPERSONATE_MODES = ['off', 'slack'] as const;
+export type KubeImpersonate = (typeof KUBE_IMPERSONATE_MODES)[number];
 
 const duration = (name: string, fallback: string) =>
   z
@@ -106,12 +111,23 @@ export const EnvSchema = z.object({
     .transform((v) => v.trim())
     .refine(isClusterName, CLUSTER_NAME_RULE),
   WORKER_CLUSTERS: clusterList('WORKER_CLUSTERS'),
+  KUBE_IMPERSONATE: z
+    .string()
+    .default('off')
+    .transform((v) => v.trim())
+    .pipe(
+      z.enum(KUBE_IMPERSONATE_MODES, {
+        error: `must be ${KUBE_IMPERSONATE_MODES.join(' or ')} (docs/deployment.md#kubernetes-attribution)`,
+      }),
+    ),
   POLICY_FILE: z.string().default('policy.yaml'),
   WORKER_CONCURRENCY: z.coerce.number().int('must be an integer').min(1).max(256).default(8),
   LEASE_TTL: duration('LEASE_TTL', '30s'),
   VERIFY_TIMEOUT: duration('VERIFY_TIMEOUT', '10m'),
   VERIFY_TIMEOUT_SAVEPOINT: duration('VERIFY_TIMEOUT_SAVEPOINT', '15m'),
   FAILURE_GRACE: duration('FAILURE_GRACE', '2m'),
+  RECORD_RETENTION: retention('RECORD_RETENTION', '35d', MIN_RECORD_RETENTION_MS, '30d'),
+  EVENT_RETENTION: retention('EVENT_RETENTION', '7d', MIN_EVENT_RETENTION_MS, '1d'),
   HTTPS_PROXY: optionalText.refine(
     (v) => v === undefined || /^https?:\/\/\S+$/.test(v),
     'must be an http(s):// URL of the proxy',
@@ -160,6 +176,8 @@ export interface Config {
     /** Worker role: the clusters whose operations this process executes. */
     readonly worker: readonly string[];
   };
+  /** Worker role: whether its writes impersonate the requester (docs/deployment.md#kubernetes-attribution). */
+  readonly kubeImpersonate: KubeImpersonate;
   readonly policyFile: string;
   readonly workerConcurrency: number;
   readonly leaseTtlMs: number;
@@ -169,6 +187,8 @@ export interface Config {
    * How long a JobManager or container failure may persist before the operation is FAILED (docs/lifecycle.md#evidence).
    */
   readonly failureGraceMs: number;
+  /** RECORD_RETENTION and EVENT_RETENTION, ms (docs/configuration.md#retention). */
+  readonly retention: { readonly recordsMs: number; readonly eventsMs: number };
   readonly logLevel: string;
   /**
    * The egress proxy of every Slack call (docs/configuration.md#configuration): HTTPS_PROXY for https URLs, HTTP_PROXY
@@ -192,7 +212,8 @@ export function loadConfig(given: Record<string, string | undefined>, role: Role
       ...parsed.error.issues.map((issue) => describeIssue(String(issue.path[0] ?? ''), issue.message, env, fromFile)),
     );
   problems.push(...roleProblems(env, role, fromFile));
-  if (parsed.success) problems.push(...clusterProblems(parsed.data), ...redisProblems(parsed.data));
+  if (parsed.success)
+    problems.push(...clusterProblems(parsed.data), ...redisProblems(parsed.data), ...retentionProblems(parsed.data));
   if (!parsed.success || problems.length > 0) return { ok: false, problems };
   const e = parsed.data;
   const config: Config = {
@@ -210,12 +231,14 @@ export function loadConfig(given: Record<string, string | undefined>, role: Role
     redis: redisSettings(e),
     kubeconfig: e.KUBECONFIG,
     clusters: clustersOf(e),
+    kubeImpersonate: e.KUBE_IMPERSONATE,
     policyFile: e.POLICY_FILE,
     workerConcurrency: e.WORKER_CONCURRENCY,
     leaseTtlMs: e.LEASE_TTL,
     verifyTimeoutMs: e.VERIFY_TIMEOUT,
     verifyTimeoutSavepointMs: e.VERIFY_TIMEOUT_SAVEPOINT,
     failureGraceMs: e.FAILURE_GRACE,
+    retention: { recordsMs: e.RECORD_RETENTION, eventsMs: e.EVENT_RETENTION },
     logLevel: e.LOG_LEVEL,
     proxy: { https: e.HTTPS_PROXY, http: e.HTTP_PROXY, noProxy: e.NO_PROXY },
   };

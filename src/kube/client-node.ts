@@ -10,8 +10,10 @@ import {
   type RequestContext,
   type ResponseContext,
 } from '@kubernetes/client-node';
+import type { KubeImpersonate } from '../config.js';
 import type { Target, TargetKind } from '../domain/model/target.js';
 import { codeForStatus, KubeError } from './errors.js';
+import { describeImpersonationDenial, impersonationFor, impersonationHeaders } from './impersonation.js';
 import { EVENT_FIELD_SELECTOR } from './watch-hub.js';
 import {
   FLINK_GROUP,
@@ -24,6 +26,7 @@ import {
   type KubeEvent,
   type KubeObject,
   type ResourceSummary,
+  type WriteOptions,
 } from './flink-client.js';
 
 export interface ClientNodeOptions {
@@ -35,6 +38,15 @@ export interface ClientNodeOptions {
   cluster?: string;
   /** Called after every request with its method, a path kind and the HTTP status (0 when none arrived). */
   onCall?: (call: { method: string; resource: string; status: number }) => void;
+  /** `slack`: writes are made as their requester; reads never are (docs/deployment.md#kubernetes-attribution). */
+  impersonate?: KubeImpersonate;
+}
+
+/** What one request adds to client-node's own: its content type, a Table `Accept`, more headers. */
+interface RequestExtras {
+  contentType?: string;
+  accept?: string;
+  headers?: Record<string, string>;
 }
 
 export function loadKubeConfig(kubeconfigPath?: string): KubeConfig {
@@ -107,8 +119,7 @@ export class ClientNodeFlinkClient implements FlinkClient {
           { group: FLINK_GROUP, version: FLINK_VERSION, namespace, plural: PLURALS[kind] },
           o,
         ),
-      undefined,
-      TABLE_ACCEPT,
+      { accept: TABLE_ACCEPT },
     );
     return summariesOf(result);
   }
@@ -117,8 +128,9 @@ export class ClientNodeFlinkClient implements FlinkClient {
     target: Target,
     patch: Record<string, unknown>,
     resourceVersion: string,
-    options?: CallOptions,
+    options?: WriteOptions,
   ): Promise<KubeObject> {
+    const headers = this.writeHeaders(options);
     const metadata = { ...((patch.metadata as Record<string, unknown> | undefined) ?? {}), resourceVersion };
     const body = { ...patch, metadata };
     return (await this.call(
@@ -138,28 +150,40 @@ export class ClientNodeFlinkClient implements FlinkClient {
           },
           o,
         ),
-      PatchStrategy.MergePatch,
+      { contentType: PatchStrategy.MergePatch, headers },
     )) as KubeObject;
   }
 
   async createSnapshot(
     namespace: string,
     snapshot: Record<string, unknown>,
-    options?: CallOptions,
+    options?: WriteOptions,
   ): Promise<KubeObject> {
-    return (await this.call('create', 'FlinkStateSnapshot', options, (o) =>
-      this.custom.createNamespacedCustomObject(
-        {
-          group: FLINK_GROUP,
-          version: FLINK_VERSION,
-          namespace,
-          plural: PLURALS.FlinkStateSnapshot,
-          body: snapshot,
-          fieldManager: FIELD_MANAGER,
-        },
-        o,
-      ),
+    const headers = this.writeHeaders(options);
+    return (await this.call(
+      'create',
+      'FlinkStateSnapshot',
+      options,
+      (o) =>
+        this.custom.createNamespacedCustomObject(
+          {
+            group: FLINK_GROUP,
+            version: FLINK_VERSION,
+            namespace,
+            plural: PLURALS.FlinkStateSnapshot,
+            body: snapshot,
+            fieldManager: FIELD_MANAGER,
+          },
+          o,
+        ),
+      { headers },
     )) as KubeObject;
+  }
+
+  /** The Impersonate-* headers of a write (none when KUBE_IMPERSONATE is off). */
+  private writeHeaders(options: WriteOptions | undefined): Record<string, string> {
+    const who = impersonationFor(this.options.impersonate ?? 'off', options?.requester);
+    return who ? impersonationHeaders(who) : {};
   }
 
   /** A whole collection with its resourceVersion, to start a watch from (see watch-hub.ts). */
@@ -203,15 +227,16 @@ export class ClientNodeFlinkClient implements FlinkClient {
     resource: string,
     options: CallOptions | undefined,
     request: (o: ConfigurationOptions<ObservableMiddleware>) => Promise<T>,
-    contentType?: string,
-    accept?: string,
+    extras: RequestExtras = {},
   ): Promise<T> {
+    const { contentType, accept, headers = {} } = extras;
     const deadline = AbortSignal.timeout(options?.timeoutMs ?? this.timeoutMs);
     const signal = options?.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
     const middleware: ObservableMiddleware = {
       pre: (ctx: RequestContext) => {
         ctx.setSignal(signal);
         if (contentType) ctx.setHeaderParam('Content-Type', contentType);
+        for (const [name, value] of Object.entries(headers)) ctx.setHeaderParam(name, value);
         if (accept) {
           ctx.setHeaderParam('Accept', accept);
           ctx.setQueryParam('includeObject', 'None');
@@ -269,7 +294,9 @@ export function classify(error: unknown, deadline: AbortSignal, callerSignal: Ab
   if (typeof e.code === 'number' && e.code >= 100) {
     const status = statusBody(e.body);
     const message = status?.message ?? `HTTP ${e.code}`;
-    return new KubeError(codeForStatus(e.code, status?.reason), message, e.code, { cause: error });
+    // A refused impersonation says which rule the worker lacks (docs/deployment.md#kubernetes-attribution).
+    const words = (e.code === 403 ? describeImpersonationDenial(message) : undefined) ?? message;
+    return new KubeError(codeForStatus(e.code, status?.reason), words, e.code, { cause: error });
   }
   if (callerSignal?.aborted) return new KubeError('aborted', 'the call was cancelled', undefined, { cause: error });
   if (deadline.aborted || e.name === 'AbortError')

@@ -2,6 +2,7 @@
 // (KUBE_CONTEXTS), or the one current context (or in-cluster account) named CLUSTER_NAME; each cluster's clients are
 // made on first use.
 import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeImpersonate } from '../config.js';
 import { clusterOf, type Target } from '../domain/model/target.js';
 import { ClientNodeFlinkClient, loadKubeConfig, type ClientNodeOptions } from './client-node.js';
 import { ClientNodeFlinkRest } from './flink-rest.js';
@@ -28,6 +29,8 @@ export interface KubeClustersOptions {
   /** Observes every Kubernetes call (metrics, benchmarks), with the cluster it went to. */
   onCall?: (call: { cluster: string; method: string; resource: string; status: number }) => void;
   timeoutMs?: number;
+  /** KUBE_IMPERSONATE of the Flink client's writes (docs/deployment.md#kubernetes-attribution); default off. */
+  impersonate?: KubeImpersonate;
 }
 
 /** Thrown at start when KUBE_CONTEXTS names a context the kubeconfig does not have (a config error). */
@@ -111,7 +114,7 @@ export class KubeClusters {
     const clients: ClusterClients = {
       name,
       kubeConfig,
-      kube: new ClientNodeFlinkClient(kubeConfig, kubeOptions),
+      kube: new ClientNodeFlinkClient(kubeConfig, { ...kubeOptions, impersonate: this.options.impersonate ?? 'off' }),
       rest,
       pods: new ClientNodePodLogs(kubeConfig, kubeOptions),
     };

@@ -37,6 +37,12 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
+/** A write's options: also the Slack user it is made for (docs/deployment.md#kubernetes-attribution). */
+export interface WriteOptions extends CallOptions {
+  /** The operation's requester; with KUBE_IMPERSONATE=slack the write is made as `slack:<requester>`. */
+  requester?: string;
+}
+
 export type FlinkResourceKind = TargetKind | 'FlinkStateSnapshot';
 
 export interface FlinkClient {
@@ -52,9 +58,9 @@ export interface FlinkClient {
     target: Target,
     patch: Record<string, unknown>,
     resourceVersion: string,
-    options?: CallOptions,
+    options?: WriteOptions,
   ): Promise<KubeObject>;
-  createSnapshot(namespace: string, snapshot: Record<string, unknown>, options?: CallOptions): Promise<KubeObject>;
+  createSnapshot(namespace: string, snapshot: Record<string, unknown>, options?: WriteOptions): Promise<KubeObject>;
   /**
    * Name, lifecycle state and job state of every resource of a kind in a namespace (for `list`): read as the
    * API server's Table of the CRD's printer columns, so thousands of resources cost a few bytes each.

@@ -19,6 +19,8 @@ export interface NotifierOptions {
   store: OperationStore;
   /** Built by `createNotifierClient`: no retries of its own, 429s rejected, a timeout. */
   client: WebClient;
+  /** How long delivery marks and DM copies are kept: the records' retention (RECORD_RETENTION; default 35 days). */
+  retentionMs?: number;
   /** Unique per process (e.g. `<hostname>-<pid>`): the consumer name in the group. */
   consumer: string;
   /** The slash command shown in messages (default `/flink`). */
@@ -65,7 +67,8 @@ export function createDelivery(opts: NotifierOptions, log: Logger, holdMs: numbe
   const turnTtlMs = requestTimeoutMs + settleMs + 1_000;
   const onError = (error: unknown): void =>
     log.warn({ err: error }, 'ending a pacing turn failed; it lapses on its own');
-  const state = new DeliveryState(opts.redis, opts.prefix, DEFAULT_RETENTION_MS);
+  const retentionMs = opts.retentionMs ?? DEFAULT_RETENTION_MS;
+  const state = new DeliveryState(opts.redis, opts.prefix, retentionMs);
   const slack = new SlackCalls(opts.client, log);
   const pacer =
     opts.pacer ??
@@ -74,7 +77,7 @@ export function createDelivery(opts: NotifierOptions, log: Logger, holdMs: numbe
       turnTtlMs,
       onError,
     });
-  const copies = new DmCopies(opts.redis, opts.prefix, DEFAULT_RETENTION_MS);
+  const copies = new DmCopies(opts.redis, opts.prefix, retentionMs);
   const dmDeps = {
     state,
     copies,

@@ -43,6 +43,7 @@ export async function startDelivery(
     ...common,
     store: deps.store,
     client: client(),
+    retentionMs: config.retention.recordsMs,
     ...(o.cardEditWindowMs === undefined ? {} : { cardEditWindowMs: o.cardEditWindowMs }),
     approvers: approverDirectory(deps.policy, deps.membership),
   });

@@ -280,7 +280,13 @@ function botDeps(
     },
   };
   return {
-    store: new OperationStore(redis, { prefix, now: o.now, ...(o.onCommitted ? { onCommitted: o.onCommitted } : {}) }),
+    store: new OperationStore(redis, {
+      prefix,
+      now: o.now,
+      retentionMs: config.retention.recordsMs,
+      eventRetentionMs: config.retention.eventsMs,
+      ...(o.onCommitted ? { onCommitted: o.onCommitted } : {}),
+    }),
     freezes: new FreezeStore(redis, { prefix, now: o.now }),
     leases: new LeaseStore(redis, { prefix, now: o.now }),
     clusters,

@@ -109,7 +109,11 @@ async function startObservability(
   const depth = (queue: OperationQueue) => () =>
     queue.queue.getJobCounts('waiting', 'delayed', 'active', 'prioritized', 'failed');
   const exporter = exporterLease(redis, storeKeys(config.redis.prefix).metricsExporter, randomUUID());
-  const store = new OperationStore(redis, { prefix: config.redis.prefix });
+  const store = new OperationStore(redis, {
+    prefix: config.redis.prefix,
+    retentionMs: config.retention.recordsMs,
+    eventRetentionMs: config.retention.eventsMs,
+  });
   const unreviewed = { store, index: new BreakGlassIndex(redis, config.redis.prefix), policy };
   const storeWide = whileExporting(() => exporter.holds(), {
     ...storeSources(store),

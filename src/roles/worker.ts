@@ -81,11 +81,10 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
   }
   const closers: (() => Promise<unknown> | void)[] = [() => disconnect(redis), () => disconnect(blocking)];
   try {
-    const clusters = KubeClusters.load(
-      config.clusters,
-      overrides.kubeconfigPath ?? config.kubeconfig,
-      overrides.onKubeCall ? { onCall: overrides.onKubeCall } : {},
-    );
+    const clusters = KubeClusters.load(config.clusters, overrides.kubeconfigPath ?? config.kubeconfig, {
+      impersonate: config.kubeImpersonate,
+      ...(overrides.onKubeCall ? { onCall: overrides.onKubeCall } : {}),
+    });
     const replicas = replicaWait(redis, config.redis, {
       onShort: (event) =>
         logger.warn(
@@ -97,6 +96,8 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
       prefix,
       now,
       replicas,
+      retentionMs: config.retention.recordsMs,
+      eventRetentionMs: config.retention.eventsMs,
       ...(overrides.onCommitted ? { onCommitted: overrides.onCommitted } : {}),
     });
     const leases = new LeaseStore(redis, { prefix, now });

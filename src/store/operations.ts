@@ -30,6 +30,8 @@ export interface OperationStoreOptions {
   now?: () => number;
   /** How long terminal records and index entries are kept; at least 30 days (default 35). */
   retentionMs?: number;
+  /** How long entries stay in the event stream before it may be trimmed (default 7 days). */
+  eventRetentionMs?: number;
   /** Called once per committed change with its new entries (metrics count terminal states through it). */
   onCommitted?: (record: OperationRecord, entries: readonly HistoryEntry[]) => void;
   /**
@@ -61,6 +63,7 @@ export class OperationStore implements OperationStorePort {
   private readonly keys: StoreKeys;
   private readonly now: () => number;
   private readonly retentionMs: number;
+  private readonly eventRetentionMs: number;
   private readonly onCommitted: OperationStoreOptions['onCommitted'];
   private readonly replicas: ReplicaWait | undefined;
 
@@ -73,6 +76,7 @@ export class OperationStore implements OperationStorePort {
     this.keys = storeKeys(opts.prefix);
     this.now = opts.now ?? Date.now;
     this.retentionMs = checkedRetention(opts.retentionMs);
+    this.eventRetentionMs = opts.eventRetentionMs ?? EVENTS_MAX_AGE_MS;
     defineScripts(redis);
   }
 
@@ -196,7 +200,7 @@ export class OperationStore implements OperationStorePort {
       encodeRecord(next, order === 'join'),
       next.id,
       String(now),
-      String(Math.max(0, now - EVENTS_MAX_AGE_MS)),
+      String(Math.max(0, now - this.eventRetentionMs)),
       String(now - this.retentionMs),
       String(this.retentionMs),
       next.state,

@@ -160,7 +160,7 @@ async function submitLoop(
   for (let calls = 0; ;) {
     if (!readFirst) {
       calls += 1;
-      const result = await call(run, plan, resourceVersion);
+      const result = await call(run, plan, resourceVersion, record.requester);
       run.log.info({ outcome: result.type, attempt: calls }, 'submission call returned');
       if (result.type === 'interrupted') return interrupted(run);
       if (result.type === 'accepted') return settled(await markSubmitted(run, record, plan, result.object, 'response'));
@@ -217,13 +217,15 @@ function settled(record: OperationRecord | undefined): Submission {
   return record ? { type: 'submitted', record } : { type: 'ended' };
 }
 
-async function call(run: Run, plan: Plan, resourceVersion: string | undefined): Promise<CallResult> {
+/** The one write of a submission, made for the operation's requester (docs/deployment.md#kubernetes-attribution). */
+async function call(run: Run, plan: Plan, resourceVersion: string | undefined, requester: string): Promise<CallResult> {
   const { kube } = run.deps;
+  const options = { ...callOptions(run), requester };
   try {
     const object =
       plan.change.type === 'patch'
-        ? await kube.mergePatch(plan.target, plan.change.patch, resourceVersion ?? '', callOptions(run))
-        : await kube.createSnapshot(plan.target.namespace, plan.change.snapshot, callOptions(run));
+        ? await kube.mergePatch(plan.target, plan.change.patch, resourceVersion ?? '', options)
+        : await kube.createSnapshot(plan.target.namespace, plan.change.snapshot, options);
     if (!isRecord(object) || !isRecord(object.metadata))
       return { type: 'unknown', message: 'the API answered without an object' };
     return { type: 'accepted', object };

@@ -19,6 +19,7 @@ const COMPONENTS = [
   'multi-cluster/remote',
   'redis-sentinel',
   'pod-logs',
+  'impersonation',
 ];
 // Overlays beyond the example (several clusters: deploy-multi-cluster.test.ts checks what they render).
 const OVERLAYS = ['deploy/overlays/example-multi-cluster/eu', 'deploy/overlays/example-multi-cluster/us'];

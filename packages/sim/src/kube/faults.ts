@@ -59,6 +59,7 @@ export class FaultInjector {
   private nextId = 1;
   private expireWatches = 0;
   private readonly forbidden = new Map<string, string>();
+  private impersonationDenied: string | undefined;
   private closeHandler: (how: WatchCloseMode) => number = () => 0;
 
   /** Adds a fault; it hits the next `times` (default 1) matching requests. Returns its id. */
@@ -75,11 +76,12 @@ export class FaultInjector {
     return this.faults.map((f) => ({ ...f }));
   }
 
-  /** Removes every fault, namespace denial and pending watch expiry. */
+  /** Removes every fault, namespace denial, impersonation denial and pending watch expiry. */
   clear(): void {
     this.faults = [];
     this.expireWatches = 0;
     this.forbidden.clear();
+    this.impersonationDenied = undefined;
   }
 
   /**
@@ -105,6 +107,18 @@ export class FaultInjector {
     this.forbidden.delete(namespace);
   }
 
+  /**
+   * Every request that carries Impersonate-* headers gets 403 Forbidden, as kube-apiserver answers a caller without
+   * `impersonate` on users/groups (docs/sandbox.md#impersonation), until allowImpersonation or clear.
+   */
+  forbidImpersonation(user = DEFAULT_SIM_USER): void {
+    this.impersonationDenied = user;
+  }
+
+  allowImpersonation(): void {
+    this.impersonationDenied = undefined;
+  }
+
   /** @internal The server wires watch closing in here. */
   onCloseWatches(handler: (how: WatchCloseMode) => number): void {
     this.closeHandler = handler;
@@ -113,6 +127,11 @@ export class FaultInjector {
   /** @internal The user denied in this namespace, if it is forbidden. */
   forbiddenUser(namespace: string | undefined): string | undefined {
     return namespace === undefined ? undefined : this.forbidden.get(namespace);
+  }
+
+  /** @internal The caller whose impersonation is refused, while forbidImpersonation holds. */
+  impersonationDeniedTo(): string | undefined {
+    return this.impersonationDenied;
   }
 
   /** @internal Takes (and counts down) every fault matching the request. */

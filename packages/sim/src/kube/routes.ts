@@ -31,6 +31,8 @@ export interface RequestInfo {
   path: string;
   /** Pods requests only: the query (`labelSelector`, `container`, `tailLines`), so tests can see what was asked. */
   query?: Record<string, string>;
+  /** The Impersonate-User / Impersonate-Group headers, when the request carried any (docs/sandbox.md#impersonation). */
+  impersonate?: { user?: string; groups: string[] };
 }
 
 const FLINK_PREFIX = ['apis', FLINK_GROUP, FLINK_VERSION];

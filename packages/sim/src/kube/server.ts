@@ -7,6 +7,7 @@ import { discovery } from './discovery.js';
 import { gitopsAdmin } from './gitops/admin.js';
 import type { SimGitOps } from './gitops/gitops.js';
 import { DEFAULT_SIM_USER, FaultInjector, RequestStats, type FaultSpec, type RequestStatsSnapshot } from './faults.js';
+import { impersonationDenial, impersonationOf } from './impersonation.js';
 import { openApiV3 } from './openapi.js';
 import { getObject, listObjects, namespaces, watchObjects, type Answer, type RequestContext } from './reads.js';
 import { answerPods, sendPods } from './pods-api.js';
@@ -215,7 +216,12 @@ async function handle(req: IncomingMessage, res: ServerResponse, parts: Parts): 
   }
   const route = parseRoute(url.pathname);
   const info = requestInfo(method, url.pathname, route, url.searchParams);
+  const impersonated = impersonationOf(req);
+  if (impersonated) info.impersonate = impersonated;
   parts.stats.count(info);
+  // Impersonation is checked before anything else, as kube-apiserver's filter does (docs/sandbox.md#impersonation).
+  const caller = parts.faults.impersonationDeniedTo();
+  if (impersonated && caller !== undefined) throw impersonationDenial(impersonated, caller);
   if (route.kind === 'other') {
     const doc = method === 'GET' ? discovery(url.pathname, req.headers.accept ?? '', parts.address()) : undefined;
     const openApi = method === 'GET' && url.pathname.startsWith('/openapi/v3') ? openApiV3(url.pathname) : undefined;
