@@ -48,6 +48,15 @@ export interface StoreKeys {
   readonly freezes: string;
   /** stream of freeze/unfreeze commands. */
   readonly audit: string;
+  /**
+   * The audit trail (docs/audit.md): stream of sealed audit events (field `event`, entry id `<at ms>-<seq>`), the
+   * chain's head (hash: `seq`, `hash`), the webhook's delivery position (string: last acknowledged seq) and the
+   * lease of the one replica delivering it.
+   */
+  readonly auditChain: string;
+  readonly auditHead: string;
+  readonly auditWebhookPosition: string;
+  readonly auditWebhookLease: string;
   /** Token of the process exporting the store-wide gauges (src/http/metric-sources.ts). */
   readonly metricsExporter: string;
   /** Present while some worker executes the cluster's queue (store/workers.ts). */
@@ -92,6 +101,10 @@ export function storeKeys(prefix: string): StoreKeys {
     leases: `${tag}:leases`,
     freezes: `${tag}:freezes`,
     audit: `${tag}:audit`,
+    auditChain: `${tag}:audit:chain`,
+    auditHead: `${tag}:audit:head`,
+    auditWebhookPosition: `${tag}:audit:webhook:position`,
+    auditWebhookLease: `${tag}:audit:webhook:lease`,
     metricsExporter: `${tag}:metrics:exporter`,
     workers: (cluster) => `${tag}:workers:${cluster}`,
     breakGlassUnreviewed: `${tag}:break-glass:unreviewed`,
