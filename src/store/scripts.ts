@@ -17,6 +17,9 @@ export const SCRIPTS = {
   paceChannel: 1,
   endAfterCompleted: 1,
   observeIncident: 3,
+  appendAudit: 3,
+  readAuditAfter: 1,
+  advanceAuditPosition: 1,
 } as const satisfies Record<string, number>;
 export type ScriptName = keyof typeof SCRIPTS;
 
