@@ -38,7 +38,7 @@ const ADAPTERS = ['store', 'kube', 'queue', 'http', 'slack-client'];
 /** The app's port interfaces (app/ports.ts or app/ports/) and views: what adapters and renderers may name. */
 const APP_FACES = ['app/ports', 'app/views'];
 const APP = [...DOMAIN, ...UTIL, ...ADAPTERS, 'app', ...APP_FACES];
-const BELOW_ROLES = [...APP, 'worker', 'notifier', 'slack', 'slack/blocks'];
+const BELOW_ROLES = [...APP, 'worker', 'notifier', 'audit', 'slack', 'slack/blocks'];
 
 /** Pure: only the domain, zod and node:crypto (for hashing); no clock, randomness, process or I/O. */
 const pure = (may: readonly string[]): AreaRule => ({ may, packages: ['zod', 'node:crypto'], pure: true });
@@ -60,6 +60,7 @@ export const LAYERS: Layers = {
   'slack/blocks': { may: [...DOMAIN, 'app/views'] },
   worker: { may: APP }, // the three runners are peers: none imports another
   notifier: { may: [...APP, 'slack/blocks'] },
+  audit: { may: APP }, // the audit webhook's deliverer (docs/audit.md#the-webhook)
   slack: { may: [...APP, 'slack/blocks'] },
   roles: { may: BELOW_ROLES },
   cli: { may: [...BELOW_ROLES, 'roles', 'cli/args'] },

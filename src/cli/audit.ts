@@ -1,20 +1,30 @@
 // `flink-chatops audit verify FILE`: streams an audit export through the chain check and prints either what it holds
-// or the first bad line and why (docs/audit.md#verifying-an-export).
+// or the first bad line and why (docs/audit.md#verifying-an-export). `audit export` is in audit-export.ts.
 import { open, type FileHandle } from 'node:fs/promises';
 import { ChainChecker, type ChainResult } from '../domain/kit/audit/verify.js';
 import { parseArgs } from './args.js';
-import type { CliOutput } from './check-policy.js';
+import { auditExport, type ExportOutput } from './audit-export.js';
 
-const processOutput: CliOutput = {
+/** stdout and stderr; `drain` waits while stdout's buffer is full, so a long export is not held in memory. */
+const processOutput: ExportOutput = {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),
+  drain: () =>
+    process.stdout.writableNeedDrain
+      ? new Promise((resolve) => process.stdout.once('drain', resolve))
+      : Promise.resolve(),
 };
 
-const USAGE = 'usage: flink-chatops audit verify FILE';
+const USAGE = [
+  'usage: flink-chatops audit verify FILE',
+  '       flink-chatops audit export [--since T] [--until T]',
+].join('\n');
 const HELP = [
-  'Checks an audit export (JSON lines, docs/audit.md): every line an event, seq without gaps, each prevHash the',
-  'hash of the line before, each hash matching its content. Exits 0 when the chain is intact, else 1 naming the',
+  'verify: checks an audit export (JSON lines, docs/audit.md): every line an event, seq without gaps, each prevHash',
+  'the hash of the line before, each hash matching its content. Exits 0 when the chain is intact, else 1 naming the',
   'first bad line and why.',
+  'export: writes the events the store still holds (REDIS_URL, REDIS_PREFIX) to stdout, one JSON line each, in seq',
+  'order; --since and --until keep those in between, T an ISO-8601 time (2025-03-14T09:00:00Z) or a time ago (7d, 24h).',
 ].join('\n');
 
 const isHelp = (args: string[]) => args.length === 1 && (args[0] === '--help' || args[0] === '-h');
@@ -62,7 +72,7 @@ async function check(handle: FileHandle): Promise<ChainResult> {
   return checker.result();
 }
 
-async function verify(file: string, io: CliOutput): Promise<number> {
+async function verify(file: string, io: ExportOutput): Promise<number> {
   const opened = await openFile(file);
   if (!opened.ok) {
     io.err(`flink-chatops audit verify: ${opened.message}\n`);
@@ -86,9 +96,9 @@ async function verify(file: string, io: CliOutput): Promise<number> {
   return 0;
 }
 
-export async function audit(args: string[], io: CliOutput = processOutput): Promise<number> {
+export async function audit(args: string[], io: ExportOutput = processOutput): Promise<number> {
   const [command, ...rest] = args;
-  if (isHelp(args) || (command === 'verify' && isHelp(rest))) {
+  if (isHelp(args) || ((command === 'verify' || command === 'export') && isHelp(rest))) {
     io.out(`${USAGE}\n${HELP}\n`);
     return 0;
   }
@@ -96,8 +106,9 @@ export async function audit(args: string[], io: CliOutput = processOutput): Prom
     io.err(`flink-chatops audit: ${message}\n${USAGE}\n`);
     return 1;
   };
-  if (command === undefined) return usageError('name a command: verify');
-  if (command !== 'verify') return usageError(`unknown command "${command}" (the one command is verify)`);
+  if (command === undefined) return usageError('name a command: verify or export');
+  if (command === 'export') return auditExport(rest, io);
+  if (command !== 'verify') return usageError(`unknown command "${command}" (the commands are verify and export)`);
   const parsed = parseArgs(rest, {});
   if (!parsed.ok) return usageError(parsed.message);
   const [file, ...extra] = parsed.positional;

@@ -8,6 +8,8 @@ Usage:
   flink-chatops serve [--role bot|worker|all]     run the bot and/or worker against Slack, Redis and a cluster
   flink-chatops check-policy FILE                 validate a policy file and print what it allows
   flink-chatops audit verify FILE                 check an audit export's order, gaps and hash chain
+  flink-chatops audit export [--since T] [--until T]
+                                                  write the stored audit events to stdout as JSON lines
   flink-chatops --help                            this text
 
 Configuration comes from the environment (see docs/configuration.md). In a checkout, \`sandbox\` (npm start) and

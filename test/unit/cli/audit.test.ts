@@ -10,6 +10,7 @@ import { sealEvent, type AuditAction, type AuditEvent } from '../../../src/domai
 
 const BIN = new URL('../../../bin/flink-chatops.js', import.meta.url).pathname;
 const NO_STACK = /\n\s+at /;
+const USAGE = 'usage: flink-chatops audit verify FILE\n       flink-chatops audit export [--since T] [--until T]';
 const LIFE: AuditAction[] = ['requested', 'awaiting_approval', 'approved', 'queued', 'submitting', 'submitted'];
 
 function cli(...args: string[]) {
@@ -142,8 +143,8 @@ describe('flink-chatops audit verify', () => {
   });
 
   it.each([
-    [[], 'name a command: verify'],
-    [['export'], 'unknown command "export" (the one command is verify)'],
+    [[], 'name a command: verify or export'],
+    [['exports'], 'unknown command "exports" (the commands are verify and export)'],
     [['verify'], 'name the export file'],
     [['verify', 'a.jsonl', 'b.jsonl'], 'expected exactly one FILE'],
     [['verify', '--since', '1d', 'a.jsonl'], 'unknown option --since'],
@@ -151,19 +152,23 @@ describe('flink-chatops audit verify', () => {
     const { code, stdout, stderr } = await inProcess(...args);
     expect(code).toBe(1);
     expect(stdout).toBe('');
-    expect(stderr).toBe(`flink-chatops audit: ${message}\nusage: flink-chatops audit verify FILE\n`);
+    expect(stderr).toBe(`flink-chatops audit: ${message}\n${USAGE}\n`);
   });
 
   it('prints its help, and the CLI lists it among the subcommands', async () => {
-    for (const args of [['--help'], ['verify', '-h']]) {
+    for (const args of [['--help'], ['verify', '-h'], ['export', '--help']]) {
       const help = await inProcess(...args);
       expect(help.code).toBe(0);
-      expect(help.stdout).toMatch(/^usage: flink-chatops audit verify FILE\nChecks an audit export/);
+      expect(help.stdout).toMatch(/^usage: flink-chatops audit verify FILE\n {7}flink-chatops audit export /);
+      expect(help.stdout).toContain('\nverify: checks an audit export');
+      expect(help.stdout).toContain('\nexport: writes the events the store still holds');
     }
     const main = cli('--help');
     expect(main.stdout).toMatch(
       /^ {2}flink-chatops audit verify FILE +check an audit export's order, gaps and hash chain$/m,
     );
-    expect(main.stdout).not.toContain('flink-chatops audit export');
+    expect(main.stdout).toMatch(
+      /^ {2}flink-chatops audit export \[--since T\] \[--until T\]\n +write the stored audit events to stdout/m,
+    );
   });
 });
