@@ -137,6 +137,12 @@ export const EnvSchema = z.object({
     'must be an http(s):// URL of the proxy',
   ),
   NO_PROXY: optionalText,
+  AUDIT_WEBHOOK_URL: optionalText.refine(
+    (v) => v === undefined || /^https?:\/\/\S+$/.test(v),
+    'must be an http(s):// URL (docs/audit.md#the-webhook)',
+  ),
+  AUDIT_WEBHOOK_SECRET: optionalText,
+  AUDIT_WEBHOOK_SECRET_FILE: optionalText,
   SLACK_ALLOWED_TEAMS: z
     .string()
     .optional()
@@ -199,6 +205,10 @@ export interface Config {
     readonly http: string | undefined;
     readonly noProxy: string | undefined;
   };
+  readonly audit: {
+    /** AUDIT_WEBHOOK_URL and its signing secret (docs/audit.md#the-webhook); undefined: no webhook. */
+    readonly webhook: { readonly url: string; readonly secret: string } | undefined;
+  };
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
@@ -211,7 +221,7 @@ export function loadConfig(given: Record<string, string | undefined>, role: Role
     problems.push(
       ...parsed.error.issues.map((issue) => describeIssue(String(issue.path[0] ?? ''), issue.message, env, fromFile)),
     );
-  problems.push(...roleProblems(env, role, fromFile));
+  problems.push(...roleProblems(env, role, fromFile), ...auditWebhookProblems(env, fromFile));
   if (parsed.success)
     problems.push(...clusterProblems(parsed.data), ...redisProblems(parsed.data), ...retentionProblems(parsed.data));
   if (!parsed.success || problems.length > 0) return { ok: false, problems };
@@ -241,6 +251,12 @@ export function loadConfig(given: Record<string, string | undefined>, role: Role
     retention: { recordsMs: e.RECORD_RETENTION, eventsMs: e.EVENT_RETENTION },
     logLevel: e.LOG_LEVEL,
     proxy: { https: e.HTTPS_PROXY, http: e.HTTP_PROXY, noProxy: e.NO_PROXY },
+    audit: {
+      webhook:
+        e.AUDIT_WEBHOOK_URL === undefined || e.AUDIT_WEBHOOK_SECRET === undefined
+          ? undefined
+          : { url: e.AUDIT_WEBHOOK_URL, secret: e.AUDIT_WEBHOOK_SECRET },
+    },
   };
   return { ok: true, config: deepFreeze(config) };
 }
@@ -272,6 +288,13 @@ function roleProblems(env: Record<string, string | undefined>, role: Role, fromF
     );
   }
   return problems;
+}
+
+/** A webhook needs its secret (an unreadable AUDIT_WEBHOOK_SECRET_FILE already has its problem). */
+function auditWebhookProblems(env: Record<string, string | undefined>, fromFile: ReadonlySet<string>): string[] {
+  const set = (name: string) => (env[name] ?? '').trim() !== '';
+  if (!set('AUDIT_WEBHOOK_URL') || set('AUDIT_WEBHOOK_SECRET') || fromFile.has('AUDIT_WEBHOOK_SECRET')) return [];
+  return ['AUDIT_WEBHOOK_SECRET: required when AUDIT_WEBHOOK_URL is set (or AUDIT_WEBHOOK_SECRET_FILE)'];
 }
 
 function deepFreeze<T extends object>(value: T): T {

@@ -7,7 +7,13 @@ import { redactUrl } from './redact.js';
  * Variables whose value may come from a file instead, `<NAME>_FILE` (mounted Secrets, Vault/CSI): read once at
  * start, one trailing newline trimmed. Setting both forms is a config error.
  */
-export const FILE_VARIABLES = ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_APP_TOKEN', 'REDIS_URL'] as const;
+export const FILE_VARIABLES = [
+  'SLACK_BOT_TOKEN',
+  'SLACK_SIGNING_SECRET',
+  'SLACK_APP_TOKEN',
+  'REDIS_URL',
+  'AUDIT_WEBHOOK_SECRET',
+] as const;
 
 /**
  * The environment with every `<NAME>_FILE` read into `<NAME>`, and a problem per file that cannot be used.

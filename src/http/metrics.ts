@@ -46,6 +46,11 @@ export interface MetricsSources {
   collectBreakGlassUnreviewed?: () => Promise<number | undefined>;
   /** Open job-alert incidents by cluster, namespace and kind (docs/alerts.md#metrics). */
   collectAlertsOpen?: () => Promise<readonly AlertsOpenCount[]>;
+  /**
+   * Seconds since the oldest audit event the webhook has not delivered happened (docs/audit.md#the-webhook);
+   * undefined: not this process's to report (it does not hold the delivery lease).
+   */
+  collectAuditWebhookLag?: () => Promise<number | undefined>;
   /** Whether the policy file as last read is valid (`flink_chatops_policy_valid`). */
   collectPolicyValid?: () => Promise<boolean>;
   /** The readiness checks' results by dependency (`redis`, `kubernetes`, …): true when it answers. */
@@ -174,6 +179,20 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       this.reset();
       const read = sources.collectAlertsOpen;
       if (read) await guarded('alerts', async () => setCounts(this, await read()));
+    },
+  });
+  new Gauge({
+    name: `${METRIC_PREFIX}audit_webhook_lag_seconds`,
+    help: 'Seconds since the oldest audit event not yet acknowledged by AUDIT_WEBHOOK_URL happened (0: none waiting)',
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const read = sources.collectAuditWebhookLag;
+      if (read)
+        await guarded('audit-webhook', async () => {
+          const lag = await read();
+          if (lag !== undefined) this.set(lag);
+        });
     },
   });
   new Gauge({
