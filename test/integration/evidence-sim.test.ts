@@ -25,7 +25,6 @@ interface Run {
   /** The target as it was when each verdict was made. */
   seen: KubeObject[];
   final: EvidenceVerdict;
-  micros: number;
 }
 
 /** Plans `raw`, submits it as the worker would (baseline, patch or create), and judges every store change until a verdict. */
@@ -56,12 +55,11 @@ async function submitAndWatch(
   }
   const snapshotName =
     plan.change.type === 'create-snapshot' ? (plan.change.snapshot.metadata as { name: string }).name : undefined;
-  const run: Omit<Run, 'final'> = { verdicts: [], seen: [], micros: 0 };
+  const run: Omit<Run, 'final'> = { verdicts: [], seen: [] };
   // Like the worker: each transient failure is timed from its first sighting.
   const transientSince: Record<string, number> = {};
   const judgeNow = (): EvidenceVerdict | undefined => {
     const target = sim.rig.store.get(resource, NS, name);
-    const started = performance.now();
     const verdict = evaluateEvidence({
       kind,
       plan,
@@ -77,7 +75,6 @@ async function submitAndWatch(
         now: sim.rig.store.now().getTime(),
       },
     });
-    run.micros += (performance.now() - started) * 1000;
     run.verdicts.push(verdict);
     run.seen.push(structuredClone(target as KubeObject));
     if (verdict.outcome === 'pending') for (const s of verdict.transient ?? []) transientSince[s.key] ??= s.since;
@@ -258,15 +255,5 @@ describe('evidence on the simulated operator', () => {
     );
     expect(run.final.outcome, summarize(run.final)).toBe('completed');
     expectOnlyPendingBefore(run);
-  });
-
-  it('judges quickly: well under a millisecond per observation', async () => {
-    sim.rig.store.create('flinkdeployments', deployment('orders', NS));
-    await waitStable(sim.rig.store, NS, 'orders');
-    const run = await submitAndWatch('restart', {
-      kind: 'restart',
-      target: { kind: 'FlinkDeployment', namespace: NS, name: 'orders' },
-    });
-    expect(run.micros / run.verdicts.length).toBeLessThan(1000);
   });
 });
