@@ -131,6 +131,25 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     return run;
   };
 
+  /** A gauge of one number read from a source at scrape time; absent without the source or when it says undefined. */
+  type ScalarSource = 'collectStuck' | 'collectBreakGlassUnreviewed' | 'collectAuditWebhookLag';
+  const scalarGauge = (name: string, help: string, source: string, key: ScalarSource): void => {
+    new Gauge({
+      name: `${METRIC_PREFIX}${name}`,
+      help,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        const read = sources[key];
+        if (read)
+          await guarded(source, async () => {
+            const value = await read();
+            if (value !== undefined) this.set(value);
+          });
+      },
+    });
+  };
+
   new Gauge({
     name: `${METRIC_PREFIX}operations`,
     help: 'Non-terminal operations by kind and state, as recorded in the store',
@@ -142,34 +161,18 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       if (read) await guarded('operations', async () => setCounts(this, await read()));
     },
   });
-  new Gauge({
-    name: `${METRIC_PREFIX}operations_stuck`,
-    help: 'Operations the sweep re-enqueued 5 times without progress (reported stuck in their thread)',
-    registers: [registry],
-    async collect() {
-      this.reset();
-      const read = sources.collectStuck;
-      if (read)
-        await guarded('stuck', async () => {
-          const stuck = await read();
-          if (stuck !== undefined) this.set(stuck);
-        });
-    },
-  });
-  new Gauge({
-    name: `${METRIC_PREFIX}break_glass_unreviewed`,
-    help: 'Break-glass operations that ended more than reviewWithin ago and are not reviewed',
-    registers: [registry],
-    async collect() {
-      this.reset();
-      const read = sources.collectBreakGlassUnreviewed;
-      if (read)
-        await guarded('break-glass', async () => {
-          const unreviewed = await read();
-          if (unreviewed !== undefined) this.set(unreviewed);
-        });
-    },
-  });
+  scalarGauge(
+    'operations_stuck',
+    'Operations the sweep re-enqueued 5 times without progress (reported stuck in their thread)',
+    'stuck',
+    'collectStuck',
+  );
+  scalarGauge(
+    'break_glass_unreviewed',
+    'Break-glass operations that ended more than reviewWithin ago and are not reviewed',
+    'break-glass',
+    'collectBreakGlassUnreviewed',
+  );
   new Gauge({
     name: `${METRIC_PREFIX}alerts_open`,
     help: 'Open job-alert incidents by cluster, namespace and what is wrong (an incident counts once per kind)',
@@ -181,20 +184,12 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
       if (read) await guarded('alerts', async () => setCounts(this, await read()));
     },
   });
-  new Gauge({
-    name: `${METRIC_PREFIX}audit_webhook_lag_seconds`,
-    help: 'Seconds since the oldest audit event not yet acknowledged by AUDIT_WEBHOOK_URL happened (0: none waiting)',
-    registers: [registry],
-    async collect() {
-      this.reset();
-      const read = sources.collectAuditWebhookLag;
-      if (read)
-        await guarded('audit-webhook', async () => {
-          const lag = await read();
-          if (lag !== undefined) this.set(lag);
-        });
-    },
-  });
+  scalarGauge(
+    'audit_webhook_lag_seconds',
+    'Seconds since the oldest audit event not yet acknowledged by AUDIT_WEBHOOK_URL happened (0: none waiting)',
+    'audit-webhook',
+    'collectAuditWebhookLag',
+  );
   new Gauge({
     name: `${METRIC_PREFIX}queue_depth`,
     help: 'Jobs in the flink-ops.<cluster> queues by cluster and BullMQ state',
