@@ -80,6 +80,27 @@ describe("approval after this bot's own earlier operation changed the target", (
     return generation;
   }
 
+  type Status = { observedGeneration?: number; lifecycleState?: string } | undefined;
+
+  /** Resolves once the operator has reconciled `generation` and `lifecycle` is what the resource shows. */
+  function reached(name: string, generation: number, lifecycle: string): Promise<void> {
+    const done = (o: KubeObject | undefined): boolean => {
+      const status = o?.status as Status;
+      return (status?.observedGeneration ?? 0) >= generation && status?.lifecycleState === lifecycle;
+    };
+    return new Promise((resolve) => {
+      const stop = bots.cluster.store.subscribe((change) => {
+        if (change.object.metadata.name !== name || !done(change.object)) return;
+        stop();
+        resolve();
+      });
+      if (done(bots.cluster.store.get('flinkdeployments', 'streaming-prod', name))) {
+        stop();
+        resolve();
+      }
+    });
+  }
+
   it('re-plans back to AWAITING_APPROVAL with a new digest; the click is not counted; approving the new plan queues it', async () => {
     env = await bots.start();
     const e = env;
@@ -88,6 +109,8 @@ describe("approval after this bot's own earlier operation changed the target", (
     await (await e.click('approve', ahead, USERS.lead1)).reply();
     const generation = await submitAsWorker(e, await e.record(ahead.id));
     expect(generation).toBe((waiting.plan?.generation ?? 0) + 1);
+    // The operator is UPGRADING for a moment after the restart; a click then re-plans and is denied (operator busy).
+    await reached('orders', generation, 'STABLE');
 
     const reply = await (await e.click('approve', waiting, USERS.lead1)).reply();
     expect(reply.text).toContain(
@@ -110,5 +133,30 @@ describe("approval after this bot's own earlier operation changed the target", (
     await (await e.click('approve', replanned, USERS.lead1)).reply();
     expect((await e.record(waiting.id)).state).toBe('QUEUED');
     expect(await e.waitForJob(waiting.id, 2)).toBe('waiting');
+  });
+
+  it('aborts when the re-planned change meets an operator still busy with the earlier one', async () => {
+    env = await bots.start();
+    const e = env;
+    const waiting = await e.request('scale streaming-prod/fraud-detection 6 --reason "more throughput"', USERS.alice);
+    const ahead = await e.request('restart streaming-prod/fraud-detection --reason "stuck checkpoints"', USERS.alice);
+    await (await e.click('approve', ahead, USERS.lead1)).reply();
+    bots.cluster.operator.setScenario('streaming-prod', 'fraud-detection', 'slow-reconcile', {
+      slowReconcileSeconds: 600,
+    });
+    try {
+      const generation = await submitAsWorker(e, await e.record(ahead.id));
+      await reached('fraud-detection', generation, 'UPGRADING');
+      const reply = await (await e.click('approve', waiting, USERS.lead1)).reply();
+      expect(reply.text).toContain(
+        `${waiting.id} was not approved and is aborted: re-planned after ${ahead.id}, policy now denies it: ` +
+          'the operator is busy: reconciliation state is UPGRADING',
+      );
+      const after = await e.record(waiting.id);
+      expect(after.state).toBe('ABORTED');
+      expect(after.approvals).toEqual([]);
+    } finally {
+      bots.cluster.operator.clearScenario('streaming-prod', 'fraud-detection');
+    }
   });
 });
