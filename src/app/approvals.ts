@@ -1,5 +1,6 @@
 // Approve and Reject clicks (docs/policy.md#approvals): digest binding, eligibility, one vote per person, the drift
 // re-check, quorum.
+import { auditOpOf, UNKNOWN_TEAM } from '../domain/engines/audit/operation-events.js';
 import { enqueueQueued } from './enqueue.js';
 import { enqueueScheduled, scheduleOnEntry, scheduledEntry } from './scheduling.js';
 import {
@@ -26,6 +27,9 @@ export interface Click {
   opId: string;
   /** Slack user id of who clicked. */
   user: string;
+  /** The clicker's workspace and Enterprise Grid org, as the click names them (the audit events' `actor`). */
+  team?: string;
+  enterprise?: string;
   /** The actions block's `approval:<first 16 hex of the plan digest>`; undefined when the click carried none. */
   digestPrefix: string | undefined;
 }
@@ -36,8 +40,34 @@ type Gate =
 export class ApprovalService {
   constructor(private readonly deps: BotDeps) {}
 
-  /** Faults (Redis, Kubernetes, Slack user groups) throw; the caller turns them into a private message. */
+  /**
+   * Faults (Redis, Kubernetes, Slack user groups) throw; the caller turns them into a private message. A click that
+   * did not count is an audit event with its reason (docs/audit.md#the-events).
+   */
   async approve(click: Click): Promise<ActionOutcome> {
+    const outcome = await this.approveOnce(click);
+    if (outcome.type === 'refused') await this.auditRefusal(click, outcome.message);
+    return outcome;
+  }
+
+  private async auditRefusal(click: Click, reason: string): Promise<void> {
+    const audit = this.deps.audit;
+    if (!audit) return;
+    const record = await this.deps.store.get(click.opId).catch(() => undefined);
+    const team = click.team ?? record?.team;
+    await audit.recordQuietly({
+      actor: {
+        user: click.user,
+        team: team ?? UNKNOWN_TEAM,
+        ...((click.enterprise ?? record?.enterprise) ? { enterprise: click.enterprise ?? record?.enterprise } : {}),
+      },
+      action: 'approval_refused',
+      ...(record ? { op: auditOpOf(record) } : {}),
+      decision: { reason, operation: click.opId },
+    });
+  }
+
+  private async approveOnce(click: Click): Promise<ActionOutcome> {
     const gate = await this.gate(click, eligibility);
     if (!gate.ok) return refused(gate.message);
     const { record } = gate;

@@ -17,6 +17,9 @@ export interface OperationRequest {
   intent: OperationIntent;
   /** Slack user id. */
   requester: string;
+  /** The workspace the request came from (the audit events' `actor.team`: docs/audit.md#the-events). */
+  team?: string;
+  enterprise?: string;
   /** Slack channel the command was typed in: the card goes there. */
   channel: string;
   responseUrl?: string;
@@ -161,6 +164,8 @@ export class OperationService {
       intent: req.intent,
       target: assessed.target,
       requester: req.requester,
+      ...(req.team === undefined ? {} : { team: req.team }),
+      ...(req.enterprise === undefined ? {} : { enterprise: req.enterprise }),
       channel: req.channel,
       ...(req.responseUrl === undefined ? {} : { responseUrl: req.responseUrl }),
       incidentChannels,

@@ -37,6 +37,8 @@ export function registerActionHandlers(app: App, deps: HandlerDeps): void {
       const click: Click = {
         opId: action.value ?? '',
         user: body.user.id,
+        ...(body.user.team_id ? { team: body.user.team_id } : {}),
+        ...(body.enterprise?.id ? { enterprise: body.enterprise.id } : {}),
         digestPrefix: digestPrefixFromBlockId(action.block_id),
       };
       const outsider = await clickRefusal(deps, body);

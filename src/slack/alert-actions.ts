@@ -15,6 +15,9 @@ export interface AlertClick {
   /** The button's value as Slack sent it back. */
   value: string;
   user: string;
+  /** The clicker's workspace and Enterprise Grid org (the request's `team`: docs/audit.md#the-events). */
+  team?: string;
+  enterprise?: string;
   /** Where the alert is: the request's card goes there. */
   channel: string | undefined;
   /** The click's response_url: the request keeps it, as a typed command's, to tell the requester later. */
@@ -58,6 +61,8 @@ export async function handleAlertClick(deps: HandlerDeps, click: AlertClick): Pr
     const outcome = await deps.operations.request({
       intent: parsed.intent,
       requester: click.user,
+      ...(click.team === undefined ? {} : { team: click.team }),
+      ...(click.enterprise === undefined ? {} : { enterprise: click.enterprise }),
       channel: click.channel,
       ...(click.responseUrl === undefined ? {} : { responseUrl: click.responseUrl }),
     });
@@ -88,6 +93,8 @@ export function registerAlertActions(app: App, deps: HandlerDeps): void {
               action,
               value: button.value ?? '',
               user: body.user.id,
+              ...(body.user.team_id ? { team: body.user.team_id } : {}),
+              ...(body.enterprise?.id ? { enterprise: body.enterprise.id } : {}),
               channel: body.channel?.id,
               ...(body.response_url === undefined ? {} : { responseUrl: body.response_url }),
             });

@@ -24,6 +24,8 @@ export async function undoFromButton(deps: HandlerDeps, click: Click, where: Cli
   const outcome = await deps.operations.request({
     intent: parsed.intent,
     requester: click.user,
+    ...(click.team === undefined ? {} : { team: click.team }),
+    ...(click.enterprise === undefined ? {} : { enterprise: click.enterprise }),
     channel: where.channel,
     ...(where.responseUrl === undefined ? {} : { responseUrl: where.responseUrl }),
   });

@@ -19,7 +19,7 @@ import {
 import { checkLimit, MAX_ATTEMPTS } from './apply-loop.js';
 import type { RedisConnection } from './connection.js';
 import { storeKeys, type StoreKeys } from './keys.js';
-import { checkedRetention } from './operations.js';
+import { checkedRetention } from './retention.js';
 import { defineScripts, runScript } from './scripts.js';
 
 export interface RedisAuditLogOptions {

@@ -9,7 +9,7 @@ import type {
 import type { RedisConnection } from './connection.js';
 import { targetKey, type Target } from '../domain/model/target.js';
 import { storeKeys, type StoreKeys } from './keys.js';
-import { checkedRetention } from './operations.js';
+import { checkedRetention } from './retention.js';
 import { defineScripts, runScript } from './scripts.js';
 
 export type { AuditEntry, Freeze, FreezeResult, UnfreezeResult };

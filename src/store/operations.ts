@@ -13,16 +13,25 @@ import type {
   Refusal,
   TransitionRequest,
 } from '../app/ports/operation-store.js';
-import { applyWithRetries, checkLimit, observe, transitionDecide, type CommitReply } from './apply-loop.js';
+import type { OperationAuditing } from '../app/ports/audit-log.js';
+import { sealAfter, type AuditEvent, type ChainLink } from '../domain/kit/audit/event.js';
+import {
+  applyWithRetries,
+  checkLimit,
+  MAX_ATTEMPTS,
+  observe,
+  transitionDecide,
+  type CommitReply,
+} from './apply-loop.js';
+import { RedisAuditLog } from './audit-log.js';
 import { entryArgs, EVENTS_MAX_AGE_MS } from './events.js';
 import type { RedisConnection, ReplicaWait } from './connection.js';
 import { storeKeys, type StoreKeys } from './keys.js';
 import { defineScripts, runScript } from './scripts.js';
+import { checkedRetention } from './retention.js';
 
-const DAY_MS = 24 * 60 * 60 * 1000;
-/** Records and history are kept at least 30 days (docs/lifecycle.md#records-and-the-event-stream). */
-export const MIN_RETENTION_MS = 30 * DAY_MS;
-export const DEFAULT_RETENTION_MS = 35 * DAY_MS;
+export { checkedRetention, DEFAULT_RETENTION_MS, MIN_RETENTION_MS } from './retention.js';
+
 export type { ApplyResult, Change, CreateResult, Decide, NewOperation, Refusal, TransitionRequest };
 
 export interface OperationStoreOptions {
@@ -39,6 +48,8 @@ export interface OperationStoreOptions {
    * DECISIVE_STATES).
    */
   replicas?: ReplicaWait;
+  /** Writes each change's audit events in the commit itself (docs/audit.md#what-each-operation-writes). */
+  audit?: OperationAuditing;
 }
 
 /**
@@ -48,17 +59,6 @@ export interface OperationStoreOptions {
  */
 const DECISIVE_STATES: ReadonlySet<OperationState> = new Set(['SUBMITTING', 'SUBMITTED']);
 
-/**
- * The retention a store keeps records for: at least 30 days (docs/lifecycle.md#records-and-the-event-stream), 35 unless
- * told otherwise.
- */
-export function checkedRetention(retentionMs: number = DEFAULT_RETENTION_MS): number {
-  if (!(retentionMs >= MIN_RETENTION_MS)) {
-    throw new Error(`retentionMs must be at least ${MIN_RETENTION_MS} (30 days), got ${retentionMs}`);
-  }
-  return retentionMs;
-}
-
 export class OperationStore implements OperationStorePort {
   private readonly keys: StoreKeys;
   private readonly now: () => number;
@@ -66,6 +66,9 @@ export class OperationStore implements OperationStorePort {
   private readonly eventRetentionMs: number;
   private readonly onCommitted: OperationStoreOptions['onCommitted'];
   private readonly replicas: ReplicaWait | undefined;
+  private readonly audit: OperationAuditing | undefined;
+  /** Reads the chain's head before sealing; the audit chain's retention is the records'. */
+  private readonly auditLog: RedisAuditLog;
 
   constructor(
     private readonly redis: RedisConnection,
@@ -77,6 +80,8 @@ export class OperationStore implements OperationStorePort {
     this.now = opts.now ?? Date.now;
     this.retentionMs = checkedRetention(opts.retentionMs);
     this.eventRetentionMs = opts.eventRetentionMs ?? EVENTS_MAX_AGE_MS;
+    this.audit = opts.audit;
+    this.auditLog = new RedisAuditLog(redis, { prefix: opts.prefix, now: this.now, retentionMs: this.retentionMs });
     defineScripts(redis);
   }
 
@@ -176,15 +181,38 @@ export class OperationStore implements OperationStorePort {
     return (await this.redis.zrange(this.keys.order(target), 0, 0))[0];
   }
 
+  /**
+   * One commit of lua/commitOperation.lua with the change's audit events sealed after the chain's head; when another
+   * writer moved the head first, the events are sealed again after the new one (the record's version still decides).
+   */
   private async commit(
     current: OperationRecord | undefined,
     next: OperationRecord,
     entries: HistoryEntry[],
     order: OrderMove,
   ): Promise<CommitReply> {
+    const drafts = this.audit?.drafts(next, entries) ?? [];
+    for (let attempt = 1; ; attempt++) {
+      const head: ChainLink = drafts.length > 0 ? await this.auditLog.head() : { seq: 0, hash: '' };
+      const events = sealAfter(drafts, head);
+      const reply = (await runScript(
+        this.redis,
+        'commitOperation',
+        this.commitKeys(next),
+        this.commitArgs(current, next, entries, order, { head, events }),
+      )) as CommitReply | ['auditConflict'];
+      if (reply[0] !== 'auditConflict') {
+        if (reply[0] === 'ok' && events.length > 0) this.audit?.written(events);
+        return reply;
+      }
+      if (attempt >= MAX_ATTEMPTS) return ['conflict'];
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(attempt, 10)));
+    }
+  }
+
+  private commitKeys(next: OperationRecord): string[] {
     const k = this.keys;
-    const now = this.now();
-    const keys = [
+    return [
       k.operation(next.id),
       k.events,
       k.recent,
@@ -194,8 +222,21 @@ export class OperationStore implements OperationStorePort {
       k.namespaces,
       k.order(next.target),
       k.orderTickets,
+      k.auditChain,
+      k.auditHead,
+      k.auditWebhookPosition,
     ];
-    const args = [
+  }
+
+  private commitArgs(
+    current: OperationRecord | undefined,
+    next: OperationRecord,
+    entries: HistoryEntry[],
+    order: OrderMove,
+    audit: { head: ChainLink; events: readonly AuditEvent[] },
+  ): string[] {
+    const now = this.now();
+    return [
       String(current?.version ?? 0),
       encodeRecord(next, order === 'join'),
       next.id,
@@ -211,8 +252,12 @@ export class OperationStore implements OperationStorePort {
       next.target.namespace,
       String(entries.length),
       ...entries.flatMap(entryArgs),
+      String(audit.head.seq),
+      audit.head.hash,
+      String(Math.max(0, now - this.retentionMs)),
+      String(audit.events.length),
+      ...audit.events.flatMap((e) => [String(e.seq), e.hash, JSON.stringify(e), String(Date.parse(e.at))]),
     ];
-    return (await runScript(this.redis, 'commitOperation', keys, args)) as CommitReply;
   }
 }
 

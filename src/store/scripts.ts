@@ -4,7 +4,7 @@ import type { RedisConnection } from './connection.js';
 
 /** Script name → number of KEYS (fixed, so every key is declared and the scripts run on Redis Cluster). */
 export const SCRIPTS = {
-  commitOperation: 9,
+  commitOperation: 12,
   acquireLease: 3,
   extendLease: 1,
   releaseLease: 2,

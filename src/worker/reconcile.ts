@@ -71,7 +71,8 @@ export async function markSubmitted(
   return commit(run, {
     from: ['SUBMITTING', 'UNCERTAIN'],
     to: 'SUBMITTED',
-    detail: { generation, how },
+    // The target after the call, for the audit event (docs/audit.md#what-each-operation-writes).
+    detail: { generation, resourceVersion: resourceVersionOf(object), uid: uidOf(object), how },
     set: { submittedGeneration: generation },
   });
 }

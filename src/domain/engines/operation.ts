@@ -66,6 +66,9 @@ export interface OperationRecord {
   target: Target;
   /** Slack user id of the requester. */
   requester: string;
+  /** The Slack workspace (team id) the request came from, and its Enterprise Grid org: the audit events' `actor.team`. */
+  team?: string;
+  enterprise?: string;
   /** Slack channel the command came from. */
   channel: string;
   card?: CardRef;

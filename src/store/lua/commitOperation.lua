@@ -1,6 +1,8 @@
 --[[
   Commits one change of an operation record atomically: compare-and-set on the record's version, the new
-  history entries appended to the event stream (trimmed by age), the indexes and the target's FIFO order.
+  history entries appended to the event stream (trimmed by age), the indexes, the target's FIFO order, and the
+  audit events of the change appended to the audit chain (docs/audit.md#where-the-chain-is-kept), so there is no
+  operation event without its audit event.
 
   Input:
     KEYS[1]  record             {p}:op:<id>            JSON; always starts with '{"version":<n>,'
@@ -12,6 +14,9 @@
     KEYS[7]  namespace index    {p}:ops:namespaces     zset last write -> namespace
     KEYS[8]  target order       {p}:order:<t>          zset ticket -> id
     KEYS[9]  order tickets      {p}:order-seq          counter
+    KEYS[10] audit chain        {p}:audit:chain
+    KEYS[11] audit head         {p}:audit:head
+    KEYS[12] webhook position   {p}:audit:webhook:position
 
     ARGV[1]  expected version ('0': the record must not exist yet)
     ARGV[2]  the new record JSON, version first; without firstQueuedSeq when ARGV[10] is 'join'
@@ -27,14 +32,19 @@
     ARGV[12] createdAt (ms)
     ARGV[13] namespace of the target
     ARGV[14] number of history entries n, followed by n groups of: seq, type, name, actor, at, detail (JSON)
+    then     the audit head the events were sealed after (seq, '0' for none; hash), the audit age cutoff (ms), the
+             number of audit events m, followed by m groups of: seq, hash, sealed event JSON, at (ms)
 
   Output:
     {'ok', ticket}   ticket: the order ticket when ARGV[10] is 'join', else -1
     {'exists'}       creating, but the id is taken
     {'missing'}      the record is gone
     {'conflict'}     the version moved: re-read and decide again
+    {'auditConflict'} the audit head moved: read it again, reseal the events and commit again
 ]]
 -- @include nextStreamId
+-- @include auditSeek
+-- @include auditChain
 
 local id = ARGV[3]
 local current = redis.call('GET', KEYS[1])
@@ -44,6 +54,11 @@ else
   if not current then return {'missing'} end
   if string.match(current, '^{"version":(%d+),') ~= ARGV[1] then return {'conflict'} end
 end
+
+local n = tonumber(ARGV[14])
+local a = 15 + n * 6
+local m = tonumber(ARGV[a + 3])
+if m > 0 and not auditHeadIs(KEYS[11], ARGV[a], ARGV[a + 1]) then return {'auditConflict'} end
 
 local record = ARGV[2]
 local ticket = -1
@@ -79,12 +94,16 @@ redis.call('PEXPIRE', KEYS[4], ARGV[7])
 redis.call('ZADD', KEYS[7], ARGV[4], ARGV[13])
 redis.call('ZREMRANGEBYSCORE', KEYS[7], '-inf', stale)
 
-local n = tonumber(ARGV[14])
 for i = 0, n - 1 do
   local b = 15 + i * 6
   redis.call('XADD', KEYS[2], 'MINID', '~', ARGV[5], nextStreamId(KEYS[2], ARGV[b + 4]),
     'op', id, 'seq', ARGV[b], 'type', ARGV[b + 1], 'name', ARGV[b + 2], 'actor', ARGV[b + 3],
     'at', ARGV[b + 4], 'detail', ARGV[b + 5])
+end
+
+for i = 0, m - 1 do
+  local b = a + 4 + i * 4
+  auditAdd(KEYS[10], KEYS[11], KEYS[12], ARGV[b], ARGV[b + 1], ARGV[b + 2], ARGV[b + 3], ARGV[a + 2])
 end
 
 return {'ok', ticket}

@@ -11,7 +11,7 @@ import {
 } from '../../domain/kit/audit/event.js';
 import { checkLimit } from '../apply-loop.js';
 import { checkedAfterSeq, checkedPageSize, checkedWindow, streamMs } from '../audit-log.js';
-import { checkedRetention } from '../operations.js';
+import { checkedRetention } from '../retention.js';
 import { viaJson } from './sorted.js';
 
 export interface MemoryAuditLogOptions {
@@ -45,6 +45,11 @@ export class MemoryAuditLog implements AuditLog {
   }
 
   async append(draft: AuditDraft): Promise<AuditEvent> {
+    return this.appendNow(draft);
+  }
+
+  /** `append` in one synchronous step, for the memory operation store's commit (as in one Lua script). */
+  appendNow(draft: AuditDraft): AuditEvent {
     const event = sealEvent(draft, this.last.seq === 0 ? undefined : this.last);
     const ms = streamMs(event, this.lastMs);
     this.trim();

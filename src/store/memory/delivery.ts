@@ -1,7 +1,7 @@
 // The in-memory twin of the notifier's delivery state (store/delivery.ts and its scripts): marks compared as stored
 // strings, the rendered seq raised only, and the per-operation lock; every deadline on the injected clock.
 import type { DeliveryMark, DeliverySnapshot, DeliveryState, MarkRead } from '../../app/ports/delivery.js';
-import { DEFAULT_RETENTION_MS } from '../operations.js';
+import { DEFAULT_RETENTION_MS } from '../retention.js';
 import { parseMark, snapshotOf } from '../delivery.js';
 import { alive } from './sorted.js';
 

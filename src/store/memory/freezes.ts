@@ -2,7 +2,7 @@
 // audited in the same step, the audit trimmed by age on the injected clock.
 import { targetKey, type Target } from '../../domain/model/target.js';
 import type { AuditEntry, Freeze, FreezeResult, FreezeStore, UnfreezeResult } from '../../app/ports/freezes.js';
-import { checkedRetention } from '../operations.js';
+import { checkedRetention } from '../retention.js';
 import { nextStreamId, viaJson } from './sorted.js';
 
 export interface MemoryFreezeStoreOptions {

@@ -17,14 +17,18 @@ import type {
   TransitionRequest,
 } from '../../app/ports/operation-store.js';
 import { applyWithRetries, checkLimit, observe, transitionDecide, type CommitReply } from '../apply-loop.js';
-import { checkedRetention } from '../operations.js';
+import { checkedRetention } from '../retention.js';
 import { alive, SortedSet } from './sorted.js';
+import type { OperationAuditing } from '../../app/ports/audit-log.js';
+import type { MemoryAuditLog } from './audit-log.js';
 
 export interface MemoryOperationStoreOptions {
   now?: () => number;
   /** How long terminal records and index entries are kept; at least 30 days (default 35), as on Redis. */
   retentionMs?: number;
   onCommitted?: (record: OperationRecord, entries: readonly HistoryEntry[]) => void;
+  /** The change's audit events, appended to `log` in the same synchronous step as the commit. */
+  audit?: { auditing: OperationAuditing; log: MemoryAuditLog };
 }
 
 interface Stored {
@@ -64,6 +68,7 @@ export class MemoryOperationStore implements OperationStore {
   private readonly now: () => number;
   private readonly retentionMs: number;
   private readonly onCommitted: MemoryOperationStoreOptions['onCommitted'];
+  private readonly audit: MemoryOperationStoreOptions['audit'];
 
   constructor(
     opts: MemoryOperationStoreOptions = {},
@@ -72,6 +77,7 @@ export class MemoryOperationStore implements OperationStore {
     this.now = opts.now ?? Date.now;
     this.retentionMs = checkedRetention(opts.retentionMs);
     this.onCommitted = opts.onCommitted;
+    this.audit = opts.audit;
   }
 
   /** Another store over the same data with its own options: another process on the same Redis. */
@@ -85,7 +91,7 @@ export class MemoryOperationStore implements OperationStore {
       actor,
       this.now(),
     );
-    const reply = this.commitNow(undefined, record, 'stay');
+    const reply = this.commitNow(undefined, record, record.history, 'stay');
     if (reply[0] === 'exists') return { ok: false, reason: 'exists' };
     return { ok: true, record };
   }
@@ -107,7 +113,7 @@ export class MemoryOperationStore implements OperationStore {
       {
         get: (opId) => this.get(opId),
         now: this.now,
-        commit: async (current, next, _entries, order) => this.commitNow(current, next, order),
+        commit: async (current, next, entries, order) => this.commitNow(current, next, entries, order),
         committed: async (record, entries) => observe(this.onCommitted, record, entries),
       },
       id,
@@ -185,7 +191,12 @@ export class MemoryOperationStore implements OperationStore {
   }
 
   /** lua/commitOperation.lua, step by step, in one synchronous step (nothing interleaves, as nothing does in Lua). */
-  private commitNow(current: OperationRecord | undefined, next: OperationRecord, order: OrderMove): CommitReply {
+  private commitNow(
+    current: OperationRecord | undefined,
+    next: OperationRecord,
+    entries: readonly HistoryEntry[],
+    order: OrderMove,
+  ): CommitReply {
     const stored = this.live(next.id);
     if (current === undefined) {
       if (stored !== undefined) return ['exists'];
@@ -208,6 +219,10 @@ export class MemoryOperationStore implements OperationStore {
       this.data.expiry.add(next.id, next.expiresAt);
     else this.data.expiry.remove(next.id);
     this.index(next, now);
+    if (this.audit) {
+      const events = this.audit.auditing.drafts(next, entries).map((draft) => this.audit?.log.appendNow(draft));
+      this.audit.auditing.written(events.filter((e) => e !== undefined));
+    }
     return ['ok', ticket];
   }
 

@@ -177,6 +177,18 @@ export function readEvent(value: unknown): ReadEventResult {
   return { ok: false, problem: first ? problemOf(first) : 'not an audit event' };
 }
 
+/** The drafts sealed one after the other after `head` (`seq` 0: the chain's first). */
+export function sealAfter(drafts: readonly AuditDraft[], head: ChainLink): AuditEvent[] {
+  const out: AuditEvent[] = [];
+  let prev: ChainLink | undefined = head.seq === 0 ? undefined : head;
+  for (const draft of drafts) {
+    const event = sealEvent(draft, prev);
+    out.push(event);
+    prev = event;
+  }
+  return out;
+}
+
 /**
  * The draft as the event after `prev` (the chain's first when there is none): schema, seq, prevHash and hash set.
  * Throws when the draft is not a valid event, naming the field: a fault in the code that wrote it, never data.

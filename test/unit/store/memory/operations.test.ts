@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { Target } from '../../../../src/domain/model/target.js';
 import { MemoryOperationStore } from '../../../../src/store/memory/operations.js';
 import { describeOperationStoreConformance } from '../../../support/conformance/operation-store.js';
+import { describeOperationAuditConformance } from '../../../support/conformance/operation-audit.js';
+import { MemoryAuditLog } from '../../../../src/store/memory/audit-log.js';
 
 describeOperationStoreConformance('memory', async (now) => {
   const store = new MemoryOperationStore({ now });
@@ -11,6 +13,16 @@ describeOperationStoreConformance('memory', async (now) => {
     make: (opts) => store.replica({ now, ...opts }),
     // Nothing interleaves inside a commit, so racers are replicas whose reads and commits interleave between awaits.
     racers: (n) => Array.from({ length: n }, () => store.replica({ now })),
+    cleanup: async () => undefined,
+  };
+});
+
+describeOperationAuditConformance('memory', async (now) => {
+  const log = new MemoryAuditLog({ now });
+  const store = new MemoryOperationStore({ now });
+  return {
+    stores: (n, auditing) => Array.from({ length: n }, () => store.replica({ now, audit: { auditing, log } })),
+    log,
     cleanup: async () => undefined,
   };
 });
