@@ -60,7 +60,7 @@ export const LAYERS: Layers = {
   'slack/blocks': { may: [...DOMAIN, 'app/views'] },
   worker: { may: APP }, // the three runners are peers: none imports another
   notifier: { may: [...APP, 'slack/blocks'] },
-  audit: { may: APP }, // the audit webhook's deliverer (docs/audit.md#the-webhook)
+  audit: { may: APP }, // the audit trail of a process and the webhook's deliverer (docs/audit.md)
   slack: { may: [...APP, 'slack/blocks'] },
   roles: { may: BELOW_ROLES },
   cli: { may: [...BELOW_ROLES, 'roles', 'cli/args'] },

@@ -1,5 +1,6 @@
 // `lock` and `unlock` (docs/policy.md#freezes): manual freezes, who may set and lift them, and the line in each
 // affected thread.
+import { UNKNOWN_TEAM } from '../domain/engines/audit/operation-events.js';
 import { isTerminal } from '../domain/model/lifecycle.js';
 import { canLock, canUnlock, findNamespace, unmanagedMessage } from '../domain/engines/policy/evaluate.js';
 import { approverGroups } from './groups.js';
@@ -11,11 +12,18 @@ import type { BotDeps } from './context.js';
 
 export type CommandOutcome = { ok: true; message: string } | { ok: false; message: string };
 
+/** A Slack user and the workspace they typed in (the audit event's `actor`). */
+export interface WorkspaceUser {
+  user: string;
+  team?: string;
+  enterprise?: string;
+}
+
 export class FreezeCommands {
   constructor(private readonly deps: BotDeps) {}
 
   /** Anyone who may request operations in the namespace; the target must exist (a typo would freeze nothing). */
-  async lock(target: Target, reason: string, user: string): Promise<CommandOutcome> {
+  async lock(target: Target, reason: string, user: string, who?: WorkspaceUser): Promise<CommandOutcome> {
     const state = await this.deps.policy.current();
     if (!state.ok) return { ok: false, message: state.message };
     const shown = formatTarget(target);
@@ -35,6 +43,7 @@ export class FreezeCommands {
       const { by, reason: why } = result.existing;
       return { ok: false, message: `${shown} is already frozen by <@${by}>: ${why}` };
     }
+    await this.audit('frozen', target, who ?? { user }, { reason });
     const notified = await this.tellThreads(target, user, 'lock', reason);
     this.deps.logger.info({ target: shown, user, notified }, 'target frozen');
     return {
@@ -44,7 +53,7 @@ export class FreezeCommands {
   }
 
   /** The one who froze it, or anyone in a group that approves operations in the namespace. */
-  async unlock(target: Target, user: string): Promise<CommandOutcome> {
+  async unlock(target: Target, user: string, who?: WorkspaceUser): Promise<CommandOutcome> {
     const shown = formatTarget(target);
     const freeze = await this.deps.freezes.get(target);
     if (!freeze) return { ok: false, message: `${shown} is not frozen` };
@@ -71,6 +80,10 @@ export class FreezeCommands {
     }
     const result = await this.deps.freezes.unfreeze(target, user);
     if (!result.ok) return { ok: false, message: `${shown} is not frozen` };
+    await this.audit('unfrozen', target, who ?? { user }, {
+      reason: result.was.reason,
+      frozenBy: result.was.by,
+    });
     const notified = await this.tellThreads(
       target,
       user,
@@ -79,6 +92,24 @@ export class FreezeCommands {
     );
     this.deps.logger.info({ target: shown, user, notified }, 'target unfrozen');
     return { ok: true, message: `${shown} is no longer frozen.${threads(notified)}` };
+  }
+
+  /** The freeze as an audit event, after it was stored (docs/audit.md#the-events). */
+  private async audit(
+    action: 'frozen' | 'unfrozen',
+    target: Target,
+    who: WorkspaceUser,
+    decision: Record<string, string>,
+  ): Promise<void> {
+    await this.deps.audit?.recordQuietly({
+      actor: {
+        user: who.user,
+        team: who.team ?? UNKNOWN_TEAM,
+        ...(who.enterprise ? { enterprise: who.enterprise } : {}),
+      },
+      action,
+      decision: { ...decision, target: formatTarget(target), cluster: target.cluster ?? 'default' },
+    });
   }
 
   /** A `command` history entry on every operation of the target still in flight, so its thread gets the line. */

@@ -1,5 +1,6 @@
 // What the bot's services share: their dependencies, ids and nonces, cached group membership, faults in plain words.
 import type { Logger } from '../log.js';
+import type { AuditRecorder } from './ports/audit-log.js';
 import { newOperationId } from '../domain/engines/operation.js';
 import { GroupMembership, UsergroupResolutionError } from './groups.js';
 import type { Policy } from '../domain/engines/policy/schema.js';
@@ -42,6 +43,8 @@ export interface BotDeps {
    * the card).
    */
   breakGlass?: BreakGlassIndex;
+  /** Audit events that belong to no operation change (docs/audit.md); absent: none written (unit tests). */
+  audit?: AuditRecorder;
 }
 
 /** `op-` + 10 base36 characters. */

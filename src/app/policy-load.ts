@@ -19,7 +19,7 @@ export type PolicyLoadResult =
   | { ok: false; problem: 'missing'; errors: string[] }
   /** The path exists but cannot be read (a directory, no permission). */
   | { ok: false; problem: 'unreadable'; errors: string[] }
-  | { ok: false; problem: 'yaml' | 'invalid'; errors: string[]; warnings: string[] };
+  | { ok: false; problem: 'yaml' | 'invalid'; errors: string[]; warnings: string[]; /** as for ok */ hash?: string };
 
 /** "YAML syntax error at line 3, column 5: Map keys must be unique". */
 function yamlErrorLine(error: { message: string; linePos?: [{ line: number; col: number }, ...unknown[]] }): string {
@@ -67,11 +67,12 @@ export async function loadPolicyFile(path: string, options: PolicyLoadOptions = 
     return { ok: false, problem: 'unreadable', errors: [`${path}: ${detail}`] };
   }
   const parsed = parsePolicyText(bytes.toString('utf8'), options);
-  if (!parsed.ok) return parsed;
+  const hash = createHash('sha256').update(bytes).digest('hex');
+  if (!parsed.ok) return { ...parsed, hash };
   return {
     ok: true,
     policy: parsed.policy,
-    hash: createHash('sha256').update(bytes).digest('hex'),
+    hash,
     warnings: parsed.warnings,
   };
 }

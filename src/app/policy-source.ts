@@ -25,6 +25,20 @@ export interface PolicyFileSourceOptions {
    * them (or a cluster glob matching none) is invalid like a schema error: logged, and the last valid policy stays.
    */
   clusters?: readonly string[];
+  /**
+   * Each read of a changed file, valid or not, with the file's SHA-256 (the audit's `policy_loaded` and
+   * `policy_rejected`: docs/audit.md#the-events); absent: not told.
+   */
+  onLoad?: (load: PolicyLoad) => void;
+}
+
+/** One read of a changed policy file. */
+export interface PolicyLoad {
+  path: string;
+  accepted: boolean;
+  /** SHA-256 of the file's bytes; absent when it could not be read. */
+  sha256?: string;
+  problems: string[];
 }
 
 interface Read {
@@ -77,7 +91,10 @@ export class PolicyFileSource implements PolicyProvider {
           ok: false,
           message: `the policy file ${this.path} is not valid, so every operation is refused: ${loaded.errors.slice(0, 3).join('; ')}`,
         };
-    return this.record({ mtimeMs: info.mtimeMs, size: info.size, file, problems: loaded.ok ? [] : loaded.errors });
+    const problems = loaded.ok ? [] : loaded.errors;
+    const sha256 = 'hash' in loaded ? loaded.hash : undefined;
+    this.options.onLoad?.({ path: this.path, accepted: loaded.ok, ...(sha256 ? { sha256 } : {}), problems });
+    return this.record({ mtimeMs: info.mtimeMs, size: info.size, file, problems });
   }
 
   /** Keeps what was read; logs each change of validity (every problem when invalid) once. */

@@ -1,5 +1,6 @@
 // The bot role's composition root: Redis, stores, queue, Kubernetes client, policy source, Slack ports, the notifier
 // and the Bolt app.
+import { policyLoadRecord, redisAuditTrail, type AuditTrail } from '../audit/trail.js';
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -80,6 +81,8 @@ export interface BotOverrides {
   approvalTimerPollMs?: number;
   /** false: this process does not look for due reminders and escalations (another process does). */
   approvalTimers?: boolean;
+  /** The process's audit trail (serve shares one between its roles); default one on this role's Redis. */
+  audit?: AuditTrail;
 }
 
 export interface RunningBot {
@@ -279,19 +282,29 @@ function botDeps(
       await (queues as OperationQueues).of(target).enqueueAt(opId, revision, runAt, now);
     },
   };
+  const audit =
+    o.audit ??
+    redisAuditTrail(redis, { prefix, retentionMs: config.retention.recordsMs, logger: o.logger, now: o.now });
   return {
     store: new OperationStore(redis, {
       prefix,
       now: o.now,
       retentionMs: config.retention.recordsMs,
       eventRetentionMs: config.retention.eventsMs,
+      audit,
       ...(o.onCommitted ? { onCommitted: o.onCommitted } : {}),
     }),
+    audit,
     freezes: new FreezeStore(redis, { prefix, now: o.now }),
     leases: new LeaseStore(redis, { prefix, now: o.now }),
     clusters,
     workers: new WorkerPresence(redis, prefix),
-    policy: o.policy ?? new PolicyFileSource(config.policyFile, { clusters: config.clusters.names }),
+    policy:
+      o.policy ??
+      new PolicyFileSource(config.policyFile, {
+        clusters: config.clusters.names,
+        onLoad: (load) => void audit.recordQuietly(policyLoadRecord(load)),
+      }),
     membership: new MembershipSource(usergroupMembers(client), o.now),
     enqueuer,
     cards: new SlackCardPoster(client, config.slack.command, o.now, {

@@ -16,6 +16,9 @@ import { OperationStore } from '../store/operations.js';
 import { BreakGlassIndex } from '../store/break-glass.js';
 import { countOverdueReviews } from '../app/break-glass-due.js';
 import { SocketLink } from '../slack/socket-link.js';
+import { AuditTrail, policyLoadRecord } from '../audit/trail.js';
+import { AuditWebhook, auditWebhookSource } from '../audit/webhook.js';
+import { RedisAuditLog, RedisAuditPosition } from '../store/audit-log.js';
 
 export interface Service {
   close(): Promise<void>;
@@ -32,16 +35,19 @@ export async function serve(role: Role, config: Config): Promise<number> {
   };
   // One policy source for the whole process: the roles decide with it and /metrics reports its validity.
   // Cluster names in it are checked where every cluster is known: the bot role (app/policy-source.ts).
+  const loads: { trail?: AuditTrail } = {};
   const policy = new PolicyFileSource(config.policyFile, {
     logger,
     ...(role === 'worker' ? {} : { clusters: config.clusters.names }),
+    onLoad: (load) => void loads.trail?.recordQuietly(policyLoadRecord(load)),
   });
   const observability = await startObservability(role, config, logger, policy);
   started.push(observability);
+  loads.trail = observability.audit;
   try {
-    const { metrics } = observability;
+    const { metrics, audit } = observability;
     const onKubeCall = (call: KubeCall) => metrics.kubeCall(call);
-    const shared = { logger, onKubeCall, policy, onCommitted: outcomeObserver(metrics) };
+    const shared = { logger, onKubeCall, policy, audit, onCommitted: outcomeObserver(metrics) };
     if (role !== 'bot') {
       const worker = await (
         await import('./worker.js')
@@ -85,6 +91,8 @@ export async function serve(role: Role, config: Config): Promise<number> {
 
 interface Observability extends Service {
   metrics: Metrics;
+  /** The process's audit trail, shared by its roles (docs/audit.md). */
+  audit: AuditTrail;
   /** Bolt custom routes when the bot's HTTP receiver serves PORT; undefined when a health server of our own does. */
   routes?: ReturnType<typeof healthRoutes>;
   /** Socket Mode: the bot's link to Slack, which /readyz reports as `slack-socket`. */
@@ -114,6 +122,21 @@ async function startObservability(
     retentionMs: config.retention.recordsMs,
     eventRetentionMs: config.retention.eventsMs,
   });
+  const auditLog = new RedisAuditLog(redis, { prefix: config.redis.prefix, retentionMs: config.retention.recordsMs });
+  const audit = new AuditTrail({ log: auditLog, logger });
+  const hook = config.audit.webhook
+    ? new AuditWebhook({
+        redis,
+        prefix: config.redis.prefix,
+        log: auditLog,
+        position: new RedisAuditPosition(redis, config.redis.prefix),
+        webhook: config.audit.webhook,
+        proxy: config.proxy,
+        logger,
+        leaseTtlMs: config.leaseTtlMs,
+      })
+    : undefined;
+  hook?.start();
   const unreviewed = { store, index: new BreakGlassIndex(redis, config.redis.prefix), policy };
   const storeWide = whileExporting(() => exporter.holds(), {
     ...storeSources(store),
@@ -133,19 +156,23 @@ async function startObservability(
   const dependencies = readiness(checks);
   const collectDependencies = async () =>
     Object.fromEntries(Object.entries((await dependencies()).checks).map(([name, result]) => [name, result === 'ok']));
-  const metrics = createMetrics({ sources: { ...storeWide, collectPolicyValid, collectDependencies } });
+  const metrics = createMetrics({
+    sources: { ...storeWide, collectPolicyValid, collectDependencies, ...(hook ? auditWebhookSource(hook) : {}) },
+  });
   const ready = { ready: probe, metrics, logger };
   const closeBase = async () => {
+    await hook?.stop();
     await exporter.release().catch(() => undefined);
     await queues.close();
     redis.disconnect();
   };
   if (role !== 'worker' && !config.slack.socketMode) {
-    return { metrics, routes: healthRoutes(ready), drain: () => probe.drain(), close: closeBase };
+    return { metrics, audit, routes: healthRoutes(ready), drain: () => probe.drain(), close: closeBase };
   }
   const server = await startHealthServer({ port: config.port, ...ready });
   return {
     metrics,
+    audit,
     ...(socket ? { socket } : {}),
     drain: () => probe.drain(),
     close: async () => {

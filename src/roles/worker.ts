@@ -1,4 +1,5 @@
 // The worker role: Redis, stores, the cluster client and shared watches, policy, the queue worker and the sweep.
+import { policyLoadRecord, redisAuditTrail, type AuditTrail } from '../audit/trail.js';
 import { PolicyFileSource, type PolicyProvider } from '../app/policy-source.js';
 import type { Config } from '../config.js';
 import { KubeClusters, type KubeClustersOptions } from '../kube/clusters.js';
@@ -46,6 +47,8 @@ export interface WorkerOverrides {
   settings?: Partial<RunnerSettings>;
   /** Called with each Redis connection this worker opens (benchmarks count commands through it). */
   instrumentRedis?: (connection: RedisConnection) => void;
+  /** The process's audit trail (serve shares one between its roles); default one on this worker's Redis. */
+  audit?: AuditTrail;
 }
 
 /** What a worker process runs for one of its clusters. */
@@ -92,10 +95,13 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
           'no Redis replica acknowledged a submission write in time; a failover now could lose it',
         ),
     });
+    const audit =
+      overrides.audit ?? redisAuditTrail(redis, { prefix, retentionMs: config.retention.recordsMs, logger, now });
     const store = new OperationStore(redis, {
       prefix,
       now,
       replicas,
+      audit,
       retentionMs: config.retention.recordsMs,
       eventRetentionMs: config.retention.eventsMs,
       ...(overrides.onCommitted ? { onCommitted: overrides.onCommitted } : {}),
@@ -114,7 +120,11 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
     };
     // Cluster names in the policy are checked by the bot, which sees every cluster; a worker inside one cluster
     // (CLUSTER_NAME, no KUBE_CONTEXTS) knows only its own.
-    const policy = overrides.policy ?? new PolicyFileSource(config.policyFile);
+    const policy =
+      overrides.policy ??
+      new PolicyFileSource(config.policyFile, {
+        onLoad: (load) => void audit.recordQuietly(policyLoadRecord(load)),
+      });
     const shared = {
       store,
       leases,

@@ -1,4 +1,5 @@
 // The slash command: ack at once (no network call, no op id), then parse, answer queries, run commands or request.
+import type { WorkspaceUser } from '../app/commands.js';
 import { performance } from 'node:perf_hooks';
 import type { App, SlashCommand } from '@slack/bolt';
 import type { ApprovalService } from '../app/approvals.js';
@@ -113,7 +114,7 @@ export async function handleCommand(deps: HandlerDeps, command: SlashCommand): P
         return await reply(renderAnswer(answer, ctx), answer.kind !== 'refused' && parsed.query.public);
       }
       case 'command':
-        return await reply(await runCommand(deps, parsed.command, command.user_id, ctx));
+        return await reply(await runCommand(deps, parsed.command, workspaceUser(command), ctx));
       case 'intent': {
         const message = await requestOperation(deps, parsed.intent, command);
         if (message !== undefined) await reply(message);
@@ -155,6 +156,8 @@ async function requestOperation(
   const outcome = await deps.operations.request({
     intent,
     requester: command.user_id,
+    ...(command.team_id ? { team: command.team_id } : {}),
+    ...(command.enterprise_id ? { enterprise: command.enterprise_id } : {}),
     channel: command.channel_id,
     responseUrl: command.response_url,
   });
@@ -164,23 +167,33 @@ async function requestOperation(
   return undefined;
 }
 
+/** Who typed the command, in which workspace: the audit events' `actor` (docs/audit.md#the-events). */
+function workspaceUser(command: SlashCommand): WorkspaceUser {
+  return {
+    user: command.user_id,
+    ...(command.team_id ? { team: command.team_id } : {}),
+    ...(command.enterprise_id ? { enterprise: command.enterprise_id } : {}),
+  };
+}
+
 async function runCommand(
   deps: HandlerDeps,
   command: Command,
-  user: string,
+  who: WorkspaceUser,
   ctx: RenderContext,
 ): Promise<SlackMessage> {
+  const { user } = who;
   switch (command.kind) {
     case 'cancel': {
       const outcome = await deps.operations.cancel(command.opId, user);
       return outcome.type === 'done' ? renderNotice(outcome.message) : renderRefusal(outcome.message, ctx);
     }
     case 'lock': {
-      const outcome = await deps.freezes.lock(command.target, command.reason, user);
+      const outcome = await deps.freezes.lock(command.target, command.reason, user, who);
       return outcome.ok ? renderNotice(outcome.message) : renderRefusal(outcome.message, ctx);
     }
     case 'unlock': {
-      const outcome = await deps.freezes.unlock(command.target, user);
+      const outcome = await deps.freezes.unlock(command.target, user, who);
       return outcome.ok ? renderNotice(outcome.message) : renderRefusal(outcome.message, ctx);
     }
   }

@@ -118,6 +118,7 @@ describe('deploy/components/monitoring', () => {
         'policy_valid',
         'dependency_up{dependency="redis"}',
         'dependency_up{dependency=~"kubernetes(:.*)?"}',
+        'audit_webhook_lag_seconds',
       ]) {
         expect(
           rules.some((r) => r.expr.includes(`flink_chatops_${metric}`)),

@@ -3,8 +3,6 @@
 // when it dies without releasing its lease, another takes over after the lease's TTL with no gap in seq.
 import { spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -15,47 +13,11 @@ import { newAuditId, type AuditEvent } from '../../src/domain/kit/audit/event.js
 import { RedisAuditLog, RedisAuditPosition } from '../../src/store/audit-log.js';
 import { storeKeys } from '../../src/store/keys.js';
 import { startConnectProxy } from '../support/connect-proxy.js';
+import { startAuditReceiver, type Received } from '../support/audit-receiver.js';
 import { eventually } from '../support/poll.js';
 import { redisForTest, type TestRedis } from '../support/redis.js';
 
 const SECRET = 'receiver-shared-secret';
-
-interface Received {
-  id: string | undefined;
-  signature: string | undefined;
-  contentType: string | undefined;
-  body: string;
-  seq: number;
-  /** Date.now() when it arrived. */
-  atMs: number;
-}
-
-/** A webhook receiver on 127.0.0.1:0 that records every request and answers what `answer` says (default 200). */
-async function startReceiver(answer: (request: number) => number | Promise<number> = () => 200) {
-  const received: Received[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      received.push({
-        id: req.headers['x-flink-chatops-event-id'] as string | undefined,
-        signature: req.headers['x-flink-chatops-signature'] as string | undefined,
-        contentType: req.headers['content-type'],
-        body,
-        seq: (JSON.parse(body) as AuditEvent).seq,
-        atMs: Date.now(),
-      });
-      void Promise.resolve(answer(received.length)).then((status) => {
-        res.statusCode = status;
-        res.end();
-      });
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/audit`;
-  return { url, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
 
 let t: TestRedis;
 let log: RedisAuditLog;
@@ -105,7 +67,7 @@ function webhook(url: string, opts: Partial<AuditWebhookOptions> = {}): AuditWeb
 }
 
 async function receiver(answer?: (request: number) => number | Promise<number>) {
-  const r = await startReceiver(answer);
+  const r = await startAuditReceiver(SECRET, answer);
   cleanups.push(r.close);
   return r;
 }
