@@ -8,7 +8,7 @@ import type { HistoryEntry, OperationRecord } from '../domain/engines/operation.
 import { newAuditId, type AuditDraft, type AuditEvent } from '../domain/kit/audit/event.js';
 import { operationAuditDrafts, UNKNOWN_TEAM } from '../domain/engines/audit/operation-events.js';
 import { forOperation, type Logger } from '../log.js';
-import type { RedisConnection } from '../store/connection.js';
+import type { RedisConnection, ReplicaWait } from '../store/connection.js';
 import { RedisAuditLog } from '../store/audit-log.js';
 import { auditLine } from './stdout.js';
 
@@ -69,10 +69,11 @@ export class AuditTrail implements OperationAuditing, AuditRecorder {
 /** The trail of a process on the store's Redis: the chain under `prefix`, held for the records' retention. */
 export function redisAuditTrail(
   redis: RedisConnection,
-  opts: { prefix: string; retentionMs?: number; logger: Logger; now?: () => number },
+  opts: { prefix: string; retentionMs?: number; logger: Logger; now?: () => number; replicas?: ReplicaWait },
 ): AuditTrail {
   const log = new RedisAuditLog(redis, {
     prefix: opts.prefix,
+    ...(opts.replicas ? { replicas: opts.replicas } : {}),
     ...(opts.now ? { now: opts.now } : {}),
     ...(opts.retentionMs === undefined ? {} : { retentionMs: opts.retentionMs }),
   });

@@ -12,7 +12,7 @@ import { exporterLease, type ExporterLease } from '../http/metric-sources.js';
 import type { MetricsSources } from '../http/metrics.js';
 import { createLogger, type Logger } from '../log.js';
 import { slackAgent } from '../slack-client/proxy.js';
-import type { RedisConnection } from '../store/connection.js';
+import type { RedisConnection, ReplicaWait } from '../store/connection.js';
 import { storeKeys } from '../store/keys.js';
 
 export const SIGNATURE_HEADER = 'x-flink-chatops-signature';
@@ -55,6 +55,11 @@ export interface AuditWebhookOptions {
   pollMs?: number;
   /** How long one POST may take. Default 10 s. */
   timeoutMs?: number;
+  /**
+   * Waited for before each batch, so no event is delivered that a failover could still lose and give out again under
+   * its seq (docs/audit.md#the-webhook).
+   */
+  replicas?: ReplicaWait;
   backoff?: Backoff;
   now?: () => number;
 }
@@ -150,6 +155,7 @@ export class AuditWebhook {
     const at = await this.opts.position.get();
     if ((await this.opts.log.head()).seq <= at) return false;
     const events = await this.opts.log.readAfter(at, BATCH);
+    await this.opts.replicas?.afterWrite(storeKeys(this.opts.prefix).auditHead);
     let delivered = false;
     for (const event of events) {
       if (!(await this.deliver(event))) break;

@@ -21,7 +21,7 @@ import { KubeClusters, type KubeClustersOptions } from '../kube/clusters.js';
 import type { Config } from '../config.js';
 import { createLogger, type Logger } from '../log.js';
 import { OperationQueues } from '../queue/queue.js';
-import { createConnection, redisLogFields, type RedisConnection } from '../store/connection.js';
+import { createConnection, loggedReplicaWait, redisLogFields, type RedisConnection } from '../store/connection.js';
 import { FreezeStore } from '../store/freezes.js';
 import { LeaseStore } from '../store/locks.js';
 import { WorkerPresence } from '../store/workers.js';
@@ -282,13 +282,15 @@ function botDeps(
       await (queues as OperationQueues).of(target).enqueueAt(opId, revision, runAt, now);
     },
   };
+  const replicas = loggedReplicaWait(redis, config.redis, o.logger, 'an audit write');
   const audit =
     o.audit ??
-    redisAuditTrail(redis, { prefix, retentionMs: config.retention.recordsMs, logger: o.logger, now: o.now });
+    redisAuditTrail(redis, { prefix, retentionMs: config.retention.recordsMs, logger: o.logger, now: o.now, replicas });
   return {
     store: new OperationStore(redis, {
       prefix,
       now: o.now,
+      replicas,
       retentionMs: config.retention.recordsMs,
       eventRetentionMs: config.retention.eventsMs,
       audit,

@@ -10,7 +10,7 @@ import { startHealthServer } from '../http/server.js';
 import { KubeClusters } from '../kube/clusters.js';
 import { createLogger, type Logger } from '../log.js';
 import { OperationQueues, type OperationQueue } from '../queue/queue.js';
-import { createConnection } from '../store/connection.js';
+import { createConnection, loggedReplicaWait } from '../store/connection.js';
 import { storeKeys } from '../store/keys.js';
 import { OperationStore } from '../store/operations.js';
 import { BreakGlassIndex } from '../store/break-glass.js';
@@ -122,7 +122,12 @@ async function startObservability(
     retentionMs: config.retention.recordsMs,
     eventRetentionMs: config.retention.eventsMs,
   });
-  const auditLog = new RedisAuditLog(redis, { prefix: config.redis.prefix, retentionMs: config.retention.recordsMs });
+  const replicas = loggedReplicaWait(redis, config.redis, logger, 'an audit write');
+  const auditLog = new RedisAuditLog(redis, {
+    prefix: config.redis.prefix,
+    retentionMs: config.retention.recordsMs,
+    replicas,
+  });
   const audit = new AuditTrail({ log: auditLog, logger });
   const hook = config.audit.webhook
     ? new AuditWebhook({
@@ -134,6 +139,7 @@ async function startObservability(
         proxy: config.proxy,
         logger,
         leaseTtlMs: config.leaseTtlMs,
+        replicas,
       })
     : undefined;
   hook?.start();

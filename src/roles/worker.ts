@@ -6,7 +6,7 @@ import { KubeClusters, type KubeClustersOptions } from '../kube/clusters.js';
 import { WatchHub } from '../kube/watch-hub.js';
 import { createLogger, type Logger } from '../log.js';
 import { OperationQueues } from '../queue/queue.js';
-import { createConnection, redisLogFields, replicaWait, type RedisConnection } from '../store/connection.js';
+import { createConnection, loggedReplicaWait, redisLogFields, type RedisConnection } from '../store/connection.js';
 import { FreezeStore } from '../store/freezes.js';
 import { LeaseStore } from '../store/locks.js';
 import { WorkerPresence } from '../store/workers.js';
@@ -88,15 +88,10 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
       impersonate: config.kubeImpersonate,
       ...(overrides.onKubeCall ? { onCall: overrides.onKubeCall } : {}),
     });
-    const replicas = replicaWait(redis, config.redis, {
-      onShort: (event) =>
-        logger.warn(
-          { ...('error' in event ? { err: event.error } : event), ...redisLogFields(config.redis) },
-          'no Redis replica acknowledged a submission write in time; a failover now could lose it',
-        ),
-    });
+    const replicas = loggedReplicaWait(redis, config.redis, logger, 'a submission or audit write');
     const audit =
-      overrides.audit ?? redisAuditTrail(redis, { prefix, retentionMs: config.retention.recordsMs, logger, now });
+      overrides.audit ??
+      redisAuditTrail(redis, { prefix, retentionMs: config.retention.recordsMs, logger, now, replicas });
     const store = new OperationStore(redis, {
       prefix,
       now,

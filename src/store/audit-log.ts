@@ -17,7 +17,7 @@ import {
   type ChainLink,
 } from '../domain/kit/audit/event.js';
 import { checkLimit, MAX_ATTEMPTS } from './apply-loop.js';
-import type { RedisConnection } from './connection.js';
+import type { RedisConnection, ReplicaWait } from './connection.js';
 import { storeKeys, type StoreKeys } from './keys.js';
 import { checkedRetention } from './retention.js';
 import { defineScripts, runScript } from './scripts.js';
@@ -27,6 +27,8 @@ export interface RedisAuditLogOptions {
   now?: () => number;
   /** How long events are held (trimmed by age, never past the webhook's position); at least 30 days, default 35. */
   retentionMs?: number;
+  /** Waited for after each append, so a failover right after it does not lose the event (docs/audit.md). */
+  replicas?: ReplicaWait;
 }
 
 /** The ms an event is filed under in the stream: its `at`, or the last entry's ms when the clock went back. */
@@ -77,6 +79,7 @@ export class RedisAuditLog implements AuditLog {
   private readonly keys: StoreKeys;
   private readonly now: () => number;
   private readonly retentionMs: number;
+  private readonly replicas: ReplicaWait | undefined;
 
   constructor(
     private readonly redis: RedisConnection,
@@ -85,6 +88,7 @@ export class RedisAuditLog implements AuditLog {
     this.keys = storeKeys(opts.prefix);
     this.now = opts.now ?? Date.now;
     this.retentionMs = checkedRetention(opts.retentionMs);
+    this.replicas = opts.replicas;
     defineScripts(redis);
   }
 
@@ -103,7 +107,10 @@ export class RedisAuditLog implements AuditLog {
         String(Math.max(0, this.now() - this.retentionMs)),
       ];
       const reply = (await runScript(this.redis, 'appendAudit', keys, args)) as AppendReply;
-      if (reply[0] === 'ok') return event;
+      if (reply[0] === 'ok') {
+        await this.replicas?.afterWrite(this.keys.auditHead);
+        return event;
+      }
       if (attempt >= MAX_ATTEMPTS) {
         throw new Error(`audit event ${draft.id} lost the race for the chain's head ${attempt} times; not appended`);
       }

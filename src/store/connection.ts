@@ -206,3 +206,19 @@ export function replicaWait(
     },
   };
 }
+
+/** `replicaWait` whose short waits are logged as a warning saying what a failover now could lose. */
+export function loggedReplicaWait(
+  connection: RedisConnection,
+  settings: RedisSettings,
+  logger: { warn(fields: Record<string, unknown>, message: string): void },
+  what: string,
+): ReplicaWait {
+  return replicaWait(connection, settings, {
+    onShort: (event) =>
+      logger.warn(
+        { ...('error' in event ? { err: event.error } : event), ...redisLogFields(settings) },
+        `no Redis replica acknowledged ${what} in time; a failover now could lose it`,
+      ),
+  });
+}

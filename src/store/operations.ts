@@ -120,8 +120,10 @@ export class OperationStore implements OperationStorePort {
         now: this.now,
         commit: (current, next, entries, order) => this.commit(current, next, entries, order),
         committed: async (record, entries) => {
+          // With auditing, a decisive commit also wrote audit events, and commit() waited already.
           if (
             this.replicas &&
+            !this.audit &&
             entries.some((e) => e.type === 'state' && DECISIVE_STATES.has(e.name as OperationState))
           ) {
             await this.replicas.afterWrite(this.keys.operation(id));
@@ -202,7 +204,11 @@ export class OperationStore implements OperationStorePort {
         this.commitArgs(current, next, entries, order, { head, events }),
       )) as CommitReply | ['auditConflict'];
       if (reply[0] !== 'auditConflict') {
-        if (reply[0] === 'ok' && events.length > 0) this.audit?.written(events);
+        if (reply[0] === 'ok' && events.length > 0) {
+          // An audit event a failover lost would be given out again under its seq (docs/audit.md).
+          await this.replicas?.afterWrite(this.keys.auditHead);
+          this.audit?.written(events);
+        }
         return reply;
       }
       if (attempt >= MAX_ATTEMPTS) return ['conflict'];

@@ -119,7 +119,12 @@ describe('the audit trail of a run of operations', () => {
       killedAtCount = receiver.received.length;
     });
 
-    const head = await new RedisAuditLog(env.redis.redis, { prefix: env.redis.prefix }).head();
+    // A policy read is appended after the command that caused it was answered.
+    const log = new RedisAuditLog(env.redis.redis, { prefix: env.redis.prefix });
+    await eventually('the broken policy file in the chain', async () =>
+      (await log.readAfter(0, 10_000)).some((e) => e.action === 'policy_rejected'),
+    );
+    const head = await log.head();
     await eventually('every event delivered', () => new Set(receiver.received.map((r) => r.seq)).size === head.seq, {
       timeoutMs: 60_000,
     });

@@ -94,4 +94,32 @@ describe('operationAuditDrafts', () => {
     const [sealed] = sealAfter(drafts, { seq: 0, hash: GENESIS_HASH });
     expect(sealed).toMatchObject({ seq: 1, prevHash: GENESIS_HASH, action: 'cancelled' });
   });
+
+  it('adds gitops_paused to the submission of a change that pauses Flux, and reverted for a revert note', () => {
+    const submitting = submittingRecord();
+    const plan = submitting.plan as NonNullable<OperationRecord['plan']>;
+    const pausing = {
+      ...submitting,
+      plan: {
+        ...plan,
+        gitops: {
+          declared: [],
+          undeclared: [],
+          onManaged: 'pause',
+          pauses: true,
+          paused: false,
+          revertWatchMs: 60_000,
+        },
+      },
+    } as OperationRecord;
+    const submitted = toState(pausing, 'SUBMITTED', 'worker', 'worker', { generation: 4 });
+    expect(draftsOf(pausing, submitted).map((d) => d.action)).toEqual(['submitted', 'gitops_paused']);
+    const completed = toState(submitted, 'COMPLETED', 'worker', 'worker', { summary: 'parallelism 8' });
+    const reverted = step(completed, [
+      { type: 'note', name: 'REVERTED', actor: 'worker', detail: { fields: ['spec.job.parallelism'], by: 'argocd' } },
+    ]);
+    expect(draftsOf(completed, reverted)).toEqual([
+      expect.objectContaining({ action: 'reverted', evidence: { fields: ['spec.job.parallelism'], by: 'argocd' } }),
+    ]);
+  });
 });
