@@ -12,12 +12,15 @@ import { Poster, withOpId, type PostOutcome, type PosterDeps } from './posts.js'
 import { sleep, type PostPacer } from './pacer.js';
 import type { CallResult } from './slack-calls.js';
 import type { ApproverDms } from './approver-dms.js';
+import { syncAmendments } from './amendments.js';
 
 /** The renderers the notifier calls (src/slack/blocks); a parameter so the notifier is not tied to one module. */
 export interface NotifierRenderers {
   renderCard(record: OperationRecord, ctx: RenderContext): SlackMessage;
   renderThreadReply(record: OperationRecord, entry: HistoryEntry, ctx: RenderContext): SlackMessage | undefined;
   threadReplyWanted(entry: HistoryEntry): boolean;
+  /** The earlier entry whose reply `entry` amends (edited in place, docs/lifecycle.md#the-thread); else undefined. */
+  amendedEntry(record: OperationRecord, entry: HistoryEntry): HistoryEntry | undefined;
   renderIncidentDigest(
     record: OperationRecord,
     phase: 'start' | 'end',
@@ -129,6 +132,7 @@ export class OperationDelivery {
     const snapshot = await this.deps.state.read(record.id);
     if ((await this.digests(record, 'start', snapshot, log, signal)) === 'busy') return 'busy';
     if ((await this.replies(record, snapshot, log, signal)) === 'busy') return 'busy';
+    await syncAmendments({ ...this.deps, ...this.deps.render }, record, this.ctx(), log, signal);
     if (isTerminal(record.state)) return this.digests(record, 'end', snapshot, log, signal);
     return 'done';
   }

@@ -16,6 +16,8 @@ export const postField = (seq: number): string => `post:${seq}`;
 export const digestField = (phase: 'start' | 'end', channel: string): string => `digest:${phase}:${channel}`;
 /** One approver DM: the history entry that called for it and the person (`<op>:<seq>:<user>`). */
 export const dmField = (seq: number, user: string): string => `dm:${seq}:${user}`;
+/** The edit of an earlier thread reply that entry `seq` amends (docs/lifecycle.md#the-thread). */
+export const editField = (seq: number): string => `edit:${seq}`;
 
 /** A stored mark; an unreadable one counts as an unknown outcome (both implementations read marks this way). */
 export function parseMark(raw: string | undefined): DeliveryMark | undefined {
@@ -33,7 +35,7 @@ export function parseMark(raw: string | undefined): DeliveryMark | undefined {
 export function snapshotOf(all: Readonly<Record<string, string>>): DeliverySnapshot {
   const marks = new Map<string, MarkRead>();
   for (const [field, raw] of Object.entries(all)) {
-    if (field.startsWith('post:') || field.startsWith('digest:') || field.startsWith('dm:'))
+    if (['post:', 'digest:', 'dm:', 'edit:'].some((kind) => field.startsWith(kind)))
       marks.set(field, { raw, mark: parseMark(raw) });
   }
   return { renderedSeq: Number(all.card ?? 0), permalink: all.permalink, marks };

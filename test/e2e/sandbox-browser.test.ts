@@ -129,14 +129,17 @@ describe('sandbox page in Chromium', () => {
     );
 
     await card(opId).locator('.replies-link').click();
-    // The replies, without the card at the top of the panel: approval, submission, evidence, outcome.
-    const replies = async (): Promise<string> =>
-      (await page.locator('#thread-messages .message').allInnerTexts()).slice(1).join('\n');
-    await shows(replies, /COMPLETED.*evidence criteria met/, OUTCOME_MS);
-    const threadText = await replies();
-    expect(threadText).toContain('Approved by @lena');
+    // The replies, without the card at the top of the panel: the submission and the verdict with every criterion;
+    // the approval is on the card (docs/lifecycle.md#the-thread).
+    const replies = async (): Promise<string[]> =>
+      (await page.locator('#thread-messages .message').allInnerTexts()).slice(1);
+    await shows(async () => (await replies()).join('\n'), /COMPLETED.*evidence criteria met/, OUTCOME_MS);
+    const thread = await replies();
+    expect(thread).toHaveLength(2);
+    const threadText = thread.join('\n');
     expect(threadText).toContain('SUBMITTED');
-    expect(threadText).toMatch(/Evidence observed/);
+    expect(threadText).toContain('Criteria:');
+    expect(await card(opId).innerText()).toContain('@lena');
     // Deep verification (docs/deep-verification.md#what-it-proves): the job's own REST API proved every vertex RUNNING
     // at the new parallelism.
     expect(threadText).toMatch(/6 on every vertex \(Flink REST/);

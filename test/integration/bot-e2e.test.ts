@@ -29,6 +29,18 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
         return replies.some((r) => r.text.includes('COMPLETED')) ? replies : undefined;
       }, 20_000);
       expect(thread.every((r) => r.text.includes(done.id))).toBe(true);
+      // Uneventful: two replies, submitted and the verdict, posted in seq order so none can follow the verdict
+      // (docs/lifecycle.md#the-thread); the approval and the criteria met on the way were on the card.
+      expect(thread.map((r) => /\*(SUBMITTED|COMPLETED)\*/.exec(JSON.stringify(r.blocks))?.[1])).toEqual([
+        'SUBMITTED',
+        'COMPLETED',
+      ]);
+      const verdict = JSON.stringify(thread[1]?.blocks);
+      const criteria = (done.evidence as { verdict: { criteria: { name: string; source: string }[] } }).verdict
+        .criteria;
+      expect(criteria.length).toBeGreaterThan(3);
+      for (const c of criteria) expect(verdict).toContain(`\`${c.name}\``);
+      for (const c of criteria) expect(verdict).toContain(c.source);
       expect(thread.map((r) => r.metadata?.event_payload.op)).toEqual(thread.map(() => done.id));
       // The namespace's incident channel gets a digest at the start and at the end.
       const digests = await env.sim.waitFor(() => {

@@ -125,7 +125,7 @@ describe('the post-change watch', () => {
     });
   }, 120_000);
 
-  it('a quiet watch ends with exactly one healthy line', async () => {
+  it('a quiet watch ends with exactly one healthy line, at the end of the verdict', async () => {
     const env = await bots.start({ policy: watchPolicy });
     await fresh('streaming-dev', 'pc-quiet');
     await withWorker(env, async (_worker, kinds) => {
@@ -134,10 +134,16 @@ describe('the post-change watch', () => {
       expect(healthy.state).toBe('COMPLETED');
       const ts = done.card?.ts ?? '';
       const lines = () =>
-        env.sim.replies(env.channel, ts).filter((m) => m.text.includes('Healthy for 2 s after the change'));
-      // The paced reply comes many watch refreshes after the note: none of them wrote a second one.
-      await env.sim.waitFor(() => lines()[0], 30_000);
+        env.sim
+          .replies(env.channel, ts)
+          .slice(1)
+          .filter((m) => JSON.stringify(m.blocks).includes('Healthy for 2 s after the change'));
+      // No reply of its own: the verdict's reply is edited to end with the line (docs/lifecycle.md#the-thread), many
+      // watch refreshes after the note; none of them edited or wrote a second one.
+      const [amended] = await env.sim.waitFor(() => (lines().length > 0 ? lines() : undefined), 30_000);
       expect(lines()).toHaveLength(1);
+      expect(JSON.stringify(amended?.blocks)).toContain('*COMPLETED*');
+      expect(env.sim.replies(env.channel, ts).slice(1)).toHaveLength(2);
       expect(notes(await env.record(done.id), HEALTHY_NOTE)).toHaveLength(1);
       expect(notes(await env.record(done.id), REGRESSED_NOTE)).toEqual([]);
       expect(kinds).toEqual([]);

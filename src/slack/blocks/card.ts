@@ -22,6 +22,7 @@ import {
   button,
   context,
   escapeKeepMentions,
+  escapeText,
   fields,
   header,
   listSection,
@@ -127,7 +128,10 @@ function approvalSection(record: OperationRecord, ctx: RenderContext): Block | u
   return section(`*Approvals*\n${lines.join('\n')}`);
 }
 
-/** A count and ONE summary line; the criteria themselves go to the thread. */
+/** Criteria named on the card while verifying; the rest are counted. */
+const MAX_PROGRESS_NAMES = 8;
+
+/** A count and ONE summary line once decided (the criteria with their values go to the verdict's reply). */
 function evidenceSection(record: OperationRecord): Block | undefined {
   const ev = readEvidence(record.evidence);
   const seen = criteriaFromHistory(record);
@@ -137,8 +141,11 @@ function evidenceSection(record: OperationRecord): Block | undefined {
     return section(`*Evidence*${count}\n${escapeKeepMentions(oneLine(ev.summary))}`);
   }
   if (seen.length > 0) {
+    // Progress lives here, edited in place, not as a reply per observation (docs/lifecycle.md#the-thread).
+    const names = seen.slice(0, MAX_PROGRESS_NAMES).map((c) => `\`${escapeText(c.name)}\``);
+    const more = seen.length > MAX_PROGRESS_NAMES ? ` and ${seen.length - MAX_PROGRESS_NAMES} more` : '';
     return section(
-      `*Evidence*\n${plural(seen.length, 'criterion', 'criteria')} met so far (each in the thread); still watching`,
+      `*Evidence*\n${plural(seen.length, 'criterion', 'criteria')} met so far: ${names.join(', ')}${more}; still watching (the verdict in the thread gives each value)`,
     );
   }
   return undefined;

@@ -25,5 +25,5 @@ export {
   renderStatus,
 } from './queries.js';
 export { escapeKeepMentions, escapeText, slackDate, stateNameCount } from './text.js';
-export { renderThreadReply, threadReplyWanted } from './thread.js';
+export { amendedEntry, renderThreadReply, threadReplyWanted } from './thread.js';
 export type { RenderContext, SlackMessage } from './message.js';

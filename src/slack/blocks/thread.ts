@@ -1,5 +1,6 @@
 // Thread replies (docs/lifecycle.md#the-thread): one per milestone of an operation, each carrying the operation id.
-import { tally } from '../../domain/kit/policy/approval.js';
+// An uneventful operation gets two (submitted; the verdict with every criterion): approvals and the criteria met on the
+// way show on the card, and the end of a quiet post-change watch is added to the verdict's reply, edited in place.
 import { formatObserved } from '../../domain/kit/evidence/report.js';
 import type { Criterion } from '../../domain/kit/evidence/types.js';
 import type { HistoryEntry, OperationRecord } from '../../domain/engines/operation.js';
@@ -7,13 +8,13 @@ import type { OperationState } from '../../domain/model/lifecycle.js';
 import type { FieldChange } from '../../domain/model/plan.js';
 import { enforceLimits } from './limits.js';
 import { describeCommand, describeNote } from './entries.js';
-import { detailText, diffLines, entryCriteria, entryReason, readEvidence, reasonLines, stillNeeded } from './parts.js';
-import { context, either, escapeKeepMentions, escapeText, oneLine, plural, section, slackDate, who } from './text.js';
+import { detailText, diffLines, entryReason, readEvidence, reasonLines, stillNeeded } from './parts.js';
+import { context, escapeKeepMentions, escapeText, oneLine, section, slackDate, who } from './text.js';
 import type { RenderContext, SlackMessage } from './message.js';
 import { runsLine, whenOf } from './schedule.js';
 import { RESCHEDULED } from '../../domain/kit/schedule/resolve.js';
 import { isRevert, revertText } from './gitops.js';
-import { isRegression, postChangeReply, undoActions } from './post-change.js';
+import { isHealthy, isRegression, postChangeReply, postChangeText, undoActions } from './post-change.js';
 
 /** States whose entry is a milestone people want in the thread; the others show on the card only. */
 const STATE_REPLIES: readonly OperationState[] = [
@@ -32,6 +33,12 @@ const STATE_REPLIES: readonly OperationState[] = [
 /** Which history entries get a thread reply (docs/lifecycle.md#the-thread, plus commands and notes such as `stuck`). */
 export function threadReplyWanted(entry: HistoryEntry): boolean {
   switch (entry.type) {
+    // On the card: who approved (the approvals section), and the criteria met so far (the evidence section).
+    case 'approval':
+    case 'evidence':
+      return false;
+    case 'note':
+      return !isHealthy(entry);
     case 'state':
       // Back to approval from the queue is a re-plan the thread must show; the first request is on the card.
       if (entry.name === 'AWAITING_APPROVAL') return entry.detail.from === 'QUEUED';
@@ -47,7 +54,7 @@ export function threadReplyWanted(entry: HistoryEntry): boolean {
 }
 
 function criterionLine(c: Criterion): string {
-  const source = c.source ? ` (${escapeText(c.source)})` : '';
+  const source = c.source ? ` (${escapeText(c.source)}${typeof c.at === 'number' ? `, ${slackDate(c.at)}` : ''})` : '';
   return `• \`${escapeText(c.name)}\`: ${escapeText(formatObserved(c.observed))}${source}`;
 }
 
@@ -64,44 +71,30 @@ function replanReply(record: OperationRecord, entry: HistoryEntry): string {
   return `${head}: the target was changed by earlier operations of this bot; the new diff:\n${diffLines(diff).join('\n') || '_no field changes_'}`;
 }
 
-/** "1 more approval from leads" as of this vote: approvals given up to the entry, for the current plan. */
-function neededAfter(record: OperationRecord, entry: HistoryEntry): string {
-  if (typeof entry.detail.remaining === 'number') {
-    return entry.detail.remaining === 0
-      ? 'every required approval is in'
-      : `still needed: ${plural(entry.detail.remaining, 'approval')}`;
-  }
-  const reqs = record.decision?.requirements ?? [];
-  if (!record.plan || reqs.length === 0) return '';
-  const upTo = record.approvals.filter((a) => a.at <= entry.at);
-  const { remaining } = tally(reqs, upTo, record.plan.digest);
-  if (remaining.length === 0) return 'every required approval is in';
-  return `still needed: ${remaining.map((r) => `${plural(r.needed, 'approval')} from ${either(r.from.map(escapeText))}`).join(' and ')}`;
-}
-
-function approvalReply(record: OperationRecord, entry: HistoryEntry): string {
-  const reason = entryReason(entry);
-  if (/reject/i.test(entry.name))
-    return `:no_entry_sign: Rejected by ${who(entry.actor)}${reason ? `: ${escapeKeepMentions(oneLine(reason))}` : ''}`;
-  const rules = Array.isArray(entry.detail.countsFor)
-    ? entry.detail.countsFor.filter((r): r is string => typeof r === 'string')
-    : [];
-  const counts = rules.length > 0 ? ` (counts for ${rules.map((r) => `\`${escapeText(r)}\``).join(', ')})` : '';
-  const needed = neededAfter(record, entry);
-  return `:thumbsup: Approved by ${who(entry.actor)}${counts}${needed ? `; ${needed}` : ''}`;
-}
-
-function completedReply(record: OperationRecord): string {
+function completedReply(record: OperationRecord, entry: HistoryEntry): string {
   const ev = readEvidence(record.evidence);
+  const healthy = record.history.find((e) => e.seq > entry.seq && isHealthy(e));
+  const after = healthy ? [`:white_check_mark: ${postChangeText(healthy) ?? 'Healthy after the change'}`] : [];
   if (ev.verdict?.outcome !== 'completed') {
-    return `:white_check_mark: *COMPLETED*: ${escapeKeepMentions(oneLine(ev.summary ?? 'every evidence criterion met'))}`;
+    const head = `:white_check_mark: *COMPLETED*: ${escapeKeepMentions(oneLine(ev.summary ?? 'every evidence criterion met'))}`;
+    return [head, ...after].join('\n');
   }
   const n = ev.verdict.criteria.length;
   const lines = [`:white_check_mark: *COMPLETED*: ${n} of ${n} evidence criteria met on one observation.`];
+  lines.push('*Criteria:*', ...ev.verdict.criteria.map(criterionLine));
   lines.push('*Proof depth, verified:*', ...ev.verdict.proof.verified.map((v) => `• ${escapeText(v)}`));
   lines.push('*Not verified:*', ...ev.verdict.proof.notVerified.map((v) => `• ${escapeText(v)}`));
   lines.push(...ev.verdict.notes.map((note) => `_Note:_ ${escapeText(note)}`));
-  return lines.join('\n');
+  return [...lines, ...after].join('\n');
+}
+
+/**
+ * The entry whose reply `entry` amends (edited in place, no reply of its own): a HEALTHY note amends the COMPLETED
+ * reply before it. Undefined for every other entry.
+ */
+export function amendedEntry(record: OperationRecord, entry: HistoryEntry): HistoryEntry | undefined {
+  if (!isHealthy(entry)) return undefined;
+  return record.history.findLast((e) => e.seq < entry.seq && e.type === 'state' && e.name === 'COMPLETED');
 }
 
 function failedReply(record: OperationRecord, entry: HistoryEntry): string {
@@ -165,7 +158,7 @@ function stateReply(record: OperationRecord, entry: HistoryEntry): string {
       return `:rocket: *SUBMITTED* by ${who(entry.actor)}: ${what}. Watching the operator for evidence.`;
     }
     case 'COMPLETED':
-      return completedReply(record);
+      return completedReply(record, entry);
     case 'FAILED':
       return failedReply(record, entry);
     case 'TIMED_OUT':
@@ -188,31 +181,25 @@ function stateReply(record: OperationRecord, entry: HistoryEntry): string {
   }
 }
 
-function evidenceReply(entry: HistoryEntry): string {
-  const met = entryCriteria(entry).filter((c) => c.met);
-  const head = `:mag: Evidence observed ${slackDate(entry.at)}: ${plural(met.length, 'criterion', 'criteria')} met`;
-  return [head, ...met.map(criterionLine)].join('\n');
-}
-
 function body(record: OperationRecord, entry: HistoryEntry): string {
   switch (entry.type) {
     case 'state':
       return stateReply(record, entry);
-    case 'approval':
-      return approvalReply(record, entry);
     case 'waiting': {
       const behind = detailText(entry, 'behind', 'opId', 'holder', 'waitingFor') ?? entry.name;
       return `:double_vertical_bar: Waiting behind ${escapeText(behind)}: operations on one target run one at a time, in order.`;
     }
     case 'replanned':
       return replanReply(record, entry);
-    case 'evidence':
-      return evidenceReply(entry);
     case 'command':
       return `:memo: ${describeCommand(entry)}`;
     case 'note':
       if (isRevert(entry)) return `:rewind: ${revertText(entry)}`;
       return postChangeReply(entry) ?? `:warning: ${describeNote(record, entry)}`;
+    case 'approval':
+    case 'evidence':
+      // Shown on the card, not as replies (threadReplyWanted); named plainly should anything ask.
+      return `${escapeText(entry.type)}: ${escapeText(entry.name)}`;
     case 'retry':
       return `:repeat: Submitting again${entryReason(entry) ? `: ${escapeText(oneLine(entryReason(entry) ?? ''))}` : ''}`;
   }

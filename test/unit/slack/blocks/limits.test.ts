@@ -2,6 +2,7 @@
 // limit rendered within them.
 import { describe, expect, it } from 'vitest';
 import { OPERATION_STATES } from '../../../../src/domain/model/lifecycle.js';
+import type { OperationRecord } from '../../../../src/domain/engines/operation.js';
 import {
   enforceLimits,
   renderCard,
@@ -13,7 +14,7 @@ import {
 } from '../../../../src/slack/blocks/index.js';
 import { charCount } from '../../../../src/slack/blocks/limits.js';
 import { actionsOf, expectValid, visibleText } from '../../../support/blocks.js';
-import { CTX, oversizedRecord, step } from '../../../support/records.js';
+import { CTX, oversizedRecord, recordIn, step } from '../../../support/records.js';
 
 const lines = (n: number, width = 20) => Array.from({ length: n }, (_, i) => `line ${i}`.padEnd(width, '.'));
 
@@ -112,8 +113,8 @@ describe('a record far beyond every limit: 200 diff lines, 100 checks, a 10 kB r
     }
   });
 
-  it('an evidence reply with 300 criteria is cut with "…and N more"', () => {
-    const base = oversizedRecord('SUBMITTED');
+  it('a verdict with 300 criteria is cut with "…and N more"', () => {
+    const done = recordIn('COMPLETED');
     const criteria = Array.from({ length: 300 }, (_, i) => ({
       name: `criterion-${i}`,
       met: true,
@@ -121,8 +122,13 @@ describe('a record far beyond every limit: 200 diff lines, 100 checks, a 10 kB r
       source: 'status.somewhere.deep',
       at: CTX.now,
     }));
-    const r = step(base, [{ type: 'evidence', name: 'criterion-0', actor: 'worker', detail: { criteria } }]);
-    const reply = renderThreadReply(r, r.history[r.history.length - 1]!, CTX);
+    const evidence = done.evidence as { verdict: Record<string, unknown> };
+    const r = { ...done, evidence: { ...evidence, verdict: { ...evidence.verdict, criteria } } } as OperationRecord;
+    const reply = renderThreadReply(
+      r,
+      r.history.findLast((e) => e.name === 'COMPLETED')!,
+      CTX,
+    );
     expect(reply).toBeDefined();
     expectValid(reply!);
     expect(visibleText({ ...reply!, blocks: reply!.blocks.slice(0, 1) })).toMatch(/\n…and \d+ more$/);

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { HEALTHY_NOTE, REGRESSED_NOTE } from '../../../../src/domain/kit/evidence/regression.js';
 import type { OperationRecord } from '../../../../src/domain/engines/operation.js';
-import { renderCard, renderThreadReply } from '../../../../src/slack/blocks/index.js';
+import { amendedEntry, renderCard, renderThreadReply } from '../../../../src/slack/blocks/index.js';
 import { historyLine } from '../../../../src/slack/blocks/entries.js';
 import { expectValid } from '../../../support/blocks.js';
 import { CTX, OP_ID, recordIn, step } from '../../../support/records.js';
@@ -51,11 +51,16 @@ describe('post-change notes in Slack', () => {
     expect(undoButtons(renderCard(record, CTX).blocks)).toEqual([]);
   });
 
-  it('a quiet watch: one line, no button', () => {
+  it("a quiet watch: one line at the end of the verdict's reply, no button", () => {
     const record = noted(HEALTHY_NOTE, { watchAfter: '10m', watchAfterMs: 600_000 });
-    const reply = renderThreadReply(record, record.history.at(-1)!, CTX);
-    expect(reply?.text).toBe(`${OP_ID}: Healthy for 10 min after the change`);
-    expect(undoButtons(reply?.blocks)).toEqual([]);
+    // No reply of its own: the verdict's reply is edited to end with it (docs/lifecycle.md#the-thread).
+    const note = record.history.at(-1)!;
+    expect(renderThreadReply(record, note, CTX)).toBeUndefined();
+    const verdict = amendedEntry(record, note);
+    expect(verdict).toMatchObject({ type: 'state', name: 'COMPLETED' });
+    const amended = renderThreadReply(record, verdict!, CTX);
+    expect(JSON.stringify(amended?.blocks)).toContain(':white_check_mark: Healthy for 10 min after the change');
+    expect(undoButtons(amended?.blocks)).toEqual([]);
     expect(JSON.stringify(renderCard(record, CTX).blocks)).toContain(
       ':white_check_mark: Healthy for 10 min after the change',
     );

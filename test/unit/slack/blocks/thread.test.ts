@@ -39,11 +39,12 @@ describe('which entries get a reply', () => {
     expect(renderThreadReply(recordIn(state), entry, CTX) === undefined).toBe(!wantedStates.includes(state));
   });
 
+  // Approvals and the criteria met so far show on the card; an uneventful operation's thread is submitted + verdict.
   it.each([
-    ['approval', true],
+    ['approval', false],
     ['waiting', true],
     ['replanned', true],
-    ['evidence', true],
+    ['evidence', false],
     ['command', true],
     ['note', true],
     ['retry', false],
@@ -62,29 +63,12 @@ describe('which entries get a reply', () => {
 });
 
 describe('milestone replies', () => {
-  it('approval given: who, and how many are still needed', () => {
+  it('an approval, given or refused, gets no reply of its own: the card shows it', () => {
     const queued = recordIn('QUEUED');
     const approval = queued.history.find((e) => e.type === 'approval')!;
-    expect(replyTo(queued, approval)).toBe(
-      `:thumbsup: Approved by <@${LEAD}> (counts for \`${RULE.rule}\`); every required approval is in`,
-    );
-
-    const awaiting = recordIn('AWAITING_APPROVAL');
-    const two = {
-      ...awaiting,
-      decision: { ...awaiting.decision!, requirements: [{ ...RULE, approvals: 2 }] },
-    } as OperationRecord;
-    const voted = step(two, [{ type: 'approval', name: 'approved', actor: LEAD, detail: { countsFor: [RULE.rule] } }], {
-      approvals: [approvalOf(two)],
-    });
-    expect(replyTo(voted)).toContain('still needed: 1 approval from leads');
-  });
-
-  it('approval rejected names who and why', () => {
-    const r = step(recordIn('AWAITING_APPROVAL'), [
-      { type: 'approval', name: 'rejected', actor: LEAD, detail: { reason: 'not <today>' } },
-    ]);
-    expect(replyTo(r)).toBe(`:no_entry_sign: Rejected by <@${LEAD}>: not &lt;today&gt;`);
+    expect(renderThreadReply(queued, approval, CTX)).toBeUndefined();
+    const rejected = recordIn('REJECTED');
+    expect(replyTo(rejected)).toMatch(new RegExp(`^:no_entry_sign: \\*REJECTED\\* by <@${LEAD}>`));
   });
 
   it('waiting behind another operation names it', () => {
@@ -117,15 +101,15 @@ describe('milestone replies', () => {
     );
   });
 
-  it('criteria met in one observation share one reply, each with observed value and source', () => {
+  it('the verdict lists every criterion with its value, source and time; an observation gets no reply', () => {
     const r = recordIn('COMPLETED');
-    const entries = r.history.filter((e) => e.type === 'evidence');
-    expect(entries).toHaveLength(1);
-    const text = replyTo(r, entries[0]);
-    const criteria = entries[0]!.detail.criteria as Criterion[];
-    expect(text.split('\n')).toHaveLength(criteria.length + 1);
-    expect(text).toContain(`${criteria.length} criteria met`);
-    for (const c of criteria) expect(text).toContain(`• \`${c.name}\`: ${formatObserved(c.observed)} (${c.source})`);
+    const observation = r.history.find((e) => e.type === 'evidence')!;
+    expect(renderThreadReply(r, observation, CTX)).toBeUndefined();
+    const text = replyTo(r);
+    const criteria = (r.evidence as { verdict: { criteria: Criterion[] } }).verdict.criteria;
+    expect(criteria.length).toBeGreaterThan(3);
+    expect(text).toContain('*Criteria:*');
+    for (const c of criteria) expect(text).toContain(`• \`${c.name}\`: ${formatObserved(c.observed)} (${c.source}, `);
   });
 
   it('COMPLETED with proof depth: verified and not verified', () => {
@@ -151,8 +135,9 @@ describe('milestone replies', () => {
 
   it('TIMED_OUT with unmet criteria and blocking warnings', () => {
     const text = replyTo(recordIn('TIMED_OUT'));
-    expect(text).toContain(
-      '*Unmet criteria (last seen):*\n• `jobmanager-ready`: DEPLOYING (status.jobManagerDeploymentStatus)\n• `job-running`: RECONCILING (status.jobStatus.state)',
+    // Each with the value last seen, where it was read, and when (a Slack date).
+    expect(text).toMatch(
+      /\*Unmet criteria \(last seen\):\*\n• `jobmanager-ready`: DEPLOYING \(status\.jobManagerDeploymentStatus, <!date\^\d+\^[^>]+>\)\n• `job-running`: RECONCILING \(status\.jobStatus\.state, <!date\^\d+\^[^>]+>\)/,
     );
     // The pull failure is transient (the operator may recover it): it blocks, with when it would turn FAILED.
     expect(text).toMatch(
