@@ -1,6 +1,6 @@
-// Tests that set themselves up (README.md#the-two-commands): the pretest script installs what is missing when it may,
-// else prints the exact command and fails; .ci/run runs `npm ci`, exactly the README's test command, then the same
-// under Node 24.
+// Tests that set themselves up (README.md#the-two-commands): the pretest script installs what is missing (redis-server,
+// Chromium, promtool) when it may, else prints the exact command and fails; .ci/run runs `npm ci`, exactly the
+// README's test command, then the same under Node 24.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,24 +30,44 @@ describe('scripts/test-setup.sh (npm pretest)', () => {
     expect(scripts['test:setup']).toBe('bash scripts/test-setup.sh');
   });
 
+  /** Every prerequisite present (any executable will do), so each test names only what it takes away. */
+  const present = { TEST_SETUP_CHROMIUM: '/bin/sh', TEST_SETUP_REDIS: '/bin/sh', TEST_SETUP_PROMTOOL: '/bin/sh' };
+
   it('as root with apt-get, installs the missing Chromium', () => {
-    const run = setup({ TEST_SETUP_CHROMIUM: '/nonexistent/chromium', TEST_SETUP_UID: '0', TEST_SETUP_DRY_RUN: '1' });
+    const run = setup({
+      ...present,
+      TEST_SETUP_CHROMIUM: '/nonexistent/chromium',
+      TEST_SETUP_UID: '0',
+      TEST_SETUP_DRY_RUN: '1',
+    });
     expect(run.status).toBe(0);
-    expect(run.stdout).toContain('would run: apt-get update && apt-get install -y chromium');
+    expect(run.stdout).toContain('would run: apt-get update && apt-get install -y chromium\n');
+  });
+
+  it("as root with apt-get, installs promtool from Debian's prometheus package", () => {
+    const run = setup({
+      ...present,
+      TEST_SETUP_PROMTOOL: '/nonexistent/promtool',
+      TEST_SETUP_UID: '0',
+      TEST_SETUP_DRY_RUN: '1',
+    });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain('would run: apt-get update && apt-get install -y prometheus\n');
   });
 
   it('as another user, prints the exact install command for everything missing and fails', () => {
     const run = setup({
       TEST_SETUP_CHROMIUM: '/nonexistent/chromium',
       TEST_SETUP_REDIS: '/nonexistent/redis-server',
+      TEST_SETUP_PROMTOOL: '/nonexistent/promtool',
       TEST_SETUP_UID: '1000',
     });
     expect(run.status).toBe(1);
-    expect(run.stderr).toContain("sudo sh -c 'apt-get update && apt-get install -y redis-server chromium'");
+    expect(run.stderr).toContain("sudo sh -c 'apt-get update && apt-get install -y redis-server chromium prometheus'");
   });
 
-  it('does nothing when both are there', () => {
-    const run = setup({ TEST_SETUP_CHROMIUM: '/bin/sh', TEST_SETUP_REDIS: '/bin/sh', TEST_SETUP_UID: '1000' });
+  it('does nothing when all are there', () => {
+    const run = setup({ ...present, TEST_SETUP_UID: '1000' });
     expect([run.status, run.stdout, run.stderr]).toEqual([0, '', '']);
   });
 });

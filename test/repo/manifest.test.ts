@@ -15,7 +15,11 @@ const manifest: unknown = parse(readFileSync(join(ROOT, 'manifest.yml'), 'utf8')
 const text = (min: number, max: number) => z.string().min(min).max(max);
 const httpsUrl = text(1, 3000).regex(/^https?:\/\//);
 
-/** The part of Slack's manifest schema (v1) this app uses; `strict` rejects unknown keys as Slack does. */
+/**
+ * The part of Slack's manifest schema (v1) this app uses, with the limits Slack documents (name ≤ 35, command ≤ 32
+ * and starting with `/`, usage hint ≤ 1000, …); `strict` rejects unknown keys as Slack does. The keys, events and
+ * scopes themselves are checked against the SDK's type by manifest-sdk.test.ts.
+ */
 const ManifestSchema = z.strictObject({
   _metadata: z.strictObject({ major_version: z.literal(1), minor_version: z.number().int().optional() }).optional(),
   display_information: z.strictObject({
@@ -35,11 +39,14 @@ const ManifestSchema = z.strictObject({
         messages_tab_read_only_enabled: z.boolean().optional(),
       })
       .optional(),
-    bot_user: z.strictObject({ display_name: text(1, 80), always_online: z.boolean().optional() }),
+    bot_user: z.strictObject({
+      display_name: text(1, 80).regex(/^[a-z0-9._-]+$/, 'only a-z, 0-9, -, _ and .'),
+      always_online: z.boolean().optional(),
+    }),
     slash_commands: z
       .array(
         z.strictObject({
-          command: text(2, 32).regex(/^\//),
+          command: text(2, 32).regex(/^\//, 'must start with /'),
           url: httpsUrl.optional(),
           description: text(1, 2000),
           usage_hint: text(1, 1000).optional(),
@@ -49,7 +56,7 @@ const ManifestSchema = z.strictObject({
       .min(1)
       .max(50),
   }),
-  oauth_config: z.strictObject({ scopes: z.strictObject({ bot: z.array(text(1, 50)).min(1) }) }),
+  oauth_config: z.strictObject({ scopes: z.strictObject({ bot: z.array(text(1, 50)).min(1).max(255) }) }),
   settings: z.strictObject({
     event_subscriptions: z
       .strictObject({ request_url: httpsUrl.optional(), bot_events: z.array(text(1, 80)).max(100).optional() })
@@ -118,10 +125,53 @@ function calledMethods(): Map<string, string[]> {
   return found;
 }
 
+/** Why the schema refuses `value`, one `path: message` line per issue (empty: accepted). */
+function problems(value: unknown): string[] {
+  const parsed = ManifestSchema.safeParse(value);
+  return parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.') || '(top)'}: ${i.message}`);
+}
+
+type Copy = Record<string, Record<string, unknown>>;
+/** manifest.yml's content with one change. */
+function broken(change: (copy: Copy) => void): unknown {
+  const copy = structuredClone(manifest) as Copy;
+  change(copy);
+  return copy;
+}
+const command = (copy: Copy) => (copy.features?.slash_commands as Record<string, unknown>[])[0] ?? {};
+
 describe('manifest.yml', () => {
   it('has the shape Slack accepts', () => {
-    const parsed = ManifestSchema.safeParse(manifest);
-    expect(parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`)).toEqual([]);
+    expect(problems(manifest)).toEqual([]);
+  });
+
+  it('would be refused, naming the key, past a limit Slack documents or with a key Slack does not know', () => {
+    const cases: [string, (copy: Copy) => void, string][] = [
+      ['name of 36', (m) => (m.display_information!.name = 'x'.repeat(36)), 'display_information.name: Too big'],
+      [
+        'command without /',
+        (m) => (command(m).command = 'flink'),
+        'features.slash_commands.0.command: must start with /',
+      ],
+      ['command of 33', (m) => (command(m).command = `/${'f'.repeat(32)}`), 'slash_commands.0.command: Too big'],
+      ['usage hint of 1001', (m) => (command(m).usage_hint = 'h'.repeat(1001)), 'slash_commands.0.usage_hint: Too big'],
+      [
+        'unknown key',
+        (m) => (command(m).shoud_escape = true),
+        'features.slash_commands.0: Unrecognized key: "shoud_escape"',
+      ],
+      ['unknown section', (m) => (m.setings = {}), '(top): Unrecognized key: "setings"'],
+      [
+        'bad bot name',
+        (m) => (m.features!.bot_user = { display_name: 'Flink Bot' }),
+        'bot_user.display_name: only a-z',
+      ],
+    ];
+    for (const [name, change, expected] of cases) {
+      const found = problems(broken(change));
+      expect(found, name).toHaveLength(1);
+      expect(found[0], name).toContain(expected);
+    }
   });
 
   it('declares the default SLACK_COMMAND, escaped, with a usage hint made of real verbs', () => {
