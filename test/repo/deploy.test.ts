@@ -190,6 +190,25 @@ describe.each([
     }
   });
 
+  it('keeps a bot connected while another reconnects (docs/deployment.md#socket-mode-two-bots-or-more)', () => {
+    const bot: Loose = named(render(), 'Deployment', 'flink-chatops-bot');
+    const { maxSurge, maxUnavailable } = bot.spec.strategy.rollingUpdate;
+    expect(bot.spec.replicas).toBeGreaterThanOrEqual(2);
+    expect(maxUnavailable).toBe(0);
+    expect(bot.spec.replicas + maxSurge, "Slack's 10 Socket Mode connections per app").toBeLessThanOrEqual(10);
+    // The budget selects the bot pods (by their template's labels) and no worker pod.
+    const selector = (named(render(), 'PodDisruptionBudget', 'flink-chatops-bot') as Loose).spec.selector.matchLabels;
+    const selects = (role: string) =>
+      Object.entries(selector as Record<string, string>).every(
+        ([key, value]) =>
+          (named(render(), 'Deployment', `flink-chatops-${role}`) as Loose).spec.template.metadata.labels[key] ===
+          value,
+      );
+    expect(Object.keys(selector).length).toBeGreaterThan(0);
+    expect(selects('bot')).toBe(true);
+    expect(selects('worker')).toBe(false);
+  });
+
   it('exposes the bot on port 3000 and keeps one pod of each role through disruptions', () => {
     const service: Loose = named(render(), 'Service', 'flink-chatops-bot');
     expect(service.spec.selector).toEqual({
