@@ -33,7 +33,7 @@ export { type FoundImport, type ImportKind, importsOf, scan } from './import-rul
  */
 const DOMAIN_ORDER = ['domain/model', 'domain/kit', 'domain/kinds', 'domain/engines'] as const;
 const DOMAIN = [...DOMAIN_ORDER];
-const UTIL = ['config', 'log'];
+const UTIL = ['config', 'log', 'concurrency'];
 const ADAPTERS = ['store', 'kube', 'queue', 'http', 'slack-client'];
 /** The app's port interfaces (app/ports.ts or app/ports/) and views: what adapters and renderers may name. */
 const APP_FACES = ['app/ports', 'app/views'];
@@ -48,6 +48,7 @@ export const LAYERS: Layers = {
   ...Object.fromEntries(DOMAIN_ORDER.map((area, i) => [area, pure(DOMAIN_ORDER.slice(0, i))])),
   config: { may: DOMAIN }, // leaf utilities, for every area but domain
   log: { may: [] },
+  concurrency: { may: [] }, // single-flight calls and a limiter, for bursts (docs/operating.md#under-a-burst)
   'cli/args': { may: [] }, // the argument parser cli and the simulators share
   store: ADAPTER,
   kube: ADAPTER,

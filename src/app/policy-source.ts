@@ -1,6 +1,7 @@
 // The policy in force: read from POLICY_FILE at start and again whenever the file changes (ConfigMap updates);
 // an invalid edit is logged with every problem and the last valid policy stays in force
 // (docs/policy.md#changing-the-policy).
+import { SingleFlight } from '../concurrency/single-flight.js';
 import { stat } from 'node:fs/promises';
 import type { Policy } from '../domain/engines/policy/schema.js';
 import type { Logger } from '../log.js';
@@ -52,6 +53,7 @@ interface Read {
 export class PolicyFileSource implements PolicyProvider {
   private read: Read | undefined;
   private lastValid: Extract<PolicyState, { ok: true }> | undefined;
+  private readonly reads = new SingleFlight<'file', PolicyState>();
 
   constructor(
     private readonly path: string,
@@ -65,7 +67,8 @@ export class PolicyFileSource implements PolicyProvider {
 
   /** The policy in force: the file's when valid, else the last valid one, else a refusal naming the problem. */
   async current(): Promise<PolicyState> {
-    const file = await this.refresh();
+    // One stat (and read) in flight for every caller of a burst (docs/operating.md#under-a-burst).
+    const file = await this.reads.run('file', () => this.refresh());
     if (file.ok) return file;
     return this.lastValid ?? file;
   }

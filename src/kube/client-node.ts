@@ -1,4 +1,5 @@
 // FlinkClient over the real @kubernetes/client-node: merge patches, signals and timeouts, errors classified.
+import { SingleFlight, withSignal } from '../concurrency/single-flight.js';
 import {
   CoreV1Api,
   CustomObjectsApi,
@@ -40,6 +41,11 @@ export interface ClientNodeOptions {
   onCall?: (call: { method: string; resource: string; status: number }) => void;
   /** `slack`: writes are made as their requester; reads never are (docs/deployment.md#kubernetes-attribution). */
   impersonate?: KubeImpersonate;
+  /**
+   * Concurrent `get`s of one object share one request (docs/operating.md#under-a-burst): the bot under a burst of
+   * commands on one target. Each caller's own signal still ends its own wait.
+   */
+  sharedReads?: boolean;
 }
 
 /** What one request adds to client-node's own: its content type, a Table `Accept`, more headers. */
@@ -60,6 +66,7 @@ export class ClientNodeFlinkClient implements FlinkClient {
   private readonly custom: CustomObjectsApi;
   private readonly core: CoreV1Api;
   private readonly timeoutMs: number;
+  private readonly reads = new SingleFlight<string, KubeObject | undefined>();
 
   constructor(
     readonly kubeConfig: KubeConfig,
@@ -71,6 +78,18 @@ export class ClientNodeFlinkClient implements FlinkClient {
   }
 
   async get(
+    kind: FlinkResourceKind,
+    namespace: string,
+    name: string,
+    options?: CallOptions,
+  ): Promise<KubeObject | undefined> {
+    if (!this.options.sharedReads) return this.getOnce(kind, namespace, name, options);
+    const { signal, ...rest } = options ?? {};
+    const shared = this.reads.run(`${kind}/${namespace}/${name}`, () => this.getOnce(kind, namespace, name, rest));
+    return withSignal(shared, signal);
+  }
+
+  private async getOnce(
     kind: FlinkResourceKind,
     namespace: string,
     name: string,

@@ -31,6 +31,8 @@ export interface KubeClustersOptions {
   timeoutMs?: number;
   /** KUBE_IMPERSONATE of the Flink client's writes (docs/deployment.md#kubernetes-attribution); default off. */
   impersonate?: KubeImpersonate;
+  /** Concurrent reads of one object share one request (the bot: docs/operating.md#under-a-burst). */
+  sharedReads?: boolean;
 }
 
 /** Thrown at start when KUBE_CONTEXTS names a context the kubeconfig does not have (a config error). */
@@ -104,6 +106,7 @@ export class KubeClusters {
       ...(label ? { cluster: label } : {}),
       ...(this.options.timeoutMs ? { timeoutMs: this.options.timeoutMs } : {}),
       ...(onCall ? { onCall: (call) => onCall({ cluster: name, ...call }) } : {}),
+      ...(this.options.sharedReads ? { sharedReads: true } : {}),
     };
     const rest = new ClientNodeFlinkRest(
       kubeConfig,

@@ -1,5 +1,6 @@
 // The bot role's composition root: Redis, stores, queue, Kubernetes client, policy source, Slack ports, the notifier
 // and the Bolt app.
+import { Limiter } from '../concurrency/limiter.js';
 import { policyLoadRecord, redisAuditTrail, type AuditTrail } from '../audit/trail.js';
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
@@ -40,6 +41,9 @@ import { createSlackClient, SLACK_CALL_TIMEOUT_MS, type WebClient } from '../sla
 import { SharedPacer } from '../store/pacing.js';
 import { slackAgent } from '../slack-client/proxy.js';
 import type { SlackCallObserver } from '../slack-client/instrument.js';
+
+/** Slash commands planned at once, the others waiting their turn after their ack (docs/operating.md#under-a-burst). */
+export const PLANNING_CONCURRENCY = 16;
 
 export interface BotOverrides {
   logger?: Logger;
@@ -147,6 +151,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       now,
       ...(overrides.onAck ? { onAck: overrides.onAck } : {}),
       guard: workspaceGuard(config, identity, client, now),
+      planning: new Limiter(PLANNING_CONCURRENCY),
     };
     if (overrides.notifier !== false) {
       // Started before the app and so stopped after it: updates of the last requests still go out.
@@ -269,11 +274,10 @@ function botDeps(
   const prefix = config.redis.prefix;
   // Every cluster's clients, made at its first request; the health gate reads Flink REST through each API
   // server's service proxy with the same credentials (docs/deep-verification.md).
-  const clusters = KubeClusters.load(
-    config.clusters,
-    o.kubeconfigPath ?? config.kubeconfig,
-    o.onKubeCall ? { onCall: o.onKubeCall } : {},
-  );
+  const clusters = KubeClusters.load(config.clusters, o.kubeconfigPath ?? config.kubeconfig, {
+    sharedReads: true,
+    ...(o.onKubeCall ? { onCall: o.onKubeCall } : {}),
+  });
   const enqueuer: Enqueuer = o.enqueuer ?? {
     enqueue: async (opId, revision, target) => {
       await (queues as OperationQueues).of(target).enqueue(opId, revision);

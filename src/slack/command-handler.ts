@@ -1,4 +1,5 @@
 // The slash command: ack at once (no network call, no op id), then parse, answer queries, run commands or request.
+import type { Limiter } from '../concurrency/limiter.js';
 import type { WorkspaceUser } from '../app/commands.js';
 import { performance } from 'node:perf_hooks';
 import type { App, SlashCommand } from '@slack/bolt';
@@ -58,6 +59,8 @@ export interface HandlerDeps {
   onAck?: (seconds: number) => void;
   /** Who may use the bot (docs/configuration.md#who-may-use-the-bot); absent: everyone who reaches it. */
   guard?: Pick<WorkspaceGuard, 'refusal'>;
+  /** At most so many commands planned at once after their ack (docs/operating.md#under-a-burst); absent: no bound. */
+  planning?: Limiter;
 }
 
 /** The ack text for operations: a sign of life, no op id (the card brings that). Queries and commands ack empty. */
@@ -77,7 +80,7 @@ export function registerCommandHandler(app: App, deps: HandlerDeps): void {
     deps.onAck?.((performance.now() - started) / 1000);
     // Yield once: under a burst, the acks of requests already read go out before this one's planning starts.
     await new Promise((resolve) => setImmediate(resolve));
-    await handleCommand(deps, command);
+    await (deps.planning ? deps.planning.run(() => handleCommand(deps, command)) : handleCommand(deps, command));
   });
 }
 

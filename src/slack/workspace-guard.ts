@@ -2,6 +2,7 @@
 // (SLACK_ALLOWED_TEAMS, default the bot's own team). A click names the clicker's own team; a command names the
 // channel's host team, so in a shared channel (Slack Connect) the user's own team is read with users.info (cached).
 // Everyone else is refused privately and nothing is recorded.
+import { SingleFlight } from '../concurrency/single-flight.js';
 import type { WebClient } from '../slack-client/client.js';
 
 /** Who asked: the user, the team and enterprise the payload names, and whether that team is the user's own. */
@@ -25,6 +26,8 @@ const CACHE_MS = 10 * 60_000;
 
 export class WorkspaceGuard {
   private readonly cache = new Map<string, { at: number; team: { teamId?: string; enterpriseId?: string } }>();
+  /** A burst of one person's commands asks Slack once (docs/operating.md#under-a-burst). */
+  private readonly lookups = new SingleFlight<string, { teamId?: string; enterpriseId?: string }>();
 
   constructor(
     private readonly allowed: ReadonlySet<string>,
@@ -55,9 +58,11 @@ export class WorkspaceGuard {
   private async teamOf(userId: string): Promise<{ teamId?: string; enterpriseId?: string }> {
     const hit = this.cache.get(userId);
     if (hit && this.now() - hit.at < CACHE_MS) return hit.team;
-    const team = await this.lookup(userId);
-    this.cache.set(userId, { at: this.now(), team });
-    return team;
+    return this.lookups.run(userId, async () => {
+      const team = await this.lookup(userId);
+      this.cache.set(userId, { at: this.now(), team });
+      return team;
+    });
   }
 }
 

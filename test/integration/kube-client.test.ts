@@ -235,4 +235,23 @@ describe('WatchHub', () => {
     expect(a.seen.filter((s) => s.type === 'RELISTED').map((s) => s.name)).toEqual(['orders', 'orders']);
     hub.close();
   });
+
+  it('with sharedReads, concurrent gets of one object make one request; an aborted caller leaves the others theirs', async () => {
+    const shared = new ClientNodeFlinkClient(kubeConfigFor(sim.server.url), {
+      timeoutMs: 2000,
+      sharedReads: true,
+      onCall: (c) => calls.push(c),
+    });
+    const gone = new AbortController();
+    const reads = Array.from({ length: 20 }, () => shared.get('FlinkDeployment', NS, 'orders'));
+    const mine = shared.get('FlinkDeployment', NS, 'orders', { signal: gone.signal });
+    gone.abort(new Error('the request went away'));
+    await expect(mine).rejects.toThrow('the request went away');
+    const objects = await Promise.all(reads);
+    expect(objects.every((o) => o?.metadata.name === 'orders')).toBe(true);
+    expect(calls.filter((c) => c.method === 'get')).toHaveLength(1);
+    // Nothing is kept: a read after the answer is a request of its own.
+    await shared.get('FlinkDeployment', NS, 'orders');
+    expect(calls.filter((c) => c.method === 'get')).toHaveLength(2);
+  });
 });

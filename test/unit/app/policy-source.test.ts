@@ -108,3 +108,24 @@ it('with the installation’s clusters, refuses a cluster glob matching none of 
   );
   expect(source.valid).toBe(false);
 });
+
+it('tells onLoad of each read of a changed file, with its SHA-256, once for a burst of readers', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'policy-source-'));
+  dirs.push(dir);
+  const file = join(dir, 'policy.yaml');
+  await writeFile(file, POLICY_YAML);
+  const loads: { accepted: boolean; sha256?: string; problems: string[] }[] = [];
+  const source = new PolicyFileSource(file, { onLoad: (load) => void loads.push(load) });
+  const burst = await Promise.all(Array.from({ length: 100 }, () => source.current()));
+  expect(burst.every((state) => state.ok)).toBe(true);
+  expect(loads).toEqual([
+    { path: file, accepted: true, sha256: expect.stringMatching(/^[0-9a-f]{64}$/), problems: [] },
+  ]);
+  await writeFile(file, `${POLICY_YAML}\n  broken: [`);
+  await source.current();
+  await source.current();
+  expect(loads).toHaveLength(2);
+  expect(loads[1]).toMatchObject({ accepted: false, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+  expect(loads[1]?.sha256).not.toBe(loads[0]?.sha256);
+  expect(loads[1]?.problems.length).toBeGreaterThan(0);
+});

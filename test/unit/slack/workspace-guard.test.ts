@@ -43,4 +43,15 @@ describe('WorkspaceGuard', () => {
     expect(await guard.refusal(command)).toBe(REFUSED_UNVERIFIED);
     expect(await guard.refusal(command)).toBeUndefined();
   });
+
+  it("a burst of one person's commands asks Slack once, however many arrive before the answer", async () => {
+    let answer!: (team: { teamId?: string }) => void;
+    const lookup = vi.fn(() => new Promise<{ teamId?: string }>((resolve) => (answer = resolve)));
+    const guard = new WorkspaceGuard(allowed, lookup);
+    const command = { userId: 'U0ONCALL', teamId: 'T0OWN', enterpriseId: undefined, ownTeam: false };
+    const burst = Array.from({ length: 200 }, () => guard.refusal(command));
+    answer({ teamId: 'T0OWN' });
+    expect(await Promise.all(burst)).toEqual(Array.from({ length: 200 }, () => undefined));
+    expect(lookup).toHaveBeenCalledTimes(1);
+  });
 });
