@@ -16,20 +16,20 @@ import {
   statusErrorOf,
   upgradeModeOf,
 } from '../domain/model/resource.js';
-import { formatTarget, targetKey, type Target, type TargetKind } from '../domain/model/target.js';
-import { isKubeError } from '../kube/errors.js';
+import { formatTarget, type Target } from '../domain/model/target.js';
 import { isRevert } from '../domain/kit/evidence/reverts.js';
 import { ANNOTATION_GITOPS_PAUSED_BY, detectGitops, ownerWords } from '../domain/model/gitops.js';
-import type { ExplainView, ListView, LocksView, StatusView } from './views.js';
+import type { ExplainView, LocksView, StatusView } from './views.js';
 import { assess, readLive, resolveTarget } from './assess.js';
-import { assessDeps, describeFault, type BotDeps } from './context.js';
+import { assessDeps, type BotDeps } from './context.js';
 import { HistoryQueries, type HistoryAnswer } from './history.js';
 import { LogsQueries, type LogsAnswer } from './logs.js';
+import { ListQueries, type ListAnswer } from './list.js';
 
 export type QueryAnswer =
   | { kind: 'help'; verb?: string }
   | { kind: 'status'; view: StatusView }
-  | { kind: 'list'; view: ListView }
+  | ListAnswer
   | { kind: 'ops'; records: OperationRecord[]; target?: Target }
   | { kind: 'op'; record: OperationRecord }
   | { kind: 'explain'; view: ExplainView }
@@ -42,24 +42,15 @@ export type QueryAnswer =
 export const EXPLAIN_OP_ID = 'op-explain0';
 const AUDIT_LINES = 20;
 
-/** A namespace in a cluster (cluster undefined: the only one). */
-interface Place {
-  cluster: string | undefined;
-  namespace: string;
-}
-
-/** How `list` names a place: `namespace`, or `cluster/namespace` with several clusters. */
-function placeName(place: Place): string {
-  return place.cluster === undefined ? place.namespace : `${place.cluster}/${place.namespace}`;
-}
-
 export class QueryService {
   private readonly history: HistoryQueries;
   private readonly logs: LogsQueries;
+  private readonly lists: ListQueries;
 
   constructor(private readonly deps: BotDeps) {
     this.history = new HistoryQueries(deps);
     this.logs = new LogsQueries(deps);
+    this.lists = new ListQueries(deps);
   }
 
   /** Kubernetes and Redis faults throw; the caller answers them in words. */
@@ -70,7 +61,7 @@ export class QueryService {
       case 'status':
         return this.status(query.target);
       case 'list':
-        return this.list(query.namespace);
+        return this.lists.answer(query);
       case 'ops': {
         const records = query.target
           ? await this.deps.store.recentForTarget(query.target, query.limit)
@@ -154,67 +145,6 @@ export class QueryService {
     }
     const found = lastSavepoint(target, snapshots, resource);
     return found ? { location: found.location, ...(found.at === undefined ? {} : { at: found.at }) } : undefined;
-  }
-
-  /**
-   * The exact namespaces of the policy plus those of recent operations (globs list nothing by themselves), in
-   * each cluster that manages them; with several clusters, grouped by cluster (`cluster/namespace`).
-   */
-  private async list(namespace: string | undefined): Promise<QueryAnswer> {
-    const state = await this.deps.policy.current();
-    const policy = state.ok ? state.policy : undefined;
-    const names = this.deps.clusters.names;
-    const clusters = names.length > 1 ? names : [undefined];
-    if (namespace !== undefined && policy && !clusters.some((c) => findNamespace(policy, namespace, c)))
-      return refused(unmanagedMessage(policy, namespace));
-    const fromPolicy = policy ? policy.namespaces.map((n) => n.name).filter((n) => !/[*?[]/.test(n)) : [];
-    const candidates =
-      namespace !== undefined
-        ? [namespace]
-        : [...new Set([...fromPolicy, ...(await this.deps.store.namespacesOfRecentOperations())])].sort();
-    const places = clusters.flatMap((cluster) =>
-      candidates
-        .filter((ns) => cluster === undefined || !policy || findNamespace(policy, ns, cluster))
-        .map((ns) => ({ cluster, namespace: ns })),
-    );
-    const frozen = new Set((await this.deps.freezes.list()).map((f) => targetKey(f.target)));
-    const view: ListView = {
-      namespaces: places.map(placeName),
-      items: [],
-      problems: [],
-      ...(names.length > 1 ? { clusters: [...names] } : {}),
-    };
-    const results = await Promise.all(places.map((place) => this.listNamespace(place)));
-    for (const [i, result] of results.entries()) {
-      const place = placeName(places[i] as Place);
-      if ('problem' in result) view.problems.push({ namespace: place, message: result.problem });
-      else
-        for (const item of result.items)
-          view.items.push({ ...item, ...(frozen.has(targetKey(item.target)) ? { frozen: true } : {}) });
-    }
-    return { kind: 'list', view };
-  }
-
-  private async listNamespace({
-    cluster,
-    namespace,
-  }: Place): Promise<{ items: ListView['items'] } | { problem: string }> {
-    try {
-      const kinds: TargetKind[] = ['FlinkDeployment', 'FlinkSessionJob'];
-      const kube = this.deps.clusters.kube(cluster === undefined ? {} : { cluster });
-      const lists = await Promise.all(kinds.map((kind) => kube.listSummaries(kind, namespace)));
-      const items = lists.flatMap((summaries, i) =>
-        summaries.map(({ name, ...states }) => ({
-          target: { ...(cluster === undefined ? {} : { cluster }), kind: kinds[i] as TargetKind, namespace, name },
-          ...states,
-        })),
-      );
-      return { items };
-    } catch (error) {
-      if (isKubeError(error, 'forbidden'))
-        return { problem: `the bot has no access to namespace ${namespace} (add a RoleBinding)` };
-      return { problem: describeFault(error) };
-    }
   }
 
   /** The plan and decision the command would get now, without recording anything; refusals are answered as such. */

@@ -6,8 +6,17 @@ import { describeFault } from '../app/context.js';
 import type { ActionOutcome } from '../app/ports/index.js';
 import { OP_ID_PATTERN } from '../domain/kit/language/intent-base.js';
 import { forOperation } from '../log.js';
-import { ACTION_IDS, digestPrefixFromBlockId, renderNotice } from './blocks/index.js';
-import type { HandlerDeps } from './command-handler.js';
+import {
+  ACTION_IDS,
+  digestPrefixFromBlockId,
+  LIST_ACTION_IDS,
+  readListValue,
+  renderNotice,
+  renderRefusal,
+  type RenderContext,
+  type SlackMessage,
+} from './blocks/index.js';
+import { renderAnswer, type HandlerDeps } from './command-handler.js';
 import { publishHome } from './home-handler.js';
 import { undoFromButton, type ClickPlace } from './undo-button.js';
 
@@ -29,6 +38,7 @@ const ACTIONS: Record<keyof typeof ACTION_IDS, Act> = {
 };
 
 export function registerActionHandlers(app: App, deps: HandlerDeps): void {
+  registerListPages(app, deps);
   for (const [name, actionId] of Object.entries(ACTION_IDS) as [keyof typeof ACTION_IDS, string][]) {
     app.action<BlockAction<ButtonAction>>(actionId, async ({ ack, action, body, client }) => {
       // block_actions take nothing in the ack (docs/lifecycle.md#what-slack-allows); the answer goes through the
@@ -58,6 +68,52 @@ export function registerActionHandlers(app: App, deps: HandlerDeps): void {
           ),
         );
     });
+  }
+}
+
+/**
+ * `list`'s Previous and Next (docs/commands.md#paging-through-list): the page the button names, privately; it takes the
+ * place of the private page clicked, while a public list stays as it is and the page comes as a new private message.
+ * A refusal (the page no longer exists, say) is a new private message too, so the page clicked stays.
+ */
+function registerListPages(app: App, deps: HandlerDeps): void {
+  for (const actionId of Object.values(LIST_ACTION_IDS)) {
+    app.action<BlockAction<ButtonAction>>(actionId, async ({ ack, action, body }) => {
+      // block_actions take nothing in the ack (docs/lifecycle.md#what-slack-allows).
+      await ack();
+      const ctx: RenderContext = { now: deps.now(), command: deps.command };
+      const outsider = await clickRefusal(deps, body);
+      const { message, page } =
+        outsider === undefined
+          ? await listPage(deps, action.value ?? '', body.user.id, ctx)
+          : { message: renderRefusal(outsider, ctx), page: false };
+      if (body.response_url === undefined) return;
+      const inPlace = page && body.container.is_ephemeral === true;
+      await deps.responder
+        .respond(body.response_url, { ...message, response_type: 'ephemeral', replace_original: inPlace })
+        .catch((error: unknown) =>
+          deps.logger.error({ err: error }, 'could not answer a list page click through its response_url'),
+        );
+    });
+  }
+}
+
+/** The page a button's value names, rendered; never throws. `page`: false when it is a refusal instead. */
+async function listPage(
+  deps: HandlerDeps,
+  value: string,
+  user: string,
+  ctx: RenderContext,
+): Promise<{ message: SlackMessage; page: boolean }> {
+  const read = readListValue(value);
+  if (!read.ok) return { message: renderRefusal(read.message, ctx), page: false };
+  const { ok: _ok, ...position } = read;
+  try {
+    const answer = await deps.queries.answer({ kind: 'list', ...position, public: false }, user);
+    return { message: renderAnswer(answer, ctx), page: answer.kind === 'list' };
+  } catch (error) {
+    deps.logger.error({ err: error, user }, 'list page button failed');
+    return { message: renderRefusal(`nothing was listed: ${describeFault(error)}`, ctx), page: false };
   }
 }
 

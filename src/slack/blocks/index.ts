@@ -12,6 +12,7 @@ export { renderIncidentDigest } from './digest.js';
 export { renderExceptions, renderSavepoints } from './history.js';
 export { enforceLimits, SLACK_LIMITS, TOTAL_BUDGET } from './limits.js';
 export { renderLogs } from './logs.js';
+export { LIST_ACTION_IDS, listButtonValue, readListValue, type ListButton } from './list-page.js';
 export { nextStep } from './next.js';
 export { renderOp } from './op.js';
 export {

@@ -7,6 +7,7 @@ import { revertText } from './gitops.js';
 import { enforceLimits } from './limits.js';
 import { checkLines, intentLine, planLines, planTitle, reasonLines } from './parts.js';
 import { isBreakGlass, skippedUseLines } from './break-glass.js';
+import { itemLine, lineSections, placeOf, renderListPage, type PagedListView } from './list-page.js';
 import {
   ageOf,
   context,
@@ -16,6 +17,7 @@ import {
   fields,
   header,
   listSection,
+  moreLine,
   oneLine,
   plural,
   section,
@@ -104,18 +106,9 @@ function gitopsStatus(view: StatusView): Block | undefined {
   return lines.length === 0 ? undefined : section(`*GitOps*\n${lines.join('\n')}`);
 }
 
-function itemLine(item: ListView['items'][number]): string {
-  const kind = item.target.kind === 'FlinkSessionJob' ? ' (session job)' : '';
-  const frozen = item.frozen ? ' · :lock: frozen' : '';
-  return `• \`${escapeText(formatTarget(item.target))}\`${kind} — lifecycle ${shown(item.lifecycleState)} · job ${shown(item.jobState)}${frozen}`;
-}
-
-/** Where `list` groups an item: its namespace, or `cluster/namespace` with several clusters. */
-function placeOf(target: Target): string {
-  return target.cluster === undefined ? target.namespace : `${target.cluster}/${target.namespace}`;
-}
-
-export function renderList(view: ListView, _ctx: RenderContext): SlackMessage {
+/** `list`: a page of it when the app paged it (docs/commands.md#paging-through-list), else the whole view. */
+export function renderList(view: ListView | PagedListView, ctx: RenderContext): SlackMessage {
+  if ('paging' in view) return renderListPage(view, ctx);
   const inClusters = view.clusters ? ` in ${plural(view.clusters.length, 'cluster')}` : '';
   const blocks: Block[] = [header(`Flink jobs in ${plural(view.namespaces.length, 'namespace')}${inClusters}`)];
   const namespaces = [...new Set([...view.namespaces, ...view.items.map((i) => placeOf(i.target))])];
@@ -144,14 +137,25 @@ function opLine(r: OperationRecord): string {
   return `• ${isBreakGlass(r) ? '*BREAK-GLASS* · ' : ''}\`${r.id}\` · ${escapeText(r.kind)} \`${escapeText(formatTarget(r.target))}\` · *${r.state}* · ${who(r.requester)} · ${slackDate(r.createdAt)}`;
 }
 
-/** Recent operations, newest first, one line each. */
+/** What the lines of `ops` may take: up to 100 operations, as many as fit, then how many more there are. */
+const OPS_CHARS = 9_000;
+
+/** Recent operations, newest first, one line each; the ones that do not fit are counted, never cut mid-way. */
 export function renderOps(records: OperationRecord[], ctx: RenderContext & { target?: Target }): SlackMessage {
   const where = ctx.target ? ` on ${formatTarget(ctx.target)}` : '';
   const sorted = [...records].sort((a, b) => b.createdAt - a.createdAt);
-  const lines = sorted.map(opLine);
+  const lines: string[] = [];
+  let used = 0;
+  for (const line of sorted.map(opLine)) {
+    if (used + line.length + 1 > OPS_CHARS) break;
+    lines.push(line);
+    used += line.length + 1;
+  }
+  const more = sorted.length - lines.length;
   const blocks = [
     header(`Recent operations${where}`),
-    section(lines.length > 0 ? lines.join('\n') : `_No operations yet${escapeText(where)}._`),
+    ...(lines.length > 0 ? lineSections(lines) : [section(`_No operations yet${escapeText(where)}._`)]),
+    ...(more > 0 ? [context(`${moreLine(more)}: \`${escapeText(ctx.command)} ops <target>\` shows one target's`)] : []),
     context(`\`${escapeText(ctx.command)} op <op id>\` shows one operation with its full history`),
   ];
   return enforceLimits({ text: escapeText(`${plural(records.length, 'recent operation')}${where}`), blocks });

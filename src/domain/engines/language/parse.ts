@@ -19,6 +19,7 @@ import { nearest } from '../../kit/language/suggest.js';
 import { tokenize, unwrapLinks, type Token } from '../../kit/language/tokenize.js';
 import { bind, refuse, switchProblem, type Reply } from './bind.js';
 import { DEFAULT_LOG_LINES } from '../../kit/language/logs.js';
+import type { ListPageNumber } from '../../kit/language/list.js';
 
 export { usageLine } from './verbs.js';
 
@@ -58,7 +59,16 @@ const cmd = (command: Extract<ParseResult, { type: 'command' }>['command']): Par
 const BUILDERS = {
   help: (b) => q(defined({ kind: 'help', verb: b.verb, public: b.public })),
   status: (b) => q({ kind: 'status', target: b.target!, public: b.public }),
-  list: (b) => q(defined({ kind: 'list', namespace: b.namespace, public: b.public })),
+  list: (b) =>
+    q(
+      defined({
+        kind: 'list',
+        namespace: b.namespace,
+        cluster: b.cluster as string | undefined,
+        page: b.page as ListPageNumber | undefined,
+        public: b.public,
+      }),
+    ),
   ops: (b) => q(defined({ kind: 'ops', target: b.target, limit: b.limit ?? 10, public: b.public })),
   op: (b) => q({ kind: 'op', opId: b.opId!, public: b.public }),
   explain: (b) => q({ kind: 'explain', intent: b.command as OperationIntent, public: b.public }),

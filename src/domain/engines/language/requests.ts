@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { OperationIntentSchema, type OperationIntent } from '../../kinds/index.js';
 import { OpIdSchema } from '../../kit/language/intent-base.js';
 import { TargetSchema } from '../../model/target.js';
+import { LAST_PAGE, MAX_LIST_PAGE } from '../../kit/language/list.js';
 import { DEFAULT_LOG_LINES, MAX_LOG_LINES, MAX_TASK_MANAGER } from '../../kit/language/logs.js';
 
 const visibility = { public: z.boolean().default(false) };
@@ -10,7 +11,14 @@ const visibility = { public: z.boolean().default(false) };
 export const QuerySchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('help'), verb: z.string().optional(), ...visibility }),
   z.object({ kind: z.literal('status'), target: TargetSchema, ...visibility }),
-  z.object({ kind: z.literal('list'), namespace: z.string().optional(), ...visibility }),
+  z.object({
+    kind: z.literal('list'),
+    namespace: z.string().optional(),
+    /** Whose pages, with several clusters (docs/commands.md#paging-through-list); absent: the first cluster's. */
+    cluster: z.string().optional(),
+    page: z.union([z.number().int().min(1).max(MAX_LIST_PAGE), z.literal(LAST_PAGE)]).optional(),
+    ...visibility,
+  }),
   z.object({
     kind: z.literal('ops'),
     target: TargetSchema.optional(),

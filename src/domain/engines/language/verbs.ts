@@ -15,6 +15,7 @@ import {
 import { VALUE_KINDS, badValue, okValue, show, type ValueSpec } from '../../kit/language/values.js';
 import { nearest } from '../../kit/language/suggest.js';
 import { LOGS_VERB } from '../../kit/language/logs.js';
+import { LIST_VERB } from '../../kit/language/list.js';
 
 export { DEFAULT_COMMAND, VERB_GROUPS } from '../../kit/language/verb-kit.js';
 export { VALUE_KINDS } from '../../kit/language/values.js';
@@ -74,21 +75,7 @@ export const VERBS = {
     ],
     synonyms: ['get', 'show', 'describe', 'info', 'state'],
   },
-  list: {
-    group: 'query',
-    summary: 'the managed deployments and session jobs with their states',
-    args: [
-      {
-        key: 'namespace',
-        kind: VALUE_KINDS.namespace,
-        required: false,
-        description: 'only this namespace (default: every managed one)',
-      },
-    ],
-    flags: [PUBLIC],
-    examples: ['list', 'list analytics'],
-    synonyms: ['ls', 'jobs', 'deployments'],
-  },
+  list: LIST_VERB,
   ops: {
     group: 'query',
     summary: 'recent operations, newest first',

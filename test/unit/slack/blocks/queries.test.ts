@@ -172,6 +172,47 @@ describe('ops and op', () => {
     expect(visibleText(renderOps([], CTX))).toContain('_No operations yet._');
   });
 
+  it('ops --limit 100 over long targets in several clusters: within the limits, whole lines, the rest counted', () => {
+    const records = Array.from({ length: 100 }, (_, i) => ({
+      ...recordIn('COMPLETED'),
+      id: `op-${String(i).padStart(6, '0')}`,
+      createdAt: CTX.now - i * 1000,
+      target: { cluster: `cluster-${i % 3}`, ...DEP, name: `${'x'.repeat(200)}-${i}` },
+    }));
+    const m = renderOps(records, CTX);
+    expectValid(m);
+    const text = visibleText(m);
+    const lines = text.split('\n').filter((l) => l.startsWith('• '));
+    expect(lines.every((l) => / · <@U0ALICE> · <!date\^\d+\^[^|]+\|[^>]+>$/.test(l))).toBe(true);
+    const more = Number(/…and (\d+) more: `\/flink ops <target>`/.exec(text)?.[1]);
+    expect(lines.length).toBeGreaterThan(20);
+    expect(lines.length + more).toBe(100);
+    expect(lines[0]).toContain('op-000000');
+  });
+
+  it('status of a target with the longest names and values stays within the limits', () => {
+    const target = {
+      cluster: 'c'.repeat(63),
+      kind: 'FlinkSessionJob' as const,
+      namespace: 'n'.repeat(63),
+      name: 'x'.repeat(253),
+    };
+    const m = renderStatus(
+      {
+        target,
+        image: `registry.example.com/${'i'.repeat(2000)}`,
+        error: 'e'.repeat(10_000),
+        lastSavepoint: { location: `s3://${'b'.repeat(3000)}` },
+        freeze: { by: 'U0ALICE', reason: 'r'.repeat(1000), at: CTX.now },
+      },
+      CTX,
+    );
+    expectValid(m);
+    // The header is cut at Slack's 150 characters; the fallback text still names the whole target.
+    expect(m.text).toContain(`/${'x'.repeat(253)}:`);
+    expect(visibleText(m)).toContain('*Operator error:*');
+  });
+
   it('op: intent, plan, checks, approvals, full history with times and actors, evidence', () => {
     const r = recordIn('COMPLETED');
     const m = renderOp(r, CTX);
