@@ -11,7 +11,7 @@ import type { Policy } from '../domain/engines/policy/schema.js';
 import { forOperation, type Logger } from '../log.js';
 import { assess, resolveTarget } from './assess.js';
 import { assessDeps, describeFault, newOpId, type BotDeps } from './context.js';
-import type { ActionOutcome, Change, Refusal, RequestOutcome } from './ports/index.js';
+import type { ActionOutcome, Change, PostOutcome, Refusal, RequestOutcome } from './ports/index.js';
 
 export interface OperationRequest {
   intent: OperationIntent;
@@ -78,7 +78,7 @@ export class OperationService {
       return this.cancelAccepted(record, state.message, forOperation(this.deps.logger, record.id), {
         what: 'the policy is not valid',
       });
-    return this.publish(record, state.policy);
+    return this.publish(record, state.policy, { resuming: true });
   }
 
   /**
@@ -176,14 +176,26 @@ export class OperationService {
     return { type: 'prepared' as const, fields, policy: state.policy };
   }
 
-  /** Card first (docs/lifecycle.md#the-card), then the decision in the same commit that stores the card reference. */
-  private async publish(record: OperationRecord, policy: Policy): Promise<RequestOutcome> {
+  /**
+   * Card first (docs/lifecycle.md#the-card), then the decision in the same commit that stores the card reference. The
+   * sweep's recovery (`resuming`) takes a card its bot already posted instead of posting one; a card another poster
+   * holds the claim of is left to it (docs/lifecycle.md#the-sweep).
+   */
+  private async publish(
+    record: OperationRecord,
+    policy: Policy,
+    opts: { resuming?: boolean } = {},
+  ): Promise<RequestOutcome> {
     const log = forOperation(this.deps.logger, record.id);
-    let posted;
+    let posted: PostOutcome;
     try {
-      posted = await this.deps.cards.postCard(record);
+      posted = await this.deps.cards.postCard(record, opts);
     } catch (error) {
-      posted = { ok: false as const, error: describeFault(error) };
+      posted = { ok: false, error: describeFault(error) };
+    }
+    if (!posted.ok && posted.leave) {
+      log.info({ reason: posted.error }, 'card not posted here; the operation stays ACCEPTED for its claim holder');
+      return { type: 'recorded', record: (await this.deps.store.get(record.id)) ?? record };
     }
     if (!posted.ok) return this.cancelAccepted(record, posted.error, log);
     const card: CardRef = { channel: record.channel, ts: posted.ts };

@@ -15,15 +15,22 @@ import { sweepScheduled } from './scheduling.js';
 export const STUCK_AFTER = 5;
 export const SWEEP_INTERVAL_MS = 30_000;
 /**
- * An ACCEPTED record untouched this long lost its bot: the request path posts the card and records the decision in
- * one Slack call (10 s timeout) and two Redis writes. With the 30 s interval it is finished within a minute.
+ * An ACCEPTED record untouched this long, whose card claim nobody holds, lost its bot: the request path posts the card
+ * and records the decision in one Slack call (10 s timeout) and two Redis writes, holding the claim for as long as it
+ * waits (docs/lifecycle.md#the-sweep). With the 30 s interval it is finished within a minute of the claim's lapse.
  */
 export const ACCEPTED_STALE_MS = 20_000;
 
-/** Finishes a stale ACCEPTED record: card and decision, or CANCELLED with the requester told (bot role only). */
+/**
+ * Finishes a stale ACCEPTED record: card (one its bot posted, found in the channel, or a new one) and decision, or
+ * CANCELLED with the requester told; leaves it ACCEPTED while another poster holds its card claim (bot role only).
+ */
 export interface AcceptedFinisher {
   finish(record: OperationRecord): Promise<unknown>;
-  /** Whether a bot is posting the record's card right now (waiting for the channel's turn): then it is not stale. */
+  /**
+   * Whether a poster holds the record's card claim right now (a bot waiting for the channel's turn or a Retry-After):
+   * then it is not stale. Only a shortcut: the claim itself, taken again by `finish`, is what stops a second card.
+   */
   cardInFlight?(record: OperationRecord): Promise<boolean>;
 }
 

@@ -1,11 +1,32 @@
-// Which cards a bot is posting right now (docs/lifecycle.md#delivery-and-pacing): the request path marks an operation's
-// card while it waits for the channel's turn and posts, so the sweep does not take a slow card for a lost one and post
-// it a second time.
+// The card claim (docs/lifecycle.md#the-sweep): whoever posts an operation's card, the request path or the sweep, holds
+// the operation's claim in Redis first (SET NX with a TTL and a token of its own), keeps it while it waits for the
+// channel's turn or a Retry-After, and confirms it just before the post; so at most one poster is ever between its
+// claim and its post, and the sweep never posts a card a live bot is still about to post.
+import { randomUUID } from 'node:crypto';
 import type { RedisConnection } from './connection.js';
 import { notifierKeys, type NotifierKeys } from './keys.js';
 
-/** The mark lives this long and is renewed every third of it while the post goes on (a dead bot's mark lapses). */
+/** The claim lives this long and is renewed every third of it while its holder works (a dead holder's lapses). */
 export const CARD_IN_FLIGHT_TTL_MS = 30_000;
+
+/** KEYS[1] = the claim, ARGV = token, ttl ms: renews the claim if it is still this holder's; 1 if so. */
+const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0`;
+/** KEYS[1] = the claim, ARGV = token: removes it if it is still this holder's. */
+const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`;
+
+/** The claim as its holder sees it while it works. */
+export interface CardClaim {
+  /**
+   * Renews the claim and tells whether it is still this holder's: false once it lapsed (its holder stalled past the
+   * TTL, or Redis could not be reached) and so may be another's. Called right before the post.
+   */
+  confirm(): Promise<boolean>;
+}
+
+/** What `hold` gives back: `held: false` when another poster holds the claim (nothing was run). */
+export type Held<T> = { held: true; value: T } | { held: false };
 
 export class CardsInFlight {
   private readonly keys: NotifierKeys;
@@ -18,20 +39,33 @@ export class CardsInFlight {
     this.keys = notifierKeys(prefix);
   }
 
-  /** Runs `post` with the operation's card marked in flight; the mark goes when it ends, however it ends. */
-  async hold<T>(opId: string, post: () => Promise<T>): Promise<T> {
+  /**
+   * Takes the operation's claim and runs `post` holding it, renewed until `post` ends, then gives it up; when another
+   * holds it, runs nothing. Rejects when the claim cannot be taken (Redis unreachable): then nobody may post.
+   */
+  async hold<T>(opId: string, post: (claim: CardClaim) => Promise<T>): Promise<Held<T>> {
     const key = this.keys.cardInFlight(opId);
-    const mark = () => this.redis.set(key, String(Date.now()), 'PX', this.ttlMs).catch(() => undefined);
-    await mark();
-    const timer = setInterval(() => void mark(), Math.max(1, Math.floor(this.ttlMs / 3)));
+    const token = randomUUID();
+    if ((await this.redis.set(key, token, 'PX', this.ttlMs, 'NX')) !== 'OK') return { held: false };
+    let lost = false;
+    const renew = async (): Promise<boolean> => {
+      if (lost) return false;
+      const renewed = Number(await this.redis.eval(RENEW, 1, key, token, String(this.ttlMs))) === 1;
+      lost = !renewed;
+      return renewed;
+    };
+    // A renewal that fails to reach Redis is not a loss yet: `confirm` before the post decides.
+    const timer = setInterval(() => void renew().catch(() => undefined), Math.max(1, Math.floor(this.ttlMs / 3)));
+    const claim: CardClaim = { confirm: () => renew().catch(() => false) };
     try {
-      return await post();
+      return { held: true, value: await post(claim) };
     } finally {
       clearInterval(timer);
-      await this.redis.del(key).catch(() => undefined);
+      await this.redis.eval(RELEASE, 1, key, token).catch(() => undefined);
     }
   }
 
+  /** Whether some poster holds the operation's claim right now. */
   async inFlight(opId: string): Promise<boolean> {
     return (await this.redis.exists(this.keys.cardInFlight(opId))) === 1;
   }

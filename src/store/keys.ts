@@ -124,7 +124,7 @@ export interface NotifierKeys {
   delivery(opId: string): string;
   /** One replica at a time makes an operation's Slack calls; value = the holder's token. */
   lock(opId: string): string;
-  /** Present while a bot is posting the operation's card (waiting for the channel's turn included). */
+  /** The card claim: held (SET NX, renewed, token-checked) by the one poster of the operation's card (docs/lifecycle.md#the-sweep). */
   cardInFlight(opId: string): string;
   /** A Slack delivery (a `trigger_id` or `event_id`) already handled: a Socket Mode redelivery is dropped. */
   slackDelivery(id: string): string;

@@ -13,15 +13,23 @@ export interface Enqueuer {
   enqueueAt(opId: string, revision: number, target: Pick<Target, 'cluster'>, runAt: number, now: number): Promise<void>;
 }
 
-/** `ok: false` carries Slack's error code (`not_in_channel`, `channel_not_found`, `ratelimited`, …) or the fault. */
-export type PostOutcome = { ok: true; ts: string } | { ok: false; error: string };
+/**
+ * `ok: false` carries Slack's error code (`not_in_channel`, `channel_not_found`, `ratelimited`, …) or the fault.
+ * `leave`: nothing was posted and the operation is not this poster's to finish: another holds its card claim, or
+ * whether its card is already in the channel could not be told; it stays ACCEPTED (docs/lifecycle.md#the-sweep).
+ */
+export type PostOutcome = { ok: true; ts: string } | { ok: false; error: string; leave?: true };
 
 /**
  * Posts the card of a freshly recorded operation into its channel. Rendering and message metadata are the
  * Slack side's business, so the services stay free of Block Kit.
  */
 export interface CardPoster {
-  postCard(record: OperationRecord): Promise<PostOutcome>;
+  /**
+   * `resuming`: the sweep's recovery of a stale ACCEPTED record, whose card may be out already: a card found in the
+   * channel is the outcome, and none is posted.
+   */
+  postCard(record: OperationRecord, opts?: { resuming?: boolean }): Promise<PostOutcome>;
 }
 
 /** A message as sent through a `response_url`. */
@@ -43,7 +51,10 @@ export type UsergroupMembers = (usergroupId: string) => Promise<string[]>;
 /** Results of the operation services: what happened, and what to tell the person who asked. */
 export type RequestOutcome =
   | { type: 'refused'; message: string }
-  /** Recorded, card posted, and decided: DENIED, AWAITING_APPROVAL or QUEUED. */
+  /**
+   * Recorded, card posted, and decided: DENIED, AWAITING_APPROVAL or QUEUED; or still ACCEPTED, left to the poster
+   * that holds its card claim (or to the next sweep).
+   */
   | { type: 'recorded'; record: OperationRecord }
   /** Recorded but the card could not be posted: CANCELLED, nothing enqueued. */
   | { type: 'cancelled'; record: OperationRecord; message: string };
