@@ -83,29 +83,26 @@ export class ClientNodeFlinkClient implements FlinkClient {
     name: string,
     options?: CallOptions,
   ): Promise<KubeObject | undefined> {
-    if (!this.options.sharedReads) return this.getOnce(kind, namespace, name, options);
+    const once = async (callOptions: CallOptions | undefined): Promise<KubeObject | undefined> => {
+      try {
+        return (await this.call('get', kind, callOptions, (o) =>
+          this.custom.getNamespacedCustomObject(
+            { group: FLINK_GROUP, version: FLINK_VERSION, namespace, plural: PLURALS[kind], name },
+            o,
+          ),
+        )) as KubeObject;
+      } catch (error) {
+        if (error instanceof KubeError && error.code === 'not-found') return undefined;
+        throw error;
+      }
+    };
+    if (!this.options.sharedReads) return once(options);
+    // The shared request runs without any one caller's signal; each caller's own signal ends only its own wait.
     const { signal, ...rest } = options ?? {};
-    const shared = this.reads.run(`${kind}/${namespace}/${name}`, () => this.getOnce(kind, namespace, name, rest));
-    return withSignal(shared, signal);
-  }
-
-  private async getOnce(
-    kind: FlinkResourceKind,
-    namespace: string,
-    name: string,
-    options?: CallOptions,
-  ): Promise<KubeObject | undefined> {
-    try {
-      return (await this.call('get', kind, options, (o) =>
-        this.custom.getNamespacedCustomObject(
-          { group: FLINK_GROUP, version: FLINK_VERSION, namespace, plural: PLURALS[kind], name },
-          o,
-        ),
-      )) as KubeObject;
-    } catch (error) {
-      if (error instanceof KubeError && error.code === 'not-found') return undefined;
-      throw error;
-    }
+    return withSignal(
+      this.reads.run(`${kind}/${namespace}/${name}`, () => once(rest)),
+      signal,
+    );
   }
 
   async list(
