@@ -1,11 +1,13 @@
 // Scheduled operations end to end (docs/policy.md#scheduled-operations): `--at` and `--window` through the real Bolt
 // app, the notifier, the queue, a worker and the simulated cluster, on one injected clock. SCHEDULED holds no lease and
 // no place in the order; at its time it runs like any QUEUED operation (drift re-checked); a window that closes first
-// moves it to the next opening.
-import { describe, expect, it } from 'vitest';
+// moves it to the next opening. The tests wait on real time (up to 12 s each) and run side by side, each with a
+// simulated cluster, a Redis prefix and a simulated Slack of its own.
+import { describe, expect, it, type TestContext } from 'vitest';
 import type { OperationRecord } from '../../src/domain/engines/operation.js';
 import type { Target } from '../../src/domain/model/target.js';
 import type { KubeObject } from '@flink-chatops/sim/kube/store';
+import type { SimCluster } from '@flink-chatops/sim/kube/cluster';
 import { createLogger } from '../../src/log.js';
 import { startWorker, type RunningWorker } from '../../src/roles/worker.js';
 import { storeKeys } from '../../src/store/keys.js';
@@ -13,10 +15,18 @@ import { LeaseStore } from '../../src/store/locks.js';
 import { Sweep } from '../../src/app/sweep.js';
 import { scheduledJobIdOf } from '../../src/queue/queue.js';
 import { ACTION_IDS } from '../../src/slack/blocks/index.js';
-import { USERS, WEDNESDAY, clockFrom, testPolicy, useBotEnvs, type BotEnv } from '../support/bot-env.js';
+import {
+  USERS,
+  WEDNESDAY,
+  clockFrom,
+  startBotEnv,
+  startTestCluster,
+  testPolicy,
+  type BotEnv,
+} from '../support/bot-env.js';
+import { expectAttributedWrites } from '../support/attribution.js';
 import { eventually, holds } from '../support/poll.js';
 
-const bots = useBotEnvs();
 const ENDED = ['COMPLETED', 'FAILED', 'TIMED_OUT', 'ABORTED', 'CANCELLED', 'EXPIRED'] as const;
 const prod = (name: string): Target => ({ kind: 'FlinkDeployment', namespace: 'streaming-prod', name });
 
@@ -54,10 +64,34 @@ async function startWorkerAt(env: BotEnv, now: () => number): Promise<RunningWor
   return startWorker(env.config, { logger: createLogger('silent'), now, sweepIntervalMs: 60_000 });
 }
 
-async function start(base: number): Promise<{ env: BotEnv; worker: RunningWorker; now: () => number }> {
+interface Started {
+  cluster: SimCluster;
+  env: BotEnv;
+  now: () => number;
+}
+
+/**
+ * The test's own demo cluster and bot env on a clock from `base` (started once the cluster is up), closed when the
+ * test ends; every write to that cluster named its field manager.
+ */
+async function own(ctx: TestContext, base: number): Promise<Started> {
+  const cluster = await startTestCluster();
+  const opened: { env?: BotEnv } = {};
+  // The env first (as useBotEnvs closes a test's envs before the file's cluster), then the cluster.
+  ctx.onTestFinished(async () => {
+    await opened.env?.close();
+    await cluster.close();
+    expectAttributedWrites(cluster);
+  });
   const now = clockFrom(base);
-  const env = await bots.start({ now, policy, env: { LEASE_TTL: '5s', VERIFY_TIMEOUT: '60s' } });
-  return { env, worker: await startWorkerAt(env, now), now };
+  const env = await startBotEnv(cluster, { now, policy, env: { LEASE_TTL: '5s', VERIFY_TIMEOUT: '60s' } });
+  opened.env = env;
+  return { cluster, env, now };
+}
+
+async function start(ctx: TestContext, base: number): Promise<Started & { worker: RunningWorker }> {
+  const started = await own(ctx, base);
+  return { ...started, worker: await startWorkerAt(started.env, started.now) };
 }
 
 function leases(env: BotEnv): LeaseStore {
@@ -79,11 +113,11 @@ async function threadReply(env: BotEnv, record: OperationRecord, pattern: RegExp
   return found.text;
 }
 
-describe('--at', () => {
-  it('20 s ahead: SCHEDULED without lease or place in the order; another operation runs meanwhile; at its time it re-plans and completes', async () => {
-    const { env, worker, now } = await start(WEDNESDAY);
+describe.concurrent('--at', () => {
+  it('12 s ahead: SCHEDULED without lease or place in the order; another operation runs meanwhile; at its time it re-plans and completes', async (ctx) => {
+    const { env, worker, now } = await start(ctx, WEDNESDAY);
     try {
-      const at = new Date(now() + 20_000).toISOString();
+      const at = new Date(now() + 12_000).toISOString();
       const scheduled = await env.request(`scale streaming-prod/orders 5 --at ${at}`, USERS.alice);
       expect(scheduled.state).toBe('SCHEDULED');
       expect(scheduled.schedule).toMatchObject({ runAt: Date.parse(at), zone: 'Europe/Berlin' });
@@ -114,8 +148,8 @@ describe('--at', () => {
     }
   }, 90_000);
 
-  it('refuses a time in the past, more than 7 days out, an unknown window, and both flags; nothing is recorded', async () => {
-    const { env, worker, now } = await start(WEDNESDAY);
+  it('refuses a time in the past, more than 7 days out, an unknown window, and both flags; nothing is recorded', async (ctx) => {
+    const { env, worker, now } = await start(ctx, WEDNESDAY);
     try {
       const cases: [string, RegExp][] = [
         [`scale streaming-prod/orders 5 --at ${new Date(now() - 60_000).toISOString()}`, /is in the past/],
@@ -137,8 +171,8 @@ describe('--at', () => {
     }
   }, 30_000);
 
-  it('may be cancelled while SCHEDULED by an approver of its rules, not by anyone else', async () => {
-    const { env, worker } = await start(WEDNESDAY);
+  it('may be cancelled while SCHEDULED by an approver of its rules, not by anyone else', async (ctx) => {
+    const { env, worker } = await start(ctx, WEDNESDAY);
     try {
       const requested = await env.request('restart streaming-prod/payments --at 23:00', USERS.alice);
       expect(requested.state).toBe('AWAITING_APPROVAL');
@@ -159,13 +193,13 @@ describe('--at', () => {
   }, 30_000);
 });
 
-describe('--window', () => {
-  it('opening in 15 s: SCHEDULED until it opens; a change by someone else, or a deny rule in force then, aborts it at its time', async () => {
+describe.concurrent('--window', () => {
+  it('opening in 12 s: SCHEDULED until it opens; a change by someone else, or a deny rule in force then, aborts it at its time', async (ctx) => {
     const opensAt = Date.parse('2026-11-25T02:00:00Z');
-    const { env, worker, now } = await start(opensAt - 15_000);
+    const { cluster, env, worker, now } = await start(ctx, opensAt - 12_000);
     try {
       const scheduled = await env.request('scale streaming-prod/fraud-detection 9 --window soon', USERS.alice);
-      // Allowed now (01:59:45); at 02:00 the night rule denies it.
+      // Allowed now (01:59:48); at 02:00 the night rule denies it.
       const savepoint = await env.request('savepoint streaming-prod/orders --window soon', USERS.alice);
       expect(savepoint.state).toBe('SCHEDULED');
       expect(scheduled.state).toBe('SCHEDULED');
@@ -179,7 +213,7 @@ describe('--window', () => {
       expect(JSON.stringify(card.blocks)).toContain('runs in window soon (next opening 02:00 UTC)');
       expect(await leases(env).holder(prod('fraud-detection'))).toBeUndefined();
       // Someone else edits the spec (as kubectl would) before the window opens.
-      bots.cluster.store.update('flinkdeployments', 'streaming-prod', 'fraud-detection', (d: KubeObject) => ({
+      cluster.store.update('flinkdeployments', 'streaming-prod', 'fraud-detection', (d: KubeObject) => ({
         ...d,
         spec: { ...d.spec, job: { ...(d.spec?.job as Record<string, unknown>), parallelism: 7 } },
       }));
@@ -198,9 +232,9 @@ describe('--window', () => {
     }
   }, 60_000);
 
-  it('a window that closes before the operation could start moves it to the next opening', async () => {
+  it('a window that closes before the operation could start moves it to the next opening', async (ctx) => {
     // brief is Wednesdays 02:00–02:00:59 UTC: open now, closing in 8 s, while another run holds the target's lease.
-    const { env, worker } = await start(Date.parse('2026-11-25T02:00:52Z'));
+    const { env, worker } = await start(ctx, Date.parse('2026-11-25T02:00:52Z'));
     // Another run heads the target's order and holds its lease (as a long verification would).
     const order = storeKeys(env.config.redis.prefix).order(prod('fraud-detection'));
     await env.redis.redis.zadd(order, 0, 'op-blocker1');
@@ -239,10 +273,9 @@ describe('--window', () => {
   }, 60_000);
 });
 
-describe('the sweep', () => {
-  it('re-creates the wake-up job of a SCHEDULED operation past its time that lost it; the operation then runs', async () => {
-    const now = clockFrom(WEDNESDAY);
-    const env = await bots.start({ now, policy, env: { LEASE_TTL: '5s', VERIFY_TIMEOUT: '60s' } });
+describe.concurrent('the sweep', () => {
+  it('re-creates the wake-up job of a SCHEDULED operation past its time that lost it; the operation then runs', async (ctx) => {
+    const { env, now } = await own(ctx, WEDNESDAY);
     const runAt = now() + 60_000;
     const scheduled = await env.request(
       `scale streaming-prod/fraud-detection 6 --at ${new Date(runAt).toISOString()}`,
