@@ -173,8 +173,15 @@ function details(r: Results, ours: Summary, bare: Summary): void {
   out(
     `Slack Web API calls, operations phase: ${total(slack)} (${(total(slack) / n).toFixed(2)}/op) — ${breakdown(slack, n)}`,
   );
+  const posts = [...slack].reduce(
+    (sum, [method, count]) => (method.startsWith('chat.postMessage') ? sum + count : sum),
+    0,
+  );
   out(
-    `  the last of them arrived ~${r.ops.slackLagSeconds.toFixed(0)} s after the last outcome (the notifiers pace posts at 1/s per channel and process; 3 channels here)`,
+    `  Slack posts per operation: ${(posts / n).toFixed(2)} (card, thread replies, digests; target ≤ 3 for an uneventful one), card edits ${((slack.get('chat.update') ?? 0) / n).toFixed(2)}/op`,
+  );
+  out(
+    `  backlog: the last of them arrived ~${r.ops.slackLagSeconds.toFixed(0)} s after the last outcome (target ≤ 30 s; posts are paced at 1/s per channel, installation-wide; 3 channels here)`,
   );
   out(
     `  (the simulator ran without rate limits; at Slack's chat.update tier of ~50/min, ${slack.get('chat.update') ?? 0} card edits take ≥ ${((slack.get('chat.update') ?? 0) / 50).toFixed(1)} min per workspace)`,
