@@ -7,7 +7,7 @@ import { LAST_PAGE, type ListPageNumber } from '../domain/kit/language/list.js';
 import { formatTarget, targetKey, type TargetKind } from '../domain/model/target.js';
 import { isKubeError } from '../kube/errors.js';
 import { describeFault, type BotDeps } from './context.js';
-import type { ListView } from './views.js';
+import type { ListPosition, ListSection, ListView, PagedListView } from './views.js';
 
 /** At most this many resources a page. */
 export const PAGE_SIZE = 100;
@@ -26,35 +26,8 @@ export const EMPTY_CHARS = 500;
 /** A cluster's line above its page ("eu · showing 1–100 of 2,000 · page 1 of 20") and its block. */
 const SECTION_EXTRA = 150;
 
-/** Where a list page starts: a cluster (undefined: the only one) and a page of it. */
-export interface ListPosition {
-  cluster?: string;
-  page: ListPageNumber;
-}
-
-/** One cluster's part of a list answer: its page `page` of `pages`, resources `first`–`last` of `total`. */
-export interface ListSection {
-  cluster?: string;
-  page: number;
-  pages: number;
-  first: number;
-  last: number;
-  total: number;
-  /** Its places (`namespace` or `cluster/namespace`) without any resource, read without a problem. */
-  empty: string[];
-}
-
-export interface ListPaging {
-  /** The typed namespace, carried by the buttons. */
-  namespace?: string;
-  sections: ListSection[];
-  previous?: ListPosition;
-  next?: ListPosition;
-}
-
 /** The items are the shown ones only; namespaces and problems those of the shown clusters. */
-export type ListAnswer =
-  { kind: 'list'; view: ListView & { paging: ListPaging } } | { kind: 'refused'; message: string };
+export type ListAnswer = { kind: 'list'; view: PagedListView } | { kind: 'refused'; message: string };
 
 type Item = ListView['items'][number];
 
@@ -113,7 +86,7 @@ export class ListQueries {
     if (page === pages) for (; k < clusters.length; k++) if (!screen.add(await read(clusters[k]))) break;
     const at = (cluster: string | undefined, p: ListPageNumber): ListPosition =>
       cluster === undefined ? { page: p } : { cluster, page: p };
-    const paging: ListPaging = {
+    const paging: PagedListView['paging'] = {
       ...(namespace === undefined ? {} : { namespace }),
       sections: screen.sections,
       ...(page > 1 || start > 0

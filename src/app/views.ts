@@ -8,6 +8,7 @@ import type { HistoryEntry, OperationRecord } from '../domain/engines/operation.
 import type { Plan } from '../domain/model/plan.js';
 import type { Target } from '../domain/model/target.js';
 import type { OperationSchedule } from '../domain/kit/schedule/resolve.js';
+import type { ListPageNumber } from '../domain/kit/language/list.js';
 
 /** What the worker stores in `record.evidence` (see src/worker); renderers read it defensively. */
 export interface StoredEvidence {
@@ -47,6 +48,35 @@ export interface ListView {
   /** Namespaces that could not be read, with why (e.g. "no access"). */
   problems: { namespace: string; message: string }[];
 }
+
+/** Where a list page starts: a cluster (undefined: the only one) and a page of it (docs/commands.md#paging-through-list). */
+export interface ListPosition {
+  cluster?: string;
+  page: ListPageNumber;
+}
+
+/** One cluster's part of a list answer: its page `page` of `pages`, resources `first`–`last` of `total`. */
+export interface ListSection {
+  cluster?: string;
+  page: number;
+  pages: number;
+  first: number;
+  last: number;
+  total: number;
+  /** Its places (`namespace` or `cluster/namespace`) without any resource, read without a problem. */
+  empty: string[];
+}
+
+/** A list answer in pages: the shown items only, with what each cluster shows and where the buttons lead. */
+export type PagedListView = ListView & {
+  paging: {
+    /** The typed namespace, carried by the buttons. */
+    namespace?: string;
+    sections: ListSection[];
+    previous?: ListPosition;
+    next?: ListPosition;
+  };
+};
 
 export interface ExplainView {
   intent: OperationIntent;

@@ -2,7 +2,7 @@
 // each cluster headed by what it shows of how many ("showing 101–200 of 2,000 · page 2 of 20"), and the Previous and
 // Next buttons, whose values carry the cluster, the typed namespace and the page.
 import { clusterProblem, formatTarget, namespaceProblem, type Target } from '../../domain/model/target.js';
-import type { ListView } from '../../app/views.js';
+import type { ListPosition, ListSection, ListView, PagedListView } from '../../app/views.js';
 import { enforceLimits } from './limits.js';
 import type { RenderContext, SlackMessage } from './message.js';
 import {
@@ -19,32 +19,6 @@ import {
 
 export const LIST_ACTION_IDS = { previous: 'flink_list_previous', next: 'flink_list_next' } as const;
 export type ListButton = keyof typeof LIST_ACTION_IDS;
-
-/** Where a page starts: a cluster (absent: the only one) and a page of it, or `last`. */
-export interface ListPagePosition {
-  cluster?: string;
-  page: number | 'last';
-}
-
-/** What the app says about each cluster on the screen (src/app/list.ts builds it). */
-export interface ListPageSection {
-  cluster?: string;
-  page: number;
-  pages: number;
-  first: number;
-  last: number;
-  total: number;
-  empty: string[];
-}
-
-export type PagedListView = ListView & {
-  paging: {
-    namespace?: string;
-    sections: ListPageSection[];
-    previous?: ListPagePosition;
-    next?: ListPagePosition;
-  };
-};
 
 /** A section's text stays below Slack's 3,000 characters. */
 const SECTION_CHARS = 2_900;
@@ -66,7 +40,7 @@ export function placeOf(target: Target): string {
 }
 
 /** What a cluster's section claims: never more than it shows. */
-export function sectionLine(s: ListPageSection): string {
+export function sectionLine(s: ListSection): string {
   const name = s.cluster === undefined ? '' : `*${escapeText(s.cluster)}* · `;
   if (s.total === 0) return `${name}no FlinkDeployments or FlinkSessionJobs`;
   if (s.pages === 1) return `${name}${s.total === 1 ? '1 resource' : `all ${number(s.total)} resources`}`;
@@ -101,7 +75,7 @@ function pageSections(items: ListView['items']): Block[] {
   return lineSections(lines);
 }
 
-export function listButtonValue(namespace: string | undefined, at: ListPagePosition): string {
+export function listButtonValue(namespace: string | undefined, at: ListPosition): string {
   return JSON.stringify({ ...(at.cluster === undefined ? {} : { cluster: at.cluster }), namespace, page: at.page });
 }
 

@@ -7,7 +7,7 @@ import { revertText } from './gitops.js';
 import { enforceLimits } from './limits.js';
 import { checkLines, intentLine, planLines, planTitle, reasonLines } from './parts.js';
 import { isBreakGlass, skippedUseLines } from './break-glass.js';
-import { itemLine, lineSections, placeOf, renderListPage, type PagedListView } from './list-page.js';
+import { itemLine, lineSections, placeOf, renderListPage } from './list-page.js';
 import {
   ageOf,
   context,
@@ -26,7 +26,7 @@ import {
   who,
   type Block,
 } from './text.js';
-import type { ExplainView, ListView, LocksView, StatusView } from '../../app/views.js';
+import type { ExplainView, ListView, LocksView, PagedListView, StatusView } from '../../app/views.js';
 import type { RenderContext, SlackMessage } from './message.js';
 
 const compact = (blocks: (Block | undefined)[]): Block[] => blocks.filter((b): b is Block => b !== undefined);

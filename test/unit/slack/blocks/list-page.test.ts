@@ -10,9 +10,8 @@ import {
   readListValue,
   renderListPage,
   sectionLine,
-  type ListPageSection,
-  type PagedListView,
 } from '../../../../src/slack/blocks/list-page.js';
+import type { ListSection, PagedListView } from '../../../../src/app/views.js';
 import { renderList } from '../../../../src/slack/blocks/index.js';
 import { buttonsOf, expectValid, visibleText } from '../../../support/blocks.js';
 import { CTX } from '../../../support/records.js';
@@ -23,7 +22,7 @@ const job = (cluster: string | undefined, namespace: string, name: string): Item
   lifecycleState: 'STABLE',
   jobState: 'RUNNING',
 });
-const section = (fields: Partial<ListPageSection>): ListPageSection => ({
+const section = (fields: Partial<ListSection>): ListSection => ({
   page: 1,
   pages: 1,
   first: 1,
