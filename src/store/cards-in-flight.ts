@@ -5,16 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import type { RedisConnection } from './connection.js';
 import { notifierKeys, type NotifierKeys } from './keys.js';
+import { runScript } from './scripts.js';
 
 /** The claim lives this long and is renewed every third of it while its holder works (a dead holder's lapses). */
 export const CARD_IN_FLIGHT_TTL_MS = 30_000;
-
-/** KEYS[1] = the claim, ARGV = token, ttl ms: renews the claim if it is still this holder's; 1 if so. */
-const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0`;
-/** KEYS[1] = the claim, ARGV = token: removes it if it is still this holder's. */
-const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0`;
 
 /** The claim as its holder sees it while it works. */
 export interface CardClaim {
@@ -50,7 +44,8 @@ export class CardsInFlight {
     let lost = false;
     const renew = async (): Promise<boolean> => {
       if (lost) return false;
-      const renewed = Number(await this.redis.eval(RENEW, 1, key, token, String(this.ttlMs))) === 1;
+      const renewed =
+        Number(await runScript(this.redis, 'extendDeliveryLock', [key], [token, String(this.ttlMs)])) === 1;
       lost = !renewed;
       return renewed;
     };
@@ -61,7 +56,7 @@ export class CardsInFlight {
       return { held: true, value: await post(claim) };
     } finally {
       clearInterval(timer);
-      await this.redis.eval(RELEASE, 1, key, token).catch(() => undefined);
+      await runScript(this.redis, 'releaseDeliveryLock', [key], [token]).catch(() => undefined);
     }
   }
 

@@ -1,9 +1,10 @@
 --[[
-  Extends the notifier's per-operation lock only while it is still the caller's. Not extendLease: this lock's
-  value is the bare token (`<consumer>:<uuid>`), not a lease JSON, and it has no lease index or FIFO order.
+  Extends a lock whose value is its holder's bare token, only while it is still the caller's: the notifier's
+  per-operation lock and the card claim (docs/lifecycle.md#the-sweep). Not extendLease: the value is the bare token
+  (`<consumer>:<uuid>`, a uuid), not a lease JSON, and it has no lease index or FIFO order.
 
   Input:
-    KEYS[1]  lock               {p}:notifier:lock:<id>   the holder's token
+    KEYS[1]  lock               {p}:notifier:lock:<id> or {p}:notifier:card:<id>   the holder's token
 
     ARGV[1]  token
     ARGV[2]  ttl (ms)

@@ -1,9 +1,9 @@
 --[[
-  Releases the notifier's per-operation lock only while it is still the caller's (see extendDeliveryLock.lua
-  for why this is not releaseLease).
+  Releases a bare-token lock (the notifier's per-operation lock, the card claim) only while it is still the
+  caller's (see extendDeliveryLock.lua for why this is not releaseLease).
 
   Input:
-    KEYS[1]  lock               {p}:notifier:lock:<id>   the holder's token
+    KEYS[1]  lock               {p}:notifier:lock:<id> or {p}:notifier:card:<id>   the holder's token
 
     ARGV[1]  token
 
