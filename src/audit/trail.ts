@@ -58,6 +58,9 @@ export class AuditTrail implements OperationAuditing, AuditRecorder {
     return event;
   }
 
+  /** The `onLoad` of a PolicyFileSource: each read of a changed file becomes its audit event. */
+  readonly policyLoaded = (load: PolicyLoad): void => void this.recordQuietly(policyLoadRecord(load));
+
   /** `record`, for callers whose own work must not fail with it: a lost event is logged as an error. */
   async recordQuietly(record: AuditRecord): Promise<void> {
     await this.record(record).catch((error: unknown) =>

@@ -1,7 +1,7 @@
 // The bot role's composition root: Redis, stores, queue, Kubernetes client, policy source, Slack ports, the notifier
 // and the Bolt app.
 import { Limiter } from '../concurrency/limiter.js';
-import { policyLoadRecord, redisAuditTrail, type AuditTrail } from '../audit/trail.js';
+import { redisAuditTrail, type AuditTrail } from '../audit/trail.js';
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -309,7 +309,7 @@ function botDeps(
       o.policy ??
       new PolicyFileSource(config.policyFile, {
         clusters: config.clusters.names,
-        onLoad: (load) => void audit.recordQuietly(policyLoadRecord(load)),
+        onLoad: audit.policyLoaded,
       }),
     membership: new MembershipSource(usergroupMembers(client), o.now),
     enqueuer,

@@ -16,7 +16,7 @@ import { OperationStore } from '../store/operations.js';
 import { BreakGlassIndex } from '../store/break-glass.js';
 import { countOverdueReviews } from '../app/break-glass-due.js';
 import { SocketLink } from '../slack/socket-link.js';
-import { AuditTrail, policyLoadRecord } from '../audit/trail.js';
+import { AuditTrail } from '../audit/trail.js';
 import { AuditWebhook, auditWebhookSource } from '../audit/webhook.js';
 import { RedisAuditLog, RedisAuditPosition } from '../store/audit-log.js';
 
@@ -39,7 +39,7 @@ export async function serve(role: Role, config: Config): Promise<number> {
   const policy = new PolicyFileSource(config.policyFile, {
     logger,
     ...(role === 'worker' ? {} : { clusters: config.clusters.names }),
-    onLoad: (load) => void loads.trail?.recordQuietly(policyLoadRecord(load)),
+    onLoad: (load) => loads.trail?.policyLoaded(load),
   });
   const observability = await startObservability(role, config, logger, policy);
   started.push(observability);

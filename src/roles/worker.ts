@@ -1,5 +1,5 @@
 // The worker role: Redis, stores, the cluster client and shared watches, policy, the queue worker and the sweep.
-import { policyLoadRecord, redisAuditTrail, type AuditTrail } from '../audit/trail.js';
+import { redisAuditTrail, type AuditTrail } from '../audit/trail.js';
 import { PolicyFileSource, type PolicyProvider } from '../app/policy-source.js';
 import type { Config } from '../config.js';
 import { KubeClusters, type KubeClustersOptions } from '../kube/clusters.js';
@@ -118,7 +118,7 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
     const policy =
       overrides.policy ??
       new PolicyFileSource(config.policyFile, {
-        onLoad: (load) => void audit.recordQuietly(policyLoadRecord(load)),
+        onLoad: audit.policyLoaded,
       });
     const shared = {
       store,

@@ -87,7 +87,7 @@ export function checkLimit(limit: number): number {
   return limit;
 }
 
-/** Jittered, so racing replicas do not retry in lockstep. */
-async function backoff(attempt: number): Promise<void> {
+/** Jittered, so racing replicas do not retry in lockstep (every compare-and-set retry of the stores). */
+export async function backoff(attempt: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(attempt, 10)));
 }

@@ -16,7 +16,7 @@ import {
   type AuditEvent,
   type ChainLink,
 } from '../domain/kit/audit/event.js';
-import { checkLimit, MAX_ATTEMPTS } from './apply-loop.js';
+import { backoff, checkLimit, MAX_ATTEMPTS } from './apply-loop.js';
 import type { RedisConnection, ReplicaWait } from './connection.js';
 import { storeKeys, type StoreKeys } from './keys.js';
 import { checkedRetention } from './retention.js';
@@ -114,8 +114,7 @@ export class RedisAuditLog implements AuditLog {
       if (attempt >= MAX_ATTEMPTS) {
         throw new Error(`audit event ${draft.id} lost the race for the chain's head ${attempt} times; not appended`);
       }
-      // Jittered, so racing replicas do not retry in lockstep.
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(attempt, 10)));
+      await backoff(attempt);
     }
   }
 

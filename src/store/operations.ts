@@ -17,6 +17,7 @@ import type { OperationAuditing } from '../app/ports/audit-log.js';
 import { sealAfter, type AuditEvent, type ChainLink } from '../domain/kit/audit/event.js';
 import {
   applyWithRetries,
+  backoff,
   checkLimit,
   MAX_ATTEMPTS,
   observe,
@@ -212,7 +213,7 @@ export class OperationStore implements OperationStorePort {
         return reply;
       }
       if (attempt >= MAX_ATTEMPTS) return ['conflict'];
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(attempt, 10)));
+      await backoff(attempt);
     }
   }
 
