@@ -6,28 +6,15 @@ import { expect, it } from 'vitest';
 import { OperationService } from '../../src/app/operations.js';
 import { Sweep } from '../../src/app/sweep.js';
 import { createLogger } from '../../src/log.js';
-import type { OperationRecord } from '../../src/domain/engines/operation.js';
 import { acceptedFinisher } from '../../src/roles/bot.js';
 import { FetchResponder } from '../../src/slack/slack-ports.js';
 import { OperationStore } from '../../src/store/operations.js';
 import { CardsInFlight } from '../../src/store/cards-in-flight.js';
 import { USERS, useBotEnvs, type BotEnv } from '../support/bot-env.js';
+import { leftAccepted } from '../support/left-accepted.js';
 
 const hooks = useBotEnvs();
 const silent = createLogger('silent');
-
-/** An ACCEPTED record with the fields the bot's request path records before it posts the card (copied from one). */
-async function leftAccepted(env: BotEnv, like: OperationRecord, responseId: string): Promise<OperationRecord> {
-  const id = `${like.id.slice(0, -3)}zz${responseId.length % 10}`;
-  const responseUrl = env.sim.responseUrl(responseId, { channel: env.channel, user: like.requester });
-  const { kind, intent, target, requester, channel, incidentChannels, plan, decision } = like;
-  const created = await env.bot.deps.store.create(
-    { id, kind, intent, target, requester, channel, responseUrl, incidentChannels, plan, decision },
-    requester,
-  );
-  if (!created.ok) throw new Error('id taken');
-  return created.record;
-}
 
 function sweeper(env: BotEnv, finished: string[]): Sweep {
   const cards = new CardsInFlight(env.redis.redis, env.config.redis.prefix);

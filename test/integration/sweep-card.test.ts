@@ -8,7 +8,6 @@ import type { RecordedCall } from '@flink-chatops/sim/slack-api';
 import { DEFAULT_CLUSTER } from '../../src/config.js';
 import { OperationService } from '../../src/app/operations.js';
 import { Sweep } from '../../src/app/sweep.js';
-import type { OperationRecord } from '../../src/domain/engines/operation.js';
 import { createLogger } from '../../src/log.js';
 import { acceptedFinisher } from '../../src/roles/bot.js';
 import { SlackCardPoster } from '../../src/slack/card-poster.js';
@@ -17,6 +16,7 @@ import { CardsInFlight } from '../../src/store/cards-in-flight.js';
 import { OperationStore } from '../../src/store/operations.js';
 import { eventually } from '../support/poll.js';
 import { USERS, useBotEnvs, type BotEnv } from '../support/bot-env.js';
+import { leftAccepted } from '../support/left-accepted.js';
 
 const hooks = useBotEnvs();
 const silent = createLogger('silent');
@@ -76,19 +76,6 @@ function sweeper(env: BotEnv, opts: { shortcut?: boolean } = {}): Sweep {
     now,
     accepted: finisher,
   });
-}
-
-/** An ACCEPTED record as the bot's request path records it before its card (fields copied from a real one). */
-async function leftAccepted(env: BotEnv, like: OperationRecord, responseId: string): Promise<OperationRecord> {
-  const id = `${like.id.slice(0, -3)}zz${responseId.length % 10}`;
-  const responseUrl = env.sim.responseUrl(responseId, { channel: env.channel, user: like.requester });
-  const { kind, intent, target, requester, channel, incidentChannels, plan, decision } = like;
-  const created = await env.bot.deps.store.create(
-    { id, kind, intent, target, requester, channel, responseUrl, incidentChannels, plan, decision },
-    requester,
-  );
-  if (!created.ok) throw new Error('id taken');
-  return created.record;
 }
 
 it("a bot waiting out a Retry-After keeps its card's claim: the sweeps meanwhile post nothing, its card is the one", async () => {
