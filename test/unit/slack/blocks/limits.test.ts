@@ -14,7 +14,7 @@ import {
 } from '../../../../src/slack/blocks/index.js';
 import { charCount } from '../../../../src/slack/blocks/limits.js';
 import { actionsOf, expectValid, visibleText } from '../../../support/blocks.js';
-import { CTX, oversizedRecord, recordIn, step } from '../../../support/records.js';
+import { CTX, oversizedRecord, recordIn } from '../../../support/records.js';
 
 const lines = (n: number, width = 20) => Array.from({ length: n }, (_, i) => `line ${i}`.padEnd(width, '.'));
 

@@ -6,7 +6,7 @@ import type { HistoryEntry, OperationRecord } from '../../../../src/domain/engin
 import { OPERATION_STATES } from '../../../../src/domain/model/lifecycle.js';
 import { renderThreadReply, threadReplyWanted } from '../../../../src/slack/blocks/index.js';
 import { expectValid, visibleText } from '../../../support/blocks.js';
-import { approvalOf, CTX, LEAD, OP_ID, recordIn, REQUESTER, RULE, step, toState } from '../../../support/records.js';
+import { CTX, LEAD, OP_ID, recordIn, REQUESTER, step, toState } from '../../../support/records.js';
 
 const last = (r: OperationRecord): HistoryEntry => r.history[r.history.length - 1]!;
 const replyTo = (r: OperationRecord, e: HistoryEntry = last(r)) => {
