@@ -10,6 +10,7 @@ import { SANDBOX_CLUSTERS, SANDBOX_POLICY, startSandbox, type RunningSandbox } f
 import type { SimMessage } from '@flink-chatops/sim/slack-api';
 import type { PageState } from '@flink-chatops/sim/page-state';
 import { ACTION_IDS } from '../../src/slack/blocks/index.js';
+import { eventually } from '../support/poll.js';
 
 const CHANNEL = 'C0DATAPLATFORM';
 const OUTCOME_MS = 60_000;
@@ -198,7 +199,11 @@ describe('sandbox with two clusters', () => {
     try {
       const queue = (cluster: string) => new OperationQueue({ connection: redis, prefix: s.prefix, cluster });
       const [usQueue, euQueue] = [queue('us'), queue('eu')];
-      expect(await (await usQueue.queue.getJob(jobIdOf(opId, 1)))?.getState()).toBe('completed');
+      // The card says COMPLETED as soon as the verdict is recorded; the job itself ends just after, once the run has
+      // started the target's after-COMPLETED watch and given its lease back (docs/lifecycle.md#after-completed).
+      const usJob = async () => usQueue.queue.getJob(jobIdOf(opId, 1));
+      expect(await usJob()).toBeDefined();
+      await eventually('the us job to complete', async () => (await (await usJob())?.getState()) === 'completed');
       expect(await euQueue.queue.getJob(jobIdOf(opId, 1))).toBeUndefined();
       await Promise.all([usQueue.close(), euQueue.close()]);
     } finally {
