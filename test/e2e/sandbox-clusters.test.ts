@@ -201,9 +201,9 @@ describe('sandbox with two clusters', () => {
       const [usQueue, euQueue] = [queue('us'), queue('eu')];
       // The card says COMPLETED as soon as the verdict is recorded; the job itself ends just after, once the run has
       // started the target's after-COMPLETED watch and given its lease back (docs/lifecycle.md#after-completed).
-      const usJob = async () => usQueue.queue.getJob(jobIdOf(opId, 1));
-      expect(await usJob()).toBeDefined();
-      await eventually('the us job to complete', async () => (await (await usJob())?.getState()) === 'completed');
+      const usJob = await usQueue.queue.getJob(jobIdOf(opId, 1));
+      expect(usJob).toBeDefined();
+      await eventually('the us job to complete', async () => (await usJob?.getState()) === 'completed');
       expect(await euQueue.queue.getJob(jobIdOf(opId, 1))).toBeUndefined();
       await Promise.all([usQueue.close(), euQueue.close()]);
     } finally {
