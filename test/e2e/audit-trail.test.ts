@@ -69,6 +69,8 @@ function deduplicated(receiver: AuditReceiver): AuditEvent[] {
   return [...bySeq.keys()].sort((a, b) => a - b).map((seq) => JSON.parse(bySeq.get(seq) as string) as AuditEvent);
 }
 
+// A command's ack comes before its work (docs/operating.md#under-a-burst): each step waits for the answer, so the
+// next one sees its effect (the unlock before the break-glass request, the valid policy read before it breaks).
 async function runOperations(env: BotEnv, kill: () => Promise<void>): Promise<OperationRecord[]> {
   const approved = await env.request('scale streaming-prod/orders 6 --reason "backlog"', USERS.alice);
   await (await env.click('approve', approved, USERS.lead1)).reply();
@@ -76,10 +78,10 @@ async function runOperations(env: BotEnv, kill: () => Promise<void>): Promise<Op
   expect((await (await env.click('approve', rejected, USERS.bob)).reply()).text).toContain(rejected.id);
   await (await env.click('reject', rejected, USERS.lead1)).reply();
   await kill();
-  await env.command('lock streaming-prod/fraud-detection --reason "incident INC-7"', USERS.alice);
+  await (await env.command('lock streaming-prod/fraud-detection --reason "incident INC-7"', USERS.alice)).reply();
   const denied = await env.request('scale streaming-prod/fraud-detection 4 --reason "more"', USERS.alice);
   expect(denied.state).toBe('DENIED');
-  await env.command('unlock streaming-prod/fraud-detection', USERS.alice);
+  await (await env.command('unlock streaming-prod/fraud-detection', USERS.alice)).reply();
   const glass = await env.request(
     'scale streaming-prod/fraud-detection 4 --break-glass --reason "INC-7: consumer lag"',
     USERS.alice,
@@ -92,9 +94,9 @@ async function runOperations(env: BotEnv, kill: () => Promise<void>): Promise<Op
   const file = env.config.policyFile;
   const changed: Record<string, unknown> = policy(env.channel);
   await writeFile(file, stringify({ ...changed, approval: { ...(changed.approval as object), ttl: '45m' } }));
-  await env.command('status streaming-prod/orders', USERS.alice);
+  await (await env.command('status streaming-prod/orders', USERS.alice)).reply();
   await writeFile(file, `${await readFile(file, 'utf8')}\n  broken: [`);
-  await env.command('status streaming-prod/orders', USERS.alice);
+  await (await env.command('status streaming-prod/orders', USERS.alice)).reply();
   return Promise.all([approved, rejected, denied, glass].map((r) => env.record(r.id)));
 }
 
