@@ -5,6 +5,7 @@
 // the Cluster gives failover, not sharding.
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { parseRedisUrl, redactUrl, type RedisSettings } from '../config.js';
+import { SentinelRedis } from './sentinel-client.js';
 
 /** A connection of any mode: the stores use only commands both clients have (scripts, MULTI, streams, …). */
 export type RedisConnection = Redis | Cluster;
@@ -98,7 +99,8 @@ export function createConnection(
     case 'standalone':
       return new Redis(plan.url, plan.options);
     case 'sentinel':
-      return new Redis(plan.options);
+      // Heals the end its failover detector can cause while reconnecting (sentinel-client.ts).
+      return new SentinelRedis(plan.options);
     case 'cluster':
       return new Cluster(plan.nodes, plan.options);
   }

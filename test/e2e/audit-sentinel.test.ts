@@ -44,6 +44,9 @@ async function writeUntil(store: OperationStore, stopped: () => boolean, ids: st
       .create(newOp(id), 'U0REQ')
       .then(() => store.transition(id, { from: ['ACCEPTED'], to: 'QUEUED', actor: 'U0REQ', role: 'bot' }))
       .catch(() => undefined);
+    // A connection that fails every command at once must not turn this into a loop of microtasks that starves the
+    // timers (the test's own deadlines included): each round gives the event loop a turn.
+    await new Promise((resolve) => setImmediate(resolve));
   }
 }
 
