@@ -46,6 +46,8 @@ export interface AlertDeliveryOptions {
   logger?: Logger;
   /** The clock messages show; waits and marks use the real clock. */
   now?: () => number;
+  /** Awaited before each target's delivery: the acks of a burst go out first (docs/operating.md#under-a-burst). */
+  giveWay?: () => Promise<void>;
 }
 
 /** Which job an alert stream entry is about. */
@@ -101,6 +103,7 @@ export class AlertDelivery {
       },
       sync: (_key, ref, signal) => messages.sync(ref.cluster, ref.target, this.log.child(where(ref)), signal),
       fields: (key) => ({ alertTarget: key }),
+      ...(opts.giveWay ? { giveWay: opts.giveWay } : {}),
     });
   }
 

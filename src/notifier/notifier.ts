@@ -40,6 +40,7 @@ export class Notifier {
       },
       sync: (op, _item, signal) => delivery.sync(op, signal),
       fields: (op) => ({ opId: op }),
+      ...(opts.giveWay ? { giveWay: opts.giveWay } : {}),
     });
   }
 

@@ -53,6 +53,8 @@ export interface NotifierOptions {
   requestTimeoutMs?: number;
   /** How long Slack may still apply a post after its call failed, before we look for it (default 1 s). */
   settleMs?: number;
+  /** Awaited before each operation's delivery: the acks of a burst go out first (docs/operating.md#under-a-burst). */
+  giveWay?: () => Promise<void>;
   /** Operations delivered at once by this process (default 32). */
   maxConcurrentOps?: number;
   /** Who approves what (policy and user groups): with it, approvers get DMs (approver-dms.ts); without, none. */

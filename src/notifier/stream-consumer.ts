@@ -29,6 +29,8 @@ export interface StreamConsumerOptions<T> {
   sync(key: string, item: T, signal: AbortSignal): Promise<SyncOutcome>;
   /** Log fields naming a key (e.g. `{opId}`). */
   fields(key: string): Record<string, unknown>;
+  /** Awaited before each sync: the process's more urgent work (acks under a burst) goes first; absent: none. */
+  giveWay?: () => Promise<void>;
 }
 
 interface Task<T> {
@@ -163,6 +165,7 @@ export class StreamConsumer<T> {
     try {
       do {
         task.dirty = false;
+        await this.opts.giveWay?.();
         outcome = await this.opts.sync(key, task.item, this.abort.signal);
       } while (task.dirty && outcome.kind === 'done' && this.running);
     } catch (error) {

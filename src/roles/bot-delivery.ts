@@ -16,6 +16,8 @@ export interface DeliveryOptions {
   consumer?: string;
   onSlackCall?: SlackCallObserver;
   cardEditWindowMs?: number;
+  /** Deliveries wait while the acks of a burst go out (docs/operating.md#under-a-burst). */
+  giveWay?: () => Promise<void>;
 }
 
 /** Starts both; resolves with what stops them (alerts first, then the notifier). */
@@ -38,6 +40,7 @@ export async function startDelivery(
     // A dead process's deliveries are taken over once its per-operation lock and stream claims lapse: a lease too.
     lockTtlMs: config.leaseTtlMs,
     claimIdleMs: config.leaseTtlMs,
+    ...(o.giveWay ? { giveWay: o.giveWay } : {}),
   };
   const notifier = new Notifier({
     ...common,

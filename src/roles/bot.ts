@@ -1,6 +1,7 @@
 // The bot role's composition root: Redis, stores, queue, Kubernetes client, policy source, Slack ports, the notifier
 // and the Bolt app.
 import { Limiter } from '../concurrency/limiter.js';
+import { QuietGate } from '../concurrency/quiet-gate.js';
 import { redisAuditTrail, type AuditTrail } from '../audit/trail.js';
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
@@ -44,6 +45,10 @@ import type { SlackCallObserver } from '../slack-client/instrument.js';
 
 /** Slash commands planned at once, the others waiting their turn after their ack (docs/operating.md#under-a-burst). */
 export const PLANNING_CONCURRENCY = 16;
+/** Planning starts once no ack has gone out for this long (docs/operating.md#under-a-burst)… */
+export const PLANNING_QUIET_MS = 20;
+/** …or once a command has waited this long after its ack, whichever comes first. */
+export const PLANNING_MAX_HOLD_MS = 1_000;
 
 export interface BotOverrides {
   logger?: Logger;
@@ -81,6 +86,8 @@ export interface BotOverrides {
    * shorten them.
    */
   slackPace?: { channelIntervalMs?: number; cardEditWindowMs?: number };
+  /** How long planning waits for the acks of a burst (default PLANNING_QUIET_MS, PLANNING_MAX_HOLD_MS). */
+  planningQuiet?: { quietMs: number; maxHoldMs: number };
   /** How often due reminders and escalations are looked for (default 5 s; tests shorten it). */
   approvalTimerPollMs?: number;
   /** false: this process does not look for due reminders and escalations (another process does). */
@@ -133,6 +140,11 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       onError: (error) => logger.warn({ err: error }, 'ending a pacing turn failed; it lapses on its own'),
     });
     const deps = botDeps(config, { ...overrides, logger, now }, redis, client, queues, pacer);
+    // Planning and Slack delivery give way to the acks of a burst (docs/operating.md#under-a-burst).
+    const quiet = new QuietGate(
+      overrides.planningQuiet?.quietMs ?? PLANNING_QUIET_MS,
+      overrides.planningQuiet?.maxHoldMs ?? PLANNING_MAX_HOLD_MS,
+    );
     const handlers: HandlerDeps = {
       operations: new OperationService(deps, identity.botName),
       approvals: new ApprovalService(deps),
@@ -152,12 +164,14 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       ...(overrides.onAck ? { onAck: overrides.onAck } : {}),
       guard: workspaceGuard(config, identity, client, now),
       planning: new Limiter(PLANNING_CONCURRENCY),
+      quiet,
     };
     if (overrides.notifier !== false) {
       // Started before the app and so stopped after it: updates of the last requests still go out.
       closers.push(
         await startDelivery(config, deps, redis, {
           pacer,
+          giveWay: () => quiet.quiet(),
           ...(overrides.consumer === undefined ? {} : { consumer: overrides.consumer }),
           ...(overrides.onSlackCall === undefined ? {} : { onSlackCall: overrides.onSlackCall }),
           ...(overrides.slackPace?.cardEditWindowMs === undefined

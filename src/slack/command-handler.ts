@@ -1,5 +1,6 @@
 // The slash command: ack at once (no network call, no op id), then parse, answer queries, run commands or request.
 import type { Limiter } from '../concurrency/limiter.js';
+import type { QuietGate } from '../concurrency/quiet-gate.js';
 import type { WorkspaceUser } from '../app/commands.js';
 import { performance } from 'node:perf_hooks';
 import type { App, SlashCommand } from '@slack/bolt';
@@ -61,6 +62,8 @@ export interface HandlerDeps {
   guard?: Pick<WorkspaceGuard, 'refusal'>;
   /** At most so many commands planned at once after their ack (docs/operating.md#under-a-burst); absent: no bound. */
   planning?: Limiter;
+  /** Planning waits until the acks of a burst are out (docs/operating.md#under-a-burst); absent: a single yield. */
+  quiet?: QuietGate;
 }
 
 /** The ack text for operations: a sign of life, no op id (the card brings that). Queries and commands ack empty. */
@@ -78,8 +81,9 @@ export function registerCommandHandler(app: App, deps: HandlerDeps): void {
     const text = ackText(command.text);
     await (text === undefined ? ack() : ack({ response_type: 'ephemeral', text }));
     deps.onAck?.((performance.now() - started) / 1000);
-    // Yield once: under a burst, the acks of requests already read go out before this one's planning starts.
-    await new Promise((resolve) => setImmediate(resolve));
+    // Under a burst, the acks of the requests still arriving go out before this one's planning starts.
+    deps.quiet?.noise();
+    await (deps.quiet ? deps.quiet.quiet() : new Promise((resolve) => setImmediate(resolve)));
     await (deps.planning ? deps.planning.run(() => handleCommand(deps, command)) : handleCommand(deps, command));
   });
 }

@@ -1,5 +1,5 @@
 // The HTTP surface of the bot (docs/lifecycle.md#the-card): signatures verified, the ack first (no Slack or Kubernetes
-// call before it) and without an operation id.
+// call before it, for a whole burst too) and without an operation id.
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { USERS, type BotEnv, useBotEnvs } from '../support/bot-env.js';
@@ -63,6 +63,32 @@ describe('the ack', () => {
       expect(kubeTimes.length).toBeGreaterThan(0);
       expect(sent.answeredAt).toBeLessThan(Math.min(...kubeTimes));
       expect(String(post.args.text)).toMatch(OP_ID);
+    } finally {
+      off();
+    }
+  });
+
+  it('of every command of a burst comes back before any of them is planned', async () => {
+    // Planning waits until no ack has gone out for a while (docs/operating.md#under-a-burst), so the last of 24
+    // commands sent at once is answered before the first Slack or Kubernetes call any of them makes. The quiet is
+    // longer here than its 20 ms default, so that a busy test machine's gaps between requests do not end it.
+    env = await bots.start({ overrides: { planningQuiet: { quietMs: 250, maxHoldMs: 10_000 } } });
+    const e = env;
+    const kubeTimes: number[] = [];
+    const off = bots.cluster.server.onRequest(() => kubeTimes.push(performance.now()));
+    try {
+      const callsBefore = e.sim.calls.length;
+      const sent = await Promise.all(
+        Array.from({ length: 24 }, (_x, i) => e.command(`restart streaming-dev/orders --reason "burst ${i}"`)),
+      );
+      expect(sent.map((s) => s.status)).toEqual(sent.map(() => 200));
+      // Cards are paced at one a second per channel: the first one shows planning has begun.
+      await e.sim.waitFor(() => e.sim.calls.slice(callsBefore).find((c) => c.method === 'chat.postMessage'));
+      const lastAck = Math.max(...sent.map((s) => s.answeredAt));
+      const firstSlackCall = Math.min(...e.sim.calls.slice(callsBefore).map((c) => e.callTimes.get(c.seq) ?? Infinity));
+      expect(lastAck).toBeLessThan(firstSlackCall);
+      expect(kubeTimes.length).toBeGreaterThan(0);
+      expect(lastAck).toBeLessThan(Math.min(...kubeTimes));
     } finally {
       off();
     }
