@@ -131,7 +131,8 @@ export class ApproverDms {
     let textOnly = false;
     for (;;) {
       const result = await pacedMarkedPost(this.deps, post, dmArgs(record.id, copy, message, textOnly), signal);
-      if (result === undefined) return 'busy';
+      // 'carried' cannot come back: a DM is never left out for a later one.
+      if (result === undefined || result === 'carried') return 'busy';
       if (result.ok) {
         const ts = String(result.data.ts);
         await this.deps.copies.sent(record.id, field, { state: 'done', ts }, { ...copy, ts });

@@ -19,6 +19,8 @@ export interface NotifierRenderers {
   renderCard(record: OperationRecord, ctx: RenderContext): SlackMessage;
   renderThreadReply(record: OperationRecord, entry: HistoryEntry, ctx: RenderContext): SlackMessage | undefined;
   threadReplyWanted(entry: HistoryEntry): boolean;
+  /** The later entry whose reply says all `entry`'s would (docs/lifecycle.md#the-thread); else undefined. */
+  carriedBy(record: OperationRecord, entry: HistoryEntry): HistoryEntry | undefined;
   /** The earlier entry whose reply `entry` amends (edited in place, docs/lifecycle.md#the-thread); else undefined. */
   amendedEntry(record: OperationRecord, entry: HistoryEntry): HistoryEntry | undefined;
   renderIncidentDigest(
@@ -243,6 +245,13 @@ export class OperationDelivery {
           payload: { op: record.id, seq: entry.seq },
           place: () => ({ thread: card }),
           build: async () => this.deps.render.renderThreadReply(record, entry, this.ctx()),
+          // Behind the channel's pace, a reply whose news a later one carries (SUBMITTED, once the outcome is in) is
+          // left out: the record is read again in the turn, since the outcome may have come while this one waited.
+          carried: async () => {
+            const latest = await this.deps.store.get(record.id);
+            const by = latest && this.deps.render.carriedBy(latest, entry);
+            return by ? `behind the channel: the reply to entry ${by.seq} says it all` : undefined;
+          },
         },
         log,
         signal,

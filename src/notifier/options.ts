@@ -55,6 +55,11 @@ export interface NotifierOptions {
   settleMs?: number;
   /** Awaited before each operation's delivery: the acks of a burst go out first (docs/operating.md#under-a-burst). */
   giveWay?: () => Promise<void>;
+  /**
+   * A thread reply that waited this long for its channel's turn is behind: one a later reply carries (SUBMITTED, once
+   * the outcome is in) is left out (default 5 s; docs/lifecycle.md#the-thread).
+   */
+  behindMs?: number;
   /** Operations delivered at once by this process (default 32). */
   maxConcurrentOps?: number;
   /** Who approves what (policy and user groups): with it, approvers get DMs (approver-dms.ts); without, none. */
@@ -120,6 +125,7 @@ export function createDelivery(opts: NotifierOptions, log: Logger, holdMs: numbe
     lockTtlMs: positive('lockTtlMs', opts.lockTtlMs ?? 30_000),
     settleMs,
     staleMs: requestTimeoutMs + settleMs,
+    ...(opts.behindMs === undefined ? {} : { behindMs: opts.behindMs }),
   });
 }
 

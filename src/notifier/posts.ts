@@ -11,6 +11,8 @@ import { sleep, WaitAborted, type PostPacer } from './pacer.js';
 const BLOCK_ERRORS = new Set(['invalid_blocks', 'invalid_blocks_format', 'msg_blocks_too_long', 'invalid_attachments']);
 const FALLBACK_TEXT_CHARS = 3000;
 const MAX_UNKNOWN_ATTEMPTS = 5;
+/** PosterDeps.behindMs unless set. */
+export const DEFAULT_BEHIND_MS = 5_000;
 
 export type PostOutcome = 'done' | 'skipped' | 'failed' | 'busy';
 
@@ -28,6 +30,11 @@ export interface PostRequest {
   place(attemptAt: number): PostPlace;
   /** The message as it should be posted now; undefined = nothing to post. */
   build(): Promise<SlackMessage | undefined>;
+  /**
+   * Asked in the channel's turn once the post has waited `behindMs` for it: why a later post already says all this
+   * one would (docs/lifecycle.md#the-thread), so it is left out; undefined = post it.
+   */
+  carried?(): Promise<string | undefined>;
 }
 
 export interface PosterDeps {
@@ -41,6 +48,8 @@ export interface PosterDeps {
   settleMs: number;
   /** Another consumer's pending mark: how long it may still be in flight (its timeout + settle). */
   staleMs: number;
+  /** A post that waited this long for its channel's turn is behind: one a later post carries is left out. */
+  behindMs?: number;
 }
 
 /**
@@ -61,18 +70,25 @@ export interface MarkedPost {
 /**
  * One `chat.postMessage` in the channel's shared turn, marked pending (a compare-and-set on the mark) inside the turn
  * right before the call, so a stop while waiting leaves no pending mark. Undefined: another consumer's mark won.
+ * 'carried': `carried` gave a reason in the turn; the mark says the post was left out, and no call was made.
  */
 export async function pacedMarkedPost(
   deps: Pick<PosterDeps, 'state' | 'slack' | 'pacer' | 'consumer' | 'now'>,
   post: MarkedPost,
   args: Record<string, unknown>,
   signal: AbortSignal,
-): Promise<CallResult | undefined> {
+  carried?: () => Promise<string | undefined>,
+): Promise<CallResult | 'carried' | undefined> {
   const { state, slack, pacer, consumer, now } = deps;
   await slack.gates.wait(postScope(post.channel), signal);
-  return pacer.turn(
+  return pacer.turn<CallResult | 'carried' | undefined>(
     post.channel,
     async () => {
+      const why = await carried?.();
+      if (why !== undefined) {
+        const cas = await state.casMark(post.opId, post.field, post.mark.raw, { state: 'skipped', why });
+        return { value: cas.ok ? 'carried' : undefined, called: false };
+      }
       post.mark.at = now();
       const cas = await state.casMark(post.opId, post.field, post.mark.raw, {
         state: 'pending',
@@ -156,10 +172,21 @@ export class Poster {
       mark: { raw: req.read.raw, at: now() },
     };
     let textOnly = false;
+    const queued = now();
+    const carried =
+      req.carried &&
+      (async () => (now() - queued >= (this.deps.behindMs ?? DEFAULT_BEHIND_MS) ? req.carried?.() : undefined));
     for (let unknown = 0; ;) {
-      const result = await pacedMarkedPost(this.deps, post, postArgs(req, message, textOnly), signal);
+      const result = await pacedMarkedPost(this.deps, post, postArgs(req, message, textOnly), signal, carried);
       const attemptAt = post.mark.at;
       if (result === undefined) return 'busy';
+      if (result === 'carried') {
+        log.info(
+          { field: req.field, channel: req.channel },
+          'behind the channel, and a later post says it all: left out',
+        );
+        return 'skipped';
+      }
       if (result.ok) {
         const ts = String(result.data.ts);
         await state.setMark(req.opId, req.field, { state: 'done', ts });

@@ -3,7 +3,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SimSlack } from '@flink-chatops/sim/slack-api';
 import type { Notifier, NotifierOptions, WebClient } from '../../src/notifier/notifier.js';
-import { OperationStore } from '../../src/store/operations.js';
+import { DeliveryState } from '../../src/store/delivery.js';
+import { DEFAULT_RETENTION_MS, OperationStore } from '../../src/store/operations.js';
 import {
   allAcked,
   APPROVED_SCALE,
@@ -88,6 +89,39 @@ describe('cards and threads', () => {
     }
     expect(threadPosts(sim, card.channel, card.ts)).toHaveLength(wanted.length);
     expect(cardState(sim, card.channel, card.ts)).toBe('COMPLETED');
+  });
+
+  it('leaves the SUBMITTED reply out when it fell behind the channel and the outcome is in: the verdict says it', async () => {
+    // A channel paced at 1 post/s, and a reply counted as behind once it waited 300 ms for its turn: the SUBMITTED
+    // reply waits a second behind the "waiting" one, the verdict is recorded meanwhile, so one reply carries both.
+    await startNotifier({ channelIntervalMs: 1_000, behindMs: 300 });
+    const { card, record } = await runOperation('op-behind0001');
+    const submitted = record.history.find((e) => e.type === 'state' && e.name === 'SUBMITTED');
+    const completed = record.history.find((e) => e.type === 'state' && e.name === 'COMPLETED');
+    const wanted = wantedSeqs(record).filter((seq) => seq !== submitted?.seq);
+    await sim.waitFor(() => replyKeys(sim, card.channel, card.ts).length >= wanted.length, 15_000);
+    await settled();
+
+    const replies = replyKeys(sim, card.channel, card.ts);
+    expect(replies.map((r) => r.seq)).toEqual(wanted);
+    expect(threadPosts(sim, card.channel, card.ts)).toHaveLength(wanted.length);
+    const verdict = sim.replies(card.channel, card.ts).find((m) => m.metadata?.event_payload.seq === completed?.seq);
+    const shown = JSON.stringify(verdict?.blocks);
+    expect(shown).toContain('*COMPLETED*');
+    expect(shown).toContain('Submitted by');
+    expect(shown).toContain('generation 4');
+    // Left out on purpose, and marked so: a restart does not post it after all.
+    const marks = await new DeliveryState(t.redis, t.prefix, DEFAULT_RETENTION_MS).read(record.id);
+    expect(marks.marks.get(`post:${submitted?.seq}`)?.mark).toMatchObject({ state: 'skipped' });
+  });
+
+  it('posts the SUBMITTED reply of a thread that keeps up, even once the outcome is in', async () => {
+    await startNotifier({ channelIntervalMs: 1_000 });
+    const { card, record } = await runOperation('op-uptodate01');
+    const wanted = wantedSeqs(record);
+    await sim.waitFor(() => replyKeys(sim, card.channel, card.ts).length >= wanted.length, 15_000);
+    await settled();
+    expect(replyKeys(sim, card.channel, card.ts).map((r) => r.seq)).toEqual(wanted);
   });
 
   it('holds entries back until the card exists, then delivers them', async () => {

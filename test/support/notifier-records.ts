@@ -7,7 +7,8 @@ import type { OperationState } from '../../src/domain/model/lifecycle.js';
 import type { Target } from '../../src/domain/model/target.js';
 import { createLogger } from '../../src/log.js';
 import { startSimSlack, type SimMessage, type SimSlack } from '@flink-chatops/sim/slack-api';
-import { renderCard, threadReplyWanted } from '../../src/slack/blocks/index.js';
+import { carriedBy, renderCard, threadReplyWanted } from '../../src/slack/blocks/index.js';
+import { DeliveryState, postField } from '../../src/store/delivery.js';
 import {
   createNotifierClient,
   METADATA_EVENT_TYPE,
@@ -17,7 +18,7 @@ import {
   type WebClient,
 } from '../../src/notifier/notifier.js';
 import { storeKeys } from '../../src/store/keys.js';
-import type { NewOperation, OperationStore } from '../../src/store/operations.js';
+import { DEFAULT_RETENTION_MS, type NewOperation, type OperationStore } from '../../src/store/operations.js';
 
 export const TOKEN = 'xoxb-notifier-test';
 export const OPS = 'C0OPS';
@@ -172,6 +173,19 @@ export const APPROVED_SCALE: EntryInput[][] = [
 /** The seqs that get a thread reply, by the renderers' own rule. */
 export function wantedSeqs(record: OperationRecord): number[] {
   return record.history.filter(threadReplyWanted).map((e) => e.seq);
+}
+
+/**
+ * The wanted seqs less those the notifier left out on purpose (docs/lifecycle.md#the-thread: a reply behind its
+ * channel whose news a later reply carries), read from the delivery marks; each left-out one must have its carrier.
+ */
+export async function expectedReplySeqs(redis: Redis, prefix: string, record: OperationRecord): Promise<number[]> {
+  const { marks } = await new DeliveryState(redis, prefix, DEFAULT_RETENTION_MS).read(record.id);
+  const wanted = record.history.filter(threadReplyWanted);
+  const leftOut = wanted.filter((e) => marks.get(postField(e.seq))?.mark?.state === 'skipped');
+  for (const e of leftOut)
+    if (carriedBy(record, e) === undefined) throw new Error(`${record.id}: reply ${e.seq} left out, none carries it`);
+  return wanted.filter((e) => !leftOut.includes(e)).map((e) => e.seq);
 }
 
 /** Our replies in a thread: [op, seq] from their metadata, in thread order (the parent left out). */

@@ -26,5 +26,5 @@ export {
   renderStatus,
 } from './queries.js';
 export { escapeKeepMentions, escapeText, slackDate, stateNameCount } from './text.js';
-export { amendedEntry, renderThreadReply, threadReplyWanted } from './thread.js';
+export { amendedEntry, carriedBy, renderThreadReply, threadReplyWanted } from './thread.js';
 export type { RenderContext, SlackMessage } from './message.js';

@@ -143,26 +143,53 @@ function scheduleReply(entry: HistoryEntry, now: number): string {
   return `:calendar: *SCHEDULED*: ${line}. It holds no lease and no place in the target's order until then${reason ? ` (${escapeKeepMentions(oneLine(reason))})` : ''}.`;
 }
 
+function submittedWhat(record: OperationRecord, entry: HistoryEntry): string {
+  const gen = typeof entry.detail.generation === 'number' ? entry.detail.generation : record.submittedGeneration;
+  return record.plan?.change.type === 'create-snapshot'
+    ? 'the snapshot was created'
+    : `the API accepted the change${typeof gen === 'number' ? `; generation ${gen}` : ''}`;
+}
+
+/** The SUBMITTED entry an outcome follows, if the change was submitted. */
+function submissionOf(record: OperationRecord, outcome: HistoryEntry): HistoryEntry | undefined {
+  return record.history.findLast((e) => e.seq < outcome.seq && e.type === 'state' && e.name === 'SUBMITTED');
+}
+
+/** An outcome's reply says when and by whom the change was submitted too: the SUBMITTED reply may not be posted. */
+function withSubmission(record: OperationRecord, outcome: HistoryEntry, text: string): string {
+  const submitted = submissionOf(record, outcome);
+  if (submitted === undefined) return text;
+  const [head = '', ...rest] = text.split('\n');
+  const line = `_Submitted by ${who(submitted.actor)} ${slackDate(submitted.at)}: ${submittedWhat(record, submitted)}._`;
+  return [head, line, ...rest].join('\n');
+}
+
+const OUTCOMES: readonly string[] = ['COMPLETED', 'FAILED', 'TIMED_OUT'];
+
+/**
+ * The later entry whose reply says everything `entry`'s reply would (docs/lifecycle.md#the-thread): for a SUBMITTED
+ * entry, the outcome when it is the next entry with a reply. A thread behind Slack's pace leaves such a reply out.
+ */
+export function carriedBy(record: OperationRecord, entry: HistoryEntry): HistoryEntry | undefined {
+  if (entry.type !== 'state' || entry.name !== 'SUBMITTED') return undefined;
+  const next = record.history.find((e) => e.seq > entry.seq && threadReplyWanted(e));
+  return next?.type === 'state' && OUTCOMES.includes(next.name) ? next : undefined;
+}
+
 function stateReply(record: OperationRecord, entry: HistoryEntry): string {
   const reason = entryReason(entry);
   const why = reason ? `: ${escapeKeepMentions(oneLine(reason))}` : '';
   switch (entry.name as OperationState) {
     case 'AWAITING_APPROVAL':
       return `${replanReply(record, entry)}\nIt needs approval again: earlier approvals no longer count${stillNeeded(record) ? ` (needed: ${stillNeeded(record)})` : ''}.`;
-    case 'SUBMITTED': {
-      const gen = typeof entry.detail.generation === 'number' ? entry.detail.generation : record.submittedGeneration;
-      const what =
-        record.plan?.change.type === 'create-snapshot'
-          ? 'the snapshot was created'
-          : `the API accepted the change${typeof gen === 'number' ? `; generation ${gen}` : ''}`;
-      return `:rocket: *SUBMITTED* by ${who(entry.actor)}: ${what}. Watching the operator for evidence.`;
-    }
+    case 'SUBMITTED':
+      return `:rocket: *SUBMITTED* by ${who(entry.actor)}: ${submittedWhat(record, entry)}. Watching the operator for evidence.`;
     case 'COMPLETED':
-      return completedReply(record, entry);
+      return withSubmission(record, entry, completedReply(record, entry));
     case 'FAILED':
-      return failedReply(record, entry);
+      return withSubmission(record, entry, failedReply(record, entry));
     case 'TIMED_OUT':
-      return timedOutReply(record, entry);
+      return withSubmission(record, entry, timedOutReply(record, entry));
     case 'DENIED':
       return [
         ':no_entry: *DENIED* by policy:',

@@ -4,7 +4,7 @@ import { formatObserved } from '../../../../src/domain/kit/evidence/report.js';
 import type { Criterion } from '../../../../src/domain/kit/evidence/types.js';
 import type { HistoryEntry, OperationRecord } from '../../../../src/domain/engines/operation.js';
 import { OPERATION_STATES } from '../../../../src/domain/model/lifecycle.js';
-import { renderThreadReply, threadReplyWanted } from '../../../../src/slack/blocks/index.js';
+import { carriedBy, renderThreadReply, threadReplyWanted } from '../../../../src/slack/blocks/index.js';
 import { expectValid, visibleText } from '../../../support/blocks.js';
 import { CTX, LEAD, OP_ID, recordIn, REQUESTER, step, toState } from '../../../support/records.js';
 
@@ -112,6 +112,21 @@ describe('milestone replies', () => {
     for (const c of criteria) expect(text).toContain(`• \`${c.name}\`: ${formatObserved(c.observed)} (${c.source}, `);
   });
 
+  it.each(['COMPLETED', 'FAILED', 'TIMED_OUT'] as const)(
+    '%s says, below its first line, who submitted the change, when, and the generation',
+    (state) => {
+      const r = recordIn(state);
+      const [head, second] = replyTo(r).split('\n');
+      expect(head).toContain(`*${state}*`);
+      expect(second).toMatch(/^_Submitted by _worker_ <!date\^\d+\^.*: the API accepted the change; generation 4\._$/);
+    },
+  );
+
+  it('an outcome of a change never submitted names no submission', () => {
+    const refused = toState(recordIn('SUBMITTING'), 'FAILED', 'worker', 'worker', { reason: 'the API refused it' });
+    expect(replyTo(refused)).not.toContain('Submitted by');
+  });
+
   it('COMPLETED with proof depth: verified and not verified', () => {
     const r = recordIn('COMPLETED');
     const text = replyTo(r);
@@ -163,6 +178,32 @@ describe('milestone replies', () => {
     expect(replyTo(recordIn('DENIED'))).toMatch(
       /^:no_entry: \*DENIED\* by policy:\n• No production changes on Friday afternoons \(rule friday-freeze\)\n• frozen by <@U0BOB>/,
     );
+  });
+});
+
+describe('a reply another carries (carriedBy)', () => {
+  const submittedOf = (r: OperationRecord) => r.history.find((e) => e.type === 'state' && e.name === 'SUBMITTED')!;
+
+  it.each(['COMPLETED', 'FAILED', 'TIMED_OUT'] as const)(
+    'SUBMITTED is carried by the %s reply right after it',
+    (state) => {
+      const r = recordIn(state);
+      expect(carriedBy(r, submittedOf(r))).toEqual(last(r));
+    },
+  );
+
+  it('SUBMITTED is carried by nothing while the outcome is not in, or when a reply of its own comes between', () => {
+    expect(carriedBy(recordIn('SUBMITTED'), last(recordIn('SUBMITTED')))).toBeUndefined();
+    const base = recordIn('SUBMITTED');
+    const noted = step(base, [{ type: 'note', name: 'stop-retried', actor: 'worker', detail: {} }]);
+    const r = toState(noted, 'COMPLETED', 'worker', 'worker');
+    expect(carriedBy(r, submittedOf(r))).toBeUndefined();
+  });
+
+  it('no other entry is ever left out for a later one', () => {
+    const r = recordIn('COMPLETED');
+    for (const e of r.history.filter((x) => !(x.type === 'state' && x.name === 'SUBMITTED')))
+      expect(carriedBy(r, e)).toBeUndefined();
   });
 });
 
