@@ -71,6 +71,10 @@ function deduplicated(receiver: AuditReceiver): AuditEvent[] {
 
 // A command's ack comes before its work (docs/operating.md#under-a-burst): each step waits for the answer, so the
 // next one sees its effect (the unlock before the break-glass request, the valid policy read before it breaks).
+// The killed process may have died inside the channel's posting turn, which lapses after 12 s
+// (docs/lifecycle.md#delivery-and-pacing): the cards after the kill are given that and more.
+const CARD_AFTER_KILL_MS = 30_000;
+
 async function runOperations(env: BotEnv, kill: () => Promise<void>): Promise<OperationRecord[]> {
   const approved = await env.request('scale streaming-prod/orders 6 --reason "backlog"', USERS.alice);
   await (await env.click('approve', approved, USERS.lead1)).reply();
@@ -79,12 +83,17 @@ async function runOperations(env: BotEnv, kill: () => Promise<void>): Promise<Op
   await (await env.click('reject', rejected, USERS.lead1)).reply();
   await kill();
   await (await env.command('lock streaming-prod/fraud-detection --reason "incident INC-7"', USERS.alice)).reply();
-  const denied = await env.request('scale streaming-prod/fraud-detection 4 --reason "more"', USERS.alice);
+  const denied = await env.request(
+    'scale streaming-prod/fraud-detection 4 --reason "more"',
+    USERS.alice,
+    CARD_AFTER_KILL_MS,
+  );
   expect(denied.state).toBe('DENIED');
   await (await env.command('unlock streaming-prod/fraud-detection', USERS.alice)).reply();
   const glass = await env.request(
     'scale streaming-prod/fraud-detection 4 --break-glass --reason "INC-7: consumer lag"',
     USERS.alice,
+    CARD_AFTER_KILL_MS,
   );
   expect(glass.state).toBe('QUEUED');
   await env.waitForState(approved.id, ['COMPLETED'], 60_000);

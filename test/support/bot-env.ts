@@ -157,8 +157,9 @@ export interface BotEnv {
   /** performance.now() of each simulated Slack API call, by call seq. */
   callTimes: Map<number, number>;
   command(text: string, user?: string, opts?: PostSignedOptions): Promise<Sent>;
-  /** Sends an operation command and resolves once its card is posted and its state left ACCEPTED. */
-  request(text: string, user?: string): Promise<OperationRecord>;
+  /** Sends an operation command and resolves once its card is posted (within `cardTimeoutMs`, default 10 s) and its
+   * state left ACCEPTED. */
+  request(text: string, user?: string, cardTimeoutMs?: number): Promise<OperationRecord>;
   /** `teamId`: the clicker's own team (default the sim's). */
   /** `at`: click the buttons of another copy of the card (e.g. an approver's DM) instead of the card. */
   click(
@@ -249,7 +250,11 @@ export async function startBotEnv(
 
   const send = async (body: string, responseId: string, postOpts?: PostSignedOptions): Promise<Sent> => {
     const reply = async () => {
-      const found = await sim.waitFor(() => sim.responses.find((r) => r.id === responseId), 10_000);
+      const found = await sim.waitFor(
+        () => sim.responses.find((r) => r.id === responseId),
+        10_000,
+        `the answer to ${responseId}`,
+      );
       const replyBody = typeof found.body === 'string' ? { text: found.body } : found.body;
       return { text: String(replyBody.text ?? ''), body: replyBody };
     };
@@ -284,11 +289,11 @@ export async function startBotEnv(
         postOpts,
       );
     },
-    async request(text, user = USERS.alice) {
+    async request(text, user = USERS.alice, cardTimeoutMs = 10_000) {
       const before = sim.messages(channel).length;
       const sent = await env.command(text, user);
       if (sent.status !== 200) throw new Error(`the command was answered ${sent.status}`);
-      const card = await sim.waitFor(() => sim.messages(channel)[before], 10_000);
+      const card = await sim.waitFor(() => sim.messages(channel)[before], cardTimeoutMs, `the card of "${text}"`);
       const opId = /op-[a-z0-9]{6,12}/.exec(card.text)?.[0];
       if (!opId) throw new Error(`the card names no operation: ${card.text}`);
       return env.waitForState(opId, ['DENIED', 'AWAITING_APPROVAL', 'SCHEDULED', 'QUEUED', 'CANCELLED']);

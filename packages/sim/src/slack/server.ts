@@ -246,14 +246,20 @@ class SimSlackServer implements SimSlack {
     return () => set.delete(listener);
   }
 
-  waitFor<T>(predicate: () => T | undefined | null | false, timeoutMs = 5000): Promise<T> {
+  /** Resolves with the predicate's first truthy value; `what` names it in the error when it does not come in time. */
+  waitFor<T>(predicate: () => T | undefined | null | false, timeoutMs = 5000, what = 'the predicate'): Promise<T> {
     const events: SimSlackEvent[] = ['call', 'message', 'response', 'socket'];
     const subscribe = (check: () => void): (() => void)[] => events.map((e) => this.on(e, check));
     return waitUntil(
       predicate,
       subscribe,
       timeoutMs,
-      () => `simulated Slack: waitFor gave up after ${timeoutMs} ms (${this.calls.length} calls recorded)`,
+      () =>
+        `simulated Slack: waitFor gave up on ${what} after ${timeoutMs} ms (${this.calls.length} calls recorded, ` +
+        `the last: ${this.calls
+          .slice(-5)
+          .map((c) => c.method)
+          .join(', ')})`,
     );
   }
 

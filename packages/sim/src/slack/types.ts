@@ -278,7 +278,7 @@ export interface SimSlack {
   ephemerals(channel: string, user?: string): SimEphemeral[];
   responseUrl(id?: string, context?: ResponseUrlContext): string;
   on<E extends SimSlackEvent>(event: E, listener: (payload: SimSlackEvents[E]) => void): () => void;
-  waitFor<T>(predicate: () => T | undefined | null | false, timeoutMs?: number): Promise<T>;
+  waitFor<T>(predicate: () => T | undefined | null | false, timeoutMs?: number, what?: string): Promise<T>;
   faults: SimFaults;
   addUser(user: SimUser): void;
   addChannel(channel: SimChannel): void;

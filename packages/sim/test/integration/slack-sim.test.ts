@@ -132,10 +132,12 @@ describe('response_url and events', () => {
     ]);
   });
 
-  it('waitFor resolves on the event that makes the predicate true', async () => {
+  it('waitFor resolves on the event that makes the predicate true; giving up, it names what and the last calls', async () => {
     const seen = sim.waitFor(() => sim.messages(OPS).find((m) => m.text === 'hello'));
     await client().chat.postMessage({ channel: OPS, text: 'hello' });
     await expect(seen).resolves.toMatchObject({ text: 'hello', user: 'U0SIMBOT' });
-    await expect(sim.waitFor(() => sim.calls.length > 99, 50)).rejects.toThrow(/gave up after 50 ms/);
+    await expect(sim.waitFor(() => sim.calls.length > 99, 50, '100 calls')).rejects.toThrow(
+      'gave up on 100 calls after 50 ms (1 calls recorded, the last: chat.postMessage)',
+    );
   });
 });
