@@ -2,8 +2,6 @@
 // and the Bolt app.
 import { Limiter } from '../concurrency/limiter.js';
 import { QuietGate } from '../concurrency/quiet-gate.js';
-import { redisAuditTrail, type AuditTrail } from '../audit/trail.js';
-import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { App, CustomRoute } from '@slack/bolt';
@@ -13,31 +11,25 @@ import { FreezeCommands } from '../app/commands.js';
 import { HomeService } from '../app/home.js';
 import { BreakGlassReviews } from '../app/break-glass.js';
 import { BreakGlassIndex } from '../store/break-glass.js';
-import { MembershipSource, type BotDeps } from '../app/context.js';
+import type { BotDeps } from '../app/context.js';
 import { OperationService } from '../app/operations.js';
-import { PolicyFileSource, type PolicyProvider } from '../app/policy-source.js';
-import type { Enqueuer, Responder } from '../app/ports/index.js';
+import type { Responder } from '../app/ports/index.js';
 import { QueryService } from '../app/queries.js';
 import { Sweep, SWEEP_INTERVAL_MS, type AcceptedFinisher } from '../app/sweep.js';
-import { KubeClusters, type KubeClustersOptions } from '../kube/clusters.js';
 import type { Config } from '../config.js';
 import { createLogger, type Logger } from '../log.js';
 import { OperationQueues } from '../queue/queue.js';
-import { createConnection, loggedReplicaWait, redisLogFields, type RedisConnection } from '../store/connection.js';
-import { FreezeStore } from '../store/freezes.js';
-import { LeaseStore } from '../store/locks.js';
-import { WorkerPresence } from '../store/workers.js';
-import { OperationStore, type OperationStoreOptions } from '../store/operations.js';
+import { createConnection, redisLogFields, type RedisConnection } from '../store/connection.js';
 import { createBotApp } from '../slack/app.js';
 import { redisDeliveryClaims } from '../slack/redelivery.js';
 import { SocketLink } from '../slack/socket-link.js';
 import type { HandlerDeps } from '../slack/command-handler.js';
 import { startDelivery } from './bot-delivery.js';
-import { SlackCardPoster } from '../slack/card-poster.js';
+import { botDeps, type DepsOverrides } from './bot-deps.js';
 import { usersInfoTeams, WorkspaceGuard } from '../slack/workspace-guard.js';
 import { CardsInFlight } from '../store/cards-in-flight.js';
 import type { OperationRecord } from '../domain/engines/operation.js';
-import { FetchResponder, resolveBotIdentity, usergroupMembers, type BotIdentity } from '../slack/slack-ports.js';
+import { FetchResponder, resolveBotIdentity, type BotIdentity } from '../slack/slack-ports.js';
 import { createSlackClient, SLACK_CALL_TIMEOUT_MS, type WebClient } from '../slack-client/client.js';
 import { SharedPacer } from '../store/pacing.js';
 import { slackAgent } from '../slack-client/proxy.js';
@@ -50,16 +42,10 @@ export const PLANNING_QUIET_MS = 20;
 /** …or once a command has waited this long after its ack, whichever comes first. */
 export const PLANNING_MAX_HOLD_MS = 1_000;
 
-export interface BotOverrides {
+export interface BotOverrides extends DepsOverrides {
   logger?: Logger;
   /** ms; policy schedules, expiry and record times (tests inject a fixed day). */
   now?: () => number;
-  random?: (size: number) => Uint8Array;
-  /** A kubeconfig file other than `config.kubeconfig`. */
-  kubeconfigPath?: string;
-  policy?: PolicyProvider;
-  /** Instead of the BullMQ queue. */
-  enqueuer?: Enqueuer;
   responder?: Responder;
   customRoutes?: CustomRoute[];
   /** Socket Mode: the link /readyz follows (serve makes it before the bot starts); one of its own otherwise. */
@@ -67,7 +53,6 @@ export interface BotOverrides {
   /** Socket Mode: the client's ping timeout, which is also its reconnect delay (Slack's default 5 s; tests shorten it). */
   socketPingTimeoutMs?: number;
   onAck?: (seconds: number) => void;
-  onKubeCall?: KubeClustersOptions['onCall'];
   /** Observes every Slack Web API call of this role (metrics). */
   onSlackCall?: SlackCallObserver;
   /** The interface the HTTP receiver listens on (default: all; the sandbox keeps it on loopback). */
@@ -76,8 +61,6 @@ export interface BotOverrides {
   sweep?: boolean;
   /** false: no notifier in this process (card edits, thread replies and digests are then another process's job). */
   notifier?: boolean;
-  /** Passed to the operation store (metrics count terminal states through it). */
-  onCommitted?: OperationStoreOptions['onCommitted'];
   /** The notifier's consumer name; default `<hostname>-<pid>`, so a restarted pod first finishes its own entries. */
   consumer?: string;
   /**
@@ -92,8 +75,6 @@ export interface BotOverrides {
   approvalTimerPollMs?: number;
   /** false: this process does not look for due reminders and escalations (another process does). */
   approvalTimers?: boolean;
-  /** The process's audit trail (serve shares one between its roles); default one on this role's Redis. */
-  audit?: AuditTrail;
 }
 
 export interface RunningBot {
@@ -274,66 +255,5 @@ export function acceptedFinisher(
         );
       await responder.respond(record.responseUrl, { text: outcome.message, response_type: 'ephemeral' });
     },
-  };
-}
-
-function botDeps(
-  config: Config,
-  o: BotOverrides & { logger: Logger; now: () => number },
-  redis: RedisConnection,
-  client: WebClient,
-  queues: OperationQueues | undefined,
-  pacer: SharedPacer,
-): BotDeps {
-  const prefix = config.redis.prefix;
-  // Every cluster's clients, made at its first request; the health gate reads Flink REST through each API
-  // server's service proxy with the same credentials (docs/deep-verification.md).
-  const clusters = KubeClusters.load(config.clusters, o.kubeconfigPath ?? config.kubeconfig, {
-    sharedReads: true,
-    ...(o.onKubeCall ? { onCall: o.onKubeCall } : {}),
-  });
-  const enqueuer: Enqueuer = o.enqueuer ?? {
-    enqueue: async (opId, revision, target) => {
-      await (queues as OperationQueues).of(target).enqueue(opId, revision);
-    },
-    enqueueAt: async (opId, revision, target, runAt, now) => {
-      await (queues as OperationQueues).of(target).enqueueAt(opId, revision, runAt, now);
-    },
-  };
-  const replicas = loggedReplicaWait(redis, config.redis, o.logger, 'an audit write');
-  const audit =
-    o.audit ??
-    redisAuditTrail(redis, { prefix, retentionMs: config.retention.recordsMs, logger: o.logger, now: o.now, replicas });
-  return {
-    store: new OperationStore(redis, {
-      prefix,
-      now: o.now,
-      replicas,
-      retentionMs: config.retention.recordsMs,
-      eventRetentionMs: config.retention.eventsMs,
-      audit,
-      ...(o.onCommitted ? { onCommitted: o.onCommitted } : {}),
-    }),
-    audit,
-    freezes: new FreezeStore(redis, { prefix, now: o.now }),
-    leases: new LeaseStore(redis, { prefix, now: o.now }),
-    clusters,
-    workers: new WorkerPresence(redis, prefix),
-    policy:
-      o.policy ??
-      new PolicyFileSource(config.policyFile, {
-        clusters: config.clusters.names,
-        onLoad: audit.policyLoaded,
-      }),
-    membership: new MembershipSource(usergroupMembers(client), o.now),
-    enqueuer,
-    cards: new SlackCardPoster(client, config.slack.command, o.now, {
-      pacer,
-      inFlight: new CardsInFlight(redis, prefix),
-    }),
-    logger: o.logger,
-    now: o.now,
-    random: o.random ?? ((size) => randomBytes(size)),
-    breakGlass: new BreakGlassIndex(redis, prefix),
   };
 }
