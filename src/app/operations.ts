@@ -25,9 +25,7 @@ export interface OperationRequest {
   responseUrl?: string;
 }
 
-/**
- * Card-post errors that mean "the bot cannot post here" (tell the requester to invite it: docs/lifecycle.md#the-card).
- */
+/** Card-post errors that mean "the bot cannot post here" (ask for an invite: docs/lifecycle.md#the-card). */
 const NOT_IN_CHANNEL = ['not_in_channel', 'channel_not_found'];
 const CANCELLABLE = ['ACCEPTED', 'AWAITING_APPROVAL', 'SCHEDULED', 'QUEUED'] as const;
 const BREAK_GLASS_QUEUED =
