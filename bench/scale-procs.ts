@@ -122,9 +122,13 @@ export async function startRole(
   const child = spawn(process.execPath, [join(BUILD_DIR, 'cli', 'main.js'), 'serve', '--role', role], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'error' },
-    stdio: ['ignore', 'inherit', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   const tail = stderrTail(child);
+  // The audit trail's stdout lines (docs/audit.md) are the product's, not the bench's figures: only logs pass.
+  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
+    if (!line.includes('"audit":true')) process.stdout.write(`${line}\n`);
+  });
   const handle = track(name, child, () => child.kill('SIGTERM'));
   const base = `http://127.0.0.1:${port}`;
   const ready = async () => {
