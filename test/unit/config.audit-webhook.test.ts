@@ -1,6 +1,6 @@
 // AUDIT_WEBHOOK_URL / AUDIT_WEBHOOK_SECRET(_FILE) (docs/audit.md#the-webhook): the webhook is configured only with
 // both; its URL is shown with the password replaced, its secret never.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -21,13 +21,18 @@ describe('AUDIT_WEBHOOK_URL', () => {
   });
 
   it('reads the secret from AUDIT_WEBHOOK_SECRET_FILE, one trailing newline trimmed', () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'fco-audit-')), 'secret');
+    const dir = mkdtempSync(join(tmpdir(), 'fco-audit-'));
+    const file = join(dir, 'secret');
     writeFileSync(file, 'from-file\n');
-    const loaded = loadConfig(
-      { AUDIT_WEBHOOK_URL: 'http://127.0.0.1:9/audit', AUDIT_WEBHOOK_SECRET_FILE: file },
-      'worker',
-    );
-    expect(loaded.ok && loaded.config.audit.webhook?.secret).toBe('from-file');
+    try {
+      const loaded = loadConfig(
+        { AUDIT_WEBHOOK_URL: 'http://127.0.0.1:9/audit', AUDIT_WEBHOOK_SECRET_FILE: file },
+        'worker',
+      );
+      expect(loaded.ok && loaded.config.audit.webhook?.secret).toBe('from-file');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('without a secret is refused', () => {
