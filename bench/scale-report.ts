@@ -78,6 +78,30 @@ function kubeByRole(before: Map<string, Metrics>, after: Map<string, Metrics>): 
   return roles;
 }
 
+/**
+ * Per bot, from the operations phase to the end of the settling (prom-client's default metrics): the longest
+ * event-loop delay (reset at each scrape) and the garbage collections, what an ack behind them waits for.
+ */
+function botPauses(before: Map<string, Metrics>, after: Map<string, Metrics>): string {
+  const delta = (name: string, key: string) => (after.get(name)?.get(key) ?? 0) - (before.get(name)?.get(key) ?? 0);
+  return [...after.keys()]
+    .filter((name) => name.startsWith('bot'))
+    .map((name) => {
+      const lagMs = (after.get(name)?.get('nodejs_eventloop_lag_max_seconds') ?? 0) * 1000;
+      const major = delta(name, 'nodejs_gc_duration_seconds_count{kind="major"}');
+      const majorMs = delta(name, 'nodejs_gc_duration_seconds_sum{kind="major"}') * 1000;
+      const long = ['major', 'minor', 'incremental', 'weakcb'].reduce(
+        (sum, kind) =>
+          sum +
+          delta(name, `nodejs_gc_duration_seconds_count{kind="${kind}"}`) -
+          delta(name, `nodejs_gc_duration_seconds_bucket{le="0.01",kind="${kind}"}`),
+        0,
+      );
+      return `${name} longest delay ${lagMs.toFixed(0)} ms, ${major} major GCs (${majorMs.toFixed(0)} ms), ${long} GC pauses ≥ 10 ms`;
+    })
+    .join('; ');
+}
+
 const total = (m: Map<string, number>): number => [...m.values()].reduce((s, v) => s + v, 0);
 const breakdown = (m: Map<string, number> | [string, number][], per: number): string =>
   [...m]
@@ -152,6 +176,7 @@ function details(r: Results, ours: Summary, bare: Summary): void {
   out(
     `     per-round p99 ratios (${r.params.burst} concurrent commands per round): ${r.ops.roundRatios.map((x) => x.toFixed(2)).join(' ')}`,
   );
+  out(`     bots' event loops: ${botPauses(r.metricsBefore, r.metricsAfter)}`);
   out(
     `operations: ${n} (${[...r.ops.outcomes].map(([s, c]) => `${c} ${s}`).join(', ')}) in ${r.ops.seconds.toFixed(1)} s from the first command to the last outcome`,
   );
