@@ -29,6 +29,7 @@ import {
   type ResourceSummary,
   type WriteOptions,
 } from './flink-client.js';
+import { reuseConnections } from './agents.js';
 
 export interface ClientNodeOptions {
   timeoutMs?: number;
@@ -250,6 +251,7 @@ export class ClientNodeFlinkClient implements FlinkClient {
     const signal = options?.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
     const middleware: ObservableMiddleware = {
       pre: (ctx: RequestContext) => {
+        reuseConnections(ctx);
         ctx.setSignal(signal);
         if (contentType) ctx.setHeaderParam('Content-Type', contentType);
         for (const [name, value] of Object.entries(headers)) ctx.setHeaderParam(name, value);

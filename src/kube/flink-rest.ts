@@ -10,6 +10,7 @@ import {
   type ResponseContext,
 } from '@kubernetes/client-node';
 import type { CallOptions } from './flink-client.js';
+import { reuseConnections } from './agents.js';
 
 /** Why REST could not answer, in the words the evidence report uses. */
 export type RestFailure = {
@@ -48,6 +49,7 @@ export class ClientNodeFlinkRest implements FlinkRest {
     const relative = path.replace(/^\/+/, '');
     const middleware: ObservableMiddleware = {
       pre: (ctx: RequestContext) => {
+        reuseConnections(ctx);
         ctx.setSignal(signal);
         // The generated client would percent-encode the path's slashes; the proxy wants them as they are.
         ctx.setUrl(

@@ -11,6 +11,7 @@ import {
 import { classify } from './client-node.js';
 import type { KubeError } from './errors.js';
 import type { CallOptions } from './flink-client.js';
+import { reuseConnections } from './agents.js';
 
 /** A pod as `/flink logs` needs it. */
 export interface PodSummary {
@@ -86,6 +87,7 @@ export class ClientNodePodLogs implements PodLogs {
     const signal = options?.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
     const middleware: ObservableMiddleware = {
       pre: (ctx: RequestContext) => {
+        reuseConnections(ctx);
         ctx.setSignal(signal);
         return new Observable(Promise.resolve(ctx));
       },

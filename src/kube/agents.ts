@@ -1,0 +1,66 @@
+// One keep-alive connection pool per API server credentials (docs/deployment.md#kubernetes-connections).
+// @kubernetes/client-node 1.x builds a new http(s).Agent, without keep-alive, for every request, so each request opened
+// its own TCP connection, and against a real API server its own TLS handshake. Our requests (never the watches, which
+// stay open on their own) swap that agent for a pooled one made with the same options.
+import { createHash } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import type { RequestContext } from '@kubernetes/client-node';
+
+/** Idle pooled connections close after this, before an API server or load balancer would drop them under a request. */
+export const IDLE_SOCKET_MS = 30_000;
+
+/** The options that make two agents interchangeable: where they connect and with which TLS material. */
+const TLS_OPTIONS = [
+  'ca',
+  'cert',
+  'key',
+  'pfx',
+  'passphrase',
+  'rejectUnauthorized',
+  'servername',
+  'ciphers',
+  'crl',
+  'secureProtocol',
+] as const;
+
+const pool = new Map<string, http.Agent>();
+
+/**
+ * Gives the request a pooled keep-alive agent in place of the one client-node made for it. Agents of any other kind
+ * (an HTTP or SOCKS proxy's) are left as they are.
+ */
+export function reuseConnections(ctx: RequestContext): void {
+  const made = ctx.getAgent();
+  if (made === undefined) return;
+  const kind = made.constructor === https.Agent ? 'https' : made.constructor === http.Agent ? 'http' : undefined;
+  if (kind === undefined) return;
+  const options = (made as http.Agent & { options: https.AgentOptions }).options;
+  const key = poolKey(kind, options);
+  let agent = pool.get(key);
+  if (agent === undefined) {
+    const settings = { ...options, keepAlive: true, timeout: IDLE_SOCKET_MS };
+    agent = kind === 'https' ? new https.Agent(settings) : new http.Agent(settings);
+    pool.set(key, agent);
+  }
+  ctx.setAgent(agent);
+}
+
+/** How many pooled agents exist (one per distinct server credentials). */
+export function pooledAgents(): number {
+  return pool.size;
+}
+
+function poolKey(kind: string, options: https.AgentOptions): string {
+  const hash = createHash('sha256').update(kind);
+  for (const name of TLS_OPTIONS) {
+    const value: unknown = options[name];
+    hash.update(`\0${name}=`);
+    if (value === undefined) continue;
+    for (const part of Array.isArray(value) ? value : [value]) {
+      hash.update(Buffer.isBuffer(part) ? part : String(part));
+      hash.update('\0');
+    }
+  }
+  return hash.digest('hex');
+}
