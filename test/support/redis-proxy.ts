@@ -1,8 +1,7 @@
 // A TCP proxy in front of a real Redis that can lose a reply the way a failover does: the next blocking read
 // (`XREADGROUP … BLOCK`) sent on any proxied connection is forwarded to Redis, but that connection's replies are
 // dropped from then on while its socket stays open. Every other connection, and every new one, is forwarded as is.
-import { once } from 'node:events';
-import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { startTcpForwarder } from './tcp-forwarder.js';
 
 export interface RedisProxy {
   /** redis://127.0.0.1:PORT/DB: the proxied Redis. */
@@ -20,23 +19,10 @@ const BLOCKING_READ = /XREADGROUP[\s\S]*BLOCK/i;
 
 export async function startRedisProxy(redisUrl: string): Promise<RedisProxy> {
   const target = new URL(redisUrl);
-  const sockets = new Set<Socket>();
   let armed = false;
   let swallowed = 0;
-  let connections = 0;
-  const server: Server = createServer((client) => {
-    connections++;
-    const upstream = connect(Number(target.port || 6379), target.hostname);
+  const forwarder = await startTcpForwarder(Number(target.port || 6379), target.hostname, (client, upstream) => {
     let lost = false;
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('error', () => undefined);
-      s.on('close', () => {
-        sockets.delete(s);
-        client.destroy();
-        upstream.destroy();
-      });
-    }
     client.on('data', (chunk: Buffer) => {
       if (armed && BLOCKING_READ.test(chunk.toString('latin1'))) {
         armed = false;
@@ -49,11 +35,8 @@ export async function startRedisProxy(redisUrl: string): Promise<RedisProxy> {
       if (!lost) client.write(chunk);
     });
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `redis://127.0.0.1:${port}${target.pathname}`,
+    url: `redis://127.0.0.1:${forwarder.port}${target.pathname}`,
     loseNextBlockingRead: () => {
       armed = true;
     },
@@ -61,11 +44,8 @@ export async function startRedisProxy(redisUrl: string): Promise<RedisProxy> {
       return swallowed;
     },
     get connections() {
-      return connections;
+      return forwarder.connections;
     },
-    async close() {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => forwarder.close(),
   };
 }

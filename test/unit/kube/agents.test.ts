@@ -1,9 +1,7 @@
 // Kubernetes requests reuse their connections (docs/deployment.md#kubernetes-connections): the real client-node clients
 // against the simulated API server through a TCP forwarder that counts the connections opened.
-import { once } from 'node:events';
 import http from 'node:http';
 import https from 'node:https';
-import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { HttpMethod, RequestContext } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { flinkDeployment, kubeConfigFor, startSimApi, type SimApi } from '@flink-chatops/sim/testing/kube';
@@ -11,56 +9,20 @@ import { IDLE_SOCKET_MS, reuseConnections } from '../../../src/kube/agents.js';
 import { ClientNodeFlinkClient } from '../../../src/kube/client-node.js';
 import { ClientNodeFlinkRest } from '../../../src/kube/flink-rest.js';
 import { ClientNodePodLogs } from '../../../src/kube/pod-logs.js';
+import { startTcpForwarder, type TcpForwarder } from '../../support/tcp-forwarder.js';
 
 const NS = 'streaming-dev';
 
-interface Forwarder {
-  url: string;
-  readonly connections: number;
-  close(): Promise<void>;
-}
-
-/** Forwards every TCP connection to `port` and counts them. */
-async function forwarder(port: number): Promise<Forwarder> {
-  let connections = 0;
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((client) => {
-    connections++;
-    const upstream = connect(port, '127.0.0.1');
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('error', () => undefined);
-      s.on('close', () => {
-        sockets.delete(s);
-        client.destroy();
-        upstream.destroy();
-      });
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    get connections() {
-      return connections;
-    },
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      server.close();
-      await once(server, 'close');
-    },
-  };
-}
-
 describe('the Kubernetes clients', () => {
   let sim: SimApi;
-  let front: Forwarder;
+  let front: TcpForwarder;
+  let url: string;
 
   beforeEach(async () => {
     sim = await startSimApi();
     sim.store.create('flinkdeployments', flinkDeployment('orders', NS));
-    front = await forwarder(sim.server.port);
+    front = await startTcpForwarder(sim.server.port);
+    url = `http://127.0.0.1:${front.port}`;
   });
   afterEach(async () => {
     await front.close();
@@ -68,7 +30,7 @@ describe('the Kubernetes clients', () => {
   });
 
   it('send one request after another over one connection: objects, Flink REST and pods alike', async () => {
-    const kc = kubeConfigFor(front.url);
+    const kc = kubeConfigFor(url);
     const kube = new ClientNodeFlinkClient(kc, { timeoutMs: 2000 });
     const rest = new ClientNodeFlinkRest(kc, { timeoutMs: 2000 });
     const pods = new ClientNodePodLogs(kc, { timeoutMs: 2000 });
@@ -83,7 +45,7 @@ describe('the Kubernetes clients', () => {
   });
 
   it('open no more connections than requests in flight at once, and reuse them afterwards', async () => {
-    const kube = new ClientNodeFlinkClient(kubeConfigFor(front.url), { timeoutMs: 2000 });
+    const kube = new ClientNodeFlinkClient(kubeConfigFor(url), { timeoutMs: 2000 });
     const names = ['a', 'b', 'c'];
     for (const name of names) sim.store.create('flinkdeployments', flinkDeployment(name, NS));
     await Promise.all(names.map((name) => kube.get('FlinkDeployment', NS, name)));
