@@ -46,11 +46,6 @@ export function reuseConnections(ctx: RequestContext): void {
   ctx.setAgent(agent);
 }
 
-/** How many pooled agents exist (one per distinct server credentials). */
-export function pooledAgents(): number {
-  return pool.size;
-}
-
 function poolKey(kind: string, options: https.AgentOptions): string {
   const hash = createHash('sha256').update(kind);
   for (const name of TLS_OPTIONS) {
