@@ -9,6 +9,7 @@ import {
   type RequestContext,
   type ResponseContext,
 } from '@kubernetes/client-node';
+import { makeApiClient } from '../kube/agents.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from './metrics.js';
 
@@ -97,7 +98,7 @@ export function socketReady(link: { readonly connected: boolean; describe(): str
  * (every authenticated identity may read /version), so a namespace's missing RoleBinding never fails readiness.
  */
 export function kubeReady(kubeConfig: KubeConfig): ReadinessCheck {
-  const api = kubeConfig.makeApiClient(VersionApi);
+  const api = makeApiClient(kubeConfig, VersionApi);
   return async (signal) => {
     const middleware: ObservableMiddleware = {
       pre: (ctx: RequestContext) => {

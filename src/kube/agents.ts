@@ -1,11 +1,17 @@
 // One keep-alive connection pool per API server credentials (docs/deployment.md#kubernetes-connections).
 // @kubernetes/client-node 1.x builds a new http(s).Agent, without keep-alive, for every request, so each request opened
-// its own TCP connection, and against a real API server its own TLS handshake. Our requests (never the watches, which
-// stay open on their own) swap that agent for a pooled one made with the same options.
+// its own TCP connection, and against a real API server its own TLS handshake. The API clients made here swap that
+// agent, right where client-node sets it, for a pooled one made with the same options; watches stay as they are.
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import type { RequestContext } from '@kubernetes/client-node';
+import {
+  createConfiguration,
+  ServerConfiguration,
+  type Configuration,
+  type KubeConfig,
+  type RequestContext,
+} from '@kubernetes/client-node';
 
 /** Idle pooled connections close after this, before an API server or load balancer would drop them under a request. */
 export const IDLE_SOCKET_MS = 30_000;
@@ -25,6 +31,22 @@ const TLS_OPTIONS = [
 ] as const;
 
 const pool = new Map<string, http.Agent>();
+
+/** `kubeConfig.makeApiClient(api)`, its requests on pooled connections. */
+export function makeApiClient<T>(kubeConfig: KubeConfig, api: new (configuration: Configuration) => T): T {
+  const cluster = kubeConfig.getCurrentCluster();
+  if (!cluster) throw new Error('No active cluster!');
+  const auth = {
+    getName: () => 'default',
+    applySecurityAuthentication: async (ctx: RequestContext): Promise<void> => {
+      await kubeConfig.applySecurityAuthentication(ctx);
+      reuseConnections(ctx);
+    },
+  };
+  return new api(
+    createConfiguration({ baseServer: new ServerConfiguration(cluster.server, {}), authMethods: { default: auth } }),
+  );
+}
 
 /**
  * Gives the request a pooled keep-alive agent in place of the one client-node made for it. Agents of any other kind

@@ -29,7 +29,7 @@ import {
   type ResourceSummary,
   type WriteOptions,
 } from './flink-client.js';
-import { reuseConnections } from './agents.js';
+import { makeApiClient } from './agents.js';
 
 export interface ClientNodeOptions {
   timeoutMs?: number;
@@ -73,8 +73,8 @@ export class ClientNodeFlinkClient implements FlinkClient {
     readonly kubeConfig: KubeConfig,
     private readonly options: ClientNodeOptions = {},
   ) {
-    this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
-    this.core = kubeConfig.makeApiClient(CoreV1Api);
+    this.custom = makeApiClient(kubeConfig, CustomObjectsApi);
+    this.core = makeApiClient(kubeConfig, CoreV1Api);
     this.timeoutMs = options.timeoutMs ?? 10_000;
   }
 
@@ -251,7 +251,6 @@ export class ClientNodeFlinkClient implements FlinkClient {
     const signal = options?.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
     const middleware: ObservableMiddleware = {
       pre: (ctx: RequestContext) => {
-        reuseConnections(ctx);
         ctx.setSignal(signal);
         if (contentType) ctx.setHeaderParam('Content-Type', contentType);
         for (const [name, value] of Object.entries(headers)) ctx.setHeaderParam(name, value);

@@ -10,7 +10,7 @@ import {
   type ResponseContext,
 } from '@kubernetes/client-node';
 import type { CallOptions } from './flink-client.js';
-import { reuseConnections } from './agents.js';
+import { makeApiClient } from './agents.js';
 
 /** Why REST could not answer, in the words the evidence report uses. */
 export type RestFailure = {
@@ -39,7 +39,7 @@ export class ClientNodeFlinkRest implements FlinkRest {
     kubeConfig: KubeConfig,
     private readonly options: { timeoutMs?: number; onCall?: (call: { path: string; status: number }) => void } = {},
   ) {
-    this.core = kubeConfig.makeApiClient(CoreV1Api);
+    this.core = makeApiClient(kubeConfig, CoreV1Api);
   }
 
   async get(namespace: string, clusterId: string, path: string, options?: CallOptions): Promise<RestResult> {
@@ -49,7 +49,6 @@ export class ClientNodeFlinkRest implements FlinkRest {
     const relative = path.replace(/^\/+/, '');
     const middleware: ObservableMiddleware = {
       pre: (ctx: RequestContext) => {
-        reuseConnections(ctx);
         ctx.setSignal(signal);
         // The generated client would percent-encode the path's slashes; the proxy wants them as they are.
         ctx.setUrl(

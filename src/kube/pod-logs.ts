@@ -11,7 +11,7 @@ import {
 import { classify } from './client-node.js';
 import type { KubeError } from './errors.js';
 import type { CallOptions } from './flink-client.js';
-import { reuseConnections } from './agents.js';
+import { makeApiClient } from './agents.js';
 
 /** A pod as `/flink logs` needs it. */
 export interface PodSummary {
@@ -53,7 +53,7 @@ export class ClientNodePodLogs implements PodLogs {
     kubeConfig: KubeConfig,
     private readonly options: PodLogsOptions = {},
   ) {
-    this.core = kubeConfig.makeApiClient(CoreV1Api);
+    this.core = makeApiClient(kubeConfig, CoreV1Api);
   }
 
   async listPods(namespace: string, labelSelector: string, options?: CallOptions): Promise<PodSummary[]> {
@@ -87,7 +87,6 @@ export class ClientNodePodLogs implements PodLogs {
     const signal = options?.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
     const middleware: ObservableMiddleware = {
       pre: (ctx: RequestContext) => {
-        reuseConnections(ctx);
         ctx.setSignal(signal);
         return new Observable(Promise.resolve(ctx));
       },
