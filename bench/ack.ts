@@ -93,7 +93,6 @@ function percentile(sorted: number[], p: number): number {
 
 /** Sends `CONCURRENCY` signed commands at once; resolves with each one's response time (ms). */
 async function burst(client: Worker, url: string, sims: Sims, tag: string): Promise<number[]> {
-  if (tag.includes('bare')) collect();
   const bodies = Array.from({ length: CONCURRENCY }, (_, i) =>
     // An id the simulator never issued is accepted at its first use.
     slashCommandBody({
@@ -214,21 +213,26 @@ async function main(): Promise<void> {
     await queue.until(target, 60_000);
     return times;
   };
+  const bareBurst = (tag: string): Promise<number[]> => {
+    collect();
+    return burst(client, bare.url, sims, tag);
+  };
   // The first burst after start: every cache cold (users.info, policy, the target's read), nothing warm.
   const first = { ours: [] as number[], bare: [] as number[] };
   try {
-    first.bare = await burst(client, bare.url, sims, 'warm-bare');
+    first.bare = await bareBurst('warm-bare');
     first.ours = await oursBurst('warm-ours');
     // Alternating which app goes first keeps order effects (JIT, GC debt) out of the comparison.
     for (let round = 0; round < ROUNDS; round++) {
       let mine: number[] = [];
       if (round % 2 === 1) mine = await oursBurst(`ours-${round}`);
-      const theirs = await burst(client, bare.url, sims, `bare-${round}`);
+      const theirs = await bareBurst(`bare-${round}`);
       if (round % 2 === 0) mine = await oursBurst(`ours-${round}`);
       samples.ours.push(...mine);
       samples.bare.push(...theirs);
-      roundRatios.push(report('', mine).p99 / report('', theirs).p99);
-      rounds.push(`${report('', mine).p99.toFixed(0)}/${report('', theirs).p99.toFixed(0)}`);
+      const p99 = { mine: report('', mine).p99, theirs: report('', theirs).p99 };
+      roundRatios.push(p99.mine / p99.theirs);
+      rounds.push(`${p99.mine.toFixed(0)}/${p99.theirs.toFixed(0)}`);
     }
   } finally {
     await client.terminate();

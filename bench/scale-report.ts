@@ -83,21 +83,23 @@ function kubeByRole(before: Map<string, Metrics>, after: Map<string, Metrics>): 
  * event-loop delay (reset at each scrape) and the garbage collections, what an ack behind them waits for.
  */
 function botPauses(before: Map<string, Metrics>, after: Map<string, Metrics>): string {
-  const delta = (name: string, key: string) => (after.get(name)?.get(key) ?? 0) - (before.get(name)?.get(key) ?? 0);
+  /** The growth of `name`'s samples whose labels `pick` keeps (sumBy groups them under one key). */
+  const grown = (bot: string, name: string, pick: (l: Record<string, string>) => boolean) => {
+    const sum = (m: Metrics | undefined) =>
+      sumBy(m ?? new Map(), name, (l) => (pick(l) ? 'kept' : 'other')).get('kept');
+    return (sum(after.get(bot)) ?? 0) - (sum(before.get(bot)) ?? 0);
+  };
+  const major = (l: Record<string, string>) => l.kind === 'major';
   return [...after.keys()]
-    .filter((name) => name.startsWith('bot'))
-    .map((name) => {
-      const lagMs = (after.get(name)?.get('nodejs_eventloop_lag_max_seconds') ?? 0) * 1000;
-      const major = delta(name, 'nodejs_gc_duration_seconds_count{kind="major"}');
-      const majorMs = delta(name, 'nodejs_gc_duration_seconds_sum{kind="major"}') * 1000;
-      const long = ['major', 'minor', 'incremental', 'weakcb'].reduce(
-        (sum, kind) =>
-          sum +
-          delta(name, `nodejs_gc_duration_seconds_count{kind="${kind}"}`) -
-          delta(name, `nodejs_gc_duration_seconds_bucket{le="0.01",kind="${kind}"}`),
-        0,
-      );
-      return `${name} longest delay ${lagMs.toFixed(0)} ms, ${major} major GCs (${majorMs.toFixed(0)} ms), ${long} GC pauses ≥ 10 ms`;
+    .filter((bot) => bot.startsWith('bot'))
+    .map((bot) => {
+      const lagMs = (after.get(bot)?.get('nodejs_eventloop_lag_max_seconds') ?? 0) * 1000;
+      const majors = grown(bot, 'nodejs_gc_duration_seconds_count', major);
+      const majorMs = grown(bot, 'nodejs_gc_duration_seconds_sum', major) * 1000;
+      const long =
+        grown(bot, 'nodejs_gc_duration_seconds_count', () => true) -
+        grown(bot, 'nodejs_gc_duration_seconds_bucket', (l) => l.le === '0.01');
+      return `${bot} longest delay ${lagMs.toFixed(0)} ms, ${majors} major GCs (${majorMs.toFixed(0)} ms), ${long} GC pauses ≥ 10 ms`;
     })
     .join('; ');
 }
