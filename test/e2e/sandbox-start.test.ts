@@ -4,7 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { freePort, redisAnswers } from '@flink-chatops/sim/redis';
+import { freePort } from '@flink-chatops/sim/ports';
+import { redisAnswers } from '@flink-chatops/sim/redis';
 import { baseEnv, runSandboxToExit, startSandboxProcess } from '../support/sandbox-process.js';
 
 /** README.md#try-it / issue 8: `npm start` serves the page within 15 s on the 2-core machine. */

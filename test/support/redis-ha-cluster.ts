@@ -4,9 +4,9 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cluster, type Redis } from 'ioredis';
-import { freePort } from './redis-server.js';
 import { eventually } from './poll.js';
 import {
+  allStarted,
   closedPort,
   dataArgs,
   DOWN_AFTER_MS,
@@ -15,10 +15,9 @@ import {
   killAndAwaitPromotion,
   probe,
   PROBE_POLL,
-  startProcess,
+  startAnswering,
   stopAll,
   stopper,
-  waitAnswers,
   type HaRedis,
   type RedisProcess,
 } from './redis-process.js';
@@ -57,27 +56,26 @@ export async function startClusterRedis(): Promise<HaRedis> {
   const dir = await mkdtemp(join(tmpdir(), 'redis-cluster-'));
   const processes: RedisProcess[] = [];
   try {
-    for (let i = 0; i < 6; i++) {
-      const port = await freePort();
-      const extra = [
-        '--dir',
-        dir,
-        '--cluster-enabled',
-        'yes',
-        '--cluster-config-file',
-        `nodes-${port}.conf`,
-        // The bus port on a free port of its own (the default, port + 10000, may be taken).
-        '--cluster-port',
-        String(await freePort()),
-        '--cluster-node-timeout',
-        String(DOWN_AFTER_MS),
-        // A replica that lost its primary a moment ago may always take over (the test kills it on purpose).
-        '--cluster-replica-validity-factor',
-        '0',
-      ];
-      processes.push(startProcess(`node-${i + 1}`, port, dataArgs(port, extra), dir));
-    }
-    await Promise.all(processes.map((p) => waitAnswers(p)));
+    const node = (i: number) =>
+      startAnswering(`node-${i + 1}`, dir, 2, ([port, bus]) =>
+        dataArgs(port as number, [
+          '--dir',
+          dir,
+          '--cluster-enabled',
+          'yes',
+          '--cluster-config-file',
+          `nodes-${port}.conf`,
+          // The bus port on a free port of its own (the default, port + 10000, may be taken).
+          '--cluster-port',
+          String(bus),
+          '--cluster-node-timeout',
+          String(DOWN_AFTER_MS),
+          // A replica that lost its primary a moment ago may always take over (the test kills it on purpose).
+          '--cluster-replica-validity-factor',
+          '0',
+        ]),
+      );
+    await allStarted([0, 1, 2, 3, 4, 5].map(node), processes);
     const created = await new Promise<{ code: number | null; out: string }>((resolve) => {
       const cli = spawn(
         'redis-cli',

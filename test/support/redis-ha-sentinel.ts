@@ -16,6 +16,7 @@ import {
   probe,
   PROBE_POLL,
   SENTINEL_MASTER,
+  startAnswering,
   startProcess,
   stopAll,
   stopper,
@@ -29,16 +30,14 @@ export async function startSentinelRedis(): Promise<HaRedis> {
   const dir = await mkdtemp(join(tmpdir(), 'redis-sentinel-'));
   const processes: RedisProcess[] = [];
   try {
-    const [primaryPort, replicaPort] = [await freePort(), await freePort()];
-    const primary = startProcess('primary', primaryPort, dataArgs(primaryPort, ['--dir', dir]), dir);
-    const replica = startProcess(
-      'replica',
-      replicaPort,
-      dataArgs(replicaPort, ['--dir', dir, '--replicaof', HOST, String(primaryPort)]),
-      dir,
+    const primary = await startAnswering('primary', dir, 1, ([port]) => dataArgs(port as number, ['--dir', dir]));
+    processes.push(primary);
+    const primaryPort = primary.port;
+    const replica = await startAnswering('replica', dir, 1, ([port]) =>
+      dataArgs(port as number, ['--dir', dir, '--replicaof', HOST, String(primaryPort)]),
     );
-    processes.push(primary, replica);
-    await Promise.all([waitAnswers(primary), waitAnswers(replica)]);
+    processes.push(replica);
+    const replicaPort = replica.port;
     await eventually(
       'the replica to sync',
       async () => info(await probe(replicaPort, (r) => r.info('replication'))).master_link_status === 'up',

@@ -133,6 +133,41 @@ export async function waitAnswers(p: RedisProcess, timeoutMs = 10_000): Promise<
   });
 }
 
+/**
+ * Starts `name` on fresh free ports (`count` of them; `argsFor` makes its arguments) and waits for its PING. A port
+ * taken between picking and binding (the process exits "Address already in use") is picked again, a few times.
+ */
+export async function startAnswering(
+  name: string,
+  dir: string,
+  count: number,
+  argsFor: (ports: number[]) => string[] | Promise<string[]>,
+): Promise<RedisProcess> {
+  for (let attempt = 1; ; attempt++) {
+    const ports: number[] = [];
+    for (let i = 0; i < count; i++) ports.push(await freePort());
+    const p = startProcess(name, ports[0] as number, await argsFor(ports), dir);
+    try {
+      await waitAnswers(p);
+      return p;
+    } catch (error) {
+      if (p.alive()) p.child.kill('SIGKILL');
+      await p.exited;
+      if (attempt === 3 || !p.output.some((l) => l.includes('Address already in use'))) throw error;
+    }
+  }
+}
+
+/** Every process `starts` made, or, when one failed, the others stopped and the first failure thrown. */
+export async function allStarted(starts: Promise<RedisProcess>[], processes: RedisProcess[]): Promise<RedisProcess[]> {
+  const settled = await Promise.allSettled(starts);
+  const started = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  processes.push(...started);
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  return started;
+}
+
 export async function stopAll(processes: readonly RedisProcess[], dir: string): Promise<void> {
   await Promise.all(
     processes.map(async (p) => {

@@ -1,9 +1,8 @@
 // The sandbox's Redis: the one at REDIS_URL when it answers, else a private redis-server child, else how to install one.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
+import { freePort } from './ports.js';
 
 export const INSTALL_REDIS_MESSAGE =
   'flink-chatops sandbox needs Redis (6.2 or newer), and none answers at REDIS_URL and no redis-server is on the PATH.\n' +
@@ -29,18 +28,6 @@ export async function redisAnswers(url: string, timeoutMs = 1000): Promise<boole
   } finally {
     client.disconnect();
   }
-}
-
-/** A TCP port nobody listens on right now (loopback). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  await once(server, 'close');
-  if (address === null || typeof address === 'string') throw new Error('could not find a free port');
-  return address.port;
 }
 
 export interface PrivateRedis {
