@@ -1,8 +1,9 @@
-// Job alerts at scale (docs/alerts.md#cost): 2,000 watched jobs across 3 simulated clusters, one worker process per
-// cluster (`flink-chatops serve --role worker`, built), first with a policy without `alerts:`, then with one entry
-// watching every job. Prints Flink REST reads per watched job per minute (goal ≤ 2 requests: one read of numRestarts
-// and checkpoints) and the RSS each worker gains with alerts on (goal ≤ 100 MB). Numbers only; nothing is asserted.
-// Usage: npm run bench:alerts [-- --jobs 2000 --minutes 2 --settle 20]
+// Job alerts at scale (docs/alerts.md#cost): 2,000 watched jobs across 3 simulated clusters, two worker processes
+// (replicas) per cluster (`flink-chatops serve --role worker`, built), first with a policy without `alerts:`, then with
+// one entry watching every job. Prints Flink REST reads per watched job per minute for all replicas together (goal ≤ 2
+// requests: one read of numRestarts and checkpoints) and the RSS each worker gains with alerts on (goal ≤ 100 MB).
+// Numbers only; nothing is asserted.
+// Usage: npm run bench:alerts [-- --jobs 2000 --replicas 2 --minutes 2 --settle 20]
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,17 +20,21 @@ const PROXY = 'get services/proxy';
 
 interface Params {
   jobs: number;
+  /** Worker processes per cluster. */
+  replicas: number;
   minutes: number;
   settle: number;
 }
 
 function parseParams(argv: string[]): Params {
-  const p: Params = { jobs: 2000, minutes: 2, settle: 20 };
+  const p: Params = { jobs: 2000, replicas: 2, minutes: 2, settle: 20 };
   for (let i = 0; i < argv.length; i += 2) {
     const key = argv[i]?.replace(/^--/, '') as keyof Params;
     const value = Number(argv[i + 1]);
     if (!(key in p) || !(value > 0))
-      throw new Error(`usage: bench/alerts.ts [--jobs N] [--minutes N] [--settle S]; bad "${argv[i]} ${argv[i + 1]}"`);
+      throw new Error(
+        `usage: bench/alerts.ts [--jobs N] [--replicas N] [--minutes N] [--settle S]; bad "${argv[i]} ${argv[i + 1]}"`,
+      );
     p[key] = value;
   }
   return p;
@@ -54,6 +59,12 @@ async function rss(worker: RoleProcess): Promise<number | undefined> {
   return kb === undefined ? undefined : Number(kb) * 1024;
 }
 
+/** `worker-<cluster>-<n>` of every replica, cluster by cluster. */
+const workerNames = (replicas: number): { cluster: string; name: string }[] =>
+  CLUSTERS.flatMap((cluster) =>
+    Array.from({ length: replicas }, (_, i) => ({ cluster, name: `worker-${cluster}-${i + 1}` })),
+  );
+
 interface Phase {
   rss: (number | undefined)[];
   peak: (number | undefined)[];
@@ -69,11 +80,11 @@ async function phase(
   measure: boolean,
 ): Promise<Phase> {
   const workers = await Promise.all(
-    CLUSTERS.map(async (c) =>
-      startRole(`worker-${c} (${name})`, 'worker', await freePort(), { ...env, WORKER_CLUSTERS: c }),
+    workerNames(params.replicas).map(async (w) =>
+      startRole(`${w.name} (${name})`, 'worker', await freePort(), { ...env, WORKER_CLUSTERS: w.cluster }),
     ),
   );
-  log(`  ${name}: 3 workers ready; settling ${params.settle} s`);
+  log(`  ${name}: ${workers.length} workers ready; settling ${params.settle} s`);
   await pause(params.settle * 1000);
   await Promise.all(clusters.map((c) => c.stats('DELETE')));
   const started = Date.now();
@@ -120,7 +131,7 @@ async function main(): Promise<void> {
     const redis = new Redis(redisUrl);
     const open = (await new RedisAlertStore(redis, prefix).listOpen()).length;
     redis.disconnect();
-    report(perCluster, without, withAlerts, open);
+    report(perCluster, params.replicas, without, withAlerts, open);
   } finally {
     await stopAll();
     await deleteKeys(redisUrl, prefix).catch(() => 0);
@@ -129,25 +140,25 @@ async function main(): Promise<void> {
   }
 }
 
-function report(perCluster: number, without: Phase, withAlerts: Phase, open: number): void {
+function report(perCluster: number, replicas: number, without: Phase, withAlerts: Phase, open: number): void {
   const minutes = withAlerts.seconds / 60;
   const requests = withAlerts.proxy.reduce((a, b) => a + b, 0);
   const perJob = requests / (perCluster * CLUSTERS.length) / minutes;
   const lines = [
     '',
-    `Job alerts, ${perCluster * CLUSTERS.length} watched jobs over ${CLUSTERS.length} clusters, measured ${withAlerts.seconds.toFixed(0)} s:`,
-    `  Flink REST requests per watched job per minute: ${perJob.toFixed(2)} (goal ≤ 2; one read = numRestarts + checkpoints)`,
-    `  Flink REST reads per watched job per minute:    ${(perJob / 2).toFixed(2)} (goal ≤ 1)`,
+    `Job alerts, ${perCluster * CLUSTERS.length} watched jobs over ${CLUSTERS.length} clusters, ${replicas} worker replicas each, measured ${withAlerts.seconds.toFixed(0)} s:`,
+    `  Flink REST requests per watched job per minute, all replicas: ${perJob.toFixed(2)} (goal ≤ 2; one read = numRestarts + checkpoints)`,
+    `  Flink REST reads per watched job per minute, all replicas:    ${(perJob / 2).toFixed(2)} (goal ≤ 1)`,
     `  REST requests per cluster: ${withAlerts.proxy.join(', ')}; without alerts (settle only): ${without.proxy.join(', ')}`,
     `  open incidents after the run: ${open} (the simulated jobs are healthy)`,
     '  RSS per worker (VmRSS now; peak VmHWM), without → with alerts, and the delta (goal ≤ 100 MB):',
   ];
-  CLUSTERS.forEach((c, i) => {
+  workerNames(replicas).forEach(({ name }, i) => {
     const a = without.rss[i];
     const b = withAlerts.rss[i];
     const delta = a === undefined || b === undefined ? undefined : b - a;
     lines.push(
-      `    worker-${c}: ${mb(a)} → ${mb(b)} (peak ${mb(without.peak[i])} → ${mb(withAlerts.peak[i])}); delta ${mb(delta)}`,
+      `    ${name}: ${mb(a)} → ${mb(b)} (peak ${mb(without.peak[i])} → ${mb(withAlerts.peak[i])}); delta ${mb(delta)}`,
     );
   });
   process.stdout.write(`${lines.join('\n')}\n`);

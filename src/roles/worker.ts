@@ -19,6 +19,7 @@ import { OperationWorker } from '../worker/worker.js';
 import { AfterCompletedWatcher, type AfterCompletedDeps } from '../worker/after-completed.js';
 import { AfterCompletedWatches } from '../store/after-completed.js';
 import { RedisAlertStore } from '../store/alerts.js';
+import { RedisSharedReadings } from '../store/shared-readings.js';
 import { JobAlertWatcher, type JobAlertTiming } from '../worker/job-alerts.js';
 
 export interface WorkerOverrides {
@@ -133,6 +134,8 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
     };
     const afterWatches = new AfterCompletedWatches(redis, prefix);
     const alertStore = new RedisAlertStore(redis, prefix);
+    // One Flink REST read per job and interval however many worker replicas watch it (docs/alerts.md#cost).
+    const readings = new RedisSharedReadings(redis, prefix);
     const parts: ClusterWorker[] = [];
     for (const name of config.clusters.worker) {
       // One runner, shared watches and BullMQ worker per cluster: each writes only to its own cluster
@@ -154,6 +157,7 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
         actor: settings.actor,
         kube,
         ...(rest ? { rest } : {}),
+        readings,
         policy,
         failureGraceMs: settings.failureGraceMs,
         ...(overrides.postChangeRestMs ? { restEveryMs: overrides.postChangeRestMs } : {}),
@@ -167,6 +171,7 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
         hub: watches,
         list: (kind, namespace) => kube.listCollection(kind, namespace),
         rest,
+        readings,
         policy,
         cluster: name,
         several: config.clusters.names.length > 1,

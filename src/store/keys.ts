@@ -82,6 +82,9 @@ export interface StoreKeys {
    * `cluster`, `target` (target key).
    */
   readonly alertEvents: string;
+  /** The turn to read a job's Flink REST, and the last reading (store/shared-readings.ts, docs/alerts.md#cost). */
+  readingTurn(key: string): string;
+  reading(key: string): string;
 }
 
 export function storeKeys(prefix: string): StoreKeys {
@@ -112,6 +115,8 @@ export function storeKeys(prefix: string): StoreKeys {
     alerts: `${tag}:alerts`,
     alertsIndex: `${tag}:alerts:index`,
     alertEvents: `${tag}:alerts:events`,
+    readingTurn: (key) => `${tag}:readings:turn:${key}`,
+    reading: (key) => `${tag}:readings:value:${key}`,
   };
 }
 

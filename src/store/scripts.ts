@@ -20,6 +20,7 @@ export const SCRIPTS = {
   appendAudit: 3,
   readAuditAfter: 1,
   advanceAuditPosition: 1,
+  takeReadingTurn: 2,
 } as const satisfies Record<string, number>;
 export type ScriptName = keyof typeof SCRIPTS;
 

@@ -1,14 +1,21 @@
-// The job-alert watch's Flink REST reads (docs/alerts.md#cost): at most one per job per interval, only for RUNNING or
-// RESTARTING jobs, a few at a time per cluster (each next one as one ends), so 2,000 jobs never burst on the API
+// The job-alert watch's Flink REST reads (docs/alerts.md#cost): at most one per job per interval for the whole
+// installation (the replica that takes the turn reads, the others use its reading: shared-read.ts), only for RUNNING
+// or RESTARTING jobs, a few at a time per cluster (each next one as one ends), so 2,000 jobs never burst on the API
 // server. A reading goes into the job's state and the job is judged again.
+import type { SharedReadings } from '../app/ports/shared-readings.js';
 import { deploymentNameOf } from '../domain/model/resource.js';
-import type { Target } from '../domain/model/target.js';
+import { targetKey, type Target } from '../domain/model/target.js';
+import { getPath } from '../domain/model/merge-patch.js';
 import type { FlinkRest } from '../kube/flink-rest.js';
-import { numRestartsOf, type JobAlertState } from './job-alert-signals.js';
+import type { Logger } from '../log.js';
+import { numRestartsOf, type JobAlertState, type RestSample } from './job-alert-signals.js';
+import { sharedRead } from './shared-read.js';
 
 /** REST reads in flight at once per cluster. */
 const REST_CONCURRENCY = 8;
 const REST_TIMEOUT_MS = 3_000;
+/** Another replica holds the turn and has not shared its reading yet: look again this much later. */
+const RETRY_MS = 5_000;
 
 export interface RestReadable {
   target: Target;
@@ -17,28 +24,38 @@ export interface RestReadable {
   restDueAt: number;
   /** A read is queued or in flight. */
   reading: boolean;
+  /** ms: the reading last put into the state (this replica's or another's). */
+  restAt?: number;
 }
+
+export interface JobAlertRestOptions<J> {
+  rest: FlinkRest | undefined;
+  /** Where the replicas share their readings; absent: this replica reads every job itself. */
+  readings?: SharedReadings;
+  cluster: string;
+  intervalMs: number;
+  now: () => number;
+  logger: Logger;
+  /** Called with the job once a reading is in its state. */
+  onRead: (job: J) => void;
+}
+
+type Reading = Omit<RestSample, 'at'>;
 
 export class JobAlertRestReads<J extends RestReadable> {
   private inFlight = 0;
   private readonly queue: J[] = [];
   private closed = false;
 
-  constructor(
-    private readonly rest: FlinkRest | undefined,
-    private readonly intervalMs: number,
-    private readonly now: () => number,
-    /** Called with the job once its reading is in its state. */
-    private readonly onRead: (job: J) => void,
-  ) {}
+  constructor(private readonly opts: JobAlertRestOptions<J>) {}
 
   /** Queues the job's read when one is due. */
   due(job: J, now: number): void {
     const jobState = job.state.jobState;
-    if (this.rest === undefined || job.reading || now < job.restDueAt || job.state.jobId === undefined) return;
+    if (this.opts.rest === undefined || job.reading || now < job.restDueAt || job.state.jobId === undefined) return;
     if (jobState !== 'RUNNING' && jobState !== 'RESTARTING') return;
     job.reading = true;
-    job.restDueAt = now + this.intervalMs;
+    job.restDueAt = now + this.opts.intervalMs;
     this.queue.push(job);
     this.pump();
   }
@@ -49,7 +66,7 @@ export class JobAlertRestReads<J extends RestReadable> {
   }
 
   private pump(): void {
-    const { rest } = this;
+    const { rest } = this.opts;
     while (rest !== undefined && !this.closed && this.inFlight < REST_CONCURRENCY) {
       const job = this.queue.shift();
       if (job === undefined) return;
@@ -69,20 +86,49 @@ export class JobAlertRestReads<J extends RestReadable> {
   }
 
   private async read(rest: FlinkRest, job: J, clusterId: string, jobId: string): Promise<void> {
-    const { namespace } = job.target;
-    const options = { timeoutMs: REST_TIMEOUT_MS };
-    const [metrics, checkpoints] = await Promise.all([
-      rest.get(namespace, clusterId, `/jobs/${jobId}/metrics?get=numRestarts`, options),
-      rest.get(namespace, clusterId, `/jobs/${jobId}/checkpoints`, options),
-    ]);
-    if (this.closed) return;
-    const numRestarts = metrics.ok ? numRestartsOf(metrics.value) : undefined;
-    job.state.onRest({
-      at: this.now(),
-      jobId,
-      ...(numRestarts === undefined ? {} : { numRestarts }),
-      ...(checkpoints.ok ? { checkpoints: checkpoints.value } : {}),
+    const { intervalMs, now } = this.opts;
+    const got = await sharedRead({
+      readings: this.opts.readings,
+      key: `alerts:${this.opts.cluster}:${targetKey(job.target)}:${jobId}`,
+      intervalMs,
+      now,
+      logger: this.opts.logger,
+      read: () => readJob(rest, job.target.namespace, clusterId, jobId),
     });
-    this.onRead(job);
+    if (this.closed) return;
+    if (got === undefined || got.at <= (job.restAt ?? -Infinity)) {
+      // The turn's holder is still reading (or died reading): its reading, or the turn, comes soon.
+      job.restDueAt = now() + Math.min(RETRY_MS, intervalMs);
+      return;
+    }
+    job.restAt = got.at;
+    job.restDueAt = got.at + intervalMs;
+    job.state.onRest({ ...got.value, at: got.at });
+    this.opts.onRead(job);
   }
+}
+
+/** `numRestarts` and `/checkpoints`, as far as they answered; of the checkpoints only what the judgement reads. */
+async function readJob(rest: FlinkRest, namespace: string, clusterId: string, jobId: string): Promise<Reading> {
+  const options = { timeoutMs: REST_TIMEOUT_MS };
+  const [metrics, checkpoints] = await Promise.all([
+    rest.get(namespace, clusterId, `/jobs/${jobId}/metrics?get=numRestarts`, options),
+    rest.get(namespace, clusterId, `/jobs/${jobId}/checkpoints`, options),
+  ]);
+  const numRestarts = metrics.ok ? numRestartsOf(metrics.value) : undefined;
+  return {
+    jobId,
+    ...(numRestarts === undefined ? {} : { numRestarts }),
+    ...(checkpoints.ok ? { checkpoints: slimCheckpoints(checkpoints.value) } : {}),
+  };
+}
+
+/** `/checkpoints` cut to what job-alert-signals.ts reads: the counts, the latest completed id, each entry's status. */
+export function slimCheckpoints(body: unknown): unknown {
+  const history = getPath(body, ['history']);
+  return {
+    counts: { completed: getPath(body, ['counts', 'completed']), failed: getPath(body, ['counts', 'failed']) },
+    latest: { completed: { id: getPath(body, ['latest', 'completed', 'id']) } },
+    ...(Array.isArray(history) ? { history: history.map((h) => ({ status: getPath(h, ['status']) })) } : {}),
+  };
 }

@@ -1,8 +1,10 @@
 // The job-alert watch of one cluster's worker (docs/alerts.md): the jobs a policy `alerts:` entry matches, seen through
 // the process's shared watches (status and JobException warnings) and Flink REST at most once a minute per running
-// job; what is wrong is recorded in the alert store, which the notifier renders. The worker never calls Slack.
+// job, whichever replica reads it; what is wrong is recorded in the alert store, which the notifier renders. The
+// worker never calls Slack.
 import type { AlertKind, AlertSignal, AlertStore, Incident } from '../app/ports/alerts.js';
 import type { PolicyProvider } from '../app/policy-source.js';
+import type { SharedReadings } from '../app/ports/shared-readings.js';
 import { alertNamespaces, alertRuleFor, type AlertRule } from '../domain/engines/policy/alerts.js';
 import type { Policy } from '../domain/engines/policy/schema.js';
 import { isSessionCluster } from '../domain/model/resource.js';
@@ -32,6 +34,8 @@ export interface JobAlertDeps {
   /** Lists a namespace once when its shared watch was already running (its first list went to others). */
   list: Lister;
   rest: FlinkRest | undefined;
+  /** Where the worker replicas share their REST readings (one read per job and interval); absent: each reads. */
+  readings?: SharedReadings;
   policy: PolicyProvider;
   /** The cluster this worker executes, and whether targets carry it (several clusters). */
   cluster: string;
@@ -77,7 +81,15 @@ export class JobAlertWatcher {
 
   constructor(private readonly deps: JobAlertDeps) {
     this.timing = { ...DEFAULT_JOB_ALERT_TIMING, ...deps.timing };
-    this.reads = new JobAlertRestReads(deps.rest, this.timing.restIntervalMs, deps.now, (job) => this.judge(job));
+    this.reads = new JobAlertRestReads({
+      rest: deps.rest,
+      ...(deps.readings ? { readings: deps.readings } : {}),
+      cluster: deps.cluster,
+      intervalMs: this.timing.restIntervalMs,
+      now: deps.now,
+      logger: deps.logger,
+      onRead: (job) => this.judge(job),
+    });
   }
 
   /** Reads the open incidents and the policy, subscribes to the namespaces it names, then keeps ticking. */

@@ -1,9 +1,16 @@
 // The health part of the after-COMPLETED watch (docs/lifecycle.md#after-completed): for `verify.watchAfter` after a
 // change to the job, the worker compares the job with its state at COMPLETED — Flink REST where it answers (at most
-// one read per job every 30 s), else the operator status and JobException events the shared watches deliver — and
-// records the first regression as one REGRESSED note, or the end of a quiet watch as one HEALTHY note.
+// one read per job every 30 s, whichever replica reads it), else the operator status and JobException events the
+// shared watches deliver — and records the first regression as one REGRESSED note, or the end of a quiet watch as one
+// HEALTHY note.
 import type { PolicyProvider } from '../app/policy-source.js';
-import type { AfterCompletedWatch, AfterCompletedWatches, HealthWatch, OperationStore } from '../app/ports/index.js';
+import type {
+  AfterCompletedWatch,
+  AfterCompletedWatches,
+  HealthWatch,
+  OperationStore,
+  SharedReadings,
+} from '../app/ports/index.js';
 import {
   HEALTHY_NOTE,
   isHealthy,
@@ -26,10 +33,13 @@ import type { UpgradeMode } from '../domain/model/upgrade-mode.js';
 import type { FlinkClient, KubeEvent, KubeObject } from '../kube/flink-client.js';
 import type { FlinkRest } from '../kube/flink-rest.js';
 import type { Logger } from '../log.js';
+import { sharedRead } from './shared-read.js';
 
 /** At most one REST read per watched job in this interval (docs/lifecycle.md#after-completed). */
 export const POST_CHANGE_REST_MS = 30_000;
 const REST_TIMEOUT_MS = 3_000;
+/** Another replica holds the turn and has not shared its reading yet: look again this much later. */
+const RETRY_MS = 5_000;
 
 export interface PostChangeDeps {
   store: Pick<OperationStore, 'apply'>;
@@ -41,6 +51,8 @@ export interface PostChangeDeps {
   /** Reads the target and its events at COMPLETED; absent: no health part. */
   kube?: Pick<FlinkClient, 'get' | 'listEvents'>;
   rest?: FlinkRest;
+  /** Where the worker replicas share their REST readings (one read per watch and interval); absent: each reads. */
+  readings?: SharedReadings;
   /** Where `verify.watchAfter` comes from; absent: no health part. */
   policy?: PolicyProvider;
   /** FAILURE_GRACE: how long the job may stay out of RUNNING (the JobManager out of READY). */
@@ -183,16 +195,30 @@ export class PostChangeHealth {
     if (now >= health.until || now < runtime.readAt + (this.deps.restEveryMs ?? POST_CHANGE_REST_MS)) return;
     runtime.reading = true;
     runtime.readAt = now;
+    const every = this.deps.restEveryMs ?? POST_CHANGE_REST_MS;
+    const { baseline } = health;
     // A job the operator submitted anew is not the one the baseline counted: the operator's view judges it.
-    const same = (jobIdOf(runtime.object) ?? health.baseline.jobId) === health.baseline.jobId;
+    const same = (jobIdOf(runtime.object) ?? baseline.jobId) === baseline.jobId;
     const read = same
-      ? readHealth(this.deps, watch.target.namespace, health.baseline.clusterId, health.baseline.jobId)
-      : Promise.resolve(undefined);
+      ? sharedRead({
+          readings: this.deps.readings,
+          key: `health:${watch.opId}:${baseline.jobId}`,
+          intervalMs: every,
+          now: this.deps.now,
+          logger: this.deps.logger,
+          read: () => readHealth(this.deps, watch.target.namespace, baseline.clusterId, baseline.jobId),
+        })
+      : Promise.resolve({ at: now, value: undefined });
     void read
-      .then(async (rest) => {
-        runtime.rest = rest;
+      .then(async (got) => {
         runtime.reading = false;
-        await this.judge(watch, runtime);
+        // The turn's holder (another replica) has not shared its reading yet: look again a little later.
+        if (got === undefined) runtime.readAt = now - every + Math.min(RETRY_MS, every);
+        else {
+          runtime.readAt = got.at;
+          runtime.rest = got.value;
+          await this.judge(watch, runtime);
+        }
       })
       .catch((error: unknown) => {
         runtime.reading = false;

@@ -68,3 +68,4 @@ export type * from './delivery.js';
 export type * from './break-glass.js';
 export type * from './locks.js';
 export type * from './after-completed.js';
+export type * from './shared-readings.js';

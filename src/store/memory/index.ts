@@ -6,6 +6,7 @@ import { MemoryDeliveryState } from './delivery.js';
 import { MemoryFreezeStore } from './freezes.js';
 import { MemoryLeaseStore } from './locks.js';
 import { MemoryOperationStore, type MemoryOperationStoreOptions } from './operations.js';
+import { MemorySharedReadings } from './shared-readings.js';
 
 export {
   MemoryAfterCompletedWatches,
@@ -14,6 +15,7 @@ export {
   MemoryFreezeStore,
   MemoryLeaseStore,
   MemoryOperationStore,
+  MemorySharedReadings,
 };
 
 export interface MemoryStores {
@@ -23,6 +25,7 @@ export interface MemoryStores {
   delivery: MemoryDeliveryState;
   breakGlass: MemoryBreakGlassIndex;
   afterCompleted: MemoryAfterCompletedWatches;
+  sharedReadings: MemorySharedReadings;
 }
 
 export function memoryStores(opts: MemoryOperationStoreOptions & { token?: () => string } = {}): MemoryStores {
@@ -42,5 +45,6 @@ export function memoryStores(opts: MemoryOperationStoreOptions & { token?: () =>
     }),
     breakGlass: new MemoryBreakGlassIndex(),
     afterCompleted: new MemoryAfterCompletedWatches(),
+    sharedReadings: new MemorySharedReadings(opts.now),
   };
 }

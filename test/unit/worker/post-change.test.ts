@@ -87,7 +87,7 @@ async function setUp(opts: { watchAfter?: string; object?: KubeObject; numRestar
   const feed = new Feed();
   const rest = restOf(opts.numRestarts ?? (() => 0));
   const regressions: unknown[] = [];
-  const replica = () =>
+  const replica = (own: FlinkRest = rest) =>
     new AfterCompletedWatcher({
       store: stores.store,
       watches: stores.afterCompleted,
@@ -97,7 +97,8 @@ async function setUp(opts: { watchAfter?: string; object?: KubeObject; numRestar
       now: () => now,
       actor: 'worker',
       kube: { get: async () => opts.object ?? target(), listEvents: async () => [failover('ev-old', 2)] },
-      rest,
+      rest: own,
+      readings: stores.sharedReadings,
       policy: policy(opts.watchAfter ?? '10m'),
       failureGraceMs: 120_000,
       restEveryMs: 30_000,
@@ -188,6 +189,33 @@ describe('the post-change watch', () => {
       source: 'Flink REST',
     });
     watcher.close();
+  });
+
+  it('replicas share one REST read per interval: the one with the turn reads, the others judge by its reading', async () => {
+    const { stores, watcher, replica, tick } = await setUp();
+    watcher.close();
+    const down = restOf(() => null);
+    const up = restOf(() => 3);
+    const metrics = (r: { calls: string[] }) => r.calls.filter((c) => c.includes('/metrics')).length;
+    const [a, b] = [replica(down), replica(up)];
+    tick(30_000);
+    // a takes the turn, and its JobManager does not answer: b judges by that reading, never reading its own.
+    await a.start();
+    await eventually('a’s reading shared', () => metrics(down) === 1);
+    await b.start();
+    expect(metrics(up)).toBe(0);
+    expect(named(await stores.store.get(OP_ID), REGRESSED_NOTE)).toEqual([]);
+    // The next interval b asks first: one read, its growth the regression.
+    tick(30_000);
+    await b.start();
+    await a.start();
+    await eventually(
+      'the regression recorded',
+      async () => named(await stores.store.get(OP_ID), REGRESSED_NOTE).length > 0,
+    );
+    expect([metrics(down), metrics(up)]).toEqual([1, 1]);
+    a.close();
+    b.close();
   });
 
   it('a quiet watch ends with one HEALTHY note however many replicas reach its end', async () => {
