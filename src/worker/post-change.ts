@@ -192,10 +192,10 @@ export class PostChangeHealth {
     const health = watch.health;
     if (!runtime || !health || runtime.reading) return;
     const now = this.deps.now();
-    if (now >= health.until || now < runtime.readAt + (this.deps.restEveryMs ?? POST_CHANGE_REST_MS)) return;
+    const every = this.deps.restEveryMs ?? POST_CHANGE_REST_MS;
+    if (now >= health.until || now < runtime.readAt + every) return;
     runtime.reading = true;
     runtime.readAt = now;
-    const every = this.deps.restEveryMs ?? POST_CHANGE_REST_MS;
     const { baseline } = health;
     // A job the operator submitted anew is not the one the baseline counted: the operator's view judges it.
     const same = (jobIdOf(runtime.object) ?? baseline.jobId) === baseline.jobId;
