@@ -9,13 +9,11 @@ import { getPath } from '../domain/model/merge-patch.js';
 import type { FlinkRest } from '../kube/flink-rest.js';
 import type { Logger } from '../log.js';
 import { numRestartsOf, type JobAlertState, type RestSample } from './job-alert-signals.js';
-import { sharedRead } from './shared-read.js';
+import { lookAgainMs, sharedRead } from './shared-read.js';
 
 /** REST reads in flight at once per cluster. */
 const REST_CONCURRENCY = 8;
 const REST_TIMEOUT_MS = 3_000;
-/** Another replica holds the turn and has not shared its reading yet: look again this much later. */
-const RETRY_MS = 5_000;
 
 export interface RestReadable {
   target: Target;
@@ -98,7 +96,7 @@ export class JobAlertRestReads<J extends RestReadable> {
     if (this.closed) return;
     if (got === undefined || got.at <= (job.restAt ?? -Infinity)) {
       // The turn's holder is still reading (or died reading): its reading, or the turn, comes soon.
-      job.restDueAt = now() + Math.min(RETRY_MS, intervalMs);
+      job.restDueAt = now() + lookAgainMs(intervalMs);
       return;
     }
     job.restAt = got.at;

@@ -33,13 +33,11 @@ import type { UpgradeMode } from '../domain/model/upgrade-mode.js';
 import type { FlinkClient, KubeEvent, KubeObject } from '../kube/flink-client.js';
 import type { FlinkRest } from '../kube/flink-rest.js';
 import type { Logger } from '../log.js';
-import { sharedRead } from './shared-read.js';
+import { lookAgainMs, sharedRead } from './shared-read.js';
 
 /** At most one REST read per watched job in this interval (docs/lifecycle.md#after-completed). */
 export const POST_CHANGE_REST_MS = 30_000;
 const REST_TIMEOUT_MS = 3_000;
-/** Another replica holds the turn and has not shared its reading yet: look again this much later. */
-const RETRY_MS = 5_000;
 
 export interface PostChangeDeps {
   store: Pick<OperationStore, 'apply'>;
@@ -213,7 +211,7 @@ export class PostChangeHealth {
       .then(async (got) => {
         runtime.reading = false;
         // The turn's holder (another replica) has not shared its reading yet: look again a little later.
-        if (got === undefined) runtime.readAt = now - every + Math.min(RETRY_MS, every);
+        if (got === undefined) runtime.readAt = now - every + lookAgainMs(every);
         else {
           runtime.readAt = got.at;
           runtime.rest = got.value;

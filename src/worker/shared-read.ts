@@ -6,6 +6,13 @@ import type { Logger } from '../log.js';
 
 /** A reading's value is kept this many intervals, so a replica a little late still finds it. */
 const KEEP_INTERVALS = 2;
+/** The turn's holder reads within its REST timeout (3 s), so its reading is there this much later. */
+const LOOK_AGAIN_MS = 5_000;
+
+/** How long a replica that found the turn taken and nothing shared yet waits before it asks again. */
+export function lookAgainMs(intervalMs: number): number {
+  return Math.min(LOOK_AGAIN_MS, intervalMs);
+}
 
 export interface SharedReadOptions<T> {
   readings: SharedReadings | undefined;

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { SharedReadings } from '../../../src/app/ports/shared-readings.js';
 import { createLogger } from '../../../src/log.js';
 import { MemorySharedReadings } from '../../../src/store/memory/shared-readings.js';
-import { sharedRead } from '../../../src/worker/shared-read.js';
+import { lookAgainMs, sharedRead } from '../../../src/worker/shared-read.js';
 
 const T0 = Date.UTC(2030, 2, 1, 12, 0, 0);
 const logger = createLogger('silent');
@@ -50,6 +50,9 @@ describe('sharedRead', () => {
     now += 5_000;
     expect(await b()).toBeUndefined();
     expect(reads).toEqual([]);
+    // It asks again once the holder's read is surely over, never later than the next interval.
+    expect(lookAgainMs(60_000)).toBe(5_000);
+    expect(lookAgainMs(500)).toBe(500);
   });
 
   it('without a store, or with one that fails, every replica reads on its own', async () => {
