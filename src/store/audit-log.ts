@@ -3,7 +3,8 @@
 // webhook's delivery position.
 //
 // Redis' Lua has no SHA-256, so an append reads the head, seals the draft here and lets lua/appendAudit.lua add it
-// only if the head did not move; else it reads the head again and reseals (at most MAX_ATTEMPTS times).
+// only if the head did not move; else it reads the head again and reseals (at most MAX_ATTEMPTS times). The appends
+// of one process take turns (chain-turn.ts), so only other replicas' appends race them.
 // Seeking by seq (readAfter, and the trim that keeps everything after the position) needs no index: both parts of
 // the entry id rise along the chain, so lua/includes/auditSeek.lua finds the first entry after a seq by a binary
 // search over the ms part, in the script, in one round trip. Every key carries the prefix's hash tag (store/keys.ts),
@@ -17,6 +18,7 @@ import {
   type ChainLink,
 } from '../domain/kit/audit/event.js';
 import { backoff, checkLimit, MAX_ATTEMPTS } from './apply-loop.js';
+import { inChainTurn } from './chain-turn.js';
 import type { RedisConnection, ReplicaWait } from './connection.js';
 import { storeKeys, type StoreKeys } from './keys.js';
 import { checkedRetention } from './retention.js';
@@ -93,6 +95,13 @@ export class RedisAuditLog implements AuditLog {
   }
 
   async append(draft: AuditDraft): Promise<AuditEvent> {
+    const event = await inChainTurn(this.redis, this.keys.auditHead, () => this.appendRacing(draft));
+    await this.replicas?.afterWrite(this.keys.auditHead);
+    return event;
+  }
+
+  /** Seals after the head and appends while the head is unmoved; else reads it again (at most MAX_ATTEMPTS times). */
+  private async appendRacing(draft: AuditDraft): Promise<AuditEvent> {
     for (let attempt = 1; ; attempt++) {
       const head = await this.head();
       const event = sealEvent(draft, head.seq === 0 ? undefined : head);
@@ -107,10 +116,7 @@ export class RedisAuditLog implements AuditLog {
         String(Math.max(0, this.now() - this.retentionMs)),
       ];
       const reply = (await runScript(this.redis, 'appendAudit', keys, args)) as AppendReply;
-      if (reply[0] === 'ok') {
-        await this.replicas?.afterWrite(this.keys.auditHead);
-        return event;
-      }
+      if (reply[0] === 'ok') return event;
       if (attempt >= MAX_ATTEMPTS) {
         throw new Error(`audit event ${draft.id} lost the race for the chain's head ${attempt} times; not appended`);
       }

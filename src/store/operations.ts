@@ -14,7 +14,7 @@ import type {
   TransitionRequest,
 } from '../app/ports/operation-store.js';
 import type { OperationAuditing } from '../app/ports/audit-log.js';
-import { sealAfter, type AuditEvent, type ChainLink } from '../domain/kit/audit/event.js';
+import { sealAfter, type AuditDraft, type AuditEvent, type ChainLink } from '../domain/kit/audit/event.js';
 import {
   applyWithRetries,
   backoff,
@@ -25,6 +25,7 @@ import {
   type CommitReply,
 } from './apply-loop.js';
 import { RedisAuditLog } from './audit-log.js';
+import { inChainTurn } from './chain-turn.js';
 import { entryArgs, EVENTS_MAX_AGE_MS } from './events.js';
 import type { RedisConnection, ReplicaWait } from './connection.js';
 import { storeKeys, type StoreKeys } from './keys.js';
@@ -95,6 +96,11 @@ export class OperationStore implements OperationStorePort {
     );
     const reply = await this.commit(undefined, record, record.history, 'stay');
     if (reply[0] === 'exists') return { ok: false, reason: 'exists' };
+    if (reply[0] !== 'ok') {
+      throw new Error(
+        `${record.id} was not recorded: the audit chain kept moving (${MAX_ATTEMPTS} attempts); try again`,
+      );
+    }
     return { ok: true, record };
   }
 
@@ -187,6 +193,7 @@ export class OperationStore implements OperationStorePort {
   /**
    * One commit of lua/commitOperation.lua with the change's audit events sealed after the chain's head; when another
    * writer moved the head first, the events are sealed again after the new one (the record's version still decides).
+   * A commit with events takes this process's turn on the chain (chain-turn.ts).
    */
   private async commit(
     current: OperationRecord | undefined,
@@ -195,6 +202,26 @@ export class OperationStore implements OperationStorePort {
     order: OrderMove,
   ): Promise<CommitReply> {
     const drafts = this.audit?.drafts(next, entries) ?? [];
+    if (drafts.length === 0) return (await this.commitRacing(current, next, entries, order, drafts)).reply;
+    const { reply, events } = await inChainTurn(this.redis, this.keys.auditHead, () =>
+      this.commitRacing(current, next, entries, order, drafts),
+    );
+    if (reply[0] === 'ok' && events.length > 0) {
+      // An audit event a failover lost would be given out again under its seq (docs/audit.md).
+      await this.replicas?.afterWrite(this.keys.auditHead);
+      this.audit?.written(events);
+    }
+    return reply;
+  }
+
+  /** Commits, sealing again after the new head while other replicas move it first (at most MAX_ATTEMPTS times). */
+  private async commitRacing(
+    current: OperationRecord | undefined,
+    next: OperationRecord,
+    entries: HistoryEntry[],
+    order: OrderMove,
+    drafts: readonly AuditDraft[],
+  ): Promise<{ reply: CommitReply; events: readonly AuditEvent[] }> {
     for (let attempt = 1; ; attempt++) {
       const head: ChainLink = drafts.length > 0 ? await this.auditLog.head() : { seq: 0, hash: '' };
       const events = sealAfter(drafts, head);
@@ -204,15 +231,8 @@ export class OperationStore implements OperationStorePort {
         this.commitKeys(next),
         this.commitArgs(current, next, entries, order, { head, events }),
       )) as CommitReply | ['auditConflict'];
-      if (reply[0] !== 'auditConflict') {
-        if (reply[0] === 'ok' && events.length > 0) {
-          // An audit event a failover lost would be given out again under its seq (docs/audit.md).
-          await this.replicas?.afterWrite(this.keys.auditHead);
-          this.audit?.written(events);
-        }
-        return reply;
-      }
-      if (attempt >= MAX_ATTEMPTS) return ['conflict'];
+      if (reply[0] !== 'auditConflict') return { reply, events };
+      if (attempt >= MAX_ATTEMPTS) return { reply: ['conflict'], events: [] };
       await backoff(attempt);
     }
   }

@@ -82,6 +82,15 @@ export function describeAuditLogConformance(name: string, factory: (now: () => n
       expect(await log.head()).toEqual({ seq: 50, hash: held[49]?.hash });
     });
 
+    it("lands 150 appends of one writer made at once, none losing the race for the head to the writer's own", async () => {
+      const drafts = Array.from({ length: 150 }, (_, i) => draft(T0 + (i % 11)));
+      const appended = await Promise.all(drafts.map((d) => log.append(d)));
+      expect(seqs(appended).sort((a, b) => a - b)).toEqual(upTo(1, 150));
+      const held = await log.readAfter(0, 200);
+      expect(held.map((e) => e.id).sort()).toEqual(drafts.map((d) => d.id).sort());
+      expect(verifyChain(lines(held))).toMatchObject({ ok: true, count: 150 });
+    });
+
     it('reads after any seq in pages, also when the clock stood still or went back', async () => {
       const times = [T0, T0, T0 - 5_000, T0 + 10, T0 + 10, T0 - 1, T0 + 3_000, T0 + 3_000, T0 + 2_999, T0 + 9_000];
       for (const at of times) await log.append(draft(at));

@@ -103,6 +103,18 @@ export function describeOperationAuditConformance(
       expect(new Set(trail.seen.map((e) => e.id)).size).toBe(chain.length);
     });
 
+    it('records 80 operations requested at once through one store, each with its event', async () => {
+      const trail = recordingTrail(h.log);
+      const [store] = h.stores(1, trail) as [OperationStore];
+      const ids = Array.from({ length: 80 }, (_x, i) => `op-burst${String(i).padStart(4, '0')}`);
+      const created = await Promise.all(ids.map((id) => store.create(newOp(id), 'U0REQ')));
+      expect(created.every((c) => c.ok)).toBe(true);
+      expect((await store.getMany(ids)).map((r) => r.id)).toEqual(ids);
+      const chain = await chainOf(h.log);
+      expect(chain.map((e) => e.op?.id).sort()).toEqual([...ids].sort());
+      expect(verifyChain(chain.map((e) => JSON.stringify(e)))).toMatchObject({ ok: true, count: 80 });
+    });
+
     it('attributes what a process did to it, in the team of unknown for a record without one', async () => {
       const trail = recordingTrail(h.log);
       const [store] = h.stores(1, trail) as [OperationStore];
