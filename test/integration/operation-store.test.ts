@@ -13,6 +13,10 @@ import { LeaseStore } from '../../src/store/locks.js';
 import { OperationStore } from '../../src/store/operations.js';
 import { clicks, DAY, newOp, orders, T0, to } from '../support/conformance/operation-store.js';
 import { redisForTest, type TestRedis } from '../support/redis.js';
+import { startTcpForwarder } from '../support/tcp-forwarder.js';
+import { AuditTrail, redisAuditTrail } from '../../src/audit/trail.js';
+import { RedisAuditLog } from '../../src/store/audit-log.js';
+import { createLogger } from '../../src/log.js';
 
 let t: TestRedis;
 let clock: number;
@@ -173,5 +177,62 @@ describe('ids and keys', () => {
     } while (cursor !== '0');
     expect(found.length).toBeGreaterThanOrEqual(12);
     for (const key of found) expect(key.startsWith(`{${t.prefix}}:`)).toBe(true);
+  });
+});
+
+describe('when another replica always moves the audit chain first', () => {
+  /**
+   * A store whose connection runs through a proxy that, before forwarding each script that writes the chain, lets a
+   * rival on its own connection append one event: every commit of the store finds the head moved.
+   */
+  async function outraced() {
+    const logger = createLogger('silent');
+    const rival = redisAuditTrail(t.redis, { prefix: t.prefix, logger, now: () => clock });
+    const target = new URL(t.url);
+    let moved = 0;
+    const proxy = await startTcpForwarder(Number(target.port || 6379), target.hostname, (client, upstream) => {
+      let forwarded = Promise.resolve();
+      client.on('data', (chunk: Buffer) => {
+        const text = chunk.toString('latin1');
+        const writesChain = /EVAL/i.test(text) && text.includes(`{${t.prefix}}:audit:head`);
+        forwarded = forwarded.then(async () => {
+          if (writesChain) {
+            await rival.record({ actor: { user: 'system', team: 'T0' }, action: 'frozen' });
+            moved++;
+          }
+          upstream.write(chunk);
+        });
+      });
+      upstream.on('data', (chunk: Buffer) => client.write(chunk));
+    });
+    const via = new URL(t.url);
+    via.hostname = '127.0.0.1';
+    via.port = String(proxy.port);
+    const connection = new Redis(via.toString(), { maxRetriesPerRequest: 1 });
+    const log = new RedisAuditLog(connection, { prefix: t.prefix, now: () => clock });
+    const audit = new AuditTrail({ log, logger, now: () => clock });
+    const outracedStore = new OperationStore(connection, { prefix: t.prefix, now: () => clock, audit });
+    const close = async () => {
+      connection.disconnect();
+      await proxy.close();
+    };
+    return { store: outracedStore, log, close, moved: () => moved };
+  }
+
+  it('refuses to say a request was recorded when its record could not be written, and writes none of it', async () => {
+    const { store: outracedStore, log, close, moved } = await outraced();
+    try {
+      await expect(outracedStore.create(newOp('op-outraced'), 'U0REQ')).rejects.toThrow(
+        'op-outraced was not recorded: the audit chain kept moving (20 attempts)',
+      );
+      expect(await store.get('op-outraced')).toBeUndefined();
+      const chain = await log.readAfter(0, 100);
+      // One event of the rival's per script that reached Redis: 20 attempts, and a resend after NOSCRIPT if any.
+      expect(moved()).toBeGreaterThanOrEqual(20);
+      expect(chain).toHaveLength(moved());
+      expect(chain.every((e) => e.action === 'frozen')).toBe(true);
+    } finally {
+      await close();
+    }
   });
 });
