@@ -8,12 +8,8 @@ const tails = new WeakMap<RedisConnection, Map<string, Promise<void>>>();
 
 /** Runs `work` once every earlier turn of the same connection and chain has ended, whether it succeeded or not. */
 export function inChainTurn<T>(redis: RedisConnection, chain: string, work: () => Promise<T>): Promise<T> {
-  let byChain = tails.get(redis);
-  if (byChain === undefined) {
-    byChain = new Map();
-    tails.set(redis, byChain);
-  }
-  const turns = byChain;
+  const turns = tails.get(redis) ?? new Map<string, Promise<void>>();
+  tails.set(redis, turns);
   const run = (turns.get(chain) ?? Promise.resolve()).then(work);
   const tail = run.then(
     () => undefined,

@@ -17,7 +17,7 @@ export class RedisSharedReadings implements SharedReadings {
 
   async turn(key: string, intervalMs: number): Promise<ReadingTurn> {
     const keys = [this.keys.readingTurn(key), this.keys.reading(key)];
-    const [took, json] = (await runScript(this.redis, 'takeReadingTurn', keys, [ttl(intervalMs)])) as [
+    const [took, json] = (await runScript(this.redis, 'takeReadingTurn', keys, [readingTtlMs(intervalMs)])) as [
       number,
       string | null | undefined,
     ];
@@ -26,11 +26,11 @@ export class RedisSharedReadings implements SharedReadings {
   }
 
   async put(key: string, reading: SharedReading, keepMs: number): Promise<void> {
-    await this.redis.set(this.keys.reading(key), JSON.stringify(reading), 'PX', ttl(keepMs));
+    await this.redis.set(this.keys.reading(key), JSON.stringify(reading), 'PX', readingTtlMs(keepMs));
   }
 }
 
-/** A TTL Redis takes: a whole number of ms, at least 1. */
-function ttl(ms: number): number {
+/** A TTL Redis takes: a whole number of ms, at least 1 (the memory twin rounds the same way). */
+export function readingTtlMs(ms: number): number {
   return Math.max(1, Math.ceil(ms));
 }

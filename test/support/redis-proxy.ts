@@ -4,7 +4,7 @@
 import { startTcpForwarder } from './tcp-forwarder.js';
 
 export interface RedisProxy {
-  /** redis://127.0.0.1:PORT/DB: the proxied Redis. */
+  /** The proxied Redis: its URL with the proxy's host and port (viaLocalPort). */
   url: string;
   /** Drops every reply of the connection that sends the next blocking read, from that read on. */
   loseNextBlockingRead(): void;
@@ -16,6 +16,14 @@ export interface RedisProxy {
 }
 
 const BLOCKING_READ = /XREADGROUP[\s\S]*BLOCK/i;
+
+/** `redisUrl` with the host and port of a proxy on loopback; its credentials and database kept. */
+export function viaLocalPort(redisUrl: string, port: number): string {
+  const url = new URL(redisUrl);
+  url.hostname = '127.0.0.1';
+  url.port = String(port);
+  return url.toString();
+}
 
 export async function startRedisProxy(redisUrl: string): Promise<RedisProxy> {
   const target = new URL(redisUrl);
@@ -36,7 +44,7 @@ export async function startRedisProxy(redisUrl: string): Promise<RedisProxy> {
     });
   });
   return {
-    url: `redis://127.0.0.1:${forwarder.port}${target.pathname}`,
+    url: viaLocalPort(redisUrl, forwarder.port),
     loseNextBlockingRead: () => {
       armed = true;
     },

@@ -1,6 +1,7 @@
 // The in-memory twin of the shared Flink REST readings (store/shared-readings.ts, lua/takeReadingTurn.lua), on an
 // injected clock.
 import type { ReadingTurn, SharedReading, SharedReadings } from '../../app/ports/shared-readings.js';
+import { readingTtlMs } from '../shared-readings.js';
 import { viaJson } from './sorted.js';
 
 export class MemorySharedReadings implements SharedReadings {
@@ -13,7 +14,7 @@ export class MemorySharedReadings implements SharedReadings {
   async turn(key: string, intervalMs: number): Promise<ReadingTurn> {
     const now = this.now();
     if ((this.turns.get(key) ?? -Infinity) <= now) {
-      this.turns.set(key, now + Math.max(1, Math.ceil(intervalMs)));
+      this.turns.set(key, now + readingTtlMs(intervalMs));
       return { mine: true };
     }
     const kept = this.readings.get(key);
@@ -21,6 +22,6 @@ export class MemorySharedReadings implements SharedReadings {
   }
 
   async put(key: string, reading: SharedReading, keepMs: number): Promise<void> {
-    this.readings.set(key, { reading: viaJson(reading), until: this.now() + Math.max(1, Math.ceil(keepMs)) });
+    this.readings.set(key, { reading: viaJson(reading), until: this.now() + readingTtlMs(keepMs) });
   }
 }
