@@ -15,6 +15,7 @@ import { durationSeconds } from './scenarios.js';
 import type { Speed } from './speed.js';
 import { SimStore } from './store.js';
 import { validateSpec } from './validation.js';
+import { simVersions, type OperatorVersion, type SimVersions } from './versions.js';
 
 /** `sim-cluster --seed`: `demo`, the demo jobs, or `none`, empty. */
 export const SEEDS = ['demo', 'none'] as const;
@@ -37,6 +38,10 @@ export interface SimClusterOptions {
    * cluster's clocks are rarely the bot's.
    */
   clockOffsetMs?: number;
+  /** The operator release the cluster runs (default 1.15). */
+  operatorVersion?: OperatorVersion;
+  /** The release its CRDs come from (default: the operator's). */
+  crdVersion?: OperatorVersion;
 }
 
 export interface SimCluster {
@@ -52,6 +57,8 @@ export interface SimCluster {
   kubeconfigPath: string;
   /** Resolves once a demo seed's follow-ups (a suspend, a manual savepoint) were submitted. */
   seeded: Promise<void>;
+  /** The operator and CRD releases this cluster simulates (versions.ts). */
+  versions: SimVersions;
   close(): Promise<void>;
 }
 
@@ -69,6 +76,7 @@ export function offsetClock(offsetMs: number): () => Date {
 }
 
 export async function startSimCluster(options: SimClusterOptions = {}): Promise<SimCluster> {
+  const versions = simVersions(options.operatorVersion, options.crdVersion);
   const store = new SimStore({ validate: validateSpec, now: offsetClock(options.clockOffsetMs ?? 0) });
   const speed = options.speed ?? 'fast';
   // What the simulated JobManagers know beyond the CR status: written by the operator model, read by REST.
@@ -120,5 +128,17 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     })();
     return closing;
   };
-  return { store, operator, jobManagers, pods, server, gitops, url: server.url, kubeconfigPath, seeded, close };
+  return {
+    store,
+    operator,
+    jobManagers,
+    pods,
+    server,
+    gitops,
+    url: server.url,
+    kubeconfigPath,
+    seeded,
+    versions,
+    close,
+  };
 }
