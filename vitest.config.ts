@@ -1,5 +1,16 @@
 import { defineConfig } from 'vitest/config';
 
+const TRUTH_SUITE = [
+  'test/integration/real-jobs.test.ts',
+  'test/integration/bot-real-jobs.test.ts',
+  'test/integration/deep-verification.test.ts',
+  'test/integration/bot-gitops.test.ts',
+];
+const TRUTH_RUNS: { name: string; env: Record<string, string> }[] = [
+  { name: 'truth-1.16', env: { SIM_OPERATOR_VERSION: '1.16' } },
+  { name: 'truth-1.16-crd-1.15', env: { SIM_OPERATOR_VERSION: '1.16', SIM_CRD_VERSION: '1.15' } },
+];
+
 // Unit and integration files run in parallel; crash and end-to-end files (test/e2e) run one at a time, after them.
 export default defineConfig({
   test: {
@@ -25,6 +36,13 @@ export default defineConfig({
           sequence: { groupOrder: 0 },
         },
       },
+      // The truth suite (real jobs, deep verification, GitOps) once more against each other operator release the
+      // bot supports (docs/deployment.md#operator-versions): a 1.16 operator on its own CRDs, and a 1.16 operator
+      // whose CRDs were left at 1.15 (Helm does not upgrade CRDs). The main project runs it against 1.15.
+      ...TRUTH_RUNS.map(({ name, env }) => ({
+        extends: true as const,
+        test: { name, include: TRUTH_SUITE, env, maxWorkers: 2, isolate: false, sequence: { groupOrder: 0 } },
+      })),
       {
         // The simulators' own tests (packages/sim), beside the bot's unit and integration files.
         extends: true,

@@ -20,6 +20,7 @@ import { waitForEvents } from '../../src/store/events.js';
 import { eventually } from './poll.js';
 import { expectAttributedWrites } from './attribution.js';
 import { redisForTest, type TestRedis } from './redis.js';
+import { simVersionOptions } from './sim-versions.js';
 import {
   cardClickBody,
   postSigned,
@@ -110,7 +111,7 @@ export function testPolicy(channel: string): Record<string, unknown> {
 }
 
 export async function startTestCluster(): Promise<SimCluster> {
-  const cluster = await startSimCluster({ port: 0, seed: 'demo', speed: 'fast' });
+  const cluster = await startSimCluster({ port: 0, seed: 'demo', speed: 'fast', ...simVersionOptions() });
   await cluster.seeded;
   return cluster;
 }

@@ -27,6 +27,7 @@ import { LeaseStore } from '../../src/store/locks.js';
 import { OperationStore } from '../../src/store/operations.js';
 import { startWorker, type RunningWorker, type WorkerOverrides } from '../../src/roles/worker.js';
 import { redisForTest, type TestRedis } from './redis.js';
+import { simVersionOptions } from './sim-versions.js';
 import { editSpec, waitForStatus, waitStable } from '@flink-chatops/sim/testing/sim';
 import { deployment, type DeploymentOptions } from '@flink-chatops/sim/testing/sim-resources';
 
@@ -108,6 +109,7 @@ export class WorkerEnv {
       speed: 'fast',
       kubeconfigPath: join(dir, 'kubeconfig'),
       ...clock,
+      ...simVersionOptions(),
     });
     const env = new WorkerEnv(redis, cluster, policyPath, dir, options);
     await env.pump.start();
