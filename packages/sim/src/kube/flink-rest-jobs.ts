@@ -6,6 +6,7 @@ import { scaledMs, type Speed } from './speed.js';
 import type { JobManagerState } from './jobmanager-state.js';
 import type { Scenario, ScenarioSettings } from './scenarios.js';
 import type { KubeObject } from './store.js';
+import { aggregateState, EXECUTION_STATES, vertexTasks } from './vertex-state.js';
 
 /** What one REST answer about a job reads: the job, its cluster, the spec it runs, the knobs, the clock. */
 export interface JobView {
@@ -28,19 +29,6 @@ export interface JobView {
 
 type Raw = Record<string, unknown>;
 
-/** Flink's ExecutionState values: a vertex's `tasks` counts its subtasks in each of them. */
-const EXECUTION_STATES = [
-  'CREATED',
-  'SCHEDULED',
-  'DEPLOYING',
-  'RUNNING',
-  'FINISHED',
-  'CANCELING',
-  'CANCELED',
-  'FAILED',
-  'RECONCILING',
-  'INITIALIZING',
-] as const;
 const DEFAULT_MAX_PARALLELISM = 128;
 
 export const num = (v: unknown): number | undefined =>
@@ -99,10 +87,20 @@ function finishedAt(view: JobView, vertex: GraphVertex, start: number): number |
   return view.now >= at ? at : undefined;
 }
 
-function taskCounts(status: string, parallelism: number): Record<string, number> {
-  const counts: Record<string, number> = Object.fromEntries(EXECUTION_STATES.map((s) => [s, 0]));
-  counts[status] = parallelism;
-  return counts;
+/** Slots the job lacks (`tasks-waiting[=<k>]`, 1 without a value): 0 without the knob. */
+export function slotsShort(view: JobView): number {
+  return view.has('tasks-waiting') ? Number(view.value('tasks-waiting') ?? 1) : 0;
+}
+
+/**
+ * Subtasks of each vertex that get no slot while `slotsShort` slots are missing. One slot holds a subtask of every
+ * vertex (Flink's default slot sharing group), so the job needs as many slots as its widest running vertex: each
+ * vertex wider than the slots it got has the rest of its subtasks waiting. Finished vertices hold no slot.
+ */
+function waitingSubtasks(parallelism: readonly number[], running: readonly boolean[], short: number): number[] {
+  const needed = Math.max(0, ...parallelism.filter((_, i) => running[i]));
+  const granted = Math.max(0, needed - short);
+  return parallelism.map((p, i) => (short > 0 && running[i] ? Math.max(0, p - granted) : 0));
 }
 
 /** The body of `/jobs/<id>`. */
@@ -114,22 +112,33 @@ export function jobDetails(view: JobView): Raw {
   const maxParallelism =
     Number(view.conf['pipeline.max-parallelism'] ?? DEFAULT_MAX_PARALLELISM) || DEFAULT_MAX_PARALLELISM;
   const ends = vertices.map((v) => (state === 'RUNNING' ? finishedAt(view, v, start) : undefined));
-  const waitingIndex = view.has('tasks-waiting') ? ends.findLastIndex((end) => end === undefined) : -1;
+  const waiting = waitingSubtasks(
+    parallelism,
+    ends.map((end) => end === undefined),
+    slotsShort(view),
+  );
+  const failing = waiting.some((n) => n > 0) ? waiting : waiting.map((_, i) => (i === 0 ? 1 : 0));
   const body = vertices.map((vertex, i) => {
     const end = ends[i];
-    const status =
-      state !== 'RUNNING' ? state : end !== undefined ? 'FINISHED' : i === waitingIndex ? 'SCHEDULED' : 'RUNNING';
     const p = parallelism[i] as number;
+    const finished = end !== undefined;
+    const tasks = vertexTasks({
+      jobState: state,
+      parallelism: p,
+      finished,
+      waiting: waiting[i] ?? 0,
+      failed: failing[i] ?? 0,
+    });
     return {
       id: vertex.id,
       name: vertex.name,
       maxParallelism,
       parallelism: p,
-      status,
+      status: aggregateState(tasks, p),
       'start-time': start,
       'end-time': end ?? -1,
       duration: Math.max(0, (end ?? view.now) - start),
-      tasks: taskCounts(status, p),
+      tasks,
     };
   });
   const statusCounts = Object.fromEntries(EXECUTION_STATES.map((s) => [s, body.filter((v) => v.status === s).length]));
