@@ -1,12 +1,13 @@
 // `/jobs/<id>` of the simulated JobManager REST API: the job and its vertices as the job graph shapes them
 // (parallelism from overrides, the job's code or the default; bounded vertices FINISHED while the job runs).
-import { jobGraphOf, parallelismOverrides, withBoundedSource, type GraphVertex } from './job-graph.js';
-import { effectiveParallelism, jobOf, type FlinkConf, type Spec } from './spec-json.js';
+import { jobGraphOf, specVertexParallelism, withBoundedSource, type GraphVertex } from './job-graph.js';
+import { jobOf, type FlinkConf, type Spec } from './spec-json.js';
 import { scaledMs, type Speed } from './speed.js';
 import type { JobManagerState } from './jobmanager-state.js';
 import type { Scenario, ScenarioSettings } from './scenarios.js';
 import type { KubeObject } from './store.js';
 import { aggregateState, EXECUTION_STATES, vertexTasks } from './vertex-state.js';
+import { configuredMaxParallelism, defaultMaxParallelism } from './max-parallelism.js';
 
 /** What one REST answer about a job reads: the job, its cluster, the spec it runs, the knobs, the clock. */
 export interface JobView {
@@ -28,8 +29,6 @@ export interface JobView {
 }
 
 type Raw = Record<string, unknown>;
-
-const DEFAULT_MAX_PARALLELISM = 128;
 
 export const num = (v: unknown): number | undefined =>
   typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : typeof v === 'number' ? v : undefined;
@@ -70,10 +69,9 @@ export function vertexGraph(view: JobView): GraphVertex[] {
 
 /** Each vertex's parallelism: a rescale still under way keeps the previous one; else override, code, default. */
 export function vertexParallelism(view: JobView, vertices: readonly GraphVertex[]): number[] {
-  const overrides = parallelismOverrides(view.spec);
-  const fallback = effectiveParallelism(view.spec);
   const pending = view.jobManagers?.pendingRescale(view.jobId, view.now);
-  return vertices.map((v) => pending?.previous.get(v.id) ?? overrides.get(v.id) ?? v.fixedParallelism ?? fallback);
+  const planned = specVertexParallelism(vertices, view.spec);
+  return vertices.map((v, i) => pending?.previous.get(v.id) ?? (planned[i] as number));
 }
 
 function jobState(status: Raw): string {
@@ -109,8 +107,8 @@ export function jobDetails(view: JobView): Raw {
   const start = num(view.status.startTime) ?? view.now;
   const vertices = vertexGraph(view);
   const parallelism = vertexParallelism(view, vertices);
-  const maxParallelism =
-    Number(view.conf['pipeline.max-parallelism'] ?? DEFAULT_MAX_PARALLELISM) || DEFAULT_MAX_PARALLELISM;
+  const configured = configuredMaxParallelism(view.conf);
+  const settled = view.jobManagers?.maxParallelism(view.jobId);
   const ends = vertices.map((v) => (state === 'RUNNING' ? finishedAt(view, v, start) : undefined));
   const waiting = waitingSubtasks(
     parallelism,
@@ -132,7 +130,7 @@ export function jobDetails(view: JobView): Raw {
     return {
       id: vertex.id,
       name: vertex.name,
-      maxParallelism,
+      maxParallelism: settled?.get(vertex.id) ?? configured ?? defaultMaxParallelism(p),
       parallelism: p,
       status: aggregateState(tasks, p),
       'start-time': start,
@@ -150,6 +148,8 @@ export function jobDetails(view: JobView): Raw {
     'start-time': start,
     'end-time': -1,
     duration: Math.max(0, view.now - start),
+    // The job's ExecutionConfig: the configured max parallelism, -1 when unset (vertices settle their own).
+    maxParallelism: configured ?? -1,
     now: view.now,
     vertices: body,
     'status-counts': statusCounts,

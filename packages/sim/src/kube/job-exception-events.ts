@@ -56,6 +56,10 @@ export interface JobFailure {
   /** `<exception class>: <message>`, the entry of the exception history. */
   root: string;
   causes: ErrorCause[];
+  /** What the failure arrives wrapped in (Flink's "Recovery is suppressed …" unless given). */
+  wrapper?: { type: string; message: string };
+  /** False for a job that failed before it ran: no checkpoint of it becomes the path to resume from. */
+  checkpointed?: boolean;
 }
 
 /** The `job-failure` knob's failure: the job's own code throws. */
@@ -71,7 +75,8 @@ export function simulatedFailure(object: KubeObject): JobFailure {
  */
 export function recordJobFailure(env: ObserverEnv, object: KubeObject, cause = simulatedFailure(object)): void {
   const { store, random } = env;
-  const failure = { ...JOB_FAILURE, causes: cause.causes };
+  const wrapper = cause.wrapper ?? JOB_FAILURE;
+  const failure = { ...wrapper, causes: cause.causes };
   recordEvent(store, {
     involved: object,
     type: EVENT_TYPES.warning,
@@ -84,7 +89,7 @@ export function recordJobFailure(env: ObserverEnv, object: KubeObject, cause = s
     type: EVENT_TYPES.normal,
     reason: 'JobStatusChanged',
     component: COMPONENTS.job,
-    message: 'Job status changed from RUNNING to FAILED',
+    message: `Job status changed from ${String((object.status?.jobStatus as { state?: string } | undefined)?.state ?? 'RUNNING')} to FAILED`,
   });
   emitJobException(env, object, cause.root, 0);
   writeStatus(
@@ -99,10 +104,10 @@ export function recordJobFailure(env: ObserverEnv, object: KubeObject, cause = s
       // stays (the last checkpoint is unknown to the operator), which is what later makes an upgrade fail.
       const dir = checkpointDir(jobConf(store, object));
       const placeholder = jobStatus.upgradeSavepointPath === 'KUBERNETES_OPERATOR_LAST_STATE';
-      if (dir !== undefined && !placeholder && typeof jobStatus.jobId === 'string') {
+      if (dir !== undefined && !placeholder && cause.checkpointed !== false && typeof jobStatus.jobId === 'string') {
         jobStatus.upgradeSavepointPath = `${dir}/${jobStatus.jobId}/chk-${1 + Math.floor(random() * 500)}`;
       }
-      status.error = errorJson(JOB_FAILURE.type, JOB_FAILURE.message, cause.causes);
+      status.error = errorJson(wrapper.type, wrapper.message, cause.causes);
     },
     { conditions: true },
   );
