@@ -31,7 +31,7 @@ describe('with Flink REST reachable', () => {
     expect(criterion(done, 'rest:tasks-running')).toMatchObject({
       met: true,
       observed: '3 of 3 vertices RUNNING',
-      source: expect.stringMatching(/^Flink REST \/jobs\/[0-9a-f]{32} vertices\[\]\.status$/),
+      source: expect.stringMatching(/^Flink REST \/jobs\/[0-9a-f]{32} vertices\[\]\.tasks$/),
     });
     expect(criterion(done, 'rest:parallelism-applied')).toMatchObject({ met: true, observed: '4 on every vertex' });
     expect(completedDetail(done).verified.join(' | ')).toContain('4 on every vertex (Flink REST');
@@ -172,14 +172,33 @@ describe('with Flink REST reachable', () => {
     });
   });
 
-  it('tasks stuck waiting for slots after a scale-up: never COMPLETED; TIMED_OUT names the waiting vertex', async () => {
+  // Flink reports a vertex RUNNING as soon as one subtask runs (ExecutionJobVertex.getAggregateJobVertexState): only
+  // the subtask counts show the two that never got a slot. Before the bot read them, this scale was COMPLETED.
+  it('a scale-up with two subtasks never scheduled never COMPLETES: FAILED when Flink fails the job at its slot request timeout', async () => {
     await env.deploy('deep-waiting', { parallelism: 2 });
-    env.cluster.operator.setScenario(NS, 'deep-waiting', 'tasks-waiting');
+    env.cluster.operator.setScenario(NS, 'deep-waiting', 'tasks-waiting=2');
     const done = await env.waitTerminal(
       (await env.request({ kind: 'scale', target: dep('deep-waiting'), parallelism: 6, ...common })).id,
     );
-    expect(done.state).toBe('TIMED_OUT');
-    expect(String(done.history.at(-1)?.detail.summary)).toMatch(/rest:tasks-running \(Sink: Kafka alerts: SCHEDULED\)/);
+    expect(done.state, JSON.stringify(evidenceOf(done).verdict)).toBe('FAILED');
+    expect(String(done.history.at(-1)?.detail.reason)).toMatch(
+      /^the job FAILED after the redeploy: .*NoResourceAvailableException: Slot request bulk is not fulfillable! Could not allocate the required slot within slot request timeout/,
+    );
+  });
+
+  it('subtasks waiting for slots within the slot request timeout: TIMED_OUT, naming the subtasks not running', async () => {
+    await env.deploy('deep-slots', { parallelism: 2, conf: { 'slot.request.timeout': '1h' } });
+    env.cluster.operator.setScenario(NS, 'deep-slots', 'tasks-waiting=2');
+    const done = await env.waitTerminal(
+      (await env.request({ kind: 'scale', target: dep('deep-slots'), parallelism: 6, ...common })).id,
+    );
+    expect(done.state, JSON.stringify(evidenceOf(done).verdict)).toBe('TIMED_OUT');
+    const summary = String(done.history.at(-1)?.detail.summary);
+    expect(summary).toContain('rest:tasks-running (Source: Kafka events: 4 of 6 subtasks RUNNING, 2 SCHEDULED');
+    expect(criterion(done, 'rest:parallelism-applied')).toMatchObject({
+      met: false,
+      observed: expect.stringContaining('Sink: Kafka alerts: 6 (2 of its subtasks not running)'),
+    });
   });
 
   it('a restore that started from another path than the operator recorded is FAILED with both paths', async () => {

@@ -53,14 +53,18 @@ function autoscaled(name: string) {
 
 describe('E1: vertices with their own parallelism', () => {
   it('a scale-up whose tasks cannot get slots never COMPLETES, even with a parallelism-1 sink beside them', async () => {
-    await env.deploy('rj-slots', { parallelism: 2, graph: 'Source: events; Enrich; Sink: results [p=1]' });
+    await env.deploy('rj-slots', {
+      parallelism: 2,
+      graph: 'Source: events; Enrich; Sink: results [p=1]',
+      conf: { 'slot.request.timeout': '1h' },
+    });
     env.cluster.operator.setScenario(NS, 'rj-slots', 'tasks-waiting');
     const done = await env.waitTerminal(
       (await env.request({ kind: 'scale', target: dep('rj-slots'), parallelism: 6, ...common })).id,
     );
-    expect(done.state).toBe('TIMED_OUT');
+    expect(done.state, JSON.stringify(evidenceOf(done).verdict)).toBe('TIMED_OUT');
     expect(String(detailOf(done).summary), String(detailOf(done).summary)).toMatch(
-      /unmet: rest:tasks-running \(Sink: results: SCHEDULED\)/,
+      /unmet: rest:tasks-running \(Source: events: 5 of 6 subtasks RUNNING, 1 SCHEDULED, Enrich: /,
     );
   });
 });

@@ -23,7 +23,8 @@ export const KNOBS = {
   'task-failovers': `task failovers: ${TASK_FAILOVERS} JobException warnings after each start of the job`,
   'upgrade-failed': 'redeploys fail with UpgradeFailed ("Manual restore required.") until turned off',
   'slow-reconcile': 'slow reconcile (20 s of operator time per upgrade)',
-  'tasks-waiting': 'tasks wait for slots (Flink REST shows a vertex SCHEDULED; the operator still says RUNNING)',
+  'tasks-waiting':
+    'one slot short: a subtask of each vertex waits SCHEDULED while Flink REST shows the vertex RUNNING; the job FAILS at slot.request.timeout',
   'checkpoints-failing': 'checkpoints fail (Flink REST counts them; the operator does not say)',
   'restored-elsewhere': 'the job restores from another path than the operator recorded (only Flink REST shows it)',
   'rest-unreachable': "the JobManager's REST service does not answer (503 through the proxy)",

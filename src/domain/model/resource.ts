@@ -156,6 +156,29 @@ export function errorText(error: string): string {
   }
 }
 
+/**
+ * status.error of a FAILED job, with the failure under Flink's wrapper: the operator records the job's failure as
+ * `{message, throwableList}`, the message often only "Recovery is suppressed by …", the cause (a slot request timed
+ * out, a restore refused) in `throwableList[0]`.
+ */
+export function jobFailureOf(resource: unknown): string | undefined {
+  const text = statusErrorOf(resource);
+  const error = getPath(resource, ['status', 'error']);
+  let first: unknown;
+  try {
+    const list = typeof error === 'string' ? getPath(JSON.parse(error), ['throwableList']) : undefined;
+    first = Array.isArray(list) ? list[0] : undefined;
+  } catch {
+    return text;
+  }
+  const type = getPath(first, ['type']);
+  const message = getPath(first, ['message']);
+  if (typeof type !== 'string' || text === undefined || (typeof message === 'string' && text.includes(message)))
+    return text;
+  const name = type.slice(type.lastIndexOf('.') + 1);
+  return `${text}, caused by ${name}${typeof message === 'string' ? `: ${message}` : ''}`;
+}
+
 /** The `spec` inside a `lastReconciledSpec`/`lastStableSpec` JSON string, or undefined when unparsable. */
 export function parseReconciledSpec(text: unknown): JsonRecord | undefined {
   if (typeof text !== 'string' || text.length === 0) return undefined;

@@ -1,5 +1,6 @@
-// The vertices of a Flink job as its REST API reports them, and how a new parallelism shows on them
-// (docs/deep-verification.md): vertices set in the job's code keep their own, bounded ones finish.
+// The vertices of a Flink job as its REST API reports them, and how a new parallelism shows on them: vertices set
+// in the job's code keep their own, bounded ones finish, and a vertex runs only when all its subtasks do; its
+// `status` is RUNNING as soon as one of them runs (docs/deep-verification.md#subtasks-not-vertex-status).
 import { getPath } from './merge-patch.js';
 
 export interface RestVertex {
@@ -8,6 +9,8 @@ export interface RestVertex {
   parallelism: number | undefined;
   maxParallelism: number | undefined;
   status: string;
+  /** `tasks`: how many of its subtasks are in each ExecutionState (undefined when not reported). */
+  tasks: Readonly<Record<string, number>> | undefined;
 }
 
 /** A vertex as read before a scale: what the new parallelism is compared against. */
@@ -21,6 +24,12 @@ export interface BaselineVertex {
 const num = (value: unknown): number | undefined =>
   typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 
+function countsOf(raw: unknown): Record<string, number> | undefined {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+  const entries = Object.entries(raw).filter((e): e is [string, number] => num(e[1]) !== undefined);
+  return entries.length === 0 ? undefined : Object.fromEntries(entries);
+}
+
 /** `vertices[]` of a `/jobs/<id>` reading (empty when absent). */
 export function verticesOf(job: unknown): RestVertex[] {
   const raw = getPath(job, ['vertices']);
@@ -31,6 +40,7 @@ export function verticesOf(job: unknown): RestVertex[] {
     parallelism: num(getPath(v, ['parallelism'])),
     maxParallelism: num(getPath(v, ['maxParallelism'])),
     status: String(getPath(v, ['status']) ?? 'UNKNOWN'),
+    tasks: countsOf(getPath(v, ['tasks'])),
   }));
 }
 
@@ -56,21 +66,50 @@ export interface VertexTasks {
   finished: string[];
 }
 
-/** Every vertex RUNNING; FINISHED counts as done while the job is RUNNING and at least one vertex runs. */
+/** A vertex's subtasks: how many there are, run, finished; undefined when REST gave no counts. */
+interface Subtasks {
+  total: number;
+  running: number;
+  finished: number;
+  /** The other states with a count, e.g. `2 SCHEDULED`. */
+  others: string[];
+}
+
+export function subtasksOf(v: RestVertex): Subtasks | undefined {
+  if (v.tasks === undefined) return undefined;
+  const counts = Object.entries(v.tasks);
+  const total = counts.reduce((sum, [, n]) => sum + n, 0);
+  const others = counts.filter(([s, n]) => n > 0 && s !== 'RUNNING' && s !== 'FINISHED').map(([s, n]) => `${n} ${s}`);
+  return { total, running: v.tasks.RUNNING ?? 0, finished: v.tasks.FINISHED ?? 0, others };
+}
+
+/** Why a vertex is not done: its subtask counts, or the lack of them. */
+function notDone(v: RestVertex, tasks: Subtasks | undefined): string {
+  if (tasks === undefined) return `${v.name}: ${v.status}, no subtask counts reported`;
+  const finished = tasks.finished > 0 ? [`${tasks.finished} FINISHED`] : [];
+  return `${v.name}: ${tasks.running} of ${tasks.total} subtasks RUNNING${[...finished, ...tasks.others].map((s) => `, ${s}`).join('')}`;
+}
+
+/**
+ * Every subtask of every vertex RUNNING, read from `tasks` (a vertex's `status` is RUNNING as soon as one subtask
+ * runs). FINISHED subtasks count as done while the job is RUNNING and some subtask runs: bounded input that ended.
+ */
 export function vertexTasks(vertices: readonly RestVertex[], jobState: unknown): VertexTasks {
-  const running = vertices.filter((v) => v.status === 'RUNNING');
-  const finishedOk = jobState === 'RUNNING' && running.length > 0;
-  const finished = finishedOk ? vertices.filter((v) => v.status === 'FINISHED') : [];
-  const waiting = vertices.filter((v) => v.status !== 'RUNNING' && !finished.includes(v));
+  const read = vertices.map((v) => ({ v, t: subtasksOf(v) }));
+  const finishedOk = jobState === 'RUNNING' && read.some(({ t }) => t !== undefined && t.running > 0);
+  const done = (t: Subtasks | undefined): t is Subtasks =>
+    t !== undefined && t.total > 0 && t.running + (finishedOk ? t.finished : 0) === t.total;
+  const finished = read.filter(({ t }) => done(t) && t.running === 0).map(({ v }) => v);
+  const waiting = read.filter(({ t }) => !done(t));
   const n = vertices.length;
   const observed =
     n === 0
       ? 'no vertices reported'
       : waiting.length > 0
-        ? waiting.map((v) => `${v.name}: ${v.status}`).join(', ')
+        ? waiting.map(({ v, t }) => notDone(v, t)).join(', ')
         : finished.length === 0
           ? `${n} of ${n} vertices RUNNING`
-          : `${running.length} of ${n} vertices RUNNING, ${finished.length} FINISHED`;
+          : `${n - finished.length} of ${n} vertices RUNNING, ${finished.length} FINISHED`;
   return {
     done: n > 0 && waiting.length === 0,
     observed,
@@ -99,6 +138,15 @@ export interface ParallelismCheck {
   notes: string[];
 }
 
+/** Subtasks of the vertex neither RUNNING nor FINISHED (0 when REST gave no counts): it does not run at its parallelism. */
+function idleSubtasks(v: RestVertex): number {
+  const t = subtasksOf(v);
+  return t === undefined ? 0 : t.total - t.running - t.finished;
+}
+
+const idleWords = (v: RestVertex): string =>
+  `${v.name}: ${String(v.parallelism)} (${idleSubtasks(v)} of its subtasks not running)`;
+
 function withBaseline(
   vertices: readonly RestVertex[],
   input: ParallelismInput,
@@ -113,6 +161,7 @@ function withBaseline(
     const was = before.get(v.id)?.parallelism;
     const expected = was === oldDefault || was === undefined ? input.wanted : was;
     if (v.parallelism !== expected) off.push(`${v.name}: ${String(v.parallelism)} (expected ${expected})`);
+    else if (idleSubtasks(v) > 0) off.push(idleWords(v));
     else if (expected === input.wanted) atWanted += 1;
     else
       caveats.push(
@@ -139,7 +188,8 @@ function withoutBaseline(
   });
   const atWanted = vertices.filter((v) => v.parallelism === input.wanted);
   const others = vertices.filter((v) => v.parallelism !== input.wanted && !above.includes(v));
-  const met = atWanted.length > 0 && above.length === 0;
+  const idle = vertices.filter((v) => idleSubtasks(v) > 0);
+  const met = atWanted.length > 0 && above.length === 0 && idle.length === 0;
   const caveats = met
     ? others.map((v) => `${v.name} runs at parallelism ${String(v.parallelism)}, not ${input.wanted}`)
     : [];
@@ -151,18 +201,20 @@ function withoutBaseline(
               `${v.name}: ${String(v.parallelism)} (above its max parallelism ${String(input.maxParallelism ?? v.maxParallelism)})`,
           )
           .join(', ')
-      : atWanted.length === vertices.length && met
-        ? `${input.wanted} on every vertex`
-        : met
-          ? `${input.wanted} on ${atWanted.length} of ${vertices.length} vertices`
-          : vertices.map((v) => `${v.name}: ${String(v.parallelism)}`).join(', ') || 'no vertices reported';
+      : idle.length > 0
+        ? idle.map(idleWords).join(', ')
+        : atWanted.length === vertices.length && met
+          ? `${input.wanted} on every vertex`
+          : met
+            ? `${input.wanted} on ${atWanted.length} of ${vertices.length} vertices`
+            : vertices.map((v) => `${v.name}: ${String(v.parallelism)}`).join(', ') || 'no vertices reported';
   return { met, observed, caveats, notes: why === undefined || caveats.length === 0 ? [] : [why] };
 }
 
 /**
  * Whether the vertices show the new parallelism. With a baseline of the same graph: every vertex that ran at the
  * old default runs at the new one, every other keeps what it had. Without: at least one vertex at the new one,
- * none above its max parallelism.
+ * none above its max parallelism. Either way every subtask of a vertex runs (or finished), by its `tasks` counts.
  */
 export function judgeParallelism(vertices: readonly RestVertex[], input: ParallelismInput): ParallelismCheck {
   const { baseline, oldDefault } = input;

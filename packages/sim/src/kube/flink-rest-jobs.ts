@@ -1,11 +1,13 @@
 // `/jobs/<id>` of the simulated JobManager REST API: the job and its vertices as the job graph shapes them
 // (parallelism from overrides, the job's code or the default; bounded vertices FINISHED while the job runs).
-import { jobGraphOf, parallelismOverrides, withBoundedSource, type GraphVertex } from './job-graph.js';
-import { effectiveParallelism, jobOf, type FlinkConf, type Spec } from './spec-json.js';
+import { jobGraphOf, specVertexParallelism, withBoundedSource, type GraphVertex } from './job-graph.js';
+import { jobOf, type FlinkConf, type Spec } from './spec-json.js';
 import { scaledMs, type Speed } from './speed.js';
 import type { JobManagerState } from './jobmanager-state.js';
 import type { Scenario, ScenarioSettings } from './scenarios.js';
 import type { KubeObject } from './store.js';
+import { aggregateState, EXECUTION_STATES, vertexTasks } from './vertex-state.js';
+import { configuredMaxParallelism, defaultMaxParallelism } from './max-parallelism.js';
 
 /** What one REST answer about a job reads: the job, its cluster, the spec it runs, the knobs, the clock. */
 export interface JobView {
@@ -27,21 +29,6 @@ export interface JobView {
 }
 
 type Raw = Record<string, unknown>;
-
-/** Flink's ExecutionState values: a vertex's `tasks` counts its subtasks in each of them. */
-const EXECUTION_STATES = [
-  'CREATED',
-  'SCHEDULED',
-  'DEPLOYING',
-  'RUNNING',
-  'FINISHED',
-  'CANCELING',
-  'CANCELED',
-  'FAILED',
-  'RECONCILING',
-  'INITIALIZING',
-] as const;
-const DEFAULT_MAX_PARALLELISM = 128;
 
 export const num = (v: unknown): number | undefined =>
   typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : typeof v === 'number' ? v : undefined;
@@ -82,10 +69,9 @@ export function vertexGraph(view: JobView): GraphVertex[] {
 
 /** Each vertex's parallelism: a rescale still under way keeps the previous one; else override, code, default. */
 export function vertexParallelism(view: JobView, vertices: readonly GraphVertex[]): number[] {
-  const overrides = parallelismOverrides(view.spec);
-  const fallback = effectiveParallelism(view.spec);
   const pending = view.jobManagers?.pendingRescale(view.jobId, view.now);
-  return vertices.map((v) => pending?.previous.get(v.id) ?? overrides.get(v.id) ?? v.fixedParallelism ?? fallback);
+  const planned = specVertexParallelism(vertices, view.spec);
+  return vertices.map((v, i) => pending?.previous.get(v.id) ?? (planned[i] as number));
 }
 
 function jobState(status: Raw): string {
@@ -99,10 +85,20 @@ function finishedAt(view: JobView, vertex: GraphVertex, start: number): number |
   return view.now >= at ? at : undefined;
 }
 
-function taskCounts(status: string, parallelism: number): Record<string, number> {
-  const counts: Record<string, number> = Object.fromEntries(EXECUTION_STATES.map((s) => [s, 0]));
-  counts[status] = parallelism;
-  return counts;
+/** Slots the job lacks (`tasks-waiting[=<k>]`, 1 without a value): 0 without the knob. */
+export function slotsShort(view: JobView): number {
+  return view.has('tasks-waiting') ? Number(view.value('tasks-waiting') ?? 1) : 0;
+}
+
+/**
+ * Subtasks of each vertex that get no slot while `slotsShort` slots are missing. One slot holds a subtask of every
+ * vertex (Flink's default slot sharing group), so the job needs as many slots as its widest running vertex: each
+ * vertex wider than the slots it got has the rest of its subtasks waiting. Finished vertices hold no slot.
+ */
+function waitingSubtasks(parallelism: readonly number[], running: readonly boolean[], short: number): number[] {
+  const needed = Math.max(0, ...parallelism.filter((_, i) => running[i]));
+  const granted = Math.max(0, needed - short);
+  return parallelism.map((p, i) => (short > 0 && running[i] ? Math.max(0, p - granted) : 0));
 }
 
 /** The body of `/jobs/<id>`. */
@@ -111,25 +107,36 @@ export function jobDetails(view: JobView): Raw {
   const start = num(view.status.startTime) ?? view.now;
   const vertices = vertexGraph(view);
   const parallelism = vertexParallelism(view, vertices);
-  const maxParallelism =
-    Number(view.conf['pipeline.max-parallelism'] ?? DEFAULT_MAX_PARALLELISM) || DEFAULT_MAX_PARALLELISM;
+  const configured = configuredMaxParallelism(view.conf);
+  const settled = view.jobManagers?.maxParallelism(view.jobId);
   const ends = vertices.map((v) => (state === 'RUNNING' ? finishedAt(view, v, start) : undefined));
-  const waitingIndex = view.has('tasks-waiting') ? ends.findLastIndex((end) => end === undefined) : -1;
+  const waiting = waitingSubtasks(
+    parallelism,
+    ends.map((end) => end === undefined),
+    slotsShort(view),
+  );
+  const failing = waiting.some((n) => n > 0) ? waiting : waiting.map((_, i) => (i === 0 ? 1 : 0));
   const body = vertices.map((vertex, i) => {
     const end = ends[i];
-    const status =
-      state !== 'RUNNING' ? state : end !== undefined ? 'FINISHED' : i === waitingIndex ? 'SCHEDULED' : 'RUNNING';
     const p = parallelism[i] as number;
+    const finished = end !== undefined;
+    const tasks = vertexTasks({
+      jobState: state,
+      parallelism: p,
+      finished,
+      waiting: waiting[i] ?? 0,
+      failed: failing[i] ?? 0,
+    });
     return {
       id: vertex.id,
       name: vertex.name,
-      maxParallelism,
+      maxParallelism: settled?.get(vertex.id) ?? configured ?? defaultMaxParallelism(p),
       parallelism: p,
-      status,
+      status: aggregateState(tasks, p),
       'start-time': start,
       'end-time': end ?? -1,
       duration: Math.max(0, (end ?? view.now) - start),
-      tasks: taskCounts(status, p),
+      tasks,
     };
   });
   const statusCounts = Object.fromEntries(EXECUTION_STATES.map((s) => [s, body.filter((v) => v.status === s).length]));
@@ -141,6 +148,8 @@ export function jobDetails(view: JobView): Raw {
     'start-time': start,
     'end-time': -1,
     duration: Math.max(0, view.now - start),
+    // The job's ExecutionConfig: the configured max parallelism, -1 when unset (vertices settle their own).
+    maxParallelism: configured ?? -1,
     now: view.now,
     vertices: body,
     'status-counts': statusCounts,

@@ -1,5 +1,6 @@
 // Deploying a spec and observing it come up: Submit, DEPLOYED, JobManager DEPLOYING → DEPLOYED_NOT_READY → READY,
-// job CREATED → RUNNING; or a JobManager whose image does not pull (ERROR), which may recover later.
+// job CREATED → RUNNING; or a JobManager whose image does not pull (ERROR), which may recover later; or a job whose
+// state cannot be restored at its new parallelism (FAILED as it starts).
 import { COMPONENTS, EVENT_TYPES, MESSAGES } from './events.js';
 import { emit, epochMs, newJobId, readRef, realMs, type FlowEnv } from './flow-env.js';
 import {
@@ -21,9 +22,19 @@ import {
   type Restore,
 } from './job-steps.js';
 import { checkpointPath } from './job-checkpoints.js';
+import { recordJobFailure } from './job-exception-events.js';
+import { jobGraphOf, specVertexParallelism } from './job-graph.js';
+import { configuredMaxParallelism, restoreRefused, settleRun } from './max-parallelism.js';
 import { clusterInfo, jobConf, kindOf, submitComponent } from './resource-conf.js';
 import { imageFailsToPull, imagePullRecoverySeconds } from './scenarios.js';
-import { jobOf, parseReconciledSpec, serializeReconciledSpec, taskManagerReplicas, type Spec } from './spec-json.js';
+import {
+  jobOf,
+  parseReconciledSpec,
+  serializeReconciledSpec,
+  specConf,
+  taskManagerReplicas,
+  type Spec,
+} from './spec-json.js';
 import { STEP_SECONDS } from './speed.js';
 import type { KubeObject } from './store.js';
 
@@ -42,7 +53,8 @@ export interface DeployOptions {
   jobCancelled?: boolean;
 }
 
-export type DeployOutcome = 'running' | 'image-pull-failed';
+/** `job-failed`: the job failed as it started (its restore was refused). */
+export type DeployOutcome = 'running' | 'job-failed' | 'image-pull-failed';
 
 /** `updateStatusBeforeDeploymentAttempt`: the target spec, suspended, with UPGRADING and the new observedGeneration. */
 export function writeBeforeDeployment(
@@ -94,7 +106,10 @@ export async function deployJob(
           replicas: taskManagerReplicas(deployed),
         };
       }
-      if (jobOf(deployed)) submitJobStatus(env, status, object, options);
+      if (jobOf(deployed)) {
+        submitJobStatus(env, status, object, options);
+        settleMaxParallelism(env, status, object, deployed, options.restore);
+      }
     },
     { conditions: true },
   );
@@ -146,6 +161,32 @@ function submitJobStatus(env: FlowEnv, status: Status, object: KubeObject, optio
 }
 
 /**
+ * Flink settles each vertex's max parallelism as the job starts: configured, else what the state it restores
+ * carries, else derived; a restore the state cannot take is kept for the observer to fail the job on.
+ */
+function settleMaxParallelism(
+  env: FlowEnv,
+  status: Status,
+  object: KubeObject,
+  deployed: Spec,
+  restore: Restore,
+): void {
+  const jobStatus = jobStatusOf(status);
+  const restores =
+    restore.kind === 'path' || (restore.kind === 'ha' && jobStatus.upgradeSavepointPath === LAST_STATE_PLACEHOLDER);
+  const resource = object.metadata.uid ?? `${object.metadata.namespace}/${object.metadata.name}`;
+  const vertices = jobGraphOf(object, deployed);
+  const parallelism = specVertexParallelism(vertices, deployed);
+  const configured = configuredMaxParallelism({ ...jobConf(env.store, object), ...specConf(deployed) });
+  const run = settleRun(
+    vertices.map((v, i) => ({ id: v.id, parallelism: parallelism[i] as number })),
+    configured,
+    restores ? env.jobManagers.restoredMaxima(resource) : undefined,
+  );
+  env.jobManagers.startRun(resource, String(jobStatus.jobId), run);
+}
+
+/**
  * A deploy from HA metadata: the placeholder is recorded only when the metadata holds a checkpoint
  * (atLeastOneCheckpoint); Flink then resumes the same job id from that checkpoint. Without one, the job starts
  * with no state and upgradeSavepointPath keeps what it held.
@@ -186,7 +227,7 @@ async function observeDeployment(
 }
 
 /** From a started JobManager pod to a RUNNING job: DEPLOYED_NOT_READY, READY (the REST API answers), CREATED, RUNNING. */
-async function observeUntilRunning(env: FlowEnv, ref: ResourceRef, deployed: Spec): Promise<'running'> {
+async function observeUntilRunning(env: FlowEnv, ref: ResourceRef, deployed: Spec): Promise<'running' | 'job-failed'> {
   if (ref.resource === 'flinkdeployments') {
     writeStatus(env.store, ref, (status) => void (status.jobManagerDeploymentStatus = 'DEPLOYED_NOT_READY'), {
       conditions: true,
@@ -208,6 +249,12 @@ async function observeUntilRunning(env: FlowEnv, ref: ResourceRef, deployed: Spe
   }
   observeJobState(env, ref, 'CREATED');
   await env.sleep(STEP_SECONDS.jobRunning);
+  const jobId = String(statusOf(readRef(env, ref)).jobStatus?.jobId);
+  const refused = env.jobManagers.restoreRefusal(jobId);
+  if (refused !== undefined) {
+    recordJobFailure(env, readRef(env, ref), restoreRefused(refused));
+    return 'job-failed';
+  }
   observeJobState(env, ref, 'RUNNING', markStableAndClearErrors);
   return 'running';
 }

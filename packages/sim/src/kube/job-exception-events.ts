@@ -2,7 +2,7 @@
 // exception in the job's exception history (Flink REST `/exceptions` and `numRestarts` are read from them), and
 // for a job that fails for good the `Error` event, `JobStatusChanged` and the FAILED status.
 import { COMPONENTS, EVENT_TYPES, jobExceptionKey, recordEvent } from './events.js';
-import { errorJson, writeStatus } from './flink-status.js';
+import { errorJson, writeStatus, type ErrorCause } from './flink-status.js';
 import { exceptionChain } from './reconcile-errors.js';
 import { jobConf, refOf } from './resource-conf.js';
 import { checkpointDir, effectiveParallelism, type Spec } from './spec-json.js';
@@ -51,16 +51,32 @@ export function emitJobException(env: ObserverEnv, object: KubeObject, headline:
   });
 }
 
+/** Why a job failed for good: the root exception its history shows, and the causes the operator records. */
+export interface JobFailure {
+  /** `<exception class>: <message>`, the entry of the exception history. */
+  root: string;
+  causes: ErrorCause[];
+  /** What the failure arrives wrapped in (Flink's "Recovery is suppressed …" unless given). */
+  wrapper?: { type: string; message: string };
+  /** False for a job that failed before it ran: no checkpoint of it becomes the path to resume from. */
+  checkpointed?: boolean;
+}
+
+/** The `job-failure` knob's failure: the job's own code throws. */
+export function simulatedFailure(object: KubeObject): JobFailure {
+  const message = `Simulated fatal failure of job ${object.metadata.name}`;
+  return { root: `java.lang.RuntimeException: ${message}`, causes: [{ type: 'java.lang.RuntimeException', message }] };
+}
+
 /**
  * The job fails for good (no restart strategy left). JobStatusObserver records the failure cause (`Error`
  * event and status.error), `JobStatusChanged`, then the root exception; the status patch comes last. No
  * checkpoint completed, so upgradeSavepointPath stays what it was.
  */
-export function recordJobFailure(env: ObserverEnv, object: KubeObject): void {
+export function recordJobFailure(env: ObserverEnv, object: KubeObject, cause = simulatedFailure(object)): void {
   const { store, random } = env;
-  const root = `java.lang.RuntimeException: Simulated fatal failure of job ${object.metadata.name}`;
-  const cause = { type: 'java.lang.RuntimeException', message: root.slice('java.lang.RuntimeException: '.length) };
-  const failure = { ...JOB_FAILURE, causes: [cause] };
+  const wrapper = cause.wrapper ?? JOB_FAILURE;
+  const failure = { ...wrapper, causes: cause.causes };
   recordEvent(store, {
     involved: object,
     type: EVENT_TYPES.warning,
@@ -73,9 +89,9 @@ export function recordJobFailure(env: ObserverEnv, object: KubeObject): void {
     type: EVENT_TYPES.normal,
     reason: 'JobStatusChanged',
     component: COMPONENTS.job,
-    message: 'Job status changed from RUNNING to FAILED',
+    message: `Job status changed from ${String((object.status?.jobStatus as { state?: string } | undefined)?.state ?? 'RUNNING')} to FAILED`,
   });
-  emitJobException(env, object, root, 0);
+  emitJobException(env, object, cause.root, 0);
   writeStatus(
     store,
     refOf(object),
@@ -88,10 +104,10 @@ export function recordJobFailure(env: ObserverEnv, object: KubeObject): void {
       // stays (the last checkpoint is unknown to the operator), which is what later makes an upgrade fail.
       const dir = checkpointDir(jobConf(store, object));
       const placeholder = jobStatus.upgradeSavepointPath === 'KUBERNETES_OPERATOR_LAST_STATE';
-      if (dir !== undefined && !placeholder && typeof jobStatus.jobId === 'string') {
+      if (dir !== undefined && !placeholder && cause.checkpointed !== false && typeof jobStatus.jobId === 'string') {
         jobStatus.upgradeSavepointPath = `${dir}/${jobStatus.jobId}/chk-${1 + Math.floor(random() * 500)}`;
       }
-      status.error = errorJson(JOB_FAILURE.type, JOB_FAILURE.message, [cause]);
+      status.error = errorJson(wrapper.type, wrapper.message, cause.causes);
     },
     { conditions: true },
   );

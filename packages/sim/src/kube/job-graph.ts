@@ -1,7 +1,7 @@
 // The job graph a simulated job runs: its vertices, their ids (stable across redeploys of one graph), the
 // parallelism set in the job's code, bounded vertices that finish while the job runs (see docs/sandbox.md).
 import { createHash } from 'node:crypto';
-import { jobOf, PARALLELISM_OVERRIDES, specConf, type Spec } from './spec-json.js';
+import { effectiveParallelism, jobOf, PARALLELISM_OVERRIDES, specConf, type Spec } from './spec-json.js';
 import type { KubeObject } from './store.js';
 
 /**
@@ -115,6 +115,13 @@ export function parallelismOverrides(spec: Spec | undefined): Map<string, number
     if (id && value && /^\d+$/.test(value) && Number(value) >= 1) out.set(id, Number(value));
   }
   return out;
+}
+
+/** Each vertex's parallelism under a spec: its override, else the one set in its code, else the job's default. */
+export function specVertexParallelism(vertices: readonly GraphVertex[], spec: Spec): number[] {
+  const overrides = parallelismOverrides(spec);
+  const fallback = effectiveParallelism(spec);
+  return vertices.map((v) => overrides.get(v.id) ?? v.fixedParallelism ?? fallback);
 }
 
 /** Writes a map back in the form Flink reads (`id:p,id:p`, ordered as given). */

@@ -1,12 +1,14 @@
 // What happens to a running job on its own and the operator's observer reports: task failovers (a `JobException`
-// Warning per new root exception in the job's exception history), and with a knob the job failing for good.
+// Warning per new root exception in the job's exception history), and with a knob the job failing for good (also
+// when subtasks waited for a slot until `slot.request.timeout`).
 // Driven by timers after the job reaches RUNNING, not by reconciles, so healthy jobs show them as real ones do;
 // `incidents-after` holds them back, so a change is followed minutes later by restarts, failing checkpoints or a
 // FAILED job (docs/sandbox.md#what-the-simulated-operator-does-on-real-jobs).
 import { COMPONENTS, EVENT_TYPES, recordEvent } from './events.js';
 import { writeStatus, type ResourceRef } from './flink-status.js';
 import { emitJobException, recordJobFailure } from './job-exception-events.js';
-import { refOf } from './resource-conf.js';
+import { jobConf, refOf } from './resource-conf.js';
+import { slotRequestTimedOut, slotRequestTimeoutSeconds } from './slot-requests.js';
 import type { JobManagerState } from './jobmanager-state.js';
 import { incidentsAfterSeconds, jobExceptionCount, type Scenario, type ScenarioSettings } from './scenarios.js';
 import { jobOf } from './spec-json.js';
@@ -27,7 +29,7 @@ export interface IncidentOptions {
 }
 
 /** The knob incidents of a run, each scheduled at most once per run. */
-type Incident = 'failovers' | 'failure' | 'restarting' | 'checkpoints';
+type Incident = 'failovers' | 'failure' | 'restarting' | 'checkpoints' | 'slots';
 
 export class JobIncidents {
   /** Per resource: the run (uid, jobId, start time) and which of its knob incidents are already scheduled. */
@@ -67,6 +69,11 @@ export class JobIncidents {
         this.later(first + i * STEP_SECONDS.jobException, ref, run, 'job-exceptions', (c) => this.failover(c));
     if (settings.scenarios.has('job-failure') && this.claim(key, run, 'failure'))
       this.later(first + count * STEP_SECONDS.jobException, ref, run, 'job-failure', (c) => this.failJob(c));
+    // Subtasks without a slot: their request times out, whatever `incidents-after` says.
+    if (settings.scenarios.has('tasks-waiting') && this.claim(key, run, 'slots')) {
+      const timeout = slotRequestTimeoutSeconds(jobConf(this.options.store, object));
+      this.later(timeout, ref, run, 'tasks-waiting', (c) => recordJobFailure(this.options, c, slotRequestTimedOut()));
+    }
     const delayed = incidentsAfterSeconds(settings) !== undefined;
     if (delayed && settings.scenarios.has('checkpoints-failing') && this.claim(key, run, 'checkpoints')) {
       const jobStatus = object.status?.jobStatus as { jobId: string; startTime?: string };

@@ -1,6 +1,9 @@
 // What a simulated JobManager knows that the operator's CR status does not: rescales still under way inside
 // Flink (adaptive scheduler), savepoints Flink completed that the operator stopped tracking, checkpoints a
-// job restored from its HA metadata, when a run's checkpoints start to fail. Shared by the operator model (writes) and the REST API (reads).
+// job restored from its HA metadata, when a run's checkpoints start to fail, the max parallelism of each run's
+// vertices and of the state a resource's next restore reads. Shared by the operator model (writes) and the REST API (reads).
+
+import type { RestoreRefusal, SettledRun } from './max-parallelism.js';
 
 export interface PendingRescale {
   /** Vertex id → the parallelism the vertex still runs at until the rescale lands. */
@@ -34,6 +37,30 @@ export class JobManagerState {
   /** Per job id: the run (its start time) whose checkpoints fail from `from` (ms) on. */
   private readonly checkpointFailures = new Map<string, { startTime: string; from: number }>();
   private readonly savepointWaiters: ((jobId: string) => void)[] = [];
+  /** Per resource: the vertex maxima its latest state (checkpoints, savepoints) was written with. */
+  private readonly stateMaxima = new Map<string, ReadonlyMap<string, number>>();
+  /** Per job id: its vertices' maxima, and the restore that refused to start it. */
+  private readonly runs = new Map<string, SettledRun>();
+
+  /** The vertex maxima the resource's state carries, if a run of it started (what a restore reads). */
+  restoredMaxima(resource: string): ReadonlyMap<string, number> | undefined {
+    return this.stateMaxima.get(resource);
+  }
+
+  /** A run starts with these maxima; unless its restore was refused, its state carries them from now on. */
+  startRun(resource: string, jobId: string, run: SettledRun): void {
+    this.runs.set(jobId, run);
+    if (run.refused === undefined) this.stateMaxima.set(resource, run.maxima);
+  }
+
+  /** The job's vertex maxima as its run settled them, or undefined for a run the simulator did not start. */
+  maxParallelism(jobId: string): ReadonlyMap<string, number> | undefined {
+    return this.runs.get(jobId)?.maxima;
+  }
+
+  restoreRefusal(jobId: string): RestoreRefusal | undefined {
+    return this.runs.get(jobId)?.refused;
+  }
 
   rescale(jobId: string, pending: PendingRescale): void {
     this.rescales.set(jobId, pending);

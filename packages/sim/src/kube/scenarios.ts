@@ -56,6 +56,8 @@ function validValue(scenario: Scenario, value: string): boolean {
       return value === 'once' || value === 'always';
     case 'job-exceptions':
       return /^\d+$/.test(value);
+    case 'tasks-waiting':
+      return /^\d+$/.test(value) && Number(value) >= 1;
     case 'image-pull-failure':
     case 'incidents-after':
     case 'slow-reconcile':

@@ -9,6 +9,7 @@ import { readFlinkConfig } from '../../model/flink-config.js';
 import { getPath } from '../../model/merge-patch.js';
 import {
   errorText,
+  jobFailureOf,
   jobManagerStatusOf,
   jobStatusStateOf,
   lifecycleStateOf,
@@ -110,7 +111,7 @@ export function redeployFailure(ctx: Ctx, warnings: TargetWarnings): Failure | u
   if (settledOnOurs(ctx)) {
     const job = jobStatusStateOf(ctx.resource);
     const lifecycle = lifecycleStateOf(ctx.resource);
-    const error = statusErrorOf(ctx.resource);
+    const error = jobFailureOf(ctx.resource);
     const cause = error === undefined ? '' : `: ${error}`;
     const resubmitted = !ctx.sessionCluster && job === 'FAILED' && operatorRestartsFailed(ctx);
     if (!ctx.sessionCluster && job === 'FAILED' && !resubmitted)
@@ -140,7 +141,7 @@ export function jobFailedTransient(ctx: Ctx): Transient[] {
     !operatorRestartsFailed(ctx)
   )
     return [];
-  const error = statusErrorOf(ctx.resource);
+  const error = jobFailureOf(ctx.resource);
   const cause = error === undefined ? '' : `: ${error}`;
   return [
     {

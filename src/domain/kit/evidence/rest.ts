@@ -102,11 +102,14 @@ export function restEvidence(ctx: Ctx, want: RestWant): RestJudgement {
   return out;
 }
 
-/** Every vertex RUNNING; a bounded vertex that FINISHED while the job runs is done too (a note names it). */
+/**
+ * Every subtask of every vertex RUNNING, by the vertices' `tasks` counts (a vertex's `status` is RUNNING as soon as
+ * one subtask runs); a bounded vertex that FINISHED while the job runs is done too (a note names it).
+ */
 function addTasks(ctx: Ctx, jobId: string, job: unknown, vertices: readonly RestVertex[], out: RestJudgement): void {
   const tasks = vertexTasks(vertices, getPath(job, ['state']));
   out.criteria.push(
-    criterion(ctx, 'rest:tasks-running', tasks.done, tasks.observed, `Flink REST /jobs/${jobId} vertices[].status`),
+    criterion(ctx, 'rest:tasks-running', tasks.done, tasks.observed, `Flink REST /jobs/${jobId} vertices[].tasks`),
   );
   out.notes.push(...tasks.finished);
 }

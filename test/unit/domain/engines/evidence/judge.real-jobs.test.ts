@@ -35,13 +35,13 @@ const reading = (jobId: string, job: Record<string, unknown>, checkpoints?: unkn
   ...(checkpoints === undefined ? {} : { checkpoints }),
   at: NOW,
 });
-const vertex = (id: string, name: string, parallelism: number, status = 'RUNNING') => ({
-  id,
-  name,
-  parallelism,
-  maxParallelism: 128,
-  status,
-});
+const vertex = (
+  id: string,
+  name: string,
+  parallelism: number,
+  status = 'RUNNING',
+  tasks: Record<string, number> = { [status]: parallelism },
+) => ({ id, name, parallelism, maxParallelism: 128, status, tasks });
 const jobIdOf = (resource: { status?: unknown }) =>
   String((resource.status as { jobStatus: { jobId: string } }).jobStatus.jobId);
 const caveatsOf = (v: EvidenceVerdict) => (v.outcome === 'completed' ? (v.caveats ?? []) : []);
@@ -118,10 +118,14 @@ describe('scale: per-vertex parallelism and finished vertices', () => {
       rest: reading(jobId, { vertices: [vertex(A, 'Source: Kafka', 8)] }),
     });
     expect(metMap(above)['rest:parallelism-applied']).toBe(false);
-    const waiting = scale([vertex(A, 'Source: Kafka', 8, 'SCHEDULED'), vertex(B, 'Sink: results', 1)], {
-      baselineVertices,
-      oldParallelism: 4,
-    });
+    // Flink's vertex status is RUNNING as soon as one subtask runs: the counts show the two still SCHEDULED.
+    const waiting = scale(
+      [vertex(A, 'Source: Kafka', 8, 'RUNNING', { RUNNING: 6, SCHEDULED: 2 }), vertex(B, 'Sink: results', 1)],
+      {
+        baselineVertices,
+        oldParallelism: 4,
+      },
+    );
     expect(waiting).toMatchObject({ outcome: 'pending', rest: { when: 'poll' } });
     expect(metMap(waiting)['rest:tasks-running']).toBe(false);
   });

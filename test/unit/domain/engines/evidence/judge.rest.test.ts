@@ -19,7 +19,7 @@ const plan = planFor({ kind: 'scale', target: DEP, parallelism: 8 }, before);
 const done = settled(flinkDeployment, specPatchOf(plan));
 const jobId = String((done.status as { jobStatus: { jobId: string } }).jobStatus.jobId);
 const vertices = (statuses: string[], parallelism = 8) =>
-  statuses.map((status, i) => ({ name: `v${i}`, parallelism, status }));
+  statuses.map((status, i) => ({ name: `v${i}`, parallelism, status, tasks: { [status]: parallelism } }));
 const reading = (job: unknown, extra: Record<string, unknown> = {}) => ({
   reachable: true as const,
   jobId,
@@ -78,18 +78,38 @@ describe('Flink REST in the evidence', () => {
   });
 
   it('a vertex waiting for slots or at another parallelism keeps it pending, polling REST again', () => {
+    // Flink reports the vertex RUNNING as soon as one of its subtasks runs; its `tasks` show the others waiting.
+    const partly = { name: 'v1', parallelism: 8, status: 'RUNNING', tasks: { RUNNING: 6, SCHEDULED: 2, CREATED: 0 } };
     const waiting = judge({
       kind: 'scale',
       plan,
       before,
       resource: done,
       deep: true,
-      rest: reading({ vertices: vertices(['RUNNING', 'SCHEDULED']) }),
+      rest: reading({ vertices: [...vertices(['RUNNING']), partly] }),
     });
     expect(waiting).toMatchObject({ outcome: 'pending', rest: { when: 'poll' } });
     expect(waiting.criteria.find((c) => c.name === 'rest:tasks-running')).toMatchObject({
       met: false,
-      observed: 'v1: SCHEDULED',
+      observed: 'v1: 6 of 8 subtasks RUNNING, 2 SCHEDULED',
+      source: `Flink REST /jobs/${jobId} vertices[].tasks`,
+    });
+    expect(waiting.criteria.find((c) => c.name === 'rest:parallelism-applied')).toMatchObject({
+      met: false,
+      observed: 'v1: 8 (2 of its subtasks not running)',
+    });
+    // No subtask counts: the status alone proves nothing.
+    const bare = judge({
+      kind: 'scale',
+      plan,
+      before,
+      resource: done,
+      deep: true,
+      rest: reading({ vertices: [{ name: 'v0', parallelism: 8, status: 'RUNNING' }] }),
+    });
+    expect(bare.criteria.find((c) => c.name === 'rest:tasks-running')).toMatchObject({
+      met: false,
+      observed: 'v0: RUNNING, no subtask counts reported',
     });
     const off = judge({
       kind: 'scale',
