@@ -62,6 +62,8 @@ export interface WorkerEnvOptions {
   clockOffsetMs?: number;
   /** Text appended to the test policy (e.g. a `verify:` block). */
   policyExtra?: string;
+  /** The release of the simulated cluster's CRDs (docs/deployment.md#operator-versions); 1.15 unless told. */
+  crdVersion?: '1.15' | '1.16';
 }
 
 export class WorkerEnv {
@@ -108,6 +110,7 @@ export class WorkerEnv {
       speed: 'fast',
       kubeconfigPath: join(dir, 'kubeconfig'),
       ...clock,
+      ...(options.crdVersion ? { crdVersion: options.crdVersion } : {}),
     });
     const env = new WorkerEnv(redis, cluster, policyPath, dir, options);
     await env.pump.start();
