@@ -1,7 +1,6 @@
 // The field tree each operator release's Flink CRDs declare, as the simulator's own compact model: what the API server
 // keeps of a custom resource (everything else is pruned, docs/sandbox.md#crd-schemas) and the flinkVersion values it
 // admits. Pod templates are kept whole: the real CRDs declare the full Pod schema there, which this model does not.
-import type { SimResource } from './store.js';
 import type { OperatorVersion } from './versions.js';
 
 export type SchemaNode =
@@ -17,7 +16,12 @@ export type SchemaNode =
       preserveUnknownFields?: true;
     };
 
-export type FlinkResource = Exclude<SimResource, 'events' | 'configmaps'>;
+/** The Flink custom resources (the store's resources but events and configmaps). */
+export type FlinkResource =
+  | 'flinkdeployments'
+  | 'flinksessionjobs'
+  | 'flinkstatesnapshots'
+  | 'flinkbluegreendeployments';
 
 const str: SchemaNode = { type: 'string' };
 const int: SchemaNode = { type: 'integer' };
