@@ -17,6 +17,7 @@ import {
 } from '../domain/kinds/index.js';
 import type { OperationRecord } from '../domain/engines/operation.js';
 import type { Plan } from '../domain/model/plan.js';
+import { notInCrd, undeclaredFields } from '../domain/model/crd-schema.js';
 import { planOperation, type PlanContext } from '../domain/engines/planning/planner.js';
 import { CHECK, runChecks, type Freeze } from '../domain/engines/policy/checks.js';
 import { evaluate, findNamespace } from '../domain/engines/policy/evaluate.js';
@@ -27,6 +28,7 @@ import type { Policy } from '../domain/engines/policy/schema.js';
 import { formatTarget, type Target } from '../domain/model/target.js';
 import { planUndo } from '../domain/engines/planning/undo.js';
 import { isKubeError } from '../kube/errors.js';
+import type { CrdSource } from '../kube/crds.js';
 import type { FlinkClient } from '../kube/flink-client.js';
 import type { FlinkRest } from '../kube/flink-rest.js';
 import { readHealth } from './health.js';
@@ -37,6 +39,8 @@ import { gitopsFor } from '../domain/engines/policy/gitops.js';
 export interface ClusterReaders {
   kube: FlinkClient;
   rest?: FlinkRest | undefined;
+  /** The installed CRDs: a plan needing a field they lack is refused (absent: not checked). */
+  crds?: CrdSource | undefined;
 }
 
 export interface AssessDeps {
@@ -87,7 +91,7 @@ export async function assess(policy: Policy, request: AssessRequest, deps: Asses
   const resolved = await resolveTarget(request.intent, deps);
   if (!resolved.ok) return resolved;
   const { target, undone } = resolved;
-  const { kube, rest } = deps.clients(target);
+  const { kube, rest, crds } = deps.clients(target);
   const live =
     request.current === undefined
       ? await readLive(target, kube, request.signal)
@@ -108,6 +112,8 @@ export async function assess(policy: Policy, request: AssessRequest, deps: Asses
     (named) => planFor(request.intent, undone, named, ctx),
   );
   if (!planned.ok) return planned;
+  const missing = await missingFromCrd(planned.plan, crds, request.signal);
+  if (missing) return { ok: false, refusal: missing };
   const effectiveKind = judgedKind(request.intent.kind, planned.plan);
   const now = deps.now();
   // The target's GitOps owner may add the pause to the patch, so it comes before anything reads the plan.
@@ -158,6 +164,22 @@ export async function assess(policy: Policy, request: AssessRequest, deps: Asses
     ...(request.intent.breakGlass === true ? { breakGlass: true } : {}),
   });
   return { ok: true, target, plan, decision, effectiveKind, resource: live.resource };
+}
+
+/**
+ * A patch needing fields the installed CRD does not declare, in words (docs/deployment.md#operator-versions): the API
+ * server would drop them, so the plan is refused before anything is recorded.
+ */
+async function missingFromCrd(
+  plan: Plan,
+  crds: CrdSource | undefined,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
+  if (plan.change.type !== 'patch' || !crds) return undefined;
+  const facts = (await crds.catalog(signal)).crds[plan.target.kind];
+  const missing = facts ? undeclaredFields(facts.schema, plan.change.patch) : [];
+  if (missing.length === 0) return undefined;
+  return `${missing.map((f) => notInCrd(f, plan.target.kind)).join('; ')}: the API server would drop it; nothing was recorded`;
 }
 
 /** The plan with what its target's GitOps owner means for it, and the `gitops` checks (docs/policy.md#gitops-managed-targets). */

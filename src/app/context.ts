@@ -6,6 +6,7 @@ import { GroupMembership, UsergroupResolutionError } from './groups.js';
 import type { Policy } from '../domain/engines/policy/schema.js';
 import { isKubeError, isUnreachable } from '../kube/errors.js';
 import type { Target } from '../domain/model/target.js';
+import type { CrdSource } from '../kube/crds.js';
 import type { FlinkRest } from '../kube/flink-rest.js';
 import type { FlinkClient } from '../kube/flink-client.js';
 import type { PodLogs } from '../kube/pod-logs.js';
@@ -67,11 +68,17 @@ export interface ClusterAccess {
   rest(target: Pick<Target, 'cluster'>): FlinkRest | undefined;
   /** Pods and their logs (docs/commands.md#flink-logs); absent: `/flink logs` says it cannot read them. */
   pods?(target: Pick<Target, 'cluster'>): PodLogs;
+  /** The installed Flink CRDs (docs/deployment.md#operator-versions); absent: plans are not checked against them. */
+  crds?(target: Pick<Target, 'cluster'>): CrdSource;
 }
 
 export function assessDeps(deps: BotDeps): AssessDeps {
   return {
-    clients: (target) => ({ kube: deps.clusters.kube(target), rest: deps.clusters.rest(target) }),
+    clients: (target) => ({
+      kube: deps.clusters.kube(target),
+      rest: deps.clusters.rest(target),
+      crds: deps.clusters.crds?.(target),
+    }),
     getFreeze: (target) => deps.freezes.get(target),
     getOperation: (id) => deps.store.get(id),
     now: () => new Date(deps.now()),

@@ -164,6 +164,8 @@ export class ClientNodeFlinkClient implements FlinkClient {
             name: target.name,
             body,
             fieldManager: FIELD_MANAGER,
+            // A field the installed CRD lacks is refused, not silently dropped (docs/deployment.md#operator-versions).
+            fieldValidation: 'Strict',
           },
           o,
         ),

@@ -5,6 +5,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type { KubeImpersonate } from '../config.js';
 import { clusterOf, type Target } from '../domain/model/target.js';
 import { ClientNodeFlinkClient, loadKubeConfig, type ClientNodeOptions } from './client-node.js';
+import { InstalledCrds } from './crds.js';
 import { ClientNodeFlinkRest } from './flink-rest.js';
 import { ClientNodePodLogs } from './pod-logs.js';
 
@@ -23,6 +24,8 @@ export interface ClusterClients {
   readonly rest: ClientNodeFlinkRest;
   /** Pods and their logs, for `/flink logs` (docs/deployment.md#pod-logs). */
   readonly pods: ClientNodePodLogs;
+  /** The installed Flink CRDs (docs/deployment.md#operator-versions). */
+  readonly crds: InstalledCrds;
 }
 
 export interface KubeClustersOptions {
@@ -93,6 +96,10 @@ export class KubeClusters {
     return this.of(target).pods;
   }
 
+  crds(target: Pick<Target, 'cluster'>): InstalledCrds {
+    return this.of(target).crds;
+  }
+
   /** The clients of a named cluster, made on first use; throws for a name this process does not see. */
   get(name: string): ClusterClients {
     const made = this.made.get(name);
@@ -120,6 +127,7 @@ export class KubeClusters {
       kube: new ClientNodeFlinkClient(kubeConfig, { ...kubeOptions, impersonate: this.options.impersonate ?? 'off' }),
       rest,
       pods: new ClientNodePodLogs(kubeConfig, kubeOptions),
+      crds: new InstalledCrds(kubeConfig),
     };
     this.made.set(name, clients);
     return clients;

@@ -140,7 +140,7 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
     for (const name of config.clusters.worker) {
       // One runner, shared watches and BullMQ worker per cluster: each writes only to its own cluster
       // (docs/deployment.md#several-clusters).
-      const { kubeConfig, kube, rest } = clusters.get(name);
+      const { kubeConfig, kube, rest, crds } = clusters.get(name);
       const watches = new WatchHub({
         kubeConfig,
         list: (kind, namespace) => kube.listCollection(kind, namespace),
@@ -185,6 +185,7 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
         ...shared,
         kube,
         rest,
+        crds,
         watches,
         queue: queues.named(name),
         cluster: name,

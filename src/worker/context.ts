@@ -6,6 +6,7 @@ import type { EntryInput, HistoryEntry, MutableFields, OperationRecord } from '.
 import type { OperationState } from '../domain/model/lifecycle.js';
 import { isKubeError, isUnreachable } from '../kube/errors.js';
 import type { CallOptions, FlinkClient } from '../kube/flink-client.js';
+import type { CrdSource } from '../kube/crds.js';
 import type { FlinkRest } from '../kube/flink-rest.js';
 import type { WatchHub } from '../kube/watch-hub.js';
 import type { Logger } from '../log.js';
@@ -47,6 +48,8 @@ export interface RunnerDeps {
   kube: FlinkClient;
   /** Flink REST through the service proxy; absent: evidence stops at operator status and says so. */
   rest?: FlinkRest;
+  /** The cluster's installed Flink CRDs (docs/deployment.md#operator-versions); absent: patches are not checked first. */
+  crds?: CrdSource;
   watches: Pick<WatchHub, 'subscribe'>;
   /**
    * promote: wake the next head; the rest: scheduled operations' wake-up and run jobs

@@ -100,7 +100,7 @@ async function replan(
       current,
     },
     {
-      clients: () => ({ kube: deps.kube }),
+      clients: () => ({ kube: deps.kube, crds: deps.crds }),
       // No health gate under the lease: it is read for the requester at planning; a re-plan here follows this
       // bot's own earlier change, and its REST reads would only add to every queued operation's cost.
       getFreeze: (target) => deps.freezes.get(target),

@@ -20,6 +20,7 @@ import {
   type WorkerEvidence,
 } from './context.js';
 import { readBaseline } from './baseline.js';
+import { droppedByApi, refusalMessage, refusedByCrd, strictlyRefused } from './installed-crd.js';
 import { markSubmitted, readAndDecide } from './reconcile.js';
 import { TargetView } from './target-view.js';
 
@@ -97,6 +98,11 @@ export interface Prepared {
 /** QUEUED → SUBMITTING with the baseline (in one commit, before the call), then the call and what follows. */
 export async function submitFromQueued(run: Run, prepared: Prepared): Promise<Submission> {
   const { plan, current, replanned } = prepared;
+  const refused = await refusedByCrd(run, plan);
+  if (refused) {
+    await commit(run, { from: ['QUEUED'], to: 'ABORTED', detail: { reason: refused } });
+    return { type: 'ended' };
+  }
   const view = await openView(run, plan, current);
   view.seedResource(current);
   run.viewSeeded = true;
@@ -228,13 +234,16 @@ async function call(run: Run, plan: Plan, resourceVersion: string | undefined, r
         : await kube.createSnapshot(plan.target.namespace, plan.change.snapshot, options);
     if (!isRecord(object) || !isRecord(object.metadata))
       return { type: 'unknown', message: 'the API answered without an object' };
-    return { type: 'accepted', object };
+    const dropped = droppedByApi(plan, object);
+    return dropped ? { type: 'rejected', message: dropped } : { type: 'accepted', object };
   } catch (error) {
     // Our own signal: the call may have reached the API; the state stays as recorded and is resumed as UNCERTAIN.
     if (run.signal.aborted || isKubeError(error, 'aborted')) return { type: 'interrupted' };
     const message = error instanceof Error ? error.message : String(error);
     if (!isKubeError(error) || error.outcomeUnknown) return { type: 'unknown', message };
     if (error.code === 'conflict' || error.code === 'already-exists') return { type: 'conflict', message };
-    return { type: 'rejected', message, ...(error.status === undefined ? {} : { status: error.status }) };
+    const unknown = strictlyRefused(message);
+    const words = unknown.length > 0 ? refusalMessage(unknown, plan.target.kind) : message;
+    return { type: 'rejected', message: words, ...(error.status === undefined ? {} : { status: error.status }) };
   }
 }

@@ -11,6 +11,14 @@ type Loose = any;
 const APP_NAMESPACE = 'flink-chatops';
 const ROLES: RoleName[] = ['bot', 'worker'];
 const READ_VERBS = ['get', 'list', 'watch'];
+/** The one cluster-wide call: reading the installed Flink CRDs, by name. */
+const CRD_READ = 'apiextensions.k8s.io/customresourcedefinitions:get';
+const FLINK_CRDS = [
+  'flinkdeployments.flink.apache.org',
+  'flinksessionjobs.flink.apache.org',
+  'flinkstatesnapshots.flink.apache.org',
+  'flinkbluegreendeployments.flink.apache.org',
+];
 /**
  * What the bot may hold beyond reading: `services/proxy` get for deep verification (docs/deep-verification.md#rbac),
  * when the code uses it.
@@ -71,12 +79,9 @@ describe('what the code of each role calls', () => {
     }
   });
 
-  it('neither role makes a cluster-wide call', () => {
+  it('neither role makes a cluster-wide call but reading the Flink CRDs (docs/deployment.md#operator-versions)', () => {
     for (const role of ROLES)
-      expect(
-        derived[role].calls.filter((c) => c.scope === 'cluster').map((c) => c.at),
-        role,
-      ).toEqual([]);
+      expect(callSet(derived[role].calls.filter((c) => c.scope === 'cluster')), role).toEqual([CRD_READ]);
   });
 });
 
@@ -110,16 +115,18 @@ describe.each(INSTALLATIONS)('kubectl kustomize %s', (dir) => {
           (r) => r.metadata.name === b.roleRef.name && r.metadata.namespace === b.metadata.namespace,
         ),
       );
-    const cluster = of('ClusterRoleBinding').filter((b) =>
-      (b.subjects as Loose[]).some((s) => s.name === 'flink-chatops-bot'),
-    );
+    const cluster = of('ClusterRoleBinding')
+      .filter((b) => (b.subjects as Loose[]).some((s) => s.name === 'flink-chatops-bot'))
+      .map((b) => of('ClusterRole').find((r) => r.metadata.name === b.roleRef.name));
     expect(boundRoles.length).toBeGreaterThan(0);
     const verbs = boundRoles.flatMap(ruleSet);
     expect(verbs.filter((v) => !READ_VERBS.includes(v.split(':')[1] ?? '') && !BOT_EXTRA.includes(v))).toEqual([]);
-    expect(cluster).toEqual([]);
+    // Cluster-wide, only `get` on the Flink CRDs by name.
+    expect(cluster.flatMap(ruleSet)).toEqual([CRD_READ]);
+    expect(cluster.flatMap((r) => (r.rules as Loose[]).map((rule) => rule.resourceNames))).toEqual([FLINK_CRDS]);
   });
 
-  it('grants nothing cluster-wide and binds only the two role ServiceAccounts', () => {
+  it('grants cluster-wide only what the code calls there and binds only the two role ServiceAccounts', () => {
     expect(of('ClusterRole').flatMap(ruleSet)).toEqual(
       callSet([...derived.bot.calls, ...derived.worker.calls].filter((c) => c.scope === 'cluster')),
     );

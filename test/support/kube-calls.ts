@@ -31,6 +31,8 @@ const CONNECT_VERB: Record<string, string> = {
 const SUBRESOURCE_NOUNS: Record<string, string> = { PodLog: 'pods/log' };
 /** client-node's method verbs → RBAC verbs. */
 const RBAC_VERB: Record<string, string> = { read: 'get', replace: 'update' };
+/** client-node's cluster-scoped API groups besides core: the receiver type → its group. */
+const GROUP_APIS: Record<string, string> = { ApiextensionsV1Api: 'apiextensions.k8s.io' };
 /** API clients whose calls read no resource (GET /version): authorised for every authenticated identity. */
 const NON_RESOURCE_APIS = new Set(['VersionApi']);
 
@@ -99,7 +101,17 @@ export function kubeApiCalls(root: string, files: readonly string[]): { calls: K
         const receiverType = checker
           .typeToString(checker.getTypeAtLocation(node.expression.expression))
           .replace(/^Object/, '');
-        if (receiverType === 'CustomObjectsApi' || receiverType === 'CoreV1Api') {
+        const group = GROUP_APIS[receiverType];
+        const groupCall = group === undefined ? null : VERB_PREFIX.exec(method);
+        if (group !== undefined) {
+          if (!groupCall) unexplained.push(`${at}: ${receiverType}.${method}`);
+          else {
+            const [, apiVerb = '', namespaced, noun = ''] = groupCall;
+            const resource = `${noun.charAt(0).toLowerCase()}${noun.slice(1)}s`.toLowerCase();
+            const scope = namespaced ? 'namespaced' : 'cluster';
+            calls.push({ group, resource, verb: RBAC_VERB[apiVerb] ?? apiVerb, scope, at });
+          }
+        } else if (receiverType === 'CustomObjectsApi' || receiverType === 'CoreV1Api') {
           const parsed = VERB_PREFIX.exec(method);
           const connect = receiverType === 'CoreV1Api' ? CONNECT.exec(method) : null;
           if (connect) {
@@ -135,7 +147,7 @@ export function kubeApiCalls(root: string, files: readonly string[]): { calls: K
               calls.push({ ...watchedResource(k), verb: 'watch', scope: 'namespaced', at });
         } else if (method === 'makeApiClient') {
           const api = node.arguments[0]?.getText() ?? '';
-          if (!['CustomObjectsApi', 'CoreV1Api', ...NON_RESOURCE_APIS].includes(api))
+          if (!['CustomObjectsApi', 'CoreV1Api', ...Object.keys(GROUP_APIS), ...NON_RESOURCE_APIS].includes(api))
             unexplained.push(`${at}: makeApiClient(${api})`);
         }
       }

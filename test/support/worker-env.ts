@@ -63,6 +63,8 @@ export interface WorkerEnvOptions {
   clockOffsetMs?: number;
   /** Text appended to the test policy (e.g. a `verify:` block). */
   policyExtra?: string;
+  /** The release of the simulated cluster's CRDs (docs/deployment.md#operator-versions); 1.15 unless told. */
+  crdVersion?: '1.15' | '1.16';
 }
 
 export class WorkerEnv {
@@ -110,6 +112,7 @@ export class WorkerEnv {
       kubeconfigPath: join(dir, 'kubeconfig'),
       ...clock,
       ...simVersionOptions(),
+      ...(options.crdVersion ? { crdVersion: options.crdVersion } : {}),
     });
     const env = new WorkerEnv(redis, cluster, policyPath, dir, options);
     await env.pump.start();

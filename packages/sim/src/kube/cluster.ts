@@ -14,7 +14,9 @@ import { startSimApiServer, type SimApiServer } from './server.js';
 import { durationSeconds } from './scenarios.js';
 import type { Speed } from './speed.js';
 import { SimStore } from './store.js';
-import { validateSpec } from './validation.js';
+import { validatorFor } from './validation.js';
+import { crdSchema } from './crd-schema.js';
+import { isFlinkResource, SimCrds } from './crds.js';
 import { simVersions, type OperatorVersion, type SimVersions } from './versions.js';
 
 /** `sim-cluster --seed`: `demo`, the demo jobs, or `none`, empty. */
@@ -77,7 +79,12 @@ export function offsetClock(offsetMs: number): () => Date {
 
 export async function startSimCluster(options: SimClusterOptions = {}): Promise<SimCluster> {
   const versions = simVersions(options.operatorVersion, options.crdVersion);
-  const store = new SimStore({ validate: validateSpec, now: offsetClock(options.clockOffsetMs ?? 0) });
+  const store = new SimStore({
+    validate: validatorFor(() => versions.crd),
+    // The API server prunes what the installed CRDs do not declare (docs/sandbox.md#crd-schemas).
+    schema: (resource) => (isFlinkResource(resource) ? crdSchema(resource, versions.crd) : undefined),
+    now: offsetClock(options.clockOffsetMs ?? 0),
+  });
   const speed = options.speed ?? 'fast';
   // What the simulated JobManagers know beyond the CR status: written by the operator model, read by REST.
   const jobManagers = new JobManagerState();
@@ -100,6 +107,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
       flinkRest,
       gitops,
       pods,
+      crds: new SimCrds(versions, store.now()),
       port: options.port ?? 0,
       ...(options.host ? { host: options.host } : {}),
     });

@@ -9,6 +9,39 @@ import {
   type ResourceDef,
 } from './resources.js';
 import { PODS } from './pods.js';
+import { CRD_GROUP, CRD_PLURAL } from './crds.js';
+
+/** The installed CRDs, read-only here (crds.ts): cluster-scoped, get and list. */
+const CRD_RESOURCE = {
+  name: CRD_PLURAL,
+  singularName: 'customresourcedefinition',
+  namespaced: false,
+  kind: 'CustomResourceDefinition',
+  verbs: ['get', 'list'],
+  shortNames: ['crd', 'crds'],
+};
+const CRD_GROUP_VERSION = { groupVersion: `${CRD_GROUP}/v1`, version: 'v1' };
+const CRD_GROUP_DOC = { name: CRD_GROUP, versions: [CRD_GROUP_VERSION], preferredVersion: CRD_GROUP_VERSION };
+
+const CRD_AGGREGATED = {
+  metadata: { name: CRD_GROUP, creationTimestamp: null },
+  versions: [
+    {
+      version: 'v1',
+      resources: [
+        {
+          resource: CRD_PLURAL,
+          responseKind: { group: CRD_GROUP, version: 'v1', kind: CRD_RESOURCE.kind },
+          scope: 'Cluster',
+          singularResource: CRD_RESOURCE.singularName,
+          verbs: CRD_RESOURCE.verbs,
+          shortNames: CRD_RESOURCE.shortNames,
+        },
+      ],
+      freshness: 'Current',
+    },
+  ],
+};
 
 /**
  * A v1.31 server: kubectl's version-picking wrapper on these machines warns outside 1.27–1.33
@@ -106,7 +139,7 @@ function aggregatedResource(def: ResourceDef): Record<string, unknown> {
   };
 }
 
-function aggregatedList(version: 'v2' | 'v2beta1', core: boolean): unknown {
+function aggregatedList(version: 'v2' | 'v2beta1', core: boolean, crds: boolean): unknown {
   const item = core
     ? {
         metadata: { creationTimestamp: null },
@@ -136,7 +169,8 @@ function aggregatedList(version: 'v2' | 'v2beta1', core: boolean): unknown {
           { version: FLINK_VERSION, resources: FLINK_RESOURCES.map(aggregatedResource), freshness: 'Current' },
         ],
       };
-  return { kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {}, items: [item] };
+  const items = core || !crds ? [item] : [CRD_AGGREGATED, item];
+  return { kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {}, items };
 }
 
 /** Which aggregated discovery version the Accept header asks for first, if any. */
@@ -153,15 +187,23 @@ export function wantsAggregated(accept: string): 'v2' | 'v2beta1' | undefined {
 const GROUP_VERSION = { groupVersion: `${FLINK_GROUP}/${FLINK_VERSION}`, version: FLINK_VERSION };
 const FLINK_GROUP_DOC = { name: FLINK_GROUP, versions: [GROUP_VERSION], preferredVersion: GROUP_VERSION };
 
-/** The discovery document at `path`, or undefined when the path is not a discovery path. */
-export function discovery(path: string, accept: string, serverAddress: string): DiscoveryAnswer | undefined {
+/**
+ * The discovery document at `path`, or undefined when the path is not a discovery path; `crds`: this server serves
+ * the installed CRDs (crds.ts), so the apiextensions.k8s.io group is listed.
+ */
+export function discovery(
+  path: string,
+  accept: string,
+  serverAddress: string,
+  crds = false,
+): DiscoveryAnswer | undefined {
   const aggregated = wantsAggregated(accept);
   const json = (body: unknown): DiscoveryAnswer => ({ body, contentType: JSON_TYPE });
   switch (path) {
     case '/version':
       return json(SERVER_VERSION);
     case '/api':
-      if (aggregated) return { body: aggregatedList(aggregated, true), contentType: aggregatedType(aggregated) };
+      if (aggregated) return { body: aggregatedList(aggregated, true, crds), contentType: aggregatedType(aggregated) };
       return json({
         kind: 'APIVersions',
         versions: ['v1'],
@@ -179,8 +221,22 @@ export function discovery(path: string, accept: string, serverAddress: string): 
         ],
       });
     case '/apis':
-      if (aggregated) return { body: aggregatedList(aggregated, false), contentType: aggregatedType(aggregated) };
-      return json({ kind: 'APIGroupList', apiVersion: 'v1', groups: [FLINK_GROUP_DOC] });
+      if (aggregated) return { body: aggregatedList(aggregated, false, crds), contentType: aggregatedType(aggregated) };
+      return json({
+        kind: 'APIGroupList',
+        apiVersion: 'v1',
+        groups: [...(crds ? [CRD_GROUP_DOC] : []), FLINK_GROUP_DOC],
+      });
+    case `/apis/${CRD_GROUP}`:
+      return crds ? json({ kind: 'APIGroup', apiVersion: 'v1', ...CRD_GROUP_DOC }) : undefined;
+    case `/apis/${CRD_GROUP}/v1`:
+      if (!crds) return undefined;
+      return json({
+        kind: 'APIResourceList',
+        apiVersion: 'v1',
+        groupVersion: CRD_GROUP_VERSION.groupVersion,
+        resources: [CRD_RESOURCE],
+      });
     case `/apis/${FLINK_GROUP}`:
       return json({ kind: 'APIGroup', apiVersion: 'v1', ...FLINK_GROUP_DOC });
     case `/apis/${FLINK_GROUP}/${FLINK_VERSION}`:

@@ -25,7 +25,9 @@ export interface RequestContext {
   userAgent?: string;
 }
 
-export type Answer = { kind: 'json'; status: number; body: unknown } | { kind: 'watch'; spec: WatchSpec };
+export type Answer =
+  /** `warnings`: `Warning` response headers (unknown fields a write dropped, field-validation.ts). */
+  { kind: 'json'; status: number; body: unknown; warnings?: string[] } | { kind: 'watch'; spec: WatchSpec };
 
 export const ok = (body: unknown, status = 200): Answer => ({ kind: 'json', status, body });
 

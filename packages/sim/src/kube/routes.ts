@@ -1,4 +1,5 @@
 // URL → what is being asked for: resource, namespace, name, subresource and the Kubernetes verb.
+import { CRD_GROUP, CRD_PLURAL } from './crds.js';
 import { FLINK_GROUP, FLINK_VERSION, RESOURCES, type ResourceDef } from './resources.js';
 import { SIM_RESOURCES, type SimResource } from './store.js';
 
@@ -13,6 +14,8 @@ export type Route =
       watchPrefix: boolean;
     }
   | { kind: 'namespaces'; name?: string }
+  /** `apiextensions.k8s.io/v1` `customresourcedefinitions[/<name>]`: the installed Flink CRDs, read-only (crds.ts). */
+  | { kind: 'crds'; name?: string }
   /** `services/<name>[:<port>]/proxy/<path>`: the API server forwarding a GET to a Service (the Flink REST API). */
   | { kind: 'proxy'; namespace: string; service: string; path: string }
   /** Pods of the simulated Flink clusters and their `log` subresource (pods.ts, pod-logs.ts): read-only. */
@@ -37,6 +40,7 @@ export interface RequestInfo {
 
 const FLINK_PREFIX = ['apis', FLINK_GROUP, FLINK_VERSION];
 const CORE_PREFIX = ['api', 'v1'];
+const CRD_PREFIX = ['apis', CRD_GROUP, 'v1', CRD_PLURAL];
 
 function startsWith(parts: string[], prefix: string[]): boolean {
   return prefix.every((p, i) => parts[i] === p);
@@ -71,6 +75,10 @@ export function parseRoute(pathname: string): Route {
     return { kind: 'other' };
   }
   if (parts[parts.length - 1] === '') parts.pop();
+  if (startsWith(parts, CRD_PREFIX) && parts.length <= CRD_PREFIX.length + 1) {
+    const name = parts[CRD_PREFIX.length];
+    return name === undefined ? { kind: 'crds' } : { kind: 'crds', name };
+  }
   const group = startsWith(parts, FLINK_PREFIX) ? 'flink' : startsWith(parts, CORE_PREFIX) ? 'core' : undefined;
   if (!group) return { kind: 'other' };
   let rest = parts.slice(group === 'flink' ? FLINK_PREFIX.length : CORE_PREFIX.length);
@@ -135,8 +143,8 @@ export function requestInfo(method: string, pathname: string, route: Route, quer
     if (route.namespace !== undefined) info.namespace = route.namespace;
     if (route.name !== undefined) info.name = route.name;
     if (route.subresource !== undefined) info.subresource = route.subresource;
-  } else if (route.kind === 'namespaces') {
-    info.resource = 'namespaces';
+  } else if (route.kind === 'namespaces' || route.kind === 'crds') {
+    info.resource = route.kind === 'crds' ? CRD_PLURAL : 'namespaces';
     if (route.name !== undefined) info.name = route.name;
   } else if (route.kind === 'pods') {
     info.resource = 'pods';

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { admin } from './admin.js';
+import { answerCrds, CRD_GROUP, type SimCrds } from './crds.js';
 import { discovery } from './discovery.js';
 import { gitopsAdmin } from './gitops/admin.js';
 import type { SimGitOps } from './gitops/gitops.js';
@@ -54,6 +55,8 @@ export interface SimApiServerOptions {
   gitops?: SimGitOps;
   /** Serves `pods` and `pods/<name>/log` (read-only); without it those paths are 404. */
   pods?: SimPods;
+  /** Serves the installed CRDs (`apiextensions.k8s.io/v1`, read-only); without it those paths are 404. */
+  crds?: SimCrds;
 }
 
 /** kube-apiserver's limit on request bodies. */
@@ -108,13 +111,15 @@ function sendError(res: ServerResponse, error: unknown): void {
 function rbacDenial(info: RequestInfo, user: string): ApiError {
   const resource = info.subresource ? `${info.resource}/${info.subresource}` : (info.resource ?? '');
   const group =
-    info.resource === 'events' ||
-    info.resource === 'configmaps' ||
-    info.resource === 'namespaces' ||
-    info.resource === 'services' ||
-    info.resource === 'pods'
-      ? ''
-      : 'flink.apache.org';
+    info.resource === 'customresourcedefinitions'
+      ? CRD_GROUP
+      : info.resource === 'events' ||
+          info.resource === 'configmaps' ||
+          info.resource === 'namespaces' ||
+          info.resource === 'services' ||
+          info.resource === 'pods'
+        ? ''
+        : 'flink.apache.org';
   const ctx = { user, verb: info.verb, resource, group } as Parameters<typeof forbidden>[0];
   if (info.namespace !== undefined) ctx.namespace = info.namespace;
   if (info.name !== undefined) ctx.name = info.name;
@@ -128,8 +133,13 @@ function execute(
   raw: string,
   contentType: string,
   faults: FaultInjector,
+  crds: SimCrds | undefined,
 ): Answer {
   if (route.kind === 'namespaces') return namespaces(ctx, route.name, info.verb);
+  if (route.kind === 'crds') {
+    if (!crds) throw errors.notFoundPath();
+    return { kind: 'json', status: 200, body: answerCrds(crds, info.verb, route.name) };
+  }
   if (route.kind !== 'resource') throw errors.notFoundPath();
   const needsBody = info.verb === 'create' || info.verb === 'update' || info.verb === 'patch' || info.verb === 'delete';
   if (
@@ -180,6 +190,7 @@ interface Parts {
   flinkRest: FlinkRest | undefined;
   gitops: SimGitOps | undefined;
   pods: SimPods | undefined;
+  crds: SimCrds | undefined;
 }
 
 /** Applies the faults that answer instead of the server; returns whether the response must be lost. */
@@ -223,7 +234,10 @@ async function handle(req: IncomingMessage, res: ServerResponse, parts: Parts): 
   const caller = parts.faults.impersonationDeniedTo();
   if (impersonated && caller !== undefined) throw impersonationDenial(impersonated, caller);
   if (route.kind === 'other') {
-    const doc = method === 'GET' ? discovery(url.pathname, req.headers.accept ?? '', parts.address()) : undefined;
+    const doc =
+      method === 'GET'
+        ? discovery(url.pathname, req.headers.accept ?? '', parts.address(), parts.crds !== undefined)
+        : undefined;
     const openApi = method === 'GET' && url.pathname.startsWith('/openapi/v3') ? openApiV3(url.pathname) : undefined;
     if (doc) sendJson(res, 200, doc.body, doc.contentType);
     else if (openApi !== undefined) sendJson(res, 200, openApi);
@@ -265,7 +279,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, parts: Parts): 
   let answer: Answer | undefined;
   let failed: unknown;
   try {
-    answer = execute(ctx, route, info, raw, (req.headers['content-type'] ?? '').toLowerCase(), parts.faults);
+    const contentType = (req.headers['content-type'] ?? '').toLowerCase();
+    answer = execute(ctx, route, info, raw, contentType, parts.faults, parts.crds);
   } catch (error) {
     failed = error;
   }
@@ -276,7 +291,10 @@ async function handle(req: IncomingMessage, res: ServerResponse, parts: Parts): 
   }
   if (failed !== undefined || !answer) throw failed;
   if (answer.kind === 'watch') parts.hub.open(res, answer.spec);
-  else sendJson(res, answer.status, answer.body);
+  else {
+    if (answer.warnings) res.setHeader('Warning', answer.warnings);
+    sendJson(res, answer.status, answer.body);
+  }
   for (const listener of parts.served) listener(info);
 }
 
@@ -298,6 +316,7 @@ export async function startSimApiServer(opts: SimApiServerOptions): Promise<SimA
     flinkRest: opts.flinkRest,
     gitops: opts.gitops,
     pods: opts.pods,
+    crds: opts.crds,
   };
   const server = createServer({ noDelay: true, keepAlive: true }, (req, res) => {
     res.on('error', () => undefined);

@@ -1,6 +1,8 @@
 // In-memory object store of the simulated API server: one resourceVersion counter, generations, watch history.
 import { randomUUID } from 'node:crypto';
+import type { SchemaNode } from './crd-schema.js';
 import type { ManagedFieldsEntry } from './fields-v1.js';
+import { pruneUnknownFields } from './pruning.js';
 
 export const SIM_RESOURCES = [
   'flinkdeployments',
@@ -74,7 +76,18 @@ const HAS_GENERATION: ReadonlySet<SimResource> = new Set([
   'flinkbluegreendeployments',
 ]);
 
-export interface UpdateOptions {
+/** How a write meets the installed CRD: unknown fields and dry runs (docs/sandbox.md#crd-schemas). */
+export interface AdmissionOptions {
+  /**
+   * Called with the paths of the fields pruned from the written object (before pruning, `written`), only when some
+   * were: it refuses the write by throwing (`fieldValidation=Strict`) or notes a warning (`Warn`).
+   */
+  unknownFields?: (paths: string[], written: KubeObject) => void;
+  /** `dryRun=All`: validated and answered as if written; nothing is stored, no resourceVersion, no watch event. */
+  dryRun?: boolean;
+}
+
+export interface UpdateOptions extends AdmissionOptions {
   subresource?: 'status';
   expectedResourceVersion?: string;
   /** The new `metadata.managedFields`, from the stored object and the write's result. */
@@ -86,6 +99,8 @@ export interface StoreOptions {
   /** How many changes are kept for watches that resume from a resourceVersion. */
   historySize?: number;
   validate?: Validator;
+  /** The installed CRD's schema of a resource, read at each write; absent: nothing is pruned. */
+  schema?: (resource: SimResource) => SchemaNode | undefined;
 }
 
 export class SimStore {
@@ -101,11 +116,13 @@ export class SimStore {
   readonly now: () => Date;
   private readonly historySize: number;
   private readonly validate: Validator | undefined;
+  private readonly schema: StoreOptions['schema'];
 
   constructor(options: StoreOptions = {}) {
     this.now = options.now ?? (() => new Date());
     this.historySize = options.historySize ?? 10_000;
     this.validate = options.validate;
+    this.schema = options.schema;
   }
 
   get resourceVersion(): string {
@@ -127,9 +144,10 @@ export class SimStore {
     return out.sort((a, b) => Number(a.metadata.resourceVersion) - Number(b.metadata.resourceVersion));
   }
 
-  create(resource: SimResource, object: KubeObject): KubeObject {
+  create(resource: SimResource, object: KubeObject, options: AdmissionOptions = {}): KubeObject {
     const { namespace, name } = object.metadata;
     const k = key(resource, namespace, name);
+    const stored = this.pruned(resource, object, options);
     if (this.objects.has(k)) {
       throw new ApiError(
         409,
@@ -138,12 +156,25 @@ export class SimStore {
         details(resource, name),
       );
     }
-    const stored = clone(object);
     stored.metadata.uid = randomUUID();
     stored.metadata.creationTimestamp = rfc3339(this.now());
     if (HAS_GENERATION.has(resource)) stored.metadata.generation = 1;
     this.check(resource, stored);
+    if (options.dryRun) return clone(stored);
     return this.commit('ADDED', resource, k, stored);
+  }
+
+  /**
+   * A copy of `object` without the fields the installed CRD does not declare (apiextensions-apiserver
+   * pkg/apiserver/schema/pruning/algorithm.go), after `options.unknownFields` has seen them.
+   */
+  pruned(resource: SimResource, object: KubeObject, options: AdmissionOptions = {}): KubeObject {
+    const copy = clone(object);
+    const schema = this.schema?.(resource);
+    if (!schema) return copy;
+    const paths = pruneUnknownFields(copy, schema);
+    if (paths.length > 0) options.unknownFields?.(paths, clone(object));
+    return copy;
   }
 
   /**
@@ -176,7 +207,11 @@ export class SimStore {
     const merged: KubeObject =
       options.subresource === 'status'
         ? { ...clone(current), status: next.status }
-        : { ...next, status: current.status, metadata: { ...next.metadata, ...immutableMeta(current) } };
+        : this.pruned(
+            resource,
+            { ...next, status: current.status, metadata: { ...next.metadata, ...immutableMeta(current) } },
+            options,
+          );
     if (merged.status === undefined) delete merged.status;
     if (options.managedFields) {
       const entries = options.managedFields(clone(current), clone(merged));
@@ -188,6 +223,7 @@ export class SimStore {
       merged.metadata.generation = (current.metadata.generation ?? 0) + 1;
     }
     if (options.subresource !== 'status') this.check(resource, merged);
+    if (options.dryRun) return clone(merged);
     return this.commit('MODIFIED', resource, k, merged);
   }
 

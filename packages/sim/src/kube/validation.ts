@@ -1,6 +1,10 @@
-// Admission-time validation of the spec fields the bot writes, with kube-apiserver's wording for schema errors.
+// Admission-time validation of the spec fields the bot writes, with kube-apiserver's wording for schema errors. The
+// CRDs set no minimum on parallelism or replicas: a 0 is admitted and refused later by the operator
+// (operator-validation.ts); the flinkVersion values come from the installed CRD's release (crd-schema.ts).
+import { FLINK_VERSIONS } from './crd-schema.js';
 import type { KubeObject, SimResource, Validator } from './store.js';
 import { JOB_GRAPH_ANNOTATION, jobGraphProblem } from './job-graph.js';
+import type { OperatorVersion } from './versions.js';
 
 type Cause = { field: string; message: string };
 
@@ -25,17 +29,10 @@ function typeName(value: unknown): string {
   return typeof value;
 }
 
-const integer =
-  (minimum?: number): Check =>
-  (value, field) => {
-    if (typeof value !== 'number' || !Number.isInteger(value)) {
-      return `Invalid value: ${show(value)}: ${field} in body must be of type integer: "${typeName(value)}"`;
-    }
-    if (minimum !== undefined && value < minimum) {
-      return `Invalid value: ${value}: ${field} in body should be greater than or equal to ${minimum}`;
-    }
-    return undefined;
-  };
+const integer = (): Check => (value, field) =>
+  typeof value === 'number' && Number.isInteger(value)
+    ? undefined
+    : `Invalid value: ${show(value)}: ${field} in body must be of type integer: "${typeName(value)}"`;
 
 const ofType =
   (type: 'string' | 'boolean' | 'object'): Check =>
@@ -56,7 +53,7 @@ const JOB_FIELDS: Record<string, Check> = {
   'spec.job': ofType('object'),
   'spec.job.state': oneOf('running', 'suspended'),
   'spec.job.upgradeMode': oneOf('stateless', 'savepoint', 'last-state'),
-  'spec.job.parallelism': integer(1),
+  'spec.job.parallelism': integer(),
   'spec.job.savepointRedeployNonce': integer(),
   'spec.job.savepointTriggerNonce': integer(),
   'spec.job.checkpointTriggerNonce': integer(),
@@ -70,7 +67,7 @@ const FIELDS: Record<Exclude<SimResource, 'events' | 'configmaps'>, Record<strin
     ...JOB_FIELDS,
     'spec.image': ofType('string'),
     'spec.taskManager': ofType('object'),
-    'spec.taskManager.replicas': integer(1),
+    'spec.taskManager.replicas': integer(),
   },
   flinksessionjobs: { ...JOB_FIELDS, 'spec.deploymentName': ofType('string') },
   flinkbluegreendeployments: { 'spec.template': ofType('object') },
@@ -110,6 +107,28 @@ function snapshotShape(object: KubeObject): Cause[] {
     ];
   }
   return [];
+}
+
+/** The flinkVersion enum of the installed CRD (FlinkDeployment, and the Blue/Green template). */
+function flinkVersionChecks(resource: SimResource, crd: OperatorVersion): Record<string, Check> {
+  const check = oneOf(...FLINK_VERSIONS[crd]);
+  if (resource === 'flinkdeployments') return { 'spec.flinkVersion': check };
+  if (resource === 'flinkbluegreendeployments') return { 'spec.template.spec.flinkVersion': check };
+  return {};
+}
+
+/** Validation against the CRDs of the release `crd()` names at the time of each write. */
+export function validatorFor(crd: () => OperatorVersion): Validator {
+  return (resource, object) => {
+    const causes = validateSpec(resource, object);
+    if (resource === 'events' || resource === 'configmaps' || causes.some((c) => c.field === 'spec')) return causes;
+    for (const [field, check] of Object.entries(flinkVersionChecks(resource, crd()))) {
+      const value = at(object, field);
+      const message = value === undefined ? undefined : check(value, field);
+      if (message) causes.push({ field, message });
+    }
+    return causes;
+  };
 }
 
 /** Validates what admission would: the object name and the schema of the fields the bot touches. */

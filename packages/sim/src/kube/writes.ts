@@ -1,6 +1,7 @@
 // Write verbs of the simulated API server: create, update (PUT), patch (merge / JSON), delete, deletecollection.
 import { randomInt } from 'node:crypto';
 import { requestManager, type WriteOptionsKind } from './field-manager.js';
+import { admissionOf, type Admission } from './field-validation.js';
 import { createEntries, diffFields, managedContent, recordWrite, type Writer } from './managed-fields.js';
 import { jsonPatch, mergePatch, PATCH_TYPES } from './patch.js';
 import {
@@ -17,6 +18,12 @@ import { errors, success } from './status.js';
 import { clone, rfc3339, type KubeObject, type ManagedFieldsEntry, type UpdateOptions } from './store.js';
 
 type Named = ResourceRoute & { name: string };
+
+/** The stored (or, with dryRun, would-be) object, with the warnings of the write. */
+function written(object: KubeObject, admission: Admission, status = 200): Answer {
+  const answer = ok(object, status);
+  return admission.warnings.length > 0 && answer.kind === 'json' ? { ...answer, warnings: admission.warnings } : answer;
+}
 
 const qualifiedKind = (def: ResourceDef): string => (def.group === '' ? def.kind : `${def.kind}.${def.group}`);
 
@@ -128,9 +135,13 @@ export function createObject(ctx: RequestContext, route: ResourceRoute, body: un
   } as KubeObject;
   // With a status subresource, status cannot be set at creation (the CRD strategy drops it).
   if (route.def.subresources.includes('status')) delete object.status;
-  const entries = createEntries(writer, managedContent(object, scopeOf(route)));
-  if (entries.length > 0) object.metadata.managedFields = entries;
-  return ok(ctx.store.create(route.def.plural, object), 201);
+  const admission = admissionOf(ctx.query, route.def, 'create');
+  // Pruned fields are never stored, so they are nobody's (docs/sandbox.md#crd-schemas).
+  const kept = ctx.store.pruned(route.def.plural, object, admission.options);
+  const entries = createEntries(writer, managedContent(kept, scopeOf(route)));
+  if (entries.length > 0) kept.metadata.managedFields = entries;
+  const { dryRun } = admission.options;
+  return written(ctx.store.create(route.def.plural, kept, dryRun ? { dryRun } : {}), admission, 201);
 }
 
 /** A precondition carried in the body: a resourceVersion other than the current one is a conflict. */
@@ -151,11 +162,13 @@ function store(
   next: KubeObject,
   expected: string | undefined,
   writer: Writer,
+  admission: Admission,
 ): Answer {
-  const options: UpdateOptions = { managedFields: entriesAfter(route, writer) };
+  const options: UpdateOptions = { ...admission.options, managedFields: entriesAfter(route, writer) };
   if (route.subresource) options.subresource = route.subresource;
   if (expected !== undefined) options.expectedResourceVersion = expected;
-  return ok(ctx.store.update(route.def.plural, requireNamespace(route), route.name, () => next, options));
+  const stored = ctx.store.update(route.def.plural, requireNamespace(route), route.name, () => next, options);
+  return written(stored, admission);
 }
 
 export function replaceObject(ctx: RequestContext, route: Named, body: unknown): Answer {
@@ -178,7 +191,7 @@ export function replaceObject(ctx: RequestContext, route: Named, body: unknown):
     );
   }
   const next = { ...input, apiVersion: existing.apiVersion, kind: existing.kind } as KubeObject;
-  return store(ctx, route, next, expectedVersion(metadata), writer);
+  return store(ctx, route, next, expectedVersion(metadata), writer, admissionOf(ctx.query, route.def, 'update'));
 }
 
 export function patchObject(ctx: RequestContext, route: Named, body: unknown, contentType: string): Answer {
@@ -210,7 +223,7 @@ export function patchObject(ctx: RequestContext, route: Named, body: unknown, co
   const rv = patched.metadata.resourceVersion;
   // kube-apiserver uses the patched object's resourceVersion as the precondition, so a stale one in the patch conflicts.
   const expected = typeof rv === 'string' && rv !== '' ? rv : (existing.metadata.resourceVersion ?? undefined);
-  return store(ctx, route, patched, expected, writer);
+  return store(ctx, route, patched, expected, writer, admissionOf(ctx.query, route.def, 'patch'));
 }
 
 interface DeleteOptions {

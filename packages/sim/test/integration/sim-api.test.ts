@@ -239,13 +239,12 @@ describe('patch', () => {
   it.each([
     ['spec.job.state', { job: { state: 'paused' } }],
     ['spec.job.upgradeMode', { job: { upgradeMode: 'fast' } }],
-    ['spec.job.parallelism', { job: { parallelism: 0 } }],
     ['spec.job.parallelism', { job: { parallelism: 2.5 } }],
     ['spec.job.parallelism', { job: { parallelism: '4' } }],
     ['spec.restartNonce', { restartNonce: 'abc' }],
     ['spec.job.savepointRedeployNonce', { job: { savepointRedeployNonce: 1.5 } }],
     ['spec.image', { image: 42 }],
-    ['spec.taskManager.replicas', { taskManager: { replicas: 0 } }],
+    ['spec.taskManager.replicas', { taskManager: { replicas: 1.5 } }],
     ['spec.job.allowNonRestoredState', { job: { allowNonRestoredState: 'yes' } }],
     ['spec.job.initialSavepointPath', { job: { initialSavepointPath: 5 } }],
   ])('422 Invalid with a cause for %s', async (field, spec) => {

@@ -1,0 +1,131 @@
+// What the installed Flink CRDs declare (docs/deployment.md#operator-versions): whether a field exists in a CRD's
+// openAPIV3Schema (the API server drops any other), which operator release a CRD comes from, and the 1.16 operator's
+// fingerprint on a FlinkDeployment. Schemas are read as plain JSON, under the API's names or under those of
+// client-node's typed model (`x_kubernetes_preserve_unknown_fields`, `_enum`), whichever the reader got.
+import { isRecord } from './merge-patch.js';
+
+/** A schema keyword under the API's name or client-node's. */
+function keyword(schema: Record<string, unknown>, name: 'x-kubernetes-preserve-unknown-fields' | 'enum'): unknown {
+  return schema[name] ?? schema[name === 'enum' ? '_enum' : name.replace(/-/g, '_')];
+}
+
+export type CrdRelease = '1.15' | '1.16';
+export type CrdKind = 'FlinkDeployment' | 'FlinkSessionJob' | 'FlinkStateSnapshot' | 'FlinkBlueGreenDeployment';
+
+export const CRD_NAMES: Readonly<Record<CrdKind, string>> = {
+  FlinkDeployment: 'flinkdeployments.flink.apache.org',
+  FlinkSessionJob: 'flinksessionjobs.flink.apache.org',
+  FlinkStateSnapshot: 'flinkstatesnapshots.flink.apache.org',
+  FlinkBlueGreenDeployment: 'flinkbluegreendeployments.flink.apache.org',
+};
+
+/** What one installed CRD tells: its release, by the probes of docs/deployment.md#operator-versions. */
+export interface CrdFacts {
+  kind: CrdKind;
+  release: CrdRelease;
+  /** `jobManager/taskManager.resources` (ResourceRequirements) declared. */
+  resources: boolean;
+  /** The values `spec.flinkVersion` admits (empty where the CRD has no flinkVersion). */
+  flinkVersions: string[];
+  /** The v1beta1 openAPIV3Schema, from the object's root. */
+  schema: unknown;
+}
+
+/** The child schema of `key`: a declared property, the map's value schema, or 'any' below preserve-unknown-fields. */
+function child(schema: unknown, key: string): unknown {
+  if (!isRecord(schema)) return undefined;
+  const properties = isRecord(schema.properties) ? schema.properties : {};
+  if (key in properties) return properties[key];
+  if (isRecord(schema.additionalProperties)) return schema.additionalProperties;
+  if (schema.additionalProperties === true || keyword(schema, 'x-kubernetes-preserve-unknown-fields') === true)
+    return 'any';
+  return undefined;
+}
+
+/** Whether the schema declares the field at `path` (object keys; array elements are stepped through). */
+export function declares(schema: unknown, path: readonly string[]): boolean {
+  let node: unknown = schema;
+  for (const key of path) {
+    if (node === 'any') return true;
+    while (isRecord(node) && isRecord(node.items)) node = node.items;
+    node = child(node, key);
+    if (node === undefined) return false;
+  }
+  return true;
+}
+
+/**
+ * The fields of a merge patch the schema does not declare, as `spec.a.b` (the first undeclared key of each branch;
+ * `null`, a removal, is never refused): what the API server would prune.
+ */
+export function undeclaredFields(schema: unknown, patch: unknown, path: readonly string[] = []): string[] {
+  if (!isRecord(patch)) return [];
+  return Object.entries(patch).flatMap(([key, value]) => {
+    if (value === null || value === undefined || (path.length === 0 && key === 'metadata')) return [];
+    const at = [...path, key];
+    if (!declares(schema, at)) return [at.join('.')];
+    return isRecord(value) ? undeclaredFields(schema, value, at) : [];
+  });
+}
+
+/** The fields of a merge patch whose value the returned object does not hold at all: dropped by the API server. */
+export function droppedFields(patch: unknown, object: unknown, path: readonly string[] = []): string[] {
+  if (!isRecord(patch)) return [];
+  return Object.entries(patch).flatMap(([key, value]) => {
+    if (value === null || value === undefined || (path.length === 0 && key === 'metadata')) return [];
+    const at = [...path, key];
+    const held = isRecord(object) ? object[key] : undefined;
+    if (held === undefined) return [at.join('.')];
+    return isRecord(value) ? droppedFields(value, held, at) : [];
+  });
+}
+
+/** Fields that came with an operator release after 1.15 (prefixes of spec paths). */
+const INTRODUCED: readonly (readonly [string, CrdRelease])[] = [
+  ['spec.jobManager.resources', '1.16'],
+  ['spec.taskManager.resources', '1.16'],
+  ['spec.template.spec.jobManager.resources', '1.16'],
+  ['spec.template.spec.taskManager.resources', '1.16'],
+];
+
+/** "spec.taskManager.resources is not in the installed FlinkDeployment CRD (it came with operator 1.16)". */
+export function notInCrd(field: string, kind: string): string {
+  const came = INTRODUCED.find(([prefix]) => field === prefix || field.startsWith(`${prefix}.`))?.[1];
+  return `${field} is not in the installed ${kind} CRD${came ? ` (it came with operator ${came})` : ''}`;
+}
+
+const at = (node: unknown, ...path: string[]): unknown =>
+  path.reduce<unknown>((n, key) => (isRecord(n) ? n[key] : undefined), node);
+
+/** The facts of a CustomResourceDefinition object, or undefined when it has no v1beta1 schema. */
+export function crdFacts(kind: CrdKind, crd: unknown): CrdFacts | undefined {
+  const versions = at(crd, 'spec', 'versions');
+  const version = Array.isArray(versions) ? versions.find((v) => at(v, 'name') === 'v1beta1') : undefined;
+  const schema = at(version, 'schema', 'openAPIV3Schema');
+  if (!isRecord(schema)) return undefined;
+  const spec = kind === 'FlinkBlueGreenDeployment' ? ['spec', 'template', 'spec'] : ['spec'];
+  const resources = declares(schema, [...spec, 'taskManager', 'resources']);
+  const flinkVersion = at(schema, ...spec.flatMap((k) => ['properties', k]), 'properties', 'flinkVersion');
+  const enumValues = isRecord(flinkVersion) ? keyword(flinkVersion, 'enum') : undefined;
+  const flinkVersions = Array.isArray(enumValues) ? enumValues.filter((v): v is string => typeof v === 'string') : [];
+  const columns = at(version, 'additionalPrinterColumns');
+  // The 1.16 CRDs come from a generator that writes no column descriptions (the only sign on the schema-less kinds).
+  const described = Array.isArray(columns) && columns.some((c) => typeof at(c, 'description') === 'string');
+  const newer = resources || flinkVersions.includes('v2_3') || (kind !== 'FlinkBlueGreenDeployment' && !described);
+  return { kind, release: newer ? '1.16' : '1.15', resources, flinkVersions, schema };
+}
+
+/**
+ * Whether a FlinkDeployment shows the 1.16 operator's fingerprint: its `lastReconciledSpec` carries a `resources` key
+ * under jobManager or taskManager (the 1.16 model writes it, null when unset). Absent proves nothing.
+ */
+export function reconciledBy116(resource: unknown): boolean {
+  const text = at(resource, 'status', 'reconciliationStatus', 'lastReconciledSpec');
+  if (typeof text !== 'string') return false;
+  try {
+    const spec = at(JSON.parse(text), 'spec');
+    return ['jobManager', 'taskManager'].some((p) => isRecord(at(spec, p)) && 'resources' in (at(spec, p) as object));
+  } catch {
+    return false;
+  }
+}
