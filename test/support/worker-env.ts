@@ -19,6 +19,7 @@ import { createLogger } from '../../src/log.js';
 import { parsePolicyText } from '../../src/app/policy-load.js';
 import { OperationQueues, type OperationQueue } from '../../src/queue/queue.js';
 import { startSimCluster, type SimCluster } from '@flink-chatops/sim/kube/cluster';
+import type { OperatorVersion } from '@flink-chatops/sim/kube/versions';
 import { expectAttributedWrites } from './attribution.js';
 import type { KubeObject } from '@flink-chatops/sim/kube/store';
 import { lastEventId, waitForEvents } from '../../src/store/events.js';
@@ -62,6 +63,8 @@ export interface WorkerEnvOptions {
   clockOffsetMs?: number;
   /** Text appended to the test policy (e.g. a `verify:` block). */
   policyExtra?: string;
+  /** The operator release the simulated cluster runs (default 1.15). */
+  operatorVersion?: OperatorVersion;
 }
 
 export class WorkerEnv {
@@ -108,6 +111,7 @@ export class WorkerEnv {
       speed: 'fast',
       kubeconfigPath: join(dir, 'kubeconfig'),
       ...clock,
+      ...(options.operatorVersion ? { operatorVersion: options.operatorVersion } : {}),
     });
     const env = new WorkerEnv(redis, cluster, policyPath, dir, options);
     await env.pump.start();
