@@ -69,7 +69,7 @@ describe('resources', () => {
     // (docs/lifecycle.md#operator-traps).
     expect(specChangedOf('res-up').map((e) => (e as { message?: string }).message)).toEqual([
       expect.stringMatching(
-        /^UPGRADE change\(s\) detected \(Diff: FlinkDeploymentSpec\[.*taskManager\.resource\.memory : "2048m" -> "4g"/,
+        /^UPGRADE change\(s\) detected \(Diff: FlinkDeploymentSpec\[.*taskManager\.resource\.memory : 2048m -> 4g/,
       ),
     ]);
 

@@ -19,6 +19,7 @@ import { createLogger } from '../../src/log.js';
 import { parsePolicyText } from '../../src/app/policy-load.js';
 import { OperationQueues, type OperationQueue } from '../../src/queue/queue.js';
 import { startSimCluster, type SimCluster } from '@flink-chatops/sim/kube/cluster';
+import type { OperatorVersion } from '@flink-chatops/sim/kube/versions';
 import { expectAttributedWrites } from './attribution.js';
 import type { KubeObject } from '@flink-chatops/sim/kube/store';
 import { lastEventId, waitForEvents } from '../../src/store/events.js';
@@ -64,7 +65,9 @@ export interface WorkerEnvOptions {
   /** Text appended to the test policy (e.g. a `verify:` block). */
   policyExtra?: string;
   /** The release of the simulated cluster's CRDs (docs/deployment.md#operator-versions); 1.15 unless told. */
-  crdVersion?: '1.15' | '1.16';
+  crdVersion?: OperatorVersion;
+  /** The operator release the simulated cluster runs (default 1.15). */
+  operatorVersion?: OperatorVersion;
 }
 
 export class WorkerEnv {
@@ -113,6 +116,7 @@ export class WorkerEnv {
       ...clock,
       ...simVersionOptions(),
       ...(options.crdVersion ? { crdVersion: options.crdVersion } : {}),
+      ...(options.operatorVersion ? { operatorVersion: options.operatorVersion } : {}),
     });
     const env = new WorkerEnv(redis, cluster, policyPath, dir, options);
     await env.pump.start();

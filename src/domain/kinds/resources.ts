@@ -1,12 +1,22 @@
-// resources: TaskManager and JobManager memory and CPU (spec.{taskManager,jobManager}.resource), checked against policy limits.
+// resources: TaskManager and JobManager memory and CPU, on the field the operator uses (spec.{taskManager,jobManager}
+// .resources where it holds requests or limits, else .resource), checked against policy limits.
 import { z } from 'zod';
-import { redeployRule } from '../kit/evidence/redeploy.js';
+import { resourcesEvidence } from '../kit/evidence/effective-resources.js';
 import { badValue, okValue, type ValueSpec } from '../kit/language/values.js';
 import { OPERATION_FLAGS, TARGET, type FlagSpec } from '../kit/language/verb-kit.js';
 import type { CheckResult } from '../model/decision.js';
 import { COMMON_INTENT_FIELDS } from '../kit/language/intent-base.js';
 import { formatBytes, parseCpu, parseMemorySize, specMemoryBytes } from '../model/memory-size.js';
 import { getPath } from '../model/merge-patch.js';
+import {
+  amountOf,
+  cpuAmount,
+  effectiveAmount,
+  effectivePath,
+  memoryQuantity,
+  type Amount,
+  type Role,
+} from '../model/resource-requirements.js';
 import { TargetSchema } from '../model/target.js';
 import { effectiveUpgradeMode } from '../model/upgrade-mode.js';
 import { patchOutcome, refusal, who, type FieldEdit, type FieldPath } from '../kit/planning/edits.js';
@@ -33,7 +43,8 @@ type Intent = z.infer<typeof ResourcesIntent>;
 
 type FieldKey = 'taskManagerMemory' | 'taskManagerCpu' | 'jobManagerMemory' | 'jobManagerCpu';
 
-const OWN_PATHS = {
+/** The deprecated field's paths, what the operator reads unless `resources` is in effect. */
+const RESOURCE_PATHS = {
   taskManagerMemory: ['spec', 'taskManager', 'resource', 'memory'],
   taskManagerCpu: ['spec', 'taskManager', 'resource', 'cpu'],
   jobManagerMemory: ['spec', 'jobManager', 'resource', 'memory'],
@@ -43,7 +54,7 @@ const OWN_PATHS = {
 const MEMORY: ValueSpec = {
   placeholder: '<size>',
   description:
-    'a Flink memory size: a number and a unit b, k/kb, m/mb, g/gb or t/tb (any case), e.g. `2048m`, `4g`, `1.5gb`; written to the spec as a whole number in the largest exact unit',
+    'a Flink memory size: a number and a unit b, k/kb, m/mb, g/gb or t/tb (any case), e.g. `2048m`, `4g`, `1.5gb`; written to the spec as a whole number in the largest exact unit (as a Kubernetes quantity, e.g. `4Gi`, where `resources` is in effect)',
   example: '4g',
   check: (text, _env, label) => {
     const parsed = parseMemorySize(text, label);
@@ -61,57 +72,71 @@ const CPU: ValueSpec = {
   },
 };
 
-/** Each resource field: its flag, spec path, words, and the policy limit that caps it. */
-const FIELDS: readonly {
-  key: FieldKey;
-  flag: string;
-  path: (typeof OWN_PATHS)[FieldKey];
-  what: string;
-  memory: boolean;
-}[] = [
-  {
-    key: 'taskManagerMemory',
-    flag: 'tm-memory',
-    path: OWN_PATHS.taskManagerMemory,
-    what: 'TaskManager memory',
-    memory: true,
-  },
-  { key: 'taskManagerCpu', flag: 'tm-cpu', path: OWN_PATHS.taskManagerCpu, what: 'TaskManager CPU', memory: false },
-  {
-    key: 'jobManagerMemory',
-    flag: 'jm-memory',
-    path: OWN_PATHS.jobManagerMemory,
-    what: 'JobManager memory',
-    memory: true,
-  },
-  { key: 'jobManagerCpu', flag: 'jm-cpu', path: OWN_PATHS.jobManagerCpu, what: 'JobManager CPU', memory: false },
+/** Each resource field: its flag, role, amount, words, and the policy limit that caps it. */
+const FIELDS: readonly { key: FieldKey; flag: string; role: Role; amount: Amount; what: string }[] = [
+  { key: 'taskManagerMemory', flag: 'tm-memory', role: 'taskManager', amount: 'memory', what: 'TaskManager memory' },
+  { key: 'taskManagerCpu', flag: 'tm-cpu', role: 'taskManager', amount: 'cpu', what: 'TaskManager CPU' },
+  { key: 'jobManagerMemory', flag: 'jm-memory', role: 'jobManager', amount: 'memory', what: 'JobManager memory' },
+  { key: 'jobManagerCpu', flag: 'jm-cpu', role: 'jobManager', amount: 'cpu', what: 'JobManager CPU' },
 ];
+type Field = (typeof FIELDS)[number];
 
 const FLAGS: FlagSpec[] = FIELDS.map((f) => ({
   name: f.flag,
   key: f.key,
-  kind: f.memory ? MEMORY : CPU,
-  description: `the new ${f.what} (spec.${f.path.slice(1).join('.')})`,
+  kind: f.amount === 'memory' ? MEMORY : CPU,
+  description: `the new ${f.what} (spec.${f.role}.resources where it holds requests or limits, else spec.${f.role}.resource)`,
 }));
 
-/** Whether the spec already holds this value (memory compared in bytes: `4096m` is `4g`). */
-function holds(resource: unknown, field: (typeof FIELDS)[number], value: string | number): boolean {
-  const current = getPath(resource, field.path);
-  if (field.memory) return specMemoryBytes(current) === specMemoryBytes(value);
-  return typeof current === 'number' ? current === value : typeof current === 'string' && Number(current) === value;
+/** Whether the field in effect already holds this amount (compared as numbers: `4096m` is `4g` is `4Gi`). */
+function holds(resource: unknown, field: Field, value: string | number): boolean {
+  const current = effectiveAmount(getPath(resource, ['spec', field.role]), field.amount);
+  return current !== undefined && current === amountOf(field.amount, value);
+}
+
+/**
+ * The edits for one field, on the field in effect (docs/lifecycle.md#resources-on-operator-116): `resource` as
+ * before, or in `resources` the request (the limit when only a limit sets it), as a Kubernetes quantity; a limit
+ * that the new request would exceed is raised to it. Never moves a target from one field to the other.
+ */
+function editsFor(resource: unknown, field: Field, value: string | number): { edits: FieldEdit[]; notes: string[] } {
+  const roleSpec = getPath(resource, ['spec', field.role]);
+  const path = effectivePath(roleSpec, field.amount);
+  if (path[0] === 'resource') return { edits: [{ path: RESOURCE_PATHS[field.key], after: value }], notes: [] };
+  const amount = amountOf(field.amount, value) ?? 0;
+  const written = field.amount === 'memory' ? memoryQuantity(amount) : String(value);
+  const edits: FieldEdit[] = [{ path: ['spec', field.role, ...path], after: written }];
+  const notes = [
+    `spec.${field.role}.resources holds requests or limits, so the operator uses it and ignores spec.${field.role}.resource: ${field.what} goes to spec.${field.role}.${path.join('.')}`,
+  ];
+  const limit = getPath(roleSpec, ['resources', 'limits', field.amount]);
+  const limitAmount = amountOf(field.amount, limit);
+  if (path[1] === 'requests' && limitAmount !== undefined && limitAmount < amount) {
+    edits.push({ path: ['spec', field.role, 'resources', 'limits', field.amount], after: written });
+    notes.push(
+      `its limit ${String(limit)} is below the new request: raised to ${written} (a request above its limit is refused by the operator)`,
+    );
+  }
+  return { edits, notes };
 }
 
 function plan(intent: Intent, resource: unknown) {
   const edits: FieldEdit[] = [];
+  const notes: string[] = [];
   const same: string[] = [];
   for (const field of FIELDS) {
     const value = intent[field.key];
     if (value === undefined) continue;
-    if (holds(resource, field, value)) same.push(`${field.what} is already ${String(value)}`);
-    else edits.push({ path: field.path, after: value });
+    if (holds(resource, field, value)) {
+      same.push(`${field.what} is already ${String(value)}`);
+      continue;
+    }
+    const edit = editsFor(resource, field, value);
+    edits.push(...edit.edits);
+    notes.push(...edit.notes);
   }
   if (edits.length === 0) return refusal(`${who(intent.target)}: ${same.join(', ')}; nothing to do`);
-  const notes = same.map((s) => `${s} (unchanged)`);
+  notes.unshift(...same.map((s) => `${s} (unchanged)`));
   notes.push('the operator redeploys the job with the new resources (an UPGRADE), using its upgrade mode');
   return patchOutcome(edits, notes, effectiveUpgradeMode(undefined, resource));
 }
@@ -132,8 +157,9 @@ function limitsCheck(ctx: CheckCtx, intent: Intent): CheckResult {
     const value = intent[field.key];
     const limit = limitOf(limits, field.key);
     if (value === undefined || limit === undefined) continue;
-    const amount = field.memory ? (specMemoryBytes(value) ?? Infinity) : Number(value);
-    const shown = field.memory ? formatBytes(amount) : String(value);
+    const memory = field.amount === 'memory';
+    const amount = memory ? (specMemoryBytes(value) ?? Infinity) : Number(value);
+    const shown = memory ? formatBytes(amount) : String(value);
     if (amount > limit.value)
       over.push(`${field.what} ${shown} is above the policy limit limits.${field.key} = ${limit.shown}`);
     else within.push(`${field.what} ${shown} is within limits.${field.key} = ${limit.shown}`);
@@ -152,7 +178,8 @@ export const resources = {
   intent: ResourcesIntent,
   verb: {
     group: 'operation',
-    summary: 'change TaskManager / JobManager memory and CPU (spec.taskManager.resource, spec.jobManager.resource)',
+    summary:
+      'change TaskManager / JobManager memory and CPU (spec.taskManager/jobManager.resources where it holds requests or limits, else .resource)',
     args: [TARGET],
     flags: [...FLAGS, ...OPERATION_FLAGS],
     examples: [
@@ -185,26 +212,34 @@ export const resources = {
   },
   plan: ({ intent, resource }) => plan(intent, resource),
   checks: (ctx, intent) => [limitsCheck(ctx, intent)],
-  evidence: (ctx) =>
-    redeployRule(ctx, {
-      notVerified: ['the memory and CPU the pods actually got (pod resources) not checked'],
-      restoresInSavepointMode: true,
-    }),
+  evidence: (ctx) => resourcesEvidence(ctx, ['the memory and CPU the pods actually got (pod resources) not checked']),
   undo: {
     inverse: 'resources',
-    paths: [OWN_PATHS.taskManagerMemory, OWN_PATHS.taskManagerCpu, OWN_PATHS.jobManagerMemory, OWN_PATHS.jobManagerCpu],
+    paths: Object.values(RESOURCE_PATHS),
+    under: [
+      ['spec', 'taskManager', 'resources'],
+      ['spec', 'jobManager', 'resources'],
+    ],
   },
   asInverse: (target, patch) => {
-    const value = (path: readonly string[]) => getPath(patch, path) ?? undefined;
-    const memory = (path: readonly string[]) => (typeof value(path) === 'string' ? (value(path) as string) : undefined);
-    const cpu = (path: readonly string[]) => (typeof value(path) === 'number' ? (value(path) as number) : undefined);
+    const of = (field: Field) => {
+      const role = getPath(patch, ['spec', field.role]);
+      const at = (path: string[]) => getPath(role, path) ?? undefined;
+      const value =
+        at(['resources', 'requests', field.amount]) ??
+        at(['resources', 'limits', field.amount]) ??
+        at(['resource', field.amount]);
+      if (field.amount === 'cpu') return typeof value === 'number' ? value : cpuAmount(value);
+      return typeof value === 'string' ? value : undefined;
+    };
+    const [taskManagerMemory, taskManagerCpu, jobManagerMemory, jobManagerCpu] = FIELDS.map(of);
     return {
       kind: 'resources',
       target,
-      taskManagerMemory: memory(OWN_PATHS.taskManagerMemory),
-      taskManagerCpu: cpu(OWN_PATHS.taskManagerCpu),
-      jobManagerMemory: memory(OWN_PATHS.jobManagerMemory),
-      jobManagerCpu: cpu(OWN_PATHS.jobManagerCpu),
+      taskManagerMemory: taskManagerMemory as string | undefined,
+      taskManagerCpu: taskManagerCpu as number | undefined,
+      jobManagerMemory: jobManagerMemory as string | undefined,
+      jobManagerCpu: jobManagerCpu as number | undefined,
       incidentChannels: [],
     };
   },

@@ -117,7 +117,7 @@ function resetIfAsked(env: FlowEnv, ref: ResourceRef, object: KubeObject, last: 
   clearAutoscalerState(env.store, object);
   evaluated.delete(env.memo);
   collectingSince.set(env.memo, epochMs(env));
-  return writeStatus(env.store, ref, (status) => {
+  writeStatus(env.store, ref, (status) => {
     const reconciliation = reconciliationOf(status);
     const recorded = JSON.parse(String(reconciliation.lastReconciledSpec)) as { spec: Spec };
     const job = jobOf(recorded.spec);
@@ -125,6 +125,7 @@ function resetIfAsked(env: FlowEnv, ref: ResourceRef, object: KubeObject, last: 
     reconciliation.lastReconciledSpec = JSON.stringify(recorded);
     reconciliation.reconciliationTimestamp = epochMs(env);
   });
+  return readRef(env, ref);
 }
 
 /**

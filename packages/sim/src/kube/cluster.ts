@@ -92,6 +92,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     store,
     speed,
     jobManagers,
+    version: versions.operator,
     // The realistic demo shows the occasional task failover a live cluster has; tests and fast runs only get them by knob.
     ambientJobExceptions: (options.seed ?? 'none') !== 'none' && speed === 'realistic',
     ...(options.logger ? { logger: options.logger } : {}),

@@ -6,6 +6,8 @@ import type { JobManagerState } from './jobmanager-state.js';
 import type { ScenarioSettings } from './scenarios.js';
 import { scaledMs, type Speed } from './speed.js';
 import { ApiError, type KubeObject, type SimStore } from './store.js';
+import { operatorSpec } from './operator-model.js';
+import type { OperatorVersion } from './versions.js';
 
 /** What the operator remembers about a resource between reconciles (the real one keeps it in caches). */
 export interface ResourceMemo {
@@ -27,6 +29,8 @@ export interface FlowEnv {
   random: () => number;
   signal: AbortSignal;
   memo: ResourceMemo;
+  /** The operator release this reconcile behaves as (versions.ts). */
+  operatorVersion: OperatorVersion;
   /** What the JobManagers know beyond the CR status (rescales, savepoints Flink completed, HA restores). */
   jobManagers: JobManagerState;
   log?: Logger;
@@ -56,10 +60,13 @@ export function isFlowStop(error: unknown): boolean {
   );
 }
 
+/** The resource as this reconcile works with it: the operator release's model of its spec (operator-model.ts). */
 export function readRef(env: FlowEnv, ref: ResourceRef): KubeObject {
-  const object = env.store.get(ref.resource, ref.namespace, ref.name);
-  if (!object) throw new FlowStopped(`${ref.resource}/${ref.namespace}/${ref.name} is gone`);
-  if (env.inMemoryConf === undefined || ref.resource !== 'flinkdeployments' || !object.spec) return object;
+  const stored = env.store.get(ref.resource, ref.namespace, ref.name);
+  if (!stored) throw new FlowStopped(`${ref.resource}/${ref.namespace}/${ref.name} is gone`);
+  if (ref.resource !== 'flinkdeployments' || !stored.spec) return stored;
+  const object = { ...stored, spec: operatorSpec(stored.spec, env.operatorVersion) };
+  if (env.inMemoryConf === undefined || !object.spec) return object;
   const flinkConfiguration = {
     ...((object.spec.flinkConfiguration as Record<string, unknown> | undefined) ?? {}),
     ...env.inMemoryConf,

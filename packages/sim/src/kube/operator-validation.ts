@@ -1,8 +1,11 @@
-// The operator's own spec validation (a subset of DefaultValidator): what it rejects with a ValidationError event.
+// The operator's own spec validation (a subset of DefaultValidator): what it rejects with a ValidationError event,
+// per operator release (resource-validation.ts has the memory and CPU rules).
 import type { ScenarioSettings } from './scenarios.js';
 import { jobOf, savepointDir, checkpointDir, specConf, type Spec } from './spec-json.js';
 import { jobConf, kindOf } from './resource-conf.js';
+import { resourceProblem } from './resource-validation.js';
 import type { KubeObject, SimStore } from './store.js';
+import type { OperatorVersion } from './versions.js';
 
 /**
  * The first reason the operator refuses the current spec, or undefined. `lastReconciled` is the spec it last
@@ -13,6 +16,7 @@ export function validationProblem(
   object: KubeObject,
   lastReconciled: Spec | undefined,
   settings: ScenarioSettings,
+  version: OperatorVersion,
 ): string | undefined {
   const spec = object.spec ?? {};
   const observed = (object.status as { observedGeneration?: number } | undefined)?.observedGeneration;
@@ -34,7 +38,8 @@ export function validationProblem(
   }
   if (typeof spec.image !== 'string' || spec.image.trim() === '') return 'Image must be specified';
   const replicas = (spec.taskManager as { replicas?: unknown } | undefined)?.replicas;
-  return job ? jobProblem(specConf(spec), job, replicas) : undefined;
+  const conf = specConf(spec);
+  return (job ? jobProblem(conf, job, replicas) : undefined) ?? resourceProblem(spec, conf, version);
 }
 
 function sessionJobProblem(

@@ -1,4 +1,4 @@
-// The simulated Flink Kubernetes Operator (1.15): watches the store, schedules one reconcile per resource at a time.
+// The simulated Flink Kubernetes Operator (1.15 or 1.16, versions.ts): watches the store, schedules one reconcile per resource at a time.
 import { setTimeout as delay } from 'node:timers/promises';
 import { JobManagerState } from './jobmanager-state.js';
 import { scheduleAutoscaler } from './autoscaler.js';
@@ -19,6 +19,7 @@ import {
 import { reconcileSnapshot } from './snapshots.js';
 import { scaledMs, STEP_SECONDS, type Speed } from './speed.js';
 import type { KubeObject, SimResource, SimStore, StoreChange } from './store.js';
+import type { OperatorVersion } from './versions.js';
 
 export interface SimOperatorOptions {
   store: SimStore;
@@ -30,6 +31,8 @@ export interface SimOperatorOptions {
   ambientJobExceptions?: boolean;
   /** What the JobManagers know beyond the CR status (shared with the simulated REST API); default a private one. */
   jobManagers?: JobManagerState;
+  /** The release it behaves as (default 1.15): the spec model, validation, snapshot retries. */
+  version?: OperatorVersion;
 }
 
 type Watched = Extract<SimResource, 'flinkdeployments' | 'flinksessionjobs' | 'flinkstatesnapshots'>;
@@ -52,6 +55,7 @@ interface Runtime {
 export class SimOperator {
   readonly store: SimStore;
   readonly speed: Speed;
+  readonly version: OperatorVersion;
   private readonly random: () => number;
   private readonly log: Logger | undefined;
   private readonly registry = new ScenarioRegistry();
@@ -71,6 +75,7 @@ export class SimOperator {
     this.jobManagers = options.jobManagers ?? new JobManagerState();
     this.store = options.store;
     this.speed = options.speed ?? 'fast';
+    this.version = options.version ?? '1.15';
     this.random = options.random ?? Math.random;
     this.log = options.logger;
     this.incidents = new JobIncidents({
@@ -264,6 +269,7 @@ export class SimOperator {
       random: this.random,
       signal,
       memo: runtime.memo,
+      operatorVersion: this.version,
       jobManagers: this.jobManagers,
       ...(this.log ? { log: this.log } : {}),
       settings: (object) =>

@@ -43,7 +43,7 @@ export async function reconcileJobResource(env: FlowEnv, ref: ResourceRef): Prom
   if (kindOf(object) === 'FlinkSessionJob' && !sessionClusterReady(env, object)) return 'done';
   if (observeLostSessionJob(env, ref)) object = readRef(env, ref);
   let last = parseReconciledSpec(statusOf(object).reconciliationStatus?.lastReconciledSpec);
-  const problem = validationProblem(env.store, object, last, env.settings(object));
+  const problem = validationProblem(env.store, object, last, env.settings(object), env.operatorVersion);
   if (problem !== undefined) return reportInvalid(env, ref, object, problem);
   if (!last) return jobOf(object.spec)?.state === 'suspended' ? 'done' : firstDeploy(env, ref);
   // The autoscaler runs before the diff: its overrides become part of the spec this reconcile works with.

@@ -1,6 +1,7 @@
 // Facts about a Flink resource the operator derives from its spec: kind, layered configuration, cluster info.
 import { COMPONENTS, type Component } from './events.js';
 import type { ResourceRef } from './flink-status.js';
+import { effectiveResources } from './resource-requirements.js';
 import { specConf, taskManagerReplicas, type FlinkConf, type Spec, type SpecKind } from './spec-json.js';
 import type { KubeObject, SimStore } from './store.js';
 
@@ -49,14 +50,24 @@ const FLINK_VERSIONS: Record<string, string> = {
   v2_2: '2.2.0',
 };
 
-/** status.clusterInfo as the observer fills it in once the REST API answers. */
+const MIB = 1024 ** 2;
+
+/**
+ * status.clusterInfo as the observer fills it in once the REST API answers (FlinkUtils.calculateClusterCpuUsage and
+ * calculateClusterMemoryUsage): per process × its limit factor × replicas, so with `resources` requests and limits
+ * the totals are limit-based. Memory counts whole MiB, as Flink's cluster specification does.
+ */
 export function clusterInfo(spec: Spec): Record<string, string> {
-  const jm = (spec.jobManager ?? {}) as { resource?: { cpu?: number; memory?: string }; replicas?: number };
-  const tm = (spec.taskManager ?? {}) as { resource?: { cpu?: number; memory?: string } };
+  const conf = specConf(spec);
+  const jm = effectiveResources(spec, 'jobManager', conf);
+  const tm = effectiveResources(spec, 'taskManager', conf);
   const tms = spec.job ? taskManagerReplicas(spec) : 0;
-  const jmReplicas = jm.replicas ?? 1;
-  const cpu = (jm.resource?.cpu ?? 1) * jmReplicas + (tm.resource?.cpu ?? 1) * tms;
-  const memory = memoryBytes(jm.resource?.memory) * jmReplicas + memoryBytes(tm.resource?.memory) * tms;
+  const jmReplicas = (spec.jobManager as { replicas?: number } | undefined)?.replicas ?? 1;
+  const cpu = jm.cpu * jm.cpuLimitFactor * jmReplicas + tm.cpu * tm.cpuLimitFactor * tms;
+  const mib = (bytes: number) => Math.floor(bytes / MIB) * MIB;
+  const memory =
+    Math.round(mib(jm.memoryBytes) * jm.memoryLimitFactor * jmReplicas) +
+    Math.round(mib(tm.memoryBytes) * tm.memoryLimitFactor * tms);
   return {
     'flink-version': FLINK_VERSIONS[String(spec.flinkVersion)] ?? '1.20.1',
     'flink-revision': 'f1d0c5a @ 2025-02-10T11:27:28+01:00',
@@ -64,26 +75,4 @@ export function clusterInfo(spec: Spec): Record<string, string> {
     'total-memory': String(memory),
     'state-size': '0',
   };
-}
-
-const MEMORY_UNITS: Record<string, number> = {
-  '': 1,
-  b: 1,
-  k: 1024,
-  kb: 1024,
-  ki: 1024,
-  m: 1024 ** 2,
-  mb: 1024 ** 2,
-  mi: 1024 ** 2,
-  g: 1024 ** 3,
-  gb: 1024 ** 3,
-  gi: 1024 ** 3,
-};
-
-/** Bytes in a Flink/Kubernetes memory size ("2048m", "2g", "1Gi"); 1 GiB when unset or unreadable. */
-export function memoryBytes(text: string | undefined): number {
-  const match = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(text?.trim() ?? '');
-  const unit = match ? MEMORY_UNITS[(match[2] ?? '').toLowerCase()] : undefined;
-  if (!match || unit === undefined) return 1024 ** 3;
-  return Math.round(Number(match[1]) * unit);
 }

@@ -1,4 +1,5 @@
-// FlinkStateSnapshot reconciliation: TRIGGER_PENDING → IN_PROGRESS → COMPLETED | FAILED | ABANDONED, with retries.
+// FlinkStateSnapshot reconciliation: TRIGGER_PENDING → IN_PROGRESS → COMPLETED | FAILED | ABANDONED, with retries
+// (unlimited on 1.16 when backoffLimit is -1 or omitted).
 import { COMPONENTS, EVENT_TYPES } from './events.js';
 import { emit, epochMs, FlowStopped, hex, newSavepointPath, realMs, type FlowEnv } from './flow-env.js';
 import { errorJson, ERROR_TYPES, writeStatus, type ErrorCause } from './flink-status.js';
@@ -44,7 +45,8 @@ export function createUpgradeSnapshot(env: FlowEnv, job: KubeObject, path: strin
       labels: { [SNAPSHOT_LABELS.triggerType]: 'UPGRADE' },
     },
     spec: {
-      backoffLimit: -1,
+      // FlinkStateSnapshotUtils builds it with Lombok's builder, which skips the field's -1 initialiser.
+      backoffLimit: 0,
       jobReference: { kind: job.kind, name: job.metadata.name },
       savepoint: { alreadyExists: true, disposeOnDelete: false, formatType: 'CANONICAL', path },
     },
@@ -259,8 +261,7 @@ function recordFailure(env: FlowEnv, ref: SnapshotRef, outcome: Extract<Outcome,
     COMPONENTS.snapshot,
     error,
   );
-  // Releases up to 1.15.0 test `failures > backoffLimit`: the default -1 means no retry at all.
-  const failed = failures > backoffLimit;
+  const failed = exhausted(env, failures, backoffLimit);
   write(env, ref, (s) =>
     Object.assign(s, {
       state: failed ? 'FAILED' : 'TRIGGER_PENDING',
@@ -270,6 +271,15 @@ function recordFailure(env: FlowEnv, ref: SnapshotRef, outcome: Extract<Outcome,
     }),
   );
   return failed ? undefined : failures;
+}
+
+/**
+ * FlinkStateSnapshotController: releases up to 1.15 test `failures > backoffLimit`, so the default -1 means no
+ * retry at all; 1.16 fails only when `backoffLimit >= 0`, so -1 (also what an omitted field means) retries forever.
+ */
+function exhausted(env: FlowEnv, failures: number, backoffLimit: number): boolean {
+  if (env.operatorVersion === '1.15') return failures > backoffLimit;
+  return backoffLimit >= 0 && failures > backoffLimit;
 }
 
 function jobIdOf(job: KubeObject): string {

@@ -248,10 +248,22 @@ function rank(type: DiffType): number {
   return DIFF_TYPES.indexOf(type);
 }
 
-/** `Diff: FlinkDeploymentSpec[image : "a" -> "b", …]` — values JSON-encoded, as the operator's DiffResult prints. */
+/**
+ * `Diff: FlinkDeploymentSpec[image : a -> b, ingress : {..} -> null, …]`, as the operator's DiffResult prints (its
+ * SpecDiffTest): a value's JSON text, strings unquoted, an object or array as JSON, a removed object as `{..}`.
+ */
 export function formatDiff(kind: SpecKind, diff: SpecDiff): string {
-  const fields = diff.diffs.map((d) => `${d.path} : ${JSON.stringify(d.before)} -> ${JSON.stringify(d.after)}`);
+  const fields = diff.diffs.map((d) => {
+    const removedObject = (d.after === null || d.after === undefined) && isPlainObject(d.before);
+    return `${d.path} : ${removedObject ? '{..}' : diffText(d.before)} -> ${diffText(d.after)}`;
+  });
   return `Diff: ${kind}Spec[${fields.join(', ')}]`;
+}
+
+function diffText(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'string') return value === '' ? '""' : value;
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
 /** The SpecChanged event message. */

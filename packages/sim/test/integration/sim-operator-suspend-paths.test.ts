@@ -205,7 +205,7 @@ describe('a spec change to a suspended job', () => {
     const changes = eventsFor(sim.rig.store, get()).filter((e) => e.reason === 'SpecChanged');
     expect(changes.map((e) => e.count)).toEqual([1, 1, 1]);
     expect(changes[2]).toMatchObject({ type: 'Normal', component: 'JobManagerDeployment' });
-    expect(changes[2]?.message).toContain('job.parallelism : 2 -> 4, image : "flink:1.20" -> "flink:1.20.1"');
+    expect(changes[2]?.message).toContain('job.parallelism : 2 -> 4, image : flink:1.20 -> flink:1.20.1');
 
     const resumed = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.job.state = 'running'));
     const after = statusOf(await waitStable(sim.rig.store, NS, 'orders'));

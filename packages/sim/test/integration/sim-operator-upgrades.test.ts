@@ -119,7 +119,7 @@ describe('image upgrade and the traps', () => {
     expect(upgrading.some((s) => s.conditions?.[0]?.status === 'True' && s.jobStatus?.state === 'FINISHED')).toBe(true);
     expect(reconciledSpec(upgrading[0] as Status)?.job.state).toBe('suspended');
     expect(eventsFor(sim.rig.store, after).find((e) => e.reason === 'SpecChanged')?.message).toBe(
-      'UPGRADE change(s) detected (Diff: FlinkDeploymentSpec[image : "flink:1.20" -> "flink:1.20.1"]), starting reconciliation.',
+      'UPGRADE change(s) detected (Diff: FlinkDeploymentSpec[image : flink:1.20 -> flink:1.20.1]), starting reconciliation.',
     );
     expect(reconciledSpec(statusOf(after))?.image).toBe('flink:1.20.1');
     // Trap 8: the second Submit is the same Event object with count 2.

@@ -135,7 +135,7 @@ describe('suspend', () => {
       const suspended = eventsFor(sim.rig.store, done).find((e) => e.reason === 'Suspended');
       expect(suspended).toMatchObject({ type: 'Normal', message: 'Suspending existing deployment.' });
       expect(eventsFor(sim.rig.store, done).find((e) => e.reason === 'SpecChanged')?.message).toBe(
-        'UPGRADE change(s) detected (Diff: FlinkDeploymentSpec[job.state : "running" -> "suspended"]), starting reconciliation.',
+        'UPGRADE change(s) detected (Diff: FlinkDeploymentSpec[job.state : running -> suspended]), starting reconciliation.',
       );
       const snapshots = sim.rig.store.list('flinkstatesnapshots', NS);
       if (savepoint) {

@@ -18,6 +18,8 @@ export interface DeploymentOptions {
   replicas?: number;
   /** The simulated job's shape: sets the job-graph annotation (packages/sim/src/kube/job-graph.ts). */
   graph?: string;
+  /** `spec.taskManager.resources` (requests/limits, read by operator 1.16), beside the deprecated `resource`. */
+  taskManagerResources?: Record<string, unknown>;
 }
 
 function metadataOf(name: string, namespace: string, options: DeploymentOptions): KubeObject['metadata'] {
@@ -54,6 +56,7 @@ export function deployment(name: string, namespace: string, options: DeploymentO
       jobManager: { resource: { memory: '2048m', cpu: 1 } },
       taskManager: {
         resource: { memory: '2048m', cpu: 1 },
+        ...(options.taskManagerResources ? { resources: options.taskManagerResources } : {}),
         ...(options.replicas !== undefined ? { replicas: options.replicas } : {}),
       },
       job: {

@@ -4,6 +4,7 @@ import { afterEach, beforeEach } from 'vitest';
 import { offsetClock } from '../../src/kube/cluster.js';
 import { startSimOperator, type SimOperator } from '../../src/kube/operator.js';
 import type { Speed } from '../../src/kube/speed.js';
+import type { OperatorVersion } from '../../src/kube/versions.js';
 import {
   SimStore,
   type KubeObject,
@@ -23,11 +24,18 @@ export interface SimRig {
 
 /**
  * A store (no admission validation unless given) with the operator running at `speed` (fast by default);
- * `clockOffsetMs` sets the cluster's clock apart from the test's, as `startSimCluster` does.
+ * `clockOffsetMs` sets the cluster's clock apart from the test's, as `startSimCluster` does; `operatorVersion` the
+ * release the operator behaves as (default 1.15).
  */
-export function simRig(options: { speed?: Speed; store?: StoreOptions; clockOffsetMs?: number } = {}): SimRig {
+export function simRig(
+  options: { speed?: Speed; store?: StoreOptions; clockOffsetMs?: number; operatorVersion?: OperatorVersion } = {},
+): SimRig {
   const store = new SimStore({ now: offsetClock(options.clockOffsetMs ?? 0), ...options.store });
-  const operator = startSimOperator({ store, speed: options.speed ?? 'fast' });
+  const operator = startSimOperator({
+    store,
+    speed: options.speed ?? 'fast',
+    ...(options.operatorVersion ? { version: options.operatorVersion } : {}),
+  });
   return { store, operator, close: () => operator.close() };
 }
 

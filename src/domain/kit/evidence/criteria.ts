@@ -6,6 +6,7 @@ import type { UpgradeMode } from '../../model/upgrade-mode.js';
 import { jsonEqual } from '../../model/canonical.js';
 import { getPath, patchLeaves, type JsonRecord } from '../../model/merge-patch.js';
 import { ANNOTATION_OPERATION_ID, type Plan } from '../../model/plan.js';
+import { amountOf, type Amount } from '../../model/resource-requirements.js';
 import type { BaselineVertex } from '../../model/rest-vertices.js';
 import {
   generationOf,
@@ -133,7 +134,15 @@ export function desiredFields(plan: Plan): DesiredField[] {
 /** How the operator writes a field that is unset: job.state means running; job.parallelism is a Java int (0). */
 const UNSET_READS_AS: Readonly<Record<string, unknown>> = { 'spec.job.state': 'running', 'spec.job.parallelism': 0 };
 
+/** A memory or CPU amount of either resource field: compared as a number (`4Gi` is `4294967296` is `4096m`). */
+const RESOURCE_AMOUNT = /^spec\.(?:jobManager|taskManager)\.(?:resource|resources\.(?:requests|limits))\.(memory|cpu)$/;
+
 function reconciledMatches(field: DesiredField, actual: unknown): boolean {
+  const amount = RESOURCE_AMOUNT.exec(field.path)?.[1] as Amount | undefined;
+  if (amount !== undefined && field.value !== null) {
+    const wanted = amountOf(amount, field.value);
+    return wanted !== undefined && amountOf(amount, actual) === wanted;
+  }
   // A removed field (undo back to "unset") reads as absent, null, or the operator's own value for unset.
   if (field.value === null)
     return (

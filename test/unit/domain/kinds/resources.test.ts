@@ -16,7 +16,7 @@ import {
   reconciledSpecJson,
   refusalFor,
 } from '../../../support/fixtures.js';
-import { judge, metMap, specPatchOf } from '../../../support/evidence-fixtures.js';
+import { judge, metMap, settled, specPatchOf } from '../../../support/evidence-fixtures.js';
 
 const target = { kind: 'FlinkDeployment', namespace: 'streaming-prod', name: 'orders-enricher' } as const;
 const NOW = new Date('2025-06-02T10:00:00Z');
@@ -119,6 +119,79 @@ describe('resources plan', () => {
     expect(scale.find((c) => c.name === 'limits')?.message).toBe(
       'parallelism 600 is above the policy limit limits.parallelism = 512',
     );
+  });
+});
+
+describe('resources where operator 1.16 reads spec.*.resources (the field in effect)', () => {
+  const usingResources = (resources: Record<string, unknown>) =>
+    flinkDeployment({ spec: { taskManager: { resources } } });
+
+  it('patches the request as a Kubernetes quantity and leaves the ignored resource alone', () => {
+    const plan = planFor(
+      resources({ taskManagerMemory: '8g', taskManagerCpu: 0.5 }),
+      usingResources({ requests: { memory: '2Gi' } }),
+    );
+    expect(plan.diff).toEqual([
+      { path: 'spec.taskManager.resources.requests.memory', before: '2Gi', after: '8Gi' },
+      { path: 'spec.taskManager.resources.requests.cpu', before: null, after: '0.5' },
+    ]);
+    expect(plan.notes.join('\n')).toMatch(
+      /ignores spec\.taskManager\.resource: TaskManager memory goes to spec\.taskManager\.resources\.requests\.memory/,
+    );
+  });
+
+  it('raises a limit the new request would exceed; a limit above it stays', () => {
+    const raised = planFor(
+      resources({ taskManagerMemory: '8g' }),
+      usingResources({ requests: { memory: '2Gi' }, limits: { memory: '4Gi' } }),
+    );
+    expect(raised.diff).toEqual([
+      { path: 'spec.taskManager.resources.requests.memory', before: '2Gi', after: '8Gi' },
+      { path: 'spec.taskManager.resources.limits.memory', before: '4Gi', after: '8Gi' },
+    ]);
+    const kept = planFor(
+      resources({ taskManagerMemory: '3g' }),
+      usingResources({ requests: { memory: '2Gi' }, limits: { memory: '4Gi' } }),
+    );
+    expect(kept.diff.map((d) => d.path)).toEqual(['spec.taskManager.resources.requests.memory']);
+  });
+
+  it('patches the limit when only a limit sets the amount; compares amounts as numbers', () => {
+    const plan = planFor(resources({ taskManagerMemory: '6g' }), usingResources({ limits: { memory: '4294967296' } }));
+    expect(plan.diff).toEqual([
+      { path: 'spec.taskManager.resources.limits.memory', before: '4294967296', after: '6Gi' },
+    ]);
+    expect(
+      refusalFor(resources({ taskManagerMemory: '4096m' }), usingResources({ requests: { memory: '4Gi' } })),
+    ).toMatch(/TaskManager memory is already 4096m; nothing to do/);
+  });
+
+  it('a patch of resource judged while resources is in effect is FAILED, never COMPLETED', () => {
+    const plan = planFor(resources({ taskManagerMemory: '8g' }), running);
+    const reconciled = {
+      ...specPatchOf(plan),
+      taskManager: { resource: { memory: '8g', cpu: 2 }, resources: { requests: { memory: '2Gi' } } },
+    };
+    const done = settled(flinkDeployment, reconciled);
+    const verdict = judge({ kind: 'resources', plan, resource: done, before: running });
+    expect(verdict.outcome).toBe('failed');
+    expect(verdict.outcome === 'failed' && verdict.reason).toMatch(
+      /the operator ignores spec\.taskManager\.resource while resources holds requests or limits/,
+    );
+    expect(metMap(verdict)['effective:taskManager.memory']).toBe(false);
+  });
+
+  it('completes on the effective value read as a number ("8Gi" reconciled as bytes)', () => {
+    const before = usingResources({ requests: { memory: '2Gi' } });
+    const plan = planFor(resources({ taskManagerMemory: '8g' }), before);
+    const done = settled(flinkDeployment, {
+      ...specPatchOf(plan),
+      taskManager: { resources: { requests: { memory: String(8 * 2 ** 30) } } },
+    });
+    const verdict = judge({ kind: 'resources', plan, resource: done, before });
+    expect(metMap(verdict)['effective:taskManager.memory']).toBe(true);
+    expect(metMap(verdict)['spec-reconciled:spec.taskManager.resources.requests.memory']).toBe(true);
+    expect(verdict.outcome).toBe('completed');
   });
 });
 
@@ -282,6 +355,19 @@ describe('undo of config and resources', () => {
     expect(result.ok && result.plan.diff).toEqual([
       { path: 'spec.taskManager.resource.memory', before: '8g', after: '4096m' },
     ]);
+  });
+
+  it('puts back a request and the limit raised with it, judged as resources', () => {
+    const before = flinkDeployment({
+      spec: { taskManager: { resources: { requests: { memory: '2Gi' }, limits: { memory: '4Gi' } } } },
+    });
+    const { record, after } = undone(resources({ taskManagerMemory: '8g' }), before);
+    const result = planUndo(record, { resource: after }, CTX);
+    expect(result.ok && result.plan.diff).toEqual([
+      { path: 'spec.taskManager.resources.requests.memory', before: '8Gi', after: '2Gi' },
+      { path: 'spec.taskManager.resources.limits.memory', before: '8Gi', after: '4Gi' },
+    ]);
+    expect(result.ok && result.invertedKind).toBe('resources');
   });
 });
 
