@@ -166,8 +166,8 @@ describe('policy gitops', () => {
         ]);
         const card = JSON.stringify((await env.cardIn(done, 'COMPLETED')).blocks);
         expect(card).toContain('gitops resume streaming-dev/gitops-pause');
-        const skipped = bots.cluster.gitops.stats(target)?.skippedPaused ?? 0;
-        await bots.cluster.gitops.waitForStats(target, (s) => s.skippedPaused > skipped, 10_000);
+        const skipped = bots.cluster.gitops.stats(target)?.skipped ?? 0;
+        await bots.cluster.gitops.waitForStats(target, (s) => s.skipped > skipped, 10_000);
         expect(jobOf(live(target)).parallelism).toBe(3);
         expect(reverts(await env.record(scaled.id))).toEqual([]);
 

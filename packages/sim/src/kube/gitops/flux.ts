@@ -1,0 +1,37 @@
+// The marks that make the simulated Flux kustomize-controller leave one object alone (docs/sandbox.md#gitops-switches):
+// `reconcile: disabled` and `ssa: Ignore` on the object or in Git, `ssa: IfNotPresent` in Git once the object exists.
+// Values compare case-insensitively, labels and annotations alike.
+import type { KubeObject } from '../store.js';
+import type { GitCopy } from './git-copy.js';
+
+/** The Flux annotation (or label) that pauses reconciliation of one object. */
+export const FLUX_RECONCILE = 'kustomize.toolkit.fluxcd.io/reconcile';
+/** The Flux annotation (or label) that says how to apply one object: `Ignore`, `IfNotPresent` or `Merge`. */
+export const FLUX_SSA = 'kustomize.toolkit.fluxcd.io/ssa';
+
+type Mark = readonly [key: string, value: string];
+const EXCLUDED: readonly Mark[] = [
+  [FLUX_RECONCILE, 'disabled'],
+  [FLUX_SSA, 'Ignore'],
+];
+const IF_NOT_PRESENT: Mark = [FLUX_SSA, 'IfNotPresent'];
+
+const same = (value: unknown, wanted: string): boolean =>
+  typeof value === 'string' && value !== '' && value.toLowerCase() === wanted.toLowerCase();
+
+function liveHas(object: KubeObject, [key, value]: Mark): boolean {
+  return same(object.metadata.labels?.[key], value) || same(object.metadata.annotations?.[key], value);
+}
+
+function gitHas(git: GitCopy, [key, value]: Mark): boolean {
+  return (
+    same(git.valueOf(['metadata', 'labels', key]), value) || same(git.valueOf(['metadata', 'annotations', key]), value)
+  );
+}
+
+/** The mark (`key: value`) for which Flux skips applying the existing object, or undefined when it applies it. */
+export function fluxSkips(object: KubeObject, git: GitCopy): string | undefined {
+  const found = EXCLUDED.find((mark) => liveHas(object, mark) || gitHas(git, mark));
+  if (found) return `${found[0]}: ${found[1]}`;
+  return gitHas(git, IF_NOT_PRESENT) ? `${IF_NOT_PRESENT[0]}: ${IF_NOT_PRESENT[1]}` : undefined;
+}
