@@ -70,6 +70,18 @@ describe('/sim/gitops', () => {
       400,
       /^tracking: only Argo CD takes it/,
     ],
+    [
+      'a Flux knob for Helm',
+      JSON.stringify({ namespace: NS, name: 'orders', controller: 'helm', overrideManagers: ['flink-chatops'] }),
+      400,
+      /^overrideManagers: only Flux takes it/,
+    ],
+    [
+      'an ignore path outside spec',
+      JSON.stringify({ namespace: NS, name: 'orders', controller: 'flux', ignore: [['status']] }),
+      400,
+      /^ignore: .*neither under spec/,
+    ],
     ['an unknown key', JSON.stringify({ namespace: NS, name: 'orders', controller: 'argocd', app: 'x' }), 400, /app/],
     [
       'a resource that does not exist',

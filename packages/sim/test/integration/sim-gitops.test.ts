@@ -247,6 +247,38 @@ describe('Flux', () => {
     expect(orders().metadata.annotations?.[FLUX_SSA]).toBe('IfNotPresent');
   });
 
+  // fluxcd/kustomize-controller kustomization_controller.go: spec.ignore becomes the apply's DriftIgnoreRules.
+  it('spec.ignore: a declared field under an ignore rule is neither drift nor applied, nor owned', async () => {
+    cluster.gitops.manage({
+      ...target,
+      controller: 'flux',
+      ignore: [['spec', 'job', 'parallelism']],
+      intervalMs: 2_000,
+    });
+    expect(owners(['spec', 'job', 'parallelism'])).toEqual(['kubectl']);
+    await botPatch({ spec: { job: { parallelism: 8, upgradeMode: 'last-state' } } });
+    await cluster.gitops.waitForStats(target, (s) => s.reverts === 1);
+    expect(job().parallelism).toBe(8);
+    expect(job().upgradeMode).toBe('savepoint');
+    expect(cluster.gitops.get(target)?.flux).toEqual({
+      ignore: [['spec', 'job', 'parallelism']],
+      overrideManagers: [],
+    });
+  });
+
+  // fluxcd/kustomize-controller main.go --override-manager; fluxcd/pkg ssa/patch.go PatchReplaceFieldsManagers
+  // folds the manager's entries into Flux's before its server-side apply, which drops what Git does not declare.
+  it('--override-manager: the named manager loses its entries, and its fields Git does not declare go', async () => {
+    cluster.gitops.manage({ ...target, controller: 'flux', overrideManagers: ['flink-chatops'], intervalMs: 2_000 });
+    await botPatch({ spec: { job: { parallelism: 8 }, restartNonce: 7 } });
+    await cluster.gitops.waitForStats(target, (s) => s.reverts === 1);
+    const o = orders();
+    expect(job(o).parallelism).toBe(2);
+    expect((o.spec as Loose).restartNonce).toBeUndefined();
+    expect(o.metadata.managedFields?.map((e) => e.manager)).not.toContain('flink-chatops');
+    expect(owners(['spec', 'job', 'parallelism'], o)).toEqual(['kustomize-controller']);
+  });
+
   it('takes the Kustomization as <namespace>/<name>; a pass without drift changes nothing', async () => {
     cluster.gitops.manage({ ...target, controller: 'flux', application: 'apps/team-a', intervalMs: 1_000 });
     expect(orders().metadata.labels).toMatchObject({

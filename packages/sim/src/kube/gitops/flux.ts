@@ -1,7 +1,8 @@
-// The marks that make the simulated Flux kustomize-controller leave one object alone (docs/sandbox.md#gitops-switches):
-// `reconcile: disabled` and `ssa: Ignore` on the object or in Git, `ssa: IfNotPresent` in Git once the object exists.
-// Values compare case-insensitively, labels and annotations alike.
-import type { KubeObject } from '../store.js';
+// What the simulated Flux kustomize-controller does beside applying Git (docs/sandbox.md#gitops-switches): the marks
+// that make it leave one object alone — `reconcile: disabled` and `ssa: Ignore` on the object or in Git,
+// `ssa: IfNotPresent` in Git once the object exists, values in any case — and its `--override-manager` takeover.
+import { decodeFields, type FieldSet } from '../managed-fields.js';
+import type { KubeObject, ManagedFieldsEntry } from '../store.js';
 import type { GitCopy } from './git-copy.js';
 
 /** The Flux annotation (or label) that pauses reconciliation of one object. */
@@ -34,4 +35,24 @@ export function fluxSkips(object: KubeObject, git: GitCopy): string | undefined 
   const found = EXCLUDED.find((mark) => liveHas(object, mark) || gitHas(git, mark));
   if (found) return `${found[0]}: ${found[1]}`;
   return gitHas(git, IF_NOT_PRESENT) ? `${IF_NOT_PRESENT[0]}: ${IF_NOT_PRESENT[1]}` : undefined;
+}
+
+/** Whether `--override-manager` names the entry's manager (a prefix, as Flux matches), for Apply or Update writes. */
+const overridden = (entry: ManagedFieldsEntry, managers: readonly string[]): boolean =>
+  entry.subresource === undefined && managers.some((m) => entry.manager.startsWith(m));
+
+/**
+ * `--override-manager`: before it applies, Flux folds the named managers' entries into its own, so its apply owns
+ * their fields; those Git does not declare (`applied`) and no other manager owns are then removed from the object.
+ * The entries that remain, and the fields removed.
+ */
+export function overrideManagers(
+  entries: readonly ManagedFieldsEntry[],
+  managers: readonly string[],
+  applied: FieldSet,
+): { kept: ManagedFieldsEntry[]; removed: FieldSet } {
+  const kept = entries.filter((e) => !overridden(e, managers));
+  const others = new Set(kept.flatMap((e) => [...decodeFields(e.fieldsV1)]));
+  const taken = entries.filter((e) => overridden(e, managers)).flatMap((e) => [...decodeFields(e.fieldsV1)]);
+  return { kept, removed: new Set(taken.filter((key) => !applied.has(key) && !others.has(key))) };
 }

@@ -52,6 +52,12 @@ export function setAt(object: Json, path: FieldPath, value: unknown): void {
   node[path[path.length - 1] as string] = structuredClone(value);
 }
 
+/** Deletes the field at `path`, if the object has it. */
+export function removeAt(object: Json, path: FieldPath): void {
+  const parent = valueAt(object, path.slice(0, -1));
+  if (isMap(parent)) delete parent[path[path.length - 1] as string];
+}
+
 /** The leaves at and under `path` (arrays and empty maps are leaves), with their values. */
 export function leavesAt(value: unknown, path: string[]): Declared[] {
   if (!isMap(value) || Object.keys(value).length === 0) return [{ path, value: structuredClone(value) }];
@@ -96,6 +102,15 @@ export class GitCopy {
     for (const [key, field] of this.fields)
       if (field.path.length >= path.length && path.every((k, i) => field.path[i] === k)) this.fields.delete(key);
     for (const leaf of leavesAt(value, path)) this.put(leaf);
+  }
+
+  /** The same copy without the fields at or under any of `paths` (Flux's `spec.ignore` rules). */
+  without(paths: readonly FieldPath[]): GitCopy {
+    const copy = new GitCopy();
+    const under = (field: Declared): boolean =>
+      paths.some((p) => p.length <= field.path.length && p.every((k, i) => field.path[i] === k));
+    for (const field of this.fields.values()) if (!under(field)) copy.put(structuredClone(field));
+    return copy;
   }
 
   /** The value Git declares at `path`, or undefined when Git does not declare it. */

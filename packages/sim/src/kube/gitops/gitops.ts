@@ -14,7 +14,7 @@ import {
   type ActiveController,
   type Declared,
 } from './git-copy.js';
-import { ManagedTarget, type GitOpsResource, type GitOpsStats, type PassOutcome } from './target.js';
+import { ManagedTarget, type FluxSettings, type GitOpsResource, type GitOpsStats, type PassOutcome } from './target.js';
 
 export { GITOPS_CONTROLLERS, CONTROLLER_MANAGERS, type GitOpsController, type ActiveController } from './git-copy.js';
 export { type GitOpsStats, type PassOutcome } from './target.js';
@@ -42,8 +42,17 @@ const MANAGE = z.strictObject({
   tracking: z.enum(ARGOCD_TRACKING).optional(),
   serverSideApply: z.boolean().optional(),
   selfHeal: z.boolean().optional(),
+  ignore: z.array(z.array(z.string().min(1)).min(1)).optional(),
+  overrideManagers: z.array(z.string().min(1)).optional(),
 });
-const ARGOCD_ONLY = ['tracking', 'serverSideApply', 'selfHeal'] as const;
+const ONLY_FOR = {
+  tracking: 'argocd',
+  serverSideApply: 'argocd',
+  selfHeal: 'argocd',
+  ignore: 'flux',
+  overrideManagers: 'flux',
+} as const;
+const TOOL_NAMES = { argocd: 'Argo CD', flux: 'Flux' } as const;
 
 /** A FlinkDeployment or FlinkSessionJob; without `kind`, whichever of the two has that name. */
 export interface GitOpsTarget {
@@ -56,7 +65,8 @@ export type ManageRequest = z.infer<typeof MANAGE>;
 export const MANAGE_USAGE =
   '{"namespace":"…","name":"…","controller":"off|argocd|flux|helm", "kind"?:"FlinkDeployment|FlinkSessionJob", ' +
   '"application"?:"…", "declared"?:[["spec","job","parallelism"],…], "selfHealDelayMs"?:5000, "intervalMs"?:60000, ' +
-  '"tracking"?:"annotation|label|annotation+label", "serverSideApply"?:false, "selfHeal"?:true}';
+  '"tracking"?:"annotation|label|annotation+label", "serverSideApply"?:false, "selfHeal"?:true, ' +
+  '"ignore"?:[["spec","job","parallelism"],…], "overrideManagers"?:["flink-chatops"]}';
 
 /** Bad input to the GitOps controls: `status` 400 (malformed) or 404 (no such resource, or not managed). */
 export class GitOpsError extends Error {
@@ -84,6 +94,8 @@ export interface GitOpsView {
   intervalMs?: number;
   /** Argo CD: how it applies and tracks, and whether the object differs from Git now. */
   argocd?: ArgoSettings & { sync: 'Synced' | 'OutOfSync' };
+  /** Flux: the `spec.ignore` paths and `--override-manager` names. */
+  flux?: FluxSettings;
   stats: GitOpsStats;
   lastError?: string;
 }
@@ -95,8 +107,9 @@ export type PassListener = (view: GitOpsView, outcome: PassOutcome) => void;
 export function parseManage(body: unknown): ManageRequest | { error: string } {
   const parsed = MANAGE.safeParse(body);
   if (parsed.success) {
-    const misplaced = ARGOCD_ONLY.find((key) => parsed.data[key] !== undefined);
-    if (misplaced && parsed.data.controller !== 'argocd') return { error: `${misplaced}: only Argo CD takes it` };
+    const knobs = Object.entries(ONLY_FOR) as [keyof typeof ONLY_FOR, keyof typeof TOOL_NAMES][];
+    const misplaced = knobs.find(([key, tool]) => parsed.data[key] !== undefined && parsed.data.controller !== tool);
+    if (misplaced) return { error: `${misplaced[0]}: only ${TOOL_NAMES[misplaced[1]]} takes it` };
     return parsed.data;
   }
   const issue = parsed.error.issues[0];
@@ -121,9 +134,12 @@ export class SimGitOps {
     const kind = object.kind as GitOpsKind;
     if (request.controller === 'off')
       return { kind, namespace: request.namespace, name: request.name, controller: 'off' };
-    for (const path of request.declared ?? []) {
+    for (const [key, path] of [
+      ...(request.declared ?? []).map((p) => ['declared', p] as const),
+      ...(request.ignore ?? []).map((p) => ['ignore', p] as const),
+    ]) {
       const problem = declarablePath(path);
-      if (problem) throw new GitOpsError(`declared: ${problem}`);
+      if (problem) throw new GitOpsError(`${key}: ${problem}`);
     }
     const git = request.declared ? GitCopy.ofPaths(object, request.declared) : GitCopy.ofSpec(object);
     if ('error' in git) throw new GitOpsError(`declared: ${git.error}`);
@@ -142,6 +158,7 @@ export class SimGitOps {
         serverSideApply: request.serverSideApply ?? ARGOCD_DEFAULTS.serverSideApply,
         selfHeal: request.selfHeal ?? ARGOCD_DEFAULTS.selfHeal,
       },
+      flux: { ignore: request.ignore ?? [], overrideManagers: request.overrideManagers ?? [] },
       onPass: (t, outcome) => this.passed(t, outcome),
       onGone: (t) => this.drop(t, resource),
     });
@@ -287,7 +304,10 @@ function viewOf(target: ManagedTarget): GitOpsView {
     view.selfHealDelayMs = target.selfHealDelayMs;
     view.argocd = { ...target.argocd, sync: target.outOfSync ? 'OutOfSync' : 'Synced' };
   }
-  if (target.controller === 'flux') view.intervalMs = target.intervalMs;
+  if (target.controller === 'flux') {
+    view.intervalMs = target.intervalMs;
+    view.flux = { ignore: target.flux.ignore.map((p) => [...p]), overrideManagers: [...target.flux.overrideManagers] };
+  }
   if (target.lastError !== undefined) view.lastError = target.lastError;
   return view;
 }

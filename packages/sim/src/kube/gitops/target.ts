@@ -1,15 +1,25 @@
 // One GitOps-managed resource: its controller's marks and managedFields entry at switch-on, and the passes that
 // re-apply the Git copy — Argo CD's self-heal after drift, Flux's every interval (docs/sandbox.md#gitops-switches).
-import { diffFields, managedContent, pathKey, recordWrite, type FieldSet, type Writer } from '../managed-fields.js';
+import {
+  diffFields,
+  keyPath,
+  managedContent,
+  pathKey,
+  recordWrite,
+  type FieldPath,
+  type FieldSet,
+  type Writer,
+} from '../managed-fields.js';
 import { scaledMs, type Speed } from '../speed.js';
 import { rfc3339, type KubeObject, type SimStore } from '../store.js';
 import { LAST_APPLIED, lastApplied, type ArgoSettings } from './argocd.js';
-import { fluxSkips } from './flux.js';
+import { fluxSkips, overrideManagers } from './flux.js';
 import {
   CONTROLLER_MANAGERS,
   markPaths,
   marksMissing,
   marksOf,
+  removeAt,
   setAt,
   type ActiveController,
   type GitCopy,
@@ -48,9 +58,16 @@ export interface TargetOptions {
   intervalMs: number;
   /** How Argo CD applies and tracks (only read for `argocd`). */
   argocd: ArgoSettings;
+  /** Flux's `spec.ignore` paths and `--override-manager` names (only read for `flux`). */
+  flux: FluxSettings;
   onPass: (target: ManagedTarget, outcome: PassOutcome) => void;
   /** The object was deleted: the controller is gone with it. */
   onGone: (target: ManagedTarget) => void;
+}
+
+export interface FluxSettings {
+  ignore: readonly FieldPath[];
+  overrideManagers: readonly string[];
 }
 
 export class ManagedTarget {
@@ -90,6 +107,15 @@ export class ManagedTarget {
   }
   get argocd(): ArgoSettings {
     return this.o.argocd;
+  }
+  get flux(): FluxSettings {
+    return this.o.flux;
+  }
+
+  /** What the controller applies: Git, less what Flux's `spec.ignore` rules leave out of diff and apply. */
+  private get applies(): GitCopy {
+    const { ignore } = this.o.flux;
+    return this.o.controller === 'flux' && ignore.length > 0 ? this.o.git.without(ignore) : this.o.git;
   }
 
   /** Marks the object and takes the declared fields; then Argo CD watches for drift, Flux starts its interval. */
@@ -174,7 +200,7 @@ export class ManagedTarget {
   }
 
   private drifted(object: KubeObject): boolean {
-    return this.o.git.drifted(object) || marksMissing(object, this.marks);
+    return this.applies.drifted(object) || marksMissing(object, this.marks);
   }
 
   /** Argo CD without the server-side apply option applies client-side, as kubectl apply does. */
@@ -187,26 +213,36 @@ export class ManagedTarget {
    * applies, Helm's install owns everything it declares, and a client-side apply (an Update) only what it changed.
    */
   private writeMode(): { operation: 'Apply' | 'Update'; owned: FieldSet | undefined } {
-    const owned = new Set([...this.o.git.paths(), ...markPaths(this.marks).map(pathKey)]);
+    const owned = new Set([...this.applies.paths(), ...markPaths(this.marks).map(pathKey)]);
     if (this.o.controller === 'argocd')
       return this.o.argocd.serverSideApply ? { operation: 'Apply', owned } : { operation: 'Update', owned: undefined };
     return { operation: CONTROLLER_MANAGERS[this.o.controller].operation, owned };
   }
 
+  /** Flux's `--override-manager` takeover on a pass: the entries left, the fields removed; undefined when none. */
+  private takeover(current: KubeObject, applied: FieldSet): ReturnType<typeof overrideManagers> | undefined {
+    const managers = this.o.flux.overrideManagers;
+    if (this.o.controller !== 'flux' || managers.length === 0) return undefined;
+    const entries = current.metadata.managedFields ?? [];
+    const found = overrideManagers(entries, managers, applied);
+    return found.kept.length < entries.length ? found : undefined;
+  }
+
   /**
    * Writes the Git copy and the marks through the store (so the operator sees a spec change as any other), as the
-   * controller's manager; returns whether a value changed. A pass without drift writes nothing; the switch-on
-   * always records the controller's entry.
+   * controller's manager; returns whether a value changed. A pass without drift or takeover writes nothing; the
+   * switch-on always records the controller's entry.
    */
   private write(switchOn: boolean): boolean {
     const current = this.current();
     if (!current) return false;
-    const drift = this.drifted(current);
-    if (!switchOn && !drift) return false;
-    const { manager } = CONTROLLER_MANAGERS[this.o.controller];
     const { operation, owned } = this.writeMode();
+    const drift = this.drifted(current);
+    const takeover = switchOn ? undefined : this.takeover(current, owned ?? new Set());
+    if (!switchOn && !drift && !takeover) return false;
+    const { manager } = CONTROLLER_MANAGERS[this.o.controller];
     const writer: Writer = { manager, operation, apiVersion: current.apiVersion, time: rfc3339(this.o.store.now()) };
-    const applied = this.clientSideApply ? lastApplied(current, this.o.git, this.marks) : undefined;
+    const applied = this.clientSideApply ? lastApplied(current, this.applies, this.marks) : undefined;
     const scope = { statusSubresource: true };
     this.o.store.update(
       this.o.resource,
@@ -214,7 +250,8 @@ export class ManagedTarget {
       this.name,
       (object) => {
         // A pass re-applies every declared field; the switch-on only marks (the values are Git's already).
-        if (!switchOn) for (const field of this.o.git.entries()) setAt(object, field.path, field.value);
+        if (!switchOn) for (const field of this.applies.entries()) setAt(object, field.path, field.value);
+        for (const key of takeover?.removed ?? []) removeAt(object, keyPath(key));
         for (const [key, value] of Object.entries(this.marks.labels)) setAt(object, ['metadata', 'labels', key], value);
         for (const [key, value] of Object.entries(this.marks.annotations))
           setAt(object, ['metadata', 'annotations', key], value);
@@ -224,13 +261,13 @@ export class ManagedTarget {
       {
         managedFields: (before, after) =>
           recordWrite(
-            before.metadata.managedFields ?? [],
+            takeover?.kept ?? before.metadata.managedFields ?? [],
             writer,
             diffFields(managedContent(before, scope), managedContent(after, scope)),
             owned,
           ),
       },
     );
-    return drift;
+    return drift || (takeover?.removed.size ?? 0) > 0;
   }
 }
