@@ -7,6 +7,8 @@ import type { OperationRecord } from '../../src/domain/engines/operation.js';
 import { createLogger } from '../../src/log.js';
 import { startWorker, type RunningWorker } from '../../src/roles/worker.js';
 import { fieldOwners } from '@flink-chatops/sim';
+import { crPath, kubeClients, MERGE_PATCH } from '@flink-chatops/sim/testing/kube';
+import { HAND_EDIT_MANAGER } from '../support/attribution.js';
 import { testPolicy, USERS, useBotEnvs, type BotEnv } from '../support/bot-env.js';
 import { runningDeployment } from '../support/running-job.js';
 
@@ -42,6 +44,15 @@ const live = (t: { namespace: string; name: string }) =>
   bots.cluster.store.get('flinkdeployments', t.namespace, t.name) as KubeObject;
 const jobOf = (o: KubeObject) => o.spec?.job as Record<string, unknown>;
 const reverts = (r: OperationRecord) => r.history.filter((e) => e.type === 'note' && e.name === REVERTED_NOTE);
+
+/** `kubectl edit` of one field: a merge patch through client-node as field manager `kubectl-edit`. */
+async function kubectlEdit(t: { namespace: string; name: string }, body: unknown): Promise<void> {
+  const { custom } = kubeClients(bots.cluster.url);
+  await custom.patchNamespacedCustomObject(
+    { ...crPath(t.namespace), name: t.name, body, fieldManager: HAND_EDIT_MANAGER },
+    MERGE_PATCH,
+  );
+}
 
 describe('an Argo CD self-heal target', () => {
   it('the card warns before approval; a revert after COMPLETED is reported within 10 s, the state stays COMPLETED', async () => {
@@ -128,6 +139,61 @@ describe('an Argo CD self-heal target', () => {
   }, 60_000);
 });
 
+describe('Argo CD client-side apply (its default)', () => {
+  // Argo CD's client-side apply owns only the fields its own patches changed and keeps Git's copy in
+  // last-applied-configuration (gitops-engine pkg/utils/kube/resource_ops.go newApplyOptions).
+  it('a field Git declares but kubectl edit last changed still warns; label tracking (2.x) is detected', async () => {
+    const env = await bots.start();
+    const target = await fresh('streaming-prod', 'gitops-csa');
+    // Someone edits the parallelism by hand and commits the same value to Git; Argo CD then adopts the object.
+    await kubectlEdit(target, { spec: { job: { parallelism: 3 } } });
+    bots.cluster.gitops.manage({
+      ...target,
+      controller: 'argocd',
+      application: 'team-a_orders',
+      tracking: 'label',
+      selfHealDelayMs: 400_000,
+    });
+    expect(fieldOwners(live(target).metadata.managedFields, ['spec', 'job', 'parallelism'])).toEqual(['kubectl-edit']);
+    await withWorker(env, async () => {
+      const requested = await env.request('scale streaming-prod/gitops-csa 4 --reason "csa"', USERS.alice);
+      const card = JSON.stringify((await env.cardIn(requested, 'AWAITING_APPROVAL')).blocks);
+      expect(card).toContain(
+        'managed by Argo CD application team-a_orders: `spec.job.parallelism` is declared in Git and will be reverted',
+      );
+      await (await env.click('approve', requested, USERS.lead1)).reply();
+      const done = await env.waitForState(requested.id, [...ENDED], 30_000);
+      expect(done.state).toBe('COMPLETED');
+      await bots.cluster.gitops.waitForStats(target, (s) => s.reverts >= 1, 20_000);
+      const noted = await env.waitFor(requested.id, (r) => reverts(r).length > 0, 'the REVERTED note', 10_000);
+      expect(reverts(noted)[0]?.detail).toMatchObject({ path: ['spec', 'job', 'parallelism'], from: 4, to: 3 });
+    });
+  }, 90_000);
+});
+
+describe('Flux exclusions', () => {
+  // fluxcd/pkg ssa/manager_apply.go shouldSkipApply: an object marked `ssa: Ignore` is not applied at all.
+  it('ssa: Ignore on the target: onManaged refuse does not refuse, the change sticks through Flux passes', async () => {
+    const env = await bots.start({ policy: policyWith('streaming-dev', { onManaged: 'refuse' }) });
+    const target = await fresh('streaming-dev', 'gitops-ignore');
+    await kubectlEdit(target, { metadata: { annotations: { 'kustomize.toolkit.fluxcd.io/ssa': 'Ignore' } } });
+    bots.cluster.gitops.manage({ ...target, controller: 'flux', intervalMs: 20_000 });
+    await withWorker(env, async () => {
+      const requested = await env.request('scale streaming-dev/gitops-ignore 3', USERS.bob);
+      expect(requested.state).not.toBe('DENIED');
+      const done = await env.waitForState(requested.id, [...ENDED], 30_000);
+      expect(done.state).toBe('COMPLETED');
+      expect(JSON.stringify((await env.cardIn(done, 'COMPLETED')).blocks)).toContain(
+        'Flux does not apply Git to it (kustomize.toolkit.fluxcd.io/ssa: Ignore), so the change sticks',
+      );
+      const skipped = bots.cluster.gitops.stats(target)?.skipped ?? 0;
+      await bots.cluster.gitops.waitForStats(target, (s) => s.skipped > skipped, 10_000);
+      expect(jobOf(live(target)).parallelism).toBe(3);
+      expect(reverts(await env.record(requested.id))).toEqual([]);
+    });
+  }, 60_000);
+});
+
 describe('policy gitops', () => {
   it('onManaged: refuse → DENIED naming the application, nothing written', async () => {
     const env = await bots.start({ policy: policyWith('streaming-dev', { onManaged: 'refuse' }) });
@@ -166,8 +232,8 @@ describe('policy gitops', () => {
         ]);
         const card = JSON.stringify((await env.cardIn(done, 'COMPLETED')).blocks);
         expect(card).toContain('gitops resume streaming-dev/gitops-pause');
-        const skipped = bots.cluster.gitops.stats(target)?.skippedPaused ?? 0;
-        await bots.cluster.gitops.waitForStats(target, (s) => s.skippedPaused > skipped, 10_000);
+        const skipped = bots.cluster.gitops.stats(target)?.skipped ?? 0;
+        await bots.cluster.gitops.waitForStats(target, (s) => s.skipped > skipped, 10_000);
         expect(jobOf(live(target)).parallelism).toBe(3);
         expect(reverts(await env.record(scaled.id))).toEqual([]);
 

@@ -21,9 +21,13 @@ function text(body: Body, name: string, required = true): string | undefined {
 const isController = (v: unknown): v is GitOpsController =>
   typeof v === 'string' && (GITOPS_CONTROLLERS as readonly string[]).includes(v);
 
+/** Argo CD's knobs the switch passes on as given (the manage request checks them). */
+const ARGOCD_KNOBS = ['tracking', 'serverSideApply', 'selfHeal'] as const;
+
 /**
- * `{cluster?, kind?, namespace, name, controller}` (bad input throws GitOpsError): switches the resource's controller on the cluster the row is
- * in (`cluster` required when the page shows several); answers with what now manages it.
+ * `{cluster?, kind?, namespace, name, controller, tracking?, serverSideApply?, selfHeal?}` (bad input throws
+ * GitOpsError): switches the resource's controller on the cluster the row is in (`cluster` required when the page
+ * shows several); answers with what now manages it.
  */
 export function switchGitOps(panel: readonly PanelCluster[], body: Body): Body {
   const clusterName = text(body, 'cluster', false);
@@ -37,7 +41,8 @@ export function switchGitOps(panel: readonly PanelCluster[], body: Body): Body {
     throw new GitOpsError(`"controller" must be one of ${GITOPS_CONTROLLERS.join(', ')}`, 400);
   const picked = pickCluster(panel, clusterName);
   if ('error' in picked) throw new GitOpsError(picked.error, clusterName === undefined ? 400 : 404);
-  const result = picked.cluster.gitops.manage({ ...(kind ? { kind } : {}), namespace, name, controller });
+  const knobs = Object.fromEntries(ARGOCD_KNOBS.filter((k) => body[k] !== undefined).map((k) => [k, body[k]]));
+  const result = picked.cluster.gitops.manage({ ...(kind ? { kind } : {}), namespace, name, controller, ...knobs });
   const gitops = result.controller === 'off' ? undefined : { label: result.label, application: result.application };
   return {
     ok: true,

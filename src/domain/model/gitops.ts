@@ -23,6 +23,8 @@ export interface GitopsOwner {
   managers: string[];
   /** Flux Kustomization: `kustomize.toolkit.fluxcd.io/reconcile: disabled` is on the object (annotation or label). */
   paused: boolean;
+  /** Flux Kustomization: the mark for which Flux does not apply Git to the existing object (`…/ssa: Ignore`). */
+  skipped?: string;
 }
 
 /** The field managers each tool writes as (a write without `fieldManager` is named after the client program). */
@@ -34,6 +36,7 @@ export const GITOPS_MANAGERS: Readonly<Record<GitopsTool, readonly string[]>> = 
 };
 
 export const ANNOTATION_FLUX_RECONCILE = 'kustomize.toolkit.fluxcd.io/reconcile';
+const FLUX_SSA = 'kustomize.toolkit.fluxcd.io/ssa';
 /** Set beside Flux's annotation by an operation that paused the target: its id (docs/policy.md#gitops-managed-targets). */
 export const ANNOTATION_GITOPS_PAUSED_BY = 'flink-chatops/gitops-paused-by';
 export const ANNOTATION_ARGOCD_TRACKING_ID = 'argocd.argoproj.io/tracking-id';
@@ -105,9 +108,25 @@ function withName(owner: Omit<GitopsOwner, 'paused' | 'name'>, name: string | un
   return name === undefined ? owner : { ...owner, name };
 }
 
-/** Flux compares the value case-insensitively, on labels and annotations alike. */
-function reconcileDisabled(seen: Seen): boolean {
-  return [seen.annotations, seen.labels].some((m) => m[ANNOTATION_FLUX_RECONCILE]?.toLowerCase() === 'disabled');
+/** Where the object carries `key: value`, compared as Flux does (any case), on labels and annotations alike. */
+function marked(seen: Seen, key: string, value: string): FieldPath[] {
+  const where = [
+    ['annotations', seen.annotations],
+    ['labels', seen.labels],
+  ] as const;
+  return where.filter(([, m]) => m[key]?.toLowerCase() === value.toLowerCase()).map(([at]) => ['metadata', at, key]);
+}
+
+/**
+ * The mark for which Flux leaves the existing object alone (docs/policy.md#gitops-managed-targets): `ssa: Ignore`
+ * wherever it comes from; `ssa: IfNotPresent` only from Git (Flux reads it on the object it would apply), so only
+ * where kustomize-controller's entry owns it.
+ */
+function fluxSkips(seen: Seen): string | undefined {
+  if (marked(seen, FLUX_SSA, 'Ignore').length > 0) return `${FLUX_SSA}: Ignore`;
+  const flux = seen.entries.filter((e) => GITOPS_MANAGERS['flux-kustomization'].includes(e.manager));
+  const fromGit = marked(seen, FLUX_SSA, 'IfNotPresent').some((p) => flux.some((e) => fieldsCover(e.fieldsV1, p)));
+  return fromGit ? `${FLUX_SSA}: IfNotPresent` : undefined;
 }
 
 /** The tool that applies this object from Git; when several match: Argo CD, Flux Kustomization, HelmRelease, Helm. */
@@ -120,7 +139,10 @@ export function detectGitops(resource: unknown): GitopsOwner | undefined {
   // helm-controller also writes Helm's own annotations and labels: it must be found before plain Helm.
   const found = argocd(seen) ?? flux(seen, 'flux-kustomization') ?? flux(seen, 'flux-helmrelease') ?? helm(seen);
   if (!found) return undefined;
-  return { ...found, paused: found.tool === 'flux-kustomization' && reconcileDisabled(seen) };
+  if (found.tool !== 'flux-kustomization') return { ...found, paused: false };
+  const skipped = fluxSkips(seen);
+  const paused = marked(seen, ANNOTATION_FLUX_RECONCILE, 'disabled').length > 0;
+  return { ...found, paused, ...(skipped ? { skipped } : {}) };
 }
 
 const TOOL_WORDS: Record<GitopsTool, { named: string; unnamed: string }> = {
@@ -142,8 +164,9 @@ export function ownerWords(owner: GitopsOwner): string {
 export interface Declared {
   owned: FieldPath[];
   unowned: FieldPath[];
-  source: 'managedFields' | 'last-applied' | 'unknown';
+  source: DeclaredSource;
 }
+export type DeclaredSource = 'managedFields' | 'last-applied' | 'managedFields+last-applied' | 'unknown';
 
 /** Whether a path is in the last-applied copy: its key is there, or an ancestor there is not an object (atomic). */
 function lastAppliedHas(applied: unknown, path: FieldPath): boolean {
@@ -174,17 +197,22 @@ function split(paths: readonly FieldPath[], declared: (p: FieldPath) => boolean,
 }
 
 /**
- * Which of `paths` Git declares: those covered by an entry of one of the owner's managers ('managedFields'); when the
- * object has no such entry, those present in last-applied-configuration ('last-applied'); when neither exists, every
- * path counts as owned ('unknown': the bot cannot tell, so it assumes the worst).
+ * Which of `paths` Git declares: those covered by an entry of one of the owner's managers ('managedFields'), and for
+ * Argo CD also those in last-applied-configuration — its client-side apply, the default, owns only the fields it
+ * changed, while last-applied holds everything Git declares ('managedFields+last-applied'). Without a manager's
+ * entry, those in last-applied ('last-applied'); when neither exists, every path counts as owned ('unknown': the bot
+ * cannot tell, so it assumes the worst) (docs/policy.md#gitops-managed-targets).
  */
 export function declaredPaths(resource: unknown, owner: GitopsOwner, paths: readonly FieldPath[]): Declared {
   const managers = new Set([...GITOPS_MANAGERS[owner.tool], ...owner.managers]);
   const sets = managedFieldsOf(resource)
     .filter((e) => managers.has(e.manager) && !isStatusEntry(e) && isRecord(e.fieldsV1))
     .map((e) => e.fieldsV1);
-  if (sets.length > 0) return split(paths, (p) => sets.some((s) => fieldsCover(s, p)), 'managedFields');
-  const applied = lastAppliedOf(resource);
+  const owned = (p: FieldPath): boolean => sets.some((s) => fieldsCover(s, p));
+  const applied = sets.length === 0 || owner.tool === 'argocd' ? lastAppliedOf(resource) : undefined;
+  if (sets.length > 0 && applied)
+    return split(paths, (p) => owned(p) || lastAppliedHas(applied, p), 'managedFields+last-applied');
+  if (sets.length > 0) return split(paths, owned, 'managedFields');
   if (applied) return split(paths, (p) => lastAppliedHas(applied, p), 'last-applied');
   return split(paths, () => true, 'unknown');
 }

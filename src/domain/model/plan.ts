@@ -1,6 +1,7 @@
 // The plan of an operation: the exact change to submit, its human diff and the digest approvals bind to.
 import type { UpgradeMode } from './upgrade-mode.js';
 import type { Target } from './target.js';
+import type { DeclaredSource } from './gitops.js';
 
 export const ANNOTATION_OPERATION_ID = 'flink-chatops/operation-id';
 export const ANNOTATION_REQUESTED_BY = 'flink-chatops/requested-by';
@@ -38,13 +39,15 @@ export interface PlanGitops {
   /** Planned fields Git does not declare: they stick. */
   undeclared: string[];
   /** Where the declared fields were read from; `unknown`: nothing says, so every field counts as declared. */
-  source?: 'managedFields' | 'last-applied' | 'unknown';
+  source?: DeclaredSource;
   /** `gitops.onManaged` in force for this operation. */
   onManaged: 'warn' | 'refuse' | 'pause';
   /** The patch also pauses Flux's reconciliation of the target. */
   pauses: boolean;
   /** The target was already paused when planned. */
   paused: boolean;
+  /** Flux does not apply Git to the target for this mark on it (`kustomize.toolkit.fluxcd.io/ssa: Ignore`). */
+  skipped?: string;
   /** How long after COMPLETED the worker watches the planned fields for a revert (ms); 0: no watch. */
   revertWatchMs: number;
 }

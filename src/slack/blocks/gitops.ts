@@ -22,9 +22,12 @@ export function gitopsLines(gitops: PlanGitops | undefined, target: string, comm
   } else {
     const verb = gitops.declared.length === 1 ? 'is' : 'are';
     const paused = gitops.paused || gitops.pauses;
-    lines.push(
-      `Managed by ${owner}: ${fieldList(gitops.declared)} ${verb} declared in Git and ${paused ? 'would be reverted without the pause' : 'will be reverted'}.`,
-    );
+    const fate = gitops.skipped
+      ? `, but Flux does not apply Git to the target (\`${escapeText(gitops.skipped)}\`), so the change sticks`
+      : paused
+        ? ' and would be reverted without the pause'
+        : ' and will be reverted';
+    lines.push(`Managed by ${owner}: ${fieldList(gitops.declared)} ${verb} declared in Git${fate}.`);
   }
   if (gitops.source === 'unknown')
     lines.push('The object does not say which fields Git declares: every field of the change counts as declared.');

@@ -30,7 +30,7 @@ describe('/sim/gitops', () => {
       manager: 'kustomize-controller',
       application: 'flux-system/orders',
       intervalMs: 600_000,
-      stats: { passes: 0, reverts: 0, skippedPaused: 0 },
+      stats: { passes: 0, reverts: 0, skipped: 0, outOfSync: 0 },
     });
     const listed = await fetchSim(cluster.url, '/sim/gitops');
     expect(listed.status).toBe(200);
@@ -63,6 +63,24 @@ describe('/sim/gitops', () => {
       JSON.stringify({ namespace: NS, name: 'orders', controller: 'argocd', declared: [['status']] }),
       400,
       /neither under spec/,
+    ],
+    [
+      'an Argo CD knob for Flux',
+      JSON.stringify({ namespace: NS, name: 'orders', controller: 'flux', tracking: 'label' }),
+      400,
+      /^tracking: only Argo CD takes it/,
+    ],
+    [
+      'a Flux knob for Helm',
+      JSON.stringify({ namespace: NS, name: 'orders', controller: 'helm', overrideManagers: ['flink-chatops'] }),
+      400,
+      /^overrideManagers: only Flux takes it/,
+    ],
+    [
+      'an ignore path outside spec',
+      JSON.stringify({ namespace: NS, name: 'orders', controller: 'flux', ignore: [['status']] }),
+      400,
+      /^ignore: .*neither under spec/,
     ],
     ['an unknown key', JSON.stringify({ namespace: NS, name: 'orders', controller: 'argocd', app: 'x' }), 400, /app/],
     [

@@ -99,6 +99,13 @@ describe('the GitOps switch on the cluster panel', () => {
     );
     expect(eu.gitops.list()).toEqual([]);
 
+    // Argo CD's knobs pass through: 2.x label tracking, server-side apply, no self-heal.
+    const knobs = { tracking: 'label', serverSideApply: true, selfHeal: false };
+    expect((await post({ cluster: 'us', namespace: NS, name: 'orders', controller: 'argocd', ...knobs })).status).toBe(
+      200,
+    );
+    expect(us.gitops.list()[0]?.argocd).toEqual({ ...knobs, sync: 'Synced' });
+
     expect((await post({ cluster: 'us', namespace: NS, name: 'orders', controller: 'off' })).status).toBe(200);
     expect(rowOf(await state(), 'us')?.gitops).toBeUndefined();
     expect(us.gitops.list()).toEqual([]);

@@ -58,10 +58,12 @@ export function assessGitops(input: GitopsInput): GitopsOutcome {
     onManaged: settings.onManaged,
     pauses: false,
     paused: owner?.paused ?? false,
+    ...(owner?.skipped ? { skipped: owner.skipped } : {}),
     revertWatchMs: settings.revertWatchMs,
   };
   if (!owner || !declared) return { plan: { ...plan, gitops }, checks: [] };
-  const pauses = settings.onManaged === 'pause' && owner.tool === 'flux-kustomization' && !owner.paused;
+  const pauses =
+    settings.onManaged === 'pause' && owner.tool === 'flux-kustomization' && !owner.paused && !owner.skipped;
   const checks = [ownedCheck(input, owner, declared.owned)];
   if (input.effectiveKind === 'restore') checks.push(restoreCheck(resource, owner, pauses));
   const planned = { ...plan, gitops: { ...gitops, pauses: pauses && declared.owned.length > 0 } };
@@ -74,6 +76,8 @@ function ownedCheck(input: GitopsInput, owner: GitopsOwner, owned: readonly Fiel
   if (owned.length === 0) return ok(`${who}: no field of this change is declared in Git`);
   const fields = `${shown(owned)} ${are(owned)} declared in Git`;
   if (owner.paused) return ok(`${who}: ${fields}, but Flux is paused for the target, so the change sticks`);
+  if (owner.skipped)
+    return ok(`${who}: ${fields}, but Flux does not apply Git to it (${owner.skipped}), so the change sticks`);
   const target = formatTarget(input.plan.target);
   switch (input.settings.onManaged) {
     case 'refuse':
@@ -115,6 +119,12 @@ function restoreCheck(resource: unknown, owner: GitopsOwner, pauses: boolean): C
     return { name, outcome: 'pass', message: 'Git declares neither savepoint field: a revert cannot redeploy' };
   if (owner.paused || pauses)
     return { name, outcome: 'pass', message: `${shown(owned)} ${are(owned)} declared in Git, but Flux is paused` };
+  if (owner.skipped)
+    return {
+      name,
+      outcome: 'pass',
+      message: `${shown(owned)} ${are(owned)} declared in Git, but Flux skips the target`,
+    };
   return {
     name,
     outcome: 'fail',

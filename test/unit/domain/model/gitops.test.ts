@@ -155,6 +155,23 @@ describe('detectGitops', () => {
     expect(paused({ labels: HR_LABELS, annotations: { [ANNOTATION_FLUX_RECONCILE]: 'disabled' } })).toBe(false);
   });
 
+  // fluxcd/pkg ssa/manager_apply.go shouldSkipApply, ssa/utils/meta.go AnyInMetadata (strings.EqualFold).
+  it('reads the ssa marks Flux skips an object for: Ignore anywhere, IfNotPresent only as Git applied it', () => {
+    const skipped = (meta: Meta) => detectGitops(object(meta))?.skipped;
+    const SSA = 'kustomize.toolkit.fluxcd.io/ssa';
+    expect(skipped({ labels: KS_LABELS, annotations: { [SSA]: 'ignore' } })).toBe(`${SSA}: Ignore`);
+    expect(skipped({ labels: { ...KS_LABELS, [SSA]: 'Ignore' } })).toBe(`${SSA}: Ignore`);
+    expect(skipped({ labels: KS_LABELS, annotations: { [SSA]: 'Merge' } })).toBeUndefined();
+    const fromGit = entry('kustomize-controller', { 'f:metadata': { 'f:annotations': { [`f:${SSA}`]: {} } } });
+    const byHand = entry('kubectl-edit', { 'f:metadata': { 'f:annotations': { [`f:${SSA}`]: {} } } });
+    const ifNotPresent = { [SSA]: 'IfNotPresent' };
+    expect(skipped({ labels: KS_LABELS, annotations: ifNotPresent, managedFields: [fromGit] })).toBe(
+      `${SSA}: IfNotPresent`,
+    );
+    expect(skipped({ labels: KS_LABELS, annotations: ifNotPresent, managedFields: [byHand] })).toBeUndefined();
+    expect(skipped({ labels: HR_LABELS, annotations: { [SSA]: 'Ignore' } })).toBeUndefined();
+  });
+
   it('lists each manager of the tool once, ignoring malformed entries', () => {
     const r = object({
       managedFields: [
@@ -304,6 +321,35 @@ describe('declaredPaths', () => {
       unowned: [NONCE, CHECKPOINTS],
       source: 'last-applied',
     });
+  });
+
+  // Argo CD's default client-side apply (gitops-engine pkg/utils/kube/resource_ops.go) owns only what it changed;
+  // last-applied-configuration holds every field Git declares.
+  it('for Argo CD, also counts what last-applied holds beside its manager entry', () => {
+    const lastApplied = JSON.stringify({ spec: { job: { parallelism: 4 }, image: 'flink:1.20' } });
+    const r = object({
+      annotations: { 'kubectl.kubernetes.io/last-applied-configuration': lastApplied },
+      managedFields: [
+        entry(
+          'argocd-controller',
+          { 'f:metadata': { 'f:annotations': { [`f:${TRACKING}`]: {} } } },
+          { operation: 'Update' },
+        ),
+        entry('kubectl-edit', { 'f:spec': { 'f:job': { 'f:parallelism': {} } } }, { operation: 'Update' }),
+      ],
+    });
+    expect(declaredPaths(r, ARGO, [PARALLELISM, NONCE])).toEqual({
+      owned: [PARALLELISM],
+      unowned: [NONCE],
+      source: 'managedFields+last-applied',
+    });
+    // Flux removes last-applied when it applies: another tool's entry alone decides.
+    const flux: GitopsOwner = { tool: 'flux-kustomization', managers: ['kustomize-controller'], paused: false };
+    const fluxed = object({
+      annotations: { 'kubectl.kubernetes.io/last-applied-configuration': lastApplied },
+      managedFields: [entry('kustomize-controller', { 'f:spec': { 'f:image': {} } })],
+    });
+    expect(declaredPaths(fluxed, flux, [PARALLELISM]).unowned).toEqual([PARALLELISM]);
   });
 
   it('assumes every path is declared when nothing says', () => {

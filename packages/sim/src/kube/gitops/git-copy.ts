@@ -7,9 +7,12 @@ export const GITOPS_CONTROLLERS = ['off', 'argocd', 'flux', 'helm'] as const;
 export type GitOpsController = (typeof GITOPS_CONTROLLERS)[number];
 export type ActiveController = Exclude<GitOpsController, 'off'>;
 
-/** What each controller writes as: the manager, and whether its writes are server-side applies. */
+/**
+ * What each controller writes as: the manager, and whether its writes are server-side applies. Argo CD passes the
+ * same manager to its client-side applies (its default, operation Update) and to the opt-in server-side ones.
+ */
 export const CONTROLLER_MANAGERS = {
-  argocd: { manager: 'argocd-controller', operation: 'Apply', label: 'Argo CD self-heal' },
+  argocd: { manager: 'argocd-controller', operation: 'Update', label: 'Argo CD self-heal' },
   flux: { manager: 'kustomize-controller', operation: 'Apply', label: 'Flux' },
   helm: { manager: 'helm', operation: 'Update', label: 'Helm' },
 } as const satisfies Record<ActiveController, { manager: string; operation: 'Apply' | 'Update'; label: string }>;
@@ -47,6 +50,12 @@ export function setAt(object: Json, path: FieldPath, value: unknown): void {
     node = node[key] as Json;
   }
   node[path[path.length - 1] as string] = structuredClone(value);
+}
+
+/** Deletes the field at `path`, if the object has it. */
+export function removeAt(object: Json, path: FieldPath): void {
+  const parent = valueAt(object, path.slice(0, -1));
+  if (isMap(parent)) delete parent[path[path.length - 1] as string];
 }
 
 /** The leaves at and under `path` (arrays and empty maps are leaves), with their values. */
@@ -95,6 +104,20 @@ export class GitCopy {
     for (const leaf of leavesAt(value, path)) this.put(leaf);
   }
 
+  /** The same copy without the fields at or under any of `paths` (Flux's `spec.ignore` rules). */
+  without(paths: readonly FieldPath[]): GitCopy {
+    const copy = new GitCopy();
+    const under = (field: Declared): boolean =>
+      paths.some((p) => p.length <= field.path.length && p.every((k, i) => field.path[i] === k));
+    for (const field of this.fields.values()) if (!under(field)) copy.put(structuredClone(field));
+    return copy;
+  }
+
+  /** The value Git declares at `path`, or undefined when Git does not declare it. */
+  valueOf(path: FieldPath): unknown {
+    return structuredClone(this.fields.get(pathKey(path))?.value);
+  }
+
   entries(): Declared[] {
     return [...this.fields.values()].map((f) => ({ path: [...f.path], value: structuredClone(f.value) }));
   }
@@ -124,16 +147,25 @@ export interface Marks {
   annotations: Record<string, string>;
 }
 
-export function marksOf(controller: ActiveController, object: KubeObject, application: string): Marks {
+/** Argo CD's tracking methods: the annotation is the default since 3.0, the label before it. */
+export const ARGOCD_TRACKING = ['annotation', 'label', 'annotation+label'] as const;
+export type ArgoTracking = (typeof ARGOCD_TRACKING)[number];
+
+export function marksOf(
+  controller: ActiveController,
+  object: KubeObject,
+  application: string,
+  tracking: ArgoTracking = 'annotation',
+): Marks {
   const { namespace, name } = object.metadata;
   switch (controller) {
-    case 'argocd':
+    case 'argocd': {
+      const id = `${application}:flink.apache.org/${object.kind}:${namespace}/${name}`;
       return {
-        labels: { 'app.kubernetes.io/instance': application },
-        annotations: {
-          'argocd.argoproj.io/tracking-id': `${application}:flink.apache.org/${object.kind}:${namespace}/${name}`,
-        },
+        labels: tracking === 'annotation' ? {} : { 'app.kubernetes.io/instance': application },
+        annotations: tracking === 'label' ? {} : { 'argocd.argoproj.io/tracking-id': id },
       };
+    }
     case 'flux': {
       const [ksNamespace, ksName] = kustomization(application);
       return {

@@ -3,7 +3,9 @@
 import { z } from 'zod';
 import type { Speed } from '../speed.js';
 import type { KubeObject, SimStore } from '../store.js';
+import { ARGOCD_DEFAULTS, type ArgoSettings } from './argocd.js';
 import {
+  ARGOCD_TRACKING,
   CONTROLLER_MANAGERS,
   declarablePath,
   defaultApplication,
@@ -12,10 +14,11 @@ import {
   type ActiveController,
   type Declared,
 } from './git-copy.js';
-import { ManagedTarget, type GitOpsResource, type GitOpsStats, type PassOutcome } from './target.js';
+import { ManagedTarget, type FluxSettings, type GitOpsResource, type GitOpsStats, type PassOutcome } from './target.js';
 
 export { GITOPS_CONTROLLERS, CONTROLLER_MANAGERS, type GitOpsController, type ActiveController } from './git-copy.js';
-export { FLUX_RECONCILE, type GitOpsStats, type PassOutcome } from './target.js';
+export { type GitOpsStats, type PassOutcome } from './target.js';
+export { FLUX_RECONCILE } from './flux.js';
 
 /** Argo CD's self-heal delay and Flux's interval, in cluster time (scaled by the cluster's speed). */
 export const SELF_HEAL_DELAY_MS = 5_000;
@@ -36,7 +39,20 @@ const MANAGE = z.strictObject({
   declared: z.array(z.array(z.string().min(1)).min(1)).optional(),
   selfHealDelayMs: z.number().int().positive().optional(),
   intervalMs: z.number().int().positive().optional(),
+  tracking: z.enum(ARGOCD_TRACKING).optional(),
+  serverSideApply: z.boolean().optional(),
+  selfHeal: z.boolean().optional(),
+  ignore: z.array(z.array(z.string().min(1)).min(1)).optional(),
+  overrideManagers: z.array(z.string().min(1)).optional(),
 });
+const ONLY_FOR = {
+  tracking: 'argocd',
+  serverSideApply: 'argocd',
+  selfHeal: 'argocd',
+  ignore: 'flux',
+  overrideManagers: 'flux',
+} as const;
+const TOOL_NAMES = { argocd: 'Argo CD', flux: 'Flux' } as const;
 
 /** A FlinkDeployment or FlinkSessionJob; without `kind`, whichever of the two has that name. */
 export interface GitOpsTarget {
@@ -48,7 +64,9 @@ export type ManageRequest = z.infer<typeof MANAGE>;
 
 export const MANAGE_USAGE =
   '{"namespace":"…","name":"…","controller":"off|argocd|flux|helm", "kind"?:"FlinkDeployment|FlinkSessionJob", ' +
-  '"application"?:"…", "declared"?:[["spec","job","parallelism"],…], "selfHealDelayMs"?:5000, "intervalMs"?:60000}';
+  '"application"?:"…", "declared"?:[["spec","job","parallelism"],…], "selfHealDelayMs"?:5000, "intervalMs"?:60000, ' +
+  '"tracking"?:"annotation|label|annotation+label", "serverSideApply"?:false, "selfHeal"?:true, ' +
+  '"ignore"?:[["spec","job","parallelism"],…], "overrideManagers"?:["flink-chatops"]}';
 
 /** Bad input to the GitOps controls: `status` 400 (malformed) or 404 (no such resource, or not managed). */
 export class GitOpsError extends Error {
@@ -74,6 +92,10 @@ export interface GitOpsView {
   declared: Declared[];
   selfHealDelayMs?: number;
   intervalMs?: number;
+  /** Argo CD: how it applies and tracks, and whether the object differs from Git now. */
+  argocd?: ArgoSettings & { sync: 'Synced' | 'OutOfSync' };
+  /** Flux: the `spec.ignore` paths and `--override-manager` names. */
+  flux?: FluxSettings;
   stats: GitOpsStats;
   lastError?: string;
 }
@@ -84,7 +106,12 @@ export type PassListener = (view: GitOpsView, outcome: PassOutcome) => void;
 /** The request checked, or the first problem named (`path: message`). */
 export function parseManage(body: unknown): ManageRequest | { error: string } {
   const parsed = MANAGE.safeParse(body);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) {
+    const knobs = Object.entries(ONLY_FOR) as [keyof typeof ONLY_FOR, keyof typeof TOOL_NAMES][];
+    const misplaced = knobs.find(([key, tool]) => parsed.data[key] !== undefined && parsed.data.controller !== tool);
+    if (misplaced) return { error: `${misplaced[0]}: only ${TOOL_NAMES[misplaced[1]]} takes it` };
+    return parsed.data;
+  }
   const issue = parsed.error.issues[0];
   const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
   return { error: `${where}${issue?.message ?? 'invalid request'}` };
@@ -107,9 +134,12 @@ export class SimGitOps {
     const kind = object.kind as GitOpsKind;
     if (request.controller === 'off')
       return { kind, namespace: request.namespace, name: request.name, controller: 'off' };
-    for (const path of request.declared ?? []) {
+    for (const [key, path] of [
+      ...(request.declared ?? []).map((p) => ['declared', p] as const),
+      ...(request.ignore ?? []).map((p) => ['ignore', p] as const),
+    ]) {
       const problem = declarablePath(path);
-      if (problem) throw new GitOpsError(`declared: ${problem}`);
+      if (problem) throw new GitOpsError(`${key}: ${problem}`);
     }
     const git = request.declared ? GitCopy.ofPaths(object, request.declared) : GitCopy.ofSpec(object);
     if ('error' in git) throw new GitOpsError(`declared: ${git.error}`);
@@ -123,6 +153,12 @@ export class SimGitOps {
       git,
       selfHealDelayMs: request.selfHealDelayMs ?? SELF_HEAL_DELAY_MS,
       intervalMs: request.intervalMs ?? FLUX_INTERVAL_MS,
+      argocd: {
+        tracking: request.tracking ?? ARGOCD_DEFAULTS.tracking,
+        serverSideApply: request.serverSideApply ?? ARGOCD_DEFAULTS.serverSideApply,
+        selfHeal: request.selfHeal ?? ARGOCD_DEFAULTS.selfHeal,
+      },
+      flux: { ignore: request.ignore ?? [], overrideManagers: request.overrideManagers ?? [] },
       onPass: (t, outcome) => this.passed(t, outcome),
       onGone: (t) => this.drop(t, resource),
     });
@@ -264,8 +300,14 @@ function viewOf(target: ManagedTarget): GitOpsView {
     declared: target.git.entries(),
     stats: { ...target.stats },
   };
-  if (target.controller === 'argocd') view.selfHealDelayMs = target.selfHealDelayMs;
-  if (target.controller === 'flux') view.intervalMs = target.intervalMs;
+  if (target.controller === 'argocd') {
+    view.selfHealDelayMs = target.selfHealDelayMs;
+    view.argocd = { ...target.argocd, sync: target.outOfSync ? 'OutOfSync' : 'Synced' };
+  }
+  if (target.controller === 'flux') {
+    view.intervalMs = target.intervalMs;
+    view.flux = { ignore: target.flux.ignore.map((p) => [...p]), overrideManagers: [...target.flux.overrideManagers] };
+  }
   if (target.lastError !== undefined) view.lastError = target.lastError;
   return view;
 }

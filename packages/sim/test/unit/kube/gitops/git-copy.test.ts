@@ -67,13 +67,17 @@ describe('the Git copy', () => {
 });
 
 describe('marks', () => {
-  it('Argo CD: tracking id and instance label, the application <namespace>_<name> by default', () => {
+  // argo-cd docs user-guide/resource_tracking.md: annotation tracking by default since 3.0, the label before it.
+  it('Argo CD: the tracking id by default, the instance label with label tracking, both with annotation+label', () => {
     const o = object(spec, 'FlinkSessionJob');
     const app = defaultApplication('argocd', o);
-    expect(marksOf('argocd', o, app)).toEqual({
-      labels: { 'app.kubernetes.io/instance': 'team-a_orders' },
-      annotations: { 'argocd.argoproj.io/tracking-id': 'team-a_orders:flink.apache.org/FlinkSessionJob:team-a/orders' },
-    });
+    const label = { 'app.kubernetes.io/instance': 'team-a_orders' };
+    const annotation = {
+      'argocd.argoproj.io/tracking-id': 'team-a_orders:flink.apache.org/FlinkSessionJob:team-a/orders',
+    };
+    expect(marksOf('argocd', o, app)).toEqual({ labels: {}, annotations: annotation });
+    expect(marksOf('argocd', o, app, 'label')).toEqual({ labels: label, annotations: {} });
+    expect(marksOf('argocd', o, app, 'annotation+label')).toEqual({ labels: label, annotations: annotation });
   });
 
   it('Flux: the Kustomization in flux-system by default, or <namespace>/<name>', () => {
