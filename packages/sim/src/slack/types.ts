@@ -184,7 +184,8 @@ export interface SimReaction {
 /** A message as conversations.history / replies return it (metadata only when asked for). */
 export interface SimMessage {
   type: 'message';
-  subtype?: 'thread_broadcast';
+  /** `tombstone`: a deleted message that still heads its thread's replies. */
+  subtype?: 'thread_broadcast' | 'tombstone';
   ts: string;
   user: string;
   bot_id?: string;
