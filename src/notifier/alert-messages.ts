@@ -147,12 +147,25 @@ export class AlertMessages {
       const winner = await store.message(incident.id);
       if (winner !== undefined && winner.ts !== mine.ts) {
         log.warn({ ts: mine.ts, winner: winner.ts }, 'another message shows the incident already; deleting ours');
-        await this.deps.slack.idempotent('chat.delete', mine, signal).catch(() => undefined);
+        await this.deleteDuplicate(mine, log, signal);
         return { kind: 'posted', message: winner };
       }
     }
     await state.raiseRendered(incident.id, incident.version);
     return { kind: 'posted', message: mine };
+  }
+
+  /**
+   * Deletes a post that lost to another message of the incident. Already gone (`message_not_found`) is the end sought;
+   * any other refusal, or Slack failing past the read attempts, leaves the duplicate up, said once in the log.
+   */
+  private async deleteDuplicate(mine: IncidentMessage, log: Logger, signal: AbortSignal): Promise<void> {
+    const error = await this.deps.slack.idempotent('chat.delete', { channel: mine.channel, ts: mine.ts }, signal).then(
+      (result) => (result.ok ? undefined : result.error),
+      (failed: unknown) => (failed instanceof Error ? failed.message : String(failed)),
+    );
+    if (error === undefined || error === 'message_not_found') return;
+    log.warn({ channel: mine.channel, ts: mine.ts, error }, 'could not delete our duplicate alert message; it stays');
   }
 
   /**

@@ -8,7 +8,7 @@ import { registerCommandHandler, type HandlerDeps } from './command-handler.js';
 import { registerHomeHandlers } from './home-handler.js';
 import { boltLogger, clientOptions } from '../slack-client/client.js';
 import type { BotIdentity } from './slack-ports.js';
-import { dropRedeliveries, type DeliveryClaims } from './redelivery.js';
+import { socketAcks, type DeliveryClaims } from './redelivery.js';
 import type { SocketLink } from './socket-link.js';
 
 export interface BotAppOptions {
@@ -19,7 +19,7 @@ export interface BotAppOptions {
   logger: Logger;
   /** /healthz, /readyz, /metrics and the like, served next to /slack/events (or on `port` in Socket Mode). */
   customRoutes?: CustomRoute[];
-  /** Socket Mode only: follows the link for /readyz, and drops envelopes Slack sends again after a lost ack. */
+  /** Socket Mode only: follows the link for /readyz, drops events Slack retries, answers commands whose ack was lost. */
   socket?: { link?: SocketLink; claims?: DeliveryClaims; pingTimeoutMs?: number };
 }
 
@@ -64,7 +64,8 @@ export function createBotApp(opts: BotAppOptions): App {
     });
     opts.socket?.link?.watch(receiver.client);
     app = new App({ ...common, socketMode: true, receiver });
-    if (opts.socket?.claims) app.use(dropRedeliveries(opts.socket.claims, opts.logger));
+    if (opts.socket?.claims)
+      app.use(socketAcks({ claims: opts.socket.claims, responder: opts.handlers.responder, logger: opts.logger }));
   } else {
     if (!slack.signingSecret) throw new Error('SLACK_SIGNING_SECRET is required in HTTP mode');
     app = new App({ ...common, signingSecret: slack.signingSecret });

@@ -1,14 +1,16 @@
-// Socket Mode redelivery: Slack sends an envelope again on a new connection when it saw no ack for it — also when
-// the app did ack and act, but the link broke before the ack arrived. Each slash command, click and event is
-// claimed in Redis under its own id (a command's or click's `trigger_id`, an event's `event_id`), so the copy is
-// acknowledged and dropped. A claim whose ack could not be sent is released: that delivery did nothing (our
-// handlers ack first), so the copy Slack sends again must run.
+// Socket Mode and the ack (docs/deployment.md#socket-mode-two-bots-or-more). Slack retries an Events API envelope it
+// saw no ack for, on a link of its choosing — also when the app did ack and act, but the link broke before the ack
+// arrived. Each event is claimed in Redis under its `event_id`, so the copy is acknowledged and dropped; a claim whose
+// ack could not be sent is released, since that delivery did nothing (our handlers ack first) and the retry must run.
+// Slash commands and clicks are never sent again: when their ack could not be sent, Slack shows the person an error
+// after 3 s and nothing was done (the handlers ack first), so the person is told so through the response_url.
 import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
 import type { Redis } from 'ioredis';
+import type { Responder } from '../app/ports/index.js';
 import type { Logger } from '../log.js';
 import { notifierKeys } from '../store/keys.js';
 
-/** Longer than Slack keeps retrying an unacknowledged envelope. */
+/** Longer than Slack keeps retrying an unacknowledged event (three retries, the last after 5 min). */
 const CLAIM_TTL_SECONDS = 3600;
 
 export interface DeliveryClaims {
@@ -27,12 +29,10 @@ export function redisDeliveryClaims(redis: Pick<Redis, 'set' | 'del'>, prefix: s
   };
 }
 
-/** The id that is the same on every delivery of one human act, and different for the next one. */
+/** The id that is the same on every delivery of one event, and different for the next one. */
 export function deliveryId(body: unknown): string | undefined {
-  const b = body as { trigger_id?: unknown; event_id?: unknown; type?: unknown };
-  if (typeof b.event_id === 'string' && b.event_id !== '') return `event:${b.event_id}`;
-  if (typeof b.trigger_id === 'string' && b.trigger_id !== '') return `trigger:${b.trigger_id}`;
-  return undefined;
+  const b = body as { event_id?: unknown };
+  return typeof b.event_id === 'string' && b.event_id !== '' ? `event:${b.event_id}` : undefined;
 }
 
 /** @slack/socket-mode's errors when an ack cannot be written: `slack_socket_mode_send_while_…`, `…_websocket_error`. */
@@ -42,29 +42,69 @@ function ackNotSent(error: unknown): boolean {
   return Array.isArray(e.originals) && e.originals.some(ackNotSent);
 }
 
-/** Global Bolt middleware: a delivery already claimed is acknowledged and goes no further. */
-export function dropRedeliveries(claims: DeliveryClaims, logger: Logger): Middleware<AnyMiddlewareArgs> {
+export interface SocketAckDeps {
+  claims: DeliveryClaims;
+  responder: Responder;
+  logger: Logger;
+}
+
+type MiddlewareArgs = Parameters<Middleware<AnyMiddlewareArgs>>[0];
+
+/** Global Bolt middleware: an event already claimed is acknowledged and goes no further; a lost ack is answered. */
+export function socketAcks(deps: SocketAckDeps): Middleware<AnyMiddlewareArgs> {
   return async (args) => {
     const id = deliveryId(args.body);
-    if (id === undefined) return args.next();
+    if (id === undefined) return interaction(deps, args);
     let first: boolean;
     try {
-      first = await claims.claim(id);
+      first = await deps.claims.claim(id);
     } catch (error) {
       // Redis unreachable: acting on a possible copy beats dropping the original.
-      logger.warn({ err: error, delivery: id }, 'could not check a Slack delivery for a redelivery; handling it');
+      deps.logger.warn({ err: error, delivery: id }, 'could not check a Slack event for a redelivery; handling it');
       return args.next();
     }
     if (!first) {
-      logger.info({ delivery: id }, 'Slack sent a delivery again that was already handled; acknowledged and ignored');
+      deps.logger.info(
+        { delivery: id },
+        'Slack sent an event again that was already handled; acknowledged and ignored',
+      );
       if ('ack' in args && typeof args.ack === 'function') await (args.ack as () => Promise<void>)();
       return;
     }
     try {
       await args.next();
     } catch (error) {
-      if (ackNotSent(error)) await claims.release(id).catch(() => undefined);
+      if (ackNotSent(error)) await deps.claims.release(id).catch(() => undefined);
       throw error;
     }
   };
+}
+
+/** A command or click: handled once; when its ack could not be sent, the person learns that nothing was done. */
+async function interaction(deps: SocketAckDeps, args: MiddlewareArgs): Promise<void> {
+  try {
+    await args.next();
+  } catch (error) {
+    const responseUrl = (args.body as { response_url?: unknown }).response_url;
+    if (!ackNotSent(error) || typeof responseUrl !== 'string') throw error;
+    deps.logger.warn({ err: error, what: actName(args.body) }, 'a Slack ack could not be sent; nothing was done');
+    await deps.responder
+      .respond(responseUrl, { text: notTakenText(args.body), response_type: 'ephemeral', replace_original: false })
+      .catch((err: unknown) => deps.logger.warn({ err }, 'could not tell the person their request was not taken'));
+  }
+}
+
+/** `/flink scale …` for a command, the button's label for a click. */
+function actName(body: unknown): string {
+  const b = body as { command?: unknown; text?: unknown; actions?: { text?: { text?: unknown } }[] };
+  if (typeof b.command === 'string') return `\`${`${b.command} ${String(b.text ?? '')}`.trim()}\``;
+  const label = b.actions?.[0]?.text?.text;
+  return typeof label === 'string' ? `your click on *${label}*` : 'your click';
+}
+
+function notTakenText(body: unknown): string {
+  return (
+    `Slack's link to this app broke before ${actName(body)} could be acknowledged, so Slack showed you an error: ` +
+    'nothing was done. Please try again.'
+  );
 }

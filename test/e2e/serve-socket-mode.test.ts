@@ -1,7 +1,7 @@
 // `flink-chatops serve --role bot` in Socket Mode as a real process (docs/operating.md#health-metrics-and-logs): it
 // connects to the simulated Slack with SLACK_APP_TOKEN, /readyz reports the socket as `slack-socket` (and /metrics as a
-// dependency), turns 503 while the socket stays down and 200 again once the bot reconnects; a command typed meanwhile
-// is answered once.
+// dependency), turns 503 while the socket stays down and 200 again once the bot reconnects. A command typed meanwhile
+// fails for the person at Slack (`dispatch_failed`: Slack never holds or resends commands); the next one is answered.
 import { once } from 'node:events';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { SimCluster } from '@flink-chatops/sim/kube/cluster';
@@ -38,15 +38,16 @@ async function readyz(base: string): Promise<{ status: number; checks: Record<st
 const READYZ_POLL = { timeoutMs: 30_000, intervalMs: 100 };
 
 /**
- * Resolves at the bot's next apps.connections.open (a reconnect attempt) with what `atAttempt` saw then; the listener
- * runs before the simulated Slack can take the connection that follows, so `atAttempt` may still let it in.
+ * Runs `atAttempt` at the bot's next apps.connections.open (a reconnect attempt); the listener runs before the
+ * simulated Slack can take the connection that follows, so `atAttempt` may still let it in.
  */
-function nextReconnectAttempt<T>(atAttempt: () => T): Promise<T> {
+function nextReconnectAttempt(atAttempt: () => void): Promise<void> {
   return new Promise((resolve) => {
     const off = slack.on('call', (call) => {
       if (call.method !== 'apps.connections.open') return;
       off();
-      resolve(atAttempt());
+      atAttempt();
+      resolve();
     });
   });
 }
@@ -82,23 +83,22 @@ it('serves readiness from the socket: 200 connected, 503 while it stays down, 20
     );
     expect(down.checks.redis).toBe('ok');
     expect(down.checks['slack-socket']).toMatch(/^Socket Mode link \w+ for [\d.]+s$/);
-    // A command typed while the socket is down waits at Slack for the next connection.
-    const responseUrl = slack.responseUrl('while-down', { channel: 'C0OPS', user: 'U0ALICE' });
-    const envelope = socketEnvelope(slashCommandBody({ text: 'help', response_url: responseUrl }));
-    const acked = slack.socket.deliver(envelope.type, envelope.payload, { timeoutMs: 60_000 });
-    const delivery = slack.socket.deliveries.at(-1);
+    // A command typed while the socket is down: no link carries it, so after 3 s Slack shows the person an error.
+    const typed = (id: string) => {
+      const responseUrl = slack.responseUrl(id, { channel: 'C0OPS', user: 'U0ALICE' });
+      const envelope = socketEnvelope(slashCommandBody({ text: 'help', response_url: responseUrl }));
+      return slack.socket.deliver(envelope.type, envelope.payload, { timeoutMs: 60_000 });
+    };
+    await expect(typed('while-down')).rejects.toThrow(/dispatch_failed/);
+    expect(slack.socket.deliveries.at(-1)?.sends).toEqual([]);
     expect((await readyz(base)).status).toBe(503);
-    // Until the bot tries to reconnect nothing can carry the command: at that attempt it has still not been sent.
-    // Slack stops refusing right then, so this attempt is the one that connects.
-    const sendsAtAttempt = await nextReconnectAttempt(() => {
-      slack.socket.refuse(false);
-      return delivery?.sends.length;
-    });
-    expect(sendsAtAttempt).toBe(0);
-    expect((await acked).attempt).toBe(0);
+    // Slack stops refusing at the bot's next reconnect attempt, so that attempt is the one that connects.
+    await nextReconnectAttempt(() => slack.socket.refuse(false));
     await eventually('/readyz to pass', async () => (await readyz(base)).status === 200, READYZ_POLL);
-    await slack.waitFor(() => slack.responses.find((r) => r.id === 'while-down'), 10_000);
-    expect(slack.responses.filter((r) => r.id === 'while-down')).toHaveLength(1);
+    expect((await typed('after')).attempt).toBe(0);
+    await slack.waitFor(() => slack.responses.find((r) => r.id === 'after'), 10_000);
+    expect(slack.responses.filter((r) => r.id === 'after')).toHaveLength(1);
+    expect(slack.responses.filter((r) => r.id === 'while-down')).toEqual([]);
     expect(slack.socket.unacknowledged).toEqual([]);
   } finally {
     const exited = once(child, 'exit');

@@ -1,9 +1,10 @@
 // Job alerts, the bot side (src/notifier/alert-delivery.ts) against real Redis, the real RedisAlertStore and the
 // simulated Slack Web API through the real WebClient: one message per incident, edits on new versions, the recovered
-// edit, two replicas, a post whose response was lost, a replica killed mid-post, 429s, and the channel digest.
+// edit, two replicas, a post whose response was lost, a replica killed mid-post, 429s, the channel digest, and a post
+// that lost to another message of its incident, deleted with chat.delete.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SimMessage, SimSlack } from '@flink-chatops/sim/slack-api';
-import type { AlertSignal, Incident } from '../../src/app/ports/alerts.js';
+import type { AlertSignal, AlertStore, Incident, IncidentMessage } from '../../src/app/ports/alerts.js';
 import type { Target } from '../../src/domain/model/target.js';
 import { createLogger } from '../../src/log.js';
 import { AlertDelivery, ALERTS_GROUP, type AlertDeliveryOptions } from '../../src/notifier/alert-delivery.js';
@@ -11,6 +12,7 @@ import { METADATA_EVENT_TYPE } from '../../src/notifier/notifier.js';
 import { RedisAlertStore } from '../../src/store/alerts.js';
 import { storeKeys } from '../../src/store/keys.js';
 import { OPS, startTestSlack, TEST_TIMEOUT_MS, testClient } from '../support/notifier-records.js';
+import { recordLogs } from '../support/log-lines.js';
 import { eventually, holds } from '../support/poll.js';
 import { redisForTest, type TestRedis } from '../support/redis.js';
 
@@ -189,6 +191,75 @@ describe('posts of unknown outcome', () => {
     await shown(incident);
     expect(Date.now() - startedAt).toBeGreaterThanOrEqual(1_000);
     expect(posts().map((c) => c.status)).toEqual([429, 200]);
+  });
+});
+
+/**
+ * The store, except that another message of the incident (`rival`'s, e.g. a replica's or the digest's) is set just
+ * before this delivery sets its own post: the post loses and is a duplicate.
+ */
+function rivalFirst(rival: (mine: IncidentMessage) => Promise<IncidentMessage>): AlertStore {
+  return new Proxy(store, {
+    get(target, prop) {
+      if (prop === 'setMessage')
+        return async (id: string, mine: IncidentMessage) => {
+          await target.setMessage(id, await rival(mine));
+          return target.setMessage(id, mine);
+        };
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/** Another alert message in the channel, as a rival replica would have posted it. */
+async function rivalPost(incident: Incident): Promise<IncidentMessage> {
+  const metadata = { event_type: METADATA_EVENT_TYPE, event_payload: { op: incident.id, seq: 'alert', version: 1 } };
+  const posted = await testClient(sim).chat.postMessage({ channel: OPS, text: `rival ${incident.id}`, metadata });
+  return { channel: OPS, ts: posted.ts as string };
+}
+
+describe('a post that lost to another message of its incident (chat.delete)', () => {
+  const deletes = () => sim.calls.filter((c) => c.method === 'chat.delete');
+
+  it('is deleted: the winner is the one message left and the one stored', async () => {
+    let winner: IncidentMessage | undefined;
+    const incident = await observe('orders', [restarting(3)]);
+    await startDelivery({ store: rivalFirst(async () => (winner = await rivalPost(incident))) });
+    await eventually('the duplicate deleted', () => deletes().find((c) => c.status === 200));
+    await settled();
+    expect(alertsIn().map((m) => m.ts)).toEqual([winner?.ts]);
+    expect(await store.message(incident.id)).toEqual(winner);
+    expect(deletes()).toHaveLength(1);
+  });
+
+  it('a delete Slack refuses is logged once with the channel, ts and error, not retried; the winner is kept', async () => {
+    const logs = recordLogs('warn');
+    sim.faults.failNext('chat.delete', 'cant_delete_message');
+    const incident = await observe('orders', [restarting(3)]);
+    await startDelivery({ logger: logs.logger, store: rivalFirst(() => rivalPost(incident)) });
+    const line = await logs.logged('the failed delete', (l) => l.msg.startsWith('could not delete our duplicate'));
+    await settled();
+    const [call] = deletes();
+    expect(line).toMatchObject({ channel: OPS, ts: call?.args.ts, error: 'cant_delete_message' });
+    expect(JSON.stringify(logs.lines)).not.toContain('xoxb-');
+    expect(deletes()).toHaveLength(1);
+    expect(await store.message(incident.id)).not.toEqual({ channel: OPS, ts: call?.args.ts });
+  });
+
+  it('a duplicate already gone (message_not_found) is what was wanted: nothing logged', async () => {
+    const logs = recordLogs('warn');
+    const incident = await observe('orders', [restarting(3)]);
+    const rival = async (mine: IncidentMessage) => {
+      await testClient(sim).chat.delete({ channel: mine.channel, ts: mine.ts });
+      return rivalPost(incident);
+    };
+    await startDelivery({ logger: logs.logger, store: rivalFirst(rival) });
+    await eventually('the second delete', () => deletes()[1]);
+    await settled();
+    expect(deletes()[1]?.response).toMatchObject({ ok: false, error: 'message_not_found' });
+    expect(alertsIn()).toHaveLength(1);
+    expect(logs.lines.filter((l) => l.msg.startsWith('could not delete'))).toEqual([]);
   });
 });
 

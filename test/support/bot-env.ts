@@ -13,7 +13,14 @@ import type { OperationState } from '../../src/domain/model/lifecycle.js';
 import { createLogger } from '../../src/log.js';
 import { jobIdOf, OperationQueue } from '../../src/queue/queue.js';
 import { startSimCluster, type SimCluster } from '@flink-chatops/sim/kube/cluster';
-import { startSimSlack, type SimChannel, type SimMessage, type SimSlack } from '@flink-chatops/sim/slack-api';
+import {
+  startSimSlack,
+  type SimChannel,
+  type SimMessage,
+  type SimSlack,
+  type SimSocketDelivery,
+  type SimSocketFailure,
+} from '@flink-chatops/sim/slack-api';
 import { ACTION_IDS } from '../../src/slack/blocks/index.js';
 import { startBot, type BotOverrides, type RunningBot } from '../../src/roles/bot.js';
 import { waitForEvents } from '../../src/store/events.js';
@@ -135,7 +142,7 @@ export interface BotEnvOptions {
 }
 
 export interface Sent {
-  /** HTTP: the response's status. Socket Mode: 200 once the envelope is acknowledged. */
+  /** HTTP: the response's status. Socket Mode: 200 once the envelope is acknowledged, 0 when Slack gave it up. */
   status: number;
   /** HTTP: the response body. Socket Mode: the ack's payload as JSON, '' when empty (as Bolt's HTTP answer). */
   body: string;
@@ -143,6 +150,8 @@ export interface Sent {
   answeredAt: number;
   /** Socket Mode: the envelope as the simulated Slack delivered it. */
   envelopeId?: string;
+  /** Socket Mode: the error Slack showed the person when no ack came in time (the envelope is never sent again). */
+  failed?: SimSocketFailure;
   /** The private (or in-channel) answer through the response_url. */
   reply(): Promise<{ text: string; body: Record<string, unknown> }>;
 }
@@ -262,7 +271,16 @@ export async function startBotEnv(
     if (socketMode) {
       // Signature options have no meaning here: Socket Mode requests are not signed.
       const envelope = socketEnvelope(body);
-      const ack = await sim.socket.deliver(envelope.type, envelope.payload, { timeoutMs: 20_000 });
+      const delivered = sim.socket.deliver(envelope.type, envelope.payload, { timeoutMs: 20_000 });
+      const delivery = sim.socket.deliveries.at(-1);
+      const ack = await delivered.catch((error: unknown) => {
+        // Slack gave it up (no ack in time): the person saw an error; the caller reads `failed`.
+        if (delivery?.failed === undefined) throw error;
+      });
+      if (!ack) {
+        const { envelopeId, failed } = delivery as SimSocketDelivery & { failed: { error: SimSocketFailure } };
+        return { status: 0, body: '', answeredAt: performance.now(), envelopeId, failed: failed.error, reply };
+      }
       const text = Object.keys(ack.payload).length === 0 ? '' : JSON.stringify(ack.payload);
       return { status: 200, body: text, answeredAt: performance.now(), envelopeId: ack.envelopeId, reply };
     }

@@ -27,6 +27,7 @@ export type {
   SimSocketDelivery,
   SimSocketEnvelopeType,
   SimSocketEvent,
+  SimSocketFailure,
   SimSocketMode,
   SocketDisconnectReason,
   SimUser,

@@ -1,4 +1,4 @@
-// The chat.* and reactions.* methods: posting, editing, ephemerals, permalinks, reactions.
+// The chat.* and reactions.* methods: posting, editing, deleting, ephemerals, permalinks, reactions.
 import { type Args, bool, str } from './args.js';
 import { fail, readContent, type SlackBody } from './content.js';
 import { copy, type Workspace } from './state.js';
@@ -63,6 +63,18 @@ export const update: Handler = (args, { ws }) => {
   const { text, blocks, metadata } = read.content;
   const message = ws.update(channel.id, ts, { text, blocks, metadata });
   return { ok: true, channel: channel.id, ts, text: message.text, message: echo(message) };
+};
+
+/** `ChatDeleteResponse`: channel and ts. A bot token deletes the app's own messages only (`cant_delete_message`). */
+export const deleteMessage: Handler = (args, { ws }) => {
+  const channel = ws.findChannel(str(args, 'channel'));
+  if (channel === undefined) return fail('channel_not_found');
+  const ts = str(args, 'ts');
+  const existing = ts === undefined ? undefined : ws.find(channel.id, ts);
+  if (ts === undefined || existing === undefined || existing.subtype === 'tombstone') return fail('message_not_found');
+  if (existing.user !== ws.bot.botUserId) return fail('cant_delete_message');
+  ws.remove(channel.id, ts);
+  return { ok: true, channel: channel.id, ts };
 };
 
 export const postEphemeral: Handler = (args, { ws }) => {

@@ -1,6 +1,6 @@
 // The Web API methods the simulator answers, by name.
 import type { Handler } from './methods-chat.js';
-import { getPermalink, postEphemeral, postMessage, reactionsAdd, update } from './methods-chat.js';
+import { deleteMessage, getPermalink, postEphemeral, postMessage, reactionsAdd, update } from './methods-chat.js';
 import { conversationsOpen } from './methods-im.js';
 import { viewsPublish } from './methods-views.js';
 import { authTest, conversationsInfo, history, replies, usergroupUsers, usersInfo } from './methods-read.js';
@@ -11,6 +11,7 @@ export const METHODS = {
   'auth.test': authTest,
   'chat.postMessage': postMessage,
   'chat.update': update,
+  'chat.delete': deleteMessage,
   'chat.postEphemeral': postEphemeral,
   'chat.getPermalink': getPermalink,
   'conversations.replies': replies,

@@ -4,6 +4,7 @@
 export const DEFAULT_RATE_LIMITS: Readonly<Record<string, number>> = {
   'auth.test': 600,
   'chat.update': 50,
+  'chat.delete': 50,
   'chat.postEphemeral': 100,
   'chat.getPermalink': 600,
   'conversations.replies': 50,

@@ -121,6 +121,8 @@ class SimSlackServer implements SimSlack {
       {
         ...(opts.appToken === undefined ? {} : { appToken: opts.appToken }),
         ...(opts.socketPingIntervalMs === undefined ? {} : { pingIntervalMs: opts.socketPingIntervalMs }),
+        ...(opts.socketAckDeadlineMs === undefined ? {} : { ackDeadlineMs: opts.socketAckDeadlineMs }),
+        ...(opts.socketEventRetryDelaysMs === undefined ? {} : { eventRetryDelaysMs: opts.socketEventRetryDelaysMs }),
       },
       { appId: this.ws.bot.appId, now: this.now, emit: (event) => this.emit('socket', event) },
     );

@@ -1,13 +1,14 @@
 // Socket Mode in the simulated Slack: `apps.connections.open` hands out one-use WebSocket URLs; each connection gets
 // `hello`, then envelopes (`slash_commands`, `interactive`, `events_api`) that the app acknowledges by sending back
-// `{envelope_id, payload?}`. Slack may recycle a connection (`disconnect` with a reason) or lose it; an envelope not
-// acknowledged when its connection goes is sent again on the next one, so nothing is lost — and an app that did act
-// on it before its ack was lost sees it twice.
+// `{envelope_id, payload?}` within 3 s. Slack may recycle a connection (`disconnect` with a reason) or lose it. An
+// event not acknowledged in time is retried on a link (an app that acted on it before its ack was lost sees it
+// twice); a command or click is not: the person sees an error and nothing comes again (socket-retries.ts).
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { fail, type SlackBody } from './content.js';
+import { failureOf, retryDelayMs, SLACK_SOCKET_TIMING, type SocketTiming } from './socket-retries.js';
 import type {
   SimSocketAck,
   SimSocketDelivery,
@@ -40,9 +41,16 @@ interface Connection {
 
 interface Pending {
   delivery: SimSocketDelivery;
-  /** The connection it was last sent on and not yet acknowledged over; undefined = waiting for one. */
+  /** Slack's attempt (0 = the first; events only go further). */
+  attempt: number;
+  /** The connection this attempt went out on; undefined = waiting for one (or for the retry's delay). */
   on: Connection | undefined;
+  /** The attempt is under way (not waiting out a retry delay). */
+  due: boolean;
+  /** The ack deadline of this attempt, or the delay before the next one. */
+  timer: NodeJS.Timeout | undefined;
   settle: (ack: SimSocketAck) => void;
+  reject: (error: Error) => void;
 }
 
 export interface SocketModeDeps {
@@ -65,12 +73,19 @@ export class SimSocketServer implements SimSocketMode {
   private refusing = false;
   private acksToLose = 0;
   private dropsAfterSend = 0;
+  private closesAfterSend = 0;
   private baseUrl = '';
+  private readonly timing: SocketTiming;
 
   constructor(
     private readonly opts: SimSocketOptions,
     private readonly deps: SocketModeDeps,
-  ) {}
+  ) {
+    this.timing = {
+      ackDeadlineMs: opts.ackDeadlineMs ?? SLACK_SOCKET_TIMING.ackDeadlineMs,
+      eventRetryDelaysMs: opts.eventRetryDelaysMs ?? SLACK_SOCKET_TIMING.eventRetryDelaysMs,
+    };
+  }
 
   /** Serves the WebSocket upgrades of `server` (whose base URL is `baseUrl`, http://…). */
   attach(server: Server, baseUrl: string): void {
@@ -111,10 +126,11 @@ export class SimSocketServer implements SimSocketMode {
       sends: [],
     };
     this.deliveries.push(delivery);
-    const acked = new Promise<SimSocketAck>((resolve) => {
-      this.pending.set(delivery.envelopeId, { delivery, on: undefined, settle: resolve });
+    const acked = new Promise<SimSocketAck>((resolve, reject) => {
+      const p: Pending = { delivery, attempt: 0, on: undefined, due: false, timer: undefined, settle: resolve, reject };
+      this.pending.set(delivery.envelopeId, p);
+      this.startAttempt(p);
     });
-    this.flush();
     const timeoutMs = options.timeoutMs;
     if (timeoutMs === undefined) return acked;
     let timer: NodeJS.Timeout | undefined;
@@ -163,6 +179,10 @@ export class SimSocketServer implements SimSocketMode {
     this.dropsAfterSend += times;
   }
 
+  closeAfterNextSend(times = 1): void {
+    this.closesAfterSend += times;
+  }
+
   /** Resolves once `count` connections have had their `hello` (woken by each new one, not polled). */
   waitForConnections(count = 1, timeoutMs = 15_000): Promise<void> {
     if (this.connectionCount >= count) return Promise.resolve();
@@ -186,6 +206,7 @@ export class SimSocketServer implements SimSocketMode {
   }
 
   close(): void {
+    for (const p of this.pending.values()) clearTimeout(p.timer);
     for (const c of this.connections) this.forget(c);
     for (const client of this.wss.clients) client.terminate();
     this.wss.close();
@@ -263,9 +284,10 @@ export class SimSocketServer implements SimSocketMode {
       type: pending.delivery.type,
       payload: structuredClone(payload),
       at,
-      attempt: pending.delivery.sends.length - 1,
+      attempt: pending.attempt,
       connection: c.id,
     };
+    clearTimeout(pending.timer);
     pending.delivery.ack = ack;
     this.pending.delete(message.envelope_id);
     this.acks.push(ack);
@@ -275,10 +297,40 @@ export class SimSocketServer implements SimSocketMode {
 
   private closed(c: Connection): void {
     this.forget(c);
-    // What was sent on this link and not acknowledged goes out again on the next one (Slack retries).
-    for (const p of this.pending.values()) if (p.on === c) p.on = undefined;
+    // No ack can come over a closed link: an event's attempt fails now; a command or click waits out its 3 s.
+    for (const p of [...this.pending.values()])
+      if (p.on === c && p.delivery.type === 'events_api') this.attemptFailed(p);
     this.deps.emit({ kind: 'closed', connection: c.id, at: this.deps.now() });
     this.flush();
+  }
+
+  /** Attempt `p.attempt` goes out on a link (now or when one opens) and has the ack deadline to be acknowledged. */
+  private startAttempt(p: Pending): void {
+    p.due = true;
+    p.on = undefined;
+    p.timer = setTimeout(() => this.attemptFailed(p), this.timing.ackDeadlineMs);
+    this.flush();
+  }
+
+  /** No ack for this attempt: an event is retried after its delay; anything else, or the last retry, is given up. */
+  private attemptFailed(p: Pending): void {
+    clearTimeout(p.timer);
+    const delay = retryDelayMs(p.delivery.type, p.attempt, this.timing);
+    if (delay === undefined) return this.giveUp(p);
+    p.attempt += 1;
+    p.due = false;
+    p.on = undefined;
+    p.timer = setTimeout(() => this.startAttempt(p), delay);
+  }
+
+  private giveUp(p: Pending): void {
+    const { delivery } = p;
+    const error = failureOf(delivery.type, delivery.sends.length > 0);
+    const at = this.deps.now();
+    delivery.failed = { error, at };
+    this.pending.delete(delivery.envelopeId);
+    this.deps.emit({ kind: 'failed', envelopeId: delivery.envelopeId, error, at });
+    p.reject(new Error(`simulated Slack: ${delivery.type} envelope ${delivery.envelopeId} given up: ${error}`));
   }
 
   private forget(c: Connection): void {
@@ -288,14 +340,14 @@ export class SimSocketServer implements SimSocketMode {
     this.connections.delete(c);
   }
 
-  /** Sends every envelope that waits for a link, each to one open connection (round robin; no fan-out). */
+  /** Sends every attempt that waits for a link, each to one open connection (round robin; no fan-out). */
   private flush(): void {
     for (const p of this.pending.values()) {
-      if (p.on !== undefined) continue;
+      if (p.on !== undefined || !p.due) continue;
       const open = [...this.connections].filter((c) => c.open && c.socket.readyState === c.socket.OPEN);
       if (open.length === 0) return;
       const c = open[this.roundRobin++ % open.length] as Connection;
-      const attempt = p.delivery.sends.length;
+      const attempt = p.attempt;
       p.on = c;
       p.delivery.sends.push({ connection: c.id, at: this.deps.now() });
       this.send(c, {
@@ -308,10 +360,19 @@ export class SimSocketServer implements SimSocketMode {
           : {}),
       });
       this.deps.emit({ kind: 'sent', connection: c.id, envelopeId: p.delivery.envelopeId, at: this.deps.now() });
-      if (this.dropsAfterSend > 0) {
-        this.dropsAfterSend -= 1;
-        c.socket.terminate();
-      }
+      this.cutAfterSend(c);
+    }
+  }
+
+  /** `dropAfterNextSend` (no close frame) and `closeAfterNextSend` (a close frame right behind the envelope). */
+  private cutAfterSend(c: Connection): void {
+    if (this.dropsAfterSend > 0) {
+      this.dropsAfterSend -= 1;
+      c.socket.terminate();
+    } else if (this.closesAfterSend > 0) {
+      this.closesAfterSend -= 1;
+      c.open = false;
+      c.socket.close(1001, 'link closed');
     }
   }
 

@@ -36,6 +36,8 @@ interface ChannelLog {
 }
 
 const ID_PATTERN = /^[A-Z0-9]{2,}$/;
+/** What Slack shows in place of a deleted message that heads a thread. */
+const TOMBSTONE_TEXT = 'This message was deleted.';
 
 export function formatTs(micros: number): string {
   return `${Math.floor(micros / 1e6)}.${String(micros % 1e6).padStart(6, '0')}`;
@@ -209,11 +211,42 @@ export class Workspace {
     this.emit({ kind: 'updated', channel, message: copy(message) });
   }
 
+  /**
+   * Deletes a message as Slack does: a reply leaves its thread (the parent's counts follow); a parent with replies
+   * stays as a tombstone ("This message was deleted.") heading them, and goes with its last reply.
+   */
   remove(channel: string, ts: string): void {
-    const message = this.find(channel, ts);
-    if (message === undefined) return;
-    this.logs.get(channel)?.byTs.delete(ts);
+    const log = this.logs.get(channel);
+    const message = log?.byTs.get(ts);
+    if (log === undefined || message === undefined) return;
+    if (message.thread_ts === ts && (message.reply_count ?? 0) > 0) {
+      const { type, thread_ts, reply_count, reply_users, reply_users_count, latest_reply, team } = message;
+      const tombstone: SimMessage = { type, subtype: 'tombstone', ts, user: 'USLACKBOT', team, text: TOMBSTONE_TEXT };
+      Object.assign(tombstone, { thread_ts, reply_count, reply_users, reply_users_count, latest_reply });
+      log.byTs.set(ts, tombstone);
+      this.emit({ kind: 'updated', channel, message: copy(tombstone) });
+      return;
+    }
+    log.byTs.delete(ts);
     this.emit({ kind: 'deleted', channel, message: copy(message) });
+    const parent = message.thread_ts === undefined ? undefined : log.byTs.get(message.thread_ts);
+    if (parent !== undefined && parent !== message) this.recount(channel, log, parent);
+  }
+
+  /** A thread's parent after one of its replies went: counts and latest reply again, or gone if it was a tombstone. */
+  private recount(channel: string, log: ChannelLog, parent: SimMessage): void {
+    const replies = [...log.byTs.values()].filter((m) => m.thread_ts === parent.ts && m.ts !== parent.ts);
+    if (replies.length === 0 && parent.subtype === 'tombstone') {
+      log.byTs.delete(parent.ts);
+      this.emit({ kind: 'deleted', channel, message: copy(parent) });
+      return;
+    }
+    parent.reply_count = replies.length;
+    parent.reply_users = [...new Set(replies.map((m) => m.user))];
+    parent.reply_users_count = parent.reply_users.length;
+    if (replies.length > 0) parent.latest_reply = (replies.at(-1) as SimMessage).ts;
+    else delete parent.latest_reply;
+    this.touched(channel, parent);
   }
 
   addEphemeral(ephemeral: Omit<SimEphemeral, 'ts' | 'at'>): SimEphemeral {

@@ -81,11 +81,17 @@ export interface SimSlackOptions {
   appToken?: string;
   /** How often the simulator pings each Socket Mode connection (default 5 s). */
   socketPingIntervalMs?: number;
+  /** How long Slack waits for a Socket Mode ack (default 3 s, Slack's); shorter runs its clock faster. */
+  socketAckDeadlineMs?: number;
+  /** Waits before the Events API's three retries (default 0, 1 min, 5 min, Slack's); shorter runs them faster. */
+  socketEventRetryDelaysMs?: readonly number[];
 }
 
 export interface SimSocketOptions {
   appToken?: string;
   pingIntervalMs?: number;
+  ackDeadlineMs?: number;
+  eventRetryDelaysMs?: readonly number[];
 }
 
 /** The envelope types of Socket Mode this simulator sends. */
@@ -94,18 +100,24 @@ export type SimSocketEnvelopeType = 'slash_commands' | 'interactive' | 'events_a
 /** `warning`: the link will be recycled soon; `refresh_requested`: reconnect now; `link_disabled`: Socket Mode was turned off. */
 export type SocketDisconnectReason = 'warning' | 'refresh_requested' | 'link_disabled';
 
+/**
+ * Why Slack gave an envelope up: a command or click not acknowledged within 3 s (`operation_timeout`, the error the
+ * person sees) or never carried by a link (`dispatch_failed`); an event after its last retry (`retries_exhausted`).
+ */
+export type SimSocketFailure = 'operation_timeout' | 'dispatch_failed' | 'retries_exhausted';
+
 /** An app's acknowledgement of one envelope (its `payload` is the ack body, e.g. a slash command's reply). */
 export interface SimSocketAck {
   envelopeId: string;
   type: SimSocketEnvelopeType;
   payload: Record<string, unknown>;
   at: number;
-  /** 0 = acknowledged on the first send, 1 = on the first redelivery, … */
+  /** Slack's attempt: 0 = the first, 1 = the first retry (events only), … */
   attempt: number;
   connection: number;
 }
 
-/** One envelope and what happened to it: every send (a redelivery after a lost link adds one) and its ack. */
+/** One envelope and what happened to it: every send (an event's retry adds one), its ack, or Slack giving up. */
 export interface SimSocketDelivery {
   envelopeId: string;
   type: SimSocketEnvelopeType;
@@ -114,11 +126,13 @@ export interface SimSocketDelivery {
   queuedAt: number;
   sends: { connection: number; at: number }[];
   ack?: SimSocketAck;
+  failed?: { error: SimSocketFailure; at: number };
 }
 
 export type SimSocketEvent =
   | { kind: 'connected' | 'closed'; connection: number; at: number }
-  | { kind: 'sent' | 'acked' | 'ack-lost' | 'stray-ack'; connection: number; envelopeId: string; at: number };
+  | { kind: 'sent' | 'acked' | 'ack-lost' | 'stray-ack'; connection: number; envelopeId: string; at: number }
+  | { kind: 'failed'; envelopeId: string; error: SimSocketFailure; at: number };
 
 /** Socket Mode as Slack speaks it: `apps.connections.open`, `hello`, envelopes and acks, `disconnect`, lost links. */
 export interface SimSocketMode {
@@ -131,8 +145,9 @@ export interface SimSocketMode {
   readonly connectionCount: number;
   readonly unacknowledged: SimSocketDelivery[];
   /**
-   * Queues an envelope for one open connection (or the next one to open); resolves with its ack. Sent again on
-   * the next connection while unacknowledged when its link goes. `timeoutMs`: reject when no ack came by then.
+   * Queues an envelope for one open connection (or the next one to open within the ack deadline); resolves with its
+   * ack. An event not acknowledged in time, or whose link went, is retried (socket-retries.ts); a command or click
+   * never is. Rejects when Slack gives it up (`failed` on the delivery), or when no ack came by `timeoutMs`.
    */
   deliver(
     type: SimSocketEnvelopeType,
@@ -145,10 +160,12 @@ export interface SimSocketMode {
   drop(): number;
   /** While true, new WebSocket connections are refused (HTTP 503 on the upgrade): the socket stays down. */
   refuse(refusing: boolean): void;
-  /** The next `times` acks are lost on the way: the link breaks as they arrive, so their envelopes are sent again. */
+  /** The next `times` acks are lost on the way: the link breaks as they arrive (an event is retried, nothing else). */
   loseNextAck(times?: number): void;
   /** The link is cut right after the next `times` envelopes are written to it. */
   dropAfterNextSend(times?: number): void;
+  /** Slack closes the link right behind the next `times` envelopes: the app reads each but cannot send its ack. */
+  closeAfterNextSend(times?: number): void;
   /** Resolves once `count` connections are open. */
   waitForConnections(count?: number, timeoutMs?: number): Promise<void>;
 }
@@ -167,7 +184,8 @@ export interface SimReaction {
 /** A message as conversations.history / replies return it (metadata only when asked for). */
 export interface SimMessage {
   type: 'message';
-  subtype?: 'thread_broadcast';
+  /** `tombstone`: a deleted message that still heads its thread's replies. */
+  subtype?: 'thread_broadcast' | 'tombstone';
   ts: string;
   user: string;
   bot_id?: string;
