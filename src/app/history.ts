@@ -1,8 +1,8 @@
 // The `savepoints` and `exceptions` queries (docs/commands.md#queries): read the target, its snapshots or events, and
 // build the views.
+import { flinkExceptionHistory, HISTORY_READ, type FlinkExceptionHistory } from '../domain/model/exception-history.js';
 import { jobExceptions } from '../domain/model/job-exceptions.js';
 import { deploymentNameOf, jobIdOf, jobStatusStateOf, uidOf } from '../domain/model/resource.js';
-import { getPath } from '../domain/model/merge-patch.js';
 import { snapshotHistory, LAST_STATE_PLACEHOLDER } from '../domain/model/snapshot-history.js';
 import { formatTarget, type Target } from '../domain/model/target.js';
 import { uriProblem } from '../domain/kit/language/values.js';
@@ -17,9 +17,11 @@ export type HistoryAnswer =
   | { kind: 'exceptions'; view: ExceptionsView }
   | { kind: 'refused'; message: string };
 
-/** Root exceptions come from Flink's REST API (docs/commands.md#flink-exceptions); said when it cannot be read. */
+/** Flink's exception history comes from its REST API (docs/commands.md#flink-exceptions); said when it cannot be read. */
 export const REST_NOT_READ =
-  "Flink's REST API is not reachable from the bot, so the job's root exceptions are not shown";
+  "Flink's REST API is not reachable from the bot, so only the operator's events are shown (Kubernetes keeps them for about an hour)";
+/** Said when Flink held more exceptions than the bot reads. */
+export const HISTORY_CUT = `Flink's exception history holds more than ${HISTORY_READ}; older ones were not read`;
 
 /** `restore <target> --from <path>` (without the slash command), or undefined when the parser would refuse the path. */
 export function restoreCommand(target: Target, path: string): string | undefined {
@@ -85,43 +87,31 @@ export class HistoryQueries {
         notes.push(`the events could not be read: ${problemOf(error, target)}`);
       }
     }
-    const roots = await this.rootExceptions(target, live.resource, limit);
-    if (roots === undefined) notes.push(REST_NOT_READ);
-    const found = jobExceptions(target, live.resource, events, limit, uid);
+    const history = await this.flinkHistory(target, live.resource);
+    if (history === undefined) notes.push(REST_NOT_READ);
+    else if (history.truncated) notes.push(HISTORY_CUT);
+    const found = jobExceptions(target, live.resource, events, limit, uid, history?.entries);
     const jobState = jobStatusStateOf(live.resource);
     const view: ExceptionsView = {
       target,
       ...found,
       limit,
       notes,
+      flinkHistory: history !== undefined,
       ...(jobState === undefined ? {} : { jobState }),
-      ...(roots ? { rootExceptions: roots } : {}),
     };
     return { kind: 'exceptions', view };
   }
 
-  /** The job's root exceptions from Flink REST, newest first; undefined when REST cannot be read. */
-  private async rootExceptions(
-    target: Target,
-    resource: unknown,
-    limit: number,
-  ): Promise<ExceptionsView['rootExceptions']> {
+  /** The job's exception history from Flink REST, newest first; undefined when REST cannot be read. */
+  private async flinkHistory(target: Target, resource: unknown): Promise<FlinkExceptionHistory | undefined> {
     const jobId = jobIdOf(resource);
     const clusterId = target.kind === 'FlinkSessionJob' ? deploymentNameOf(resource) : target.name;
     const rest = this.deps.clusters.rest(target);
     if (rest === undefined || jobId === undefined || clusterId === undefined) return undefined;
-    const answer = await rest.get(target.namespace, clusterId, `/jobs/${jobId}/exceptions`, { timeoutMs: 2_000 });
-    if (!answer.ok) return undefined;
-    const entries = getPath(answer.value, ['exceptionHistory', 'entries']);
-    return (Array.isArray(entries) ? entries : [])
-      .map((e) => ({
-        at: Number(getPath(e, ['timestamp'])) || 0,
-        name: String(getPath(e, ['stacktrace']) ?? getPath(e, ['exceptionName']) ?? '?').split('\n')[0] ?? '?',
-        task: getPath(e, ['taskName']),
-      }))
-      .map((e) => (typeof e.task === 'string' ? { at: e.at, name: e.name, task: e.task } : { at: e.at, name: e.name }))
-      .sort((a, b) => b.at - a.at)
-      .slice(0, limit);
+    const path = `/jobs/${jobId}/exceptions?maxExceptions=${HISTORY_READ}`;
+    const answer = await rest.get(target.namespace, clusterId, path, { timeoutMs: 2_000 });
+    return answer.ok ? flinkExceptionHistory(answer.value) : undefined;
   }
 
   private async readTarget(target: Target): Promise<{ ok: true; resource: unknown } | { ok: false; message: string }> {

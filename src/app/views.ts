@@ -121,10 +121,10 @@ export interface ExceptionsView {
   /** status.error as text. */
   error?: string;
   jobState?: string;
-  /** What could not be read, e.g. the events, or Flink's REST API (root exceptions). */
+  /** What could not be read, e.g. the events, or Flink's REST API (its exception history). */
   notes: string[];
-  /** The job's root exceptions from Flink REST (`/jobs/<id>/exceptions`), newest first, when reachable. */
-  rootExceptions?: { at: number; name: string; task?: string }[];
+  /** Flink's exception history was read (REST `/jobs/<id>/exceptions`), so the list holds its entries too. */
+  flinkHistory: boolean;
 }
 
 /** One operation as App Home lists it. */

@@ -5,7 +5,8 @@ import { ClientNodeFlinkRest } from '../../src/kube/flink-rest.js';
 import { loadKubeConfig } from '../../src/kube/client-node.js';
 import { startSimCluster, type SimCluster } from '@flink-chatops/sim/kube/cluster';
 import type { KubeObject } from '@flink-chatops/sim/kube/store';
-import { editSpec, statusOf, waitForStatus, waitStable } from '@flink-chatops/sim/testing/sim';
+import { EVENT_TTL_MS } from '@flink-chatops/sim/kube/event-ttl';
+import { editSpec, statusOf, waitFor, waitForStatus, waitStable } from '@flink-chatops/sim/testing/sim';
 import { deployment, sessionCluster, sessionJob } from '@flink-chatops/sim/testing/sim-resources';
 import { eventually, holds } from '../support/poll.js';
 
@@ -136,6 +137,37 @@ describe('Flink REST through services/<cluster-id>-rest:rest/proxy', () => {
       : [];
     expect(entries[0]?.timestamp).toBeGreaterThanOrEqual(entries[1]?.timestamp ?? 0);
     expect(entries[0]?.taskName).toBeTruthy();
+  });
+
+  it('/jobs/<id>/exceptions outlives the JobException events (a JobMaster keeps its history in memory, Flink JobExceptionsHandler; Events expire, kube-apiserver --event-ttl) and maxExceptions bounds it', async () => {
+    const job = await running('rest-history');
+    cluster.operator.setScenario(NS, 'rest-history', 'job-exceptions=3');
+    const history = async (query = '') => {
+      const a = await rest.get(NS, 'rest-history', `/jobs/${jobIdOf(job)}/exceptions${query}`);
+      return (a.ok ? a.value : {}) as {
+        exceptionHistory?: { entries: { stacktrace: string; taskName: string }[]; truncated: boolean };
+      };
+    };
+    const uid = job.metadata.uid;
+    const mine = () =>
+      cluster.store
+        .list('events', NS)
+        .filter((e) => e.reason === 'JobException' && (e.involvedObject as { uid?: string }).uid === uid);
+    await waitFor(cluster.store, () => mine().length === 3, 10_000, '3 JobException events', mine);
+    try {
+      cluster.eventExpiry.setTtl(0);
+      await waitFor(cluster.store, () => mine().length === 0, 5_000, 'the events to expire', mine);
+      const all = (await history()).exceptionHistory;
+      expect(all?.entries).toHaveLength(3);
+      expect(all?.truncated).toBe(false);
+      // The whole stack trace: the events carried its first 5 lines only.
+      expect(all?.entries[0]?.stacktrace.split('\n').length).toBeGreaterThan(6);
+      const one = (await history('?maxExceptions=1')).exceptionHistory;
+      expect(one?.entries).toHaveLength(1);
+      expect(one?.truncated).toBe(true);
+    } finally {
+      cluster.eventExpiry.setTtl(EVENT_TTL_MS);
+    }
   });
 
   it("a session job is read through its session cluster's service", async () => {

@@ -2,10 +2,11 @@
 import { once } from 'node:events';
 import { createLogger, parseArgs, type SubcommandHandler } from './bot.js';
 import { parseClockOffsetMs, SEEDS, startSimCluster, type Seed } from './kube/cluster.js';
+import { durationSeconds } from './kube/scenarios.js';
 import { isSpeed, SPEEDS } from './kube/speed.js';
 
 const USAGE =
-  'usage: flink-chatops sim-cluster [--port N] [--host ADDR] [--seed demo|none] [--speed fast|realistic] [--kubeconfig PATH] [--clock-offset DURATION]';
+  'usage: flink-chatops sim-cluster [--port N] [--host ADDR] [--seed demo|none] [--speed fast|realistic] [--kubeconfig PATH] [--clock-offset DURATION] [--event-ttl DURATION]';
 
 type Parsed =
   | {
@@ -16,6 +17,7 @@ type Parsed =
       speed: (typeof SPEEDS)[number];
       kubeconfig?: string;
       clockOffsetMs: number;
+      eventTtlMs?: number;
     }
   | { ok: false; message: string };
 
@@ -27,6 +29,7 @@ export function parseSimClusterArgs(args: string[]): Parsed {
     speed: 'value',
     kubeconfig: 'value',
     'clock-offset': 'value',
+    'event-ttl': 'value',
   });
   if (!parsed.ok) return parsed;
   if (parsed.positional.length > 0) return { ok: false, message: `unexpected argument "${parsed.positional[0]}"` };
@@ -51,12 +54,18 @@ export function parseSimClusterArgs(args: string[]): Parsed {
       ok: false,
       message: `--clock-offset must be a duration such as 30s, -30s or 2m, not "${String(parsed.values['clock-offset'])}"`,
     };
+  // How long Events live (kube-apiserver --event-ttl, 1 h unless told).
+  const ttl = parsed.values['event-ttl'];
+  const ttlSeconds = ttl === undefined ? undefined : durationSeconds(String(ttl));
+  if (ttl !== undefined && (ttlSeconds === undefined || ttlSeconds <= 0))
+    return { ok: false, message: `--event-ttl must be a duration such as 90s or 5m, not "${String(ttl)}"` };
   return {
     ok: true,
     port: Number(port),
     seed: seed as Seed,
     speed,
     clockOffsetMs,
+    ...(ttlSeconds === undefined ? {} : { eventTtlMs: Math.round(ttlSeconds * 1000) }),
     ...(host !== undefined ? { host } : {}),
     ...(kubeconfig !== undefined ? { kubeconfig } : {}),
   };
@@ -74,6 +83,7 @@ export const simClusterCommand: SubcommandHandler = async (args) => {
     seed: parsed.seed,
     speed: parsed.speed,
     clockOffsetMs: parsed.clockOffsetMs,
+    ...(parsed.eventTtlMs === undefined ? {} : { eventTtlMs: parsed.eventTtlMs }),
     logger,
     ...(parsed.host !== undefined ? { host: parsed.host } : {}),
     ...(parsed.kubeconfig !== undefined ? { kubeconfigPath: parsed.kubeconfig } : {}),

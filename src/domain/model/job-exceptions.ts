@@ -1,8 +1,12 @@
-// The `exceptions` answer's data (docs/commands.md#flink-exceptions): the target's JobException Warnings, its restarts
-// and status.error, newest first.
+// The `exceptions` answer's data (docs/commands.md#flink-exceptions): the target's exceptions from Flink's history and
+// the operator's JobException Warnings, each once, its restarts and status.error, newest first.
+import type { FlinkException } from './exception-history.js';
 import { isRecord } from './merge-patch.js';
 import { statusErrorOf } from './resource.js';
 import type { Target } from './target.js';
+
+/** Where an exception was found: the operator's events, Flink's exception history, or both. */
+export type ExceptionSource = 'events' | 'flink' | 'both';
 
 export interface JobExceptionEntry {
   /** Epoch ms the exception happened (`exception-timestamp`), else when the event was last seen. */
@@ -13,8 +17,9 @@ export interface JobExceptionEntry {
   headline: string;
   /** The whole message as the operator recorded it (a stack trace cut to its first lines). */
   message: string;
-  /** How often the operator saw this same exception (the event's `count`). */
+  /** How often the operator saw this same exception (the event's `count`); 1 for one only in Flink's history. */
   count: number;
+  source: ExceptionSource;
 }
 
 export interface RestartEntry {
@@ -26,7 +31,7 @@ export interface RestartEntry {
 
 export interface JobExceptions {
   exceptions: JobExceptionEntry[];
-  /** How many exception events there were before the limit. */
+  /** How many exceptions there were before the limit. */
   total: number;
   /** Task failovers the exceptions stand for (sum of counts): each restarted the failed tasks. */
   failovers: number;
@@ -88,24 +93,55 @@ function exceptionOf(e: RawEvent): JobExceptionEntry {
     headline,
     message: e.message,
     count: e.count,
+    source: 'events',
     ...(at === undefined ? {} : { at }),
     ...(task === undefined ? {} : { task }),
   };
 }
 
-/** What went wrong recently on the target, from its events and its status; `limit` caps the exceptions listed. */
+const HEADLINE_KEY = 500;
+const sameHeadline = (a: string, b: string): boolean => a.slice(0, HEADLINE_KEY) === b.slice(0, HEADLINE_KEY);
+
+/**
+ * Each exception once. The operator records every root exception of Flink's history as a JobException event
+ * (its first stack trace lines; the same text again bumps the event's `count`, its `exception-timestamp` the
+ * newest), so an event stands for up to `count` history entries with its first line, none newer than it.
+ */
+function merged(events: JobExceptionEntry[], flink: readonly FlinkException[]): JobExceptionEntry[] {
+  const unmatched = [...flink];
+  const fromEvents = events.map((e): JobExceptionEntry => {
+    let folded = 0;
+    for (let i = 0; i < unmatched.length && folded < e.count;) {
+      const f = unmatched[i] as FlinkException;
+      if (sameHeadline(f.headline, e.headline) && (e.at === undefined || f.at <= e.at)) {
+        unmatched.splice(i, 1);
+        folded++;
+      } else i++;
+    }
+    return folded > 0 ? { ...e, source: 'both' } : e;
+  });
+  const fromFlink = unmatched.map((f): JobExceptionEntry => ({ ...f, count: 1, source: 'flink' }));
+  return [...fromEvents, ...fromFlink].sort(newestFirst);
+}
+
+/**
+ * What went wrong recently on the target, from its events, Flink's exception history (`flink`, when read) and its
+ * status; `limit` caps the exceptions listed.
+ */
 export function jobExceptions(
   target: Target,
   resource: unknown,
   events: readonly unknown[],
   limit: number,
   uid?: string,
+  flink: readonly FlinkException[] = [],
 ): JobExceptions {
   const mine = events.map((raw) => readEvent(raw, target, uid)).filter((e): e is RawEvent => e !== undefined);
-  const exceptions = mine
+  const fromEvents = mine
     .filter((e) => e.type === 'Warning' && e.reason === JOB_EXCEPTION_REASON)
     .map(exceptionOf)
     .sort(newestFirst);
+  const exceptions = merged(fromEvents, flink);
   const restarts = mine
     .filter((e) => e.reason === 'JobStatusChanged' && RESTART.test(e.message))
     .map((e) => ({ message: e.message, count: e.count, ...(e.lastSeen === undefined ? {} : { at: e.lastSeen }) }))

@@ -77,15 +77,27 @@ export function renderSavepoints(view: SavepointsView, ctx: RenderContext): Slac
   return enforceLimits({ text: escapeText(text), blocks });
 }
 
+const SOURCES_SAID =
+  "_Flink_: the job's exception history (its current run, kept by the JobManager); _events_: the operator's JobException events (Kubernetes keeps them for about an hour).";
+const NONE_ANYWHERE = "_No exceptions in Flink's exception history of the current run, nor in the events._";
+const NONE_IN_EVENTS = '_No JobException warnings in the events (Kubernetes keeps events for about an hour)._';
+
 /** Exceptions get this much of the message's character budget, shared between them. */
 const EXCEPTIONS_BUDGET = 7000;
 /** Rendered one block each; more are counted in "…and N more". */
 const MAX_EXCEPTION_BLOCKS = 30;
 
+/** Where each exception was found, as the list says it. */
+const SOURCES: Record<ExceptionsView['exceptions'][number]['source'], string> = {
+  events: 'events',
+  flink: 'Flink',
+  both: 'Flink, events',
+};
+
 function exceptionBlock(e: ExceptionsView['exceptions'][number], headlineChars: number): Block {
   const when = e.at === undefined ? 'time unknown' : slackDate(e.at);
   const task = e.task === undefined ? '_task unknown_' : `*${userText(e.task, 150)}*`;
-  const times = e.count > 1 ? ` · ×${e.count}` : '';
+  const times = `${e.count > 1 ? ` · ×${e.count}` : ''} · _${SOURCES[e.source]}_`;
   const more = e.message.split('\n').length - 1;
   const trace = more > 0 ? `\n_stack trace: ${plural(more, 'more line')} not shown_` : '';
   return section(`• ${when} · ${task}${times}\n${userText(e.headline, headlineChars)}${trace}`);
@@ -123,28 +135,15 @@ export function renderExceptions(view: ExceptionsView, _ctx: RenderContext): Sla
       ['Task failovers', String(view.failovers)],
       ['Restarts / failures', String(view.restarts.reduce((n, r) => n + r.count, 0))],
     ]),
-    context(`${shown}Newest first; each exception shows its first line only.${notes === '' ? '' : ` ${notes}.`}`),
+    context(
+      `${shown}Newest first; each exception shows its first line only. ${SOURCES_SAID}${notes === '' ? '' : ` ${notes}.`}`,
+    ),
   ];
   if (view.error !== undefined)
     blocks.push(section(`:warning: *Operator error* (\`status.error\`): ${userText(view.error, ERROR_CHARS)}`));
   blocks.push(section(`*Restarts*\n${restartLines(view)}`));
-  if (view.rootExceptions !== undefined)
-    blocks.push(section(`*Root exceptions* (Flink REST)\n${rootLines(view.rootExceptions)}`));
-  if (listed.length === 0)
-    blocks.push(section('_No JobException warnings in the events (Kubernetes keeps events for about an hour)._'));
+  if (listed.length === 0) blocks.push(section(view.flinkHistory ? NONE_ANYWHERE : NONE_IN_EVENTS));
   for (const e of listed) blocks.push(exceptionBlock(e, headlineChars));
   const text = `Exceptions of ${target}: ${plural(view.total, 'exception')}, ${plural(view.failovers, 'task failover')}${view.error ? `; error: ${oneLine(view.error)}` : ''}`;
   return enforceLimits({ text: escapeText(text), blocks });
-}
-
-/** `• 10:42:05 UTC java.io.IOException: … (task)`, or that the job has none. */
-function rootLines(roots: NonNullable<ExceptionsView['rootExceptions']>): string {
-  if (roots.length === 0) return "_none in the job's exception history_";
-  return roots
-    .slice(0, 10)
-    .map(
-      (r) =>
-        `• ${new Date(r.at).toISOString().slice(11, 19)} UTC ${userText(r.name, 200)}${r.task ? ` (${escapeText(r.task)})` : ''}`,
-    )
-    .join('\n');
 }

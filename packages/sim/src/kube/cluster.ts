@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '../bot.js';
+import { EventExpiry } from './event-ttl.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { startSimOperator, type SimOperator } from './operator.js';
 import { seedDemo } from './seed.js';
@@ -44,6 +45,8 @@ export interface SimClusterOptions {
   operatorVersion?: OperatorVersion;
   /** The release its CRDs come from (default: the operator's). */
   crdVersion?: OperatorVersion;
+  /** How long an Event lives after its last write (kube-apiserver `--event-ttl`; default 1 h). */
+  eventTtlMs?: number;
 }
 
 export interface SimCluster {
@@ -61,6 +64,8 @@ export interface SimCluster {
   seeded: Promise<void>;
   /** The operator and CRD releases this cluster simulates (versions.ts). */
   versions: SimVersions;
+  /** Removes Events their TTL after their last write; `eventExpiry.setTtl(ms)` shortens it (docs/sandbox.md#events-expire). */
+  eventExpiry: EventExpiry;
   close(): Promise<void>;
 }
 
@@ -85,6 +90,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     schema: (resource) => (isFlinkResource(resource) ? crdSchema(resource, versions.crd) : undefined),
     now: offsetClock(options.clockOffsetMs ?? 0),
   });
+  const eventExpiry = new EventExpiry(store, options.eventTtlMs);
   const speed = options.speed ?? 'fast';
   // What the simulated JobManagers know beyond the CR status: written by the operator model, read by REST.
   const jobManagers = new JobManagerState();
@@ -115,6 +121,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
   } catch (error) {
     pods.close();
     gitops.close();
+    eventExpiry.close();
     await operator.close();
     throw error;
   }
@@ -131,6 +138,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
       await seeded.catch(() => undefined);
       gitops.close();
       pods.close();
+      eventExpiry.close();
       await operator.close();
       await server.close();
       if (tempDir) await rm(tempDir, { recursive: true, force: true });
@@ -148,6 +156,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     kubeconfigPath,
     seeded,
     versions,
+    eventExpiry,
     close,
   };
 }

@@ -45,6 +45,9 @@ function unavailable(service: string): RestAnswer {
   };
 }
 
+/** Flink's JobExceptionsHandler reports this many history entries when `maxExceptions` is not given. */
+const MAX_EXCEPTIONS_REPORTED = 20;
+
 const notFound = (what: string): RestAnswer => ({ status: 404, body: { errors: [what] } });
 
 /** The job a JobManager runs under `jobId`: the deployment's own, or one of the session cluster's jobs. */
@@ -60,7 +63,7 @@ export class FlinkRest {
   constructor(private readonly options: FlinkRestOptions) {}
 
   /** Answers a proxied GET to `service` (e.g. `orders-rest:rest`) for `path` (e.g. `/jobs/<id>/checkpoints`). */
-  get(namespace: string, service: string, path: string): RestAnswer {
+  get(namespace: string, service: string, path: string, query = new URLSearchParams()): RestAnswer {
     const name = service.replace(/:[^:]*$/, '');
     const clusterId = name.endsWith('-rest') ? name.slice(0, -'-rest'.length) : undefined;
     const cluster =
@@ -94,9 +97,9 @@ export class FlinkRest {
       case '/checkpoints':
         return { status: 200, body: checkpoints(this.view(job, cluster)) };
       case '/exceptions':
-        return { status: 200, body: this.exceptions(job) };
+        return { status: 200, body: this.exceptions(job, query) };
       case '/metrics':
-        return { status: 200, body: [{ id: 'numRestarts', value: String(this.failovers(job).length) }] };
+        return { status: 200, body: [{ id: 'numRestarts', value: String(this.history(job).restarts) }] };
       default:
         return { status: 200, body: jobDetails(this.view(job, cluster)) };
     }
@@ -112,32 +115,24 @@ export class FlinkRest {
   }
 
   /**
-   * The root exceptions of the job's current run: a JobMaster's exception history (and `numRestarts`) starts
-   * empty with each run, so failovers before a redeploy do not count for the new one.
+   * The job's current run's exception history, as its JobMaster keeps it (jobmanager-state.ts): newest first, at
+   * most `maxExceptions` (Flink JobExceptionsHandler, default 20) with `truncated` when more were left out.
    */
-  private failovers(job: KubeObject): KubeObject[] {
-    const started = Number(rec(rec(job.status).jobStatus).startTime ?? 0) || 0;
-    return this.options.store
-      .list('events', job.metadata.namespace)
-      .filter((e) => e.reason === 'JobException' && rec(e.involvedObject).uid === job.metadata.uid)
-      .filter((e) => (Date.parse(String(rec(e.metadata.annotations)['exception-timestamp'] ?? '')) || 0) >= started);
+  private exceptions(job: KubeObject, query: URLSearchParams): Raw {
+    const max = Number(query.get('maxExceptions') ?? MAX_EXCEPTIONS_REPORTED);
+    const entries = this.history(job).entries;
+    const limit = Number.isSafeInteger(max) && max >= 0 ? max : MAX_EXCEPTIONS_REPORTED;
+    return { exceptionHistory: { entries: entries.slice(0, limit), truncated: entries.length > limit } };
   }
 
-  private exceptions(job: KubeObject): Raw {
-    const entries = this.failovers(job)
-      .map((e) => {
-        const annotations = rec(e.metadata.annotations);
-        const stacktrace = String(e.message ?? '');
-        const timestamp = Date.parse(String(annotations['exception-timestamp'] ?? e.lastTimestamp ?? '')) || this.now();
-        return {
-          exceptionName: stacktrace.split(':')[0] ?? 'java.lang.Exception',
-          stacktrace,
-          timestamp,
-          taskName: annotations['task-name'] ?? null,
-        };
-      })
-      .sort((a, b) => b.timestamp - a.timestamp);
-    return { exceptionHistory: { entries, truncated: false } };
+  /** A JobMaster's exception history starts empty with each run, so failovers before a redeploy do not count. */
+  private history(job: KubeObject): ReturnType<JobManagerState['exceptionHistory']> {
+    const jobStatus = rec(rec(job.status).jobStatus);
+    const found = this.options.jobManagers?.exceptionHistory(
+      String(jobStatus.jobId),
+      String(jobStatus.startTime ?? ''),
+    );
+    return found ?? { entries: [], restarts: 0 };
   }
 
   private now(): number {

@@ -1,10 +1,11 @@
-// What the operator's observer records when a simulated job's tasks fail: a `JobException` Warning per new root
-// exception in the job's exception history (Flink REST `/exceptions` and `numRestarts` are read from them), and
-// for a job that fails for good the `Error` event, `JobStatusChanged` and the FAILED status.
+// What happens when a simulated job's tasks fail: the JobMaster adds the root exception to the run's exception
+// history (Flink REST `/exceptions` and `numRestarts` read it), the operator's observer records a `JobException`
+// Warning for it, and for a job that fails for good the `Error` event, `JobStatusChanged` and the FAILED status.
 import { COMPONENTS, EVENT_TYPES, jobExceptionKey, recordEvent } from './events.js';
 import { errorJson, writeStatus, type ErrorCause } from './flink-status.js';
 import { exceptionChain } from './reconcile-errors.js';
 import { jobConf, refOf } from './resource-conf.js';
+import { EXCEPTION_HISTORY_SIZE, type JobManagerState } from './jobmanager-state.js';
 import { checkpointDir, effectiveParallelism, type Spec } from './spec-json.js';
 import { scaledMs, type Speed } from './speed.js';
 import type { KubeObject, SimStore } from './store.js';
@@ -24,6 +25,7 @@ export interface ObserverEnv {
   store: SimStore;
   speed: Speed;
   random: () => number;
+  jobManagers: JobManagerState;
 }
 
 /** One root exception of the job's history, as the observer reports it: `JobException` with its annotations. */
@@ -31,7 +33,10 @@ export function emitJobException(env: ObserverEnv, object: KubeObject, headline:
   const { store, random } = env;
   const parallelism = effectiveParallelism((object.spec ?? {}) as Spec);
   const task = `${TASKS[n % TASKS.length] as string} (${1 + Math.floor(random() * parallelism)}/${parallelism})`;
-  const message = stackTraceHead(`${headline} in ${task}`);
+  const trace = stackTrace(`${headline} in ${task}`);
+  const message = [...trace.slice(0, STACKTRACE_LINES), `... (${trace.length - STACKTRACE_LINES} more lines)`].join(
+    '\n',
+  );
   // The exception happened a moment (0.5–2.5 s of operator time) before the observer fetched the history.
   const at = new Date(store.now().getTime() - scaledMs(env.speed, 0.5 + random() * 2));
   const annotations = {
@@ -40,6 +45,19 @@ export function emitJobException(env: ObserverEnv, object: KubeObject, headline:
     endpoint: `10.244.${1 + Math.floor(random() * 8)}.${10 + Math.floor(random() * 200)}:6121`,
     'tm-id': `${object.metadata.name}-taskmanager-1-${1 + Math.floor(random() * 4)}`,
   };
+  const jobStatus = (object.status?.jobStatus ?? {}) as { jobId?: string; startTime?: string };
+  if (jobStatus.jobId !== undefined) {
+    const entry = {
+      exceptionName: headline.split(':')[0] ?? 'java.lang.Exception',
+      stacktrace: trace.join('\n'),
+      timestamp: at.getTime(),
+      taskName: task,
+      endpoint: annotations.endpoint,
+      taskManagerId: annotations['tm-id'],
+    };
+    const size = Number(jobConf(store, object)['web.exception-history-size'] ?? EXCEPTION_HISTORY_SIZE);
+    env.jobManagers.recordException(jobStatus.jobId, String(jobStatus.startTime ?? ''), entry, size);
+  }
   recordEvent(store, {
     involved: object,
     type: EVENT_TYPES.warning,
@@ -113,16 +131,19 @@ export function recordJobFailure(env: ObserverEnv, object: KubeObject, cause = s
   );
 }
 
-/** The first lines of the stack trace, cut as kubernetes.operator.events.exceptions.stacktrace-lines (5) cuts them. */
-function stackTraceHead(headline: string): string {
+/** kubernetes.operator.events.exceptions.stacktrace-lines (5): the event carries this many lines of the trace. */
+const STACKTRACE_LINES = 5;
+
+/** A stack trace of 36 lines, as Flink's exception history holds it. */
+function stackTrace(headline: string): string[] {
   return [
     headline,
     '\tat org.apache.flink.streaming.examples.statemachine.StateMachineExample$StateMachineMapper.flatMap(StateMachineExample.java:214)',
     '\tat org.apache.flink.streaming.api.operators.StreamFlatMap.processElement(StreamFlatMap.java:47)',
     '\tat org.apache.flink.streaming.runtime.tasks.OneInputStreamTask$StreamTaskNetworkOutput.emitRecord(OneInputStreamTask.java:238)',
     '\tat org.apache.flink.streaming.runtime.io.AbstractStreamTaskNetworkInput.processElement(AbstractStreamTaskNetworkInput.java:157)',
-    '... (31 more lines)',
-  ].join('\n');
+    ...Array.from({ length: 31 }, () => '\tat org.apache.flink.runtime.taskmanager.Task.run(Task.java:566)'),
+  ];
 }
 
 /** java.time.Instant#toString: milliseconds only when there are some. */

@@ -1,7 +1,8 @@
 // What a simulated JobManager knows that the operator's CR status does not: rescales still under way inside
 // Flink (adaptive scheduler), savepoints Flink completed that the operator stopped tracking, checkpoints a
-// job restored from its HA metadata, when a run's checkpoints start to fail, the max parallelism of each run's
-// vertices and of the state a resource's next restore reads. Shared by the operator model (writes) and the REST API (reads).
+// job restored from its HA metadata, when a run's checkpoints start to fail, each run's exception history, the max
+// parallelism of each run's vertices and of the state a resource's next restore reads. Shared by the operator model
+// (writes) and the REST API (reads).
 
 import type { RestoreRefusal, SettledRun } from './max-parallelism.js';
 
@@ -29,6 +30,21 @@ export interface HaRestore {
   at: number;
 }
 
+/** One entry of a JobMaster's exception history (REST `exceptionHistory.entries`). */
+export interface ExceptionEntry {
+  exceptionName: string;
+  /** The whole stack trace (the operator's JobException event carries only its first lines). */
+  stacktrace: string;
+  /** ms (the JobManager's clock). */
+  timestamp: number;
+  taskName: string | null;
+  endpoint: string | null;
+  taskManagerId: string | null;
+}
+
+/** `web.exception-history-size`'s default: a JobMaster keeps this many of a run's newest root exceptions. */
+export const EXCEPTION_HISTORY_SIZE = 16;
+
 /** Per Flink job id; forgotten never (a simulator runs for minutes, not months). */
 export class JobManagerState {
   private readonly rescales = new Map<string, PendingRescale>();
@@ -36,6 +52,8 @@ export class JobManagerState {
   private readonly haRestores = new Map<string, HaRestore>();
   /** Per job id: the run (its start time) whose checkpoints fail from `from` (ms) on. */
   private readonly checkpointFailures = new Map<string, { startTime: string; from: number }>();
+  /** Per job id: the run (its start time) whose exception history this is, newest first, and its restarts. */
+  private readonly exceptions = new Map<string, { startTime: string; entries: ExceptionEntry[]; restarts: number }>();
   private readonly savepointWaiters: ((jobId: string) => void)[] = [];
   /** Per resource: the vertex maxima its latest state (checkpoints, savepoints) was written with. */
   private readonly stateMaxima = new Map<string, ReadonlyMap<string, number>>();
@@ -121,5 +139,25 @@ export class JobManagerState {
   checkpointsFailingFrom(jobId: string, startTime: string): number | undefined {
     const failure = this.checkpointFailures.get(jobId);
     return failure?.startTime === startTime ? failure.from : undefined;
+  }
+
+  /**
+   * The run started at `startTime` handled a root exception. Its JobMaster keeps the newest `size` of them in
+   * memory, independent of Kubernetes: they outlive the operator's events and are gone with the run.
+   */
+  recordException(jobId: string, startTime: string, entry: ExceptionEntry, size = EXCEPTION_HISTORY_SIZE): void {
+    const known = this.exceptions.get(jobId);
+    const run = known?.startTime === startTime ? known : { startTime, entries: [], restarts: 0 };
+    run.entries = [entry, ...run.entries].slice(0, Math.max(0, size));
+    run.restarts += 1;
+    this.exceptions.set(jobId, run);
+  }
+
+  /** The exception history of the run started at `startTime`, newest first, and how many it handled in all. */
+  exceptionHistory(jobId: string, startTime: string): { entries: ExceptionEntry[]; restarts: number } {
+    const run = this.exceptions.get(jobId);
+    return run?.startTime === startTime
+      ? { entries: [...run.entries], restarts: run.restarts }
+      : { entries: [], restarts: 0 };
   }
 }

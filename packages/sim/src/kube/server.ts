@@ -252,6 +252,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, parts: Parts): 
       route.namespace,
       route.service,
       url.pathname.slice(url.pathname.indexOf('/proxy') + '/proxy'.length) || '/',
+      url.searchParams,
     );
     if (lose) req.socket.destroy();
     else if (method !== 'GET') sendError(res, errors.methodNotAllowed(method, 'services/proxy'));

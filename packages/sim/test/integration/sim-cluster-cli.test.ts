@@ -9,6 +9,7 @@ import { createInterface } from 'node:readline';
 import { CustomObjectsApi, KubeConfig, Watch } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/kube/store.js';
+import { parseSimClusterArgs } from '../../src/sim-cluster-cli.js';
 import { collectWatch } from '../support/kube.js';
 
 const BIN = new URL('../../../../bin/flink-chatops.js', import.meta.url).pathname;
@@ -116,8 +117,15 @@ describe('flink-chatops sim-cluster', () => {
     expect(code).toBe(0);
   });
 
+  it('--event-ttl sets how long Events live (kube-apiserver --event-ttl); one hour unless given', () => {
+    expect(parseSimClusterArgs(['--event-ttl', '90s'])).toMatchObject({ ok: true, eventTtlMs: 90_000 });
+    expect(parseSimClusterArgs([])).not.toHaveProperty('eventTtlMs');
+  });
+
   it.each([
     [['--clock-offset', 'later'], '--clock-offset must be a duration such as 30s, -30s or 2m, not "later"'],
+    [['--event-ttl', 'soon'], '--event-ttl must be a duration such as 90s or 5m, not "soon"'],
+    [['--event-ttl', '0'], '--event-ttl must be a duration such as 90s or 5m, not "0"'],
     [['--speed', 'warp'], '--speed must be one of fast, realistic, not "warp"'],
     [['--port', 'eighty'], '--port must be a port number 0–65535'],
     [['--port', '70000'], '--port must be a port number 0–65535'],

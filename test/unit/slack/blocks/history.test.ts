@@ -186,6 +186,7 @@ describe('jobExceptions and renderExceptions', () => {
         headline: `java.lang.OutOfMemoryError: ${huge}`,
         message: `${huge}\n${'\tat x\n'.repeat(500)}`,
         count: 1,
+        source: 'events' as const,
       })),
       total: 250,
       limit: 100,
@@ -198,6 +199,7 @@ describe('jobExceptions and renderExceptions', () => {
       error: huge,
       jobState: 'RESTARTING',
       notes: ["Flink's REST API is not reachable from the bot"],
+      flinkHistory: false,
     };
     const m = renderExceptions(view, CTX);
     expectValid(m);
