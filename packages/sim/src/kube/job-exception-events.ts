@@ -2,7 +2,8 @@
 // history (Flink REST `/exceptions` and `numRestarts` read it), the operator's observer records a `JobException`
 // Warning for it, and for a job that fails for good the `Error` event, `JobStatusChanged` and the FAILED status.
 import { COMPONENTS, EVENT_TYPES, jobExceptionKey, recordEvent } from './events.js';
-import { errorJson, writeStatus, type ErrorCause } from './flink-status.js';
+import { errorJson, writeStatus } from './flink-status.js';
+import type { JobFailure } from './job-failure.js';
 import { exceptionChain } from './reconcile-errors.js';
 import { jobConf, refOf } from './resource-conf.js';
 import { EXCEPTION_HISTORY_SIZE, type JobManagerState } from './jobmanager-state.js';
@@ -67,17 +68,6 @@ export function emitJobException(env: ObserverEnv, object: KubeObject, headline:
     messageKey: jobExceptionKey(message),
     annotations,
   });
-}
-
-/** Why a job failed for good: the root exception its history shows, and the causes the operator records. */
-export interface JobFailure {
-  /** `<exception class>: <message>`, the entry of the exception history. */
-  root: string;
-  causes: ErrorCause[];
-  /** What the failure arrives wrapped in (Flink's "Recovery is suppressed …" unless given). */
-  wrapper?: { type: string; message: string };
-  /** False for a job that failed before it ran: no checkpoint of it becomes the path to resume from. */
-  checkpointed?: boolean;
 }
 
 /** The `job-failure` knob's failure: the job's own code throws. */

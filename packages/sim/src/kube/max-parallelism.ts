@@ -1,7 +1,7 @@
 // The max parallelism of a simulated job's vertices as Flink settles it when the job starts
 // (docs/sandbox.md#max-parallelism): `pipeline.max-parallelism` when set, else the restored state's, else derived
 // from the vertex's parallelism; a restore whose parallelism exceeds the state's fails the job.
-import type { JobFailure } from './job-exception-events.js';
+import type { JobFailure } from './job-failure.js';
 
 /** Flink's bounds for a derived max parallelism (KeyGroupRangeAssignment). */
 const DERIVED_FLOOR = 128;

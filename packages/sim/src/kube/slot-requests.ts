@@ -1,7 +1,7 @@
 // Subtasks that never get a slot (the `tasks-waiting` knob): Flink fails the job once its slot request has waited
 // `slot.request.timeout` (5 min unless configured), with NoResourceAvailableException as the root exception
 // (docs/sandbox.md#subtasks-and-vertex-status).
-import type { JobFailure } from './job-exception-events.js';
+import type { JobFailure } from './job-failure.js';
 import { parseFlinkDurationSeconds } from './speed.js';
 import type { FlinkConf } from './spec-json.js';
 
