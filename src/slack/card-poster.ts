@@ -78,31 +78,39 @@ export class SlackCardPoster implements CardPoster {
 
   /**
    * Our card in the channel, by its metadata, posted since shortly before `since` (ms on the real clock); `unknown`
-   * when the channel could not be read (or holds more since then than is read).
+   * when the channel could not be read (or holds more since then than is read). A 429 is waited out within the 429
+   * budget: under Slack's 2025 limits for apps outside the Marketplace a channel is read a page a minute.
    */
   async findPosted(record: OperationRecord, since: number): Promise<FoundCard> {
-    try {
-      let cursor: string | undefined;
-      for (let page = 0; page < LOOKUP_PAGES; page++) {
-        const history = await this.client.conversations.history({
+    let cursor: string | undefined;
+    let waited = 0;
+    for (let page = 0; page < LOOKUP_PAGES;) {
+      let history: webApi.ConversationsHistoryResponse;
+      try {
+        history = await this.client.conversations.history({
           channel: record.channel,
           oldest: (Math.max(0, since - 60_000) / 1000).toFixed(6),
           include_all_metadata: true,
           limit: 200,
           ...(cursor === undefined ? {} : { cursor }),
         });
-        const card = history.messages?.find((m) => {
-          const metadata = (m as { metadata?: { event_type?: string; event_payload?: { op?: unknown } } }).metadata;
-          return metadata?.event_type === METADATA_EVENT_TYPE && metadata.event_payload?.op === record.id;
-        });
-        if (card?.ts) return { type: 'found', ts: card.ts };
-        cursor = history.response_metadata?.next_cursor;
-        if (!history.has_more || !cursor) return { type: 'absent' };
+      } catch (error) {
+        const ms = retryAfterMs(error);
+        if (ms === undefined || waited + ms > this.maxWaitMs) return { type: 'unknown' };
+        await this.sleep(ms);
+        waited += ms;
+        continue;
       }
-      return { type: 'unknown' };
-    } catch {
-      return { type: 'unknown' };
+      page += 1;
+      const card = history.messages?.find((m) => {
+        const metadata = (m as { metadata?: { event_type?: string; event_payload?: { op?: unknown } } }).metadata;
+        return metadata?.event_type === METADATA_EVENT_TYPE && metadata.event_payload?.op === record.id;
+      });
+      if (card?.ts) return { type: 'found', ts: card.ts };
+      cursor = history.response_metadata?.next_cursor;
+      if (!history.has_more || !cursor) return { type: 'absent' };
     }
+    return { type: 'unknown' };
   }
 
   /** The sweep's: a card its bot posted before it stopped is the outcome; else it is posted now. */
@@ -139,8 +147,8 @@ export class SlackCardPoster implements CardPoster {
         if (error instanceof ClaimLost) return { ok: false, error: 'card_claim_lost', leave: true };
         const code = slackErrorCode(error);
         if (attempt >= this.maxAttempts) return { ok: false, error: code };
-        if (code === 'ratelimited') {
-          const ms = Math.max(1, (error as { retryAfter?: number }).retryAfter ?? 1) * 1000;
+        const ms = retryAfterMs(error);
+        if (ms !== undefined) {
           // Every replica's next post to the channel waits it out too.
           await this.pacer?.holdFor(record.channel, ms).catch(() => undefined);
           if (waited + ms > this.maxWaitMs) return { ok: false, error: code };
@@ -171,4 +179,10 @@ export class SlackCardPoster implements CardPoster {
       return post();
     }
   }
+}
+
+/** A 429's Retry-After in ms (at least a second), or undefined for any other failure. */
+function retryAfterMs(error: unknown): number | undefined {
+  if (slackErrorCode(error) !== 'ratelimited') return undefined;
+  return Math.max(1, (error as { retryAfter?: number }).retryAfter ?? 1) * 1000;
 }

@@ -167,6 +167,18 @@ describe('posts of unknown outcome', () => {
     expect(sim.calls.some((c) => c.method === 'conversations.history')).toBe(true);
   });
 
+  it("under Slack's 2025 limits outside the Marketplace (history once a minute) the lost post is found in one read", async () => {
+    await sim.close();
+    sim = await startTestSlack(Infinity, { nonMarketplaceReads: true });
+    sim.faults.timeoutNext('chat.postMessage');
+    await startDelivery();
+    const incident = await observe('orders', [restarting(3)]);
+    await shown(incident);
+    await settled();
+    expect(alertsIn()).toHaveLength(1);
+    expect(sim.calls.filter((c) => c.method === 'conversations.history').map((c) => c.status)).toEqual([200]);
+  });
+
   it('a replica stopped mid-post leaves it to another, which finds the post instead of posting again', async () => {
     sim.faults.timeoutNext('chat.postMessage');
     const first = await startDelivery();

@@ -134,3 +134,32 @@ it('a poster whose claim lapsed during its Retry-After does not post when the wa
   // The new holder's claim is untouched.
   expect(await t.redis.get(key)).toBe('the-sweep');
 });
+
+it("under Slack's 2025 limits outside the Marketplace, resuming finds a card 20 messages deep after one Retry-After", async () => {
+  // One conversations.history a minute, 15 messages a page (the simulated Slack's nonMarketplaceReads); the poster's
+  // waits move the simulated Slack's clock, so a minute's Retry-After passes at once.
+  await sim.close();
+  let clock = Date.now();
+  sim = await startSimSlack({
+    botToken: 'xoxb-cards',
+    users: [{ id: 'U0ALICE', name: 'alice' }],
+    channels: [{ id: CHANNEL, name: 'cards' }],
+    nonMarketplaceReads: true,
+    now: () => clock,
+  });
+  const waits: number[] = [];
+  const sleep = async (ms: number) => {
+    waits.push(ms);
+    clock += ms;
+  };
+  const record = { ...acceptedRecord(), channel: CHANNEL };
+  const later = () => record.createdAt + 25_000;
+  const first = await poster([], {}, later).postCard(record);
+  for (let i = 0; i < 20; i++) sim.postAsUser(CHANNEL, 'U0ALICE', `chatter ${i}`);
+  const resumed = await poster(waits, { sleep }, later).postCard(record, { resuming: true });
+  expect(resumed).toEqual(first);
+  expect(posts()).toHaveLength(1);
+  expect(waits).toEqual([60_000]);
+  const reads = sim.calls.filter((c) => c.method === 'conversations.history');
+  expect(reads.map((c) => c.status)).toEqual([200, 429, 200]);
+});

@@ -6,7 +6,7 @@ import type { EntryInput, OperationRecord } from '../../src/domain/engines/opera
 import type { OperationState } from '../../src/domain/model/lifecycle.js';
 import type { Target } from '../../src/domain/model/target.js';
 import { createLogger } from '../../src/log.js';
-import { startSimSlack, type SimMessage, type SimSlack } from '@flink-chatops/sim/slack-api';
+import { startSimSlack, type SimMessage, type SimSlack, type SimSlackOptions } from '@flink-chatops/sim/slack-api';
 import { carriedBy, renderCard, threadReplyWanted } from '../../src/slack/blocks/index.js';
 import { DeliveryState, postField } from '../../src/store/delivery.js';
 import {
@@ -29,7 +29,7 @@ export const ORDERS: Target = { kind: 'FlinkDeployment', namespace: 'streaming-p
 /** The client's timeout in tests: short, so a lost response is noticed quickly. */
 export const TEST_TIMEOUT_MS = 400;
 
-export async function startTestSlack(postsPerSecond = Infinity): Promise<SimSlack> {
+export async function startTestSlack(postsPerSecond = Infinity, extra: SimSlackOptions = {}): Promise<SimSlack> {
   return startSimSlack({
     botToken: TOKEN,
     users: [
@@ -41,6 +41,7 @@ export async function startTestSlack(postsPerSecond = Infinity): Promise<SimSlac
       { id: INCIDENTS, name: 'incidents' },
     ],
     chatPostMessagePerChannelPerSecond: postsPerSecond,
+    ...extra,
   });
 }
 

@@ -7,6 +7,8 @@ import type { SimChannel, SimMessage } from './types.js';
 export interface MethodContext {
   ws: Workspace;
   permalinkBase: string;
+  /** The most messages conversations.history/replies return a page (1000; 15 under ratelimit.ts's 2025 rule). */
+  readPageMax: number;
 }
 
 export type Handler = (args: Args, ctx: MethodContext) => SlackBody;

@@ -55,8 +55,8 @@ function inRange(messages: SimMessage[], args: Args): SimMessage[] | undefined {
 type Page = { ok: true; items: SimMessage[]; nextCursor: string } | { ok: false };
 
 /** Cursors look like Slack's: base64 of `next_ts:<ts of the first message of the next page>`. */
-function paginate(list: SimMessage[], args: Args, defaultLimit: number): Page {
-  const limit = Math.min(Math.max(int(args, 'limit') ?? defaultLimit, 1), 1000);
+function paginate(list: SimMessage[], args: Args, defaultLimit: number, pageMax: number): Page {
+  const limit = Math.min(Math.max(int(args, 'limit') ?? defaultLimit, 1), pageMax);
   const cursor = str(args, 'cursor');
   let start = 0;
   if (cursor !== undefined) {
@@ -70,12 +70,12 @@ function paginate(list: SimMessage[], args: Args, defaultLimit: number): Page {
   return { ok: true, items, nextCursor };
 }
 
-export const history: Handler = (args, { ws }) => {
+export const history: Handler = (args, { ws, readPageMax }) => {
   const channel = readableChannel(ws, str(args, 'channel'));
   if (typeof channel === 'string') return fail(channel);
   const ranged = inRange(ws.topLevel(channel.id).reverse(), args);
   if (ranged === undefined) return fail('invalid_ts_oldest');
-  const page = paginate(ranged, args, 100);
+  const page = paginate(ranged, args, 100, readPageMax);
   if (!page.ok) return fail('invalid_cursor');
   return {
     ok: true,
@@ -88,7 +88,7 @@ export const history: Handler = (args, { ws }) => {
   };
 };
 
-export const replies: Handler = (args, { ws }) => {
+export const replies: Handler = (args, { ws, readPageMax }) => {
   const channel = readableChannel(ws, str(args, 'channel'));
   if (typeof channel === 'string') return fail(channel);
   const ts = str(args, 'ts');
@@ -97,7 +97,7 @@ export const replies: Handler = (args, { ws }) => {
   if (parent === undefined) return fail('thread_not_found');
   const ranged = inRange(rest, args);
   if (ranged === undefined) return fail('invalid_ts_oldest');
-  const page = paginate([parent, ...ranged], args, 1000);
+  const page = paginate([parent, ...ranged], args, 1000, readPageMax);
   if (!page.ok) return fail('invalid_cursor');
   return {
     ok: true,

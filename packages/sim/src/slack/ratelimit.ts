@@ -17,6 +17,17 @@ export const DEFAULT_RATE_LIMITS: Readonly<Record<string, number>> = {
   'views.publish': 100,
 };
 
+/**
+ * Slack's rule of 2025-05 for apps not approved for the Marketplace (its changelog "terms rate-limit update"):
+ * conversations.history and conversations.replies answer one request a minute, and at most 15 messages a page.
+ */
+export const NON_MARKETPLACE_READS = {
+  perMinute: { 'conversations.history': 1, 'conversations.replies': 1 },
+  pageMax: 15,
+} as const;
+/** The most messages a history or replies page holds otherwise. */
+export const READ_PAGE_MAX = 1000;
+
 export type RateVerdict = { limited: false } | { limited: true; retryAfterSec: number };
 
 export interface RateLimiterOptions {

@@ -8,7 +8,7 @@ import { fail, type SlackBody } from './content.js';
 import { FaultPlan } from './faults.js';
 import { isSimMethod, METHODS, type MethodContext } from './methods.js';
 import { appHomeOpenedBody, deliverEvent } from './events-api.js';
-import { DEFAULT_RATE_LIMITS, RateLimiter } from './ratelimit.js';
+import { DEFAULT_RATE_LIMITS, NON_MARKETPLACE_READS, RateLimiter, READ_PAGE_MAX } from './ratelimit.js';
 import { ResponseUrls } from './response-url.js';
 import { SimSocketServer } from './socket-mode.js';
 import { copy, Workspace } from './state.js';
@@ -101,7 +101,8 @@ class SimSlackServer implements SimSlack {
     opts.users?.forEach((u) => this.ws.addUser(u));
     opts.channels?.forEach((c) => this.ws.addChannel(c));
     opts.usergroups?.forEach((g) => this.ws.addUsergroup(g));
-    const perMinute = { ...DEFAULT_RATE_LIMITS } as Record<string, number>;
+    const tier = opts.nonMarketplaceReads === true ? NON_MARKETPLACE_READS : undefined;
+    const perMinute = { ...DEFAULT_RATE_LIMITS, ...tier?.perMinute } as Record<string, number>;
     for (const [method, limit] of Object.entries(opts.rateLimits ?? {}))
       if (limit !== undefined) perMinute[method] = limit;
     this.limiter = new RateLimiter({
@@ -116,7 +117,11 @@ class SimSlackServer implements SimSlack {
       maxUses: opts.responseUrlMaxUses ?? 5,
       ttlMs: opts.responseUrlTtlMs ?? 30 * 60_000,
     });
-    this.ctx = { ws: this.ws, permalinkBase: opts.permalinkBase ?? `https://${teamDomain}.slack.com` };
+    this.ctx = {
+      ws: this.ws,
+      permalinkBase: opts.permalinkBase ?? `https://${teamDomain}.slack.com`,
+      readPageMax: tier?.pageMax ?? READ_PAGE_MAX,
+    };
     this.socket = new SimSocketServer(
       {
         ...(opts.appToken === undefined ? {} : { appToken: opts.appToken }),

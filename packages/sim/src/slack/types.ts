@@ -68,6 +68,11 @@ export interface SimSlackOptions {
   permalinkBase?: string;
   /** Calls per minute per method, overriding the tier defaults; `Infinity` = unlimited. */
   rateLimits?: Partial<Record<string, number>>;
+  /**
+   * Slack's 2025 rule for apps not approved for the Marketplace: conversations.history/replies at 1 request a minute
+   * and at most 15 messages a page (off by default; `rateLimits` still overrides the per-minute figures).
+   */
+  nonMarketplaceReads?: boolean;
   /** chat.postMessage per channel; default 1/s. `Infinity` = unlimited. */
   chatPostMessagePerChannelPerSecond?: number;
   /** Posts to one channel tolerated in a burst before the per-second pace applies; default 3. */
