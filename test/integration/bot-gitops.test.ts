@@ -190,6 +190,10 @@ describe('Flux exclusions', () => {
       await bots.cluster.gitops.waitForStats(target, (s) => s.skipped > skipped, 10_000);
       expect(jobOf(live(target)).parallelism).toBe(3);
       expect(reverts(await env.record(requested.id))).toEqual([]);
+      const status = await (await env.command('status streaming-dev/gitops-ignore', USERS.bob)).reply();
+      expect(status.text + JSON.stringify(status.body)).toContain(
+        'Flux does not apply Git to it (`kustomize.toolkit.fluxcd.io/ssa: Ignore`)',
+      );
     });
   }, 60_000);
 });
