@@ -199,18 +199,27 @@ describe('Flux exclusions', () => {
 });
 
 describe('policy gitops', () => {
-  it('onManaged: refuse → DENIED naming the application, nothing written', async () => {
-    const env = await bots.start({ policy: policyWith('streaming-dev', { onManaged: 'refuse' }) });
-    const target = await fresh('streaming-dev', 'gitops-refuse');
-    bots.cluster.gitops.manage({ ...target, controller: 'argocd', application: 'team-a_orders' });
-    const before = live(target).metadata.resourceVersion;
-    const denied = await env.request('scale streaming-dev/gitops-refuse 5', USERS.bob);
-    expect(denied.state).toBe('DENIED');
-    const reasons = denied.decision?.outcome === 'deny' ? denied.decision.reasons.join('\n') : '';
-    expect(reasons).toContain('managed by Argo CD application team-a_orders');
-    expect(reasons).toContain('change it in Git instead');
-    expect(live(target).metadata.resourceVersion).toBe(before);
-  }, 60_000);
+  // Argo CD's default client-side apply with 3.x annotation tracking, 2.x label tracking, and the server-side opt-in.
+  it.each([
+    ['client-side apply, annotation tracking', 'gitops-refuse', {}],
+    ['client-side apply, label tracking', 'gitops-refuse-label', { tracking: 'label' as const }],
+    ['server-side apply', 'gitops-refuse-ssa', { serverSideApply: true }],
+  ])(
+    'onManaged: refuse → DENIED naming the application, nothing written (%s)',
+    async (_mode, name, knobs) => {
+      const env = await bots.start({ policy: policyWith('streaming-dev', { onManaged: 'refuse' }) });
+      const target = await fresh('streaming-dev', name);
+      bots.cluster.gitops.manage({ ...target, controller: 'argocd', application: 'team-a_orders', ...knobs });
+      const before = live(target).metadata.resourceVersion;
+      const denied = await env.request(`scale streaming-dev/${name} 5`, USERS.bob);
+      expect(denied.state).toBe('DENIED');
+      const reasons = denied.decision?.outcome === 'deny' ? denied.decision.reasons.join('\n') : '';
+      expect(reasons).toContain('managed by Argo CD application team-a_orders');
+      expect(reasons).toContain('change it in Git instead');
+      expect(live(target).metadata.resourceVersion).toBe(before);
+    },
+    60_000,
+  );
 
   it('pause on a Flux target: one patch with both annotations, no revert while paused, gitops resume removes them', async () => {
     const env = await bots.start({ policy: policyWith('streaming-dev', { onManaged: 'pause' }) });
