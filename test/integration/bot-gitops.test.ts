@@ -198,6 +198,31 @@ describe('Flux exclusions', () => {
   }, 60_000);
 });
 
+describe('Flux --override-manager', () => {
+  // fluxcd/kustomize-controller main.go --override-manager: Flux takes the bot's fields over and drops those Git does
+  // not declare; the operator ignores a restartNonce set to null (the simulated operator's @SpecDiff classes).
+  it('the restartNonce Flux removes is reported as reverted, without claiming a second restart', async () => {
+    const env = await bots.start();
+    const target = await fresh('streaming-dev', 'gitops-override');
+    bots.cluster.gitops.manage({
+      ...target,
+      controller: 'flux',
+      overrideManagers: ['flink-chatops'],
+      intervalMs: 300_000,
+    });
+    await withWorker(env, async () => {
+      const requested = await env.request('restart streaming-dev/gitops-override', USERS.bob);
+      const done = await env.waitForState(requested.id, [...ENDED], 30_000);
+      expect(done.state).toBe('COMPLETED');
+      const noted = await env.waitFor(requested.id, (r) => reverts(r).length > 0, 'the REVERTED note', 15_000);
+      expect(live(target).spec?.restartNonce).toBeUndefined();
+      const detail = reverts(noted)[0]?.detail;
+      expect(detail).toMatchObject({ path: ['spec', 'restartNonce'], to: null });
+      expect(detail?.effect).toBeUndefined();
+    });
+  }, 60_000);
+});
+
 describe('policy gitops', () => {
   // Argo CD's default client-side apply with 3.x annotation tracking, 2.x label tracking, and the server-side opt-in.
   it.each([
