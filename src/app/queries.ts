@@ -207,7 +207,12 @@ function gitopsOf(resource: unknown): StatusView['gitops'] {
   const owner = detectGitops(resource);
   if (!owner) return undefined;
   const pausedBy = annotationsOf(resource)[ANNOTATION_GITOPS_PAUSED_BY];
-  return { owner: ownerWords(owner), paused: owner.paused, ...(pausedBy ? { pausedBy } : {}) };
+  return {
+    owner: ownerWords(owner),
+    paused: owner.paused,
+    ...(pausedBy ? { pausedBy } : {}),
+    ...(owner.skipped ? { skipped: owner.skipped } : {}),
+  };
 }
 
 function pickLast(r: OperationRecord): NonNullable<StatusView['lastOperation']> {

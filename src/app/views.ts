@@ -33,8 +33,11 @@ export interface StatusView {
   lastOperation?: Pick<OperationRecord, 'id' | 'kind' | 'state' | 'requester' | 'updatedAt'>;
   /** status.error message, when set. */
   error?: string;
-  /** Who applies the target from Git, in words, and whether Flux is paused for it (docs/policy.md#gitops-managed-targets). */
-  gitops?: { owner: string; paused: boolean; pausedBy?: string };
+  /**
+   * Who applies the target from Git, in words, whether Flux is paused for it, and the mark for which Flux does not
+   * apply Git to it (docs/policy.md#gitops-managed-targets).
+   */
+  gitops?: { owner: string; paused: boolean; pausedBy?: string; skipped?: string };
   /** The last operation's most recent revert (a REVERTED note), as recorded (docs/lifecycle.md#after-completed). */
   lastRevert?: HistoryEntry;
 }

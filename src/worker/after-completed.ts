@@ -189,7 +189,7 @@ export class AfterCompletedWatcher {
 
   private async record(watch: AfterCompletedWatch, revert: Revert, object: KubeObject): Promise<void> {
     const { deps } = this;
-    const effect = revertEffect(revert.path);
+    const effect = revertEffect(revert.path, revert.to);
     const detail = {
       path: revert.path,
       from: revert.from,

@@ -190,23 +190,61 @@ describe('Flux exclusions', () => {
       await bots.cluster.gitops.waitForStats(target, (s) => s.skipped > skipped, 10_000);
       expect(jobOf(live(target)).parallelism).toBe(3);
       expect(reverts(await env.record(requested.id))).toEqual([]);
+      const status = await (await env.command('status streaming-dev/gitops-ignore', USERS.bob)).reply();
+      expect(status.text + JSON.stringify(status.body)).toContain(
+        'Flux does not apply Git to it (`kustomize.toolkit.fluxcd.io/ssa: Ignore`)',
+      );
+    });
+  }, 60_000);
+});
+
+describe('Flux --override-manager', () => {
+  // fluxcd/kustomize-controller main.go --override-manager: Flux takes the bot's fields over and drops those Git does
+  // not declare; the operator ignores a restartNonce set to null (the simulated operator's @SpecDiff classes).
+  it('the restartNonce Flux removes is reported as reverted, without claiming a second restart', async () => {
+    const env = await bots.start();
+    const target = await fresh('streaming-dev', 'gitops-override');
+    bots.cluster.gitops.manage({
+      ...target,
+      controller: 'flux',
+      overrideManagers: ['flink-chatops'],
+      intervalMs: 300_000,
+    });
+    await withWorker(env, async () => {
+      const requested = await env.request('restart streaming-dev/gitops-override', USERS.bob);
+      const done = await env.waitForState(requested.id, [...ENDED], 30_000);
+      expect(done.state).toBe('COMPLETED');
+      const noted = await env.waitFor(requested.id, (r) => reverts(r).length > 0, 'the REVERTED note', 15_000);
+      expect(live(target).spec?.restartNonce).toBeUndefined();
+      const detail = reverts(noted)[0]?.detail;
+      expect(detail).toMatchObject({ path: ['spec', 'restartNonce'], to: null });
+      expect(detail?.effect).toBeUndefined();
     });
   }, 60_000);
 });
 
 describe('policy gitops', () => {
-  it('onManaged: refuse → DENIED naming the application, nothing written', async () => {
-    const env = await bots.start({ policy: policyWith('streaming-dev', { onManaged: 'refuse' }) });
-    const target = await fresh('streaming-dev', 'gitops-refuse');
-    bots.cluster.gitops.manage({ ...target, controller: 'argocd', application: 'team-a_orders' });
-    const before = live(target).metadata.resourceVersion;
-    const denied = await env.request('scale streaming-dev/gitops-refuse 5', USERS.bob);
-    expect(denied.state).toBe('DENIED');
-    const reasons = denied.decision?.outcome === 'deny' ? denied.decision.reasons.join('\n') : '';
-    expect(reasons).toContain('managed by Argo CD application team-a_orders');
-    expect(reasons).toContain('change it in Git instead');
-    expect(live(target).metadata.resourceVersion).toBe(before);
-  }, 60_000);
+  // Argo CD's default client-side apply with 3.x annotation tracking, 2.x label tracking, and the server-side opt-in.
+  it.each([
+    ['client-side apply, annotation tracking', 'gitops-refuse', {}],
+    ['client-side apply, label tracking', 'gitops-refuse-label', { tracking: 'label' as const }],
+    ['server-side apply', 'gitops-refuse-ssa', { serverSideApply: true }],
+  ])(
+    'onManaged: refuse → DENIED naming the application, nothing written (%s)',
+    async (_mode, name, knobs) => {
+      const env = await bots.start({ policy: policyWith('streaming-dev', { onManaged: 'refuse' }) });
+      const target = await fresh('streaming-dev', name);
+      bots.cluster.gitops.manage({ ...target, controller: 'argocd', application: 'team-a_orders', ...knobs });
+      const before = live(target).metadata.resourceVersion;
+      const denied = await env.request(`scale streaming-dev/${name} 5`, USERS.bob);
+      expect(denied.state).toBe('DENIED');
+      const reasons = denied.decision?.outcome === 'deny' ? denied.decision.reasons.join('\n') : '';
+      expect(reasons).toContain('managed by Argo CD application team-a_orders');
+      expect(reasons).toContain('change it in Git instead');
+      expect(live(target).metadata.resourceVersion).toBe(before);
+    },
+    60_000,
+  );
 
   it('pause on a Flux target: one patch with both annotations, no revert while paused, gitops resume removes them', async () => {
     const env = await bots.start({ policy: policyWith('streaming-dev', { onManaged: 'pause' }) });

@@ -100,7 +100,8 @@ function gitopsStatus(view: StatusView): Block | undefined {
   const g = view.gitops;
   if (g) {
     const by = g.pausedBy ? ` by \`${escapeText(g.pausedBy)}\`` : '';
-    lines.push(`Managed by ${escapeText(g.owner)}${g.paused ? `; Flux is *paused* for it${by}` : ''}`);
+    const skipped = g.skipped ? `; Flux does not apply Git to it (\`${escapeText(g.skipped)}\`)` : '';
+    lines.push(`Managed by ${escapeText(g.owner)}${g.paused ? `; Flux is *paused* for it${by}` : ''}${skipped}`);
   }
   if (view.lastRevert) lines.push(`:rewind: ${revertText(view.lastRevert)}`);
   return lines.length === 0 ? undefined : section(`*GitOps*\n${lines.join('\n')}`);

@@ -110,7 +110,10 @@ describe('Argo CD self-heal', () => {
     await botPatch({ spec: { job: { parallelism: 8 } } });
     const stats = await cluster.gitops.waitForStats(target, (s) => s.outOfSync === 1);
     expect(stats.passes).toBe(0);
-    expect(cluster.gitops.get(target)?.argocd?.sync).toBe('OutOfSync');
+    expect(cluster.gitops.get(target)).toMatchObject({
+      label: 'Argo CD without self-heal',
+      argocd: { sync: 'OutOfSync' },
+    });
     expect(job().parallelism).toBe(8);
     cluster.gitops.commit(target, ['spec', 'image'], 'flink:2.0');
     await cluster.gitops.waitForStats(target, (s) => s.reverts === 1);

@@ -54,14 +54,21 @@ export function findReverts(fields: readonly WatchedField[], object: unknown, ow
   return reverts;
 }
 
-/** What the operator does because of a change back of `path`, in words; undefined when it does nothing. */
-export function revertEffect(path: readonly string[]): string | undefined {
+/**
+ * What the operator does because of a change back of `path` to `to` (`null`: removed), in words; undefined when it
+ * does nothing — a nonce removed is one the operator ignores: it acts only on a new non-null value
+ * (docs/lifecycle.md#after-completed).
+ */
+export function revertEffect(path: readonly string[], to: unknown): string | undefined {
   if (path[0] !== 'spec') return undefined;
   const key = path.join('.');
+  const removed = to === null || to === undefined;
   if (key === 'spec.restartNonce')
-    return 'A second restart: the operator restarts the job for the changed restartNonce';
+    return removed ? undefined : 'A second restart: the operator restarts the job for the changed restartNonce';
   if (key === 'spec.job.savepointRedeployNonce')
-    return 'A second redeploy: the operator redeploys the job from spec.job.initialSavepointPath for the changed nonce';
+    return removed
+      ? undefined
+      : 'A second redeploy: the operator redeploys the job from spec.job.initialSavepointPath for the changed nonce';
   if (key === 'spec.job.state') return 'The operator moves the job to the state Git declares';
   return 'A spec change: the operator redeploys the job with it (or rescales it in place where it can)';
 }

@@ -83,7 +83,7 @@ export interface GitOpsView {
   namespace: string;
   name: string;
   controller: ActiveController;
-  /** "Argo CD self-heal", "Flux", "Helm". */
+  /** "Argo CD self-heal" ("Argo CD without self-heal"), "Flux", "Helm". */
   label: string;
   manager: string;
   /** The Argo CD Application, the Flux Kustomization (`<namespace>/<name>`) or the Helm release. */
@@ -289,12 +289,13 @@ function keyOf(resource: GitOpsResource, object: KubeObject): string {
 
 function viewOf(target: ManagedTarget): GitOpsView {
   const { manager, label } = CONTROLLER_MANAGERS[target.controller];
+  const healing = target.controller !== 'argocd' || target.argocd.selfHeal;
   const view: GitOpsView = {
     kind: target.kind as GitOpsKind,
     namespace: target.namespace,
     name: target.name,
     controller: target.controller,
-    label,
+    label: healing ? label : 'Argo CD without self-heal',
     manager,
     application: target.application,
     declared: target.git.entries(),

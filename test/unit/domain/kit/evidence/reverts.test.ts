@@ -66,10 +66,13 @@ describe('findReverts', () => {
 
 describe('revertEffect', () => {
   it('says what the operator does for a change back of each kind of field', () => {
-    expect(revertEffect(['spec', 'restartNonce'])).toContain('second restart');
-    expect(revertEffect(['spec', 'job', 'savepointRedeployNonce'])).toContain('second redeploy');
-    expect(revertEffect(['spec', 'job', 'parallelism'])).toContain('redeploys the job');
-    expect(revertEffect(['metadata', 'annotations', 'x'])).toBeUndefined();
+    expect(revertEffect(['spec', 'restartNonce'], 3)).toContain('second restart');
+    expect(revertEffect(['spec', 'job', 'savepointRedeployNonce'], 2)).toContain('second redeploy');
+    expect(revertEffect(['spec', 'job', 'parallelism'], 4)).toContain('redeploys the job');
+    expect(revertEffect(['metadata', 'annotations', 'x'], 'y')).toBeUndefined();
+    // The operator acts on a nonce only when it gets a new non-null value (its @SpecDiff of a removed nonce: ignore).
+    expect(revertEffect(['spec', 'restartNonce'], null)).toBeUndefined();
+    expect(revertEffect(['spec', 'job', 'savepointRedeployNonce'], null)).toBeUndefined();
   });
 });
 
