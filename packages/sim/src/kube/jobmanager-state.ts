@@ -99,6 +99,16 @@ export class JobManagerState {
     });
   }
 
+  /**
+   * The id of the savepoint this JobManager completed at `path` (a `/_metadata` file or a trailing `/` is the same
+   * savepoint), if any: what a restore from it reports as `latest.restored.id` and numbers its checkpoints on from.
+   */
+  savepointIdAt(path: string): number | undefined {
+    const dir = path.replace(/\/_metadata$/, '').replace(/\/+$/, '');
+    for (const list of this.savepoints.values()) for (const sp of list) if (sp.path === dir) return sp.id;
+    return undefined;
+  }
+
   /** The latest savepoint Flink completed for the job (REST `latest.savepoint`), if any. */
   latestSavepoint(jobId: string): CompletedSavepoint | undefined {
     return this.savepoints.get(jobId)?.at(-1);
