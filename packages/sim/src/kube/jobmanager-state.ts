@@ -1,9 +1,22 @@
 // What a simulated JobManager knows that the operator's CR status does not: rescales still under way inside
 // Flink (adaptive scheduler), savepoints Flink completed that the operator stopped tracking, checkpoints a
 // job restored from its HA metadata, when a run's checkpoints start to fail, the max parallelism of each run's
-// vertices and of the state a resource's next restore reads. Shared by the operator model (writes) and the REST API (reads).
+// vertices and of the state a resource's next restore reads. Shared by the operator model (writes) and the REST
+// API (reads).
 
-import type { RestoreRefusal, SettledRun } from './max-parallelism.js';
+export interface RestoreRefusal {
+  vertexId: string;
+  /** The max parallelism the restored state was written with. */
+  stateMax: number;
+  parallelism: number;
+}
+
+export interface SettledRun {
+  /** Vertex id → its max parallelism in this run. */
+  maxima: Map<string, number>;
+  /** The first vertex whose restored state cannot take its parallelism (StateAssignmentOperation). */
+  refused?: RestoreRefusal;
+}
 
 export interface PendingRescale {
   /** Vertex id → the parallelism the vertex still runs at until the rescale lands. */
