@@ -201,6 +201,24 @@ describe('with Flink REST reachable', () => {
     });
   });
 
+  // Flink keeps the restored state's max parallelism (StateAssignmentOperation): a job started at parallelism 2
+  // carries 128 into its savepoints, and restoring one at 200 fails the job as it starts. Planning here has no REST
+  // reading (nothing refuses it before); before the bot read the cause under Flink's wrapper, the reason was only
+  // "Could not start the JobMaster.".
+  it('a scale whose restore exceeds the state max parallelism is FAILED naming both numbers', async () => {
+    await env.deploy('deep-maxp', { parallelism: 2 });
+    const done = await env.waitTerminal(
+      (await env.request({ kind: 'scale', target: dep('deep-maxp'), parallelism: 200, ...common })).id,
+    );
+    expect(done.state, JSON.stringify(evidenceOf(done).verdict)).toBe('FAILED');
+    expect(String(done.history.at(-1)?.detail.reason)).toContain(
+      'the job FAILED after the redeploy: Could not start the JobMaster., caused by IllegalStateException: The state for task',
+    );
+    expect(String(done.history.at(-1)?.detail.reason)).toContain(
+      'The maximum parallelism (128) of the restored state is lower than the configured parallelism (200)',
+    );
+  });
+
   it('a restore that started from another path than the operator recorded is FAILED with both paths', async () => {
     await env.deploy('deep-elsewhere');
     env.cluster.operator.setScenario(NS, 'deep-elsewhere', 'restored-elsewhere');

@@ -10,6 +10,7 @@ import { readFlinkConfig } from '../model/flink-config.js';
 import { COMMON_INTENT_FIELDS, MAX_PARALLELISM, MIN_PARALLELISM } from '../kit/language/intent-base.js';
 import { getPath } from '../model/merge-patch.js';
 import { parallelismOf, taskManagerReplicasOf } from '../model/resource.js';
+import { verticesOf } from '../model/rest-vertices.js';
 import { TargetSchema } from '../model/target.js';
 import { effectiveUpgradeMode } from '../model/upgrade-mode.js';
 import { freshNonce, patchOutcome, refusal, who, type FieldEdit, type FieldPath } from '../kit/planning/edits.js';
@@ -67,16 +68,48 @@ const RESET_AUTOSCALER: FlagSpec = {
 /** Flink's derived default max parallelism is at least 128, so anything up to it restores either way. */
 const DERIVED_MAX_FLOOR = 128;
 
+/**
+ * The lowest max parallelism Flink REST reported at planning (the health reading) among the vertices the new
+ * parallelism applies to: those at the job's default now (a vertex set in code keeps its own). Restored state keeps
+ * the max parallelism it was written with, so this is the bound of the next restore (docs/deep-verification.md#max-parallelism).
+ */
+function restMaxParallelism(ctx: CheckCtx): { max: number; vertex: string } | undefined {
+  const job = ctx.input.health?.reading.job;
+  if (job === undefined) return undefined;
+  const known = verticesOf(job).filter((v) => v.maxParallelism !== undefined && v.maxParallelism > 0);
+  const current = parallelismOf(ctx.input.resource);
+  const takers = known.filter((v) => v.parallelism === current);
+  let lowest: { max: number; vertex: string } | undefined;
+  for (const v of takers.length > 0 ? takers : known)
+    if (lowest === undefined || (v.maxParallelism as number) < lowest.max)
+      lowest = { max: v.maxParallelism as number, vertex: v.name };
+  return lowest;
+}
+
+function derivedMaxParallelism(ctx: CheckCtx, parallelism: number): CheckResult {
+  const rest = ctx.mode === 'stateless' ? undefined : restMaxParallelism(ctx);
+  if (rest !== undefined && parallelism > rest.max)
+    return fail(
+      SCALE_CHECK.maxParallelism,
+      `parallelism ${parallelism} is above the max parallelism ${rest.max} Flink REST reports for ${rest.vertex}: ` +
+        `its state keeps ${rest.max} key groups, so the job could not restore it at ${parallelism}`,
+    );
+  if (rest !== undefined)
+    return pass(
+      SCALE_CHECK.maxParallelism,
+      `parallelism ${parallelism} is within the max parallelism ${rest.max} Flink REST reports`,
+    );
+  if (parallelism <= DERIVED_MAX_FLOOR)
+    return pass(SCALE_CHECK.maxParallelism, `parallelism ${parallelism} is within the default max parallelism`);
+  return warn(
+    SCALE_CHECK.maxParallelism,
+    `pipeline.max-parallelism is not set; Flink derived it when the job first started (at least ${DERIVED_MAX_FLOOR}), and the state cannot be restored above it`,
+  );
+}
+
 function maxParallelism(ctx: CheckCtx, parallelism: number): CheckResult {
   const found = ctx.config(['pipeline.max-parallelism']);
-  if (!found) {
-    if (parallelism <= DERIVED_MAX_FLOOR)
-      return pass(SCALE_CHECK.maxParallelism, `parallelism ${parallelism} is within the default max parallelism`);
-    return warn(
-      SCALE_CHECK.maxParallelism,
-      `pipeline.max-parallelism is not set; Flink derived it when the job first started (at least ${DERIVED_MAX_FLOOR}), and the state cannot be restored above it`,
-    );
-  }
+  if (!found) return derivedMaxParallelism(ctx, parallelism);
   const max = Number(found.value);
   if (!Number.isInteger(max) || max < 1) {
     return warn(

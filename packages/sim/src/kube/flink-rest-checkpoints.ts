@@ -64,7 +64,9 @@ export function restored(view: JobView): Raw | null {
   const external = view.has('restored-elsewhere')
     ? `${resolved.replace(/\/[^/]*$/, '')}/savepoint-someone-elses`
     : resolved;
-  const id = checkpointNumber(external) ?? 0;
+  // CheckpointCoordinator.restoreSavepoint: a savepoint is restored under its own checkpoint id.
+  const own = view.has('restored-elsewhere') ? undefined : view.jobManagers?.savepointIdAt(ha?.path ?? path);
+  const id = checkpointNumber(external) ?? own ?? 0;
   const at = ha?.at ?? num(view.status.startTime) ?? view.now;
   return {
     id,
@@ -136,8 +138,8 @@ export function checkpoints(view: JobView): Raw {
   );
   const completed = completedBefore(ticks, start, everyMs, failingFrom);
   const restore = restored(view);
-  // After a restore from a checkpoint, Flink numbers the next checkpoints on from it.
-  const base = restore && restore.is_savepoint === false ? Number(restore.id) : 0;
+  // After a restore (checkpoint or savepoint), Flink numbers the next checkpoints on from its id.
+  const base = restore ? Number(restore.id) : 0;
   const entry = (k: number): Raw =>
     checkpointEntry(view, { k, base, at: start + k * everyMs, completed: k <= completed });
   const history: Raw[] = [];

@@ -1,5 +1,6 @@
 // `/jobs/<id>` of the simulated JobManager REST API: the job and its vertices as the job graph shapes them
-// (parallelism from overrides, the job's code or the default; bounded vertices FINISHED while the job runs).
+// (parallelism from overrides, the job's code or the default; bounded vertices FINISHED while the job runs; subtask
+// counts and the status Flink aggregates from them; max parallelism as the run settled it).
 import { jobGraphOf, specVertexParallelism, withBoundedSource, type GraphVertex } from './job-graph.js';
 import { jobOf, type FlinkConf, type Spec } from './spec-json.js';
 import { scaledMs, type Speed } from './speed.js';
@@ -86,7 +87,7 @@ function finishedAt(view: JobView, vertex: GraphVertex, start: number): number |
 }
 
 /** Slots the job lacks (`tasks-waiting[=<k>]`, 1 without a value): 0 without the knob. */
-export function slotsShort(view: JobView): number {
+function slotsShort(view: JobView): number {
   return view.has('tasks-waiting') ? Number(view.value('tasks-waiting') ?? 1) : 0;
 }
 
@@ -101,29 +102,23 @@ function waitingSubtasks(parallelism: readonly number[], running: readonly boole
   return parallelism.map((p, i) => (short > 0 && running[i] ? Math.max(0, p - granted) : 0));
 }
 
-/** The body of `/jobs/<id>`. */
-export function jobDetails(view: JobView): Raw {
-  const state = jobState(view.status);
-  const start = num(view.status.startTime) ?? view.now;
+/** `vertices[]` of `/jobs/<id>` for a job in `state` that started at `start`. */
+function vertexBodies(view: JobView, state: string, start: number): Raw[] {
   const vertices = vertexGraph(view);
   const parallelism = vertexParallelism(view, vertices);
   const configured = configuredMaxParallelism(view.conf);
   const settled = view.jobManagers?.maxParallelism(view.jobId);
   const ends = vertices.map((v) => (state === 'RUNNING' ? finishedAt(view, v, start) : undefined));
-  const waiting = waitingSubtasks(
-    parallelism,
-    ends.map((end) => end === undefined),
-    slotsShort(view),
-  );
+  const running = ends.map((end) => end === undefined);
+  const waiting = waitingSubtasks(parallelism, running, slotsShort(view));
   const failing = waiting.some((n) => n > 0) ? waiting : waiting.map((_, i) => (i === 0 ? 1 : 0));
-  const body = vertices.map((vertex, i) => {
+  return vertices.map((vertex, i) => {
     const end = ends[i];
     const p = parallelism[i] as number;
-    const finished = end !== undefined;
     const tasks = vertexTasks({
       jobState: state,
       parallelism: p,
-      finished,
+      finished: end !== undefined,
       waiting: waiting[i] ?? 0,
       failed: failing[i] ?? 0,
     });
@@ -139,6 +134,13 @@ export function jobDetails(view: JobView): Raw {
       tasks,
     };
   });
+}
+
+/** The body of `/jobs/<id>`. */
+export function jobDetails(view: JobView): Raw {
+  const state = jobState(view.status);
+  const start = num(view.status.startTime) ?? view.now;
+  const body = vertexBodies(view, state, start);
   const statusCounts = Object.fromEntries(EXECUTION_STATES.map((s) => [s, body.filter((v) => v.status === s).length]));
   const name = String(jobOf(view.spec)?.entryClass ?? view.job.metadata.name);
   return {
@@ -149,7 +151,7 @@ export function jobDetails(view: JobView): Raw {
     'end-time': -1,
     duration: Math.max(0, view.now - start),
     // The job's ExecutionConfig: the configured max parallelism, -1 when unset (vertices settle their own).
-    maxParallelism: configured ?? -1,
+    maxParallelism: configuredMaxParallelism(view.conf) ?? -1,
     now: view.now,
     vertices: body,
     'status-counts': statusCounts,

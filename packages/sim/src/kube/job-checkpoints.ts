@@ -1,10 +1,11 @@
 // The checkpoints a simulated job completes, as its JobManager counts them: one per checkpointing interval while
-// the job runs, numbered on from the checkpoint an HA restore resumed (so a restored job never counts from 1).
+// the job runs, numbered on from the checkpoint an HA restore resumed or the savepoint it restored (so a restored
+// job never counts from 1).
 import { epochMs, type FlowEnv } from './flow-env.js';
-import { statusOf } from './flink-status.js';
+import { reconciliationOf, statusOf } from './flink-status.js';
 import { jobConf } from './resource-conf.js';
 import { durationSeconds, incidentsAfterSeconds } from './scenarios.js';
-import { checkpointDir } from './spec-json.js';
+import { checkpointDir, jobOf, parseReconciledSpec } from './spec-json.js';
 import { parseFlinkDurationSeconds, scaledMs } from './speed.js';
 import type { KubeObject } from './store.js';
 
@@ -24,11 +25,17 @@ function intervalMs(env: FlowEnv, object: KubeObject): number | undefined {
   return seconds === undefined || seconds <= 0 ? undefined : scaledMs(env.speed, seconds);
 }
 
-/** The checkpoint id the current run started from: the one its HA restore resumed, else 0. */
-function startingCheckpoint(env: FlowEnv, jobId: string, startMs: number): number {
+/**
+ * The checkpoint id the current run started from: the one its HA restore resumed, or the savepoint it restored
+ * (CheckpointCoordinator.restoreSavepoint numbers on from the savepoint's id), else 0.
+ */
+function startingCheckpoint(env: FlowEnv, object: KubeObject, jobId: string, startMs: number): number {
   const restore = env.jobManagers.haRestore(jobId);
-  if (restore === undefined || restore.at > startMs + 1) return 0;
-  return Number(/\/chk-(\d+)$/.exec(restore.path)?.[1] ?? 0);
+  if (restore !== undefined && restore.at <= startMs + 1) return Number(/\/chk-(\d+)$/.exec(restore.path)?.[1] ?? 0);
+  const path = statusOf(object).jobStatus?.upgradeSavepointPath;
+  const running = parseReconciledSpec(reconciliationOf(statusOf(object)).lastReconciledSpec);
+  const stateless = jobOf(running)?.upgradeMode === 'stateless';
+  return typeof path === 'string' && !stateless ? (env.jobManagers.savepointIdAt(path) ?? 0) : 0;
 }
 
 /**
@@ -60,7 +67,7 @@ export function lastCompletedCheckpoint(env: FlowEnv, object: KubeObject): numbe
   const jobId = jobStatus?.jobId;
   const startMs = Number(jobStatus?.startTime ?? Number.NaN);
   if (!jobId || !Number.isFinite(startMs)) return 0;
-  const base = startingCheckpoint(env, jobId, startMs);
+  const base = startingCheckpoint(env, object, jobId, startMs);
   const settings = env.settings(object);
   const failingFrom = checkpointsFailingFrom(
     settings.scenarios.has('checkpoints-failing'),

@@ -4,7 +4,19 @@
 // parallelism of each run's vertices and of the state a resource's next restore reads. Shared by the operator model
 // (writes) and the REST API (reads).
 
-import type { RestoreRefusal, SettledRun } from './max-parallelism.js';
+export interface RestoreRefusal {
+  vertexId: string;
+  /** The max parallelism the restored state was written with. */
+  stateMax: number;
+  parallelism: number;
+}
+
+export interface SettledRun {
+  /** Vertex id → its max parallelism in this run. */
+  maxima: Map<string, number>;
+  /** The first vertex whose restored state cannot take its parallelism (StateAssignmentOperation). */
+  refused?: RestoreRefusal;
+}
 
 export interface PendingRescale {
   /** Vertex id → the parallelism the vertex still runs at until the rescale lands. */
@@ -115,6 +127,16 @@ export class JobManagerState {
       };
       this.savepointWaiters.push(wait);
     });
+  }
+
+  /**
+   * The id of the savepoint this JobManager completed at `path` (a `/_metadata` file or a trailing `/` is the same
+   * savepoint), if any: what a restore from it reports as `latest.restored.id` and numbers its checkpoints on from.
+   */
+  savepointIdAt(path: string): number | undefined {
+    const dir = path.replace(/\/_metadata$/, '').replace(/\/+$/, '');
+    for (const list of this.savepoints.values()) for (const sp of list) if (sp.path === dir) return sp.id;
+    return undefined;
   }
 
   /** The latest savepoint Flink completed for the job (REST `latest.savepoint`), if any. */

@@ -2,6 +2,7 @@
 // (docs/sandbox.md#max-parallelism): `pipeline.max-parallelism` when set, else the restored state's, else derived
 // from the vertex's parallelism; a restore whose parallelism exceeds the state's fails the job.
 import type { JobFailure } from './job-failure.js';
+import type { RestoreRefusal, SettledRun } from './jobmanager-state.js';
 
 /** Flink's bounds for a derived max parallelism (KeyGroupRangeAssignment). */
 const DERIVED_FLOOR = 128;
@@ -18,20 +19,6 @@ export function defaultMaxParallelism(parallelism: number): number {
 export function configuredMaxParallelism(conf: Readonly<Record<string, string>>): number | undefined {
   const value = Number(conf['pipeline.max-parallelism']);
   return Number.isInteger(value) && value > 0 ? value : undefined;
-}
-
-export interface RestoreRefusal {
-  vertexId: string;
-  /** The max parallelism the restored state was written with. */
-  stateMax: number;
-  parallelism: number;
-}
-
-export interface SettledRun {
-  /** Vertex id → its max parallelism in this run. */
-  maxima: Map<string, number>;
-  /** The first vertex whose restored state cannot take its parallelism (StateAssignmentOperation). */
-  refused?: RestoreRefusal;
 }
 
 /**

@@ -110,6 +110,16 @@ describe('StateAssignmentOperation: the restored state keeps its max parallelism
     expect(String(statusOf(failed).jobStatus?.upgradeSavepointPath)).toMatch(/\/savepoints\//);
   });
 
+  it('a last-state scale restores from the HA checkpoint, which keeps the max parallelism too', async () => {
+    await running('maxp-ha', { parallelism: 2, upgradeMode: 'last-state' });
+    const failed = await scaleTo('maxp-ha', 200);
+    expect(statusOf(failed).jobStatus).toMatchObject({
+      state: 'FAILED',
+      upgradeSavepointPath: 'KUBERNETES_OPERATOR_LAST_STATE',
+    });
+    expect(String(statusOf(failed).error)).toContain('The maximum parallelism (128) of the restored state');
+  });
+
   it('a stateless scale starts without state: the max parallelism is derived again and the job runs', async () => {
     await running('maxp-stateless', { parallelism: 2 });
     const scaled = await scaleTo('maxp-stateless', 200, 'stateless');

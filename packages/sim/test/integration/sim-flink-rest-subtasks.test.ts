@@ -37,6 +37,29 @@ async function rest<T>(name: string, path: string): Promise<T> {
 const vertices = async (name: string, jobId: string) =>
   (await rest<{ state: string; vertices: Vertex[] }>(name, `/jobs/${jobId}`)).vertices;
 
+describe('a job that is not RUNNING: vertex states are execution states, never the job state', () => {
+  it('a RESTARTING job has its subtasks CANCELED (the counts keep Flink ExecutionState keys only)', async () => {
+    const jobId = await running('sub-restarting', { parallelism: 2 });
+    cluster.operator.setScenario(NS, 'sub-restarting', 'job-restarting');
+    await waitForStatus(
+      cluster.store,
+      'flinkdeployments',
+      NS,
+      'sub-restarting',
+      (s) => s.jobStatus?.state === 'RESTARTING',
+      'the job RESTARTING',
+    );
+    const body = await rest<{ state: string; vertices: Vertex[] }>('sub-restarting', `/jobs/${jobId}`);
+    expect(body.state).toBe('RESTARTING');
+    expect(body.vertices.map((v) => [v.status, v.tasks.CANCELED])).toEqual([
+      ['CANCELED', 2],
+      ['CANCELED', 2],
+      ['CANCELED', 2],
+    ]);
+    for (const v of body.vertices) expect(Object.keys(v.tasks)).not.toContain('RESTARTING');
+  });
+});
+
 describe('tasks-waiting=<k>: k slots short of what the job needs', () => {
   it('each vertex wider than the slots granted has its extra subtasks SCHEDULED, and still reports RUNNING', async () => {
     const jobId = await running('sub-short', { parallelism: 6, graph: 'Source: events; Enrich; Sink: results [p=1]' });

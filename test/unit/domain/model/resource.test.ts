@@ -6,6 +6,7 @@ import {
   hasOperatorStatus,
   imageOf,
   isSessionCluster,
+  jobFailureOf,
   jobStateOf,
   lastReconciledSpecOf,
   lastSavepoint,
@@ -97,6 +98,27 @@ describe('readers over live resources', () => {
     expect(statusErrorOf(flinkDeployment({ status: { error: json } }))).toBe('Job parallelism must be larger than 0');
     expect(statusErrorOf(flinkDeployment({ status: { error: 'plain words' } }))).toBe('plain words');
     expect(statusErrorOf(flinkDeployment())).toBeUndefined();
+  });
+
+  it("reads a job failure's cause under Flink's wrapper from the operator's throwableList", () => {
+    const error = (message: string, throwableList?: unknown[]) => ({
+      status: { error: JSON.stringify({ type: 'org.apache.flink.runtime.JobException', message, throwableList }) },
+    });
+    const cause = {
+      type: 'org.apache.flink.runtime.jobmanager.scheduler.NoResourceAvailableException',
+      message: 'Slot request bulk is not fulfillable!',
+    };
+    expect(
+      jobFailureOf(flinkDeployment(error('Recovery is suppressed by NoRestartBackoffTimeStrategy', [cause]))),
+    ).toBe(
+      'Recovery is suppressed by NoRestartBackoffTimeStrategy, caused by NoResourceAvailableException: Slot request bulk is not fulfillable!',
+    );
+    // A cause the message already names, or none at all, adds nothing.
+    expect(jobFailureOf(flinkDeployment(error('boom: Slot request bulk is not fulfillable!', [cause])))).toBe(
+      'boom: Slot request bulk is not fulfillable!',
+    );
+    expect(jobFailureOf(flinkDeployment(error('Recovery is suppressed')))).toBe('Recovery is suppressed');
+    expect(jobFailureOf(flinkDeployment({ status: { error: 'plain words' } }))).toBe('plain words');
   });
 });
 

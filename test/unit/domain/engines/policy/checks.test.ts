@@ -75,6 +75,14 @@ function deployment(patch: Json = {}): Json {
   );
 }
 
+/** A health reading whose job has these vertices: name, parallelism, maxParallelism. */
+function healthWith(vertices: [string, number, number][]): CheckInput['health'] {
+  const job = {
+    vertices: vertices.map(([name, parallelism, maxParallelism]) => ({ name, parallelism, maxParallelism })),
+  };
+  return { reading: { job, checkpoints: {}, exceptions: {}, intervalMs: undefined }, gate: 'warn' };
+}
+
 function sessionJob(patch: Json = {}): Json {
   return merge(
     {
@@ -294,6 +302,40 @@ const cases: Case[] = [
     intents.scale200,
     deployment(),
     {},
+    SCALE_CHECK.maxParallelism,
+    'warn',
+    'pipeline.max-parallelism is not set',
+  ],
+  // Restored state keeps the max parallelism it was written with (Flink StateAssignmentOperation): the value REST
+  // reports for the vertices at the job's default is the bound of the next restore.
+  [
+    'scale above the max parallelism Flink REST reports',
+    intents.scale200,
+    deployment(),
+    {
+      health: healthWith([
+        ['Source: events', 2, 128],
+        ['Sink: results', 1, 64],
+      ]),
+    },
+    SCALE_CHECK.maxParallelism,
+    'fail',
+    'parallelism 200 is above the max parallelism 128 Flink REST reports for Source: events',
+  ],
+  [
+    'scale within the max parallelism Flink REST reports',
+    intents.scale200,
+    deployment(),
+    { health: healthWith([['Source: events', 2, 256]]) },
+    SCALE_CHECK.maxParallelism,
+    'pass',
+    'within the max parallelism 256 Flink REST reports',
+  ],
+  [
+    'a stateless scale restores no state',
+    intents.scale200,
+    deployment({ spec: { job: { upgradeMode: 'stateless' } } }),
+    { health: healthWith([['Source: events', 2, 128]]) },
     SCALE_CHECK.maxParallelism,
     'warn',
     'pipeline.max-parallelism is not set',
