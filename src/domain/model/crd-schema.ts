@@ -129,3 +129,42 @@ export function reconciledBy116(resource: unknown): boolean {
     return false;
   }
 }
+
+/**
+ * The installed CRDs in one line, for `/flink status` and `/readyz`: their release (one, or each kind's when they
+ * differ), whether `resources` exists, how far flinkVersion goes; or why they could not be read.
+ */
+export function describeCrds(crds: Partial<Record<CrdKind, CrdFacts>>, unreadable?: string): string {
+  if (unreadable) return `unknown: ${unreadable}`;
+  const kinds = Object.keys(CRD_NAMES) as CrdKind[];
+  const found = kinds.flatMap((k) => (crds[k] ? [crds[k]] : []));
+  if (found.length === 0) return 'no Flink CRD installed';
+  const releases = new Set(found.map((f) => f.release));
+  const head =
+    releases.size === 1
+      ? `operator ${found[0]?.release} CRDs`
+      : `mixed CRDs: ${found.map((f) => `${f.kind} ${f.release}`).join(', ')}`;
+  const deployment = crds.FlinkDeployment;
+  const parts = [head];
+  if (deployment) {
+    parts.push(
+      deployment.resources ? 'with jobManager/taskManager.resources' : 'without jobManager/taskManager.resources',
+    );
+    const last = deployment.flinkVersions.at(-1);
+    if (last) parts.push(`flinkVersion up to ${last}`);
+  }
+  const missing = kinds.filter((k) => !crds[k]);
+  if (missing.length > 0) parts.push(`not installed: ${missing.join(', ')}`);
+  return parts.join('; ');
+}
+
+/**
+ * What a FlinkDeployment tells of the operator beside the CRD: the 1.16 fingerprint on 1.15 CRDs is a mismatch the
+ * bot names (the 1.16 operator's `resources` cannot be written there); no fingerprint proves nothing.
+ */
+export function operatorOnCrds(resource: unknown, deployment: CrdFacts | undefined): string | undefined {
+  if (!reconciledBy116(resource)) return undefined;
+  if (deployment && !deployment.resources)
+    return 'operator 1.16 on 1.15 CRDs: the FlinkDeployment CRD lacks jobManager/taskManager.resources (upgrade the CRDs)';
+  return 'operator 1.16 (its lastReconciledSpec carries resources)';
+}
