@@ -5,6 +5,7 @@ import {
   crdFacts,
   declares,
   describeCrds,
+  disallowedValues,
   operatorOnCrds,
   droppedFields,
   notInCrd,
@@ -90,6 +91,12 @@ describe('declares / undeclaredFields: what the API server keeps', () => {
       'spec.taskManager.resources',
     ]);
     expect(droppedFields(patch, { spec: { job: { parallelism: 3 }, taskManager: { resources: {} } } })).toEqual([]);
+  });
+
+  it('disallowedValues: strings outside their enum, from the installed schema', () => {
+    const patch = { spec: { flinkVersion: 'v2_3', taskManager: { replicas: 2 } } };
+    expect(disallowedValues(OLD, patch)).toEqual(['spec.flinkVersion v2_3']);
+    expect(disallowedValues(NEW, patch)).toEqual([]);
   });
 
   it('says which release brought a field', () => {
