@@ -155,6 +155,8 @@ describe("the CRDs' own admission", () => {
       return typeof error === 'string' && error.includes('Job parallelism must be larger than 0') ? error : undefined;
     });
     expect(status).toContain('Job parallelism must be larger than 0');
+    const replicas = await send('PATCH', `${PATH}/orders`, { spec: { taskManager: { replicas: 0 } } });
+    expect(replicas.status).toBe(200);
     const events = sim.store.list('events', NS).filter((e) => e.reason === 'ValidationError');
     expect(events.map((e) => e.message)).toContainEqual(
       expect.stringContaining('Job parallelism must be larger than 0'),
