@@ -76,6 +76,19 @@ describe('a field the installed CRD lacks', () => {
     expect((live?.spec?.job as { parallelism?: number }).parallelism).toBe(2);
   });
 
+  it('an API server that prunes without refusing (before 1.25) and no CRD reading: FAILED at once on the returned object, not TIMED_OUT', async () => {
+    env = await WorkerEnv.start({ crdVersion: '1.15', fieldValidation: false });
+    await env.deploy('orders');
+    env.cluster.server.faults.inject({ kind: 'error-403', resource: 'customresourcedefinitions', times: 100 });
+    await env.startWorker();
+    const done = await env.waitTerminal(await queueWithResources(env, { taskManager: { resources: RESOURCES } }));
+    expect(done.state).toBe('FAILED');
+    expect(reasonOf(done)).toBe(
+      'spec.taskManager.resources is not in the installed FlinkDeployment CRD (it came with operator 1.16): the API server dropped it (generation 2)',
+    );
+    expect(patches(env)).toBe(1);
+  });
+
   it('a flinkVersion the installed CRD does not admit (v2_3 on 1.15) is refused from the CRD, not a list of the bot', async () => {
     env = await WorkerEnv.start({ crdVersion: '1.15' });
     await env.deploy('orders');

@@ -64,6 +64,8 @@ export interface WorkerEnvOptions {
   policyExtra?: string;
   /** The release of the simulated cluster's CRDs (docs/deployment.md#operator-versions); 1.15 unless told. */
   crdVersion?: '1.15' | '1.16';
+  /** false: the simulated API server ignores fieldValidation, as one before 1.25 (docs/sandbox.md#crd-schemas). */
+  fieldValidation?: boolean;
 }
 
 export class WorkerEnv {
@@ -111,6 +113,7 @@ export class WorkerEnv {
       kubeconfigPath: join(dir, 'kubeconfig'),
       ...clock,
       ...(options.crdVersion ? { crdVersion: options.crdVersion } : {}),
+      ...(options.fieldValidation === false ? { fieldValidation: false } : {}),
     });
     const env = new WorkerEnv(redis, cluster, policyPath, dir, options);
     await env.pump.start();

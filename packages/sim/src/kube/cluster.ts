@@ -44,6 +44,11 @@ export interface SimClusterOptions {
   operatorVersion?: OperatorVersion;
   /** The release its CRDs come from (default: the operator's). */
   crdVersion?: OperatorVersion;
+  /**
+   * false: an API server older than 1.25, which ignores `fieldValidation` and prunes unknown fields without a word
+   * (docs/sandbox.md#crd-schemas); default true.
+   */
+  fieldValidation?: boolean;
 }
 
 export interface SimCluster {
@@ -108,6 +113,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
       gitops,
       pods,
       crds: new SimCrds(versions, store.now()),
+      ...(options.fieldValidation === false ? { fieldValidation: false } : {}),
       port: options.port ?? 0,
       ...(options.host ? { host: options.host } : {}),
     });

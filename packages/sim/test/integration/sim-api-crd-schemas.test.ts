@@ -103,6 +103,15 @@ describe('unknown fields are pruned (pruning/algorithm.go), as fieldValidation s
     });
   });
 
+  it('an API server before 1.25 (fieldValidation: false) ignores Strict and prunes without a word', async () => {
+    cluster = await startSimCluster({ seed: 'none', speed: 'fast', fieldValidation: false });
+    const before = await running(cluster);
+    const reply = await send('PATCH', `${PATH}/orders?fieldValidation=Strict`, RESOURCES_PATCH);
+    expect(reply.status).toBe(200);
+    expect(reply.warnings).toBeNull();
+    expect((reply.body.spec as { taskManager: unknown }).taskManager).toEqual(before.spec?.taskManager);
+  });
+
   it('a 1.16 CRD declares taskManager.resources: stored, generation moves', async () => {
     const sim = await start('1.16');
     const before = await running(sim);
