@@ -29,7 +29,7 @@ export interface CrdSource {
   catalog(signal?: AbortSignal): Promise<CrdCatalog>;
 }
 
-export const CRD_REFRESH_MS = 5 * 60_000;
+const CRD_REFRESH_MS = 5 * 60_000;
 const READ_TIMEOUT_MS = 5_000;
 
 export class InstalledCrds implements CrdSource {
@@ -42,11 +42,6 @@ export class InstalledCrds implements CrdSource {
     private readonly options: { refreshMs?: number; now?: () => number } = {},
   ) {
     this.api = makeApiClient(kubeConfig, ApiextensionsV1Api);
-  }
-
-  /** The last catalog read, if any (for views that must not wait on the API). */
-  get current(): CrdCatalog | undefined {
-    return this.last;
   }
 
   async catalog(signal?: AbortSignal): Promise<CrdCatalog> {
