@@ -17,7 +17,7 @@ import {
 } from '../domain/kinds/index.js';
 import type { OperationRecord } from '../domain/engines/operation.js';
 import type { Plan } from '../domain/model/plan.js';
-import { notInCrd, undeclaredFields } from '../domain/model/crd-schema.js';
+import { crdProblems } from '../domain/model/crd-schema.js';
 import { planOperation, type PlanContext } from '../domain/engines/planning/planner.js';
 import { CHECK, runChecks, type Freeze } from '../domain/engines/policy/checks.js';
 import { evaluate, findNamespace } from '../domain/engines/policy/evaluate.js';
@@ -167,8 +167,9 @@ export async function assess(policy: Policy, request: AssessRequest, deps: Asses
 }
 
 /**
- * A patch needing fields the installed CRD does not declare, in words (docs/deployment.md#operator-versions): the API
- * server would drop them, so the plan is refused before anything is recorded.
+ * A patch needing fields the installed CRD does not declare, or values it does not admit, in words
+ * (docs/deployment.md#operator-versions): the API server would drop or refuse them, so the plan is refused before
+ * anything is recorded.
  */
 async function missingFromCrd(
   plan: Plan,
@@ -177,9 +178,9 @@ async function missingFromCrd(
 ): Promise<string | undefined> {
   if (plan.change.type !== 'patch' || !crds) return undefined;
   const facts = (await crds.catalog(signal)).crds[plan.target.kind];
-  const missing = facts ? undeclaredFields(facts.schema, plan.change.patch) : [];
-  if (missing.length === 0) return undefined;
-  return `${missing.map((f) => notInCrd(f, plan.target.kind)).join('; ')}: the API server would drop it; nothing was recorded`;
+  const problems = facts ? crdProblems(facts.schema, plan.change.patch, plan.target.kind) : [];
+  if (problems.length === 0) return undefined;
+  return `${problems.join('; ')}: the API server would not take it; nothing was recorded`;
 }
 
 /** The plan with what its target's GitOps owner means for it, and the `gitops` checks (docs/policy.md#gitops-managed-targets). */

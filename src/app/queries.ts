@@ -1,5 +1,6 @@
 // Read-only queries (docs/commands.md#queries): the views behind status, list, ops, op, explain and locks; they never
 // write.
+import { describeCrds, operatorOnCrds } from '../domain/model/crd-schema.js';
 import { resolveSchedule } from '../domain/kit/schedule/resolve.js';
 import type { OperationIntent } from '../domain/kinds/index.js';
 import type { Query } from '../domain/engines/language/requests.js';
@@ -94,11 +95,12 @@ export class QueryService {
     const live = await readLive(target, this.deps.clusters.kube(target));
     if (!live.ok) return refused(live.refusal);
     const resource = live.resource;
-    const [savepoint, lease, freeze, last] = await Promise.all([
+    const [savepoint, lease, freeze, last, catalog] = await Promise.all([
       this.lastSavepoint(target, resource),
       this.deps.leases.holder(target),
       this.deps.freezes.get(target),
       this.deps.store.recentForTarget(target, 1),
+      this.deps.clusters.crds?.(target).catalog(),
     ]);
     const environment = state.ok
       ? findNamespace(state.policy, target.namespace, target.cluster)?.environment
@@ -119,6 +121,8 @@ export class QueryService {
         error: statusErrorOf(resource),
         gitops: gitopsOf(resource),
         lastRevert: last[0]?.history.findLast(isRevert),
+        crds: catalog ? describeCrds(catalog.crds, catalog.unreadable) : undefined,
+        operatorMismatch: catalog ? operatorOnCrds(resource, catalog.crds.FlinkDeployment) : undefined,
       }),
     };
     return { kind: 'status', view };

@@ -40,6 +40,10 @@ export interface StatusView {
   gitops?: { owner: string; paused: boolean; pausedBy?: string; skipped?: string };
   /** The last operation's most recent revert (a REVERTED note), as recorded (docs/lifecycle.md#after-completed). */
   lastRevert?: HistoryEntry;
+  /** The cluster's installed Flink CRDs in words (docs/deployment.md#operator-versions). */
+  crds?: string;
+  /** An operator that does not match those CRDs, as this target shows it. */
+  operatorMismatch?: string;
 }
 
 export interface ListView {

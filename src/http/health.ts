@@ -9,7 +9,9 @@ import {
   type RequestContext,
   type ResponseContext,
 } from '@kubernetes/client-node';
+import { describeCrds } from '../domain/model/crd-schema.js';
 import { makeApiClient } from '../kube/agents.js';
+import type { CrdSource } from '../kube/crds.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from './metrics.js';
 
@@ -17,7 +19,15 @@ export interface Readiness {
   ok: boolean;
   /** Check name → `ok` or why it failed. */
   checks: Record<string, string>;
+  /**
+   * What the process found that does not decide readiness: the installed Flink CRDs per cluster
+   * (docs/deployment.md#operator-versions).
+   */
+  capabilities?: Record<string, string>;
 }
+
+/** Facts the readiness report names without judging them; bounded by the checks' timeout. */
+export type ReadinessInfo = (signal: AbortSignal) => Promise<Record<string, string>>;
 
 /** One dependency check: resolves when healthy, throws (with a readable message) when not. */
 export type ReadinessCheck = (signal: AbortSignal) => Promise<void>;
@@ -33,16 +43,23 @@ export const DEFAULT_CHECK_TIMEOUT_MS = 2000;
 /** Runs the checks side by side, each bounded by `timeoutMs`; ready only when every one passes. */
 export function readiness(
   checks: Record<string, ReadinessCheck>,
-  options: { timeoutMs?: number } = {},
+  options: { timeoutMs?: number; info?: ReadinessInfo } = {},
 ): ReadinessProbe {
   const timeoutMs = options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
   let draining = false;
   const probe = async (): Promise<Readiness> => {
     if (draining) return { ok: false, checks: { shutdown: 'draining: the process is stopping' } };
-    const results = await Promise.all(
-      Object.entries(checks).map(async ([name, check]) => [name, await runCheck(check, timeoutMs)] as const),
-    );
-    return { ok: results.every(([, result]) => result === 'ok'), checks: Object.fromEntries(results) };
+    const [results, capabilities] = await Promise.all([
+      Promise.all(
+        Object.entries(checks).map(async ([name, check]) => [name, await runCheck(check, timeoutMs)] as const),
+      ),
+      options.info ? runInfo(options.info, timeoutMs) : undefined,
+    ]);
+    const report: Readiness = {
+      ok: results.every(([, result]) => result === 'ok'),
+      checks: Object.fromEntries(results),
+    };
+    return capabilities && Object.keys(capabilities).length > 0 ? { ...report, capabilities } : report;
   };
   return Object.assign(probe, {
     drain: () => {
@@ -69,6 +86,30 @@ async function runCheck(check: ReadinessCheck, timeoutMs: number): Promise<strin
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The info, or nothing when it fails or takes longer than the checks may. */
+async function runInfo(info: ReadinessInfo, timeoutMs: number): Promise<Record<string, string> | undefined> {
+  const signal = AbortSignal.timeout(timeoutMs);
+  const late = new Promise<undefined>((resolve) => signal.addEventListener('abort', () => resolve(undefined)));
+  return Promise.race([info(signal).catch(() => undefined), late]);
+}
+
+/**
+ * The installed Flink CRDs of each cluster in words (docs/deployment.md#operator-versions): `crds` with one cluster,
+ * `crds:<name>` with several. Read at most every five minutes; never a reason to be unready.
+ */
+export function crdsInfo(clusters: readonly { name: string; crds: CrdSource }[]): ReadinessInfo {
+  const named = clusters.length > 1;
+  return async (signal) => {
+    const read = await Promise.all(
+      clusters.map(async ({ name, crds }) => {
+        const catalog = await crds.catalog(signal);
+        return [named ? `crds:${name}` : 'crds', describeCrds(catalog.crds, catalog.unreadable)] as const;
+      }),
+    );
+    return Object.fromEntries(read);
+  };
 }
 
 /** ioredis connection states in which a PING cannot succeed soon: fail at once instead of waiting out the timeout. */

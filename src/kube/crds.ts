@@ -1,7 +1,7 @@
 // The installed Flink CRDs of one cluster, read by name (`get customresourcedefinitions`) at first use and again when
-// the last reading is older than the refresh interval: CRDs change when someone upgrades them, rarely and outside any
-// operation (docs/deployment.md#operator-versions). Without the RBAC to read them the catalog says so and nothing is
-// refused on their account.
+// the last reading is older than the refresh interval (a fifth of it after a failed reading): CRDs change when someone
+// upgrades them, rarely and outside any operation (docs/deployment.md#operator-versions). Without the RBAC to read
+// them the catalog says so and nothing is refused on their account.
 import {
   ApiextensionsV1Api,
   Observable,
@@ -29,7 +29,7 @@ export interface CrdSource {
   catalog(signal?: AbortSignal): Promise<CrdCatalog>;
 }
 
-export const CRD_REFRESH_MS = 5 * 60_000;
+const CRD_REFRESH_MS = 5 * 60_000;
 const READ_TIMEOUT_MS = 5_000;
 
 export class InstalledCrds implements CrdSource {
@@ -44,14 +44,12 @@ export class InstalledCrds implements CrdSource {
     this.api = makeApiClient(kubeConfig, ApiextensionsV1Api);
   }
 
-  /** The last catalog read, if any (for views that must not wait on the API). */
-  get current(): CrdCatalog | undefined {
-    return this.last;
-  }
-
   async catalog(signal?: AbortSignal): Promise<CrdCatalog> {
     const now = (this.options.now ?? Date.now)();
-    if (this.last && now - this.last.readAt < (this.options.refreshMs ?? CRD_REFRESH_MS)) return this.last;
+    const refreshMs = this.options.refreshMs ?? CRD_REFRESH_MS;
+    // A failed reading (RBAC, a cancelled probe) is tried again sooner than a good one.
+    const keepMs = this.last?.unreadable ? refreshMs / 5 : refreshMs;
+    if (this.last && now - this.last.readAt < keepMs) return this.last;
     // The request is made here (a closure the private helpers call), so the RBAC derivation finds it in this method.
     const get: ReadCrd = (name, options) => this.api.readCustomResourceDefinition({ name }, options);
     this.reading ??= this.read(now, signal, get).finally(() => (this.reading = undefined));

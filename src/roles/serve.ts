@@ -1,7 +1,16 @@
 // `flink-chatops serve`: runs a role until SIGTERM or SIGINT, then shuts it down cleanly. Every role serves
 // /healthz, /readyz and /metrics on PORT: through Bolt's HTTP receiver in HTTP mode, else a small server of its own.
 import type { Config, Role } from '../config.js';
-import { healthRoutes, kubeReady, readiness, redisReady, socketReady, type ReadinessCheck } from '../http/health.js';
+import {
+  healthRoutes,
+  kubeReady,
+  readiness,
+  redisReady,
+  socketReady,
+  crdsInfo,
+  type ReadinessCheck,
+  type ReadinessInfo,
+} from '../http/health.js';
 import { randomUUID } from 'node:crypto';
 import { PolicyFileSource } from '../app/policy-source.js';
 import { exporterLease, outcomeObserver, queueSource, storeSources, whileExporting } from '../http/metric-sources.js';
@@ -157,7 +166,7 @@ async function startObservability(
   if (role !== 'bot') Object.assign(checks, clusterChecks(config));
   const socket = role !== 'worker' && config.slack.socketMode ? new SocketLink() : undefined;
   if (socket) checks['slack-socket'] = socketReady(socket);
-  const probe = readiness(checks);
+  const probe = readiness(checks, { info: crdCapabilities(config) });
   // Each dependency checked on its own (a draining probe answers for none of them).
   const dependencies = readiness(checks);
   const collectDependencies = async () =>
@@ -201,6 +210,12 @@ function clusterChecks(config: Config): Record<string, ReadinessCheck> {
       kubeReady(clusters.get(name).kubeConfig),
     ]),
   );
+}
+
+/** The installed Flink CRDs of each cluster for /readyz (docs/deployment.md#operator-versions). */
+function crdCapabilities(config: Config): ReadinessInfo {
+  const clusters = KubeClusters.load(config.clusters, config.kubeconfig);
+  return crdsInfo(config.clusters.names.map((name) => ({ name, crds: clusters.get(name).crds })));
 }
 
 function untilSignal(counts: () => boolean = () => true): Promise<NodeJS.Signals> {

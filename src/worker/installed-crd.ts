@@ -1,7 +1,7 @@
 // A patch meets the installed CRD (docs/deployment.md#operator-versions): a field the CRD does not declare is refused
 // before anything is written; one the API server refused (fieldValidation=Strict) or dropped anyway (an API server
 // that only warns) ends the operation FAILED at once, never a ten-minute wait on a change that cannot come.
-import { droppedFields, notInCrd, undeclaredFields } from '../domain/model/crd-schema.js';
+import { crdProblems, droppedFields, notInCrd } from '../domain/model/crd-schema.js';
 import type { Plan } from '../domain/model/plan.js';
 import type { KubeObject } from '../kube/flink-client.js';
 import type { Run } from './context.js';
@@ -17,9 +17,9 @@ export async function refusedByCrd(run: Run, plan: Plan): Promise<string | undef
   // Not installed or not readable: the API server's own answer decides (Strict, then the returned object).
   const facts = catalog.crds[plan.target.kind];
   if (!facts) return undefined;
-  const missing = undeclaredFields(facts.schema, plan.change.patch);
-  if (missing.length === 0) return undefined;
-  return sentence(missing, plan.target.kind, 'the API server would drop it, so nothing was written');
+  const problems = crdProblems(facts.schema, plan.change.patch, plan.target.kind);
+  if (problems.length === 0) return undefined;
+  return `${problems.join('; ')}: the API server would not take it, so nothing was written`;
 }
 
 /** The fields `unknown field "…"` of a strict-decoding refusal (422 on a patch, 400 on a create). */

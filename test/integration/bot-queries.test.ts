@@ -2,6 +2,8 @@
 // explain, locks.
 import { describe, expect, it } from 'vitest';
 import { USERS, type BotEnv, useBotEnvs } from '../support/bot-env.js';
+import { waitStable } from '@flink-chatops/sim/testing/sim';
+import { deployment } from '@flink-chatops/sim/testing/sim-resources';
 
 const bots = useBotEnvs();
 let env: BotEnv | undefined;
@@ -54,6 +56,43 @@ describe('answers', () => {
     for (const expected of ['STABLE', 'RUNNING', 'flink:1.20', 'savepoint', 's3://', op.id, 'audit', 'production']) {
       expect(status.all).toContain(expected);
     }
+  });
+
+  it('status names the installed CRDs (docs/deployment.md#operator-versions): 1.15 here, no resources, Flink to v2_2', async () => {
+    env = await bots.start();
+    const status = await ask(env, 'status streaming-prod/orders');
+    expect(status.all).toContain(
+      '*CRDs:* operator 1.15 CRDs; without jobManager/taskManager.resources; flinkVersion up to v2_2',
+    );
+    expect(status.all).not.toContain('operator 1.16 on 1.15 CRDs');
+  });
+
+  it('status warns of a 1.16 operator on 1.15 CRDs: its fingerprint in lastReconciledSpec, no resources in the CRD', async () => {
+    env = await bots.start();
+    const { store } = bots.cluster;
+    store.create('flinkdeployments', deployment('skewed', 'streaming-dev'));
+    await waitStable(store, 'streaming-dev', 'skewed');
+    // What the 1.16 operator writes on its first reconcile: `"resources": null` beside `resource`.
+    store.update(
+      'flinkdeployments',
+      'streaming-dev',
+      'skewed',
+      (object) => {
+        const reconciliation = (object.status?.reconciliationStatus ?? {}) as { lastReconciledSpec: string };
+        const reconciled = JSON.parse(reconciliation.lastReconciledSpec) as {
+          spec: Record<string, Record<string, unknown>>;
+        };
+        for (const part of ['jobManager', 'taskManager'])
+          reconciled.spec[part] = { ...reconciled.spec[part], resources: null };
+        reconciliation.lastReconciledSpec = JSON.stringify(reconciled);
+        return object;
+      },
+      { subresource: 'status' },
+    );
+    const status = await ask(env, 'status streaming-dev/skewed');
+    expect(status.all).toContain(
+      ':warning: *operator 1.16 on 1.15 CRDs: the FlinkDeployment CRD lacks jobManager/taskManager.resources (upgrade the CRDs)*',
+    );
   });
 
   it('status of a target that does not exist is refused in words', async () => {

@@ -9,7 +9,16 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EntryInput } from '../../src/domain/engines/operation.js';
 import type { OperationState } from '../../src/domain/model/lifecycle.js';
 import type { Target } from '../../src/domain/model/target.js';
-import { healthRoutes, kubeReady, readiness, redisReady, type ReadinessCheck } from '../../src/http/health.js';
+import {
+  crdsInfo,
+  healthRoutes,
+  kubeReady,
+  readiness,
+  redisReady,
+  type ReadinessCheck,
+} from '../../src/http/health.js';
+import { InstalledCrds } from '../../src/kube/crds.js';
+import { startSimCluster } from '@flink-chatops/sim/kube/cluster';
 import { createMetrics, type Metrics } from '../../src/http/metrics.js';
 import { storeSources } from '../../src/http/metric-sources.js';
 import { startHealthServer, type HealthServer } from '../../src/http/server.js';
@@ -93,6 +102,29 @@ describe('standalone health server (worker role, Socket Mode)', () => {
     expect(body.checks.redis).toBe('Redis connection is reconnecting');
     expect(body.checks.kube).toMatch(/^Kubernetes API unreachable: /);
     expect((await get(server.url, '/healthz')).status).toBe(200);
+  });
+
+  it('names the installed Flink CRDs of each cluster, and stays ready when they cannot be read (docs/deployment.md#operator-versions)', async () => {
+    const [eu, us] = [await startSimCluster({ crdVersion: '1.16' }), await startSimCluster({ crdVersion: '1.15' })];
+    closers.push(
+      () => eu.close(),
+      () => us.close(),
+    );
+    us.server.faults.inject({ kind: 'error-403', resource: 'customresourcedefinitions', times: 4 });
+    const info = crdsInfo([
+      { name: 'eu', crds: new InstalledCrds(kubeConfigFor(eu.url)) },
+      { name: 'us', crds: new InstalledCrds(kubeConfigFor(us.url)) },
+    ]);
+    const probe = readiness({ redis: redisReady(t.redis) }, { info });
+    const server = await startHealthServer({ port: 0, host: '127.0.0.1', ready: probe });
+    closers.push(() => server.close());
+    const ready = await get(server.url, '/readyz');
+    expect(ready.status).toBe(200);
+    const body = JSON.parse(ready.text) as { capabilities: Record<string, string> };
+    expect(body.capabilities['crds:eu']).toBe(
+      'operator 1.16 CRDs; with jobManager/taskManager.resources; flinkVersion up to v2_4',
+    );
+    expect(body.capabilities['crds:us']).toMatch(/^unknown: the installed CRDs could not be read: /);
   });
 
   it('bounds a check that never answers, and fails every probe once draining', async () => {

@@ -38,6 +38,17 @@ describe('InstalledCrds', () => {
     expect(crdReads(cluster)).toBe(8);
   });
 
+  it('CRDs upgraded while the process runs (Helm leaves them; someone applies them): seen at the next reading', async () => {
+    cluster = await startSimCluster({ seed: 'none', crdVersion: '1.15' });
+    let now = 0;
+    const crds = new InstalledCrds(loadKubeConfig(cluster.kubeconfigPath), { refreshMs: 60_000, now: () => now });
+    expect((await crds.catalog()).crds.FlinkDeployment?.release).toBe('1.15');
+    cluster.versions.crd = '1.16';
+    expect((await crds.catalog()).crds.FlinkDeployment?.release).toBe('1.15');
+    now += 60_000;
+    expect((await crds.catalog()).crds.FlinkDeployment).toMatchObject({ release: '1.16', resources: true });
+  });
+
   it('1.16 CRDs: resources declared, v2_3 and v2_4 admitted, every kind 1.16', async () => {
     cluster = await startSimCluster({ seed: 'none', crdVersion: '1.16' });
     const catalog = await new InstalledCrds(loadKubeConfig(cluster.kubeconfigPath)).catalog();

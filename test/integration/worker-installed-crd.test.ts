@@ -19,13 +19,16 @@ const RESOURCES = { requests: { memory: '4Gi' } };
 
 /**
  * A scale whose patch also sets spec.taskManager.resources (what the `resources` kind writes on objects that use it),
- * queued through the worker path as the bot queues it.
+ * or other spec fields, queued through the worker path as the bot queues it.
  */
-async function queueWithResources(sim: WorkerEnv): Promise<string> {
+async function queueWithResources(
+  sim: WorkerEnv,
+  extra: Record<string, unknown> = { taskManager: { resources: RESOURCES } },
+): Promise<string> {
   const accepted = await sim.accept(scale);
   const plan = accepted.plan as Plan;
   if (plan.change.type !== 'patch') throw new Error('a scale patches');
-  const spec = { ...(plan.change.patch.spec as Record<string, unknown>), taskManager: { resources: RESOURCES } };
+  const spec = { ...(plan.change.patch.spec as Record<string, unknown>), ...extra };
   const withResources: Plan = { ...plan, change: { ...plan.change, patch: { ...plan.change.patch, spec } } };
   const queued = await sim.store.transition(accepted.id, {
     from: ['ACCEPTED'],
@@ -51,7 +54,7 @@ describe('a field the installed CRD lacks', () => {
     const done = await env.waitTerminal(await queueWithResources(env));
     expect(done.state).toBe('ABORTED');
     expect(reasonOf(done)).toBe(
-      'spec.taskManager.resources is not in the installed FlinkDeployment CRD (it came with operator 1.16): the API server would drop it, so nothing was written',
+      'spec.taskManager.resources is not in the installed FlinkDeployment CRD (it came with operator 1.16): the API server would not take it, so nothing was written',
     );
     expect(patches(env)).toBe(0);
     expect(env.cluster.store.get('flinkdeployments', NS, 'orders')?.metadata.generation).toBe(1);
@@ -71,6 +74,31 @@ describe('a field the installed CRD lacks', () => {
     const live = env.cluster.store.get('flinkdeployments', NS, 'orders');
     expect(live?.metadata.generation).toBe(1);
     expect((live?.spec?.job as { parallelism?: number }).parallelism).toBe(2);
+  });
+
+  it('an API server that prunes without refusing (before 1.25) and no CRD reading: FAILED at once on the returned object, not TIMED_OUT', async () => {
+    env = await WorkerEnv.start({ crdVersion: '1.15', fieldValidation: false });
+    await env.deploy('orders');
+    env.cluster.server.faults.inject({ kind: 'error-403', resource: 'customresourcedefinitions', times: 100 });
+    await env.startWorker();
+    const done = await env.waitTerminal(await queueWithResources(env, { taskManager: { resources: RESOURCES } }));
+    expect(done.state).toBe('FAILED');
+    expect(reasonOf(done)).toBe(
+      'spec.taskManager.resources is not in the installed FlinkDeployment CRD (it came with operator 1.16): the API server dropped it (generation 2)',
+    );
+    expect(patches(env)).toBe(1);
+  });
+
+  it('a flinkVersion the installed CRD does not admit (v2_3 on 1.15) is refused from the CRD, not a list of the bot', async () => {
+    env = await WorkerEnv.start({ crdVersion: '1.15' });
+    await env.deploy('orders');
+    await env.startWorker();
+    const done = await env.waitTerminal(await queueWithResources(env, { flinkVersion: 'v2_3' }));
+    expect(done.state).toBe('ABORTED');
+    expect(reasonOf(done)).toBe(
+      'spec.flinkVersion v2_3 is not a value the installed FlinkDeployment CRD admits (it came with operator 1.16): the API server would not take it, so nothing was written',
+    );
+    expect(patches(env)).toBe(0);
   });
 
   it('on 1.16 CRDs the same patch is written (the field is declared)', async () => {

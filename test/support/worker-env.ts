@@ -68,6 +68,8 @@ export interface WorkerEnvOptions {
   crdVersion?: OperatorVersion;
   /** The operator release the simulated cluster runs (default 1.15). */
   operatorVersion?: OperatorVersion;
+  /** false: the simulated API server ignores fieldValidation, as one before 1.25 (docs/sandbox.md#crd-schemas). */
+  fieldValidation?: boolean;
 }
 
 export class WorkerEnv {
@@ -117,6 +119,7 @@ export class WorkerEnv {
       ...simVersionOptions(),
       ...(options.crdVersion ? { crdVersion: options.crdVersion } : {}),
       ...(options.operatorVersion ? { operatorVersion: options.operatorVersion } : {}),
+      ...(options.fieldValidation === false ? { fieldValidation: false } : {}),
     });
     const env = new WorkerEnv(redis, cluster, policyPath, dir, options);
     await env.pump.start();

@@ -68,6 +68,33 @@ export function undeclaredFields(schema: unknown, patch: unknown, path: readonly
   });
 }
 
+/** The schema node at a declared path (array elements stepped through), undefined below preserve-unknown-fields. */
+function nodeAt(schema: unknown, path: readonly string[]): Record<string, unknown> | undefined {
+  let node: unknown = schema;
+  for (const key of path) {
+    while (isRecord(node) && isRecord(node.items)) node = node.items;
+    node = child(node, key);
+    if (!isRecord(node)) return undefined;
+  }
+  return node as Record<string, unknown>;
+}
+
+/**
+ * The string values of a merge patch outside their field's enum in the schema, as "spec.flinkVersion v2_3"
+ * (the API server refuses them with 422): the values the installed CRD admits, never a list of the bot's own.
+ */
+export function disallowedValues(schema: unknown, patch: unknown, path: readonly string[] = []): string[] {
+  if (!isRecord(patch)) return [];
+  return Object.entries(patch).flatMap(([key, value]) => {
+    if (path.length === 0 && key === 'metadata') return [];
+    const at = [...path, key];
+    if (isRecord(value)) return disallowedValues(schema, value, at);
+    const allowed = typeof value === 'string' ? nodeAt(schema, at) : undefined;
+    const values = allowed ? keyword(allowed, 'enum') : undefined;
+    return Array.isArray(values) && !values.includes(value) ? [`${at.join('.')} ${String(value)}`] : [];
+  });
+}
+
 /** The fields of a merge patch whose value the returned object does not hold at all: dropped by the API server. */
 export function droppedFields(patch: unknown, object: unknown, path: readonly string[] = []): string[] {
   if (!isRecord(patch)) return [];
@@ -88,10 +115,27 @@ const INTRODUCED: readonly (readonly [string, CrdRelease])[] = [
   ['spec.template.spec.taskManager.resources', '1.16'],
 ];
 
+/** Values that came with an operator release after 1.15. */
+const INTRODUCED_VALUES: Readonly<Record<string, CrdRelease>> = { v2_3: '1.16', v2_4: '1.16' };
+
 /** "spec.taskManager.resources is not in the installed FlinkDeployment CRD (it came with operator 1.16)". */
 export function notInCrd(field: string, kind: string): string {
   const came = INTRODUCED.find(([prefix]) => field === prefix || field.startsWith(`${prefix}.`))?.[1];
   return `${field} is not in the installed ${kind} CRD${came ? ` (it came with operator ${came})` : ''}`;
+}
+
+/** "spec.flinkVersion v2_3 is not a value the installed FlinkDeployment CRD admits (it came with operator 1.16)". */
+export function valueNotInCrd(fieldAndValue: string, kind: string): string {
+  const came = INTRODUCED_VALUES[fieldAndValue.split(' ').at(-1) ?? ''];
+  return `${fieldAndValue} is not a value the installed ${kind} CRD admits${came ? ` (it came with operator ${came})` : ''}`;
+}
+
+/** Everything in a merge patch the installed CRD would drop or refuse, in words; empty when it takes all of it. */
+export function crdProblems(schema: unknown, patch: unknown, kind: string): string[] {
+  return [
+    ...undeclaredFields(schema, patch).map((f) => notInCrd(f, kind)),
+    ...disallowedValues(schema, patch).map((v) => valueNotInCrd(v, kind)),
+  ];
 }
 
 const at = (node: unknown, ...path: string[]): unknown =>
@@ -128,4 +172,43 @@ export function reconciledBy116(resource: unknown): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The installed CRDs in one line, for `/flink status` and `/readyz`: their release (one, or each kind's when they
+ * differ), whether `resources` exists, how far flinkVersion goes; or why they could not be read.
+ */
+export function describeCrds(crds: Partial<Record<CrdKind, CrdFacts>>, unreadable?: string): string {
+  if (unreadable) return `unknown: ${unreadable}`;
+  const kinds = Object.keys(CRD_NAMES) as CrdKind[];
+  const found = kinds.flatMap((k) => (crds[k] ? [crds[k]] : []));
+  if (found.length === 0) return 'no Flink CRD installed';
+  const releases = new Set(found.map((f) => f.release));
+  const head =
+    releases.size === 1
+      ? `operator ${found[0]?.release} CRDs`
+      : `mixed CRDs: ${found.map((f) => `${f.kind} ${f.release}`).join(', ')}`;
+  const deployment = crds.FlinkDeployment;
+  const parts = [head];
+  if (deployment) {
+    parts.push(
+      deployment.resources ? 'with jobManager/taskManager.resources' : 'without jobManager/taskManager.resources',
+    );
+    const last = deployment.flinkVersions.at(-1);
+    if (last) parts.push(`flinkVersion up to ${last}`);
+  }
+  const missing = kinds.filter((k) => !crds[k]);
+  if (missing.length > 0) parts.push(`not installed: ${missing.join(', ')}`);
+  return parts.join('; ');
+}
+
+/**
+ * What a FlinkDeployment tells of the operator beside the CRD: the 1.16 fingerprint on 1.15 CRDs is a mismatch the
+ * bot names (the 1.16 operator's `resources` cannot be written there); no fingerprint proves nothing.
+ */
+export function operatorOnCrds(resource: unknown, deployment: CrdFacts | undefined): string | undefined {
+  if (!reconciledBy116(resource)) return undefined;
+  if (deployment && !deployment.resources)
+    return 'operator 1.16 on 1.15 CRDs: the FlinkDeployment CRD lacks jobManager/taskManager.resources (upgrade the CRDs)';
+  return 'operator 1.16 (its lastReconciledSpec carries resources)';
 }

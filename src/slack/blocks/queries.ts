@@ -89,9 +89,19 @@ export function renderStatus(view: StatusView, ctx: RenderContext): SlackMessage
     ]),
     view.error ? section(`:warning: *Operator error:* ${escapeText(oneLine(view.error))}`) : undefined,
     gitopsStatus(view),
+    crdStatus(view),
   ]);
   const text = `Status of ${target}: lifecycle ${view.lifecycleState ?? 'unknown'}, job ${view.jobState ?? 'unknown'}`;
   return enforceLimits({ text: escapeText(text), blocks });
+}
+
+/** The installed CRDs and an operator that does not match them (docs/deployment.md#operator-versions). */
+function crdStatus(view: StatusView): Block | undefined {
+  const lines = [
+    view.operatorMismatch ? `:warning: *${escapeText(view.operatorMismatch)}*` : undefined,
+    view.crds ? `*CRDs:* ${escapeText(view.crds)}` : undefined,
+  ].filter((l): l is string => l !== undefined);
+  return lines.length > 0 ? section(lines.join('\n')) : undefined;
 }
 
 /** Who applies the target from Git, a pause, and the last operation's latest revert (docs/policy.md#gitops-managed-targets). */

@@ -47,6 +47,11 @@ export interface SimClusterOptions {
   crdVersion?: OperatorVersion;
   /** How long an Event lives after its last write (kube-apiserver `--event-ttl`; default 1 h). */
   eventTtlMs?: number;
+  /**
+   * false: an API server older than 1.25, which ignores `fieldValidation` and prunes unknown fields without a word
+   * (docs/sandbox.md#crd-schemas); default true.
+   */
+  fieldValidation?: boolean;
 }
 
 export interface SimCluster {
@@ -115,6 +120,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
       gitops,
       pods,
       crds: new SimCrds(versions, store.now()),
+      ...(options.fieldValidation === false ? { fieldValidation: false } : {}),
       port: options.port ?? 0,
       ...(options.host ? { host: options.host } : {}),
     });

@@ -16,7 +16,7 @@ export function isFlinkResource(resource: SimResource): resource is FlinkResourc
 }
 
 /** The node as a CRD's openAPIV3Schema writes it. */
-export function openApiSchema(node: SchemaNode): Record<string, unknown> {
+function openApiSchema(node: SchemaNode): Record<string, unknown> {
   switch (node.type) {
     case 'array':
       return { type: 'array', items: openApiSchema(node.items) };

@@ -57,6 +57,8 @@ export interface SimApiServerOptions {
   pods?: SimPods;
   /** Serves the installed CRDs (`apiextensions.k8s.io/v1`, read-only); without it those paths are 404. */
   crds?: SimCrds;
+  /** false: `fieldValidation` is ignored and unknown fields are pruned silently (an API server before 1.25). */
+  fieldValidation?: boolean;
 }
 
 /** kube-apiserver's limit on request bodies. */
@@ -191,6 +193,7 @@ interface Parts {
   gitops: SimGitOps | undefined;
   pods: SimPods | undefined;
   crds: SimCrds | undefined;
+  fieldValidation: boolean;
 }
 
 /** Applies the faults that answer instead of the server; returns whether the response must be lost. */
@@ -271,9 +274,12 @@ async function handle(req: IncomingMessage, res: ServerResponse, parts: Parts): 
     for (const listener of parts.served) listener(info);
     return;
   }
+  const query = new URLSearchParams(url.searchParams);
+  // An API server before 1.25 knows no fieldValidation: whatever is asked, unknown fields go without a word.
+  if (!parts.fieldValidation) query.set('fieldValidation', 'Ignore');
   const ctx: RequestContext = {
     store: parts.store,
-    query: url.searchParams,
+    query,
     accept: req.headers.accept ?? '',
     userAgent: req.headers['user-agent'] ?? '',
   };
@@ -318,6 +324,7 @@ export async function startSimApiServer(opts: SimApiServerOptions): Promise<SimA
     gitops: opts.gitops,
     pods: opts.pods,
     crds: opts.crds,
+    fieldValidation: opts.fieldValidation ?? true,
   };
   const server = createServer({ noDelay: true, keepAlive: true }, (req, res) => {
     res.on('error', () => undefined);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimCluster, type SimCluster } from '../../src/kube/cluster.js';
 import { writeKubeconfig } from '../../src/kube/kubeconfig.js';
 import { startSimApiServer, type SimApiServer } from '../../src/kube/server.js';
 import { SimStore } from '../../src/kube/store.js';
@@ -177,3 +178,38 @@ function lineReader(child: ChildProcessWithoutNullStreams): { next(timeoutMs?: n
     },
   };
 }
+
+describe('kubectl against a simulated cluster with 1.15 CRDs (docs/sandbox.md#crd-schemas)', () => {
+  let cluster: SimCluster | undefined;
+  let args: string[] = [];
+  afterAll(async () => {
+    await cluster?.close();
+  });
+
+  async function run115(...rest: string[]): Promise<{ stdout: string; stderr: string }> {
+    cluster ??= await startSimCluster({ seed: 'none', crdVersion: '1.15' });
+    args = ['--kubeconfig', cluster.kubeconfigPath, '--cache-dir', join(dir, 'cache-crds')];
+    return run(KUBECTL, [...args, ...rest], { timeout: 20_000 });
+  }
+
+  it('get crd lists the four Flink CRDs; a patch with a field they lack is pruned with the API server warning', async () => {
+    const crds = await run115('get', 'crd', '-o', 'name');
+    expect(crds.stdout.trim().split('\n').sort()).toEqual([
+      'customresourcedefinition.apiextensions.k8s.io/flinkbluegreendeployments.flink.apache.org',
+      'customresourcedefinition.apiextensions.k8s.io/flinkdeployments.flink.apache.org',
+      'customresourcedefinition.apiextensions.k8s.io/flinksessionjobs.flink.apache.org',
+      'customresourcedefinition.apiextensions.k8s.io/flinkstatesnapshots.flink.apache.org',
+    ]);
+    cluster?.store.create('flinkdeployments', flinkDeployment('orders', NS));
+    const patch = '{"spec":{"taskManager":{"resources":{"requests":{"memory":"4Gi"}}}}}';
+    const pruned = await run115('patch', '-n', NS, 'flinkdeployment', 'orders', '--type', 'merge', '-p', patch);
+    expect(pruned.stdout).toContain('flinkdeployment.flink.apache.org/orders patched (no change)');
+    expect(pruned.stderr).toContain('Warning: unknown field "spec.taskManager.resources"');
+    const dry = await run115(
+      ...['patch', '-n', NS, 'flinkdeployment', 'orders', '--type', 'merge', '--dry-run=server'],
+      ...['-p', '{"spec":{"job":{"parallelism":7}}}', '-o', 'jsonpath={.spec.job.parallelism}'],
+    );
+    expect(dry.stdout).toBe('7');
+    expect(cluster?.store.get('flinkdeployments', NS, 'orders')?.spec?.job).toMatchObject({ parallelism: 2 });
+  });
+});

@@ -103,6 +103,15 @@ describe('unknown fields are pruned (pruning/algorithm.go), as fieldValidation s
     });
   });
 
+  it('an API server before 1.25 (fieldValidation: false) ignores Strict and prunes without a word', async () => {
+    cluster = await startSimCluster({ seed: 'none', speed: 'fast', fieldValidation: false });
+    const before = await running(cluster);
+    const reply = await send('PATCH', `${PATH}/orders?fieldValidation=Strict`, RESOURCES_PATCH);
+    expect(reply.status).toBe(200);
+    expect(reply.warnings).toBeNull();
+    expect((reply.body.spec as { taskManager: unknown }).taskManager).toEqual(before.spec?.taskManager);
+  });
+
   it('a 1.16 CRD declares taskManager.resources: stored, generation moves', async () => {
     const sim = await start('1.16');
     const before = await running(sim);
@@ -155,6 +164,8 @@ describe("the CRDs' own admission", () => {
       return typeof error === 'string' && error.includes('Job parallelism must be larger than 0') ? error : undefined;
     });
     expect(status).toContain('Job parallelism must be larger than 0');
+    const replicas = await send('PATCH', `${PATH}/orders`, { spec: { taskManager: { replicas: 0 } } });
+    expect(replicas.status).toBe(200);
     const events = sim.store.list('events', NS).filter((e) => e.reason === 'ValidationError');
     expect(events.map((e) => e.message)).toContainEqual(
       expect.stringContaining('Job parallelism must be larger than 0'),

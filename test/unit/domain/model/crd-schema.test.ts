@@ -4,6 +4,9 @@ import { describe, expect, it } from 'vitest';
 import {
   crdFacts,
   declares,
+  describeCrds,
+  disallowedValues,
+  operatorOnCrds,
   droppedFields,
   notInCrd,
   reconciledBy116,
@@ -90,6 +93,12 @@ describe('declares / undeclaredFields: what the API server keeps', () => {
     expect(droppedFields(patch, { spec: { job: { parallelism: 3 }, taskManager: { resources: {} } } })).toEqual([]);
   });
 
+  it('disallowedValues: strings outside their enum, from the installed schema', () => {
+    const patch = { spec: { flinkVersion: 'v2_3', taskManager: { replicas: 2 } } };
+    expect(disallowedValues(OLD, patch)).toEqual(['spec.flinkVersion v2_3']);
+    expect(disallowedValues(NEW, patch)).toEqual([]);
+  });
+
   it('says which release brought a field', () => {
     expect(notInCrd('spec.taskManager.resources', 'FlinkDeployment')).toBe(
       'spec.taskManager.resources is not in the installed FlinkDeployment CRD (it came with operator 1.16)',
@@ -137,5 +146,33 @@ describe('reconciledBy116: the 1.16 operator writes a resources key into lastRec
     expect(reconciledBy116(withSpec({ taskManager: { resource: { memory: '2g' } } }))).toBe(false);
     expect(reconciledBy116({ status: { reconciliationStatus: { lastReconciledSpec: '{' } } })).toBe(false);
     expect(reconciledBy116({})).toBe(false);
+  });
+});
+
+describe('describeCrds / operatorOnCrds: the words of /flink status and /readyz', () => {
+  const old = crdFacts('FlinkDeployment', crd(OLD, 'Last observed state of the job.'));
+  const fresh = crdFacts('FlinkDeployment', crd(NEW));
+  const session = crdFacts('FlinkSessionJob', crd({ type: 'object' }, 'Last observed state of the job.'));
+  it('one release, mixed releases, missing kinds, unreadable', () => {
+    expect(describeCrds({ FlinkDeployment: old, FlinkSessionJob: session })).toBe(
+      'operator 1.15 CRDs; without jobManager/taskManager.resources; flinkVersion up to v2_2; not installed: FlinkStateSnapshot, FlinkBlueGreenDeployment',
+    );
+    expect(describeCrds({ FlinkDeployment: fresh, FlinkSessionJob: session })).toMatch(
+      /^mixed CRDs: FlinkDeployment 1.16, FlinkSessionJob 1.15; with jobManager\/taskManager.resources; flinkVersion up to v2_4/,
+    );
+    expect(describeCrds({}, 'the installed CRDs could not be read: forbidden')).toBe(
+      'unknown: the installed CRDs could not be read: forbidden',
+    );
+  });
+
+  it('the 1.16 fingerprint on 1.15 CRDs is a mismatch; on 1.16 CRDs a fact; without it nothing is said', () => {
+    const fingerprint = {
+      status: {
+        reconciliationStatus: { lastReconciledSpec: JSON.stringify({ spec: { taskManager: { resources: null } } }) },
+      },
+    };
+    expect(operatorOnCrds(fingerprint, old)).toMatch(/^operator 1.16 on 1.15 CRDs/);
+    expect(operatorOnCrds(fingerprint, fresh)).toBe('operator 1.16 (its lastReconciledSpec carries resources)');
+    expect(operatorOnCrds({}, old)).toBeUndefined();
   });
 });
