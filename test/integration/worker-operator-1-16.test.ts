@@ -1,6 +1,7 @@
-// resources through the real worker against a simulated operator 1.16 (docs/lifecycle.md#resources-on-operator-116):
+// The real worker against a simulated operator 1.16: `resources` (docs/lifecycle.md#resources-on-operator-116) —
 // where the object's `resources` holds requests or limits the operator ignores `resource`, so the bot patches
-// `resources`, and COMPLETED means the memory in effect moved.
+// `resources`, and COMPLETED means the memory in effect moved — and snapshot retries
+// (docs/lifecycle.md#snapshot-retries): -1 or no backoffLimit is retried without end, so the bot always sets one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OperationIntent } from '../../src/domain/kinds/index.js';
 import type { OperationRecord } from '../../src/domain/engines/operation.js';
@@ -10,7 +11,8 @@ import { NS, WorkerEnv } from '../support/worker-env.js';
 
 let env: WorkerEnv;
 beforeAll(async () => {
-  env = await WorkerEnv.start({ operatorVersion: '1.16' });
+  // A savepoint retried without end is given up on after 3 s (TIMED_OUT), not the 30 s the other kinds get.
+  env = await WorkerEnv.start({ operatorVersion: '1.16', env: { VERIFY_TIMEOUT_SAVEPOINT: '3s' } });
   await env.startWorker();
 });
 afterAll(async () => {
@@ -68,5 +70,46 @@ describe('resources on operator 1.16', () => {
     });
     expect(done.state, JSON.stringify(evidenceOf(done).verdict)).toBe('COMPLETED');
     expect(taskManager('res16-limit').resources).toEqual({ requests: { memory: '4Gi' }, limits: { memory: '4Gi' } });
+  });
+});
+
+describe('savepoints on operator 1.16', () => {
+  const snapshotOf = (record: OperationRecord) =>
+    env.cluster.store.get('flinkstatesnapshots', NS, evidenceOf(record).snapshot?.name ?? '');
+
+  it("the bot's snapshot carries backoffLimit 2, so a failing savepoint still ends FAILED after three attempts", async () => {
+    await env.deploy('sp16-failing', { ha: false });
+    env.cluster.operator.setScenario(NS, 'sp16-failing', 'savepoint-failure');
+    const done = await finished({ kind: 'savepoint', target: target('sp16-failing'), incidentChannels: [] });
+    expect(done.state).toBe('FAILED');
+    expect(snapshotOf(done)?.spec?.backoffLimit).toBe(2);
+    expect(snapshotOf(done)?.status).toMatchObject({ state: 'FAILED', failures: 3 });
+  });
+
+  it('a snapshot whose backoffLimit was taken away is "retrying (N failures)", never FAILED', async () => {
+    await env.deploy('sp16-stripped', { ha: false });
+    env.cluster.operator.setScenario(NS, 'sp16-stripped', 'savepoint-failure');
+    // Something between the bot and the operator (a mutating webhook, a GitOps tool) drops the field as it arrives.
+    const { store } = env.cluster;
+    const unsubscribe = store.subscribe((change) => {
+      const { name } = change.object.metadata;
+      if (change.type !== 'ADDED' || change.resource !== 'flinkstatesnapshots' || !name.startsWith('sp16-stripped'))
+        return;
+      queueMicrotask(() =>
+        store.update('flinkstatesnapshots', NS, name, (current) => {
+          const spec = { ...current.spec };
+          delete spec.backoffLimit;
+          return { ...current, spec };
+        }),
+      );
+    });
+    const done = await finished({ kind: 'savepoint', target: target('sp16-stripped'), incidentChannels: [] });
+    unsubscribe();
+    expect(done.state).toBe('TIMED_OUT');
+    const snapshot = snapshotOf(done);
+    expect(snapshot?.spec).not.toHaveProperty('backoffLimit');
+    expect(snapshot?.status).toMatchObject({ state: expect.stringMatching(/^(TRIGGER_PENDING|IN_PROGRESS)$/) });
+    const verdict = evidenceOf(done).verdict;
+    expect(verdict?.outcome === 'pending' && verdict.notes.join('\n')).toMatch(/^retrying \(\d+ failures?\): /m);
   });
 });
