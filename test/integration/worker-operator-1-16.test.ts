@@ -113,3 +113,37 @@ describe('savepoints on operator 1.16', () => {
     expect(verdict?.outcome === 'pending' && verdict.notes.join('\n')).toMatch(/^retrying \(\d+ failures?\): /m);
   });
 });
+
+describe('resources on an operator before 1.16 (a 1.16 CRD kept the field, operator 1.15 never reads it)', () => {
+  let old: WorkerEnv;
+  beforeAll(async () => {
+    old = await WorkerEnv.start({ operatorVersion: '1.15', env: { VERIFY_TIMEOUT: '5s' } });
+    await old.startWorker();
+  });
+  afterAll(async () => {
+    await old?.close();
+  });
+
+  it('patches resource, which that operator uses, and COMPLETES with the effective memory moved', async () => {
+    await old.deploy('res15', { ha: false, taskManagerResources: { requests: { memory: '2Gi' } } });
+    const info = () =>
+      (old.cluster.store.get('flinkdeployments', NS, 'res15')?.status as { clusterInfo?: Record<string, string> })
+        .clusterInfo?.['total-memory'];
+    const before = Number(info());
+    const done = await old.waitTerminal(
+      (
+        await old.request({
+          kind: 'resources',
+          target: target('res15'),
+          taskManagerMemory: '4g',
+          incidentChannels: [],
+        })
+      ).id,
+      30_000,
+    );
+    expect(done.plan?.diff).toEqual([{ path: 'spec.taskManager.resource.memory', before: '2048m', after: '4g' }]);
+    expect(done.plan?.notes.join('\n')).toMatch(/an operator before 1\.16 reads only spec\.taskManager\.resource/);
+    expect(done.state, JSON.stringify(evidenceOf(done).verdict)).toBe('COMPLETED');
+    expect(Number(info()) - before).toBe(2 * GIB);
+  });
+});
