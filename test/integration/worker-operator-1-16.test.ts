@@ -70,6 +70,12 @@ describe('resources on operator 1.16', () => {
     });
     expect(done.state, JSON.stringify(evidenceOf(done).verdict)).toBe('COMPLETED');
     expect(taskManager('res16-limit').resources).toEqual({ requests: { memory: '4Gi' }, limits: { memory: '4Gi' } });
+
+    // Undo puts back both the request and the limit, and is judged on the memory in effect as well.
+    const undo = await finished({ kind: 'undo', opId: done.id, incidentChannels: [] });
+    expect(undo.state, JSON.stringify(evidenceOf(undo).verdict)).toBe('COMPLETED');
+    expect(criteria(undo)['effective:taskManager.memory']).toMatchObject({ met: true });
+    expect(taskManager('res16-limit').resources).toEqual({ requests: { memory: '2Gi' }, limits: { memory: '3Gi' } });
   });
 });
 
