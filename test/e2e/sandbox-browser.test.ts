@@ -207,13 +207,16 @@ describe('sandbox page in Chromium', () => {
     await page.screenshot({ path: join(RESULTS, 'sandbox-savepoint-knob.png') });
   });
 
-  it('the cluster panel shows both clusters under their names; the selector shows one; a us request runs in us only', async () => {
+  it('the cluster panel shows both clusters under their names and releases; the selector shows one; a us request runs in us only', async () => {
     await ready();
     const names = () => page.locator('#cluster-rows h2.cluster-name').allInnerTexts();
     await eventually(
       'both clusters named',
       holds(async () =>
-        expect(await names()).toEqual([expect.stringContaining('cluster eu'), expect.stringContaining('cluster us')]),
+        expect(await names()).toEqual([
+          expect.stringMatching(/cluster eu[\s\S]*operator 1\.15 · CRDs 1\.15/),
+          expect.stringMatching(/cluster us[\s\S]*operator 1\.16 · CRDs 1\.16/),
+        ]),
       ),
     );
     expect(await page.locator('#cluster-title').innerText()).toBe('Simulated clusters');

@@ -117,13 +117,23 @@ export function clusterRows(
 /** One simulated cluster on the page: its name (undefined on a single-cluster page), the simulators, its knobs. */
 export interface PanelCluster {
   name?: string;
-  cluster: Pick<SimCluster, 'store' | 'operator' | 'server' | 'gitops'>;
+  /** With `versions`: the operator and CRD releases the page names beside the cluster (docs/sandbox.md#operator-releases). */
+  cluster: Pick<SimCluster, 'store' | 'operator' | 'server' | 'gitops'> & Partial<Pick<SimCluster, 'versions'>>;
   knobs: KnobBoard;
 }
 
 /** The panel of several named clusters, each with a knob board of its own, in the order given. */
 export function panelClusters(clusters: readonly { name: string; cluster: PanelCluster['cluster'] }[]): PanelCluster[] {
   return clusters.map(({ name, cluster }) => ({ name, cluster, knobs: new KnobBoard(cluster) }));
+}
+
+/** The operator and CRD release of each named cluster that says which it runs. */
+export function panelReleases(panel: readonly PanelCluster[]): Record<string, { operator: string; crd: string }> {
+  return Object.fromEntries(
+    panel.flatMap(({ name, cluster }) =>
+      name === undefined || cluster.versions === undefined ? [] : [[name, { ...cluster.versions }]],
+    ),
+  );
 }
 
 /** Every cluster's rows, cluster by cluster in the panel's order. */

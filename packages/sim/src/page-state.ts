@@ -1,7 +1,15 @@
 // What the sandbox page shows, as plain JSON: the workspace, channel messages, threads, ephemerals and the cluster.
 import { VERB_NAMES, usageLine, verbSpec, type Policy } from './bot.js';
 import type { SimCluster } from './kube/cluster.js';
-import { clusterRows, KNOBS, panelRows, type ClusterRow, type KnobBoard, type PanelCluster } from './page-cluster.js';
+import {
+  clusterRows,
+  KNOBS,
+  panelReleases,
+  panelRows,
+  type ClusterRow,
+  type KnobBoard,
+  type PanelCluster,
+} from './page-cluster.js';
 import type { PageEphemeral } from './page-api.js';
 import { GITOPS_CHOICES } from './page-gitops.js';
 import { dmChannelId, type SimMessage, type SimSlack } from './slack-api.js';
@@ -34,6 +42,8 @@ export interface PageState {
   cluster: ClusterRow[];
   /** The simulated clusters' names, in the panel's order; empty when the page shows a single unnamed cluster. */
   clusters: string[];
+  /** Per cluster name: the operator release it runs and the release of its CRDs. */
+  releases: Record<string, { operator: string; crd: string }>;
   knobs: { id: string; label: string }[];
   /** The GitOps switch's choices: off, Argo CD self-heal, Flux, Helm. */
   gitops: { id: string; label: string }[];
@@ -113,6 +123,7 @@ export function buildState(src: StateSources): PageState {
     ephemerals,
     cluster: stateRows(src),
     clusters: (src.panel ?? []).flatMap((c) => (c.name === undefined ? [] : [c.name])),
+    releases: panelReleases(src.panel ?? []),
     knobs: Object.entries(KNOBS).map(([id, label]) => ({ id, label })),
     gitops: GITOPS_CHOICES.map((c) => ({ ...c })),
     homes: Object.fromEntries(

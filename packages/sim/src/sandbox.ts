@@ -21,6 +21,7 @@ import {
   type SubcommandHandler,
 } from './bot.js';
 import { startSimCluster, type Seed, type SimCluster } from './kube/cluster.js';
+import type { OperatorVersion } from './kube/versions.js';
 import { writeMultiKubeconfig } from './kube/kubeconfig.js';
 import { isSpeed, SPEEDS, type Speed } from './kube/speed.js';
 import { startPageServer, type PageServer } from './page-server.js';
@@ -35,10 +36,11 @@ export const SANDBOX_POLICY = resolve(PACKAGE_ROOT, 'sandbox-policy.yaml');
 /**
  * The sandbox's simulated clusters (README.md#try-it): their names are the kubeconfig contexts and the clusters of
  * targets and policy. Both have streaming-prod/orders; eu has the demo jobs (and streaming-dev), us a few of its own.
+ * eu runs operator 1.15, us 1.16 (docs/sandbox.md#operator-releases).
  */
-export const SANDBOX_CLUSTERS: readonly { name: string; seed: Seed }[] = [
-  { name: 'eu', seed: 'demo' },
-  { name: 'us', seed: 'demo-us' },
+export const SANDBOX_CLUSTERS: readonly { name: string; seed: Seed; operatorVersion: OperatorVersion }[] = [
+  { name: 'eu', seed: 'demo', operatorVersion: '1.15' },
+  { name: 'us', seed: 'demo-us', operatorVersion: '1.16' },
 ];
 
 export interface SandboxOptions {
@@ -163,9 +165,10 @@ export async function startSandbox(
         chatPostMessageBurst: 10,
       }),
       // Each cluster its own store, operator and API server, with its own kubeconfig under kubeDir (unused).
-      ...SANDBOX_CLUSTERS.map(({ name, seed }) =>
+      ...SANDBOX_CLUSTERS.map(({ name, seed, operatorVersion }) =>
         startSimCluster({
           seed,
+          operatorVersion,
           speed: options.speed,
           logger: log.child({ cluster: name }),
           kubeconfigPath: join(kubeDir, `kubeconfig-${name}`),

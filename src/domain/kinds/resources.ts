@@ -14,6 +14,7 @@ import {
   effectiveAmount,
   effectivePath,
   memoryQuantity,
+  roleSpecForOperator,
   type Amount,
   type Role,
 } from '../model/resource-requirements.js';
@@ -90,7 +91,7 @@ const FLAGS: FlagSpec[] = FIELDS.map((f) => ({
 
 /** Whether the field in effect already holds this amount (compared as numbers: `4096m` is `4g` is `4Gi`). */
 function holds(resource: unknown, field: Field, value: string | number): boolean {
-  const current = effectiveAmount(getPath(resource, ['spec', field.role]), field.amount);
+  const current = effectiveAmount(roleSpecForOperator(resource, field.role).roleSpec, field.amount);
   return current !== undefined && current === amountOf(field.amount, value);
 }
 
@@ -100,9 +101,14 @@ function holds(resource: unknown, field: Field, value: string | number): boolean
  * that the new request would exceed is raised to it. Never moves a target from one field to the other.
  */
 function editsFor(resource: unknown, field: Field, value: string | number): { edits: FieldEdit[]; notes: string[] } {
-  const roleSpec = getPath(resource, ['spec', field.role]);
+  const { roleSpec, ignored } = roleSpecForOperator(resource, field.role);
   const path = effectivePath(roleSpec, field.amount);
-  if (path[0] === 'resource') return { edits: [{ path: RESOURCE_PATHS[field.key], after: value }], notes: [] };
+  const unread = ignored
+    ? [
+        `spec.${field.role}.resources is set, but the operator's lastReconciledSpec has no resources field: an operator before 1.16 reads only spec.${field.role}.resource, so ${field.what} goes there`,
+      ]
+    : [];
+  if (path[0] === 'resource') return { edits: [{ path: RESOURCE_PATHS[field.key], after: value }], notes: unread };
   const amount = amountOf(field.amount, value) ?? 0;
   const written = field.amount === 'memory' ? memoryQuantity(amount) : String(value);
   const edits: FieldEdit[] = [{ path: ['spec', field.role, ...path], after: written }];

@@ -50,7 +50,10 @@ interface SnapshotState {
   state: string | undefined;
   path: string | undefined;
   failures: number;
-  /** spec.backoffLimit; -1 (the default) means no retry in every release up to 1.15. */
+  /**
+   * spec.backoffLimit, -1 when absent (docs/lifecycle.md#snapshot-retries): no retry up to 1.15, retries without end
+   * on 1.16.
+   */
   backoffLimit: number;
   resultAt: number | undefined;
 }
@@ -63,8 +66,8 @@ function readSnapshot(ctx: Ctx): SnapshotState {
     state: str(getPath(snapshot, ['status', 'state'])),
     path: str(getPath(snapshot, ['status', 'path'])),
     failures: int(getPath(snapshot, ['status', 'failures'])) ?? 0,
-    backoffLimit:
-      int(getPath(snapshot, ['spec', 'backoffLimit'])) ?? int(getPath(planned, ['spec', 'backoffLimit'])) ?? -1,
+    // The snapshot as the operator sees it, once visible: a spec that lost the field has no limit on 1.16.
+    backoffLimit: int(getPath(snapshot ?? planned, ['spec', 'backoffLimit'])) ?? -1,
     resultAt: Number.isNaN(result) ? undefined : result,
   };
 }
@@ -86,6 +89,15 @@ function eventFailure(event: EventView, snap: SnapshotState): string {
   return `the savepoint failed (${event.reason}) and no retry is left (failures ${snap.failures} > backoffLimit ${snap.backoffLimit}): ${message}`;
 }
 
+/** A snapshot with no attempt limit that failed: the operator keeps retrying it and never writes FAILED. */
+function unlimitedRetries(name: string, snap: SnapshotState): string[] {
+  if (snap.backoffLimit >= 0 || snap.failures === 0 || snap.state === 'FAILED' || snap.state === 'COMPLETED') return [];
+  const failures = `${snap.failures} failure${snap.failures === 1 ? '' : 's'}`;
+  return [
+    `retrying (${failures}): FlinkStateSnapshot ${name} has no backoffLimit (or -1), which the operator retries without end since 1.16; it will not end FAILED, so it runs until it completes or the wait ends`,
+  ];
+}
+
 function failureOf(ctx: Ctx, name: string, snap: SnapshotState, failures: readonly EventView[]): Failure | undefined {
   const error = statusErrorOf(ctx.observation.snapshot);
   const evidence = failures.map(describeEvent);
@@ -101,8 +113,9 @@ function failureOf(ctx: Ctx, name: string, snap: SnapshotState, failures: readon
 function savepointRule(ctx: Ctx): Judgement {
   const name = plannedSnapshotName(ctx);
   const snap = readSnapshot(ctx);
-  // A SavepointError while failures <= backoffLimit is a retry the operator schedules, not a failure.
-  const retrying = snap.failures <= snap.backoffLimit && snap.state !== 'FAILED';
+  // A SavepointError while failures <= backoffLimit is a retry the operator schedules, not a failure; below 0 every
+  // one is (1.16 retries without end; 1.15 writes FAILED, which the state says).
+  const retrying = (snap.backoffLimit < 0 || snap.failures <= snap.backoffLimit) && snap.state !== 'FAILED';
   const retried = retrying
     ? ctx.snapshotEvents.filter((e) => e.type === 'Warning' && SNAPSHOT_ERRORS.has(e.reason))
     : [];
@@ -127,7 +140,7 @@ function savepointRule(ctx: Ctx): Judgement {
     criterion(ctx, 'snapshot-path', snap.path !== undefined, snap.path, `FlinkStateSnapshot ${name} status.path`),
     noBlockingWarnings(ctx, blocking),
   ];
-  const notes = [...retries, ...own.notes, ...onTarget];
+  const notes = [...unlimitedRetries(name, snap), ...retries, ...own.notes, ...onTarget];
   if (ctx.observation.snapshot === undefined) notes.push(`FlinkStateSnapshot ${name} is not visible yet`);
   let failure = failureOf(ctx, name, snap, own.failures);
   // ABANDONED: Flink may have finished the savepoint the operator stopped tracking; REST says, before FAILED.

@@ -2,8 +2,9 @@
 // from it (docs/lifecycle.md#resources-on-operator-116): `resources` (Kubernetes requests and limits, operator 1.16)
 // whenever it holds a request or a limit, the deprecated `resource` otherwise. Memory is read as Flink reads it
 // first (`2g`, `2048m`), then as a Kubernetes quantity (`2Gi`); amounts are compared as numbers, never as text.
-import { getPath } from './merge-patch.js';
+import { getPath, isRecord } from './merge-patch.js';
 import { specMemoryBytes } from './memory-size.js';
+import { lastReconciledSpecOf } from './resource.js';
 
 export const ROLES = ['taskManager', 'jobManager'] as const;
 export type Role = (typeof ROLES)[number];
@@ -68,4 +69,19 @@ export function effectivePath(roleSpec: unknown, kind: Amount): string[] {
 /** The amount the operator uses for a role (undefined when the field in effect does not set it). */
 export function effectiveAmount(roleSpec: unknown, kind: Amount): number | undefined {
   return amountOf(kind, getPath(roleSpec, effectivePath(roleSpec, kind)));
+}
+
+/**
+ * The role's spec as the operator running the target reads it. Operator 1.16 writes `resources` (null when unset) into
+ * every `lastReconciledSpec`; one that reconciled the target without it is older and does not know the field, so a
+ * `resources` on the live object does nothing there (undefined `ignored` otherwise).
+ */
+export function roleSpecForOperator(resource: unknown, role: Role): { roleSpec: unknown; ignored?: true } {
+  const live = getPath(resource, ['spec', role]);
+  const reconciled = getPath(lastReconciledSpecOf(resource), [role]);
+  if (!isRecord(live) || !isRecord(reconciled) || Object.hasOwn(reconciled, REQUIREMENTS)) return { roleSpec: live };
+  if (fieldInEffect(live) === 'resource') return { roleSpec: live };
+  const known = { ...live };
+  delete known[REQUIREMENTS];
+  return { roleSpec: known, ignored: true };
 }

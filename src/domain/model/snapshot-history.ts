@@ -21,6 +21,11 @@ export interface SnapshotEntry {
   failures: number;
   /** status.error, as written (often JSON; the renderer shows its message). */
   error?: string;
+  /**
+   * Not finished, and `spec.backoffLimit` absent or below 0: operator 1.16 retries it without end and never writes
+   * FAILED (docs/lifecycle.md#snapshot-retries); releases up to 1.15 do not retry it at all.
+   */
+  noAttemptLimit?: true;
 }
 
 export interface SnapshotHistory {
@@ -61,6 +66,9 @@ function entryOf(snapshot: unknown): SnapshotEntry {
   };
   for (const [key, value] of Object.entries(fields))
     if (value !== undefined) (entry as unknown as Record<string, unknown>)[key] = value;
+  const limit = getPath(snapshot, ['spec', 'backoffLimit']);
+  const unlimited = typeof limit !== 'number' || limit < 0;
+  if (unlimited && !['COMPLETED', 'FAILED', 'ABANDONED'].includes(entry.state)) entry.noAttemptLimit = true;
   return entry;
 }
 

@@ -34,7 +34,9 @@ function snapshotBlock(s: SavepointsView['snapshots'][number], ctx: RenderContex
     s.triggerType ? escapeText(s.triggerType.toLowerCase()) : undefined,
     when,
   ];
-  if (s.failures > 0) parts.push(plural(s.failures, 'failure'));
+  if (s.failures > 0)
+    parts.push(s.noAttemptLimit ? `retrying (${plural(s.failures, 'failure')})` : plural(s.failures, 'failure'));
+  if (s.noAttemptLimit) parts.push('no backoffLimit: operator 1.16 retries it without end');
   const head = `• \`${escapeText(s.name)}\` — ${parts.filter((p) => p !== undefined).join(' · ')}`;
   const path = s.path === undefined ? '' : `\n\`${escapeText(s.path)}\``;
   const error =

@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { parseLabelSelector, matchesLabels } from './selectors.js';
 import { errors } from './status.js';
 import { ApiError, clone, rfc3339, type KubeObject, type SimStore, type StoreChange } from './store.js';
-import { taskManagerReplicas, type Spec } from './spec-json.js';
+import { parseReconciledSpec, specConf, taskManagerReplicas, type Spec } from './spec-json.js';
+import { effectiveResources } from './resource-requirements.js';
 
 /** The container the operator's pod templates run Flink in. */
 export const FLINK_MAIN_CONTAINER = 'flink-main-container';
@@ -156,7 +157,7 @@ export class SimPods {
         labels,
       },
       spec: {
-        containers: [{ name: FLINK_MAIN_CONTAINER, image }],
+        containers: [{ name: FLINK_MAIN_CONTAINER, image, resources: containerResources(object, role) }],
         serviceAccountName: String(rec(object.spec).serviceAccount ?? 'flink'),
         restartPolicy: role === 'jobmanager' ? 'Always' : 'Never',
       },
@@ -205,4 +206,22 @@ function replicasOf(object: KubeObject): number {
 
 function keyOf(object: KubeObject): string {
   return `${object.metadata.namespace}/${object.metadata.name}`;
+}
+
+const MIB = 1024 ** 2;
+
+/**
+ * What Flink's decorators give the main container (KubernetesUtils.getResourceRequirements), from the spec the
+ * operator deployed: memory `<process size>Mi` requested and × the limit factor as the limit, cpu likewise. The
+ * deployed spec is the operator release's model (a 1.15 one has no `resources`).
+ */
+function containerResources(object: KubeObject, role: PodRole): Raw {
+  const status = rec(object.status);
+  const deployed = parseReconciledSpec(rec(status.reconciliationStatus).lastReconciledSpec) ?? object.spec ?? {};
+  const r = effectiveResources(deployed, role === 'jobmanager' ? 'jobManager' : 'taskManager', specConf(deployed));
+  const mib = Math.floor(r.memoryBytes / MIB);
+  return {
+    requests: { cpu: String(r.cpu), memory: `${mib}Mi` },
+    limits: { cpu: String(r.cpu * r.cpuLimitFactor), memory: `${Math.round(mib * r.memoryLimitFactor)}Mi` },
+  };
 }

@@ -152,19 +152,23 @@ export function demoResources(seed: DemoSeed = 'demo'): SeedResource[] {
 }
 
 /**
- * The second cluster (`us`): its own streaming-prod/orders (same namespace/name as in `demo`, other parallelism
- * and state bucket) and a namespace only it has, streaming-analytics, with one job.
+ * The second cluster (`us`, operator 1.16): its own streaming-prod/orders (same namespace/name as in `demo`, other
+ * parallelism and state bucket) and a namespace only it has, streaming-analytics, with one job, whose TaskManager
+ * takes its memory and cpu from `resources` (docs/sandbox.md#operator-releases).
  */
 function demoUsResources(): SeedResource[] {
   const bucket = 'flink-state-us';
+  const sessionizer = flinkDeployment(
+    'streaming-analytics',
+    'sessionizer',
+    { parallelism: 2, upgradeMode: 'last-state', graph: GRAPHS.sessionizer },
+    bucket,
+  );
+  const taskManager = sessionizer.spec?.taskManager as Record<string, unknown>;
+  taskManager.resources = { requests: { memory: '3Gi', cpu: '1' }, limits: { memory: '4Gi' } };
   return [
     flinkDeployment('streaming-prod', 'orders', { parallelism: 3, upgradeMode: 'savepoint' }, bucket),
-    flinkDeployment(
-      'streaming-analytics',
-      'sessionizer',
-      { parallelism: 2, upgradeMode: 'last-state', graph: GRAPHS.sessionizer },
-      bucket,
-    ),
+    sessionizer,
   ].map((object) => ({ resource: 'flinkdeployments' as const, object }));
 }
 

@@ -124,6 +124,7 @@ function renderClusterPanel() {
   renderCluster($('cluster-rows'), S.data.cluster, {
     knobs: S.data.knobs,
     shown: S.clusterShown === ALL_CLUSTERS ? undefined : S.clusterShown,
+    releases: S.data.releases,
     onKnob: (row, knob, on) =>
       void api('/api/knob', {
         ...(row.cluster ? { cluster: row.cluster } : {}),

@@ -131,10 +131,12 @@ function rowNode(row, view) {
   return node;
 }
 
-function clusterHeading(name) {
+function clusterHeading(name, release) {
   const h = el('h2', 'cluster-name');
   h.dataset.cluster = name;
   h.append(el('span', '', `cluster ${name}`), el('span', 'cluster-context', `kubeconfig context ${name}`));
+  // The operator and its CRDs are upgraded separately, so both releases are named.
+  if (release) h.append(el('span', 'cluster-release', `operator ${release.operator} · CRDs ${release.crd}`));
   return h;
 }
 
@@ -154,7 +156,7 @@ export function renderCluster(container, rows, view) {
     if (row.cluster !== undefined && row.cluster !== cluster) {
       cluster = row.cluster;
       namespace = undefined;
-      container.append(clusterHeading(cluster));
+      container.append(clusterHeading(cluster, view.releases?.[cluster]));
     }
     if (row.namespace !== namespace) {
       namespace = row.namespace;

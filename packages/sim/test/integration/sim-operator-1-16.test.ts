@@ -4,6 +4,7 @@
 // the validation it adds (DefaultValidator.validateResourceRequirements, AutoscalerValidator) and unlimited snapshot
 // retries (FlinkStateSnapshotController, FLINK-39967).
 import { afterEach, describe, expect, it } from 'vitest';
+import { startSimCluster } from '../../src/kube/cluster.js';
 import type { KubeObject } from '../../src/kube/store.js';
 import type { OperatorVersion } from '../../src/kube/versions.js';
 import {
@@ -205,4 +206,35 @@ describe('FlinkStateSnapshot backoffLimit on 1.16 (FlinkStateSnapshotController:
     );
     expect(statusOf(done).failures).toBe(1);
   });
+});
+
+describe('pods (Flink KubernetesUtils.getResourceRequirements, from the spec the operator deployed)', () => {
+  it.each([
+    [
+      '1.16',
+      { requests: { memory: '2Gi', cpu: '1' }, limits: { memory: '3Gi', cpu: '2' } },
+      ['2048Mi', '3072Mi', '1', '2'],
+    ],
+    [
+      '1.15',
+      { requests: { memory: '2Gi', cpu: '1' }, limits: { memory: '3Gi', cpu: '2' } },
+      ['4096Mi', '4096Mi', '2', '2'],
+    ],
+  ] as const)(
+    'operator %s: the TaskManager container gets %j as requests and limits',
+    async (version, resources, want) => {
+      const cluster = await startSimCluster({ seed: 'none', speed: 'fast', operatorVersion: version });
+      try {
+        const object = withResources('orders', resources);
+        (object.spec as Loose).taskManager.resource = { memory: '4096m', cpu: 2 };
+        cluster.store.create('flinkdeployments', object);
+        await waitStable(cluster.store, NS, 'orders');
+        const [tm] = cluster.pods.list(NS, 'component=taskmanager') as unknown as { spec: { containers: Loose[] } }[];
+        const { requests, limits } = tm?.spec.containers[0]?.resources as Loose;
+        expect([requests.memory, limits.memory, requests.cpu, limits.cpu]).toEqual(want);
+      } finally {
+        await cluster.close();
+      }
+    },
+  );
 });

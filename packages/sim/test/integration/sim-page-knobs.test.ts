@@ -1,7 +1,15 @@
 // The sandbox page's cluster-panel knobs drive the simulated operator's failure modes.
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimCluster, type SimCluster } from '../../src/kube/cluster.js';
-import { KnobBoard, KNOBS, panelClusters, panelRows, pickCluster, type PanelCluster } from '../../src/page-cluster.js';
+import {
+  KnobBoard,
+  KNOBS,
+  panelClusters,
+  panelReleases,
+  panelRows,
+  pickCluster,
+  type PanelCluster,
+} from '../../src/page-cluster.js';
 import { editSpec, eventsFor, statusOf, waitFor, waitForStatus, waitStable } from '../support/sim.js';
 import { deployment } from '../support/sim-resources.js';
 
@@ -150,7 +158,7 @@ describe('cluster panel with several clusters', () => {
   async function twoClusters(): Promise<{ eu: SimCluster; us: SimCluster; panel: PanelCluster[] }> {
     const [eu, us] = await Promise.all([
       startSimCluster({ seed: 'none', speed: 'fast' }),
-      startSimCluster({ seed: 'none', speed: 'fast' }),
+      startSimCluster({ seed: 'none', speed: 'fast', operatorVersion: '1.16', crdVersion: '1.15' }),
     ]);
     others = [eu, us];
     for (const c of others) c.store.create('flinkdeployments', deployment('orders', NS));
@@ -171,6 +179,14 @@ describe('cluster panel with several clusters', () => {
       'eu/streaming-dev/orders',
       'us/streaming-dev/orders',
     ]);
+  });
+
+  it("names each cluster's operator and CRD release (upgraded separately, they may differ)", async () => {
+    const { panel } = await twoClusters();
+    expect(panelReleases(panel)).toEqual({
+      eu: { operator: '1.15', crd: '1.15' },
+      us: { operator: '1.16', crd: '1.15' },
+    });
   });
 
   it('a knob acts on the named cluster only; several clusters need a name', async () => {

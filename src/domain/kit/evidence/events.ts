@@ -10,6 +10,8 @@ export const NON_BLOCKING_REASONS = [
   'MemoryPressure',
   'ResourceQuotaReached',
   'AutoscalerError',
+  // Operator 1.16: a scaling-executor plugin refused the autoscaler's decision; nothing of ours was touched.
+  'ScalingVetoed',
 ] as const;
 
 /** Pod/Deployment reasons the operator surfaces as the JobManager failing (DeploymentFailedException). */

@@ -63,6 +63,22 @@ describe('snapshotHistory', () => {
     });
   });
 
+  it('flags an unfinished snapshot without backoffLimit (operator 1.16 retries it without end), and renders it so', () => {
+    const pending = (name: string, spec: Record<string, unknown>) => ({
+      ...snap(name, { state: 'TRIGGER_PENDING', created: '2026-11-25T09:00:00Z' }),
+      spec,
+      status: { state: 'TRIGGER_PENDING', failures: 4 },
+    });
+    const h = snapshotHistory(T, [pending('open', {}), pending('limited', { backoffLimit: 2 })], {}, 10);
+    expect(Object.fromEntries(h.snapshots.map((s) => [s.name, s.noAttemptLimit]))).toEqual({
+      limited: undefined,
+      open: true,
+    });
+    const text = visibleText(renderSavepoints({ target: T, snapshots: h.snapshots, total: 2, limit: 10 }, CTX));
+    expect(text).toContain('retrying (4 failures) · no backoffLimit: operator 1.16 retries it without end');
+    expect(text.match(/no backoffLimit/g)).toHaveLength(1);
+  });
+
   it('restore commands only for paths the parser accepts; never for the last-state placeholder', () => {
     expect(restoreCommand(T, 's3://b/sp-1')).toBe('restore prod/orders --from s3://b/sp-1');
     expect(restoreCommand({ ...T, kind: 'FlinkSessionJob' }, 's3://b/sp-1')).toBe(

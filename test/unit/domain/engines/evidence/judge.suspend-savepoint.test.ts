@@ -335,15 +335,35 @@ describe('savepoint: the snapshot COMPLETED with its path; retries by backoffLim
   });
 
   it.each([
+    ['backoffLimit -1', { backoffLimit: -1 }],
+    ['no backoffLimit', { backoffLimit: null }],
+  ] as [string, Record<string, unknown>][])(
+    'a snapshot with %s the operator keeps retrying (1.16) is "retrying (N failures)", never FAILED',
+    (_, spec) => {
+      const v = judge({
+        kind: 'savepoint',
+        plan,
+        resource: before,
+        snapshot: snapshot({ state: 'TRIGGER_PENDING', spec, status: { failures: 3 } }),
+        events: [onSnapshot('SavepointError', { message: 'Savepoint failed', count: 3 })],
+      });
+      expect(v).toMatchObject({ outcome: 'pending', blocking: [] });
+      expect(v.outcome === 'pending' && v.notes[0]).toMatch(
+        /^retrying \(3 failures\): FlinkStateSnapshot .* retries without end since 1\.16/,
+      );
+    },
+  );
+
+  it.each([
     [
       'failures > backoffLimit',
       { state: 'TRIGGER_PENDING', status: { failures: 3 } },
       /no retry is left \(failures 3 > backoffLimit 2\)/,
     ],
     [
-      'backoffLimit -1 means no retry up to 1.15',
-      { state: 'TRIGGER_PENDING', spec: { backoffLimit: -1 }, status: { failures: 1 } },
-      /failures 1 > backoffLimit -1/,
+      'backoffLimit -1 ended FAILED (releases up to 1.15)',
+      { state: 'FAILED', spec: { backoffLimit: -1 }, status: { failures: 1 } },
+      /FAILED after 1 attempt\(s\) \(backoffLimit -1\)/,
     ],
   ] as [string, SnapshotOptions, RegExp][])('a SavepointError with %s fails', (_, opts, reason) => {
     const v = judge({

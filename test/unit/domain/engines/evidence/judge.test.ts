@@ -437,19 +437,32 @@ describe('redeploy kinds: FAILED signals', () => {
 
 describe('Warning events after the submission', () => {
   const { plan } = PLANS.restart;
-  it.each(['ScalingReport', 'IneffectiveScaling', 'MemoryPressure', 'ResourceQuotaReached', 'AutoscalerError'])(
-    '%s is reported, not blocking',
-    (reason) => {
-      const v = judge({
-        kind: 'restart',
-        plan,
-        before,
-        resource: done('restart'),
-        events: [warning(reason, { message: 'autoscaler says hi' })],
-      });
-      expect(v).toMatchObject({ outcome: 'completed', notes: [expect.stringContaining(reason)] });
-    },
-  );
+  it.each([
+    'ScalingReport',
+    'IneffectiveScaling',
+    'MemoryPressure',
+    'ResourceQuotaReached',
+    'AutoscalerError',
+    'ScalingVetoed',
+  ])('%s is reported, not blocking', (reason) => {
+    const v = judge({
+      kind: 'restart',
+      plan,
+      before,
+      resource: done('restart'),
+      events: [warning(reason, { message: 'autoscaler says hi' })],
+    });
+    expect(v).toMatchObject({ outcome: 'completed', notes: [expect.stringContaining(reason)] });
+  });
+
+  it('ScalingVetoed (operator 1.16: a scaling executor refused the decision) is a note even as the latest word, not blocking', () => {
+    const vetoed = warning('ScalingVetoed', {
+      message: "Scaling decision vetoed by scaling custom executor instance 'quota' (class=com.example.Quota).",
+      last: secondsAfter(50),
+    });
+    const v = judge({ kind: 'restart', plan, before, resource: done('restart'), events: [vetoed] });
+    expect(v).toMatchObject({ outcome: 'completed', notes: [expect.stringContaining('ScalingVetoed')] });
+  });
 
   it('JobException (a task failover) is a note, never blocking, counted over every failover', () => {
     const late = warning('JobException', {
