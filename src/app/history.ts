@@ -1,5 +1,5 @@
-// The `savepoints` and `exceptions` queries (docs/commands.md#queries): read the target, its snapshots or events, and
-// build the views.
+// The `savepoints` and `exceptions` queries (docs/commands.md#queries): read the target, its snapshots, or its events
+// and Flink's exception history, and build the views.
 import { flinkExceptionHistory, HISTORY_READ, type FlinkExceptionHistory } from '../domain/model/exception-history.js';
 import { jobExceptions } from '../domain/model/job-exceptions.js';
 import { deploymentNameOf, jobIdOf, jobStatusStateOf, uidOf } from '../domain/model/resource.js';
@@ -18,7 +18,7 @@ export type HistoryAnswer =
   | { kind: 'exceptions'; view: ExceptionsView }
   | { kind: 'refused'; message: string };
 
-/** Flink's exception history comes from its REST API (docs/commands.md#flink-exceptions); said when it cannot be read. */
+/** Flink's exception history comes from its REST API (docs/commands.md#where-exceptions-come-from); said when unread. */
 export const REST_NOT_READ =
   "Flink's REST API is not reachable from the bot, so only the operator's events are shown (Kubernetes keeps them for about an hour)";
 /** Said when Flink held more exceptions than the bot reads. */
