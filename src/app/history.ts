@@ -1,5 +1,5 @@
-// The `savepoints` and `exceptions` queries (docs/commands.md#queries): read the target, its snapshots or events, and
-// build the views.
+// The `savepoints` and `exceptions` queries (docs/commands.md#queries): read the target, its snapshots, or its events
+// and Flink's exception history, and build the views.
 import { flinkExceptionHistory, HISTORY_READ, type FlinkExceptionHistory } from '../domain/model/exception-history.js';
 import { jobExceptions } from '../domain/model/job-exceptions.js';
 import { deploymentNameOf, jobIdOf, jobStatusStateOf, uidOf } from '../domain/model/resource.js';
@@ -7,6 +7,7 @@ import { snapshotHistory, LAST_STATE_PLACEHOLDER } from '../domain/model/snapsho
 import { formatTarget, type Target } from '../domain/model/target.js';
 import { uriProblem } from '../domain/kit/language/values.js';
 import { findNamespace, unmanagedMessage } from '../domain/engines/policy/evaluate.js';
+import { readRestHealth } from '../domain/kit/evidence/regression.js';
 import { isKubeError } from '../kube/errors.js';
 import { readLive } from './assess.js';
 import { describeFault, type BotDeps } from './context.js';
@@ -17,7 +18,7 @@ export type HistoryAnswer =
   | { kind: 'exceptions'; view: ExceptionsView }
   | { kind: 'refused'; message: string };
 
-/** Flink's exception history comes from its REST API (docs/commands.md#flink-exceptions); said when it cannot be read. */
+/** Flink's exception history comes from its REST API (docs/commands.md#where-exceptions-come-from); said when unread. */
 export const REST_NOT_READ =
   "Flink's REST API is not reachable from the bot, so only the operator's events are shown (Kubernetes keeps them for about an hour)";
 /** Said when Flink held more exceptions than the bot reads. */
@@ -27,6 +28,19 @@ export const HISTORY_CUT = `Flink's exception history holds more than ${HISTORY_
 export function restoreCommand(target: Target, path: string): string | undefined {
   if (path === LAST_STATE_PLACEHOLDER || uriProblem(path) !== undefined) return undefined;
   return `restore ${formatTarget(target)} --from ${path}`;
+}
+
+type FlinkHistory = FlinkExceptionHistory & { restarts?: number };
+
+/** What the answer says about Flink's history: not read, cut by the bot, or shorter than the run's restarts. */
+function historyNotes(history: FlinkHistory | undefined): string[] {
+  if (history === undefined) return [REST_NOT_READ];
+  if (history.truncated) return [HISTORY_CUT];
+  const kept = history.entries.length;
+  if (history.restarts === undefined || history.restarts <= kept) return [];
+  return [
+    `Flink counts ${history.restarts} restarts of the job's current run (numRestarts); its exception history keeps the newest ${kept}`,
+  ];
 }
 
 function problemOf(error: unknown, target: Target): string {
@@ -88,8 +102,7 @@ export class HistoryQueries {
       }
     }
     const history = await this.flinkHistory(target, live.resource);
-    if (history === undefined) notes.push(REST_NOT_READ);
-    else if (history.truncated) notes.push(HISTORY_CUT);
+    notes.push(...historyNotes(history));
     const found = jobExceptions(target, live.resource, events, limit, uid, history?.entries);
     const jobState = jobStatusStateOf(live.resource);
     const view: ExceptionsView = {
@@ -103,15 +116,23 @@ export class HistoryQueries {
     return { kind: 'exceptions', view };
   }
 
-  /** The job's exception history from Flink REST, newest first; undefined when REST cannot be read. */
-  private async flinkHistory(target: Target, resource: unknown): Promise<FlinkExceptionHistory | undefined> {
+  /**
+   * The job's exception history from Flink REST, newest first, with the run's `numRestarts` when it answers;
+   * undefined when REST cannot be read.
+   */
+  private async flinkHistory(target: Target, resource: unknown): Promise<FlinkHistory | undefined> {
     const jobId = jobIdOf(resource);
     const clusterId = target.kind === 'FlinkSessionJob' ? deploymentNameOf(resource) : target.name;
     const rest = this.deps.clusters.rest(target);
     if (rest === undefined || jobId === undefined || clusterId === undefined) return undefined;
-    const path = `/jobs/${jobId}/exceptions?maxExceptions=${HISTORY_READ}`;
-    const answer = await rest.get(target.namespace, clusterId, path, { timeoutMs: 2_000 });
-    return answer.ok ? flinkExceptionHistory(answer.value) : undefined;
+    const read = (path: string) => rest.get(target.namespace, clusterId, `/jobs/${jobId}${path}`, { timeoutMs: 2_000 });
+    const [answer, metrics] = await Promise.all([
+      read(`/exceptions?maxExceptions=${HISTORY_READ}`),
+      read('/metrics?get=numRestarts'),
+    ]);
+    if (!answer.ok) return undefined;
+    const restarts = metrics.ok ? readRestHealth({ metrics: metrics.value }).numRestarts : undefined;
+    return { ...flinkExceptionHistory(answer.value), ...(restarts === undefined ? {} : { restarts }) };
   }
 
   private async readTarget(target: Target): Promise<{ ok: true; resource: unknown } | { ok: false; message: string }> {

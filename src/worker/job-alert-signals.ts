@@ -102,6 +102,15 @@ export class JobAlertState {
     for (let i = counted; i < event.count; i++) this.restartTimes.push(at);
   }
 
+  /**
+   * The Event is gone: Kubernetes dropped it an hour after its last update (docs/lifecycle.md#operator-traps). The
+   * operator writes the same name again from count 1, each of its occurrences new, so its count here is forgotten.
+   */
+  onEventGone(raw: unknown): void {
+    const name = readEvent(raw)?.name;
+    if (name !== undefined) this.eventCounts.delete(name);
+  }
+
   onRest(sample: RestSample): void {
     if (sample.numRestarts !== undefined) {
       // A new job (another id, or the counter went down) counts from zero again.

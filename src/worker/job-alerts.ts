@@ -199,7 +199,7 @@ export class JobAlertWatcher {
     for (const kind of [...JOB_KINDS, 'Event'] as const) {
       const listener = (type: WatchEventType, object: KubeObject): void => {
         if (this.closed) return;
-        if (kind === 'Event') this.onEvent(object);
+        if (kind === 'Event') this.onEvent(type, object);
         else this.onJob(kind, type, object);
       };
       this.unsubscribers.push(await this.deps.hub.subscribe(kind, namespace, listener));
@@ -230,12 +230,13 @@ export class JobAlertWatcher {
     this.judge(job);
   }
 
-  private onEvent(object: KubeObject): void {
+  private onEvent(type: WatchEventType, object: KubeObject): void {
     const involved = (object as { involvedObject?: { kind?: string; name?: string } }).involvedObject;
     const namespace = object.metadata?.namespace;
     if (involved?.kind === undefined || involved.name === undefined || namespace === undefined) return;
     const job = this.jobs.get(localKey({ kind: involved.kind, namespace, name: involved.name }));
     if (job?.rule === undefined) return;
+    if (type === 'DELETED') return job.state.onEventGone(object);
     job.state.onEvent(object, this.deps.now());
     this.judge(job);
   }

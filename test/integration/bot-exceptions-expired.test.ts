@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { EVENT_TTL_MS } from '@flink-chatops/sim/kube/event-ttl';
 import { validateBlocks } from '@flink-chatops/sim/slack-api';
-import { waitFor } from '@flink-chatops/sim/testing/sim';
+import { waitFor, waitStable } from '@flink-chatops/sim/testing/sim';
+import { deployment } from '@flink-chatops/sim/testing/sim-resources';
 import { type BotEnv, useBotEnvs } from '../support/bot-env.js';
 
 const bots = useBotEnvs();
@@ -49,6 +50,35 @@ describe('exceptions once the events expired', () => {
       const failovers = answer.blocks.flatMap((b) => b.fields ?? []).map((f) => f.text);
       expect(failovers).toContain('*Task failovers*\n2');
       expect(answer.all).not.toContain('No JobException warnings');
+    } finally {
+      c.eventExpiry.setTtl(EVENT_TTL_MS);
+    }
+  });
+
+  it("says when the job restarted more often than Flink's exception history keeps (web.exception-history-size)", async () => {
+    const e = await bots.start();
+    const c = bots.cluster;
+    c.store.create(
+      'flinkdeployments',
+      deployment('short-history', NS, { conf: { 'web.exception-history-size': '2' } }),
+    );
+    const job = await waitStable(c.store, NS, 'short-history');
+    const warnings = () =>
+      c.store
+        .list('events', NS)
+        .filter(
+          (ev) => ev.reason === 'JobException' && (ev.involvedObject as { uid?: string }).uid === job.metadata.uid,
+        );
+    c.operator.setScenario(NS, 'short-history', 'job-exceptions=3');
+    await waitFor(c.store, () => warnings().length === 3, 15_000, '3 JobException events', warnings);
+    try {
+      c.eventExpiry.setTtl(0);
+      await waitFor(c.store, () => warnings().length === 0, 5_000, 'the JobException events to expire', warnings);
+      const answer = await ask(e, `exceptions ${NS}/short-history`);
+      expect(answer.blocks.filter((b) => b.text?.text?.includes('Simulated task failure'))).toHaveLength(2);
+      expect(answer.all).toContain(
+        "Flink counts 3 restarts of the job's current run (numRestarts); its exception history keeps the newest 2",
+      );
     } finally {
       c.eventExpiry.setTtl(EVENT_TTL_MS);
     }

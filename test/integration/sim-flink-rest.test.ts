@@ -165,9 +165,32 @@ describe('Flink REST through services/<cluster-id>-rest:rest/proxy', () => {
       const one = (await history('?maxExceptions=1')).exceptionHistory;
       expect(one?.entries).toHaveLength(1);
       expect(one?.truncated).toBe(true);
+      const metrics = await rest.get(NS, 'rest-history', `/jobs/${jobIdOf(job)}/metrics`);
+      expect(metrics.ok && metrics.value).toEqual([{ id: 'numRestarts', value: '3' }]);
     } finally {
       cluster.eventExpiry.setTtl(EVENT_TTL_MS);
     }
+  });
+
+  it('/jobs/<id>/exceptions keeps the newest web.exception-history-size entries (Flink WebOptions), numRestarts counts all', async () => {
+    const job = await running('rest-history-size', { 'web.exception-history-size': '2' });
+    cluster.operator.setScenario(NS, 'rest-history-size', 'job-exceptions=3');
+    const path = `/jobs/${jobIdOf(job)}`;
+    const restarts = async () => {
+      const a = await rest.get(NS, 'rest-history-size', `${path}/metrics`);
+      return a.ok ? (a.value as { value: string }[])[0]?.value : undefined;
+    };
+    await eventually(
+      '3 restarts',
+      holds(async () => expect(await restarts()).toBe('3')),
+      { timeoutMs: 10_000 },
+    );
+    const a = await rest.get(NS, 'rest-history-size', `${path}/exceptions`);
+    const history = (a.ok ? a.value : {}) as { exceptionHistory?: { entries: { stacktrace: string }[] } };
+    expect(history.exceptionHistory?.entries.map((e) => e.stacktrace.split(' in ')[0])).toEqual([
+      'java.lang.RuntimeException: Simulated task failure #3',
+      'java.lang.RuntimeException: Simulated task failure #2',
+    ]);
   });
 
   it("a session job is read through its session cluster's service", async () => {

@@ -21,6 +21,7 @@ import {
   type SubcommandHandler,
 } from './bot.js';
 import { startSimCluster, type Seed, type SimCluster } from './kube/cluster.js';
+import { EVENT_TTL_USAGE, parseEventTtlMs } from './kube/event-ttl.js';
 import type { OperatorVersion } from './kube/versions.js';
 import { writeMultiKubeconfig } from './kube/kubeconfig.js';
 import { isSpeed, SPEEDS, type Speed } from './kube/speed.js';
@@ -48,21 +49,26 @@ export interface SandboxOptions {
   /** unset: 3000 or the next free port; 0: any free port. */
   port?: number;
   policyFile: string;
+  /** How long the clusters keep Events (kube-apiserver --event-ttl); unset: an hour. */
+  eventTtlMs?: number;
 }
 
 type Parsed = { ok: true; options: SandboxOptions } | { ok: false; message: string };
 
 export function parseSandboxArgs(args: string[]): Parsed {
-  const parsed = parseArgs(args, { speed: 'value', port: 'value', policy: 'value' });
+  const parsed = parseArgs(args, { speed: 'value', port: 'value', policy: 'value', 'event-ttl': 'value' });
   if (!parsed.ok) return parsed;
   if (parsed.positional.length > 0) return { ok: false, message: `unexpected argument "${parsed.positional[0]}"` };
-  const { speed = 'realistic', port, policy } = parsed.values as Record<string, string | undefined>;
+  const { speed = 'realistic', port, policy, 'event-ttl': ttl } = parsed.values as Record<string, string | undefined>;
   if (!isSpeed(speed)) return { ok: false, message: `--speed must be one of ${SPEEDS.join(', ')}, not "${speed}"` };
   if (port !== undefined && (!/^\d+$/.test(port) || Number(port) > 65_535)) {
     return { ok: false, message: `--port must be a port number 0–65535 (0 = any free port), not "${port}"` };
   }
+  const eventTtlMs = ttl === undefined ? undefined : parseEventTtlMs(ttl);
+  if (ttl !== undefined && eventTtlMs === undefined) return { ok: false, message: `${EVENT_TTL_USAGE}, not "${ttl}"` };
   const policyFile = policy === undefined ? SANDBOX_POLICY : isAbsolute(policy) ? policy : resolve(policy);
-  return { ok: true, options: { speed, policyFile, ...(port === undefined ? {} : { port: Number(port) }) } };
+  const options: SandboxOptions = { speed, policyFile, ...(port === undefined ? {} : { port: Number(port) }) };
+  return { ok: true, options: eventTtlMs === undefined ? options : { ...options, eventTtlMs } };
 }
 
 export interface RunningSandbox {
@@ -170,6 +176,7 @@ export async function startSandbox(
           seed,
           operatorVersion,
           speed: options.speed,
+          ...(options.eventTtlMs === undefined ? {} : { eventTtlMs: options.eventTtlMs }),
           logger: log.child({ cluster: name }),
           kubeconfigPath: join(kubeDir, `kubeconfig-${name}`),
         }),

@@ -2,7 +2,7 @@
 import { once } from 'node:events';
 import { createLogger, parseArgs, type SubcommandHandler } from './bot.js';
 import { parseClockOffsetMs, SEEDS, startSimCluster, type Seed } from './kube/cluster.js';
-import { durationSeconds } from './kube/scenarios.js';
+import { EVENT_TTL_USAGE, parseEventTtlMs } from './kube/event-ttl.js';
 import { isSpeed, SPEEDS } from './kube/speed.js';
 
 const USAGE =
@@ -56,16 +56,16 @@ export function parseSimClusterArgs(args: string[]): Parsed {
     };
   // How long Events live (kube-apiserver --event-ttl, 1 h unless told).
   const ttl = parsed.values['event-ttl'];
-  const ttlSeconds = ttl === undefined ? undefined : durationSeconds(String(ttl));
-  if (ttl !== undefined && (ttlSeconds === undefined || ttlSeconds <= 0))
-    return { ok: false, message: `--event-ttl must be a duration such as 90s or 5m, not "${String(ttl)}"` };
+  const eventTtlMs = ttl === undefined ? undefined : parseEventTtlMs(String(ttl));
+  if (ttl !== undefined && eventTtlMs === undefined)
+    return { ok: false, message: `${EVENT_TTL_USAGE}, not "${String(ttl)}"` };
   return {
     ok: true,
     port: Number(port),
     seed: seed as Seed,
     speed,
     clockOffsetMs,
-    ...(ttlSeconds === undefined ? {} : { eventTtlMs: Math.round(ttlSeconds * 1000) }),
+    ...(eventTtlMs === undefined ? {} : { eventTtlMs }),
     ...(host !== undefined ? { host } : {}),
     ...(kubeconfig !== undefined ? { kubeconfig } : {}),
   };

@@ -8,7 +8,7 @@ export const HISTORY_READ = 100;
 /** Lines of a stack trace kept, as the operator keeps them in its events (`...stacktrace-lines`, 5). */
 const TRACE_LINES = 5;
 /** Each kept line is cut to this many characters: a message line can be megabytes. */
-const LINE_CHARS = 500;
+export const LINE_CHARS = 500;
 
 /** One root exception of Flink's history, cut as the operator cuts it into an event. */
 export interface FlinkException {

@@ -14,16 +14,34 @@ export interface ConfigValue {
   source: ConfigSource;
 }
 
+/** A value as the operator's flattening reads it: text, numbers and booleans as text, a list `;`-joined. */
 function scalar(v: unknown): string | undefined {
   if (typeof v === 'string') return v;
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (Array.isArray(v) && v.length > 0) {
+    const items = v.map((item) => (item === null ? 'null' : typeof item === 'object' ? '' : String(item)));
+    return items.join(';');
+  }
   return undefined;
 }
 
 /**
- * The value of `key` in one `flinkConfiguration` map. Since operator 1.13 the map may be nested YAML, and
- * Flink flattens any mix of the two, so `a.b.c` is found as `"a.b.c"`, `a: {b: {c}}` or `"a.b": {c}`.
- * The flat spelling wins when both are present.
+ * The leading keys a nested spelling of `key` may start with, in the order the operator lets them win
+ * (docs/lifecycle.md#config-spellings): it flattens the map as the API server serialises it, keys sorted, and the
+ * last spelling written wins, so after the flat one, the longest leading key (`"a.b": {c}` over `a: {b: {c}}`).
+ */
+function leadingKeys(key: string): { head: string; rest: string }[] {
+  const parts = key.split('.');
+  const out: { head: string; rest: string }[] = [];
+  for (let i = parts.length - 1; i >= 1; i--)
+    out.push({ head: parts.slice(0, i).join('.'), rest: parts.slice(i).join('.') });
+  return out;
+}
+
+/**
+ * The value of `key` in one `flinkConfiguration` map, as the operator reads it. Since operator 1.13 the map may be
+ * nested YAML, flattened with any mix of the two, so `a.b.c` is found as `"a.b.c"`, `a: {b: {c}}` or `"a.b": {c}`;
+ * with several, the one the operator's flattening keeps (flat, then the longest leading key).
  */
 export function configValue(configuration: unknown, key: string): string | undefined {
   if (!isRecord(configuration)) return undefined;
@@ -31,12 +49,10 @@ export function configValue(configuration: unknown, key: string): string | undef
     const flat = scalar(configuration[key]);
     if (flat !== undefined) return flat;
   }
-  const parts = key.split('.');
-  for (let i = 1; i < parts.length; i++) {
-    const head = parts.slice(0, i).join('.');
+  for (const { head, rest } of leadingKeys(key)) {
     const inner = configuration[head];
     if (Object.hasOwn(configuration, head) && isRecord(inner)) {
-      const found = configValue(inner, parts.slice(i).join('.'));
+      const found = configValue(inner, rest);
       if (found !== undefined) return found;
     }
   }
@@ -69,19 +85,18 @@ export function readFlinkConfig(
 }
 
 /**
- * Every place inside one `flinkConfiguration` map that holds a scalar for `key`, as path segments: the flat
- * spelling first (`["a.b.c"]`), then nested ones (`["a", "b", "c"]`, `["a.b", "c"]`). Empty when unset.
+ * Every place inside one `flinkConfiguration` map that holds a scalar for `key`, as path segments, the one in
+ * effect first: the flat spelling (`["a.b.c"]`), then nested ones by longest leading key (`["a.b", "c"]`, then
+ * `["a", "b", "c"]`). Empty when unset.
  */
 export function configLocations(configuration: unknown, key: string): string[][] {
   if (!isRecord(configuration)) return [];
   const found: string[][] = [];
   if (Object.hasOwn(configuration, key) && scalar(configuration[key]) !== undefined) found.push([key]);
-  const parts = key.split('.');
-  for (let i = 1; i < parts.length; i++) {
-    const head = parts.slice(0, i).join('.');
+  for (const { head, rest } of leadingKeys(key)) {
     const inner = configuration[head];
     if (!Object.hasOwn(configuration, head) || !isRecord(inner)) continue;
-    for (const rest of configLocations(inner, parts.slice(i).join('.'))) found.push([head, ...rest]);
+    for (const path of configLocations(inner, rest)) found.push([head, ...path]);
   }
   return found;
 }

@@ -1,6 +1,6 @@
 // The `exceptions` answer's data (docs/commands.md#flink-exceptions): the target's exceptions from Flink's history and
 // the operator's JobException Warnings, each once, its restarts and status.error, newest first.
-import type { FlinkException } from './exception-history.js';
+import { LINE_CHARS, type FlinkException } from './exception-history.js';
 import { isRecord } from './merge-patch.js';
 import { statusErrorOf } from './resource.js';
 import type { Target } from './target.js';
@@ -99,8 +99,8 @@ function exceptionOf(e: RawEvent): JobExceptionEntry {
   };
 }
 
-const HEADLINE_KEY = 500;
-const sameHeadline = (a: string, b: string): boolean => a.slice(0, HEADLINE_KEY) === b.slice(0, HEADLINE_KEY);
+/** First lines compared as far as the bot keeps them of Flink's entries. */
+const sameHeadline = (a: string, b: string): boolean => a.slice(0, LINE_CHARS) === b.slice(0, LINE_CHARS);
 
 /**
  * Each exception once. The operator records every root exception of Flink's history as a JobException event

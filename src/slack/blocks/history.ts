@@ -110,7 +110,8 @@ function restartLines(view: ExceptionsView): string {
     (r) =>
       `• ${r.at === undefined ? 'time unknown' : slackDate(r.at)} · ${escapeText(oneLine(r.message))}${r.count > 1 ? ` (×${r.count})` : ''}`,
   );
-  if (lines.length === 0) return '_no job restarts or failures recorded in the events_';
+  if (lines.length === 0)
+    return '_no job restarts or failures in the events (Kubernetes keeps them for about an hour)_';
   return lines.length > 10 ? [...lines.slice(0, 10), `…and ${lines.length - 10} more`].join('\n') : lines.join('\n');
 }
 

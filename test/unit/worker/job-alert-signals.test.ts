@@ -111,6 +111,18 @@ describe('JobAlertState', () => {
     expect(firing(s, 'restarting', T0 + 11 * MIN + S)).toEqual({ state: 'clear' });
   });
 
+  it('a warning Kubernetes dropped (kube-apiserver --event-ttl) and the operator wrote again from count 1 counts anew', () => {
+    const s = new JobAlertState(T0);
+    s.onResource(job('RUNNING'), T0);
+    s.onEvent(warning('w1', 5, T0 - 50 * MIN), T0);
+    s.onEventGone(warning('w1', 5, T0 - 50 * MIN));
+    for (const n of [1, 2, 3]) s.onEvent(warning('w1', n, T0 + n * MIN), T0 + n * MIN);
+    expect(firing(s, 'restarting', T0 + 3 * MIN)).toMatchObject({
+      state: 'firing',
+      summary: '3 restarts in 2 min (3 JobException warnings within 10m, events)',
+    });
+  });
+
   it('ignores Normal events and other reasons, and dates an old listed warning by its own time', () => {
     const s = new JobAlertState(T0);
     s.onResource(job('RUNNING'), T0);

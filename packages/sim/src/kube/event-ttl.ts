@@ -1,9 +1,19 @@
 // Events expire as kube-apiserver's do: it stores each Event with a lease of `--event-ttl` (1 h by default), renewed
 // on each write of the same Event; once it lapses the Event is gone from list and get, and watchers see it DELETED.
+import { durationSeconds } from './scenarios.js';
 import type { KubeObject, SimStore } from './store.js';
 
 /** kube-apiserver's `--event-ttl` default (kubernetes/kubernetes cmd/kube-apiserver/app/options/options.go). */
 export const EVENT_TTL_MS = 60 * 60 * 1000;
+
+/** `--event-ttl`: a positive duration ("90s", "5m"; a bare number is seconds) in ms, or undefined. */
+export function parseEventTtlMs(text: string): number | undefined {
+  const seconds = durationSeconds(text);
+  return seconds === undefined || seconds <= 0 ? undefined : Math.round(seconds * 1000);
+}
+
+/** What `--event-ttl` says when its value is not one. */
+export const EVENT_TTL_USAGE = '--event-ttl must be a duration such as 90s or 5m';
 
 interface Lease {
   timer?: NodeJS.Timeout;

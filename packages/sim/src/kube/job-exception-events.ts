@@ -5,6 +5,7 @@ import { COMPONENTS, EVENT_TYPES, jobExceptionKey, recordEvent } from './events.
 import { errorJson, writeStatus } from './flink-status.js';
 import type { JobFailure } from './job-failure.js';
 import { exceptionChain } from './reconcile-errors.js';
+import { isoInstant } from './instant.js';
 import { jobConf, refOf } from './resource-conf.js';
 import { EXCEPTION_HISTORY_SIZE, type JobManagerState } from './jobmanager-state.js';
 import { checkpointDir, effectiveParallelism, type Spec } from './spec-json.js';
@@ -41,7 +42,7 @@ export function emitJobException(env: ObserverEnv, object: KubeObject, headline:
   // The exception happened a moment (0.5–2.5 s of operator time) before the observer fetched the history.
   const at = new Date(store.now().getTime() - scaledMs(env.speed, 0.5 + random() * 2));
   const annotations = {
-    'exception-timestamp': javaInstant(at),
+    'exception-timestamp': isoInstant(at),
     'task-name': task,
     endpoint: `10.244.${1 + Math.floor(random() * 8)}.${10 + Math.floor(random() * 200)}:6121`,
     'tm-id': `${object.metadata.name}-taskmanager-1-${1 + Math.floor(random() * 4)}`,
@@ -134,9 +135,4 @@ function stackTrace(headline: string): string[] {
     '\tat org.apache.flink.streaming.runtime.io.AbstractStreamTaskNetworkInput.processElement(AbstractStreamTaskNetworkInput.java:157)',
     ...Array.from({ length: 31 }, () => '\tat org.apache.flink.runtime.taskmanager.Task.run(Task.java:566)'),
   ];
-}
-
-/** java.time.Instant#toString: milliseconds only when there are some. */
-function javaInstant(date: Date): string {
-  return date.toISOString().replace('.000Z', 'Z');
 }

@@ -3,13 +3,14 @@
 import { COMPONENTS, EVENT_TYPES } from './events.js';
 import { emit, epochMs, FlowStopped, hex, newSavepointPath, realMs, type FlowEnv } from './flow-env.js';
 import { errorJson, ERROR_TYPES, writeStatus, type ErrorCause } from './flink-status.js';
+import { isoInstant } from './instant.js';
 import { lastCompletedCheckpoint } from './job-checkpoints.js';
 import { observeJobState, setJobState } from './job-steps.js';
 import { kindOf, refOf, sessionClusterOf } from './resource-conf.js';
 import { savepointFailureMode } from './scenarios.js';
 import { API_VERSION, checkpointDir, savepointDir, specConf, type FlinkConf } from './spec-json.js';
 import { STEP_SECONDS } from './speed.js';
-import { rfc3339, type KubeObject } from './store.js';
+import type { KubeObject } from './store.js';
 
 export const SNAPSHOT_LABELS = {
   type: 'snapshot.type',
@@ -66,7 +67,7 @@ export async function reconcileSnapshot(env: FlowEnv, ref: SnapshotRef): Promise
   const spec = snapshot.spec ?? {};
   const savepoint = spec.savepoint as { alreadyExists?: boolean; path?: string } | undefined;
   if (savepoint?.alreadyExists) {
-    const now = rfc3339(env.store.now());
+    const now = isoInstant(env.store.now());
     write(env, ref, (s) =>
       Object.assign(s, { state: 'COMPLETED', path: savepoint.path ?? '', triggerTimestamp: now, resultTimestamp: now }),
     );
@@ -93,7 +94,7 @@ async function runAttempts(env: FlowEnv, ref: SnapshotRef, reference: JobReferen
       if (snapshot && outcome.warning)
         emit(env, snapshot, EVENT_TYPES.warning, 'CheckpointError', COMPONENTS.snapshot, outcome.warning);
       write(env, ref, (s) => {
-        Object.assign(s, { state: 'COMPLETED', path: outcome.path, resultTimestamp: rfc3339(env.store.now()) });
+        Object.assign(s, { state: 'COMPLETED', path: outcome.path, resultTimestamp: isoInstant(env.store.now()) });
         delete s.error;
       });
       return;
@@ -120,7 +121,7 @@ async function attempt(
   if (triggerFailure) return triggerFailure;
   const triggerId = hex(env.random, 32);
   write(env, ref, (s) =>
-    Object.assign(s, { state: 'IN_PROGRESS', triggerId, triggerTimestamp: rfc3339(env.store.now()) }),
+    Object.assign(s, { state: 'IN_PROGRESS', triggerId, triggerTimestamp: isoInstant(env.store.now()) }),
   );
   if (abandonedByKnob(env, read(env, ref), job)) return abandonWhileFlinkCompletes(env, ref, reference, job);
   await env.sleep(STEP_SECONDS.snapshotComplete);
@@ -267,7 +268,7 @@ function recordFailure(env: FlowEnv, ref: SnapshotRef, outcome: Extract<Outcome,
       state: failed ? 'FAILED' : 'TRIGGER_PENDING',
       failures,
       error,
-      resultTimestamp: rfc3339(env.store.now()),
+      resultTimestamp: isoInstant(env.store.now()),
     }),
   );
   return failed ? undefined : failures;
@@ -292,7 +293,7 @@ function abandon(env: FlowEnv, ref: SnapshotRef, reference: JobReference): void 
   const message = `Secondary resource JobReference(kind=${reference.kind ?? 'FlinkDeployment'}, name=${reference.name ?? ''}) for savepoint ${ref.name} is not running`;
   emit(env, snapshot, EVENT_TYPES.warning, 'SnapshotAbandoned', COMPONENTS.snapshot, message);
   write(env, ref, (s) => {
-    Object.assign(s, { state: 'ABANDONED', error: message, resultTimestamp: rfc3339(env.store.now()) });
+    Object.assign(s, { state: 'ABANDONED', error: message, resultTimestamp: isoInstant(env.store.now()) });
     delete s.path;
   });
 }

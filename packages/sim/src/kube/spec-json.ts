@@ -111,15 +111,29 @@ export function jobOf(spec: Spec | undefined): Spec | undefined {
   return job && typeof job === 'object' ? (job as Spec) : undefined;
 }
 
-/** Flattens flinkConfiguration, flat (`"a.b": v`) or nested (`a: {b: v}`), into string values. */
+/**
+ * Flattens flinkConfiguration as the operator's ConfigObjectNode.asFlatMap does: nested keys joined with `.`, arrays
+ * `;`-joined (an empty one sets nothing), a later key overwriting an earlier one. The operator reads the object as the
+ * API server serialises it, every map's keys sorted, so among spellings of one key (`a.b.c`, `{a: {b: {c}}}`,
+ * `{"a.b": {c}}`) the last in sorted order wins: the flat one, else the one with the longest leading key.
+ */
 export function flattenConf(conf: unknown, prefix = '', out: FlinkConf = {}): FlinkConf {
   if (!conf || typeof conf !== 'object' || Array.isArray(conf)) return out;
-  for (const [key, value] of Object.entries(conf as Record<string, unknown>)) {
+  const map = conf as Record<string, unknown>;
+  for (const key of Object.keys(map).sort(byCodeUnit)) {
+    const value = map[key];
     const path = prefix ? `${prefix}.${key}` : key;
     if (value && typeof value === 'object' && !Array.isArray(value)) flattenConf(value, path, out);
-    else if (value !== null && value !== undefined) out[path] = Array.isArray(value) ? value.join(';') : String(value);
+    else if (Array.isArray(value)) {
+      if (value.length > 0) out[path] = value.join(';');
+    } else if (value !== null && value !== undefined) out[path] = String(value);
   }
   return out;
+}
+
+/** Go's sort.Strings order (byte order; the same as UTF-16 code units for the keys Flink uses). */
+function byCodeUnit(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 export function specConf(spec: Spec | undefined): FlinkConf {

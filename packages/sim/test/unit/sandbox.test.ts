@@ -11,6 +11,11 @@ describe('parseSandboxArgs', () => {
       ['--port', '70000'],
       { ok: false, message: '--port must be a port number 0–65535 (0 = any free port), not "70000"' },
     ],
+    [
+      ['--event-ttl', '5m'],
+      { ok: true, options: { speed: 'realistic', policyFile: SANDBOX_POLICY, eventTtlMs: 300_000 } },
+    ],
+    [['--event-ttl', 'never'], { ok: false, message: '--event-ttl must be a duration such as 90s or 5m, not "never"' }],
     [['--color'], { ok: false, message: 'unknown option --color' }],
     [['now'], { ok: false, message: 'unexpected argument "now"' }],
   ])('%j', (args, expected) => {

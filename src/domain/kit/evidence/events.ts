@@ -91,7 +91,8 @@ export function takeEventBaseline(events: readonly unknown[], takenAt: number): 
     const event = readEvent(raw);
     if (event?.name === undefined) continue;
     counts[event.name] = Math.max(counts[event.name] ?? 0, event.count);
-    if (event.lastSeen !== undefined) clusterLatest = Math.max(clusterLatest ?? event.lastSeen, event.lastSeen);
+    for (const at of [event.lastSeen, event.firstSeen])
+      if (at !== undefined) clusterLatest = Math.max(clusterLatest ?? at, at);
   }
   const baseline: EventBaseline = { takenAt, counts, ...(clusterLatest === undefined ? {} : { clusterLatest }) };
   checkBaseline(baseline);
@@ -112,10 +113,12 @@ export function isAfterSubmission(baseline: EventBaseline, event: EventView): bo
   if (event.name === undefined || !Object.hasOwn(baseline.counts, event.name)) return true;
   const before = baseline.counts[event.name] ?? 0;
   if (event.count > before) return true;
-  // Expired (after about an hour) and recorded again since the listing: a lower count, first seen after the
-  // latest time the cluster had written on any listed event.
+  // Expired (an hour after its last update) and recorded again since the listing: a count no higher, first seen
+  // after the latest time the cluster had written on any listed event (in that very second only with a lower count:
+  // cluster times have whole seconds, and the listed event itself may have been first seen then).
   const latest = baseline.clusterLatest;
-  return event.count < before && event.firstSeen !== undefined && latest !== undefined && event.firstSeen >= latest;
+  if (event.firstSeen === undefined || latest === undefined) return false;
+  return event.count < before ? event.firstSeen >= latest : event.firstSeen > latest;
 }
 
 /** The events that happened after the submission (docs/lifecycle.md#evidence), as given. */

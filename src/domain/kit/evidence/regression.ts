@@ -132,9 +132,17 @@ function restRestarts(base: RestHealth | undefined, now: RestHealth | undefined)
   return { n: fresh, numbers: `${fresh} new root exception${fresh === 1 ? '' : 's'} in the exception history` };
 }
 
+/**
+ * New exceptions in the events since the baseline. Kubernetes drops an event an hour after its last update and the
+ * operator writes the same name again from count 1 (docs/lifecycle.md#after-completed): a count below the baseline's is
+ * that new event, every one of its exceptions new.
+ */
 function eventRestarts(base: Record<string, number>, now: Record<string, number>): number {
   let n = 0;
-  for (const [name, count] of Object.entries(now)) n += Math.max(0, count - (base[name] ?? 0));
+  for (const [name, count] of Object.entries(now)) {
+    const before = base[name] ?? 0;
+    n += count >= before ? count - before : count;
+  }
   return n;
 }
 

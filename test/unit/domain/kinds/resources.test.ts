@@ -205,9 +205,9 @@ describe('config plan', () => {
     },
   });
 
-  it('finds keys flat and nested', () => {
+  it('finds keys flat and nested, the spelling in effect first', () => {
     const conf = { a: { b: { c: '1' } }, 'a.b': { c: '2' }, 'a.b.c': '3' };
-    expect(configLocations(conf, 'a.b.c')).toEqual([['a.b.c'], ['a', 'b', 'c'], ['a.b', 'c']]);
+    expect(configLocations(conf, 'a.b.c')).toEqual([['a.b.c'], ['a.b', 'c'], ['a', 'b', 'c']]);
     expect(configLocations(conf, 'x')).toEqual([]);
   });
 
@@ -234,6 +234,34 @@ describe('config plan', () => {
     expect(set.diff[0]?.before).toBe('60s');
     const unset = planFor(config('unset', [{ key: 'execution.checkpointing.interval' }]), nested);
     expect(specPatchOf(unset)).toEqual({ flinkConfiguration: { execution: { checkpointing: { interval: null } } } });
+  });
+
+  it('sets the spelling the operator reads when a key has several, and unset nulls them all', () => {
+    // Sorted, "execution.checkpointing" comes after "execution": the operator's flattening keeps its value.
+    const twice = flinkDeployment({
+      spec: {
+        flinkConfiguration: {
+          execution: { checkpointing: { interval: '10s' } },
+          'execution.checkpointing': { interval: '20s' },
+          'execution.checkpointing.interval': null,
+        },
+      },
+    });
+    const set = planFor(config('set', [{ key: 'execution.checkpointing.interval', value: '30s' }]), twice);
+    expect(set.diff).toEqual([
+      { path: 'spec.flinkConfiguration.execution.checkpointing.interval', before: '20s', after: '30s' },
+    ]);
+    expect(specPatchOf(set)).toEqual({ flinkConfiguration: { 'execution.checkpointing': { interval: '30s' } } });
+    expect(refusalFor(config('set', [{ key: 'execution.checkpointing.interval', value: '20s' }]), twice)).toMatch(
+      /is already 20s/,
+    );
+    const unset = planFor(config('unset', [{ key: 'execution.checkpointing.interval' }]), twice);
+    expect(specPatchOf(unset)).toEqual({
+      flinkConfiguration: {
+        'execution.checkpointing': { interval: null },
+        execution: { checkpointing: { interval: null } },
+      },
+    });
   });
 
   it('refuses when nothing would change', () => {

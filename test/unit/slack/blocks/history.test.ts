@@ -79,6 +79,20 @@ describe('snapshotHistory', () => {
     expect(text.match(/no backoffLimit/g)).toHaveLength(1);
   });
 
+  it('orders within one second by the fraction the operator writes (ISO_INSTANT resultTimestamp, DateTimeUtils.kubernetes)', () => {
+    const snapshots = [
+      snap('a-earlier', { path: 's3://b/a', result: '2026-11-25T09:00:00.250Z' }),
+      snap('b-whole', { path: 's3://b/b', result: '2026-11-25T09:00:00Z' }),
+      snap('c-later', { path: 's3://b/c', result: '2026-11-25T09:00:00.900Z' }),
+    ];
+    const h = snapshotHistory(T, snapshots, {}, 10);
+    expect(h.snapshots.map((s) => [s.name, s.at])).toEqual([
+      ['c-later', Date.parse('2026-11-25T09:00:00.900Z')],
+      ['a-earlier', Date.parse('2026-11-25T09:00:00.250Z')],
+      ['b-whole', Date.parse('2026-11-25T09:00:00Z')],
+    ]);
+  });
+
   it('restore commands only for paths the parser accepts; never for the last-state placeholder', () => {
     expect(restoreCommand(T, 's3://b/sp-1')).toBe('restore prod/orders --from s3://b/sp-1');
     expect(restoreCommand({ ...T, kind: 'FlinkSessionJob' }, 's3://b/sp-1')).toBe(

@@ -97,6 +97,14 @@ describe('eventsAfter: new or count grown, by the counts alone (cluster times ar
     expect(eventsAfter(baseline, [event])).toEqual(expected ? [event] : []);
   });
 
+  it('a listed event of count 1 that expired and was recorded again (count 1, kube-apiserver --event-ttl) is after', () => {
+    const once = kubeEvent({ reason: 'Error', name: 'Job.5', count: 1, last: SUBMITTED_AT - 60_000 });
+    const base = takeEventBaseline([once], SUBMITTED_AT);
+    const again = kubeEvent({ reason: 'Error', name: 'Job.5', count: 1, last: SUBMITTED_AT + 5_000 });
+    expect(eventsAfter(base, [again])).toEqual([again]);
+    expect(eventsAfter(base, [once])).toEqual([]);
+  });
+
   it('takes the highest count per name and refuses a baseline without a time', () => {
     const b = takeEventBaseline([listed, { ...listed, count: 5 }, { reason: 'X' }], SUBMITTED_AT);
     expect(b.counts).toEqual({ 'JobManagerDeployment.1': 5 });

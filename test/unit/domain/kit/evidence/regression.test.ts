@@ -74,6 +74,14 @@ describe('judgeHealth', () => {
     });
   });
 
+  it('without REST, an event that expired and came back with a lower count counts all of it (kube-apiserver --event-ttl)', () => {
+    const base = baseline({ rest: undefined, exceptionEvents: { 'orders.1': 5 } });
+    expect(judgeHealth(base, seen({ exceptionEvents: { 'orders.1': 2 } }))).toBeUndefined();
+    expect(judgeHealth(base, seen({ exceptionEvents: { 'orders.1': 3 } }))).toMatchObject({
+      numbers: '3 JobException events since COMPLETED',
+    });
+  });
+
   it('where REST answers, its counters decide restarts, not the events; FAILED counts from either source', () => {
     const events = { 'orders.1': 9 };
     expect(judgeHealth(baseline(), seen({ rest: { numRestarts: 1 }, exceptionEvents: events }))).toBeUndefined();
