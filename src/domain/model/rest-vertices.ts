@@ -75,7 +75,7 @@ interface Subtasks {
   others: string[];
 }
 
-export function subtasksOf(v: RestVertex): Subtasks | undefined {
+function subtasksOf(v: RestVertex): Subtasks | undefined {
   if (v.tasks === undefined) return undefined;
   const counts = Object.entries(v.tasks);
   const total = counts.reduce((sum, [, n]) => sum + n, 0);
