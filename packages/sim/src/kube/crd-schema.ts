@@ -18,10 +18,7 @@ export type SchemaNode =
 
 /** The Flink custom resources (the store's resources but events and configmaps). */
 export type FlinkResource =
-  | 'flinkdeployments'
-  | 'flinksessionjobs'
-  | 'flinkstatesnapshots'
-  | 'flinkbluegreendeployments';
+  'flinkdeployments' | 'flinksessionjobs' | 'flinkstatesnapshots' | 'flinkbluegreendeployments';
 
 const str: SchemaNode = { type: 'string' };
 const int: SchemaNode = { type: 'integer' };
