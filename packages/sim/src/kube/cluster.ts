@@ -66,6 +66,8 @@ export interface SimCluster {
   seeded: Promise<void>;
   /** The operator and CRD releases this cluster simulates (versions.ts). */
   versions: SimVersions;
+  /** The installed Flink CRDs; `crds.install('1.16')` upgrades them while the cluster runs (docs/sandbox.md#crd-schemas). */
+  crds: SimCrds;
   close(): Promise<void>;
 }
 
@@ -103,6 +105,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     ...(options.random ? { random: options.random } : {}),
   });
   const gitops = new SimGitOps({ store, speed });
+  const crds = new SimCrds(versions, store.now());
   const pods = new SimPods(store, options.random);
   let server: SimApiServer;
   try {
@@ -112,7 +115,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
       flinkRest,
       gitops,
       pods,
-      crds: new SimCrds(versions, store.now()),
+      crds,
       ...(options.fieldValidation === false ? { fieldValidation: false } : {}),
       port: options.port ?? 0,
       ...(options.host ? { host: options.host } : {}),
@@ -153,6 +156,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     kubeconfigPath,
     seeded,
     versions,
+    crds,
     close,
   };
 }
