@@ -122,7 +122,7 @@ export class QueryService {
         gitops: gitopsOf(resource),
         lastRevert: last[0]?.history.findLast(isRevert),
         crds: catalog ? describeCrds(catalog.crds, catalog.unreadable) : undefined,
-        operatorMismatch: catalog ? operatorOnCrds(resource, catalog.crds.FlinkDeployment) : undefined,
+        operator: catalog ? operatorOnCrds(resource, catalog.crds.FlinkDeployment) : undefined,
       }),
     };
     return { kind: 'status', view };

@@ -42,8 +42,8 @@ export interface StatusView {
   lastRevert?: HistoryEntry;
   /** The cluster's installed Flink CRDs in words (docs/deployment.md#operator-versions). */
   crds?: string;
-  /** An operator that does not match those CRDs, as this target shows it. */
-  operatorMismatch?: string;
+  /** What this target shows of the operator beside those CRDs; `mismatch`: a 1.16 operator on 1.15 CRDs. */
+  operator?: { words: string; mismatch: boolean };
 }
 
 export interface ListView {

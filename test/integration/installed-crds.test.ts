@@ -43,7 +43,7 @@ describe('InstalledCrds', () => {
     let now = 0;
     const crds = new InstalledCrds(loadKubeConfig(cluster.kubeconfigPath), { refreshMs: 60_000, now: () => now });
     expect((await crds.catalog()).crds.FlinkDeployment?.release).toBe('1.15');
-    cluster.versions.crd = '1.16';
+    cluster.crds.install('1.16');
     expect((await crds.catalog()).crds.FlinkDeployment?.release).toBe('1.15');
     now += 60_000;
     expect((await crds.catalog()).crds.FlinkDeployment).toMatchObject({ release: '1.16', resources: true });

@@ -204,11 +204,23 @@ export function describeCrds(crds: Partial<Record<CrdKind, CrdFacts>>, unreadabl
 
 /**
  * What a FlinkDeployment tells of the operator beside the CRD: the 1.16 fingerprint on 1.15 CRDs is a mismatch the
- * bot names (the 1.16 operator's `resources` cannot be written there); no fingerprint proves nothing.
+ * bot names (the 1.16 operator's `resources` cannot be written there). Its absence on 1.16 CRDs is only a hint,
+ * said as one: a 1.15 operator, or a 1.16 one that has not reconciled the resource since its upgrade.
  */
-export function operatorOnCrds(resource: unknown, deployment: CrdFacts | undefined): string | undefined {
-  if (!reconciledBy116(resource)) return undefined;
-  if (deployment && !deployment.resources)
-    return 'operator 1.16 on 1.15 CRDs: the FlinkDeployment CRD lacks jobManager/taskManager.resources (upgrade the CRDs)';
-  return 'operator 1.16 (its lastReconciledSpec carries resources)';
+export function operatorOnCrds(
+  resource: unknown,
+  deployment: CrdFacts | undefined,
+): { words: string; mismatch: boolean } | undefined {
+  if (!reconciledBy116(resource)) {
+    const reconciled = at(resource, 'status', 'reconciliationStatus', 'lastReconciledSpec');
+    if (!deployment?.resources || typeof reconciled !== 'string') return undefined;
+    const words = 'no sign of operator 1.16 on this resource (a 1.15 operator on 1.16 CRDs would ignore resources)';
+    return { words, mismatch: false };
+  }
+  if (deployment && !deployment.resources) {
+    const words =
+      'operator 1.16 on 1.15 CRDs: the FlinkDeployment CRD lacks jobManager/taskManager.resources (upgrade the CRDs)';
+    return { words, mismatch: true };
+  }
+  return { words: 'operator 1.16 (its lastReconciledSpec carries resources)', mismatch: false };
 }

@@ -95,10 +95,11 @@ export function renderStatus(view: StatusView, ctx: RenderContext): SlackMessage
   return enforceLimits({ text: escapeText(text), blocks });
 }
 
-/** The installed CRDs and an operator that does not match them (docs/deployment.md#operator-versions). */
+/** The installed CRDs and what the target shows of the operator beside them (docs/deployment.md#operator-versions). */
 function crdStatus(view: StatusView): Block | undefined {
   const lines = [
-    view.operatorMismatch ? `:warning: *${escapeText(view.operatorMismatch)}*` : undefined,
+    view.operator?.mismatch ? `:warning: *${escapeText(view.operator.words)}*` : undefined,
+    view.operator && !view.operator.mismatch ? `*Operator:* ${escapeText(view.operator.words)}` : undefined,
     view.crds ? `*CRDs:* ${escapeText(view.crds)}` : undefined,
   ].filter((l): l is string => l !== undefined);
   return lines.length > 0 ? section(lines.join('\n')) : undefined;

@@ -71,6 +71,8 @@ export interface SimCluster {
   versions: SimVersions;
   /** Removes Events their TTL after their last write; `eventExpiry.setTtl(ms)` shortens it (docs/sandbox.md#events-expire). */
   eventExpiry: EventExpiry;
+  /** The installed Flink CRDs; `crds.install('1.16')` upgrades them while the cluster runs (docs/sandbox.md#crd-schemas). */
+  crds: SimCrds;
   close(): Promise<void>;
 }
 
@@ -110,6 +112,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     ...(options.random ? { random: options.random } : {}),
   });
   const gitops = new SimGitOps({ store, speed });
+  const crds = new SimCrds(versions, store.now());
   const pods = new SimPods(store, options.random);
   let server: SimApiServer;
   try {
@@ -119,7 +122,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
       flinkRest,
       gitops,
       pods,
-      crds: new SimCrds(versions, store.now()),
+      crds,
       ...(options.fieldValidation === false ? { fieldValidation: false } : {}),
       port: options.port ?? 0,
       ...(options.host ? { host: options.host } : {}),
@@ -163,6 +166,7 @@ export async function startSimCluster(options: SimClusterOptions = {}): Promise<
     seeded,
     versions,
     eventExpiry,
+    crds,
     close,
   };
 }

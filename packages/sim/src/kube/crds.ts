@@ -1,6 +1,8 @@
 // The installed Flink CRDs as CustomResourceDefinition objects (apiextensions.k8s.io/v1), served read-only: their
-// openAPIV3Schema from crd-schema.ts and printer columns as each release declares them (docs/sandbox.md#crd-schemas).
+// openAPIV3Schema from crd-schema.ts and printer columns as each release declares them, listed, read and watched
+// (docs/sandbox.md#crd-schemas).
 import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import { crdSchema, type FlinkResource, type SchemaNode } from './crd-schema.js';
 import { FLINK_RESOURCES, PRINTER_COLUMNS, type ResourceDef } from './resources.js';
 import { errors } from './status.js';
@@ -47,6 +49,7 @@ function printerColumns(plural: FlinkResource, crd: OperatorVersion): Record<str
 export class SimCrds {
   private readonly uids = new Map<string, string>();
   private readonly created: string;
+  private readonly watchers = new Set<ServerResponse>();
 
   constructor(
     private readonly versions: SimVersions,
@@ -73,6 +76,34 @@ export class SimCrds {
         kind: CRD_PLURAL,
       });
     return this.object(def);
+  }
+
+  /**
+   * Installs the CRDs of another release (someone applying them by hand, as Helm does not): later writes are pruned
+   * and admitted by them, and open watches hear a MODIFIED per CRD.
+   */
+  install(release: OperatorVersion): void {
+    if (this.versions.crd === release) return;
+    this.versions.crd = release;
+    for (const res of this.watchers) for (const def of FLINK_RESOURCES) event(res, 'MODIFIED', this.object(def));
+  }
+
+  /**
+   * A watch on the CRDs: ADDED for each unless resuming from a resourceVersion, then their changes, until
+   * `timeoutSeconds` or the client leaves.
+   */
+  watch(res: ServerResponse, query: URLSearchParams): void {
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
+    res.flushHeaders();
+    const rv = query.get('resourceVersion') ?? '';
+    if (rv === '' || rv === '0') for (const def of FLINK_RESOURCES) event(res, 'ADDED', this.object(def));
+    this.watchers.add(res);
+    const seconds = Number(query.get('timeoutSeconds') ?? '');
+    const timer = seconds > 0 ? setTimeout(() => res.end(), seconds * 1000) : undefined;
+    res.on('close', () => {
+      clearTimeout(timer);
+      this.watchers.delete(res);
+    });
   }
 
   /** One resourceVersion per installed release, so a client that compares them sees a CRD upgrade. */
@@ -120,6 +151,10 @@ export class SimCrds {
       },
     };
   }
+}
+
+function event(res: ServerResponse, type: 'ADDED' | 'MODIFIED', object: unknown): void {
+  if (!res.writableEnded) res.write(`${JSON.stringify({ type, object })}\n`);
 }
 
 /** `GET` on the CRD collection or one CRD; they are installed by Helm or kubectl, never written through the sim. */

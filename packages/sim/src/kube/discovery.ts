@@ -11,13 +11,13 @@ import {
 import { PODS } from './pods.js';
 import { CRD_GROUP, CRD_PLURAL } from './crds.js';
 
-/** The installed CRDs, read-only here (crds.ts): cluster-scoped, get and list. */
+/** The installed CRDs, read-only here (crds.ts): cluster-scoped, get, list and watch. */
 const CRD_RESOURCE = {
   name: CRD_PLURAL,
   singularName: 'customresourcedefinition',
   namespaced: false,
   kind: 'CustomResourceDefinition',
-  verbs: ['get', 'list'],
+  verbs: ['get', 'list', 'watch'],
   shortNames: ['crd', 'crds'],
 };
 const CRD_GROUP_VERSION = { groupVersion: `${CRD_GROUP}/v1`, version: 'v1' };

@@ -277,6 +277,11 @@ async function handle(req: IncomingMessage, res: ServerResponse, parts: Parts): 
   const query = new URLSearchParams(url.searchParams);
   // An API server before 1.25 knows no fieldValidation: whatever is asked, unknown fields go without a word.
   if (!parts.fieldValidation) query.set('fieldValidation', 'Ignore');
+  if (route.kind === 'crds' && info.verb === 'watch' && parts.crds) {
+    parts.crds.watch(res, url.searchParams);
+    for (const listener of parts.served) listener(info);
+    return;
+  }
   const ctx: RequestContext = {
     store: parts.store,
     query,

@@ -218,4 +218,33 @@ describe('the installed CRDs as apiextensions.k8s.io/v1 objects', () => {
     expect(fresh.spec.versions[0]?.additionalPrinterColumns[0]?.description).toBeUndefined();
     expect((await send('GET', `${CRDS}/nosuch.flink.apache.org`)).status).toBe(404);
   });
+
+  it('a watch gets the four as ADDED, then a MODIFIED each when the CRDs are upgraded, and the new pruning applies', async () => {
+    const sim = await start('1.15');
+    const response = await fetch(`${sim.url}${CRDS}?watch=true`);
+    const reader = response.body?.getReader();
+    if (!reader) throw new Error('no body');
+    const events: { type: string; object: { metadata: { resourceVersion: string } } }[] = [];
+    let text = '';
+    const until = async (count: number) => {
+      while (events.length < count) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`the watch ended after ${events.length} events`);
+        text += new TextDecoder().decode(value);
+        const lines = text.split('\n');
+        text = lines.pop() ?? '';
+        for (const line of lines) if (line.trim() !== '') events.push(JSON.parse(line) as (typeof events)[number]);
+      }
+    };
+    await until(4);
+    expect(events.map((e) => e.type)).toEqual(['ADDED', 'ADDED', 'ADDED', 'ADDED']);
+    sim.crds.install('1.16');
+    await until(8);
+    expect(events.slice(4).map((e) => [e.type, e.object.metadata.resourceVersion])).toEqual(
+      Array.from({ length: 4 }, () => ['MODIFIED', '116']),
+    );
+    await reader.cancel();
+    await running(sim);
+    expect((await send('PATCH', `${PATH}/orders?fieldValidation=Strict`, RESOURCES_PATCH)).status).toBe(200);
+  });
 });

@@ -165,14 +165,28 @@ describe('describeCrds / operatorOnCrds: the words of /flink status and /readyz'
     );
   });
 
-  it('the 1.16 fingerprint on 1.15 CRDs is a mismatch; on 1.16 CRDs a fact; without it nothing is said', () => {
+  it('the 1.16 fingerprint on 1.15 CRDs is a mismatch; on 1.16 CRDs a fact; its absence on 1.16 CRDs a hint only', () => {
     const fingerprint = {
       status: {
         reconciliationStatus: { lastReconciledSpec: JSON.stringify({ spec: { taskManager: { resources: null } } }) },
       },
     };
-    expect(operatorOnCrds(fingerprint, old)).toMatch(/^operator 1.16 on 1.15 CRDs/);
-    expect(operatorOnCrds(fingerprint, fresh)).toBe('operator 1.16 (its lastReconciledSpec carries resources)');
+    expect(operatorOnCrds(fingerprint, old)).toMatchObject({
+      words: expect.stringMatching(/^operator 1.16 on 1.15 CRDs/),
+      mismatch: true,
+    });
+    expect(operatorOnCrds(fingerprint, fresh)).toEqual({
+      words: 'operator 1.16 (its lastReconciledSpec carries resources)',
+      mismatch: false,
+    });
     expect(operatorOnCrds({}, old)).toBeUndefined();
+    const without = {
+      status: { reconciliationStatus: { lastReconciledSpec: JSON.stringify({ spec: { taskManager: {} } }) } },
+    };
+    expect(operatorOnCrds(without, old)).toBeUndefined();
+    expect(operatorOnCrds(without, fresh)).toEqual({
+      words: 'no sign of operator 1.16 on this resource (a 1.15 operator on 1.16 CRDs would ignore resources)',
+      mismatch: false,
+    });
   });
 });
