@@ -1,7 +1,8 @@
-// The installed Flink CRDs of one cluster, read by name (`get customresourcedefinitions`) at first use and again when
-// the last reading is older than the refresh interval (a fifth of it after a failed reading): CRDs change when someone
-// upgrades them, rarely and outside any operation (docs/deployment.md#operator-versions). Without the RBAC to read
-// them the catalog says so and nothing is refused on their account.
+// The installed Flink CRDs of one cluster, read by name (`get customresourcedefinitions`) when a worker starts, at
+// first use, and again when the last reading is older than the refresh interval (a fifth of it after a failed
+// reading): CRDs change when someone upgrades them, rarely and outside any operation
+// (docs/deployment.md#operator-versions). Without the RBAC to read them the catalog says so and nothing is refused on
+// their account.
 import {
   ApiextensionsV1Api,
   Observable,

@@ -212,6 +212,9 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
       breakGlass: { store, index: new BreakGlassIndex(redis, prefix), policy, logger },
     });
     closers.unshift(() => sweep.stop());
+    // The installed CRDs are read before the first operation is taken, then again as they age
+    // (docs/deployment.md#operator-versions); a reading that fails says so and refuses nothing.
+    await Promise.all(config.clusters.worker.map((name) => clusters.get(name).crds.catalog()));
     for (const part of parts) await part.worker.start();
     for (const part of parts) await part.afterCompleted.start();
     for (const part of parts) await part.alerts.start();
