@@ -28,11 +28,15 @@ afterAll(async () => {
 const detailOf = (r: OperationRecord) =>
   r.history.at(-1)?.detail as { notes: string[]; caveats?: string[]; summary?: string; reason?: string };
 const OVERRIDES = 'pipeline.jobvertex-parallelism-overrides';
-/** The autoscaler decides 10 operator seconds after the job runs (a fraction of a second at the tests' speed). */
+/**
+ * The autoscaler decides 10 operator seconds after the job runs (a fraction of a second at the tests' speed). Operator
+ * 1.16 refuses a metrics window shorter than the reconcile interval, so the interval is as short.
+ */
 const AUTOSCALED = {
   'job.autoscaler.enabled': 'true',
   'job.autoscaler.stabilization.interval': '5s',
   'job.autoscaler.metrics.window': '5s',
+  'kubernetes.operator.reconcile.interval': '5s',
 };
 
 /** Waits for the autoscaler's first decision: overrides in the reconciled spec, the job running them. */

@@ -79,6 +79,25 @@ describe('resources on operator 1.16', () => {
   });
 });
 
+describe('validation rules operator 1.16 added', () => {
+  it('an object the operator already refuses fails a restart, saying the change did not touch the refused part', async () => {
+    await env.deploy('val16', { ha: false });
+    // Valid on 1.15, refused by 1.16: an autoscaler memory threshold outside [0, 1] (AutoscalerValidator).
+    const { store } = env.cluster;
+    store.update('flinkdeployments', NS, 'val16', (current) => {
+      const spec = structuredClone(current.spec ?? {}) as { flinkConfiguration: Record<string, string> };
+      spec.flinkConfiguration['job.autoscaler.enabled'] = 'true';
+      spec.flinkConfiguration['job.autoscaler.memory.gc-pressure.threshold'] = '1.5';
+      return { ...current, spec };
+    });
+    const done = await finished({ kind: 'restart', target: target('val16'), incidentChannels: [] });
+    expect(done.state).toBe('FAILED');
+    expect(String(done.history.at(-1)?.detail.reason)).toMatch(
+      /ValidationError\): The AutoScalerOption job\.autoscaler\.memory\.gc-pressure\.threshold is invalid.*This change did not touch spec\.flinkConfiguration\.job\.autoscaler\.memory\.gc-pressure\.threshold/,
+    );
+  });
+});
+
 describe('savepoints on operator 1.16', () => {
   const snapshotOf = (record: OperationRecord) =>
     env.cluster.store.get('flinkstatesnapshots', NS, evidenceOf(record).snapshot?.name ?? '');

@@ -109,6 +109,21 @@ describe('resources', () => {
 describe('config', () => {
   const key = 'execution.checkpointing.interval';
 
+  it('a memory key the spec sets is refused: the operator writes it from spec.taskManager.resource over the configuration', async () => {
+    await env.deploy('conf-memory');
+    await expect(
+      env.accept({
+        kind: 'config',
+        target: target('conf-memory'),
+        action: 'set',
+        entries: [{ key: 'taskmanager.memory.process.size', value: '8g' }],
+        ...common,
+      }),
+    ).rejects.toThrow(
+      /spec\.taskManager\.resource\.memory sets taskmanager\.memory\.process\.size, .* the change would do nothing; use resources/,
+    );
+  });
+
   it('set completes on the redeployed job; undo ("was unset") writes null and completes', async () => {
     await env.deploy('conf-set');
     const done = await completed({

@@ -12,6 +12,7 @@ import { COMMON_INTENT_FIELDS } from '../kit/language/intent-base.js';
 import { getPath, isRecord, patchLeaves } from '../model/merge-patch.js';
 import type { Plan } from '../model/plan.js';
 import { TargetSchema } from '../model/target.js';
+import { specFieldSetting } from '../model/resource-requirements.js';
 import { effectiveUpgradeMode } from '../model/upgrade-mode.js';
 import { patchOutcome, refusal, who, type FieldEdit, type FieldPath } from '../kit/planning/edits.js';
 import { CHECK, fail, pass, type CheckCtx } from '../kit/policy/check-kit.js';
@@ -165,7 +166,19 @@ function keyEdits(configuration: unknown, entry: ConfigEntry): FieldEdit[] | str
   return [{ path: [...OWN_PATHS.flinkConfiguration, ...(locations[0] ?? [entry.key])], after: entry.value }];
 }
 
+/** Keys the operator writes from the spec's memory and cpu over flinkConfiguration: setting them changes nothing. */
+function specSetKeys(intent: Intent, resource: unknown): string | undefined {
+  const set = intent.entries.flatMap((e) => {
+    const field = e.value === undefined ? undefined : specFieldSetting(resource, e.key);
+    return field === undefined ? [] : [`${field} sets ${e.key}`];
+  });
+  if (set.length === 0) return undefined;
+  return `${who(intent.target)}: ${set.join(', ')}, and the operator writes it over spec.flinkConfiguration, so the change would do nothing; use resources`;
+}
+
 function plan(intent: Intent, resource: unknown) {
+  const overridden = specSetKeys(intent, resource);
+  if (overridden !== undefined) return refusal(overridden);
   const configuration = getPath(resource, OWN_PATHS.flinkConfiguration);
   const edits: FieldEdit[] = [];
   const same: string[] = [];

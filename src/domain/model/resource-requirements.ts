@@ -85,3 +85,35 @@ export function roleSpecForOperator(resource: unknown, role: Role): { roleSpec: 
   delete known[REQUIREMENTS];
   return { roleSpec: known, ignored: true };
 }
+
+/** Configuration keys the operator writes from a role's spec over `flinkConfiguration`, and what sets each. */
+const SPEC_SET_KEYS: Readonly<Record<string, { role: Role; kind: Amount; factor: boolean }>> = {
+  'taskmanager.memory.process.size': { role: 'taskManager', kind: 'memory', factor: false },
+  'jobmanager.memory.process.size': { role: 'jobManager', kind: 'memory', factor: false },
+  'kubernetes.taskmanager.cpu': { role: 'taskManager', kind: 'cpu', factor: false },
+  'kubernetes.jobmanager.cpu': { role: 'jobManager', kind: 'cpu', factor: false },
+  'kubernetes.taskmanager.memory.limit-factor': { role: 'taskManager', kind: 'memory', factor: true },
+  'kubernetes.taskmanager.cpu.limit-factor': { role: 'taskManager', kind: 'cpu', factor: true },
+  'kubernetes.jobmanager.memory.limit-factor': { role: 'jobManager', kind: 'memory', factor: true },
+  'kubernetes.jobmanager.cpu.limit-factor': { role: 'jobManager', kind: 'cpu', factor: true },
+};
+
+/**
+ * The spec field that sets a configuration key over `flinkConfiguration`, so a change of the key there has no effect
+ * (docs/lifecycle.md#resources-on-operator-116): memory and cpu from the field in effect, the limit factors from a
+ * `resources` request and limit of the same amount. Undefined when the key is the configuration's to set.
+ */
+export function specFieldSetting(resource: unknown, key: string): string | undefined {
+  const setBy = SPEC_SET_KEYS[key];
+  if (setBy === undefined) return undefined;
+  const { roleSpec } = roleSpecForOperator(resource, setBy.role);
+  if (!setBy.factor) {
+    if (effectiveAmount(roleSpec, setBy.kind) === undefined) return undefined;
+    return `spec.${setBy.role}.${effectivePath(roleSpec, setBy.kind).join('.')}`;
+  }
+  if (fieldInEffect(roleSpec) === 'resource') return undefined;
+  const both = ['requests', 'limits'].every(
+    (side) => getPath(roleSpec, [REQUIREMENTS, side, setBy.kind]) !== undefined,
+  );
+  return both ? `spec.${setBy.role}.${REQUIREMENTS}.requests/limits.${setBy.kind}` : undefined;
+}

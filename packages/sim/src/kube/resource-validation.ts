@@ -2,6 +2,7 @@
 // validateResourceRequirements; AutoscalerValidator for its memory thresholds), per operator release.
 import { quantityValue, resourceMemoryBytes, type Role } from './resource-requirements.js';
 import type { FlinkConf, Spec } from './spec-json.js';
+import { parseFlinkDurationSeconds } from './speed.js';
 import type { OperatorVersion } from './versions.js';
 
 const NAMES: Record<Role, string> = { jobManager: 'JobManager', taskManager: 'TaskManager' };
@@ -81,7 +82,10 @@ export function resourceProblem(spec: Spec, conf: FlinkConf, version: OperatorVe
   return version === '1.16' ? autoscalerProblem(conf) : undefined;
 }
 
-/** AutoscalerValidator (1.16): the memory thresholds are fractions, checked while the autoscaler is enabled. */
+/**
+ * AutoscalerValidator (1.16): the memory thresholds are fractions; DefaultValidator.validateMetricsWindow: a window
+ * shorter than the reconcile interval keeps fewer than two samples. Both checked while the autoscaler is enabled.
+ */
 function autoscalerProblem(conf: FlinkConf): string | undefined {
   if ((conf['job.autoscaler.enabled'] ?? '').trim().toLowerCase() !== 'true') return undefined;
   for (const key of ['job.autoscaler.memory.gc-pressure.threshold', 'job.autoscaler.memory.heap-usage.threshold']) {
@@ -89,5 +93,20 @@ function autoscalerProblem(conf: FlinkConf): string | undefined {
     if (value !== undefined && (Number.isNaN(value) || value < 0 || value > 1))
       return `The AutoScalerOption ${key} is invalid, it should be a value within the range [0.0, 1.0]`;
   }
-  return undefined;
+  const window = parseFlinkDurationSeconds(conf[WINDOW]) ?? 15 * 60;
+  const interval = parseFlinkDurationSeconds(conf[INTERVAL]) ?? 60;
+  if (window >= interval) return undefined;
+  return `The autoscaler metric window (${WINDOW}=${javaDuration(window)}) must not be smaller than the operator reconcile interval (${INTERVAL}=${javaDuration(interval)}), otherwise fewer than two metric samples are retained and autoscaling is never applied.`;
+}
+
+const WINDOW = 'job.autoscaler.metrics.window';
+const INTERVAL = 'kubernetes.operator.reconcile.interval';
+
+/** java.time.Duration#toString: `PT15M`, `PT1M30S`, `PT0.5S`. */
+function javaDuration(seconds: number): string {
+  const hours = Math.floor(seconds / 3600);
+  const minutes = Math.floor((seconds % 3600) / 60);
+  const rest = Math.round((seconds % 60) * 1000) / 1000;
+  const text = `${hours ? `${hours}H` : ''}${minutes ? `${minutes}M` : ''}${rest ? `${rest}S` : ''}`;
+  return `PT${text || '0S'}`;
 }

@@ -154,6 +154,16 @@ describe('validation (DefaultValidator, AutoscalerValidator)', () => {
     expect(await rejected(version, (s) => delete s.taskManager.resource.memory)).toBe(text);
   });
 
+  it('1.16: an autoscaler metric window shorter than the reconcile interval (DefaultValidator.validateMetricsWindow)', async () => {
+    const message = await rejected('1.16', (s) => {
+      s.flinkConfiguration['job.autoscaler.enabled'] = 'true';
+      s.flinkConfiguration['job.autoscaler.metrics.window'] = '30s';
+    });
+    expect(message).toBe(
+      'The autoscaler metric window (job.autoscaler.metrics.window=PT30S) must not be smaller than the operator reconcile interval (kubernetes.operator.reconcile.interval=PT1M), otherwise fewer than two metric samples are retained and autoscaling is never applied.',
+    );
+  });
+
   it('1.16: an autoscaler memory threshold outside [0, 1]', async () => {
     const message = await rejected('1.16', (s) => {
       s.flinkConfiguration['job.autoscaler.enabled'] = 'true';

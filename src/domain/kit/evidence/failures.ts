@@ -1,6 +1,7 @@
 // What makes a submitted spec change FAILED (docs/lifecycle.md#evidence): terminal failures for every kind, the
 // redeploy and suspend failures, transient JobManager failures (judged with the grace), and the retried stops of a
 // suspend.
+import { untouchedValidationHint } from './validation-rules.js';
 import { PATH, desiredFields, newStatusError, settledOnOurs, type Ctx } from './criteria.js';
 import type { Alert, Failure, Transient } from './types.js';
 import { describeEvent, type EventView } from './events.js';
@@ -58,7 +59,7 @@ function addTerminal(ctx: Ctx, terminal: readonly EventView[], out: FailureBuild
     const message = errorText(event.message) || statusErrorOf(ctx.resource) || 'no message';
     if (event.reason === 'ValidationError') {
       out.add(
-        `the operator rejected the spec (ValidationError): ${message}; it keeps running the previous spec`,
+        `the operator rejected the spec (ValidationError): ${message}; it keeps running the previous spec${untouchedValidationHint(ctx, message)}`,
         describeEvent(event),
       );
     } else {

@@ -205,6 +205,23 @@ describe('config plan', () => {
     },
   });
 
+  it('refuses a memory, cpu or limit-factor key the spec sets over flinkConfiguration: it would change nothing', () => {
+    const set = (key: string, value: string) => config('set', [{ key, value }]);
+    expect(refusalFor(set('taskmanager.memory.process.size', '8g'), running)).toMatch(
+      /spec\.taskManager\.resource\.memory sets taskmanager\.memory\.process\.size, and the operator writes it over spec\.flinkConfiguration, so the change would do nothing; use resources/,
+    );
+    const withResources = flinkDeployment({
+      spec: { taskManager: { resources: { requests: { memory: '2Gi' }, limits: { memory: '4Gi' } } } },
+    });
+    expect(refusalFor(set('kubernetes.taskmanager.memory.limit-factor', '1.5'), withResources)).toMatch(
+      /spec\.taskManager\.resources\.requests\/limits\.memory sets kubernetes\.taskmanager\.memory\.limit-factor/,
+    );
+    // Where the spec does not set it, the key is the configuration's: a factor without a request and limit pair.
+    expect(planFor(set('kubernetes.taskmanager.memory.limit-factor', '1.5'), running).diff).toEqual([
+      { path: 'spec.flinkConfiguration.kubernetes.taskmanager.memory.limit-factor', before: null, after: '1.5' },
+    ]);
+  });
+
   it('finds keys flat and nested, the spelling in effect first', () => {
     const conf = { a: { b: { c: '1' } }, 'a.b': { c: '2' }, 'a.b.c': '3' };
     expect(configLocations(conf, 'a.b.c')).toEqual([['a.b.c'], ['a.b', 'c'], ['a', 'b', 'c']]);

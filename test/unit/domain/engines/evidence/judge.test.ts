@@ -226,6 +226,44 @@ describe('redeploy kinds: FAILED signals', () => {
     expect(v.outcome === 'failed' && v.reason).toMatch(/ValidationError.*Invalid image/);
   });
 
+  it.each([
+    [
+      'TaskManager resource requirements memory request (4Gi) must not exceed its limit (2Gi)',
+      'spec.taskManager.resource',
+    ],
+    [
+      'TaskManager resource memory must be defined using `spec.taskManager.resource.memory` or `spec.taskManager.resources.requests.memory`',
+      'spec.taskManager.resource',
+    ],
+    [
+      'The AutoScalerOption job.autoscaler.memory.heap-usage.threshold is invalid, it should be a value within the range [0.0, 1.0]',
+      'spec.flinkConfiguration.job.autoscaler.memory.heap-usage.threshold',
+    ],
+  ])('a 1.16 ValidationError about a part the change left alone says so: %s', (message, part) => {
+    const v = judge({
+      kind: 'upgrade',
+      plan,
+      before,
+      resource: editSpec(before, specPatchOf(plan)),
+      events: [warning('ValidationError', { message })],
+    });
+    expect(v.outcome === 'failed' && v.reason).toContain(
+      `This change did not touch ${part}: the operator refuses the object`,
+    );
+  });
+
+  it('a ValidationError about the part the change made says nothing more', () => {
+    const resourcesPlan = planFor({ kind: 'resources', target: DEP, taskManagerMemory: '8g' }, before);
+    const v = judge({
+      kind: 'resources',
+      plan: resourcesPlan,
+      before,
+      resource: editSpec(before, specPatchOf(resourcesPlan)),
+      events: [warning('ValidationError', { message: 'TaskManager resource memory parse error: bad' })],
+    });
+    expect(v.outcome === 'failed' && v.reason).not.toContain('did not touch');
+  });
+
   it('a stale deduplicated ValidationError (same count) is not after the submission; a grown count is', () => {
     const old = warning('ValidationError', { name: 'Operator.42', count: 2, last: SUBMITTED_AT - 120_000 });
     const resource = editSpec(before, specPatchOf(plan));
