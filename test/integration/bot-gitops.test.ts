@@ -8,6 +8,7 @@ import { createLogger } from '../../src/log.js';
 import { startWorker, type RunningWorker } from '../../src/roles/worker.js';
 import { fieldOwners } from '@flink-chatops/sim';
 import { crPath, kubeClients, MERGE_PATCH } from '@flink-chatops/sim/testing/kube';
+import { waitStable } from '@flink-chatops/sim/testing/sim';
 import { HAND_EDIT_MANAGER } from '../support/attribution.js';
 import { testPolicy, USERS, useBotEnvs, type BotEnv } from '../support/bot-env.js';
 import { runningDeployment } from '../support/running-job.js';
@@ -145,8 +146,10 @@ describe('Argo CD client-side apply (its default)', () => {
   it('a field Git declares but kubectl edit last changed still warns; label tracking (2.x) is detected', async () => {
     const env = await bots.start();
     const target = await fresh('streaming-prod', 'gitops-csa');
-    // Someone edits the parallelism by hand and commits the same value to Git; Argo CD then adopts the object.
+    // Someone edits the parallelism by hand and commits the same value to Git; Argo CD then adopts the object. The
+    // hand edit redeploys the job: the request waits for it, or the operator-busy check would refuse it.
     await kubectlEdit(target, { spec: { job: { parallelism: 3 } } });
+    await waitStable(bots.cluster.store, target.namespace, target.name, 'flinkdeployments', 20_000);
     bots.cluster.gitops.manage({
       ...target,
       controller: 'argocd',

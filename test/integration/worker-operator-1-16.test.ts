@@ -142,7 +142,7 @@ describe('savepoints on operator 1.16', () => {
 describe('resources on an operator before 1.16 (a 1.16 CRD kept the field, operator 1.15 never reads it)', () => {
   let old: WorkerEnv;
   beforeAll(async () => {
-    old = await WorkerEnv.start({ operatorVersion: '1.15', env: { VERIFY_TIMEOUT: '5s' } });
+    old = await WorkerEnv.start({ operatorVersion: '1.15', crdVersion: '1.16', env: { VERIFY_TIMEOUT: '5s' } });
     await old.startWorker();
   });
   afterAll(async () => {

@@ -134,6 +134,17 @@ function codeConstants(): Set<string> {
   return names;
 }
 
+/** The variables the test harness and the benchmarks read (`process.env.NAME` under test/support and bench). */
+function harnessVariables(): Set<string> {
+  const names = new Set<string>();
+  for (const dir of ['test/support', 'bench'])
+    for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true }))
+      if (entry.isFile() && entry.name.endsWith('.ts'))
+        for (const m of read(`${dir}/${entry.name}`).matchAll(/\bprocess\.env\.([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\b/g))
+          names.add(m[1] ?? '');
+  return names;
+}
+
 /** The build arguments of the image (`--build-arg NAME=…`), from deploy/Dockerfile. */
 function buildArguments(): string[] {
   return [...read('deploy/Dockerfile').matchAll(/^ARG ([A-Z][A-Z0-9_]*)/gm)].map((m) => m[1] ?? '');
@@ -157,7 +168,7 @@ const KNOWN: Known = {
   command: (first, second) => verbNamed(first, second) !== undefined,
   family: (word) => verbFamily(word) !== undefined,
   cli: cliSubcommands(),
-  variables: new Set(Object.keys(EnvSchema.shape)),
+  variables: new Set([...Object.keys(EnvSchema.shape), ...harnessVariables()]),
   notVariables: new Set([...OPERATION_STATES, ...codeConstants(), ...buildArguments(), ...EXTERNAL_NAMES]),
   metrics: registeredMetrics(),
 };
@@ -170,6 +181,7 @@ describe('the names the checker knows', () => {
     expect([...KNOWN.cli.keys()]).toEqual(expect.arrayContaining(['serve', 'check-policy', 'audit', 'sandbox']));
     expect([...(KNOWN.cli.get('audit') ?? [])].sort()).toEqual(['export', 'verify']);
     expect(KNOWN.variables).toContain('LEASE_TTL');
+    expect(KNOWN.variables).toContain('SIM_OPERATOR_VERSION');
     expect(KNOWN.metrics).toContain(`${METRIC_PREFIX}ack_latency_seconds_bucket`);
     expect(KNOWN.metrics).toContain(`${METRIC_PREFIX}operations_finished_total`);
   });

@@ -3,6 +3,7 @@
 // fingerprint on a FlinkDeployment. Schemas are read as plain JSON, under the API's names or under those of
 // client-node's typed model (`x_kubernetes_preserve_unknown_fields`, `_enum`), whichever the reader got.
 import { isRecord } from './merge-patch.js';
+import { REQUIREMENTS } from './resource-requirements.js';
 
 /** A schema keyword under the API's name or client-node's. */
 function keyword(schema: Record<string, unknown>, name: 'x-kubernetes-preserve-unknown-fields' | 'enum'): unknown {
@@ -148,7 +149,7 @@ export function crdFacts(kind: CrdKind, crd: unknown): CrdFacts | undefined {
   const schema = at(version, 'schema', 'openAPIV3Schema');
   if (!isRecord(schema)) return undefined;
   const spec = kind === 'FlinkBlueGreenDeployment' ? ['spec', 'template', 'spec'] : ['spec'];
-  const resources = declares(schema, [...spec, 'taskManager', 'resources']);
+  const resources = declares(schema, [...spec, 'taskManager', REQUIREMENTS]);
   const flinkVersion = at(schema, ...spec.flatMap((k) => ['properties', k]), 'properties', 'flinkVersion');
   const enumValues = isRecord(flinkVersion) ? keyword(flinkVersion, 'enum') : undefined;
   const flinkVersions = Array.isArray(enumValues) ? enumValues.filter((v): v is string => typeof v === 'string') : [];
@@ -168,7 +169,7 @@ export function reconciledBy116(resource: unknown): boolean {
   if (typeof text !== 'string') return false;
   try {
     const spec = at(JSON.parse(text), 'spec');
-    return ['jobManager', 'taskManager'].some((p) => isRecord(at(spec, p)) && 'resources' in (at(spec, p) as object));
+    return ['jobManager', 'taskManager'].some((p) => isRecord(at(spec, p)) && REQUIREMENTS in (at(spec, p) as object));
   } catch {
     return false;
   }
