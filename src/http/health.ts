@@ -1,15 +1,9 @@
 // /healthz, /readyz and /metrics as Bolt custom routes, and the readiness checks behind /readyz
 // (docs/operating.md#health-metrics-and-logs).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  Observable,
-  VersionApi,
-  type KubeConfig,
-  type ObservableMiddleware,
-  type RequestContext,
-  type ResponseContext,
-} from '@kubernetes/client-node';
+import { VersionApi, type KubeConfig } from '@kubernetes/client-node';
 import { describeCrds } from '../domain/model/crd-schema.js';
+import { abortable } from '../kube/abortable.js';
 import { makeApiClient } from '../kube/agents.js';
 import type { CrdSource } from '../kube/crds.js';
 import type { Logger } from '../log.js';
@@ -141,15 +135,8 @@ export function socketReady(link: { readonly connected: boolean; describe(): str
 export function kubeReady(kubeConfig: KubeConfig): ReadinessCheck {
   const api = makeApiClient(kubeConfig, VersionApi);
   return async (signal) => {
-    const middleware: ObservableMiddleware = {
-      pre: (ctx: RequestContext) => {
-        ctx.setSignal(signal);
-        return new Observable(Promise.resolve(ctx));
-      },
-      post: (response: ResponseContext) => new Observable(Promise.resolve(response)),
-    };
     try {
-      await api.getCode({ middleware: [middleware], middlewareMergeStrategy: 'append' });
+      await api.getCode(abortable(signal));
     } catch (error) {
       const e = error as { code?: unknown; message?: string };
       if (typeof e.code === 'number')

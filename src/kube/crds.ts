@@ -3,15 +3,9 @@
 // reading): CRDs change when someone upgrades them, rarely and outside any operation
 // (docs/deployment.md#operator-versions). Without the RBAC to read them the catalog says so and nothing is refused on
 // their account.
-import {
-  ApiextensionsV1Api,
-  Observable,
-  type KubeConfig,
-  type ObservableMiddleware,
-  type RequestContext,
-  type ResponseContext,
-} from '@kubernetes/client-node';
+import { ApiextensionsV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { CRD_NAMES, crdFacts, type CrdFacts, type CrdKind } from '../domain/model/crd-schema.js';
+import { abortable, type AbortableOptions } from './abortable.js';
 import { makeApiClient } from './agents.js';
 import { classify } from './client-node.js';
 
@@ -75,30 +69,17 @@ export class InstalledCrds implements CrdSource {
   }
 }
 
-type ReadCrd = (
-  name: string,
-  options: { middleware: ObservableMiddleware[]; middlewareMergeStrategy: 'append' },
-) => Promise<unknown>;
+type ReadCrd = (name: string, options: AbortableOptions) => Promise<unknown>;
 
 /** One CRD, undefined when it is not installed. */
 async function readOne(get: ReadCrd, kind: CrdKind, signal: AbortSignal | undefined): Promise<unknown> {
   const deadline = AbortSignal.timeout(READ_TIMEOUT_MS);
   const both = signal ? AbortSignal.any([signal, deadline]) : deadline;
   try {
-    return await get(CRD_NAMES[kind], { middleware: [signalMiddleware(both)], middlewareMergeStrategy: 'append' });
+    return await get(CRD_NAMES[kind], abortable(both));
   } catch (error) {
     const classified = classify(error, deadline, signal);
     if (classified.code === 'not-found') return undefined;
     throw classified;
   }
-}
-
-function signalMiddleware(signal: AbortSignal): ObservableMiddleware {
-  return {
-    pre: (ctx: RequestContext) => {
-      ctx.setSignal(signal);
-      return new Observable(Promise.resolve(ctx));
-    },
-    post: (response: ResponseContext) => new Observable(Promise.resolve(response)),
-  };
 }

@@ -1,13 +1,8 @@
 // The pods of a Flink cluster and their logs, over the real @kubernetes/client-node (docs/commands.md#flink-logs):
 // `pods: list` by the operator's labels and `pods/log: get` with `tailLines`, both opt-in in the bot's read-only role
 // (docs/deployment.md#pod-logs). Failures are KubeErrors, as every other call of the bot's.
-import {
-  CoreV1Api,
-  Observable,
-  type KubeConfig,
-  type ObservableMiddleware,
-  type RequestContext,
-} from '@kubernetes/client-node';
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { abortable, type AbortableOptions } from './abortable.js';
 import { classify } from './client-node.js';
 import type { KubeError } from './errors.js';
 import type { CallOptions } from './flink-client.js';
@@ -81,19 +76,12 @@ export class ClientNodePodLogs implements PodLogs {
     method: string,
     resource: string,
     options: CallOptions | undefined,
-    request: (o: { middleware: ObservableMiddleware[]; middlewareMergeStrategy: 'append' }) => Promise<T>,
+    request: (o: AbortableOptions) => Promise<T>,
   ): Promise<T> {
     const deadline = AbortSignal.timeout(options?.timeoutMs ?? this.options.timeoutMs ?? 10_000);
     const signal = options?.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
-    const middleware: ObservableMiddleware = {
-      pre: (ctx: RequestContext) => {
-        ctx.setSignal(signal);
-        return new Observable(Promise.resolve(ctx));
-      },
-      post: (response) => new Observable(Promise.resolve(response)),
-    };
     try {
-      const result = await request({ middleware: [middleware], middlewareMergeStrategy: 'append' });
+      const result = await request(abortable(signal));
       this.options.onCall?.({ method, resource, status: 200 });
       return result;
     } catch (error) {
