@@ -2,13 +2,15 @@
 // `hello`, then envelopes (`slash_commands`, `interactive`, `events_api`) that the app acknowledges by sending back
 // `{envelope_id, payload?}` within 3 s. Slack may recycle a connection (`disconnect` with a reason) or lose it. An
 // event not acknowledged in time is retried on a link (an app that acted on it before its ack was lost sees it
-// twice); a command or click is not: the person sees an error and nothing comes again (socket-retries.ts).
-import { randomBytes, randomUUID } from 'node:crypto';
+// twice); a command or click is not: the person sees an error and nothing comes again (socket-retries.ts). The links
+// are this file's; the envelopes' attempts on them are socket-envelopes.ts's.
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { fail, type SlackBody } from './content.js';
-import { failureOf, retryDelayMs, SLACK_SOCKET_TIMING, type SocketTiming } from './socket-retries.js';
+import { SocketEnvelopes } from './socket-envelopes.js';
+import { SLACK_SOCKET_TIMING } from './socket-retries.js';
 import type {
   SimSocketAck,
   SimSocketDelivery,
@@ -39,20 +41,6 @@ interface Connection {
   timers: NodeJS.Timeout[];
 }
 
-interface Pending {
-  delivery: SimSocketDelivery;
-  /** Slack's attempt (0 = the first; events only go further). */
-  attempt: number;
-  /** The connection this attempt went out on; undefined = waiting for one (or for the retry's delay). */
-  on: Connection | undefined;
-  /** The attempt is under way (not waiting out a retry delay). */
-  due: boolean;
-  /** The ack deadline of this attempt, or the delay before the next one. */
-  timer: NodeJS.Timeout | undefined;
-  settle: (ack: SimSocketAck) => void;
-  reject: (error: Error) => void;
-}
-
 export interface SocketModeDeps {
   appId: string;
   now: () => number;
@@ -60,31 +48,34 @@ export interface SocketModeDeps {
 }
 
 export class SimSocketServer implements SimSocketMode {
-  readonly deliveries: SimSocketDelivery[] = [];
-  readonly acks: SimSocketAck[] = [];
   readonly strayAcks: { envelopeId: string; payload: unknown; at: number; connection: number }[] = [];
   private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   private readonly tickets = new Map<string, number>();
   private readonly connections = new Set<Connection>();
-  private readonly pending = new Map<string, Pending>();
   private readonly connectionWaiters = new Set<() => void>();
   private nextConnection = 0;
-  private roundRobin = 0;
   private refusing = false;
   private acksToLose = 0;
   private dropsAfterSend = 0;
   private closesAfterSend = 0;
   private baseUrl = '';
-  private readonly timing: SocketTiming;
+  private readonly envelopes: SocketEnvelopes<Connection>;
 
   constructor(
     private readonly opts: SimSocketOptions,
     private readonly deps: SocketModeDeps,
   ) {
-    this.timing = {
-      ackDeadlineMs: opts.ackDeadlineMs ?? SLACK_SOCKET_TIMING.ackDeadlineMs,
-      eventRetryDelaysMs: opts.eventRetryDelaysMs ?? SLACK_SOCKET_TIMING.eventRetryDelaysMs,
-    };
+    this.envelopes = new SocketEnvelopes<Connection>({
+      timing: {
+        ackDeadlineMs: opts.ackDeadlineMs ?? SLACK_SOCKET_TIMING.ackDeadlineMs,
+        eventRetryDelaysMs: opts.eventRetryDelaysMs ?? SLACK_SOCKET_TIMING.eventRetryDelaysMs,
+      },
+      now: deps.now,
+      emit: deps.emit,
+      openLinks: () => [...this.connections].filter((c) => c.open && c.socket.readyState === c.socket.OPEN),
+      send: (c, message) => this.send(c, message),
+      afterSend: (c) => this.cutAfterSend(c),
+    });
   }
 
   /** Serves the WebSocket upgrades of `server` (whose base URL is `baseUrl`, http://…). */
@@ -97,8 +88,16 @@ export class SimSocketServer implements SimSocketMode {
     return [...this.connections].filter((c) => c.open).length;
   }
 
+  get deliveries(): SimSocketDelivery[] {
+    return this.envelopes.deliveries;
+  }
+
+  get acks(): SimSocketAck[] {
+    return this.envelopes.acks;
+  }
+
   get unacknowledged(): SimSocketDelivery[] {
-    return [...this.pending.values()].map((p) => p.delivery);
+    return this.envelopes.unacknowledged;
   }
 
   /** `apps.connections.open`: an app-level token (xapp-…) gets a one-use URL; a bot or user token is the wrong type. */
@@ -117,20 +116,7 @@ export class SimSocketServer implements SimSocketMode {
     payload: Record<string, unknown>,
     options: { timeoutMs?: number } = {},
   ): Promise<SimSocketAck> {
-    const delivery: SimSocketDelivery = {
-      envelopeId: randomUUID(),
-      type,
-      payload: structuredClone(payload),
-      acceptsResponsePayload: type === 'slash_commands',
-      queuedAt: this.deps.now(),
-      sends: [],
-    };
-    this.deliveries.push(delivery);
-    const acked = new Promise<SimSocketAck>((resolve, reject) => {
-      const p: Pending = { delivery, attempt: 0, on: undefined, due: false, timer: undefined, settle: resolve, reject };
-      this.pending.set(delivery.envelopeId, p);
-      this.startAttempt(p);
-    });
+    const { delivery, acked } = this.envelopes.deliver(type, payload);
     const timeoutMs = options.timeoutMs;
     if (timeoutMs === undefined) return acked;
     let timer: NodeJS.Timeout | undefined;
@@ -206,7 +192,7 @@ export class SimSocketServer implements SimSocketMode {
   }
 
   close(): void {
-    for (const p of this.pending.values()) clearTimeout(p.timer);
+    this.envelopes.close();
     for (const c of this.connections) this.forget(c);
     for (const client of this.wss.clients) client.terminate();
     this.wss.close();
@@ -249,7 +235,7 @@ export class SimSocketServer implements SimSocketMode {
     c.open = true;
     for (const wake of [...this.connectionWaiters]) wake();
     this.deps.emit({ kind: 'connected', connection: c.id, at: this.deps.now() });
-    this.flush();
+    this.envelopes.flush();
   }
 
   private receive(c: Connection, data: RawData, isBinary: boolean): void {
@@ -269,68 +255,20 @@ export class SimSocketServer implements SimSocketMode {
       c.socket.terminate();
       return;
     }
-    const pending = this.pending.get(message.envelope_id);
-    if (pending === undefined) {
-      this.strayAcks.push({ envelopeId: message.envelope_id, payload: message.payload, at, connection: c.id });
-      this.deps.emit({ kind: 'stray-ack', connection: c.id, envelopeId: message.envelope_id, at });
-      return;
-    }
     const payload =
       message.payload !== null && typeof message.payload === 'object'
         ? (message.payload as Record<string, unknown>)
         : {};
-    const ack: SimSocketAck = {
-      envelopeId: message.envelope_id,
-      type: pending.delivery.type,
-      payload: structuredClone(payload),
-      at,
-      attempt: pending.attempt,
-      connection: c.id,
-    };
-    clearTimeout(pending.timer);
-    pending.delivery.ack = ack;
-    this.pending.delete(message.envelope_id);
-    this.acks.push(ack);
-    this.deps.emit({ kind: 'acked', connection: c.id, envelopeId: ack.envelopeId, at });
-    pending.settle(ack);
+    if (this.envelopes.acknowledge(c, message.envelope_id, payload, at)) return;
+    this.strayAcks.push({ envelopeId: message.envelope_id, payload: message.payload, at, connection: c.id });
+    this.deps.emit({ kind: 'stray-ack', connection: c.id, envelopeId: message.envelope_id, at });
   }
 
   private closed(c: Connection): void {
     this.forget(c);
-    // No ack can come over a closed link: an event's attempt fails now; a command or click waits out its 3 s.
-    for (const p of [...this.pending.values()])
-      if (p.on === c && p.delivery.type === 'events_api') this.attemptFailed(p);
+    this.envelopes.linkClosed(c);
     this.deps.emit({ kind: 'closed', connection: c.id, at: this.deps.now() });
-    this.flush();
-  }
-
-  /** Attempt `p.attempt` goes out on a link (now or when one opens) and has the ack deadline to be acknowledged. */
-  private startAttempt(p: Pending): void {
-    p.due = true;
-    p.on = undefined;
-    p.timer = setTimeout(() => this.attemptFailed(p), this.timing.ackDeadlineMs);
-    this.flush();
-  }
-
-  /** No ack for this attempt: an event is retried after its delay; anything else, or the last retry, is given up. */
-  private attemptFailed(p: Pending): void {
-    clearTimeout(p.timer);
-    const delay = retryDelayMs(p.delivery.type, p.attempt, this.timing);
-    if (delay === undefined) return this.giveUp(p);
-    p.attempt += 1;
-    p.due = false;
-    p.on = undefined;
-    p.timer = setTimeout(() => this.startAttempt(p), delay);
-  }
-
-  private giveUp(p: Pending): void {
-    const { delivery } = p;
-    const error = failureOf(delivery.type, delivery.sends.length > 0);
-    const at = this.deps.now();
-    delivery.failed = { error, at };
-    this.pending.delete(delivery.envelopeId);
-    this.deps.emit({ kind: 'failed', envelopeId: delivery.envelopeId, error, at });
-    p.reject(new Error(`simulated Slack: ${delivery.type} envelope ${delivery.envelopeId} given up: ${error}`));
+    this.envelopes.flush();
   }
 
   private forget(c: Connection): void {
@@ -338,30 +276,6 @@ export class SimSocketServer implements SimSocketMode {
     c.timers.forEach((t) => clearTimeout(t));
     c.open = false;
     this.connections.delete(c);
-  }
-
-  /** Sends every attempt that waits for a link, each to one open connection (round robin; no fan-out). */
-  private flush(): void {
-    for (const p of this.pending.values()) {
-      if (p.on !== undefined || !p.due) continue;
-      const open = [...this.connections].filter((c) => c.open && c.socket.readyState === c.socket.OPEN);
-      if (open.length === 0) return;
-      const c = open[this.roundRobin++ % open.length] as Connection;
-      const attempt = p.attempt;
-      p.on = c;
-      p.delivery.sends.push({ connection: c.id, at: this.deps.now() });
-      this.send(c, {
-        envelope_id: p.delivery.envelopeId,
-        type: p.delivery.type,
-        payload: p.delivery.payload,
-        accepts_response_payload: p.delivery.acceptsResponsePayload,
-        ...(p.delivery.type === 'events_api'
-          ? { retry_attempt: attempt, retry_reason: attempt === 0 ? '' : 'timeout' }
-          : {}),
-      });
-      this.deps.emit({ kind: 'sent', connection: c.id, envelopeId: p.delivery.envelopeId, at: this.deps.now() });
-      this.cutAfterSend(c);
-    }
   }
 
   /** `dropAfterNextSend` (no close frame) and `closeAfterNextSend` (a close frame right behind the envelope). */
