@@ -32,6 +32,7 @@ import type { OperationRecord } from '../domain/engines/operation.js';
 import { FetchResponder, resolveBotIdentity, type BotIdentity } from '../slack/slack-ports.js';
 import { createSlackClient, SLACK_CALL_TIMEOUT_MS, type WebClient } from '../slack-client/client.js';
 import { SharedPacer } from '../store/pacing.js';
+import { SeenSignatures } from '../store/seen-signatures.js';
 import { slackAgent } from '../slack-client/proxy.js';
 import type { SlackCallObserver } from '../slack-client/instrument.js';
 
@@ -199,7 +200,7 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       handlers,
       logger,
       ...(overrides.customRoutes ? { customRoutes: overrides.customRoutes } : {}),
-      ...(socket ? { socket } : {}),
+      ...(socket ? { socket } : { seen: new SeenSignatures(redis, config.redis.prefix) }),
     });
     const started = await (overrides.host && !config.slack.socketMode
       ? app.start({ port: config.port, host: overrides.host })

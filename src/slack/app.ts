@@ -1,5 +1,5 @@
 // The Bolt 4.7 app: HTTP receiver at /slack/events (or Socket Mode with an app token), our handlers, custom routes.
-import { App, SocketModeReceiver, type CustomRoute } from '@slack/bolt';
+import { App, HTTPReceiver, SocketModeReceiver, type CustomRoute } from '@slack/bolt';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { registerActionHandlers } from './action-handler.js';
@@ -10,6 +10,8 @@ import { boltLogger, clientOptions } from '../slack-client/client.js';
 import type { BotIdentity } from './slack-ports.js';
 import { socketAcks, type DeliveryClaims } from './redelivery.js';
 import type { SocketLink } from './socket-link.js';
+import type { SeenRequests } from '../store/seen-signatures.js';
+import { gateSlackRequests } from './request-gate.js';
 
 export interface BotAppOptions {
   config: Pick<Config, 'slack' | 'port'> & { readonly proxy?: Config['proxy'] };
@@ -21,6 +23,8 @@ export interface BotAppOptions {
   customRoutes?: CustomRoute[];
   /** Socket Mode only: follows the link for /readyz, drops events Slack retries, answers commands whose ack was lost. */
   socket?: { link?: SocketLink; claims?: DeliveryClaims; pingTimeoutMs?: number };
+  /** HTTP mode only: where the signatures already admitted are remembered (docs/deployment.md#request-limits). */
+  seen?: SeenRequests;
 }
 
 /**
@@ -68,7 +72,19 @@ export function createBotApp(opts: BotAppOptions): App {
       app.use(socketAcks({ claims: opts.socket.claims, responder: opts.handlers.responder, logger: opts.logger }));
   } else {
     if (!slack.signingSecret) throw new Error('SLACK_SIGNING_SECRET is required in HTTP mode');
-    app = new App({ ...common, signingSecret: slack.signingSecret });
+    if (!opts.seen) throw new Error('HTTP mode needs a store of the signatures already received');
+    // Bolt's receiver as App would build it, behind our gate: headers, size and replay are judged before Bolt reads.
+    const receiver = new HTTPReceiver({
+      signingSecret: slack.signingSecret,
+      customRoutes: common.customRoutes,
+      logger: common.logger,
+    });
+    receiver.requestListener = gateSlackRequests(receiver.requestListener, {
+      signingSecret: slack.signingSecret,
+      seen: opts.seen,
+      logger: opts.logger,
+    });
+    app = new App({ ...common, receiver });
   }
   registerCommandHandler(app, opts.handlers);
   registerActionHandlers(app, opts.handlers);

@@ -133,6 +133,11 @@ export interface NotifierKeys {
   cardInFlight(opId: string): string;
   /** A Slack delivery (a `trigger_id` or `event_id`) already handled: a Socket Mode redelivery is dropped. */
   slackDelivery(id: string): string;
+  /**
+   * A signed HTTP request already admitted, by its `X-Slack-Signature` (src/store/seen-signatures.ts): a replay within
+   * its window is refused (docs/deployment.md#request-limits).
+   */
+  seenSignature(signature: string): string;
   /** hash: the installation-wide post pace of one channel (src/store/pacing.ts, lua/paceChannel.lua). */
   pace(channel: string): string;
   /** hash: the coalescing window of one operation's card edits, shared by every replica (same script). */
@@ -151,6 +156,7 @@ export function notifierKeys(prefix: string): NotifierKeys {
     lock: (opId) => `${tag}:notifier:lock:${opId}`,
     cardInFlight: (opId) => `${tag}:notifier:card:${opId}`,
     slackDelivery: (id) => `${tag}:slack:delivery:${id}`,
+    seenSignature: (signature) => `${tag}:slack:signature:${signature}`,
     pace: (channel) => `${tag}:notifier:pace:${channel}`,
     cardEdit: (opId) => `${tag}:notifier:card-edit:${opId}`,
     dmCopies: (opId) => `${tag}:notifier:dm:${opId}`,
