@@ -107,7 +107,8 @@ describe('replays', () => {
     });
     const headers = signSlackRequest(SECRET, body, nowSeconds(), 'application/json');
     const deliver = async (retry?: string) => {
-      const extra = retry === undefined ? {} : { 'x-slack-retry-num': retry, 'x-slack-retry-reason': 'http_timeout' };
+      const extra: Record<string, string> =
+        retry === undefined ? {} : { 'x-slack-retry-num': retry, 'x-slack-retry-reason': 'http_timeout' };
       const res = await fetch(e.bot.url as string, { method: 'POST', body, headers: { ...headers, ...extra } });
       await res.text();
       return res.status;
