@@ -14,7 +14,7 @@ import {
   type SignedHeaders,
 } from './request-signature.js';
 
-/** Far above any request Slack sends this app (its largest, a click on an App Home view, is tens of KB). */
+/** Ten times the largest request Slack sends this app: a click, carrying a message or Home view within Block Kit limits. */
 export const MAX_SLACK_BODY_BYTES = 1024 * 1024;
 /** The whole body must arrive this soon after the headers (Slack wants the ack within 3 s anyway). */
 export const SLACK_BODY_TIMEOUT_MS = 10_000;
