@@ -2,6 +2,8 @@
 // 413, a stale, future or missing timestamp is refused with 401 from the headers alone, and a signed request is acted
 // on once however often it is replayed; Events API retries still reach the app.
 import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/log.js';
+import { startBot } from '../../src/roles/bot.js';
 import { USERS, SECRET, type BotEnv, useBotEnvs } from '../support/bot-env.js';
 import { headersOnly, streamChunked } from '../support/raw-http.js';
 import { nowSeconds, signSlackRequest, slashCommandBody } from '../support/slack.js';
@@ -90,6 +92,26 @@ describe('replays', () => {
     await (await e.command('help')).reply();
     expect(await e.operationCount()).toBe(1);
     expect(cards()).toHaveLength(1);
+  });
+
+  it('refuses the replay at another replica behind the same load balancer (the signatures live in Redis)', async () => {
+    const e = await bots.start();
+    const other = await startBot(e.config, { logger: createLogger('silent'), sweep: false, notifier: false });
+    try {
+      const body = commandBody(e, 'status streaming-dev/orders', 'across');
+      const headers = signSlackRequest(SECRET, body);
+      const first = await fetch(e.bot.url as string, { method: 'POST', body, headers });
+      expect(first.status).toBe(200);
+      await first.text();
+      const replay = await fetch(other.url as string, { method: 'POST', body, headers });
+      expect(replay.status).toBe(401);
+      expect(await replay.text()).toMatch(/already received/);
+      await e.sim.waitFor(() => e.sim.responses.find((r) => r.id === 'across'));
+      await (await e.command('help')).reply();
+      expect(e.sim.responses.filter((r) => r.id === 'across')).toHaveLength(1);
+    } finally {
+      await other.close();
+    }
   });
 
   it('still lets Events API retries through (X-Slack-Retry-Num), each retry once', async () => {
