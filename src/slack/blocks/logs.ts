@@ -8,15 +8,12 @@ import { context, escapeText, header, plural, section, type Block } from './text
 
 /** Characters of code the whole answer may hold: the budget less room for the header, the context and the fences. */
 export const LOG_CODE_BUDGET = TOTAL_BUDGET - 1_500;
-/** One line longer than this is cut (a stack-trace line or a JSON blob); masking happened before. */
-export const MAX_LOG_LINE = 1_000;
 /** A code block per section, under Slack's section limit with its fences. */
 const CHUNK = SLACK_LIMITS.sectionText - 20;
 
-/** A log line safe inside a code block: Slack's three entities escaped, no fence of its own, cut when too long. */
+/** A log line safe inside a code block: Slack's three entities escaped, no fence of its own (cut and masked before). */
 function codeLine(line: string): string {
-  const cut = line.length > MAX_LOG_LINE ? `${line.slice(0, MAX_LOG_LINE)}… (cut)` : line;
-  return escapeText(cut.replaceAll('```', "'''"));
+  return escapeText(line.replaceAll('```', "'''"));
 }
 
 /** The newest lines whose code fits `budget`, oldest first. */
