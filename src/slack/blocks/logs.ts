@@ -47,6 +47,12 @@ function codeBlocks(lines: readonly string[]): Block[] {
   return blocks;
 }
 
+/** The read stopped at `limitBytes`: the lines asked for hold more, and the API server cut their newest part off. */
+function cutNote(view: LogsView): string {
+  const kb = Math.round((view.cutAtBytes ?? 0) / 1024);
+  return `cut at ${kb} KB: the lines asked for hold more than that, so the newest of them are missing; ask for fewer with --lines`;
+}
+
 function roleWords(view: LogsView): string {
   return view.role.kind === 'jobmanager' ? 'JobManager' : `TaskManager ${view.role.n}`;
 }
@@ -68,6 +74,7 @@ export function renderLogs(view: LogsView, _ctx: RenderContext): SlackMessage {
       `Pod \`${escapeText(view.pod)}\` · container \`${escapeText(view.container)}\` · ${escapeText(count)}${escapeText(read)}${masked}`,
     ),
   ];
+  if (view.cutAtBytes !== undefined) blocks.push(context(escapeText(cutNote(view))));
   for (const note of view.notes) blocks.push(context(escapeText(note)));
   if (shown.length === 0)
     blocks.push(
