@@ -1,4 +1,4 @@
-// How long one log line may be before anything reads it (docs/commands.md#flink-logs): a line is cut to what the
+// How long one log line may be before anything reads it (docs/commands.md#reading-pod-logs): a line is cut to what the
 // Slack answer shows at most before masking or a `logs.redact` pattern runs on it, so a megabyte-long line (a record
 // quoted in an exception) costs no more than a short one.
 
