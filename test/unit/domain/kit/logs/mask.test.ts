@@ -137,9 +137,11 @@ describe('cut before masking, linear in the line', () => {
     expect(out.length).toBeLessThanOrEqual(MAX_LOG_LINE + CUT_MARK.length);
   });
 
-  it('the masker itself is linear: 1 MB of secret-named runs and separators, uncut, is scanned without backtracking', () => {
+  it('the masker itself is linear: 1 MB of secret-named settings or of PEM blocks, uncut, is scanned without backtracking', () => {
     const line = 'a.key = x '.repeat(100_000);
     const out = maskSecrets(line);
     expect(out).toBe(`a.key = ${MASK} `.repeat(100_000));
+    const keys = maskSecrets('-----BEGIN PRIVATE KEY-----abc-----END PRIVATE KEY----- '.repeat(20_000));
+    expect(keys).toBe(`-----BEGIN PRIVATE KEY-----${MASK}-----END PRIVATE KEY----- `.repeat(20_000));
   });
 });
