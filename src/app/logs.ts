@@ -1,6 +1,6 @@
 // The `logs` query (docs/commands.md#flink-logs): who may read (policy `logs.allowedFor`, checked before anything is
 // read), which pod (the JobManager, or TaskManager n; a session job's session cluster), its last lines through
-// `pods/log` with `tailLines`, masked (docs/policy.md#logs), never answered in the channel.
+// `pods/log` with `tailLines` and `limitBytes`, masked (docs/policy.md#logs), never answered in the channel.
 import { MASK, maskedLines } from '../domain/kit/logs/mask.js';
 import { MAX_LOG_LINES } from '../domain/kit/language/logs.js';
 import type { Query } from '../domain/engines/language/requests.js';
@@ -20,6 +20,8 @@ export type LogsAnswer = { kind: 'logs'; view: LogsView } | { kind: 'refused'; m
 /** The container Flink runs in, in the operator's pod templates. */
 export const FLINK_CONTAINER = 'flink-main-container';
 const POD_LOGS_DOC = 'docs/deployment.md#pod-logs';
+/** `limitBytes` of every read: 500 lines of the 1,000 characters shown, with room; the API server cuts there. */
+export const LOG_READ_BYTES = 512 * 1024;
 
 /** A 403 on pods or pods/log: the opt-in RBAC rule is missing (docs/deployment.md#pod-logs). */
 export function podLogsForbidden(namespace: string): string {
@@ -75,7 +77,12 @@ export class LogsQueries {
     const pod = pickPod(found, query.tm);
     if (pod === undefined) return refused(noPod(target, cluster, query.tm, found));
     const read = query.grep === undefined ? query.lines : MAX_LOG_LINES;
-    const text = await pods.readLog(target.namespace, pod.name, { container: FLINK_CONTAINER, tailLines: read });
+    const text = await pods.readLog(target.namespace, pod.name, {
+      container: FLINK_CONTAINER,
+      tailLines: read,
+      limitBytes: LOG_READ_BYTES,
+    });
+    const cut = Buffer.byteLength(text) >= LOG_READ_BYTES;
     const raw = text.split('\n');
     if (raw.at(-1) === '') raw.pop();
     const lines = maskedLines(raw, {
@@ -101,6 +108,7 @@ export class LogsQueries {
       masked: lines.filter((l) => l.includes(MASK)).length,
       notes,
       ...(query.grep === undefined ? {} : { grep: query.grep }),
+      ...(cut ? { cutAtBytes: LOG_READ_BYTES } : {}),
     };
     return { kind: 'logs', view };
   }

@@ -183,4 +183,6 @@ export interface LogsView {
   /** How many lines were masked or redacted. */
   masked: number;
   notes: string[];
+  /** Bytes the read stopped at (`limitBytes`) when the lines asked for held more: the newest of them are not shown. */
+  cutAtBytes?: number;
 }

@@ -11,11 +11,13 @@ import {
 } from '@kubernetes/client-node';
 import type { CallOptions } from './flink-client.js';
 import { makeApiClient } from './agents.js';
+import { AnswerTooLarge, cappedHttp, formatBytes } from './capped-body.js';
 
 /** Why REST could not answer, in the words the evidence report uses. */
 export type RestFailure = {
   ok: false;
-  reason: 'forbidden' | 'not-found' | 'unavailable' | 'timeout' | 'error';
+  /** `too-large`: the answer passed REST_ANSWER_LIMIT and was not read further (docs/deep-verification.md#bounded-answers). */
+  reason: 'forbidden' | 'not-found' | 'unavailable' | 'timeout' | 'too-large' | 'error';
   message: string;
 };
 export type RestResult<T = unknown> = { ok: true; value: T } | RestFailure;
@@ -29,6 +31,9 @@ export interface FlinkRest {
 export function restService(clusterId: string): string {
   return `${clusterId}-rest:rest`;
 }
+
+/** The most a JobManager's answer may hold; a longer one is cut there and reported as `too-large`. */
+export const REST_ANSWER_LIMIT = 4 * 1024 * 1024;
 
 const REASONS: Record<number, RestFailure['reason']> = { 403: 'forbidden', 404: 'not-found', 503: 'unavailable' };
 
@@ -64,7 +69,7 @@ export class ClientNodeFlinkRest implements FlinkRest {
     try {
       const body = await this.core.connectGetNamespacedServiceProxyWithPath(
         { name: service, namespace, path: relative },
-        { middleware: [middleware], middlewareMergeStrategy: 'append' },
+        { middleware: [middleware], middlewareMergeStrategy: 'append', httpApi: cappedHttp(REST_ANSWER_LIMIT) },
       );
       this.options.onCall?.({ path: relative, status: 200 });
       return { ok: true, value: typeof body === 'string' ? (JSON.parse(body) as unknown) : body };
@@ -78,6 +83,8 @@ export class ClientNodeFlinkRest implements FlinkRest {
 
 function restFailure(error: unknown, deadline: AbortSignal, caller: AbortSignal | undefined): RestFailure {
   const e = error as { code?: unknown; body?: unknown; message?: string };
+  if (error instanceof AnswerTooLarge)
+    return { ok: false, reason: 'too-large', message: `the Flink REST answer was cut at ${formatBytes(error.limit)}` };
   if (typeof e.code === 'number' && e.code >= 100) {
     return { ok: false, reason: REASONS[e.code] ?? 'error', message: bodyMessage(e.body) ?? `HTTP ${e.code}` };
   }

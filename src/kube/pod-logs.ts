@@ -1,5 +1,5 @@
 // The pods of a Flink cluster and their logs, over the real @kubernetes/client-node (docs/commands.md#flink-logs):
-// `pods: list` by the operator's labels and `pods/log: get` with `tailLines`, both opt-in in the bot's read-only role
+// `pods: list` by the operator's labels and `pods/log: get` with `tailLines` and `limitBytes`, both opt-in in the bot's read-only role
 // (docs/deployment.md#pod-logs). Failures are KubeErrors, as every other call of the bot's.
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { abortable, type AbortableOptions } from './abortable.js';
@@ -19,16 +19,18 @@ export interface PodSummary {
   containers: string[];
 }
 
+/** What one `pods/log` read asks for. */
+export interface LogRead {
+  container: string;
+  tailLines: number;
+  limitBytes: number;
+}
+
 /** The port: only the two calls `/flink logs` makes. */
 export interface PodLogs {
   listPods(namespace: string, labelSelector: string, options?: CallOptions): Promise<PodSummary[]>;
-  /** The container's last `tailLines` lines as one text. */
-  readLog(
-    namespace: string,
-    pod: string,
-    read: { container: string; tailLines: number },
-    options?: CallOptions,
-  ): Promise<string>;
+  /** The container's last `tailLines` lines as one text, its first `limitBytes` bytes at most (the API server cuts). */
+  readLog(namespace: string, pod: string, read: LogRead, options?: CallOptions): Promise<string>;
 }
 
 export interface PodLogsOptions {
@@ -59,14 +61,10 @@ export class ClientNodePodLogs implements PodLogs {
     return items.map((item) => summaryOf(item));
   }
 
-  async readLog(
-    namespace: string,
-    pod: string,
-    read: { container: string; tailLines: number },
-    options?: CallOptions,
-  ): Promise<string> {
+  async readLog(namespace: string, pod: string, read: LogRead, options?: CallOptions): Promise<string> {
+    const { container, tailLines, limitBytes } = read;
     const text = await this.call('get', 'pods/log', options, (o) =>
-      this.core.readNamespacedPodLog({ namespace, name: pod, container: read.container, tailLines: read.tailLines }, o),
+      this.core.readNamespacedPodLog({ namespace, name: pod, container, tailLines, limitBytes }, o),
     );
     return typeof text === 'string' ? text : String(text ?? '');
   }

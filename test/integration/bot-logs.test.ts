@@ -35,9 +35,9 @@ const jobManager = (namespace: string, app: string) =>
   bots.cluster.pods.list(namespace, `app=${app},component=jobmanager`)[0]?.metadata.name ?? '';
 
 /** A job of its own in streaming-dev (anyone may read logs there): no checkpointing, so its log stays short. */
-async function probe(name: string): Promise<string> {
+async function probe(name: string, conf: Record<string, unknown> = {}): Promise<string> {
   if (!bots.cluster.store.get('flinkdeployments', 'streaming-dev', name))
-    bots.cluster.store.create('flinkdeployments', deployment(name, 'streaming-dev'));
+    bots.cluster.store.create('flinkdeployments', deployment(name, 'streaming-dev', { conf }));
   await waitStable(bots.cluster.store, 'streaming-dev', name);
   return eventually(`${name}'s JobManager pod`, () => jobManager('streaming-dev', name));
 }
@@ -96,6 +96,35 @@ describe('/flink logs', () => {
     const grep = await ask(e, 'logs streaming-dev/logs-probe --grep "switched from state"', USERS.bob);
     expect(grep.all).toMatch(/switched from state CREATED to RUNNING/);
     expect(grep.all).toContain('searched in the last');
+  });
+
+  it('a 1 MB line is read with limitBytes, answered cut at 512 KB, and the JSON secret before it is masked', async () => {
+    const e = await bots.start();
+    // Flink logs every configuration property as it starts: one holds JSON with a password, one a megabyte.
+    await probe('logs-huge', {
+      'app.settings': '{"user":"flink","password":"json-s3cret-9"}',
+      'app.payload': 'x'.repeat(1_048_576),
+    });
+    const { result: reply, seen } = await podRequests(() =>
+      ask(e, 'logs streaming-dev/logs-huge --lines 500', USERS.bob),
+    );
+    expect(reply.all).not.toContain('json-s3cret-9');
+    expect(seen.find((s) => s.subresource === 'log')?.query).toMatchObject({ tailLines: '500', limitBytes: '524288' });
+    expect(reply.all).toContain(
+      'Loading configuration property: app.settings, {\\"user\\":\\"flink\\",\\"password\\":•••}',
+    );
+    expect(reply.all).toContain('cut at 512 KB: the lines asked for hold more than that');
+    expect(reply.all).toMatch(/app\.payload, x{800,}… \(cut\)/);
+    expect(reply.all.length).toBeLessThan(60_000);
+  });
+
+  it('an 8 KB line of secret-named runs is cut before masking, answered, and the next command answered too', async () => {
+    const e = await bots.start();
+    await probe('logs-runs', { 'app.trace': 'key.'.repeat(2_048) });
+    const reply = await ask(e, 'logs streaming-dev/logs-runs --lines 500', USERS.bob);
+    expect(reply.all).toMatch(/app\.trace, (key\.){100,}[a-z.]*… \(cut\)/);
+    const other = await ask(e, 'logs streaming-dev/logs-runs --lines 1', USERS.bob);
+    expect(other.all).toContain('Logs of streaming-dev/logs-runs');
   });
 
   it('a user outside logs.allowedFor is refused naming the groups, and nothing is read', async () => {

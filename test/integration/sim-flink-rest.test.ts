@@ -1,7 +1,8 @@
 // The simulated JobManagers' REST API behind the API server's service proxy, read by the real client-node through
 // ClientNodeFlinkRest: consistent with the operator's state, with the knobs only REST can reveal.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ClientNodeFlinkRest } from '../../src/kube/flink-rest.js';
+import { ClientNodeFlinkRest, REST_ANSWER_LIMIT } from '../../src/kube/flink-rest.js';
+import { JOB_GRAPH_ANNOTATION } from '@flink-chatops/sim/kube/job-graph';
 import { loadKubeConfig } from '../../src/kube/client-node.js';
 import { startSimCluster, type SimCluster } from '@flink-chatops/sim/kube/cluster';
 import type { KubeObject } from '@flink-chatops/sim/kube/store';
@@ -228,5 +229,20 @@ describe('Flink REST through services/<cluster-id>-rest:rest/proxy', () => {
       ok: false,
       reason: 'not-found',
     });
+  });
+
+  it('an answer over 4 MB is not read past the cap: too-large, "cut at 4 MB"; a smaller one is read whole', async () => {
+    // A vertex named by a long SQL plan: Flink reports the name in /jobs/<id>, so the answer is over 5 MB.
+    const plan = `Calc(select=[${'x, '.repeat(1_800_000)}y])`;
+    cluster.store.create(
+      'flinkdeployments',
+      deployment('rest-huge', NS, { annotations: { [JOB_GRAPH_ANNOTATION]: `Source: events; ${plan}` } }),
+    );
+    const job = await waitStable(cluster.store, NS, 'rest-huge');
+    const answer = await rest.get(NS, 'rest-huge', `/jobs/${jobIdOf(job)}`);
+    expect(answer).toEqual({ ok: false, reason: 'too-large', message: 'the Flink REST answer was cut at 4 MB' });
+    expect(REST_ANSWER_LIMIT).toBe(4 * 1024 * 1024);
+    const small = await rest.get(NS, 'rest-huge', `/jobs/${jobIdOf(job)}/checkpoints`);
+    expect(small.ok).toBe(true);
   });
 });

@@ -8,15 +8,12 @@ import { context, escapeText, header, plural, section, type Block } from './text
 
 /** Characters of code the whole answer may hold: the budget less room for the header, the context and the fences. */
 export const LOG_CODE_BUDGET = TOTAL_BUDGET - 1_500;
-/** One line longer than this is cut (a stack-trace line or a JSON blob); masking happened before. */
-export const MAX_LOG_LINE = 1_000;
 /** A code block per section, under Slack's section limit with its fences. */
 const CHUNK = SLACK_LIMITS.sectionText - 20;
 
-/** A log line safe inside a code block: Slack's three entities escaped, no fence of its own, cut when too long. */
+/** A log line safe inside a code block: Slack's three entities escaped, no fence of its own (cut and masked before). */
 function codeLine(line: string): string {
-  const cut = line.length > MAX_LOG_LINE ? `${line.slice(0, MAX_LOG_LINE)}… (cut)` : line;
-  return escapeText(cut.replaceAll('```', "'''"));
+  return escapeText(line.replaceAll('```', "'''"));
 }
 
 /** The newest lines whose code fits `budget`, oldest first. */
@@ -50,6 +47,12 @@ function codeBlocks(lines: readonly string[]): Block[] {
   return blocks;
 }
 
+/** The read stopped at `limitBytes`: the lines asked for hold more, and the API server cut their newest part off. */
+function cutNote(view: LogsView): string {
+  const kb = Math.round((view.cutAtBytes ?? 0) / 1024);
+  return `cut at ${kb} KB: the lines asked for hold more than that, so the newest of them are missing; ask for fewer with --lines`;
+}
+
 function roleWords(view: LogsView): string {
   return view.role.kind === 'jobmanager' ? 'JobManager' : `TaskManager ${view.role.n}`;
 }
@@ -71,6 +74,7 @@ export function renderLogs(view: LogsView, _ctx: RenderContext): SlackMessage {
       `Pod \`${escapeText(view.pod)}\` · container \`${escapeText(view.container)}\` · ${escapeText(count)}${escapeText(read)}${masked}`,
     ),
   ];
+  if (view.cutAtBytes !== undefined) blocks.push(context(escapeText(cutNote(view))));
   for (const note of view.notes) blocks.push(context(escapeText(note)));
   if (shown.length === 0)
     blocks.push(

@@ -1,7 +1,7 @@
 // The `log` subresource of the simulated pods: Flink's log4j console layout (`%d %-5p %-60c %x - %m`), written from
 // what happened to the job — the JobManager starting, the job submitted and RUNNING, checkpoints (as the REST API
 // counts them), each JobException failover recorded as an event, a FAILED job's exception — with kube's answers to
-// `container`, `tailLines` and `previous`. Every JobManager log carries secret-looking program arguments, so the bot's
+// `container`, `tailLines`, `limitBytes` and `previous`. Every JobManager log carries secret-looking program arguments, so the bot's
 // masking can be seen working.
 import type { FlinkRest } from './flink-rest.js';
 import { FLINK_MAIN_CONTAINER, type SimPod, type SimPods } from './pods.js';
@@ -40,6 +40,7 @@ export function podLog(pods: SimPods, sources: PodLogSources, namespace: string,
   if (container !== FLINK_MAIN_CONTAINER)
     throw errors.badRequest(`container ${container} is not valid for pod ${name}`);
   const tail = tailLinesOf(query.get('tailLines'), name);
+  const limit = limitBytesOf(query.get('limitBytes'), name);
   if (query.get('previous') === 'true' || query.get('previous') === '1')
     throw errors.badRequest(`previous terminated container "${container}" in pod "${name}" not found`);
   if (pod.waiting)
@@ -47,7 +48,24 @@ export function podLog(pods: SimPods, sources: PodLogSources, namespace: string,
   const owner = sources.store.get('flinkdeployments', namespace, pod.owner.name);
   const lines = owner === undefined ? [] : render(entriesOf(pod, owner, sources));
   const shown = tail === undefined ? lines : lines.slice(Math.max(0, lines.length - tail));
-  return { status: 200, contentType: 'text/plain', body: shown.map((l) => `${l}\n`).join('') };
+  const text = shown.map((l) => `${l}\n`).join('');
+  // kube's LimitBytes: the tail's first `limitBytes` bytes, cut wherever that falls.
+  const body = limit === undefined ? text : Buffer.from(text).subarray(0, limit);
+  return { status: 200, contentType: 'text/plain', body };
+}
+
+/** `limitBytes`: a whole number of at least 1 (PodLogOptions validation), else 400/422 as kube answers. */
+function limitBytesOf(text: string | null, pod: string): number | undefined {
+  if (text === null) return undefined;
+  if (!/^-?\d+$/.test(text)) throw errors.badRequest(`strconv.ParseInt: parsing "${text}": invalid syntax`);
+  const n = Number(text);
+  if (n < 1)
+    throw new ApiError(
+      422,
+      'Invalid',
+      `PodLogOptions "${pod}" is invalid: limitBytes: Invalid value: ${n}: must be greater than 0`,
+    );
+  return n;
 }
 
 function tailLinesOf(text: string | null, pod: string): number | undefined {

@@ -14,7 +14,8 @@ export interface PodsRoute {
 export interface PodsAnswer {
   status: number;
   contentType: string;
-  body: string;
+  /** A log cut by `limitBytes` is bytes: the cut may fall inside a character, as kube's does. */
+  body: string | Buffer;
 }
 
 /** GET on `pods` (list with labelSelector), `pods/<name>` and `pods/<name>/log`; the pods are read-only here. */

@@ -1,7 +1,7 @@
 // The simulated cluster's pods (pods.ts, pod-logs.ts): a JobManager and ceil(parallelism / slots) TaskManagers per
 // running FlinkDeployment, named and labelled as native Kubernetes deployments name them, gone on suspend and new after
 // a redeploy; their logs in Flink's log4j layout tell what happened to the job, and kube's answers to `container`,
-// `tailLines` and `previous` come back as kube gives them.
+// `tailLines`, `limitBytes` and `previous` come back as kube gives them.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimCluster, type SimCluster } from '../../src/kube/cluster.js';
 import { PLANTED_SECRETS } from '../../src/kube/pod-logs.js';
@@ -130,6 +130,22 @@ describe('pod logs', () => {
     const text = await log((await jobManagerOf('orders')).metadata.name);
     expect(text).toContain('Recovery is suppressed by NoRestartBackoffTimeStrategy');
     expect(text).toMatch(/switched from state FAILING to FAILED\./);
+  });
+
+  it('limitBytes: the tail cut at that many bytes, wherever that falls; less than 1 is 422', async () => {
+    await running('orders');
+    const jm = (await jobManagerOf('orders')).metadata.name;
+    const whole = await log(jm, '?tailLines=5');
+    const cut = await log(jm, '?tailLines=5&limitBytes=70');
+    expect(cut).toBe(whole.slice(0, 70));
+    expect(await log(jm, '?limitBytes=100000000')).toBe(await log(jm));
+    const path = `/api/v1/namespaces/${NS}/pods/${jm}/log`;
+    const zero = await get(`${path}?limitBytes=0`);
+    expect([zero.status, JSON.parse(zero.text).message]).toEqual([
+      422,
+      `PodLogOptions "${jm}" is invalid: limitBytes: Invalid value: 0: must be greater than 0`,
+    ]);
+    expect((await get(`${path}?limitBytes=many`)).status).toBe(400);
   });
 
   it('kube answers: unknown container and previous 400, bad tailLines 400/422, a missing pod 404', async () => {

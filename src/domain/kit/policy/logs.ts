@@ -2,6 +2,7 @@
 // may stand at the top level and in a `namespaces` entry, every key optional; engines/policy/logs.ts resolves it key by
 // key (the namespace's setting wins).
 import { z } from 'zod';
+import { nestedRepetitionAt } from './nested-repetition.js';
 
 /** One `logs:` block as written; a key left out falls through to the next scope. */
 export interface LogsBlock {
@@ -26,6 +27,9 @@ export function redactPatternProblem(pattern: string): string | undefined {
     return `${JSON.stringify(pattern)} is not a valid regular expression: ${why}`;
   }
   if (new RegExp(pattern, 'iu').test('')) return `${JSON.stringify(pattern)} matches the empty line, so every line`;
+  const nested = nestedRepetitionAt(pattern);
+  if (nested !== undefined)
+    return `${JSON.stringify(pattern)} repeats a repetition (the group at character ${nested + 1}), which can take exponential time on a long line: repeat the group or its content, not both`;
   return undefined;
 }
 

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { MASK, REDACTED_LINE, maskLine, maskSecrets, maskedLines } from '../../../../../src/domain/kit/logs/mask.js';
 import { compileRedact } from '../../../../../src/domain/kit/policy/logs.js';
+import { CUT_MARK, MAX_LOG_LINE } from '../../../../../src/domain/kit/logs/cut.js';
 
 describe('maskSecrets: values that look like secrets become •••', () => {
   it.each([
@@ -24,6 +25,33 @@ describe('maskSecrets: values that look like secrets become •••', () => {
     ['Authorization: Basic dXNlcjpwYXNzd29yZA==', `Authorization: Basic ${MASK}`],
     ['id token eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.SflKxwRJSMeKKF2QT4', `id token ${MASK}`],
     ['connecting to https://admin:s3cr3t@kafka:9093/topic', `connecting to https://admin:${MASK}@kafka:9093/topic`],
+    // JSON, command line flags, URL credentials with an empty user, signed-URL signatures.
+    ['{"user":"flink","password":"hunter2","db":"orders"}', `{"user":"flink","password":${MASK},"db":"orders"}`],
+    ['{"auth": {"api_token": "t-123", "ttl": 5}}', `{"auth": {"api_token": ${MASK}, "ttl": 5}}`],
+    ['{"secretKey":"a\\"b","next":1}', `{"secretKey":${MASK},"next":1}`],
+    ['exec app.jar --password hunter2 --parallelism 4', `exec app.jar --password ${MASK} --parallelism 4`],
+    ['--db-password=hunter2 --verbose', `--db-password=${MASK} --verbose`],
+    ['redis://:s3cr3t@redis-master:6379/0 connected', `redis://:${MASK}@redis-master:6379/0 connected`],
+    [
+      'GET https://b.s3.amazonaws.com/x?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=fe5f80f77d5fa3be&X-Amz-Expires=60',
+      `GET https://b.s3.amazonaws.com/x?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=${MASK}&X-Amz-Expires=60`,
+    ],
+    [
+      'blob https://a.blob.core.windows.net/c/f?sv=2022-11-02&se=2026-12-08&sig=Zm9vYmFy%3D&sp=r',
+      `blob https://a.blob.core.windows.net/c/f?sv=2022-11-02&se=2026-12-08&sig=${MASK}&sp=r`,
+    ],
+    [
+      'cdn https://d1.cloudfront.net/f?Expires=1&Signature=abcDEF~123&Key-Pair-Id=K2JCJMDEHXQW5F',
+      `cdn https://d1.cloudfront.net/f?Expires=1&Signature=${MASK}&Key-Pair-Id=${MASK}`,
+    ],
+    [
+      'gcs https://storage.googleapis.com/b/o?X-Goog-Date=20261207&X-Goog-Signature=0a1b2c3d',
+      `gcs https://storage.googleapis.com/b/o?X-Goog-Date=20261207&X-Goog-Signature=${MASK}`,
+    ],
+    [
+      'key {"pem":"-----BEGIN RSA PRIVATE KEY-----\\nMIIEowIBAAKCAQEA\\n-----END RSA PRIVATE KEY-----"} loaded',
+      `key {"pem":"-----BEGIN RSA PRIVATE KEY-----${MASK}-----END RSA PRIVATE KEY-----"} loaded`,
+    ],
   ])('%s', (line, masked) => {
     expect(maskSecrets(line)).toBe(masked);
   });
@@ -34,6 +62,9 @@ describe('maskSecrets: values that look like secrets become •••', () => {
     'Caused by: org.apache.TokenExpiredException: the session expired',
     'Loading configuration property: state.checkpoints.dir, s3://flink-state/ns/orders/checkpoints',
     'KeyedProcess -> Filter (2/2) switched from RUNNING to FAILED',
+    'Loading configuration property: taskmanager.numberOfTaskSlots, 2',
+    'see https://flink.apache.org/docs/ for details',
+    '-----BEGIN CERTIFICATE----- MIIC is public',
   ])('leaves an ordinary line alone: %s', (line) => {
     expect(maskSecrets(line)).toBe(line);
   });
@@ -62,5 +93,55 @@ describe('maskLine and maskedLines', () => {
     expect(maskedLines(lines, { redact: [], grep: 'hunter2', limit: 50 })).toEqual([]);
     expect(maskedLines(lines, { redact: [], grep: '(c)', limit: 50 })).toEqual(['a.b (c)']);
     expect(maskedLines(lines, { redact: [], grep: 'checkpoint', limit: 1 })).toEqual(['checkpoint 2 done']);
+  });
+});
+
+describe('cut before masking, linear in the line', () => {
+  it('a PEM private key across lines is masked from BEGIN to END, the lines between whole', () => {
+    const lines = [
+      'loading key',
+      '-----BEGIN PRIVATE KEY-----',
+      'MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7',
+      'VJTUt9Us8cKjMzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDu',
+      '-----END PRIVATE KEY----- done',
+      'after the key',
+    ];
+    expect(maskedLines(lines, { redact: [], limit: 50 })).toEqual([
+      'loading key',
+      `-----BEGIN PRIVATE KEY-----${MASK}`,
+      MASK,
+      MASK,
+      `${MASK}-----END PRIVATE KEY----- done`,
+      'after the key',
+    ]);
+  });
+
+  it('a 1 MB line is cut to MAX_LOG_LINE before masking, and a secret before the cut is still masked', () => {
+    const line = `{"password":"hunter2","record":"${'x'.repeat(1_000_000)}"}`;
+    const [shown] = maskedLines([line], { redact: compileRedact(['never-there']), limit: 1 });
+    expect(shown).toBe(`{"password":${MASK},"record":"${'x'.repeat(MAX_LOG_LINE - 32)}${CUT_MARK}`);
+  });
+
+  // Each of these took the old nested-quantifier patterns seconds to minutes at 8 KB; now the line is cut first and
+  // each character is looked at a bounded number of times, so a 64 KB line of each shape answers at once.
+  it.each([
+    ['secret-named runs', 'key.'.repeat(16_384)],
+    ['separators after names', 'a.password-x '.repeat(5_000)],
+    ['URL schemes', 'a.b-c+d://x:'.repeat(5_000)],
+    ['JWT starts', 'eyJ-eyJ-'.repeat(8_000)],
+    ['quotes never closed', 'password="'.repeat(6_000)],
+    ['flags', '--token -'.repeat(7_000)],
+  ])('%s: a 64 KB adversarial line is cut and masked', (_what, line) => {
+    const out = maskLine(line, compileRedact(['password-z']));
+    expect(out.endsWith(CUT_MARK)).toBe(true);
+    expect(out.length).toBeLessThanOrEqual(MAX_LOG_LINE + CUT_MARK.length);
+  });
+
+  it('the masker itself is linear: 1 MB of secret-named settings or of PEM blocks, uncut, is scanned without backtracking', () => {
+    const line = 'a.key = x '.repeat(100_000);
+    const out = maskSecrets(line);
+    expect(out).toBe(`a.key = ${MASK} `.repeat(100_000));
+    const keys = maskSecrets('-----BEGIN PRIVATE KEY-----abc-----END PRIVATE KEY----- '.repeat(20_000));
+    expect(keys).toBe(`-----BEGIN PRIVATE KEY-----${MASK}-----END PRIVATE KEY----- `.repeat(20_000));
   });
 });

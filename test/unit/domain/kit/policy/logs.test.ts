@@ -21,6 +21,7 @@ describe('LogsSchema', () => {
     [{ redact: ['(unclosed'] }, 'redact.0: "(unclosed" is not a valid regular expression'],
     [{ redact: ['a|'] }, 'redact.0: "a|" matches the empty line'],
     [{ redact: [''] }, 'redact.0: must not be empty'],
+    [{ redact: ['(a+)+$'] }, 'redact.0: "(a+)+$" repeats a repetition (the group at character 1)'],
     [{ grep: 'x' }, 'Unrecognized key'],
   ])('%j is refused naming the problem', (input, expected) => {
     expect(messages(input).join('\n')).toContain(expected);
@@ -31,4 +32,18 @@ describe('LogsSchema', () => {
     expect(redactPatternProblem('x'.repeat(501))).toContain('at most 500');
     expect(redactPatternProblem('token-\\w+')).toBeUndefined();
   });
+
+  it.each(['(a+)+$', '(\\w*\\s?)*x', '(?:x{2,})+', 'x((ab)+c)*y', '(a|[b+]+){3,}'])(
+    'a pattern that repeats a repetition is refused: %s',
+    (pattern) => {
+      expect(redactPatternProblem(pattern)).toContain('repeats a repetition');
+    },
+  );
+
+  it.each(['customer-\\d+', '(a|b)+c', '(\\+)+x', '[(a+)]+', 'x(ab){1}', '(?:key=)\\w+', '(a{1,1})+'])(
+    'a pattern without nested repetition is kept: %s',
+    (pattern) => {
+      expect(redactPatternProblem(pattern)).toBeUndefined();
+    },
+  );
 });
