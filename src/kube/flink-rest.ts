@@ -11,11 +11,15 @@ import {
 } from '@kubernetes/client-node';
 import type { CallOptions } from './flink-client.js';
 import { makeApiClient } from './agents.js';
+import { proxyPath, restService } from './proxy-path.js';
+
+export { restService };
 
 /** Why REST could not answer, in the words the evidence report uses. */
 export type RestFailure = {
   ok: false;
-  reason: 'forbidden' | 'not-found' | 'unavailable' | 'timeout' | 'error';
+  /** `refused`: the namespace, cluster or path is not valid in a URL, so nothing was requested. */
+  reason: 'forbidden' | 'not-found' | 'unavailable' | 'timeout' | 'error' | 'refused';
   message: string;
 };
 export type RestResult<T = unknown> = { ok: true; value: T } | RestFailure;
@@ -23,11 +27,6 @@ export type RestResult<T = unknown> = { ok: true; value: T } | RestFailure;
 /** The port: GET a JobManager REST path of the Flink cluster `clusterId` (a FlinkDeployment's name). */
 export interface FlinkRest {
   get(namespace: string, clusterId: string, path: string, options?: CallOptions): Promise<RestResult>;
-}
-
-/** `<cluster-id>-rest:rest`: the Service the operator creates for every Flink cluster, and its named port. */
-export function restService(clusterId: string): string {
-  return `${clusterId}-rest:rest`;
 }
 
 const REASONS: Record<number, RestFailure['reason']> = { 403: 'forbidden', 404: 'not-found', 503: 'unavailable' };
@@ -43,27 +42,28 @@ export class ClientNodeFlinkRest implements FlinkRest {
   }
 
   async get(namespace: string, clusterId: string, path: string, options?: CallOptions): Promise<RestResult> {
+    const built = proxyPath(namespace, clusterId, path);
+    if (!built.ok) return { ok: false, reason: 'refused', message: built.message };
     const deadline = AbortSignal.timeout(options?.timeoutMs ?? this.options.timeoutMs ?? 3_000);
     const signal = options?.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
-    const service = restService(clusterId);
     const relative = path.replace(/^\/+/, '');
     const middleware: ObservableMiddleware = {
       pre: (ctx: RequestContext) => {
         ctx.setSignal(signal);
-        // The generated client would percent-encode the path's slashes; the proxy wants them as they are.
-        ctx.setUrl(
-          ctx
-            .getUrl()
-            .replace(/\/proxy\/[^?]*/, `/proxy/${relative}`)
-            .replace(encodeURIComponent(service), service),
-        );
+        // The generated client would percent-encode the path's slashes; the path is set from checked, encoded
+        // segments instead, after the server's own prefix (docs/deep-verification.md#how-rest-is-reached).
+        const url = new URL(ctx.getUrl());
+        const prefix = url.pathname.slice(0, url.pathname.lastIndexOf('/api/v1/namespaces/'));
+        url.pathname = `${prefix}${built.pathname}`;
+        url.search = built.search;
+        ctx.setUrl(url.toString());
         return new Observable(Promise.resolve(ctx));
       },
       post: (response: ResponseContext) => new Observable(Promise.resolve(response)),
     };
     try {
       const body = await this.core.connectGetNamespacedServiceProxyWithPath(
-        { name: service, namespace, path: relative },
+        { name: restService(clusterId), namespace, path: relative },
         { middleware: [middleware], middlewareMergeStrategy: 'append' },
       );
       this.options.onCall?.({ path: relative, status: 200 });
