@@ -4,7 +4,7 @@ import { formatTarget } from '../../domain/model/target.js';
 import type { LogsView } from '../../app/views.js';
 import { enforceLimits, SLACK_LIMITS, TOTAL_BUDGET } from './limits.js';
 import type { RenderContext, SlackMessage } from './message.js';
-import { context, escapeText, header, plural, section, type Block } from './text.js';
+import { context, escapeOutside, escapeText, header, plural, section, type Block } from './text.js';
 
 /** Characters of code the whole answer may hold: the budget less room for the header, the context and the fences. */
 export const LOG_CODE_BUDGET = TOTAL_BUDGET - 1_500;
@@ -16,7 +16,7 @@ const CHUNK = SLACK_LIMITS.sectionText - 20;
 /** A log line safe inside a code block: Slack's three entities escaped, no fence of its own, cut when too long. */
 function codeLine(line: string): string {
   const cut = line.length > MAX_LOG_LINE ? `${line.slice(0, MAX_LOG_LINE)}… (cut)` : line;
-  return escapeText(cut.replaceAll('```', "'''"));
+  return escapeOutside(cut.replaceAll('```', "'''"));
 }
 
 /** The newest lines whose code fits `budget`, oldest first. */
