@@ -4,7 +4,9 @@
 // @kubernetes/client-node and the simulated API server's request log.
 import { describe, expect, it } from 'vitest';
 import type { RequestInfo } from '@flink-chatops/sim/kube/server';
+import { recordEvent } from '@flink-chatops/sim/kube/events';
 import type { KubeObject } from '@flink-chatops/sim/kube/store';
+import { mentionsIn } from '@flink-chatops/sim/slack-api';
 import { waitFor } from '@flink-chatops/sim/testing/sim';
 import { sessionJob } from '@flink-chatops/sim/testing/sim-resources';
 import { USERS, useBotEnvs, type BotEnv } from '../support/bot-env.js';
@@ -12,10 +14,13 @@ import { USERS, useBotEnvs, type BotEnv } from '../support/bot-env.js';
 const bots = useBotEnvs();
 
 async function ask(e: BotEnv, text: string) {
+  return JSON.stringify((await reply(e, text)).body);
+}
+
+async function reply(e: BotEnv, text: string) {
   const sent = await e.command(text, USERS.alice);
   expect(sent.status).toBe(200);
-  const reply = await sent.reply();
-  return JSON.stringify(reply.body);
+  return sent.reply();
 }
 
 /** The service-proxy requests the simulated API server answered while `run` ran. */
@@ -79,5 +84,43 @@ describe('cluster text in REST paths', () => {
     expect(seen).toEqual([]);
     expect(answer).toContain('status.jobStatus.jobId \\"../../../../../streaming-prod/');
     expect(answer).toContain('is not a Flink job id (32 hex characters)');
+  });
+});
+
+/** Everything Slack would ping or link, written where Flink and Kubernetes write text. */
+const PINGS =
+  '<!channel> <@U0LEAD1> <!subteam^S0LEADS> <https://evil.example/x|click here> @here https://evil.example/y';
+
+describe('cluster text in Slack', () => {
+  it('an exception Event and status.error holding mentions and links reach the channel with none of them live', async () => {
+    const e = await bots.start();
+    const { store } = bots.cluster;
+    await plant('pinging', 'session-cluster', 'a1b2c3d4e5f60718293a4b5c6d7e8f90');
+    store.update(
+      'flinksessionjobs',
+      'streaming-dev',
+      'pinging',
+      (o) => ({ ...o, status: { ...o.status, error: `java.lang.RuntimeException: ${PINGS}` } }),
+      { subresource: 'status' },
+    );
+    const involved = store.get('flinksessionjobs', 'streaming-dev', 'pinging') as KubeObject;
+    recordEvent(store, {
+      involved,
+      type: 'Warning',
+      reason: 'JobException',
+      component: 'Job',
+      message: `java.lang.IllegalStateException: record ${PINGS}`,
+      annotations: { 'task-name': `Sink ${PINGS}`, 'exception-timestamp': new Date().toISOString() },
+    });
+    const before = e.sim.messages(e.channel).length;
+    const answer = await reply(e, 'exceptions sessionjob:streaming-dev/pinging --public');
+    expect(answer.body.response_type).toBe('in_channel');
+    const posted = await e.sim.waitFor(() => e.sim.messages(e.channel)[before], 10_000, 'the public answer');
+    const all = JSON.stringify(posted.blocks);
+    // The text is shown (escaped), three times: the Event's message, its task name and status.error.
+    expect(all).toContain('IllegalStateException: record');
+    expect(all).toContain('click here');
+    expect(all.split('evil.example/y').length - 1).toBeGreaterThanOrEqual(3);
+    expect(mentionsIn(posted)).toEqual([]);
   });
 });

@@ -77,7 +77,7 @@ export function renderSavepoints(view: SavepointsView, ctx: RenderContext): Slac
   for (const s of listed) blocks.push(snapshotBlock(s, ctx));
   if (view.snapshots.length > listed.length) blocks.push(context(`…and ${view.snapshots.length - listed.length} more`));
   const text = `Savepoints of ${target}: ${plural(view.total, 'snapshot')}${r ? `, last recorded ${r.path}` : ''}`;
-  return enforceLimits({ text: escapeText(text), blocks });
+  return enforceLimits({ text: escapeOutside(text), blocks });
 }
 
 const SOURCES_SAID =
@@ -131,7 +131,7 @@ export function renderExceptions(view: ExceptionsView, _ctx: RenderContext): Sla
     listed.length < view.total
       ? `Showing the newest ${listed.length} of ${view.total}; \`--limit <n>\` chooses how many. `
       : '';
-  const notes = view.notes.map((n) => escapeText(n)).join('. ');
+  const notes = view.notes.map((n) => escapeOutside(n)).join('. ');
   const blocks: Block[] = [
     header(`Exceptions of ${target}`),
     fields([
@@ -149,5 +149,5 @@ export function renderExceptions(view: ExceptionsView, _ctx: RenderContext): Sla
   if (listed.length === 0) blocks.push(section(view.flinkHistory ? NONE_ANYWHERE : NONE_IN_EVENTS));
   for (const e of listed) blocks.push(exceptionBlock(e, headlineChars));
   const text = `Exceptions of ${target}: ${plural(view.total, 'exception')}, ${plural(view.failovers, 'task failover')}${view.error ? `; error: ${oneLine(view.error)}` : ''}`;
-  return enforceLimits({ text: escapeText(text), blocks });
+  return enforceLimits({ text: escapeOutside(text), blocks });
 }

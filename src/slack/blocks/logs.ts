@@ -82,5 +82,5 @@ export function renderLogs(view: LogsView, _ctx: RenderContext): SlackMessage {
     );
   blocks.push(...codeBlocks(shown));
   const text = `Logs of ${target} (${roleWords(view)}, pod ${view.pod}): ${plural(shown.length, 'line')}`;
-  return enforceLimits({ text: escapeText(text), blocks });
+  return enforceLimits({ text: escapeOutside(text), blocks });
 }
