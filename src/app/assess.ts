@@ -1,12 +1,7 @@
 // Assessment of one operation against the live cluster: read, plan, built-in checks and the policy decision.
 // Shared by the bot (request, explain, approval re-check) and the worker (re-plan under the lease).
 import type { PolicyDecision } from '../domain/model/decision.js';
-import {
-  lastSavepoint as findLastSavepoint,
-  deploymentNameOf,
-  isSessionCluster,
-  jobIdOf,
-} from '../domain/model/resource.js';
+import { lastSavepoint as findLastSavepoint, deploymentNameOf, isSessionCluster } from '../domain/model/resource.js';
 import {
   isUndo,
   judgedKind,
@@ -24,6 +19,7 @@ import { evaluate, findNamespace } from '../domain/engines/policy/evaluate.js';
 import { sessionJobsOn } from '../domain/kit/policy/session-jobs.js';
 import { autoscalerOverrides } from '../domain/model/autoscaler.js';
 import { verticesOf } from '../domain/model/rest-vertices.js';
+import { restAddressOf } from '../domain/model/rest-address.js';
 import type { Policy } from '../domain/engines/policy/schema.js';
 import { formatTarget, type Target } from '../domain/model/target.js';
 import { planUndo } from '../domain/engines/planning/undo.js';
@@ -287,10 +283,9 @@ async function readVertexNames(
   rest: FlinkRest,
   signal?: AbortSignal,
 ): Promise<Record<string, string> | undefined> {
-  const jobId = jobIdOf(resource);
-  const clusterId = target.kind === 'FlinkSessionJob' ? deploymentNameOf(resource) : target.name;
-  if (jobId === undefined || clusterId === undefined) return undefined;
-  const job = await rest.get(target.namespace, clusterId, `/jobs/${jobId}`, {
+  const address = restAddressOf(target, resource);
+  if (!address.ok) return undefined;
+  const job = await rest.get(target.namespace, address.clusterId, `/jobs/${address.jobId}`, {
     timeoutMs: VERTEX_NAMES_TIMEOUT_MS,
     ...(signal ? { signal } : {}),
   });

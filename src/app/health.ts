@@ -2,7 +2,8 @@
 // exceptions from Flink REST, read at planning time with a short deadline; nothing when REST does not answer or the
 // policy turns it off.
 import { readFlinkConfig } from '../domain/model/flink-config.js';
-import { deploymentNameOf, jobIdOf, jobStatusStateOf } from '../domain/model/resource.js';
+import { jobStatusStateOf } from '../domain/model/resource.js';
+import { restAddressOf } from '../domain/model/rest-address.js';
 import type { Target } from '../domain/model/target.js';
 import { flinkDurationMs, type HealthReading } from '../domain/kit/policy/health-gate.js';
 import { findNamespace } from '../domain/engines/policy/evaluate.js';
@@ -21,16 +22,11 @@ export async function readHealth(
   signal?: AbortSignal,
 ): Promise<{ reading: HealthReading; gate: HealthGate } | undefined> {
   const settings = verifyFor(policy, findNamespace(policy, target.namespace, target.cluster)?.environment);
-  const jobId = jobIdOf(live.resource);
-  const clusterId = target.kind === 'FlinkSessionJob' ? deploymentNameOf(live.resource) : target.name;
-  if (
-    !settings.rest ||
-    rest === undefined ||
-    jobId === undefined ||
-    clusterId === undefined ||
-    jobStatusStateOf(live.resource) !== 'RUNNING'
-  )
+  // A cluster name or job id that is not valid in a URL is not read at all (docs/deep-verification.md#how-rest-is-reached).
+  const address = restAddressOf(target, live.resource);
+  if (!settings.rest || rest === undefined || !address.ok || jobStatusStateOf(live.resource) !== 'RUNNING')
     return undefined;
+  const { clusterId, jobId } = address;
   const options = { timeoutMs: HEALTH_TIMEOUT_MS, ...(signal ? { signal } : {}) };
   const [job, checkpoints, exceptions] = await Promise.all([
     rest.get(target.namespace, clusterId, `/jobs/${jobId}`, options),

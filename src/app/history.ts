@@ -2,7 +2,8 @@
 // and Flink's exception history, and build the views.
 import { flinkExceptionHistory, HISTORY_READ, type FlinkExceptionHistory } from '../domain/model/exception-history.js';
 import { jobExceptions } from '../domain/model/job-exceptions.js';
-import { deploymentNameOf, jobIdOf, jobStatusStateOf, uidOf } from '../domain/model/resource.js';
+import { jobStatusStateOf, uidOf } from '../domain/model/resource.js';
+import { restAddressOf } from '../domain/model/rest-address.js';
 import { snapshotHistory, LAST_STATE_PLACEHOLDER } from '../domain/model/snapshot-history.js';
 import { formatTarget, type Target } from '../domain/model/target.js';
 import { uriProblem } from '../domain/kit/language/values.js';
@@ -101,8 +102,11 @@ export class HistoryQueries {
         notes.push(`the events could not be read: ${problemOf(error, target)}`);
       }
     }
-    const history = await this.flinkHistory(target, live.resource);
-    notes.push(...historyNotes(history));
+    const address = restAddressOf(target, live.resource);
+    const history = address.ok ? await this.flinkHistory(target, address) : undefined;
+    notes.push(
+      ...(address.ok || address.missing ? historyNotes(history) : [`Flink REST was not read: ${address.message}`]),
+    );
     const found = jobExceptions(target, live.resource, events, limit, uid, history?.entries);
     const jobState = jobStatusStateOf(live.resource);
     const view: ExceptionsView = {
@@ -120,11 +124,12 @@ export class HistoryQueries {
    * The job's exception history from Flink REST, newest first, with the run's `numRestarts` when it answers;
    * undefined when REST cannot be read.
    */
-  private async flinkHistory(target: Target, resource: unknown): Promise<FlinkHistory | undefined> {
-    const jobId = jobIdOf(resource);
-    const clusterId = target.kind === 'FlinkSessionJob' ? deploymentNameOf(resource) : target.name;
+  private async flinkHistory(
+    target: Target,
+    { clusterId, jobId }: { clusterId: string; jobId: string },
+  ): Promise<FlinkHistory | undefined> {
     const rest = this.deps.clusters.rest(target);
-    if (rest === undefined || jobId === undefined || clusterId === undefined) return undefined;
+    if (rest === undefined) return undefined;
     const read = (path: string) => rest.get(target.namespace, clusterId, `/jobs/${jobId}${path}`, { timeoutMs: 2_000 });
     const [answer, metrics] = await Promise.all([
       read(`/exceptions?maxExceptions=${HISTORY_READ}`),

@@ -6,7 +6,7 @@ import { MAX_LOG_LINES } from '../domain/kit/language/logs.js';
 import type { Query } from '../domain/engines/language/requests.js';
 import { logsAccess } from '../domain/engines/policy/logs.js';
 import { unmanagedMessage } from '../domain/engines/policy/evaluate.js';
-import { deploymentNameOf } from '../domain/model/resource.js';
+import { restClusterOf } from '../domain/model/rest-address.js';
 import { formatTarget, type Target } from '../domain/model/target.js';
 import { isKubeError } from '../kube/errors.js';
 import type { PodLogs, PodSummary } from '../kube/pod-logs.js';
@@ -67,11 +67,14 @@ export class LogsQueries {
     const { target } = query;
     const live = await readLive(target, this.deps.clusters.kube(target));
     if (!live.ok) return refused(live.refusal);
-    const cluster = target.kind === 'FlinkSessionJob' ? deploymentNameOf(live.resource) : target.name;
-    if (cluster === undefined)
+    const named = restClusterOf(target, live.resource);
+    if (!named.ok && named.missing)
       return refused(
         `${formatTarget(target)} names no session cluster (spec.deploymentName), so there is no log to read`,
       );
+    // The name goes into a label selector: one that is not a DNS-1123 label is refused, not read.
+    if (!named.ok) return refused(`the log was not read: ${named.message}`);
+    const cluster = named.clusterId;
     const component = query.tm === undefined ? 'jobmanager' : 'taskmanager';
     const found = await pods.listPods(target.namespace, `app=${cluster},component=${component}`);
     const pod = pickPod(found, query.tm);

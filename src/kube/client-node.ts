@@ -12,7 +12,7 @@ import {
   type ResponseContext,
 } from '@kubernetes/client-node';
 import type { KubeImpersonate } from '../config.js';
-import type { Target, TargetKind } from '../domain/model/target.js';
+import { nameProblem, namespaceProblem, type Target, type TargetKind } from '../domain/model/target.js';
 import { codeForStatus, KubeError } from './errors.js';
 import { describeImpersonationDenial, impersonationFor, impersonationHeaders } from './impersonation.js';
 import { EVENT_FIELD_SELECTOR } from './watch-hub.js';
@@ -84,6 +84,9 @@ export class ClientNodeFlinkClient implements FlinkClient {
     name: string,
     options?: CallOptions,
   ): Promise<KubeObject | undefined> {
+    // No object has a name that is not a DNS-1123 subdomain: such a name (read from a resource, e.g. a session job's
+    // spec.deploymentName) is never put into a URL (docs/deep-verification.md#how-rest-is-reached).
+    if (nameProblem(name) !== undefined || namespaceProblem(namespace) !== undefined) return undefined;
     const once = async (callOptions: CallOptions | undefined): Promise<KubeObject | undefined> => {
       try {
         return (await this.call('get', kind, callOptions, (o) =>

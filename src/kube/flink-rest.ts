@@ -12,12 +12,18 @@ import {
 import type { CallOptions } from './flink-client.js';
 import { makeApiClient } from './agents.js';
 import { AnswerTooLarge, cappedHttp, formatBytes } from './capped-body.js';
+import { proxyPath, restService } from './proxy-path.js';
+
+export { restService };
 
 /** Why REST could not answer, in the words the evidence report uses. */
 export type RestFailure = {
   ok: false;
-  /** `too-large`: the answer passed REST_ANSWER_LIMIT and was not read further (docs/deep-verification.md#bounded-answers). */
-  reason: 'forbidden' | 'not-found' | 'unavailable' | 'timeout' | 'too-large' | 'error';
+  /**
+   * `too-large`: the answer passed REST_ANSWER_LIMIT and was not read further (docs/deep-verification.md#bounded-answers).
+   * `refused`: the namespace, cluster or path is not valid in a URL, so nothing was requested.
+   */
+  reason: 'forbidden' | 'not-found' | 'unavailable' | 'timeout' | 'too-large' | 'error' | 'refused';
   message: string;
 };
 export type RestResult<T = unknown> = { ok: true; value: T } | RestFailure;
@@ -25,11 +31,6 @@ export type RestResult<T = unknown> = { ok: true; value: T } | RestFailure;
 /** The port: GET a JobManager REST path of the Flink cluster `clusterId` (a FlinkDeployment's name). */
 export interface FlinkRest {
   get(namespace: string, clusterId: string, path: string, options?: CallOptions): Promise<RestResult>;
-}
-
-/** `<cluster-id>-rest:rest`: the Service the operator creates for every Flink cluster, and its named port. */
-export function restService(clusterId: string): string {
-  return `${clusterId}-rest:rest`;
 }
 
 /** The most a JobManager's answer may hold; a longer one is cut there and reported as `too-large`. */
@@ -48,27 +49,28 @@ export class ClientNodeFlinkRest implements FlinkRest {
   }
 
   async get(namespace: string, clusterId: string, path: string, options?: CallOptions): Promise<RestResult> {
+    const built = proxyPath(namespace, clusterId, path);
+    if (!built.ok) return { ok: false, reason: 'refused', message: built.message };
     const deadline = AbortSignal.timeout(options?.timeoutMs ?? this.options.timeoutMs ?? 3_000);
     const signal = options?.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
-    const service = restService(clusterId);
     const relative = path.replace(/^\/+/, '');
     const middleware: ObservableMiddleware = {
       pre: (ctx: RequestContext) => {
         ctx.setSignal(signal);
-        // The generated client would percent-encode the path's slashes; the proxy wants them as they are.
-        ctx.setUrl(
-          ctx
-            .getUrl()
-            .replace(/\/proxy\/[^?]*/, `/proxy/${relative}`)
-            .replace(encodeURIComponent(service), service),
-        );
+        // The generated client would percent-encode the path's slashes; the path is set from checked, encoded
+        // segments instead, after the server's own prefix (docs/deep-verification.md#how-rest-is-reached).
+        const url = new URL(ctx.getUrl());
+        const prefix = url.pathname.slice(0, url.pathname.lastIndexOf('/api/v1/namespaces/'));
+        url.pathname = `${prefix}${built.pathname}`;
+        url.search = built.search;
+        ctx.setUrl(url.toString());
         return new Observable(Promise.resolve(ctx));
       },
       post: (response: ResponseContext) => new Observable(Promise.resolve(response)),
     };
     try {
       const body = await this.core.connectGetNamespacedServiceProxyWithPath(
-        { name: service, namespace, path: relative },
+        { name: restService(clusterId), namespace, path: relative },
         { middleware: [middleware], middlewareMergeStrategy: 'append', httpApi: cappedHttp(REST_ANSWER_LIMIT) },
       );
       this.options.onCall?.({ path: relative, status: 200 });

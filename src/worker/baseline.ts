@@ -2,7 +2,8 @@
 // (a short deadline; any failure just means no baseline, and the parallelism is then judged without one).
 import { getPath } from '../domain/model/merge-patch.js';
 import type { Plan } from '../domain/model/plan.js';
-import { deploymentNameOf, jobIdOf, parallelismOf } from '../domain/model/resource.js';
+import { parallelismOf } from '../domain/model/resource.js';
+import { restAddressOf } from '../domain/model/rest-address.js';
 import { baselineVerticesOf } from '../domain/model/rest-vertices.js';
 import type { Run, WorkerEvidence } from './context.js';
 import { deepSettings } from './rest-read.js';
@@ -26,10 +27,9 @@ export async function readBaseline(
   const old = parallelismOf(current);
   const out = old === undefined ? {} : { oldParallelism: old };
   const { rest } = run.deps;
-  const jobId = jobIdOf(current);
-  const clusterId = plan.target.kind === 'FlinkSessionJob' ? deploymentNameOf(current) : plan.target.name;
-  if (rest === undefined || jobId === undefined || clusterId === undefined || !(await deepSettings(run, plan)).deep)
-    return out;
+  const address = restAddressOf(plan.target, current);
+  if (rest === undefined || !address.ok || !(await deepSettings(run, plan)).deep) return out;
+  const { clusterId, jobId } = address;
   try {
     const timeoutMs = Math.min(BASELINE_TIMEOUT_MS, run.deps.settings.kubeTimeoutMs);
     const job = await rest.get(plan.target.namespace, clusterId, `/jobs/${jobId}`, { signal: run.signal, timeoutMs });

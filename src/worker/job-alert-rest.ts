@@ -3,7 +3,8 @@
 // or RESTARTING jobs, a few at a time per cluster (each next one as one ends), so 2,000 jobs never burst on the API
 // server. A reading goes into the job's state and the job is judged again.
 import type { SharedReadings } from '../app/ports/shared-readings.js';
-import { deploymentNameOf } from '../domain/model/resource.js';
+import { restClusterOf } from '../domain/model/rest-address.js';
+import { isJobId } from '../domain/model/target.js';
 import { targetKey, type Target } from '../domain/model/target.js';
 import { getPath } from '../domain/model/merge-patch.js';
 import type { FlinkRest } from '../kube/flink-rest.js';
@@ -69,13 +70,14 @@ export class JobAlertRestReads<J extends RestReadable> {
       const job = this.queue.shift();
       if (job === undefined) return;
       const jobId = job.state.jobId;
-      const clusterId = job.target.kind === 'FlinkSessionJob' ? deploymentNameOf(job.state.current) : job.target.name;
-      if (jobId === undefined || clusterId === undefined) {
+      const cluster = restClusterOf(job.target, job.state.current);
+      // A cluster name or job id that is not valid in a URL is never polled (docs/deep-verification.md#how-rest-is-reached).
+      if (jobId === undefined || !isJobId(jobId) || !cluster.ok) {
         job.reading = false;
         continue;
       }
       this.inFlight += 1;
-      void this.read(rest, job, clusterId, jobId).finally(() => {
+      void this.read(rest, job, cluster.clusterId, jobId).finally(() => {
         job.reading = false;
         this.inFlight -= 1;
         this.pump();

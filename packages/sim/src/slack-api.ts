@@ -5,6 +5,7 @@ export { BLOCK_KIT_LIMITS, validateBlocks, blocksCharCount, type BlocksVerdict }
 export { DEFAULT_RATE_LIMITS } from './slack/ratelimit.js';
 export { SIM_METHODS, type SimMethod } from './slack/methods.js';
 export { MAX_TEXT_CHARS } from './slack/content.js';
+export { mentionsIn, mentionsInText, type SimMention } from './slack/mentions.js';
 export type {
   CallFault,
   MessageEventKind,

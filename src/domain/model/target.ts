@@ -65,6 +65,38 @@ export function clusterProblem(cluster: string): string | undefined {
   return undefined;
 }
 
+const JOB_ID = /^[0-9a-fA-F]{32}$/;
+
+/** A DNS-1123 label: lowercase letters, digits and "-", starting and ending with a letter or digit, at most 63. */
+export function isDnsLabel(text: string): boolean {
+  return text.length <= 63 && DNS1123_LABEL.test(text);
+}
+
+/** A Flink job id: 32 hex characters (Flink's JobID). */
+export function isJobId(text: string): boolean {
+  return JOB_ID.test(text);
+}
+
+/**
+ * Text read from a resource (or from Flink) that names something in a URL is data: why `value` of `field` is not a
+ * DNS-1123 label, or undefined when it is (docs/deep-verification.md#how-rest-is-reached).
+ */
+export function labelProblem(field: string, value: string): string | undefined {
+  if (isDnsLabel(value)) return undefined;
+  return `${field} ${quoted(value)} is not a valid name: lowercase letters, digits and "-", at most 63`;
+}
+
+/** Why `value` of `field` is not a Flink job id (32 hex characters), or undefined when it is. */
+export function jobIdProblem(field: string, value: string): string | undefined {
+  if (isJobId(value)) return undefined;
+  return `${field} ${quoted(value)} is not a Flink job id (32 hex characters)`;
+}
+
+/** `value` in quotes, cut to 80 characters: a refusal never repeats a long text back. */
+function quoted(value: string): string {
+  return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
+}
+
 /**
  * `name`, `namespace/name` or `cluster/namespace/name`, optionally prefixed `sessionjob:`; a bare name takes
  * the default namespace. Whether the cluster exists, and which cluster a target without one is in, is decided

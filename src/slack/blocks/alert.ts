@@ -6,7 +6,7 @@ import type { RenderContext, SlackMessage } from './message.js';
 import {
   button,
   context,
-  escapeKeepMentions,
+  escapeOutside,
   escapeText,
   fields,
   fitLines,
@@ -92,7 +92,7 @@ function mentionText(mention: string | undefined): string | undefined {
 function signalLines(alert: AlertView): string[] {
   return alert.signals.map(
     (s) =>
-      `• *${escapeText(kindWords(s.kind))}*: ${escapeKeepMentions(fitLines(oneLine(s.summary), SUMMARY_CHARS))} ` +
+      `• *${escapeText(kindWords(s.kind))}*: ${escapeOutside(fitLines(oneLine(s.summary), SUMMARY_CHARS))} ` +
       `_(source: ${escapeText(s.source)}, since ${slackDate(s.since)})_`,
   );
 }
@@ -121,7 +121,7 @@ function fallbackText(alert: AlertView, target: string, mention: string | undefi
   if (alert.recoveredAt !== undefined)
     return `${lead}${alert.id}: ${escapeText(target)} recovered at ${utcTime(alert.recoveredAt)}`;
   const what = alert.signals.map((s) => `${kindWords(s.kind)} (${oneLine(s.summary)})`).join('; ');
-  return `${lead}${alert.id}: job alert for ${escapeText(target)}: ${escapeKeepMentions(what || 'nothing reported')}`;
+  return `${lead}${alert.id}: job alert for ${escapeText(target)}: ${escapeOutside(what || 'nothing reported')}`;
 }
 
 /**
@@ -153,7 +153,7 @@ function digestLine(alert: AlertView): string {
   const target = `\`${escapeText(alertTarget(alert))}\``;
   if (alert.recoveredAt !== undefined) return `• ${target}: recovered at ${slackDate(alert.recoveredAt)}`;
   const kinds = alert.signals.map((s) => escapeText(kindWords(s.kind))).join(', ');
-  const summary = alert.signals.map((s) => escapeKeepMentions(oneLine(s.summary))).join('; ');
+  const summary = alert.signals.map((s) => escapeOutside(oneLine(s.summary))).join('; ');
   return `• ${target} (${kinds || 'nothing reported'}): ${fitLines(summary, SUMMARY_CHARS)} · \`${alert.id}\``;
 }
 

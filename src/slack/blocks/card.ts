@@ -22,6 +22,7 @@ import {
   button,
   context,
   escapeKeepMentions,
+  escapeOutside,
   escapeText,
   fields,
   header,
@@ -138,7 +139,7 @@ function evidenceSection(record: OperationRecord): Block | undefined {
   if (ev.summary !== undefined) {
     const count =
       ev.criteria.length > 0 ? ` (${plural(ev.criteria.length, 'criterion', 'criteria')}; each in the thread)` : '';
-    return section(`*Evidence*${count}\n${escapeKeepMentions(oneLine(ev.summary))}`);
+    return section(`*Evidence*${count}\n${escapeOutside(oneLine(ev.summary))}`);
   }
   if (seen.length > 0) {
     // Progress lives here, edited in place, not as a reply per observation (docs/lifecycle.md#the-thread).

@@ -8,6 +8,7 @@ import { entryReason, intentLine, lastStateEntry, readEvidence } from './parts.j
 import {
   context,
   escapeKeepMentions,
+  escapeOutside,
   escapeText,
   fields,
   header,
@@ -35,7 +36,7 @@ function threadLink(permalink: string | undefined): string {
 
 function outcomeLine(record: OperationRecord): string | undefined {
   const summary = readEvidence(record.evidence).summary;
-  if (summary) return `*Evidence:* ${escapeKeepMentions(oneLine(summary))}`;
+  if (summary) return `*Evidence:* ${escapeOutside(oneLine(summary))}`;
   const reason = entryReason(lastStateEntry(record));
   return reason ? `*Why:* ${escapeKeepMentions(oneLine(reason))}` : undefined;
 }

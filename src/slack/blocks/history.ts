@@ -7,14 +7,15 @@ import { enforceLimits } from './limits.js';
 import type { RenderContext, SlackMessage } from './message.js';
 import {
   context,
+  escapeOutside,
   escapeText,
+  outsideClip,
   fields,
   header,
   oneLine,
   plural,
   section,
   slackDate,
-  userText,
   type Block,
 } from './text.js';
 
@@ -40,7 +41,7 @@ function snapshotBlock(s: SavepointsView['snapshots'][number], ctx: RenderContex
   const head = `• \`${escapeText(s.name)}\` — ${parts.filter((p) => p !== undefined).join(' · ')}`;
   const path = s.path === undefined ? '' : `\n\`${escapeText(s.path)}\``;
   const error =
-    s.error === undefined || s.state === 'COMPLETED' ? '' : `\n:warning: ${userText(errorText(s.error), 500)}`;
+    s.error === undefined || s.state === 'COMPLETED' ? '' : `\n:warning: ${outsideClip(errorText(s.error), 500)}`;
   return section(`${head}${path}${error}${restoreLine(s.restore, ctx)}`);
 }
 
@@ -76,7 +77,7 @@ export function renderSavepoints(view: SavepointsView, ctx: RenderContext): Slac
   for (const s of listed) blocks.push(snapshotBlock(s, ctx));
   if (view.snapshots.length > listed.length) blocks.push(context(`…and ${view.snapshots.length - listed.length} more`));
   const text = `Savepoints of ${target}: ${plural(view.total, 'snapshot')}${r ? `, last recorded ${r.path}` : ''}`;
-  return enforceLimits({ text: escapeText(text), blocks });
+  return enforceLimits({ text: escapeOutside(text), blocks });
 }
 
 const SOURCES_SAID =
@@ -98,17 +99,17 @@ const SOURCES: Record<ExceptionsView['exceptions'][number]['source'], string> = 
 
 function exceptionBlock(e: ExceptionsView['exceptions'][number], headlineChars: number): Block {
   const when = e.at === undefined ? 'time unknown' : slackDate(e.at);
-  const task = e.task === undefined ? '_task unknown_' : `*${userText(e.task, 150)}*`;
+  const task = e.task === undefined ? '_task unknown_' : `*${outsideClip(e.task, 150)}*`;
   const times = `${e.count > 1 ? ` · ×${e.count}` : ''} · _${SOURCES[e.source]}_`;
   const more = e.message.split('\n').length - 1;
   const trace = more > 0 ? `\n_stack trace: ${plural(more, 'more line')} not shown_` : '';
-  return section(`• ${when} · ${task}${times}\n${userText(e.headline, headlineChars)}${trace}`);
+  return section(`• ${when} · ${task}${times}\n${outsideClip(e.headline, headlineChars)}${trace}`);
 }
 
 function restartLines(view: ExceptionsView): string {
   const lines = view.restarts.map(
     (r) =>
-      `• ${r.at === undefined ? 'time unknown' : slackDate(r.at)} · ${escapeText(oneLine(r.message))}${r.count > 1 ? ` (×${r.count})` : ''}`,
+      `• ${r.at === undefined ? 'time unknown' : slackDate(r.at)} · ${escapeOutside(oneLine(r.message))}${r.count > 1 ? ` (×${r.count})` : ''}`,
   );
   if (lines.length === 0)
     return '_no job restarts or failures in the events (Kubernetes keeps them for about an hour)_';
@@ -130,7 +131,7 @@ export function renderExceptions(view: ExceptionsView, _ctx: RenderContext): Sla
     listed.length < view.total
       ? `Showing the newest ${listed.length} of ${view.total}; \`--limit <n>\` chooses how many. `
       : '';
-  const notes = view.notes.map((n) => escapeText(n)).join('. ');
+  const notes = view.notes.map((n) => escapeOutside(n)).join('. ');
   const blocks: Block[] = [
     header(`Exceptions of ${target}`),
     fields([
@@ -143,10 +144,10 @@ export function renderExceptions(view: ExceptionsView, _ctx: RenderContext): Sla
     ),
   ];
   if (view.error !== undefined)
-    blocks.push(section(`:warning: *Operator error* (\`status.error\`): ${userText(view.error, ERROR_CHARS)}`));
+    blocks.push(section(`:warning: *Operator error* (\`status.error\`): ${outsideClip(view.error, ERROR_CHARS)}`));
   blocks.push(section(`*Restarts*\n${restartLines(view)}`));
   if (listed.length === 0) blocks.push(section(view.flinkHistory ? NONE_ANYWHERE : NONE_IN_EVENTS));
   for (const e of listed) blocks.push(exceptionBlock(e, headlineChars));
   const text = `Exceptions of ${target}: ${plural(view.total, 'exception')}, ${plural(view.failovers, 'task failover')}${view.error ? `; error: ${oneLine(view.error)}` : ''}`;
-  return enforceLimits({ text: escapeText(text), blocks });
+  return enforceLimits({ text: escapeOutside(text), blocks });
 }

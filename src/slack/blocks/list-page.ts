@@ -5,17 +5,7 @@ import { clusterProblem, formatTarget, namespaceProblem, type Target } from '../
 import type { ListPosition, ListSection, ListView, PagedListView } from '../../app/views.js';
 import { enforceLimits } from './limits.js';
 import type { RenderContext, SlackMessage } from './message.js';
-import {
-  button,
-  context,
-  escapeKeepMentions,
-  escapeText,
-  fitLines,
-  header,
-  oneLine,
-  section,
-  type Block,
-} from './text.js';
+import { button, context, escapeOutside, escapeText, fitLines, header, oneLine, section, type Block } from './text.js';
 
 export const LIST_ACTION_IDS = { previous: 'flink_list_previous', next: 'flink_list_next' } as const;
 export type ListButton = keyof typeof LIST_ACTION_IDS;
@@ -108,9 +98,7 @@ export function renderListPage(view: PagedListView, _ctx: RenderContext): SlackM
     }
   }
   if (view.problems.length > 0) {
-    const lines = view.problems.map(
-      (p) => `• \`${escapeText(p.namespace)}\`: ${escapeKeepMentions(oneLine(p.message))}`,
-    );
+    const lines = view.problems.map((p) => `• \`${escapeText(p.namespace)}\`: ${escapeOutside(oneLine(p.message))}`);
     blocks.push(section(fitLines(`*Could not read*\n${lines.join('\n')}`, PROBLEM_CHARS)));
   }
   if (view.namespaces.length === 0) blocks.push(section('_No managed namespaces and no recent operations._'));

@@ -4,7 +4,7 @@ import { formatTarget } from '../../domain/model/target.js';
 import type { LogsView } from '../../app/views.js';
 import { enforceLimits, SLACK_LIMITS, TOTAL_BUDGET } from './limits.js';
 import type { RenderContext, SlackMessage } from './message.js';
-import { context, escapeText, header, plural, section, type Block } from './text.js';
+import { context, escapeOutside, escapeText, header, plural, section, type Block } from './text.js';
 
 /** Characters of code the whole answer may hold: the budget less room for the header, the context and the fences. */
 export const LOG_CODE_BUDGET = TOTAL_BUDGET - 1_500;
@@ -13,7 +13,7 @@ const CHUNK = SLACK_LIMITS.sectionText - 20;
 
 /** A log line safe inside a code block: Slack's three entities escaped, no fence of its own (cut and masked before). */
 function codeLine(line: string): string {
-  return escapeText(line.replaceAll('```', "'''"));
+  return escapeOutside(line.replaceAll('```', "'''"));
 }
 
 /** The newest lines whose code fits `budget`, oldest first. */
@@ -86,5 +86,5 @@ export function renderLogs(view: LogsView, _ctx: RenderContext): SlackMessage {
     );
   blocks.push(...codeBlocks(shown));
   const text = `Logs of ${target} (${roleWords(view)}, pod ${view.pod}): ${plural(shown.length, 'line')}`;
-  return enforceLimits({ text: escapeText(text), blocks });
+  return enforceLimits({ text: escapeOutside(text), blocks });
 }

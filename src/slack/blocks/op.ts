@@ -19,7 +19,7 @@ import { formatObserved } from '../../domain/kit/evidence/report.js';
 import {
   channelRef,
   context,
-  escapeKeepMentions,
+  escapeOutside,
   escapeText,
   fields,
   header,
@@ -73,7 +73,7 @@ function evidenceBlock(record: OperationRecord): Block | undefined {
   const ev = readEvidence(record.evidence);
   const criteria = ev.criteria.length > 0 ? ev.criteria : criteriaFromHistory(record);
   if (!ev.summary && criteria.length === 0) return undefined;
-  const lines = ev.summary ? [escapeKeepMentions(oneLine(ev.summary))] : [];
+  const lines = ev.summary ? [escapeOutside(oneLine(ev.summary))] : [];
   for (const c of criteria) {
     const mark = c.met ? ':white_check_mark:' : ':hourglass:';
     lines.push(

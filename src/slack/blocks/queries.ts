@@ -13,6 +13,7 @@ import {
   context,
   either,
   escapeKeepMentions,
+  escapeOutside,
   escapeText,
   fields,
   header,
@@ -127,7 +128,7 @@ export function renderList(view: ListView | PagedListView, ctx: RenderContext): 
   for (const ns of namespaces) {
     const lines = view.items.filter((i) => placeOf(i.target) === ns).map(itemLine);
     const problem = view.problems.find((p) => p.namespace === ns);
-    if (problem) lines.push(`:warning: ${escapeKeepMentions(oneLine(problem.message))}`);
+    if (problem) lines.push(`:warning: ${escapeOutside(oneLine(problem.message))}`);
     blocks.push(
       section(
         `*${escapeText(ns)}*\n${lines.length > 0 ? lines.join('\n') : '_no FlinkDeployments or FlinkSessionJobs_'}`,
@@ -137,7 +138,7 @@ export function renderList(view: ListView | PagedListView, ctx: RenderContext): 
   const others = view.problems.filter((p) => !namespaces.includes(p.namespace));
   const otherBlock = listSection(
     'Could not read',
-    others.map((p) => `• \`${escapeText(p.namespace)}\`: ${escapeKeepMentions(oneLine(p.message))}`),
+    others.map((p) => `• \`${escapeText(p.namespace)}\`: ${escapeOutside(oneLine(p.message))}`),
   );
   if (otherBlock) blocks.push(otherBlock);
   if (namespaces.length === 0) blocks.push(section('_No managed namespaces and no recent operations._'));

@@ -1,6 +1,7 @@
 // mrkdwn text for every message: escaping, mentions, Slack dates, values, truncation with "…and N more", blocks.
 import { OPERATION_STATES } from '../../domain/model/lifecycle.js';
 import { formatAge } from '../../domain/engines/policy/checks.js';
+import { outsideText } from '../../domain/model/outside-text.js';
 
 export type Block = Record<string, unknown>;
 
@@ -10,6 +11,23 @@ const KEPT_MENTION = /<@[UW][A-Z0-9]+>|<#C[A-Z0-9]+(?:\|[^<>]*)?>/g;
 /** `&`, `<`, `>` → entities (Slack's three), so user text can neither link, ping channels nor format. */
 export function escapeText(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+}
+
+/**
+ * The one escaping for text from outside the bot (Flink, Kubernetes: exception and Event messages, status.error, log
+ * lines, error messages): Slack's three entities, and no mention or link, not even one Slack would make by itself
+ * (docs/operating.md#outside-text).
+ */
+export function escapeOutside(text: string): string {
+  return escapeText(outsideText(text));
+}
+
+/** Outside text on one line, escaped as `escapeOutside` and cut to `max` characters, saying how many more. */
+export function outsideClip(raw: string, max: number): string {
+  const text = oneLine(raw);
+  if (text.length <= max) return escapeOutside(text);
+  const head = text.slice(0, max);
+  return `${escapeOutside(head)} ${moreLine(text.length - head.length, 'characters')}`;
 }
 
 /** Like `escapeText`, but user and channel mentions Slack already encoded stay mentions. */

@@ -9,7 +9,7 @@ import type { FieldChange } from '../../domain/model/plan.js';
 import { enforceLimits } from './limits.js';
 import { describeCommand, describeNote } from './entries.js';
 import { detailText, diffLines, entryReason, readEvidence, reasonLines, stillNeeded } from './parts.js';
-import { context, escapeKeepMentions, escapeText, oneLine, section, slackDate, who } from './text.js';
+import { context, escapeKeepMentions, escapeOutside, escapeText, oneLine, section, slackDate, who } from './text.js';
 import type { RenderContext, SlackMessage } from './message.js';
 import { runsLine, whenOf } from './schedule.js';
 import { RESCHEDULED } from '../../domain/kit/schedule/resolve.js';
@@ -76,7 +76,7 @@ function completedReply(record: OperationRecord, entry: HistoryEntry): string {
   const healthy = record.history.find((e) => e.seq > entry.seq && isHealthy(e));
   const after = healthy ? [`:white_check_mark: ${postChangeText(healthy) ?? 'Healthy after the change'}`] : [];
   if (ev.verdict?.outcome !== 'completed') {
-    const head = `:white_check_mark: *COMPLETED*: ${escapeKeepMentions(oneLine(ev.summary ?? 'every evidence criterion met'))}`;
+    const head = `:white_check_mark: *COMPLETED*: ${escapeOutside(oneLine(ev.summary ?? 'every evidence criterion met'))}`;
     return [head, ...after].join('\n');
   }
   const n = ev.verdict.criteria.length;
