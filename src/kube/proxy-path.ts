@@ -11,6 +11,8 @@ export function restService(clusterId: string): string {
 }
 
 const SEGMENT = /^[A-Za-z0-9_-]{1,64}$/;
+/** Flink's own words where a job id could stand (`/jobs/overview`). */
+const JOBS_WORDS = new Set(['overview']);
 
 /** `/api/v1/namespaces/<ns>/services/<cluster>-rest:rest/proxy/<path>` with its query, or why it may not be built. */
 export function proxyPath(namespace: string, clusterId: string, path: string): ProxyPath {
@@ -20,7 +22,7 @@ export function proxyPath(namespace: string, clusterId: string, path: string): P
   const segments = (at < 0 ? path : path.slice(0, at)).split('/').filter((s) => s !== '');
   for (const [i, segment] of segments.entries()) {
     const bad =
-      segments[i - 1] === 'jobs'
+      segments[i - 1] === 'jobs' && !JOBS_WORDS.has(segment)
         ? jobIdProblem('job id', segment)
         : SEGMENT.test(segment)
           ? undefined
