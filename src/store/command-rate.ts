@@ -26,7 +26,11 @@ export class CommandRate {
     const minute = Math.floor(now / MINUTE_MS);
     const key = this.keys.commandRate(user, minute);
     // The key outlives its minute a little, so a slow clock between replicas still finds it; then it goes by itself.
-    const results = await this.redis.multi().incr(key).pexpire(key, 2 * MINUTE_MS).exec();
+    const results = await this.redis
+      .multi()
+      .incr(key)
+      .pexpire(key, 2 * MINUTE_MS)
+      .exec();
     const [error, count] = results?.[0] ?? [new Error('the command count was not answered'), undefined];
     if (error) throw error;
     return { count: Number(count), resetsAt: (minute + 1) * MINUTE_MS };
