@@ -5,8 +5,8 @@
 // (docs/configuration.md#rate-limit).
 //
 // A command's payload does not name the user's own team, so judging it may take a users.info call; the acks of a
-// burst go out before any Slack call (docs/operating.md#under-a-burst), so the edge acks commands itself, then
-// waits for the burst's quiet, then judges. A click names the clicker's own team: an allowed one is admitted at
+// burst go out before any Slack call (docs/operating.md#under-a-burst), so the edge acks commands itself, counts
+// them, waits for the burst's quiet, then judges. A click names the clicker's own team: an allowed one is admitted at
 // once, before the handler's ack.
 import { performance } from 'node:perf_hooks';
 import type { AnyMiddlewareArgs, Middleware, SlashCommand } from '@slack/bolt';
@@ -36,11 +36,12 @@ export function edgeGuard(deps: EdgeDeps): Middleware<AnyMiddlewareArgs> {
 
 async function command(deps: EdgeDeps, args: MiddlewareArgs, body: SlashCommand, ack: Ack): Promise<void> {
   const started = performance.now();
-  const limited = await rateRefusal(deps, body.user_id);
-  const text = limited ?? ackText(body.text);
+  const text = ackText(body.text);
   await (text === undefined ? ack() : ack({ response_type: 'ephemeral', text }));
   deps.onAck?.((performance.now() - started) / 1000);
-  if (limited !== undefined) return;
+  // Counted after the ack, so a burst's acks never wait on Redis; the one past the limit stops here.
+  const limited = await rateRefusal(deps, body.user_id);
+  if (limited !== undefined) return answer(deps, body.response_url, limited);
   // Under a burst, the acks of the requests still arriving go out before this one's check and planning start.
   deps.quiet?.noise();
   await (deps.quiet ? deps.quiet.quiet() : new Promise((resolve) => setImmediate(resolve)));
@@ -84,7 +85,7 @@ async function answer(deps: EdgeDeps, responseUrl: string, message: string): Pro
     );
 }
 
-/** The ack's text when `user` sent too many commands this minute; undefined: go on (also when Redis cannot count). */
+/** The answer when `user` sent too many commands this minute; undefined: go on (also when Redis cannot count). */
 async function rateRefusal(deps: EdgeDeps, user: string): Promise<string | undefined> {
   const rate = deps.commandRate;
   if (rate === undefined || rate.perMinute === 0) return undefined;

@@ -1,5 +1,5 @@
 // The per-user command count (docs/configuration.md#rate-limit): one counter per user and clock minute, shared by every
-// bot replica, taken with one INCR and PEXPIRE in one round trip before the ack.
+// bot replica, taken with one INCR right after the ack (the minute's first also sets the key's expiry).
 import type { RedisConnection } from './connection.js';
 import { storeKeys, type StoreKeys } from './keys.js';
 
@@ -25,14 +25,10 @@ export class CommandRate {
   async take(user: string, now: number): Promise<CommandCount> {
     const minute = Math.floor(now / MINUTE_MS);
     const key = this.keys.commandRate(user, minute);
-    // The key outlives its minute a little, so a slow clock between replicas still finds it; then it goes by itself.
-    const results = await this.redis
-      .multi()
-      .incr(key)
-      .pexpire(key, 2 * MINUTE_MS)
-      .exec();
-    const [error, count] = results?.[0] ?? [new Error('the command count was not answered'), undefined];
-    if (error) throw error;
+    const count = await this.redis.incr(key);
+    // The first count of the minute sets the key's expiry, without waiting for it: it outlives its minute a little, so
+    // a slow clock between replicas still finds it, then it goes by itself.
+    if (count === 1) void this.redis.pexpire(key, 2 * MINUTE_MS).catch(() => undefined);
     return { count: Number(count), resetsAt: (minute + 1) * MINUTE_MS };
   }
 }

@@ -1,5 +1,5 @@
 // The per-person command limit (docs/configuration.md#rate-limit) through the real Bolt app and signed slash commands:
-// past COMMAND_RATE_LIMIT commands in a minute, the ack itself says so privately and nothing is recorded, posted or
+// past COMMAND_RATE_LIMIT commands in a minute, the person is told so privately and nothing is recorded, posted or
 // written; other people are not slowed; the next minute (virtual time) the person is served again.
 import { describe, expect, it } from 'vitest';
 import { USERS, WEDNESDAY, useBotEnvs } from '../support/bot-env.js';
@@ -7,7 +7,7 @@ import { USERS, WEDNESDAY, useBotEnvs } from '../support/bot-env.js';
 const bots = useBotEnvs();
 
 describe('the command rate limit', () => {
-  it('refuses the command past the limit in its ack, records nothing, and serves the person again next minute', async () => {
+  it('refuses the command past the limit privately, records nothing, and serves the person again next minute', async () => {
     let now = WEDNESDAY;
     const env = await bots.start({ env: { COMMAND_RATE_LIMIT: '3' }, now: () => now });
     const writes = () =>
@@ -22,9 +22,9 @@ describe('the command rate limit', () => {
     now += 20_000;
     const fourth = await env.command('scale streaming-dev/orders 3', USERS.alice);
     expect(fourth.status).toBe(200);
-    const ack = JSON.parse(fourth.body) as { response_type?: string; text?: string };
-    expect(ack.response_type).toBe('ephemeral');
-    expect(ack.text).toBe(
+    const refusal = await fourth.reply();
+    expect(refusal.body.response_type).toBe('ephemeral');
+    expect(refusal.text).toBe(
       'you sent 4 commands in the last minute, more than the 3 a minute this bot takes from one person; ' +
         'wait 40 s and try again. Nothing was done.',
     );
