@@ -40,8 +40,6 @@ const duration = (name: string, fallback: string) =>
 
 const CLUSTER_NAME_RULE = 'must be a DNS-1123 label (lowercase letters, digits and "-", at most 63)';
 export const DEFAULT_CLUSTER = 'default';
-/** Slash commands one person may send per minute (docs/configuration.md#rate-limit). */
-export const DEFAULT_COMMAND_RATE_LIMIT = 30;
 
 /** A comma-separated list of cluster names, each a DNS-1123 label, none twice; unset or empty → undefined. */
 const clusterList = (name: string) =>
@@ -156,12 +154,8 @@ export const EnvSchema = z.object({
           ctx.addIssue({ code: 'custom', message: `"${id}" is not a Slack team (T…) or enterprise (E…) id` });
       return ids;
     }),
-  COMMAND_RATE_LIMIT: z.coerce
-    .number()
-    .int('must be an integer')
-    .min(0)
-    .max(100_000)
-    .default(DEFAULT_COMMAND_RATE_LIMIT),
+  // Slash commands per person and minute (docs/configuration.md#rate-limit); 0: no limit.
+  COMMAND_RATE_LIMIT: z.coerce.number().int('must be an integer').min(0).max(100_000).default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
