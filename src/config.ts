@@ -154,6 +154,8 @@ export const EnvSchema = z.object({
           ctx.addIssue({ code: 'custom', message: `"${id}" is not a Slack team (T…) or enterprise (E…) id` });
       return ids;
     }),
+  // Slash commands per person and minute (docs/configuration.md#rate-limit); 0: no limit.
+  COMMAND_RATE_LIMIT: z.coerce.number().int('must be an integer').min(0).max(100_000).default(30),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -167,6 +169,8 @@ export interface Config {
     readonly command: string;
     /** SLACK_ALLOWED_TEAMS (docs/configuration.md#who-may-use-the-bot); undefined: the bot token's own team. */
     readonly allowedTeams: readonly string[] | undefined;
+    /** COMMAND_RATE_LIMIT (docs/configuration.md#rate-limit): slash commands per user and minute; 0: no limit. */
+    readonly commandsPerMinute: number;
     readonly socketMode: boolean;
   };
   readonly port: number;
@@ -235,6 +239,7 @@ export function loadConfig(given: Record<string, string | undefined>, role: Role
       apiUrl: e.SLACK_API_URL,
       command: e.SLACK_COMMAND,
       allowedTeams: e.SLACK_ALLOWED_TEAMS,
+      commandsPerMinute: e.COMMAND_RATE_LIMIT,
       socketMode: e.SLACK_APP_TOKEN !== undefined,
     },
     port: e.PORT,

@@ -27,6 +27,9 @@ import type { HandlerDeps } from '../slack/command-handler.js';
 import { startDelivery } from './bot-delivery.js';
 import { botDeps, type DepsOverrides } from './bot-deps.js';
 import { usersInfoTeams, WorkspaceGuard } from '../slack/workspace-guard.js';
+import { HomePublisher } from '../slack/home-publisher.js';
+import { publishHomeNow } from '../slack/home-handler.js';
+import { CommandRate } from '../store/command-rate.js';
 import { CardsInFlight } from '../store/cards-in-flight.js';
 import type { OperationRecord } from '../domain/engines/operation.js';
 import { FetchResponder, resolveBotIdentity, type BotIdentity } from '../slack/slack-ports.js';
@@ -145,6 +148,8 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       now,
       ...(overrides.onAck ? { onAck: overrides.onAck } : {}),
       guard: workspaceGuard(config, identity, client, now),
+      commandRate: { perMinute: config.slack.commandsPerMinute, counts: new CommandRate(redis, config.redis.prefix) },
+      homes: new HomePublisher((slack, user) => publishHomeNow(handlers, slack, user)),
       planning: new Limiter(PLANNING_CONCURRENCY),
       quiet,
     };

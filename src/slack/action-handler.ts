@@ -51,12 +51,11 @@ export function registerActionHandlers(app: App, deps: HandlerDeps): void {
         ...(body.enterprise?.id ? { enterprise: body.enterprise.id } : {}),
         digestPrefix: digestPrefixFromBlockId(action.block_id),
       };
-      const outsider = await clickRefusal(deps, body);
       const where = {
         ...(body.channel?.id ? { channel: body.channel.id } : {}),
         ...(body.response_url ? { responseUrl: body.response_url } : {}),
       };
-      const message = outsider ?? (await handleClick(deps, ACTIONS[name], click, name, where));
+      const message = await handleClick(deps, ACTIONS[name], click, name, where);
       if (body.view?.type === 'home') return answerFromHome(deps, client, click, message);
       if (body.response_url === undefined) return;
       await deps.responder
@@ -82,11 +81,7 @@ function registerListPages(app: App, deps: HandlerDeps): void {
       // block_actions take nothing in the ack (docs/lifecycle.md#what-slack-allows).
       await ack();
       const ctx: RenderContext = { now: deps.now(), command: deps.command };
-      const outsider = await clickRefusal(deps, body);
-      const { message, page } =
-        outsider === undefined
-          ? await listPage(deps, action.value ?? '', body.user.id, ctx)
-          : { message: renderRefusal(outsider, ctx), page: false };
+      const { message, page } = await listPage(deps, action.value ?? '', body.user.id, ctx);
       if (body.response_url === undefined) return;
       const inPlace = page && body.container.is_ephemeral === true;
       await deps.responder
@@ -115,12 +110,6 @@ async function listPage(
     deps.logger.error({ err: error, user }, 'list page button failed');
     return { message: renderRefusal(`nothing was listed: ${describeFault(error)}`, ctx), page: false };
   }
-}
-
-/** Why a click from outside the allowed workspaces is refused (docs/configuration.md#who-may-use-the-bot). */
-export function clickRefusal(deps: Pick<HandlerDeps, 'guard'>, body: BlockAction): Promise<string | undefined> {
-  const asker = { userId: body.user.id, teamId: body.user.team_id, enterpriseId: body.enterprise?.id, ownTeam: true };
-  return deps.guard?.refusal(asker) ?? Promise.resolve(undefined);
 }
 
 /** What to tell the clicker; never throws. */

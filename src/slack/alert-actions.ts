@@ -5,7 +5,6 @@ import type { App, BlockAction, ButtonAction } from '@slack/bolt';
 import { describeFault } from '../app/context.js';
 import { formatTarget, parseTarget } from '../domain/model/target.js';
 import { ALERT_ACTION_IDS, renderNotice, renderRefusal, type AlertAction, type SlackMessage } from './blocks/index.js';
-import { clickRefusal } from './action-handler.js';
 import { readTyped, renderAnswer, type HandlerDeps } from './command-handler.js';
 
 const INCIDENT_ID = /^inc-[a-z0-9]{6,16}$/;
@@ -85,19 +84,15 @@ export function registerAlertActions(app: App, deps: HandlerDeps): void {
     app.action<BlockAction<ButtonAction>>(actionId, async ({ ack, action: button, body }) => {
       // block_actions take nothing in the ack (docs/lifecycle.md#what-slack-allows); answers go to the response_url.
       await ack();
-      const outsider = await clickRefusal(deps, body);
-      const message =
-        outsider !== undefined
-          ? renderRefusal(outsider, { now: deps.now(), command: deps.command })
-          : await handleAlertClick(deps, {
-              action,
-              value: button.value ?? '',
-              user: body.user.id,
-              ...(body.user.team_id ? { team: body.user.team_id } : {}),
-              ...(body.enterprise?.id ? { enterprise: body.enterprise.id } : {}),
-              channel: body.channel?.id,
-              ...(body.response_url === undefined ? {} : { responseUrl: body.response_url }),
-            });
+      const message = await handleAlertClick(deps, {
+        action,
+        value: button.value ?? '',
+        user: body.user.id,
+        ...(body.user.team_id ? { team: body.user.team_id } : {}),
+        ...(body.enterprise?.id ? { enterprise: body.enterprise.id } : {}),
+        channel: body.channel?.id,
+        ...(body.response_url === undefined ? {} : { responseUrl: body.response_url }),
+      });
       if (body.response_url === undefined) return;
       await deps.responder
         .respond(body.response_url, { ...message, response_type: 'ephemeral', replace_original: false })

@@ -6,6 +6,7 @@ import { registerActionHandlers } from './action-handler.js';
 import { registerAlertActions } from './alert-actions.js';
 import { registerCommandHandler, type HandlerDeps } from './command-handler.js';
 import { registerHomeHandlers } from './home-handler.js';
+import { edgeGuard } from './edge-guard.js';
 import { boltLogger, clientOptions } from '../slack-client/client.js';
 import type { BotIdentity } from './slack-ports.js';
 import { socketAcks, type DeliveryClaims } from './redelivery.js';
@@ -86,6 +87,8 @@ export function createBotApp(opts: BotAppOptions): App {
     });
     app = new App({ ...common, receiver });
   }
+  // Who is asking, and how often, before any handler (docs/configuration.md#who-may-use-the-bot).
+  app.use(edgeGuard(opts.handlers));
   registerCommandHandler(app, opts.handlers);
   registerActionHandlers(app, opts.handlers);
   registerAlertActions(app, opts.handlers);

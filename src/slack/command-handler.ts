@@ -1,8 +1,8 @@
-// The slash command: ack at once (no network call, no op id), then parse, answer queries, run commands or request.
+// The slash command, after the edge acked it (no network call, no op id; edge-guard.ts): parse, answer queries, run
+// commands or request.
 import type { Limiter } from '../concurrency/limiter.js';
 import type { QuietGate } from '../concurrency/quiet-gate.js';
 import type { WorkspaceUser } from '../app/commands.js';
-import { performance } from 'node:perf_hooks';
 import type { App, SlashCommand } from '@slack/bolt';
 import type { ApprovalService } from '../app/approvals.js';
 import type { FreezeCommands } from '../app/commands.js';
@@ -22,6 +22,8 @@ import type { OperationIntent } from '../domain/kinds/index.js';
 import { channelDefaultNamespace } from '../domain/engines/policy/evaluate.js';
 import type { Logger } from '../log.js';
 import type { WorkspaceGuard } from './workspace-guard.js';
+import type { CommandCount } from '../store/command-rate.js';
+import type { HomePublisher } from './home-publisher.js';
 import {
   renderExceptions,
   renderExplain,
@@ -38,6 +40,12 @@ import {
   type RenderContext,
   type SlackMessage,
 } from './blocks/index.js';
+
+/** Per-person command counting (docs/configuration.md#rate-limit): at most `perMinute` in a clock minute; 0: none. */
+export interface CommandRateLimit {
+  perMinute: number;
+  counts: { take(user: string, now: number): Promise<CommandCount> };
+}
 
 export interface HandlerDeps {
   operations: OperationService;
@@ -58,8 +66,12 @@ export interface HandlerDeps {
   now: () => number;
   /** Seconds from the listener's start to the ack (the ack latency histogram). */
   onAck?: (seconds: number) => void;
-  /** Who may use the bot (docs/configuration.md#who-may-use-the-bot); absent: everyone who reaches it. */
+  /** Who may use the bot, asked at the edge (docs/configuration.md#who-may-use-the-bot); absent: everyone. */
   guard?: Pick<WorkspaceGuard, 'refusal'>;
+  /** Slash commands per person and minute, counted at the edge (docs/configuration.md#rate-limit); absent: no limit. */
+  commandRate?: CommandRateLimit;
+  /** Coalesces each person's App Home publishes (docs/lifecycle.md#app-home); absent: every request publishes. */
+  homes?: Pick<HomePublisher, 'request'>;
   /** At most so many commands planned at once after their ack (docs/operating.md#under-a-burst); absent: no bound. */
   planning?: Limiter;
   /** Planning waits until the acks of a burst are out (docs/operating.md#under-a-burst); absent: a single yield. */
@@ -76,14 +88,8 @@ export function ackText(text: string): string | undefined {
 }
 
 export function registerCommandHandler(app: App, deps: HandlerDeps): void {
-  app.command(deps.command, async ({ command, ack }) => {
-    const started = performance.now();
-    const text = ackText(command.text);
-    await (text === undefined ? ack() : ack({ response_type: 'ephemeral', text }));
-    deps.onAck?.((performance.now() - started) / 1000);
-    // Under a burst, the acks of the requests still arriving go out before this one's planning starts.
-    deps.quiet?.noise();
-    await (deps.quiet ? deps.quiet.quiet() : new Promise((resolve) => setImmediate(resolve)));
+  // The edge acked the command, counted it, waited for the burst's acks and checked who sent it (edge-guard.ts).
+  app.command(deps.command, async ({ command }) => {
     await (deps.planning ? deps.planning.run(() => handleCommand(deps, command)) : handleCommand(deps, command));
   });
 }
@@ -98,20 +104,6 @@ export async function handleCommand(deps: HandlerDeps, command: SlashCommand): P
     });
   };
   try {
-    const asker = {
-      userId: command.user_id,
-      teamId: command.team_id,
-      enterpriseId: command.enterprise_id,
-      ownTeam: false,
-    };
-    const outsider = await deps.guard?.refusal(asker);
-    if (outsider !== undefined) {
-      deps.logger.info(
-        { user: command.user_id, team: command.team_id },
-        'command from outside the allowed workspaces refused',
-      );
-      return await reply(renderRefusal(outsider, ctx));
-    }
     const parsed = await readTyped(deps, command.text, command.channel_id);
     switch (parsed.type) {
       case 'reply':

@@ -85,6 +85,8 @@ export interface StoreKeys {
   /** The turn to read a job's Flink REST, and the last reading (store/shared-readings.ts, docs/alerts.md#cost). */
   readingTurn(key: string): string;
   reading(key: string): string;
+  /** Counter of one user's slash commands in one minute (store/command-rate.ts, docs/configuration.md#rate-limit). */
+  commandRate(user: string, minute: number): string;
 }
 
 export function storeKeys(prefix: string): StoreKeys {
@@ -117,6 +119,7 @@ export function storeKeys(prefix: string): StoreKeys {
     alertEvents: `${tag}:alerts:events`,
     readingTurn: (key) => `${tag}:readings:turn:${key}`,
     reading: (key) => `${tag}:readings:value:${key}`,
+    commandRate: (user, minute) => `${tag}:rate:commands:${user}:${minute}`,
   };
 }
 

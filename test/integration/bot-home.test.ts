@@ -138,6 +138,38 @@ describe('App Home', () => {
     );
     expect(publishes(e, USERS.lead2)).toHaveLength(3);
   });
+
+  it("a burst of Refresh clicks is one publish of the latest view, however many come while the last one's window is open", async () => {
+    const e = await bots.start();
+    const record = await e.request('restart streaming-prod/orders --reason "burst"', USERS.alice);
+    const first = await openHome(e, USERS.lead2);
+    expect(first.json).toContain(record.id);
+    const button = {
+      actionId: 'flink_ops_home_refresh',
+      blockId: 'home_refresh',
+      value: 'refresh',
+      buttonText: 'Refresh',
+    };
+    const refresh = () =>
+      postSigned(
+        e.bot.url as string,
+        homeBlockActionsBody(
+          WS,
+          { user: { id: USERS.lead2, name: 'lead2' }, viewId: first.home.id, view: first.home.view, ...button },
+          Date.now(),
+        ),
+        SECRET,
+      );
+    const acks = await Promise.all(Array.from({ length: 8 }, refresh));
+    expect(acks.map((r) => r.status)).toEqual(acks.map(() => 200));
+    await e.sim.waitFor(() => publishes(e, USERS.lead2).length > first.publishesBefore + 1, 10_000);
+    // Someone else's Home is published after the burst was answered: everything the burst started has run by then.
+    await openHome(e, USERS.lead1);
+    const after = publishes(e, USERS.lead2).slice(first.publishesBefore);
+    expect(after).toHaveLength(2);
+    expect(after.every((c) => c.response.ok === true)).toBe(true);
+    expect(JSON.stringify(after.at(-1)?.args.view)).toContain(record.id);
+  });
 });
 
 describe('the sandbox page Home tab', () => {

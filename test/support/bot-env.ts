@@ -166,7 +166,13 @@ export interface BotEnv {
   queue: OperationQueue;
   /** performance.now() of each simulated Slack API call, by call seq. */
   callTimes: Map<number, number>;
-  command(text: string, user?: string, opts?: PostSignedOptions): Promise<Sent>;
+  /** `fields`: more of the payload, e.g. an Enterprise Grid install's `enterprise_id`. */
+  command(
+    text: string,
+    user?: string,
+    opts?: PostSignedOptions,
+    fields?: Record<string, string | undefined>,
+  ): Promise<Sent>;
   /** Sends an operation command and resolves once its card is posted (within `cardTimeoutMs`, default 10 s) and its
    * state left ACCEPTED. */
   request(text: string, user?: string, cardTimeoutMs?: number): Promise<OperationRecord>;
@@ -176,7 +182,7 @@ export interface BotEnv {
     action: keyof typeof ACTION_IDS,
     record: OperationRecord,
     user: string,
-    opts?: { blockId?: string; post?: PostSignedOptions; teamId?: string; at?: ClickedMessage },
+    opts?: { blockId?: string; post?: PostSignedOptions; teamId?: string; enterpriseId?: string; at?: ClickedMessage },
   ): Promise<Sent>;
   record(opId: string): Promise<OperationRecord>;
   waitForState(opId: string, states: OperationState[], timeoutMs?: number): Promise<OperationRecord>;
@@ -299,11 +305,11 @@ export async function startBotEnv(
     transport,
     queue,
     callTimes,
-    async command(text, user = USERS.alice, postOpts) {
+    async command(text, user = USERS.alice, postOpts, fields = {}) {
       const id = `cmd-${++sends}`;
       const responseUrl = sim.responseUrl(id, { channel, user });
       return send(
-        slashCommandBody({ text, user_id: user, channel_id: channel, response_url: responseUrl }),
+        slashCommandBody({ ...fields, text, user_id: user, channel_id: channel, response_url: responseUrl }),
         id,
         postOpts,
       );
@@ -325,6 +331,7 @@ export async function startBotEnv(
         responseId: id,
         ...(opts.blockId ? { blockId: opts.blockId } : {}),
         ...(opts.teamId ? { teamId: opts.teamId } : {}),
+        ...(opts.enterpriseId ? { enterpriseId: opts.enterpriseId } : {}),
         ...(opts.at ? { at: opts.at } : {}),
       });
       return send(body, id, opts.post);

@@ -51,6 +51,7 @@ export function testClient(sim: SimSlack): WebClient {
     signingSecret: undefined,
     appToken: undefined,
     allowedTeams: undefined,
+    commandsPerMinute: 0,
     apiUrl: sim.apiUrl,
     command: '/flink',
     socketMode: false,

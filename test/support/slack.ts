@@ -81,6 +81,8 @@ export interface BlockActionFields {
   message?: Record<string, unknown>;
   button_text?: string;
   team_id?: string;
+  /** An Enterprise Grid install's org: the payload's `enterprise` (the install's, whoever clicks). */
+  enterprise_id?: string;
   api_app_id?: string;
 }
 
@@ -99,6 +101,9 @@ export function blockActionsBody(fields: BlockActionFields): string {
     trigger_id: triggerId(),
     user: { id: fields.user, username: userName, name: userName, team_id: teamId },
     team: { id: teamId, domain: 'sandbox' },
+    ...(fields.enterprise_id === undefined
+      ? {}
+      : { enterprise: { id: fields.enterprise_id, name: 'grid' }, is_enterprise_install: false }),
     channel: { id: fields.channel, name: fields.channel_name ?? 'ops' },
     container: {
       type: 'message',
@@ -170,7 +175,15 @@ export interface ClickedMessage {
 export function messageClickBody(
   sim: ResponseUrlIssuer,
   at: ClickedMessage,
-  opts: { user: string; actionId: string; value: string; blockId: string; responseId: string; teamId?: string },
+  opts: {
+    user: string;
+    actionId: string;
+    value: string;
+    blockId: string;
+    responseId: string;
+    teamId?: string;
+    enterpriseId?: string;
+  },
 ): string {
   return blockActionsBody({
     user: opts.user,
@@ -183,6 +196,7 @@ export function messageClickBody(
     response_url: sim.responseUrl(opts.responseId, { channel: at.channel, user: opts.user, messageTs: at.ts }),
     ...(at.message ? { message: at.message } : {}),
     ...(opts.teamId ? { team_id: opts.teamId } : {}),
+    ...(opts.enterpriseId ? { enterprise_id: opts.enterpriseId } : {}),
   });
 }
 
@@ -193,7 +207,15 @@ export function messageClickBody(
 export function cardClickBody(
   sim: ResponseUrlIssuer,
   record: { id: string; card?: { channel: string; ts: string } | undefined; plan?: { digest: string } | undefined },
-  opts: { user: string; actionId: string; responseId: string; blockId?: string; teamId?: string; at?: ClickedMessage },
+  opts: {
+    user: string;
+    actionId: string;
+    responseId: string;
+    blockId?: string;
+    teamId?: string;
+    enterpriseId?: string;
+    at?: ClickedMessage;
+  },
 ): string {
   const { card, plan } = record;
   const where = opts.at ?? card;
@@ -205,6 +227,7 @@ export function cardClickBody(
     blockId: opts.blockId ?? approvalBlockId(plan.digest),
     responseId: opts.responseId,
     ...(opts.teamId ? { teamId: opts.teamId } : {}),
+    ...(opts.enterpriseId ? { enterpriseId: opts.enterpriseId } : {}),
   });
 }
 

@@ -153,11 +153,27 @@ export const usersInfo: Handler = (args, { ws }) => {
   const user = id === undefined ? undefined : ws.users.get(id);
   if (user === undefined) return fail('user_not_found');
   const realName = user.real_name ?? user.name;
+  const teamId = user.team_id ?? ws.bot.teamId;
+  // Slack names a Grid user's own org and its workspaces they are in; no field of it depends on who asks.
+  const enterpriseUser =
+    user.enterprise_id === undefined
+      ? {}
+      : {
+          enterprise_user: {
+            id: user.id,
+            enterprise_id: user.enterprise_id,
+            enterprise_name: user.enterprise_id,
+            is_admin: false,
+            is_owner: false,
+            is_primary_owner: false,
+            teams: user.enterprise_teams ?? [teamId],
+          },
+        };
   return {
     ok: true,
     user: {
       id: user.id,
-      team_id: user.team_id ?? ws.bot.teamId,
+      team_id: teamId,
       name: user.name,
       deleted: false,
       real_name: realName,
@@ -170,8 +186,9 @@ export const usersInfo: Handler = (args, { ws }) => {
         real_name: realName,
         real_name_normalized: realName,
         display_name: user.name,
-        team: user.team_id ?? ws.bot.teamId,
+        team: teamId,
       },
+      ...enterpriseUser,
     },
   };
 };

@@ -7,6 +7,13 @@ export interface SimUser {
   is_bot?: boolean;
   /** The user's own team; default the bot's (another one: a Slack Connect member of a shared channel). */
   team_id?: string;
+  /**
+   * The Enterprise Grid org the user belongs to, as users.info names it in `enterprise_user` (their own org: a Slack
+   * Connect member from another org carries theirs, never the host's); unset: not a Grid user.
+   */
+  enterprise_id?: string;
+  /** The org's workspaces the user is in (`enterprise_user.teams`); default their own team. */
+  enterprise_teams?: string[];
 }
 
 export interface SimChannel {
