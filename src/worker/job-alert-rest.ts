@@ -4,8 +4,7 @@
 // server. A reading goes into the job's state and the job is judged again.
 import type { SharedReadings } from '../app/ports/shared-readings.js';
 import { restClusterOf } from '../domain/model/rest-address.js';
-import { isJobId } from '../domain/model/target.js';
-import { targetKey, type Target } from '../domain/model/target.js';
+import { isJobId, targetKey, type Target } from '../domain/model/target.js';
 import { getPath } from '../domain/model/merge-patch.js';
 import type { FlinkRest } from '../kube/flink-rest.js';
 import type { Logger } from '../log.js';

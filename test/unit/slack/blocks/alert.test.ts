@@ -119,7 +119,7 @@ describe('what the alert takes from outside', () => {
     const all = JSON.stringify(message);
     expect(all).not.toContain('<!channel>');
     expect(all).not.toContain('<!everyone>');
-    expect(visibleText(message)).toContain('boom &lt;!everyone&gt; &amp; more');
+    expect(visibleText(message)).toContain('boom &lt;\u2060!everyone&gt; &amp; more');
     expect(visibleText(message)).toContain('`&lt;b&gt;rule&lt;/b&gt;`');
   });
 

@@ -32,7 +32,8 @@ describe('renderLogs', () => {
     expect(text).toContain('Logs of streaming-prod/orders — JobManager');
     expect(text).toContain('Pod `orders-5c7b9f8d6a-x2k4q` · container `flink-main-container` · 2 lines');
     const code = JSON.stringify(message.blocks);
-    expect(code).toContain("```\\na &lt;!channel&gt; &amp; b\\nc '''d'''\\n```");
+    // Outside text (docs/operating.md#outside-text): escaped, and a word joiner keeps `<!channel>` from pinging.
+    expect(code).toContain("```\\na &lt;\u2060!channel&gt; &amp; b\\nc '''d'''\\n```");
   });
 
   it('500 long lines: within the limits, the newest kept, and it says how many were cut', () => {
