@@ -19,6 +19,7 @@ import { CHECK, fail, pass, type CheckCtx, type CheckPolicy } from '../kit/polic
 import { matchesGlob } from '../kit/policy/glob.js';
 import { configMemoryCheck } from '../kit/policy/config-limits.js';
 import { movesState } from '../model/state-location-keys.js';
+import { shownConfigValue } from '../model/secret-config.js';
 import { autoscalerOverrides, switchesAutoscalerOff } from '../model/autoscaler.js';
 import type { KindModule } from './kind.js';
 
@@ -164,7 +165,7 @@ function keyEdits(configuration: unknown, entry: ConfigEntry): FieldEdit[] | str
     if (locations.length === 0) return `${entry.key} is not set`;
     return locations.map((at) => ({ path: [...OWN_PATHS.flinkConfiguration, ...at], after: null }));
   }
-  if (current === entry.value) return `${entry.key} is already ${entry.value}`;
+  if (current === entry.value) return `${entry.key} is already ${shownConfigValue(entry.key, entry.value)}`;
   return [{ path: [...OWN_PATHS.flinkConfiguration, ...(locations[0] ?? [entry.key])], after: entry.value }];
 }
 
@@ -253,8 +254,11 @@ function inverseEntries(patch: unknown): ConfigEntry[] {
   }));
 }
 
+/** The command in words; a secret value as `•••` (docs/policy.md#secret-values). */
 function describe(intent: Intent): string {
-  const shown = intent.entries.slice(0, 3).map((e) => (e.value === undefined ? e.key : `${e.key}=${e.value}`));
+  const shown = intent.entries
+    .slice(0, 3)
+    .map((e) => (e.value === undefined ? e.key : `${e.key}=${shownConfigValue(e.key, e.value)}`));
   const more = intent.entries.length > 3 ? ` and ${intent.entries.length - 3} more` : '';
   return `: ${intent.action} ${shown.join(' ')}${more}`;
 }
