@@ -55,6 +55,10 @@ describe('a secret-named key', () => {
         await e.command(`config streaming-dev/orders set s3.secret-key=${SECRET_VALUE}`, USERS.alice)
       ).reply();
       expect(again.text).toContain('s3.secret-key is already •••');
+      const malformed = await (
+        await e.command(`config streaming-dev/orders set s3.secret-key=${SECRET_VALUE}=x`, USERS.alice)
+      ).reply();
+      expect(malformed.text).toContain('the value of s3.secret-key contains "=" ("•••")');
 
       await e.sim.waitFor(() => e.sim.replies(e.channel, done.card?.ts ?? '').length > 2 || undefined, 10_000);
       const slack = JSON.stringify([e.sim.calls.map((c) => c.args), e.sim.responses.map((r) => r.body)]);

@@ -105,7 +105,7 @@ function configValueProblem(key: string, value: string): string | undefined {
   const bad = /[\p{Cc}\p{Cf}]/u.exec(value);
   if (bad) return `the value of ${key} contains ${describeChar(bad[0])}`;
   if (value.includes('=')) {
-    return `the value of ${key} contains "=" (${show(value, 40)}): write one key=value per entry, separated by spaces; values with "=" cannot be set from chat`;
+    return `the value of ${key} contains "=" (${show(shownConfigValue(key, value), 40)}): write one key=value per entry, separated by spaces; values with "=" cannot be set from chat`;
   }
   return undefined;
 }
