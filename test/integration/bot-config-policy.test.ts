@@ -71,6 +71,26 @@ describe('memory keys against limits', () => {
     expect(JSON.stringify(await e.cardIn(record, 'DENIED'))).toContain('limits.taskManagerMemory = 16g');
   });
 
+  it('a memory limit factor that lets the container grow above the ceiling: DENIED', async () => {
+    const e = await bots.start({
+      policy: withConfig({ allow: ['kubernetes.taskmanager.memory.limit-factor'] }, { taskManagerMemory: '16g' }),
+    });
+    // streaming-dev/orders asks for 4096m per TaskManager: a factor of 8 lets each container use 32g.
+    const record = await e.request(
+      'config streaming-dev/orders set kubernetes.taskmanager.memory.limit-factor=8',
+      USERS.alice,
+    );
+    expect(record.state).toBe('DENIED');
+    expect(checkOf(record, 'limits')?.message).toBe(
+      'kubernetes.taskmanager.memory.limit-factor 8 lets the taskManager container grow to 32g, above the policy limit limits.taskManagerMemory = 16g',
+    );
+    const within = await e.request(
+      'config streaming-dev/orders set kubernetes.taskmanager.memory.limit-factor=2',
+      USERS.alice,
+    );
+    expect(checkOf(within, 'limits')).toMatchObject({ outcome: 'pass' });
+  });
+
   it('a size within it passes the limits check; a value that is no size is DENIED', async () => {
     const e = await bots.start({ policy });
     const within = await e.request('config streaming-dev/orders set taskmanager.memory.managed.size=2g', USERS.alice);

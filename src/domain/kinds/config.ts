@@ -297,7 +297,10 @@ export const config = {
   redeploysJob: (intent, resource) =>
     !intent.entries.every((e) => isIgnoreClass(e.key)) || clearsAutoscalerOverrides(intent, resource),
   plan: ({ intent, resource }) => plan(intent, resource),
-  checks: (ctx, intent) => [keysCheck(ctx, intent), ...configMemoryCheck(intent.entries, ctx.input.policy?.limits)],
+  checks: (ctx, intent) => [
+    keysCheck(ctx, intent),
+    ...configMemoryCheck(intent.entries, ctx.input.policy?.limits, ctx.input.resource),
+  ],
   evidence: (ctx) => configEvidence(ctx, { ignoreClass: onlyIgnoreClass(ctx.plan), keys: patchedKeys(ctx.plan) }),
   undo: { inverse: 'config', paths: [], under: [OWN_PATHS.flinkConfiguration] },
   asInverse: (target, patch) => ({

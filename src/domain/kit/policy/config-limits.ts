@@ -1,7 +1,8 @@
 // Policy `limits` for the memory keys of `config` (docs/policy.md#memory-keys): `taskmanager.memory.*` and
-// `jobmanager.memory.*` sizes are held to the same ceilings as `resources`.
+// `jobmanager.memory.*` sizes, and the memory limit factors, are held to the same ceilings as `resources`.
 import type { CheckResult } from '../../model/decision.js';
-import { parseMemorySize } from '../../model/memory-size.js';
+import { formatBytes, parseMemorySize } from '../../model/memory-size.js';
+import { effectiveAmount, roleSpecForOperator, type Role } from '../../model/resource-requirements.js';
 import { CHECK, fail, pass, type PolicyLimits } from './check-kit.js';
 
 const ROLES = [
@@ -15,7 +16,33 @@ function isSizeKey(key: string): boolean {
   return last === 'size' || last === 'min' || last === 'max' || last.endsWith('-size');
 }
 
-function judged(key: string, value: string, limits: PolicyLimits): { over?: string; within?: string } {
+/** The factor of the container's memory limit over its request (Flink's `kubernetes.*.memory.limit-factor`). */
+const FACTOR_KEYS: Readonly<Record<string, { role: Role; limit: 'taskManagerMemory' | 'jobManagerMemory' }>> = {
+  'kubernetes.taskmanager.memory.limit-factor': { role: 'taskManager', limit: 'taskManagerMemory' },
+  'kubernetes.jobmanager.memory.limit-factor': { role: 'jobManager', limit: 'jobManagerMemory' },
+};
+
+type Judged = { over?: string; within?: string };
+
+/** A limit factor lets the container grow to the role's memory times the factor: that is what the ceiling holds. */
+function judgedFactor(key: string, value: string, limits: PolicyLimits, resource: unknown): Judged {
+  const spec = FACTOR_KEYS[key];
+  const limit = spec === undefined ? undefined : limits[spec.limit];
+  if (spec === undefined || limit === undefined) return {};
+  const named = `limits.${spec.limit} = ${limit.text}`;
+  const factor = /^[0-9]{1,6}(?:\.[0-9]{1,6})?$/.test(value.trim()) ? Number(value) : Number.NaN;
+  if (!(factor >= 1))
+    return { over: `${key} ${JSON.stringify(value)} is not a factor of at least 1, so it cannot be held to ${named}` };
+  const memory = effectiveAmount(roleSpecForOperator(resource, spec.role).roleSpec, 'memory');
+  if (memory === undefined) return {};
+  const grows = `${key} ${value} lets the ${spec.role} container grow to ${formatBytes(Math.ceil(memory * factor))}`;
+  return memory * factor > limit.bytes
+    ? { over: `${grows}, above the policy limit ${named}` }
+    : { within: `${grows}, within ${named}` };
+}
+
+function judged(key: string, value: string, limits: PolicyLimits, resource: unknown): Judged {
+  if (Object.hasOwn(FACTOR_KEYS, key)) return judgedFactor(key, value, limits, resource);
   const role = ROLES.find((r) => key.startsWith(r.prefix));
   const limit = role === undefined ? undefined : limits[role.limit];
   if (role === undefined || limit === undefined || !isSizeKey(key)) return {};
@@ -28,18 +55,20 @@ function judged(key: string, value: string, limits: PolicyLimits): { over?: stri
 }
 
 /**
- * The `limits` check of a `config set`: failed (DENIED) when a memory size it sets is above its role's ceiling or is no
- * size; none when the command sets no memory size the policy caps.
+ * The `limits` check of a `config set`: failed (DENIED) when a memory size it sets, or the role's memory times a limit
+ * factor it sets, is above the role's ceiling, or the value is no size (factor); none when it sets nothing the policy
+ * caps.
  */
 export function configMemoryCheck(
   entries: readonly { key: string; value?: string }[],
   limits: PolicyLimits = {},
+  resource?: unknown,
 ): CheckResult[] {
   const over: string[] = [];
   const within: string[] = [];
   for (const { key, value } of entries) {
     if (value === undefined) continue;
-    const result = judged(key, value, limits);
+    const result = judged(key, value, limits, resource);
     if (result.over !== undefined) over.push(result.over);
     if (result.within !== undefined) within.push(result.within);
   }
