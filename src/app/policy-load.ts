@@ -1,6 +1,6 @@
 // Reading a policy file: bytes → sha256, YAML → value (syntax errors with line and column) → validated Policy.
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
 import type { Policy } from '../domain/engines/policy/schema.js';
 import { validatePolicy, type ValidationOptions } from '../domain/engines/policy/validate.js';
@@ -56,15 +56,39 @@ export function parsePolicyText(text: string, options: PolicyLoadOptions = {}): 
   return result.ok ? result : { ok: false, problem: 'invalid', errors: result.errors, warnings: result.warnings };
 }
 
+/** The largest policy file read (docs/policy.md#changing-the-policy): a real one is a few kilobytes. */
+export const MAX_POLICY_BYTES = 1024 * 1024;
+
+/** At most `limit` bytes of the file: a file that gives more is too large, however big it is. */
+async function readAtMost(path: string, limit: number): Promise<Buffer> {
+  const file = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(limit);
+    let filled = 0;
+    while (filled < limit) {
+      const { bytesRead } = await file.read(buffer, filled, limit - filled, null);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return buffer.subarray(0, filled);
+  } finally {
+    await file.close();
+  }
+}
+
 export async function loadPolicyFile(path: string, options: PolicyLoadOptions = {}): Promise<PolicyLoadResult> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(path);
+    bytes = await readAtMost(path, MAX_POLICY_BYTES + 1);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { ok: false, problem: 'missing', errors: [`${path}: no such file`] };
     const detail = code === 'EISDIR' ? 'is a directory, not a file' : `cannot be read (${code ?? String(error)})`;
     return { ok: false, problem: 'unreadable', errors: [`${path}: ${detail}`] };
+  }
+  if (bytes.length > MAX_POLICY_BYTES) {
+    const errors = [`${path}: the file is larger than ${MAX_POLICY_BYTES / 1024 / 1024} MiB, the most a policy may be`];
+    return { ok: false, problem: 'invalid', errors, warnings: [] };
   }
   const parsed = parsePolicyText(bytes.toString('utf8'), options);
   const hash = createHash('sha256').update(bytes).digest('hex');

@@ -15,8 +15,11 @@ import { TargetSchema } from '../model/target.js';
 import { specFieldSetting } from '../model/resource-requirements.js';
 import { effectiveUpgradeMode } from '../model/upgrade-mode.js';
 import { patchOutcome, refusal, who, type FieldEdit, type FieldPath } from '../kit/planning/edits.js';
-import { CHECK, fail, pass, type CheckCtx } from '../kit/policy/check-kit.js';
+import { CHECK, fail, pass, type CheckCtx, type CheckPolicy } from '../kit/policy/check-kit.js';
 import { matchesGlob } from '../kit/policy/glob.js';
+import { configMemoryCheck } from '../kit/policy/config-limits.js';
+import { movesState } from '../model/state-location-keys.js';
+import { shownConfigValue } from '../model/secret-config.js';
 import { autoscalerOverrides, switchesAutoscalerOff } from '../model/autoscaler.js';
 import type { KindModule } from './kind.js';
 
@@ -102,7 +105,7 @@ function configValueProblem(key: string, value: string): string | undefined {
   const bad = /[\p{Cc}\p{Cf}]/u.exec(value);
   if (bad) return `the value of ${key} contains ${describeChar(bad[0])}`;
   if (value.includes('=')) {
-    return `the value of ${key} contains "=" (${show(value, 40)}): write one key=value per entry, separated by spaces; values with "=" cannot be set from chat`;
+    return `the value of ${key} contains "=" (${show(shownConfigValue(key, value), 40)}): write one key=value per entry, separated by spaces; values with "=" cannot be set from chat`;
   }
   return undefined;
 }
@@ -162,7 +165,7 @@ function keyEdits(configuration: unknown, entry: ConfigEntry): FieldEdit[] | str
     if (locations.length === 0) return `${entry.key} is not set`;
     return locations.map((at) => ({ path: [...OWN_PATHS.flinkConfiguration, ...at], after: null }));
   }
-  if (current === entry.value) return `${entry.key} is already ${entry.value}`;
+  if (current === entry.value) return `${entry.key} is already ${shownConfigValue(entry.key, entry.value)}`;
   return [{ path: [...OWN_PATHS.flinkConfiguration, ...(locations[0] ?? [entry.key])], after: entry.value }];
 }
 
@@ -199,23 +202,30 @@ function plan(intent: Intent, resource: unknown) {
   return patchOutcome(edits, notes, effectiveUpgradeMode(undefined, resource));
 }
 
+/** Why the policy's `config` block refuses `key`, or undefined when it admits it. */
+function keyRefusal(rules: CheckPolicy['config'], key: string): string | undefined {
+  const denied = rules?.deny.find((g) => matchesGlob(g, key));
+  if (denied !== undefined) return `${key} is denied by the policy's config.deny "${denied}"`;
+  if (!rules?.allow.some((g) => matchesGlob(g, key))) {
+    const allowed = rules?.allow.length
+      ? `config.allow is ${rules.allow.map((g) => `"${g}"`).join(', ')}`
+      : 'the policy allows no keys (no config.allow)';
+    return `${key} is not allowed: ${allowed}`;
+  }
+  // A glob admits a family of keys; one that moves state must be chosen by name (docs/policy.md#state-directories).
+  if (movesState(key) && !rules.allow.includes(key)) {
+    return `${key} moves where the job's state is kept (checkpoints, savepoints, HA metadata or the restore path), so the policy must name it exactly in config.allow; a glob does not admit it`;
+  }
+  return undefined;
+}
+
 /**
  * Policy `config` (docs/policy.md#keys-limits-and-verification): every key must match an allow glob and no deny glob
- * (deny wins); none allowed by default.
+ * (deny wins); a key that moves state must be named exactly; none allowed by default.
  */
 function keysCheck(ctx: CheckCtx, intent: Intent): CheckResult {
   const rules = ctx.input.policy?.config;
-  const refused: string[] = [];
-  for (const { key } of intent.entries) {
-    const denied = rules?.deny.find((g) => matchesGlob(g, key));
-    if (denied !== undefined) refused.push(`${key} is denied by the policy's config.deny "${denied}"`);
-    else if (!rules?.allow.some((g) => matchesGlob(g, key))) {
-      const allowed = rules?.allow.length
-        ? `config.allow is ${rules.allow.map((g) => `"${g}"`).join(', ')}`
-        : 'the policy allows no keys (no config.allow)';
-      refused.push(`${key} is not allowed: ${allowed}`);
-    }
-  }
+  const refused = intent.entries.flatMap(({ key }) => keyRefusal(rules, key) ?? []);
   if (refused.length > 0) return fail(CHECK.configKeys, refused.join('; '));
   return pass(CHECK.configKeys, `the policy's config block allows ${intent.entries.map((e) => e.key).join(', ')}`);
 }
@@ -244,8 +254,11 @@ function inverseEntries(patch: unknown): ConfigEntry[] {
   }));
 }
 
+/** The command in words; a secret value as `•••` (docs/policy.md#secret-values). */
 function describe(intent: Intent): string {
-  const shown = intent.entries.slice(0, 3).map((e) => (e.value === undefined ? e.key : `${e.key}=${e.value}`));
+  const shown = intent.entries
+    .slice(0, 3)
+    .map((e) => (e.value === undefined ? e.key : `${e.key}=${shownConfigValue(e.key, e.value)}`));
   const more = intent.entries.length > 3 ? ` and ${intent.entries.length - 3} more` : '';
   return `: ${intent.action} ${shown.join(' ')}${more}`;
 }
@@ -284,7 +297,10 @@ export const config = {
   redeploysJob: (intent, resource) =>
     !intent.entries.every((e) => isIgnoreClass(e.key)) || clearsAutoscalerOverrides(intent, resource),
   plan: ({ intent, resource }) => plan(intent, resource),
-  checks: (ctx, intent) => [keysCheck(ctx, intent)],
+  checks: (ctx, intent) => [
+    keysCheck(ctx, intent),
+    ...configMemoryCheck(intent.entries, ctx.input.policy?.limits, ctx.input.resource),
+  ],
   evidence: (ctx) => configEvidence(ctx, { ignoreClass: onlyIgnoreClass(ctx.plan), keys: patchedKeys(ctx.plan) }),
   undo: { inverse: 'config', paths: [], under: [OWN_PATHS.flinkConfiguration] },
   asInverse: (target, patch) => ({

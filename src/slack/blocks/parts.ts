@@ -6,6 +6,7 @@ import type { Criterion, EvidenceVerdict } from '../../domain/kit/evidence/types
 import { describeIntent, type OperationIntent } from '../../domain/kinds/index.js';
 import type { HistoryEntry, OperationRecord } from '../../domain/engines/operation.js';
 import type { FieldChange, Plan } from '../../domain/model/plan.js';
+import { shownAt } from '../../domain/model/secret-config.js';
 import { either, escapeKeepMentions, escapeText, formatValue, oneLine, plural, slackDate, who } from './text.js';
 
 type Obj = Record<string, unknown>;
@@ -17,11 +18,15 @@ export function intentLine(intent: OperationIntent, target?: OperationRecord['ta
   return escapeText(describeIntent(intent, target));
 }
 
-/** `spec.job.parallelism: 4 → 8` per field, in code style so values read exactly. */
+/**
+ * `spec.job.parallelism: 4 → 8` per field, in code style so values read exactly; a secret configuration value as
+ * `•••` (docs/policy.md#secret-values).
+ */
 export function diffLines(diff: readonly FieldChange[]): string[] {
-  return diff.map(
-    (c) => `\`${escapeText(`${c.path}: ${formatValue(c.before)} → ${formatValue(c.after)}`).replaceAll('`', "'")}\``,
-  );
+  return diff.map((c) => {
+    const line = `${c.path}: ${formatValue(shownAt(c.path, c.before))} → ${formatValue(shownAt(c.path, c.after))}`;
+    return `\`${escapeText(line).replaceAll('`', "'")}\``;
+  });
 }
 
 export function planLines(plan: Plan): string[] {

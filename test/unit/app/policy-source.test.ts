@@ -4,6 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
+import { loadPolicyFile } from '../../../src/app/policy-load.js';
 import { PolicyFileSource } from '../../../src/app/policy-source.js';
 import { POLICY_YAML } from '../../support/worker-env.js';
 
@@ -128,4 +129,31 @@ it('tells onLoad of each read of a changed file, with its SHA-256, once for a bu
   expect(loads[1]).toMatchObject({ accepted: false, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
   expect(loads[1]?.sha256).not.toBe(loads[0]?.sha256);
   expect(loads[1]?.problems.length).toBeGreaterThan(0);
+});
+
+const MAX_POLICY_BYTES = 1024 * 1024;
+
+it('refuses a policy file over 1 MiB, even a valid one, keeping the last valid policy; 1 MiB exactly is read', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'policy-source-'));
+  dirs.push(dir);
+  const file = join(dir, 'policy.yaml');
+  await writeFile(file, POLICY_YAML);
+  const { lines, logger } = recorder();
+  const loads: { accepted: boolean; problems: string[] }[] = [];
+  const source = new PolicyFileSource(file, { logger, onLoad: (load) => void loads.push(load) });
+  const first = await source.current();
+  expect(first.ok).toBe(true);
+
+  const padded = (size: number) => `${POLICY_YAML}\n#${'x'.repeat(size - POLICY_YAML.length - 2)}`;
+  await writeFile(file, padded(MAX_POLICY_BYTES + 1));
+  expect(await source.current()).toEqual(first);
+  expect(source.valid).toBe(false);
+  const problem = `${file}: the file is larger than 1 MiB, the most a policy may be`;
+  expect(lines.filter((l) => l.level === 'error').map((l) => l.fields.problems)).toEqual([[problem]]);
+  expect(loads.at(-1)).toEqual({ path: file, accepted: false, problems: [problem] });
+
+  await writeFile(file, padded(MAX_POLICY_BYTES));
+  const loaded = await loadPolicyFile(file);
+  expect(loaded.ok).toBe(true);
+  expect((await source.current()).ok && source.valid).toBe(true);
 });

@@ -6,6 +6,8 @@ import { REVIEWED_ENTRY } from '../policy/break-glass.js';
 import { REVERTED_NOTE } from '../../kit/evidence/reverts.js';
 import type { JsonObject } from '../../kit/audit/canonical.js';
 import type { AuditAction, AuditActor, AuditDraft, AuditOp } from '../../kit/audit/event.js';
+import type { Plan } from '../../model/plan.js';
+import { auditedAt, withSecretsReplaced } from '../../model/secret-config.js';
 
 /** The team of an operation recorded before audit events carried one (docs/audit.md#the-events). */
 export const UNKNOWN_TEAM = 'unknown';
@@ -47,6 +49,20 @@ export function plainJson(value: unknown): JsonObject {
   return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as JsonObject) : {};
 }
 
+/**
+ * The plan's change as the audit keeps it: a secret configuration value as its SHA-256
+ * (docs/policy.md#secret-values); the record keeps the value itself, for the worker to apply.
+ */
+function auditedChange(plan: Plan | undefined): unknown {
+  const change = plan?.change;
+  if (change?.type !== 'patch') return change;
+  return { ...change, patch: withSecretsReplaced(change.patch, auditedAt) };
+}
+
+function auditedDiff(plan: Plan | undefined): unknown {
+  return plan?.diff.map((c) => ({ ...c, before: auditedAt(c.path, c.before), after: auditedAt(c.path, c.after) }));
+}
+
 function nonEmpty(value: JsonObject): JsonObject | undefined {
   return Object.keys(value).length > 0 ? value : undefined;
 }
@@ -80,7 +96,7 @@ function submittedChange(record: OperationRecord, entry: HistoryEntry): JsonObje
   const submitting = record.history.findLast((e) => e.type === 'state' && e.name === 'SUBMITTING' && e.seq < entry.seq);
   const plan = record.plan;
   return plainJson({
-    patch: plan?.change,
+    patch: auditedChange(plan),
     before: {
       uid: plan?.uid,
       resourceVersion: submitting?.detail.resourceVersion,
@@ -98,7 +114,7 @@ function stateDraft(record: OperationRecord, entry: HistoryEntry, action: AuditA
   const detail = plainJson(entry.detail);
   switch (action) {
     case 'requested':
-      return { change: plainJson({ plan: record.plan?.change, diff: record.plan?.diff }) };
+      return { change: plainJson({ plan: auditedChange(record.plan), diff: auditedDiff(record.plan) }) };
     case 'denied':
     case 'awaiting_approval':
       return { decision: plainJson({ ...detail, decision: record.decision }) };
@@ -140,7 +156,8 @@ function payloadOf(record: OperationRecord, entry: HistoryEntry, action: AuditAc
   if (entry.type === 'state' && STATE_ACTIONS[entry.name as OperationState] === action)
     return stateDraft(record, entry, action);
   if (action === 'break_glass') return { decision: plainJson({ ...record.decision?.breakGlass }) };
-  if (action === 'gitops_paused' || action === 'gitops_resumed') return { change: plainJson(record.plan?.change) };
+  if (action === 'gitops_paused' || action === 'gitops_resumed')
+    return { change: plainJson(auditedChange(record.plan)) };
   if (action === 'approved') return { decision: plainJson(entry.detail) };
   return { evidence: plainJson(entry.detail) };
 }

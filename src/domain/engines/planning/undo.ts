@@ -17,6 +17,7 @@ import { effectiveUpgradeMode, isUpgradeMode, type UpgradeMode } from '../../mod
 import { PATHS, type FieldEdit } from '../../kit/planning/edits.js';
 import { identify, patchPlan, type LiveTarget, type PlanContext } from './planner.js';
 import { blueGreenParent } from '../../kit/planning/target-refusals.js';
+import { shownAt } from '../../model/secret-config.js';
 
 export const UNDOABLE_STATES = ['COMPLETED', 'FAILED', 'TIMED_OUT'] as const;
 
@@ -86,7 +87,7 @@ export function planUndo(undone: UndoneOperation, live: LiveTarget, ctx: PlanCon
     if (!jsonEqual(now ?? null, change.after)) {
       return {
         ok: false,
-        refusal: `${change.path} was changed since ${undone.id}: now ${shown(now)} (${undone.id} set ${shown(change.after)})`,
+        refusal: `${change.path} was changed since ${undone.id}: now ${shown(shownAt(change.path, now))} (${undone.id} set ${shown(shownAt(change.path, change.after))})`,
       };
     }
     edits.push({ path, after: change.before ?? null });

@@ -5,6 +5,7 @@ import { describeEvent, isNonBlocking, type EventView } from './events.js';
 import type { UpgradeMode } from '../../model/upgrade-mode.js';
 import { jsonEqual } from '../../model/canonical.js';
 import { getPath, patchLeaves, type JsonRecord } from '../../model/merge-patch.js';
+import { shownAt } from '../../model/secret-config.js';
 import { ANNOTATION_OPERATION_ID, type Plan } from '../../model/plan.js';
 import { amountOf, type Amount } from '../../model/resource-requirements.js';
 import type { BaselineVertex } from '../../model/rest-vertices.js';
@@ -161,7 +162,7 @@ export function specReconciled(ctx: Ctx): Criterion[] {
       ctx,
       `spec-reconciled:${field.path}`,
       reconciledMatches(field, actual),
-      actual,
+      shownAt(field.path, actual),
       `${PATH.reconciled} ${field.path}`,
     );
   });

@@ -8,6 +8,7 @@ import { describeEvent, type EventView } from './events.js';
 import { MANUAL_RESTORE_MARKERS, type TargetWarnings } from './warnings.js';
 import { readFlinkConfig } from '../../model/flink-config.js';
 import { getPath } from '../../model/merge-patch.js';
+import { shownAt } from '../../model/secret-config.js';
 import {
   errorText,
   jobFailureOf,
@@ -77,7 +78,7 @@ function addTerminal(ctx: Ctx, terminal: readonly EventView[], out: FailureBuild
 /** The new values the spec still holds although the operator runs the last stable spec. */
 function heldValues(ctx: Ctx): string {
   const fields = desiredFields(ctx.plan).map(
-    (f) => `${f.path}: ${JSON.stringify(getPath(ctx.resource, f.path.split('.')) ?? f.value)}`,
+    (f) => `${f.path}: ${JSON.stringify(shownAt(f.path, getPath(ctx.resource, f.path.split('.')) ?? f.value))}`,
   );
   return fields.length === 0 ? 'the new values' : fields.join(', ');
 }

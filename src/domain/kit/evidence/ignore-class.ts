@@ -10,6 +10,7 @@ import {
 import { describeEvent } from './events.js';
 import { statusNotes } from './failures.js';
 import { getPath } from '../../model/merge-patch.js';
+import { shownAt } from '../../model/secret-config.js';
 import { observedGenerationOf } from '../../model/resource.js';
 import type { Criterion, Failure, Judgement } from './types.js';
 import { classifyWarnings } from './warnings.js';
@@ -22,7 +23,7 @@ function specHolds(ctx: Ctx): Criterion[] {
       field.value === null
         ? actual === undefined || actual === null
         : JSON.stringify(actual) === JSON.stringify(field.value);
-    return criterion(ctx, `spec-holds:${field.path}`, met, actual, `${field.path} (current spec)`);
+    return criterion(ctx, `spec-holds:${field.path}`, met, shownAt(field.path, actual), `${field.path} (current spec)`);
   });
 }
 

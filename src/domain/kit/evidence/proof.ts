@@ -2,6 +2,7 @@
 import { desiredFields, jobTimes, type Ctx } from './criteria.js';
 import { clockTime } from './events.js';
 import { getPath } from '../../model/merge-patch.js';
+import { shownAt } from '../../model/secret-config.js';
 import { jobIdOf, observedGenerationOf, reconciliationStateOf } from '../../model/resource.js';
 
 function shown(value: unknown): string {
@@ -11,7 +12,7 @@ function shown(value: unknown): string {
 /** `operator reconciled generation 7 (DEPLOYED; lastReconciledSpec job.parallelism: 8)`. */
 export function reconciledLine(ctx: Ctx): string {
   const fields = desiredFields(ctx.plan).map(
-    (f) => `${f.path.replace(/^spec\./, '')}: ${shown(getPath(ctx.reconciled, f.specPath))}`,
+    (f) => `${f.path.replace(/^spec\./, '')}: ${shown(shownAt(f.path, getPath(ctx.reconciled, f.specPath)))}`,
   );
   const state = reconciliationStateOf(ctx.resource) ?? 'unset';
   const spec = fields.length === 0 ? '' : `; lastReconciledSpec ${fields.join(', ')}`;

@@ -3,6 +3,7 @@
 import { canonicalJson } from '../../model/canonical.js';
 import { ownersOf, patchLeaves } from '../../model/managed-fields.js';
 import { getPath } from '../../model/merge-patch.js';
+import { shownAt } from '../../model/secret-config.js';
 import { ANNOTATION_OPERATION_ID, FIELD_MANAGER, type Plan } from '../../model/plan.js';
 import { annotationsOf, generationOf } from '../../model/resource.js';
 import type { Ctx } from './criteria.js';
@@ -49,7 +50,9 @@ export function findReverts(fields: readonly WatchedField[], object: unknown, ow
     const owners = ownersOf(object, field.path);
     if (owners[0] === ownManager) continue;
     const manager = owners.find((m) => m !== ownManager) ?? UNKNOWN_MANAGER;
-    reverts.push({ path: field.path, from: field.value, to: now, manager });
+    // Compared as they are, kept as they may be shown: a secret value never reaches a note (docs/policy.md#secret-values).
+    const path = field.path.join('.');
+    reverts.push({ path: field.path, from: shownAt(path, field.value), to: shownAt(path, now), manager });
   }
   return reverts;
 }
