@@ -15,7 +15,7 @@ import { commit, type Run } from './context.js';
 
 export const RECORD_INTEGRITY = 'record integrity';
 
-/** Which check failed: the metric's `check` label (docs/operations.md#metrics). */
+/** Which check failed: the metric's `check` label (docs/operating.md#health-metrics-and-logs). */
 export type IntegrityCheck = 'mac' | 'rebuild' | 'fields';
 
 export function sealerOf(run: Run): Sealer {
