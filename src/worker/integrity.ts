@@ -78,7 +78,8 @@ export async function rebuildPlan(
       current,
     },
     {
-      clients: () => ({ kube: deps.kube, crds: deps.crds }),
+      // The installed CRDs are checked by the submission itself, in its own words (docs/deployment.md#operator-versions).
+      clients: () => ({ kube: deps.kube }),
       getFreeze: (target) => deps.freezes.get(target),
       getOperation: (id) => deps.store.get(id),
       now: () => new Date(deps.now()),
