@@ -15,6 +15,7 @@ const TRUTH_RUNS: { name: string; env: Record<string, string> }[] = [
 export default defineConfig({
   test: {
     globalSetup: ['test/support/global-setup.ts'],
+    setupFiles: ['test/support/record-key-setup.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
     pool: 'forks',
     testTimeout: 30_000,

@@ -5,6 +5,7 @@ import { nodeList, parseRedisUrl, redisProblems, redisSettings, type RedisSettin
 import { MIN_EVENT_RETENTION_MS, MIN_RECORD_RETENTION_MS, retention, retentionProblems } from './config/retention.js';
 import { parseDuration } from './domain/model/duration.js';
 import { isClusterName } from './domain/model/target.js';
+import { MIN_RECORD_KEY_LENGTH, RecordKey } from './config/record-key.js';
 
 // The parts in ./config/, re-exported so every reader imports the configuration from one place.
 export { redactUrl } from './config/redact.js';
@@ -143,6 +144,11 @@ export const EnvSchema = z.object({
   ),
   AUDIT_WEBHOOK_SECRET: optionalText,
   AUDIT_WEBHOOK_SECRET_FILE: optionalText,
+  RECORD_SIGNING_KEY: optionalText.refine(
+    (v) => v === undefined || v.length >= MIN_RECORD_KEY_LENGTH,
+    `must be at least ${MIN_RECORD_KEY_LENGTH} characters (e.g. openssl rand -hex 32; docs/deployment.md#record-signing)`,
+  ),
+  RECORD_SIGNING_KEY_FILE: optionalText,
   SLACK_ALLOWED_TEAMS: z
     .string()
     .optional()
@@ -213,6 +219,11 @@ export interface Config {
     /** AUDIT_WEBHOOK_URL and its signing secret (docs/audit.md#the-webhook); undefined: no webhook. */
     readonly webhook: { readonly url: string; readonly secret: string } | undefined;
   };
+  /**
+   * RECORD_SIGNING_KEY (docs/deployment.md#record-signing): the key of the operation records' MAC; undefined: the
+   * process's own random key (the sandbox, tests), which `serve` refuses.
+   */
+  readonly recordKey: RecordKey | undefined;
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
@@ -262,6 +273,7 @@ export function loadConfig(given: Record<string, string | undefined>, role: Role
           ? undefined
           : { url: e.AUDIT_WEBHOOK_URL, secret: e.AUDIT_WEBHOOK_SECRET },
     },
+    recordKey: e.RECORD_SIGNING_KEY === undefined ? undefined : RecordKey.fromSecret(e.RECORD_SIGNING_KEY),
   };
   return { ok: true, config: deepFreeze(config) };
 }

@@ -27,6 +27,14 @@ const serve: SubcommandHandler = async (args) => {
     );
     return 1;
   }
+  if (loaded.config.recordKey === undefined) {
+    // The sandbox and tests seal with a key of their own process; a deployment's roles must share one
+    // (docs/deployment.md#record-signing).
+    process.stderr.write(
+      'flink-chatops serve: configuration problems:\n  RECORD_SIGNING_KEY: required (or RECORD_SIGNING_KEY_FILE): the key bot and worker seal and check operation records with; the same value for every role (docs/deployment.md#record-signing)\n',
+    );
+    return 1;
+  }
   return (await import('../roles/serve.js')).serve(role as Role, loaded.config);
 };
 

@@ -13,6 +13,7 @@ export const FILE_VARIABLES = [
   'SLACK_APP_TOKEN',
   'REDIS_URL',
   'AUDIT_WEBHOOK_SECRET',
+  'RECORD_SIGNING_KEY',
 ] as const;
 
 /**
@@ -58,7 +59,7 @@ export function readFileVariables(given: Record<string, string | undefined>): {
 }
 
 /** Values of these are never shown in a problem, not even redacted. */
-const SECRET_NAME = /TOKEN|SECRET|PASSWORD/;
+const SECRET_NAME = /TOKEN|SECRET|PASSWORD|SIGNING_KEY/;
 
 export function describeIssue(
   name: string,

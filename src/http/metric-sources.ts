@@ -139,12 +139,15 @@ export function whileExporting(holds: () => Promise<boolean>, sources: MetricsSo
 
 /** Counts each terminal state as its commit happens (pass as the store's `onCommitted`): once per operation. */
 export function outcomeObserver(
-  metrics: Pick<Metrics, 'observeOutcome'>,
+  metrics: Pick<Metrics, 'observeOutcome' | 'countIntegrityFailure'>,
 ): (record: OperationRecord, entries: readonly HistoryEntry[]) => void {
   return (record, entries) => {
     for (const entry of entries) {
       if (entry.type === 'state' && isTerminal(entry.name as OperationState)) {
         metrics.observeOutcome(record.kind, entry.name, (entry.at - record.createdAt) / 1000);
+        // The worker's ABORTED "record integrity" names its check (docs/lifecycle.md#record-integrity).
+        const check = entry.detail.integrity;
+        if (entry.name === 'ABORTED' && typeof check === 'string') metrics.countIntegrityFailure(check);
       }
     }
   };

@@ -97,6 +97,8 @@ export interface Metrics {
   countRevert(revert: { cluster: string; manager: string; kind: string }): void;
   /** A job regressed after a completed change: restarts, checkpoints, job-state, jobmanager (docs/lifecycle.md#after-completed). */
   countRegression(regression: { kind: string }): void;
+  /** An operation the worker ABORTED for its record's integrity (docs/lifecycle.md#record-integrity), by what failed. */
+  countIntegrityFailure(check: string): void;
   /** Sets or replaces the scrape-time sources (for wiring done after the metrics exist). */
   setSources(sources: MetricsSources): void;
   /** The exposition text. A failing source is counted in `collect_errors_total`, never fails the scrape. */
@@ -322,9 +324,17 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     registers: [registry],
   });
 
+  const integrity = new Counter({
+    name: `${METRIC_PREFIX}record_integrity_failures_total`,
+    help: 'Operations aborted because their record failed its MAC, digest or rebuild check, by check',
+    labelNames: ['check'],
+    registers: [registry],
+  });
+
   return {
     registry,
     contentType: registry.contentType,
+    countIntegrityFailure: (check) => integrity.inc({ check }),
     countRevert: ({ cluster, manager, kind }) => reverts.inc({ cluster, manager, kind }),
     countRegression: ({ kind }) => regressions.inc({ kind }),
     observeAck: (seconds) => ack.observe(nonNegative(seconds)),

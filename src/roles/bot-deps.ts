@@ -72,6 +72,7 @@ export function botDeps(
       retentionMs: config.retention.recordsMs,
       eventRetentionMs: config.retention.eventsMs,
       audit,
+      ...(config.recordKey ? { recordKey: config.recordKey } : {}),
       ...(o.onCommitted ? { onCommitted: o.onCommitted } : {}),
     }),
     audit,

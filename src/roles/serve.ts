@@ -130,6 +130,7 @@ async function startObservability(
     prefix: config.redis.prefix,
     retentionMs: config.retention.recordsMs,
     eventRetentionMs: config.retention.eventsMs,
+    ...(config.recordKey ? { recordKey: config.recordKey } : {}),
   });
   const replicas = loggedReplicaWait(redis, config.redis, logger, 'an audit write');
   const auditLog = new RedisAuditLog(redis, {

@@ -100,6 +100,7 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
       audit,
       retentionMs: config.retention.recordsMs,
       eventRetentionMs: config.retention.eventsMs,
+      ...(config.recordKey ? { recordKey: config.recordKey } : {}),
       ...(overrides.onCommitted ? { onCommitted: overrides.onCommitted } : {}),
     });
     const leases = new LeaseStore(redis, { prefix, now });
@@ -130,6 +131,7 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
       settings,
       now,
       nonce: monotonicNonce(now),
+      ...(config.recordKey ? { recordKey: config.recordKey } : {}),
       ...(overrides.onLockWait ? { onLockWait: overrides.onLockWait } : {}),
     };
     const afterWatches = new AfterCompletedWatches(redis, prefix);

@@ -20,6 +20,8 @@ export interface CommitSide {
     entries: HistoryEntry[],
     order: OrderMove,
   ): Promise<CommitReply>;
+  /** The record with its MAC as it is to be written (docs/lifecycle.md#record-integrity). */
+  seal(current: OperationRecord | undefined, next: OperationRecord): OperationRecord;
   /** After a successful commit (replica waits, observers); never undoes it. */
   committed(record: OperationRecord, entries: readonly HistoryEntry[]): Promise<void>;
 }
@@ -32,9 +34,10 @@ export async function applyWithRetries(side: CommitSide, id: string, decide: Dec
     if ('refuse' in decided) return { ok: false, reason: decided.refuse, record: current };
     const outcome = applyChange(current, decided, side.now());
     if (!outcome.ok) return { ok: false, reason: outcome.reason, record: current };
-    const reply = await side.commit(current, outcome.record, outcome.entries, outcome.order);
+    const next = side.seal(current, outcome.record);
+    const reply = await side.commit(current, next, outcome.entries, outcome.order);
     if (reply[0] === 'ok') {
-      const record = outcome.order === 'join' ? { ...outcome.record, firstQueuedSeq: reply[1] } : outcome.record;
+      const record = outcome.order === 'join' ? { ...next, firstQueuedSeq: reply[1] } : next;
       await side.committed(record, outcome.entries);
       return { ok: true, record, entries: outcome.entries };
     }

@@ -31,12 +31,19 @@ import type { RedisConnection, ReplicaWait } from './connection.js';
 import { storeKeys, type StoreKeys } from './keys.js';
 import { defineScripts, runScript } from './scripts.js';
 import { checkedRetention } from './retention.js';
+import { processRecordKey, type RecordKey } from '../config/record-key.js';
+import { resealed } from '../domain/engines/record-seal.js';
 
 export { checkedRetention, DEFAULT_RETENTION_MS, MIN_RETENTION_MS } from './retention.js';
 
 export type { ApplyResult, Change, CreateResult, Decide, NewOperation, Refusal, TransitionRequest };
 
 export interface OperationStoreOptions {
+  /**
+   * The key records are sealed with (docs/lifecycle.md#record-integrity); default the process's own
+   * (config/record-key.ts).
+   */
+  recordKey?: RecordKey;
   prefix: string;
   now?: () => number;
   /** How long terminal records and index entries are kept; at least 30 days (default 35). */
@@ -71,6 +78,7 @@ export class OperationStore implements OperationStorePort {
   private readonly audit: OperationAuditing | undefined;
   /** Reads the chain's head before sealing; the audit chain's retention is the records'. */
   private readonly auditLog: RedisAuditLog;
+  private readonly recordKey: RecordKey;
 
   constructor(
     private readonly redis: RedisConnection,
@@ -83,16 +91,21 @@ export class OperationStore implements OperationStorePort {
     this.retentionMs = checkedRetention(opts.retentionMs);
     this.eventRetentionMs = opts.eventRetentionMs ?? EVENTS_MAX_AGE_MS;
     this.audit = opts.audit;
+    this.recordKey = opts.recordKey ?? processRecordKey();
     this.auditLog = new RedisAuditLog(redis, { prefix: opts.prefix, now: this.now, retentionMs: this.retentionMs });
     defineScripts(redis);
   }
 
   /** Records a new operation as ACCEPTED with its `(new) → ACCEPTED` entry; refuses an id already taken. */
   async create(fields: NewOperation, actor: string): Promise<CreateResult> {
-    const record = initialRecord(
-      { ...fields, approvals: fields.approvals ?? [], reenqueues: fields.reenqueues ?? 0 },
-      actor,
-      this.now(),
+    const record = resealed(
+      undefined,
+      initialRecord(
+        { ...fields, approvals: fields.approvals ?? [], reenqueues: fields.reenqueues ?? 0 },
+        actor,
+        this.now(),
+      ),
+      this.recordKey,
     );
     const reply = await this.commit(undefined, record, record.history, 'stay');
     if (reply[0] === 'exists') return { ok: false, reason: 'exists' };
@@ -125,6 +138,7 @@ export class OperationStore implements OperationStorePort {
       {
         get: (opId) => this.get(opId),
         now: this.now,
+        seal: (current, next) => resealed(current, next, this.recordKey),
         commit: (current, next, entries, order) => this.commit(current, next, entries, order),
         committed: async (record, entries) => {
           // With auditing, a decisive commit also wrote audit events, and commit() waited already.

@@ -4,6 +4,7 @@ import type { Criterion, EventBaseline, EvidenceVerdict } from '../domain/kit/ev
 import type { BaselineVertex } from '../domain/model/rest-vertices.js';
 import type { EntryInput, HistoryEntry, MutableFields, OperationRecord } from '../domain/engines/operation.js';
 import type { OperationState } from '../domain/model/lifecycle.js';
+import type { Sealer } from '../domain/engines/record-seal.js';
 import { isKubeError, isUnreachable } from '../kube/errors.js';
 import type { CallOptions, FlinkClient } from '../kube/flink-client.js';
 import type { CrdSource } from '../kube/crds.js';
@@ -64,6 +65,11 @@ export interface RunnerDeps {
   nonce: () => number;
   /** Observes how long an operation waited from QUEUED to holding its target's lease (metrics). */
   onLockWait?: (seconds: number) => void;
+  /**
+   * The key records are sealed with (docs/lifecycle.md#record-integrity); absent: the process's own
+   * (config/record-key.ts).
+   */
+  recordKey?: Sealer;
   /** The cluster's after-COMPLETED watch (docs/lifecycle.md#after-completed); absent: none. */
   afterCompleted?: Pick<AfterCompletedWatcher, 'begin' | 'endOthers'>;
 }

@@ -11,6 +11,8 @@ import { expiresAt } from '../domain/kit/policy/approval.js';
 import { jobStatusStateOf, uidOf } from '../domain/model/resource.js';
 import type { KubeObject } from '../kube/flink-client.js';
 import { commit, entry, type Handback, type Run } from './context.js';
+import { abortForIntegrity, rebuildPlan } from './integrity.js';
+import { rightsProblem } from './rights.js';
 
 export const ALREADY_DESIRED = 'already in the desired state';
 export const VANISHED = 'the target no longer exists';
@@ -63,12 +65,12 @@ export async function precheck(
     const job = jobStatusStateOf(current);
     if (job !== 'RUNNING')
       return abort(run, `the job is not RUNNING (it is ${job ?? 'unknown'}): a savepoint now would be abandoned`);
-    return { type: 'proceed', plan, current };
+    return asApproved(run, record, plan, current);
   }
   const { drift, ours } = await driftOf(run, plan, current);
   switch (drift.outcome) {
     case 'unchanged':
-      return { type: 'proceed', plan, current };
+      return asApproved(run, record, plan, current);
     case 'already-desired':
       return abort(run, ALREADY_DESIRED);
     case 'changed':
@@ -110,6 +112,8 @@ async function replan(
     },
   );
   if (!assessment.ok) return abort(run, assessment.refusal);
+  const wrong = await rightsProblem(policy.policy, record, assessment.plan, assessment.decision);
+  if (wrong !== undefined && assessment.decision.outcome !== 'needs-approval') return abort(run, wrong);
   const after = ours.map((o) => o.opId);
   const { plan: next, decision } = assessment;
   const replanned = entry(run, 'replanned', 'replanned', {
@@ -134,6 +138,23 @@ async function replan(
   }
   run.log.info({ revision: next.revision, after }, 're-planned; continuing without approval');
   return { type: 'proceed', plan: next, current, replanned: { decision, entry: replanned } };
+}
+
+/**
+ * The approved plan rebuilt from the intent against `current` (docs/lifecycle.md#record-integrity): submitted only when
+ * its digest is the approved one, and the requester and approvals still hold under the policy in force.
+ */
+async function asApproved(run: Run, record: OperationRecord, plan: Plan, current: KubeObject): Promise<Precheck> {
+  const policy = await run.deps.policy.current();
+  if (!policy.ok) return abort(run, `the plan cannot be checked: ${policy.message}`);
+  const rebuilt = await rebuildPlan(run, record, plan, current, policy.policy);
+  if (!rebuilt.ok) {
+    if (rebuilt.check) await abortForIntegrity(run, ['QUEUED'], rebuilt.check, rebuilt.reason);
+    return rebuilt.check ? { type: 'ended' } : abort(run, rebuilt.reason);
+  }
+  const wrong = await rightsProblem(policy.policy, record, rebuilt.plan, rebuilt.decision);
+  if (wrong !== undefined) return abort(run, wrong);
+  return { type: 'proceed', plan: rebuilt.plan, current };
 }
 
 /**

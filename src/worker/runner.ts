@@ -7,6 +7,7 @@ import { forOperation, type Logger } from '../log.js';
 import { jobIdOf } from '../queue/queue.js';
 import type { AcquireResult, Lease } from '../app/ports/index.js';
 import { interrupted, readWithRetry, unreachableSaid, type Handback, type Run, type RunnerDeps } from './context.js';
+import { abortForIntegrity, recordProblem } from './integrity.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { precheck } from './replan.js';
 import { rescheduleClosed, wakeScheduled, windowClosed } from './scheduled.js';
@@ -97,6 +98,9 @@ export class Runner {
       return { type: 'done', why: `${record?.state ?? 'gone'} under the lease` };
     run.unreachable = unreachableSaid(record.history);
     if (record.state === 'SUBMITTED') return outcomeOf(await verify(run, record, record.plan));
+    // Nothing is written for a record whose MAC or digest does not hold (docs/lifecycle.md#record-integrity).
+    const problem = recordProblem(run, record);
+    if (problem !== undefined) return outcomeOf(await abortForIntegrity(run, [record.state], 'mac', problem));
     let submission;
     if (record.state === 'QUEUED') {
       const { kind, namespace, name } = record.plan.target;

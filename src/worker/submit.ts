@@ -23,6 +23,7 @@ import { readBaseline } from './baseline.js';
 import { droppedByApi, refusalMessage, refusedByCrd, strictlyRefused } from './installed-crd.js';
 import { markSubmitted, readAndDecide } from './reconcile.js';
 import { TargetView } from './target-view.js';
+import { abortForIntegrity, fieldsProblem } from './integrity.js';
 
 export type Submission = { type: 'submitted'; record: OperationRecord } | { type: 'ended' } | Handback;
 
@@ -33,6 +34,8 @@ type CallResult =
   /** 409 Conflict on the patch, or 409 AlreadyExists on the snapshot. */
   | { type: 'conflict'; message: string }
   | { type: 'rejected'; message: string; status?: number }
+  /** The change would write outside its kind's declared fields: never sent (docs/lifecycle.md#record-integrity). */
+  | { type: 'undeclared'; message: string }
   | { type: 'interrupted' };
 
 /** The fields of the target evidence compares against (the whole object would bloat every record). */
@@ -166,9 +169,10 @@ async function submitLoop(
   for (let calls = 0; ;) {
     if (!readFirst) {
       calls += 1;
-      const result = await call(run, plan, resourceVersion, record.requester);
+      const result = await call(run, plan, resourceVersion, record);
       run.log.info({ outcome: result.type, attempt: calls }, 'submission call returned');
       if (result.type === 'interrupted') return interrupted(run);
+      if (result.type === 'undeclared') return abortForIntegrity(run, ['SUBMITTING'], 'fields', result.message);
       if (result.type === 'accepted') return settled(await markSubmitted(run, record, plan, result.object, 'response'));
       if (result.type === 'rejected') {
         await commit(run, {
@@ -224,9 +228,16 @@ function settled(record: OperationRecord | undefined): Submission {
 }
 
 /** The one write of a submission, made for the operation's requester (docs/deployment.md#kubernetes-attribution). */
-async function call(run: Run, plan: Plan, resourceVersion: string | undefined, requester: string): Promise<CallResult> {
+async function call(
+  run: Run,
+  plan: Plan,
+  resourceVersion: string | undefined,
+  record: OperationRecord,
+): Promise<CallResult> {
   const { kube } = run.deps;
-  const options = { ...callOptions(run), requester };
+  const outside = fieldsProblem(record, plan);
+  if (outside !== undefined) return { type: 'undeclared', message: outside };
+  const options = { ...callOptions(run), requester: record.requester };
   try {
     const object =
       plan.change.type === 'patch'

@@ -37,6 +37,7 @@ async function serve(role: string): Promise<Served> {
     cwd: REPO,
     env: {
       PATH: process.env.PATH ?? '',
+      RECORD_SIGNING_KEY: process.env.RECORD_SIGNING_KEY ?? '',
       PORT: String(port),
       REDIS_URL: redis.url,
       REDIS_PREFIX: redis.prefix,

@@ -1,9 +1,11 @@
-// A patch meets the installed CRD (docs/deployment.md#operator-versions), on a simulated cluster whose CRDs are 1.15's
-// and so lack spec.taskManager.resources: refused before anything is written when the CRDs can be read; FAILED at once
-// from the API server's strict refusal when they cannot; applied on 1.16 CRDs.
+// A patch with fields its kind's planner does not write (spec.taskManager.resources or spec.flinkVersion on a scale), as a
+// bot planning against other CRDs might record it, on a simulated cluster whose CRDs are 1.15's or 1.16's: the worker
+// submits only the plan it rebuilds from the intent (docs/lifecycle.md#record-integrity), so such a change never reaches
+// the API server, whatever its CRDs (docs/deployment.md#operator-versions).
 import { afterEach, describe, expect, it } from 'vitest';
 import type { OperationIntent } from '../../src/domain/kinds/index.js';
 import type { Plan } from '../../src/domain/model/plan.js';
+import { planDigest } from '../../src/domain/engines/planning/planner.js';
 import type { Target } from '../../src/domain/model/target.js';
 import { NS, WorkerEnv } from '../support/worker-env.js';
 
@@ -29,7 +31,10 @@ async function queueWithResources(
   const plan = accepted.plan as Plan;
   if (plan.change.type !== 'patch') throw new Error('a scale patches');
   const spec = { ...(plan.change.patch.spec as Record<string, unknown>), ...extra };
-  const withResources: Plan = { ...plan, change: { ...plan.change, patch: { ...plan.change.patch, spec } } };
+  const change = { ...plan.change, patch: { ...plan.change.patch, spec } };
+  // Recorded through the store, which seals it: the record itself is intact, only its plan is not the intent's.
+  const digest = planDigest({ target: plan.target, uid: plan.uid, generation: plan.generation, change });
+  const withResources: Plan = { ...plan, change, digest };
   const queued = await sim.store.transition(accepted.id, {
     from: ['ACCEPTED'],
     to: 'QUEUED',
@@ -46,69 +51,55 @@ const patches = (sim: WorkerEnv) => sim.cluster.server.stats().requests['patch f
 const reasonOf = (record: { history: { type: string; detail: Record<string, unknown> }[] }) =>
   String(record.history.findLast((e) => e.type === 'state')?.detail.reason ?? '');
 
-describe('a field the installed CRD lacks', () => {
-  it('is refused before anything is written when the CRDs can be read: ABORTED, no patch', async () => {
+const NOT_REBUILT =
+  'record integrity: the plan rebuilt from the intent against the live resource does not match the approved plan';
+
+async function expectNeverSent(sim: WorkerEnv, id: string): Promise<void> {
+  const done = await sim.waitTerminal(id);
+  expect(done.state).toBe('ABORTED');
+  expect(reasonOf(done)).toBe(NOT_REBUILT);
+  expect(patches(sim)).toBe(0);
+  const live = sim.cluster.store.get('flinkdeployments', NS, 'orders');
+  expect(live?.metadata.generation).toBe(1);
+  expect((live?.spec?.job as { parallelism?: number }).parallelism).toBe(2);
+  expect(live?.spec?.taskManager).not.toHaveProperty('resources');
+}
+
+describe('a field the planner does not write never reaches the API server', () => {
+  it('on 1.15 CRDs that can be read: ABORTED before the CRD check, no patch', async () => {
     env = await WorkerEnv.start({ crdVersion: '1.15' });
     await env.deploy('orders');
     await env.startWorker();
-    const done = await env.waitTerminal(await queueWithResources(env));
-    expect(done.state).toBe('ABORTED');
-    expect(reasonOf(done)).toBe(
-      'spec.taskManager.resources is not in the installed FlinkDeployment CRD (it came with operator 1.16): the API server would not take it, so nothing was written',
-    );
-    expect(patches(env)).toBe(0);
-    expect(env.cluster.store.get('flinkdeployments', NS, 'orders')?.metadata.generation).toBe(1);
+    await expectNeverSent(env, await queueWithResources(env));
   });
 
-  it('without the RBAC to read the CRDs: the strict patch is refused by the API server and the operation FAILS at once', async () => {
+  it('without the RBAC to read the CRDs: no strict refusal is needed, nothing is sent', async () => {
     env = await WorkerEnv.start({ crdVersion: '1.15' });
     await env.deploy('orders');
     env.cluster.server.faults.inject({ kind: 'error-403', resource: 'customresourcedefinitions', times: 100 });
     await env.startWorker();
-    const done = await env.waitTerminal(await queueWithResources(env));
-    expect(done.state).toBe('FAILED');
-    expect(reasonOf(done)).toBe(
-      'spec.taskManager.resources is not in the installed FlinkDeployment CRD (it came with operator 1.16): the API server refused the change (fieldValidation=Strict), nothing was changed',
-    );
-    expect(patches(env)).toBe(1);
-    const live = env.cluster.store.get('flinkdeployments', NS, 'orders');
-    expect(live?.metadata.generation).toBe(1);
-    expect((live?.spec?.job as { parallelism?: number }).parallelism).toBe(2);
+    await expectNeverSent(env, await queueWithResources(env));
   });
 
-  it('an API server that prunes without refusing (before 1.25) and no CRD reading: FAILED at once on the returned object, not TIMED_OUT', async () => {
+  it('an API server that prunes without refusing (before 1.25): nothing is sent to be pruned', async () => {
     env = await WorkerEnv.start({ crdVersion: '1.15', fieldValidation: false });
     await env.deploy('orders');
     env.cluster.server.faults.inject({ kind: 'error-403', resource: 'customresourcedefinitions', times: 100 });
     await env.startWorker();
-    const done = await env.waitTerminal(await queueWithResources(env, { taskManager: { resources: RESOURCES } }));
-    expect(done.state).toBe('FAILED');
-    expect(reasonOf(done)).toBe(
-      'spec.taskManager.resources is not in the installed FlinkDeployment CRD (it came with operator 1.16): the API server dropped it (generation 2)',
-    );
-    expect(patches(env)).toBe(1);
+    await expectNeverSent(env, await queueWithResources(env, { taskManager: { resources: RESOURCES } }));
   });
 
-  it('a flinkVersion the installed CRD does not admit (v2_3 on 1.15) is refused from the CRD, not a list of the bot', async () => {
+  it('a flinkVersion on a scale (v2_3 on 1.15) is never sent', async () => {
     env = await WorkerEnv.start({ crdVersion: '1.15' });
     await env.deploy('orders');
     await env.startWorker();
-    const done = await env.waitTerminal(await queueWithResources(env, { flinkVersion: 'v2_3' }));
-    expect(done.state).toBe('ABORTED');
-    expect(reasonOf(done)).toBe(
-      'spec.flinkVersion v2_3 is not a value the installed FlinkDeployment CRD admits (it came with operator 1.16): the API server would not take it, so nothing was written',
-    );
-    expect(patches(env)).toBe(0);
+    await expectNeverSent(env, await queueWithResources(env, { flinkVersion: 'v2_3' }));
   });
 
-  it('on 1.16 CRDs the same patch is written (the field is declared)', async () => {
+  it('on 1.16 CRDs, where the field is declared, it is not written either', async () => {
     env = await WorkerEnv.start({ crdVersion: '1.16' });
     await env.deploy('orders');
     await env.startWorker();
-    const id = await queueWithResources(env);
-    await env.waitFor(id, (r) => r.state === 'SUBMITTED' || r.state === 'ABORTED' || r.state === 'FAILED', 'submitted');
-    const live = env.cluster.store.get('flinkdeployments', NS, 'orders');
-    expect(live?.spec?.taskManager).toMatchObject({ resources: RESOURCES });
-    expect(live?.metadata.generation).toBe(2);
+    await expectNeverSent(env, await queueWithResources(env));
   });
 });

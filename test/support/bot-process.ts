@@ -16,7 +16,12 @@ export interface BotProcess {
 export async function spawnBot(env: Record<string, string>): Promise<BotProcess> {
   const child = spawn(process.execPath, ['bin/flink-chatops.js', 'serve', '--role', 'bot'], {
     cwd: REPO,
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      LOG_LEVEL: 'info',
+      RECORD_SIGNING_KEY: process.env.RECORD_SIGNING_KEY ?? '',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];

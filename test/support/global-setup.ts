@@ -1,4 +1,5 @@
 // Vitest global setup: makes sure a Redis answers for the whole run and tells every test file where it is.
+import { randomBytes } from 'node:crypto';
 import type { TestProject } from 'vitest/node';
 import { redisAnswers, startPrivateRedis, type PrivateRedis } from './redis-server.js';
 
@@ -25,6 +26,9 @@ export async function setup(project: TestProject): Promise<void> {
     url = privateRedis.url;
   }
   process.env.REDIS_URL = url;
+  // One record signing key for the run: the test files' own stores and the `serve` processes they spawn agree on it
+  // (record-key-setup.ts; docs/deployment.md#record-signing).
+  process.env.RECORD_SIGNING_KEY ??= randomBytes(32).toString('hex');
   project.provide('redisUrl', url);
 }
 

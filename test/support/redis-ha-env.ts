@@ -144,7 +144,13 @@ export async function startHaEnv(ha: HaRedis, cluster: SimCluster, label: string
     async spawnWorker(extra = {}) {
       const child = spawn(process.execPath, ['bin/flink-chatops.js', 'serve', '--role', 'worker'], {
         cwd: REPO,
-        env: { PATH: process.env.PATH ?? '', ...appEnv('worker'), LOG_LEVEL: 'info', ...extra },
+        env: {
+          PATH: process.env.PATH ?? '',
+          RECORD_SIGNING_KEY: process.env.RECORD_SIGNING_KEY ?? '',
+          ...appEnv('worker'),
+          LOG_LEVEL: 'info',
+          ...extra,
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       const lines: string[] = [];

@@ -97,6 +97,11 @@ export interface OperationRecord {
   schedule?: OperationSchedule;
   /** Position ticket from when it last joined its target's FIFO order (set by the store, kept after leaving). */
   firstQueuedSeq?: number;
+  /**
+   * HMAC-SHA256 (hex) over the sealed content (record-seal.ts): id, kind, requester, intent, plan digest and approvals;
+   * set by the store that holds the key, checked by the worker (docs/lifecycle.md#record-integrity).
+   */
+  mac?: string;
   history: HistoryEntry[];
 }
 

@@ -112,6 +112,8 @@ export const gitopsResume = {
     refusedWhileSuspended: false,
   },
   plan: ({ intent, resource }) => plan(intent, resource),
+  // Only the pause annotations, which are the bot's own (docs/lifecycle.md#record-integrity).
+  writes: { paths: [] },
   evidence,
   describe: () => '',
 } as const satisfies KindModule<Intent>;

@@ -43,12 +43,16 @@ export interface KindTraits {
   readonly refusedWhileSuspended: boolean;
 }
 
-/** How an undo of this kind puts things back: the kind it is judged as, and the fields it may restore. */
-export interface UndoSpec {
-  readonly inverse: string;
+/** Fields of the target: exact paths, and subtrees whose every leaf counts. */
+export interface FieldScope {
   readonly paths: readonly FieldPath[];
   /** Subtrees with dynamic leaves (e.g. `spec.flinkConfiguration`): every leaf under them the operation's patch set. */
   readonly under?: readonly FieldPath[];
+}
+
+/** How an undo of this kind puts things back: the kind it is judged as, and the fields it may restore. */
+export interface UndoSpec extends FieldScope {
+  readonly inverse: string;
 }
 
 export interface KindModule<I extends TargetedIntent = TargetedIntent> {
@@ -72,6 +76,11 @@ export interface KindModule<I extends TargetedIntent = TargetedIntent> {
   evidence(ctx: Ctx): Judgement;
   /** Absent: not undoable (nonce-driven kinds). */
   readonly undo?: UndoSpec;
+  /**
+   * Every field its patch may set, besides the bot's own annotations (docs/lifecycle.md#record-integrity): the worker
+   * writes nothing outside it. Absent: the fields of `undo`.
+   */
+  readonly writes?: FieldScope;
   /** When an undo is judged as this kind: the intent it behaves as, read from the undo's patch. */
   asInverse?(target: Target, patch: unknown): I;
   /** Why the kind does not apply to a FlinkSessionJob, in words, e.g. "session jobs have no image". */

@@ -48,6 +48,7 @@ export const restart = {
     const after = freshNonce(nonce, restartNonceOf(resource));
     return patchOutcome([{ path: OWN_PATHS.restartNonce, after }], [], effectiveUpgradeMode(undefined, resource));
   },
+  writes: { paths: [OWN_PATHS.restartNonce] },
   evidence: (ctx) => redeployRule(ctx, { restoresInSavepointMode: true }),
   describe: () => '',
 } as const satisfies KindModule<Intent>;

@@ -245,6 +245,7 @@ export const restore = {
     if (jobStateOf(resource) === 'suspended') notes.push(suspendedRestoreNote(intent.target, resource));
     return patchOutcome(edits, notes, effectiveUpgradeMode(undefined, resource));
   },
+  writes: { paths: Object.values(OWN_PATHS) },
   checks: (ctx) => [restoreDiscardsState(ctx)],
   evidence: restoreRule,
   describe: (intent) => ` from ${intent.from}${intent.allowNonRestoredState ? ' (allowing non-restored state)' : ''}`,

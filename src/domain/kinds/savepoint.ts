@@ -207,6 +207,8 @@ export const savepoint = {
       : ({ ok: true, type: 'create-snapshot' } as const);
   },
   checks: (ctx) => [savepointDir(ctx, 'a savepoint'), jobRunning(ctx)],
+  // It creates a FlinkStateSnapshot and writes nothing on the target.
+  writes: { paths: [] },
   evidence: savepointRule,
   describe: () => '',
 } as const satisfies KindModule<Intent>;

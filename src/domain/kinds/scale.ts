@@ -248,6 +248,7 @@ export const scale = {
       notVerified: ['actual per-vertex parallelism (Flink REST) not checked'],
       rest: scaleRest,
     }),
+  writes: { paths: Object.values(OWN_PATHS) },
   undo: { inverse: 'scale', paths: [OWN_PATHS.parallelism] },
   asInverse: (target, patch) => ({
     kind: 'scale',

@@ -18,11 +18,18 @@ import type {
 } from '../../app/ports/operation-store.js';
 import { applyWithRetries, checkLimit, observe, transitionDecide, type CommitReply } from '../apply-loop.js';
 import { checkedRetention } from '../retention.js';
+import { processRecordKey, type RecordKey } from '../../config/record-key.js';
+import { resealed } from '../../domain/engines/record-seal.js';
 import { alive, SortedSet } from './sorted.js';
 import type { OperationAuditing } from '../../app/ports/audit-log.js';
 import type { MemoryAuditLog } from './audit-log.js';
 
 export interface MemoryOperationStoreOptions {
+  /**
+   * The key records are sealed with (docs/lifecycle.md#record-integrity); default the process's own
+   * (config/record-key.ts).
+   */
+  recordKey?: RecordKey;
   now?: () => number;
   /** How long terminal records and index entries are kept; at least 30 days (default 35), as on Redis. */
   retentionMs?: number;
@@ -69,6 +76,7 @@ export class MemoryOperationStore implements OperationStore {
   private readonly retentionMs: number;
   private readonly onCommitted: MemoryOperationStoreOptions['onCommitted'];
   private readonly audit: MemoryOperationStoreOptions['audit'];
+  private readonly recordKey: RecordKey;
 
   constructor(
     opts: MemoryOperationStoreOptions = {},
@@ -78,6 +86,7 @@ export class MemoryOperationStore implements OperationStore {
     this.retentionMs = checkedRetention(opts.retentionMs);
     this.onCommitted = opts.onCommitted;
     this.audit = opts.audit;
+    this.recordKey = opts.recordKey ?? processRecordKey();
   }
 
   /** Another store over the same data with its own options: another process on the same Redis. */
@@ -86,10 +95,14 @@ export class MemoryOperationStore implements OperationStore {
   }
 
   async create(fields: NewOperation, actor: string): Promise<CreateResult> {
-    const record = initialRecord(
-      { ...fields, approvals: fields.approvals ?? [], reenqueues: fields.reenqueues ?? 0 },
-      actor,
-      this.now(),
+    const record = resealed(
+      undefined,
+      initialRecord(
+        { ...fields, approvals: fields.approvals ?? [], reenqueues: fields.reenqueues ?? 0 },
+        actor,
+        this.now(),
+      ),
+      this.recordKey,
     );
     const reply = this.commitNow(undefined, record, record.history, 'stay');
     if (reply[0] === 'exists') return { ok: false, reason: 'exists' };
@@ -113,6 +126,7 @@ export class MemoryOperationStore implements OperationStore {
       {
         get: (opId) => this.get(opId),
         now: this.now,
+        seal: (current, next) => resealed(current, next, this.recordKey),
         commit: async (current, next, entries, order) => this.commitNow(current, next, entries, order),
         committed: async (record, entries) => observe(this.onCommitted, record, entries),
       },

@@ -70,6 +70,16 @@ describe('flink-chatops CLI', () => {
     }
   });
 
+  it('serve refuses to start without RECORD_SIGNING_KEY, naming it, and never shows a short one', () => {
+    const missing = cli(['serve', '--role', 'worker']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('RECORD_SIGNING_KEY: required (or RECORD_SIGNING_KEY_FILE)');
+    const short = cli(['serve', '--role', 'worker'], { RECORD_SIGNING_KEY: 'tooshort-s3cret' });
+    expect(short.code).toBe(1);
+    expect(short.stderr).toContain('RECORD_SIGNING_KEY: must be at least 32 characters');
+    expect(short.stderr).not.toContain('tooshort-s3cret');
+  });
+
   it('refuses an unknown subcommand and an unknown role', () => {
     expect(cli(['frobnicate']).code).toBe(1);
     const role = cli(['serve', '--role', 'janitor']);

@@ -16,6 +16,7 @@ import { FakeCluster } from '../../support/fake-cluster.js';
 import { FakeQueue } from '../../support/fake-queue.js';
 import { flinkDeployment, planFor } from '../../support/fixtures.js';
 import { ALICE, intent, LEAD, unitPolicy } from '../../support/memory-bot.js';
+import { RULE } from '../../support/records.js';
 
 const T0 = Date.parse('2026-11-25T10:00:00Z');
 
@@ -81,7 +82,9 @@ function harness(): Harness {
         requester: ALICE,
         nonce: 7,
       });
-      const decision: PolicyDecision = { outcome: 'allow', checks: [], requirements: [] };
+      // streaming-prod needs a lead's approval: the record holds the one the bot counted (the worker judges it again).
+      const decision: PolicyDecision = { outcome: 'needs-approval', checks: [], requirements: [RULE] };
+      const approvals = [{ user: LEAD, at: T0, planDigest: plan.digest, countsFor: [RULE.rule] }];
       const created = await stores.store.create(
         {
           id,
@@ -93,6 +96,7 @@ function harness(): Harness {
           incidentChannels: [],
           plan,
           decision,
+          approvals,
         },
         ALICE,
       );
