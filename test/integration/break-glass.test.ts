@@ -189,6 +189,18 @@ describe('Break-glass', () => {
       'is not allowed to use --break-glass here',
     ],
     ['no --reason', 'scale streaming-prod/orders 6 --break-glass', USERS.alice, 'reason'],
+    [
+      'a break-glass change planted for later with --at',
+      'scale streaming-prod/orders 6 --break-glass --reason "INC-11" --at 2026-12-02T02:00Z',
+      USERS.alice,
+      '--break-glass runs now or not at all: it cannot be combined with --at or --window',
+    ],
+    [
+      'a break-glass change planted for a --window',
+      'restart streaming-prod/orders --break-glass --reason "INC-12" --window nightly',
+      USERS.alice,
+      '--break-glass runs now or not at all',
+    ],
   ])(
     'refuses %s privately and records nothing',
     async (_what, text, user, message) => {
