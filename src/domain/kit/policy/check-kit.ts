@@ -26,6 +26,8 @@ export interface Freeze {
   reason: string;
   /** Epoch ms. */
   at: number;
+  /** Epoch ms when it ends by itself (`lock --for`); absent: until unlock. */
+  until?: number;
 }
 
 export interface LastSavepoint {
@@ -140,7 +142,8 @@ export function notFrozen({ input }: CheckCtx): CheckResult {
   const f = input.freeze;
   if (!f) return pass(CHECK.notFrozen, 'not frozen');
   const age = formatAge(input.now.getTime() - f.at);
-  return fail(CHECK.notFrozen, `frozen by <@${f.by}> ${age} ago: "${f.reason}"; it must be unlocked first`);
+  const ends = f.until === undefined ? '' : ` (until ${new Date(f.until).toISOString()})`;
+  return fail(CHECK.notFrozen, `frozen by <@${f.by}> ${age} ago${ends}: "${f.reason}"; it must be unlocked first`);
 }
 
 export function operatorBusy({ input }: CheckCtx): CheckResult {
