@@ -33,6 +33,7 @@ const TERMINAL = ['COMPLETED', 'FAILED', 'TIMED_OUT', 'ABORTED'] as const;
 const policy = (channel: string) => ({
   ...testPolicy(channel),
   breakGlass: { groups: ['oncall'], environments: ['production'], reviewWithin: '1h' },
+  windows: { nightly: { days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], from: '01:00', to: '04:00' } },
 });
 
 /** Friday afternoon in Berlin, without the bot's own sweep (the test runs sweeps at chosen times). */
