@@ -1,7 +1,12 @@
 // Assessment of one operation against the live cluster: read, plan, built-in checks and the policy decision.
 // Shared by the bot (request, explain, approval re-check) and the worker (re-plan under the lease).
 import type { PolicyDecision } from '../domain/model/decision.js';
-import { lastSavepoint as findLastSavepoint, deploymentNameOf, isSessionCluster } from '../domain/model/resource.js';
+import {
+  lastSavepoint as findLastSavepoint,
+  ownSavepointPaths,
+  deploymentNameOf,
+  isSessionCluster,
+} from '../domain/model/resource.js';
 import {
   isUndo,
   judgedKind,
@@ -118,9 +123,10 @@ export async function assess(policy: Policy, request: AssessRequest, deps: Asses
   const checkIntent = isUndo(request.intent) ? inverseIntent(effectiveKind, target, plan) : request.intent;
 
   const freeze = await deps.getFreeze(target);
-  const lastSavepoint = kindModule(effectiveKind).traits.readsLastSavepoint
-    ? await readLastSavepoint(target, live.resource, kube, request.signal)
+  const savepoints = kindModule(effectiveKind).traits.readsLastSavepoint
+    ? await readSavepoints(target, live.resource, kube, request.signal)
     : undefined;
+  const lastSavepoint = savepoints?.last;
   const reading = await readHealth(policy, target, live, rest, request.signal);
   const health = reading && isUndo(request.intent) ? { ...reading, undo: true } : reading;
   const environment = findNamespace(policy, target.namespace, target.cluster)?.environment;
@@ -137,16 +143,18 @@ export async function assess(policy: Policy, request: AssessRequest, deps: Asses
     ...(freeze ? { freeze } : {}),
     ...(plan.effectiveUpgradeMode ? { effectiveUpgradeMode: plan.effectiveUpgradeMode } : {}),
     ...(lastSavepoint ? { lastSavepoint } : {}),
+    ...(savepoints ? { ownSavepoints: savepoints.own } : {}),
     policy: {
       ...(policy.config ? { config: policy.config } : {}),
       ...(policy.limits ? { limits: policy.limits } : {}),
+      ...(policy.restore ? { restore: policy.restore } : {}),
     },
     now,
   });
   const checks = [...builtIn, ...gitops.checks];
-  // A configuration key the policy does not allow is refused (nothing recorded), naming the key
-  // (docs/lifecycle.md#refused-or-denied).
-  const refusedKeys = checks.find((c) => c.name === CHECK.configKeys && c.outcome === 'fail');
+  // A configuration key the policy does not allow, or a restore source outside the target's own state, is refused
+  // (nothing recorded), naming it (docs/lifecycle.md#refused-or-denied, docs/policy.md#restore-sources).
+  const refusedKeys = checks.find((c) => REFUSING_CHECKS.has(c.name) && c.outcome === 'fail');
   if (refusedKeys) return { ok: false, refusal: `${refusedKeys.message}; nothing was recorded` };
   const decision = evaluate(policy, {
     intentKind: request.intent.kind,
@@ -239,13 +247,18 @@ async function withSessionCluster(
   return { ok: true, resource, sessionCluster };
 }
 
-async function readLastSavepoint(target: Target, resource: unknown, kube: FlinkClient, signal?: AbortSignal) {
+/** Failed, these refuse the command instead of denying a recorded operation. */
+const REFUSING_CHECKS: ReadonlySet<string> = new Set([CHECK.configKeys, CHECK.restoreSource]);
+
+/** The target's last savepoint, and every savepoint of it on record (one list call). */
+async function readSavepoints(target: Target, resource: unknown, kube: FlinkClient, signal?: AbortSignal) {
   const snapshots = await kube.list('FlinkStateSnapshot', target.namespace, {
     labelSelector: `job-reference.name=${target.name}`,
     ...(signal ? { signal } : {}),
   });
   const found = findLastSavepoint(target, snapshots, resource);
-  return found ? { location: found.location, ...(found.at === undefined ? {} : { at: found.at }) } : undefined;
+  const last = found ? { location: found.location, ...(found.at === undefined ? {} : { at: found.at }) } : undefined;
+  return { last, own: ownSavepointPaths(target, snapshots, resource) };
 }
 
 /** A restart or upgrade of a session cluster: the operator deletes it, and with it every session job on it. */

@@ -22,8 +22,17 @@ export interface WorkspaceUser {
 export class FreezeCommands {
   constructor(private readonly deps: BotDeps) {}
 
-  /** Anyone who may request operations in the namespace; the target must exist (a typo would freeze nothing). */
-  async lock(target: Target, reason: string, user: string, who?: WorkspaceUser): Promise<CommandOutcome> {
+  /**
+   * Anyone who may request operations in the namespace; the target must exist (a typo would freeze nothing). `forMs`
+   * (`--for`): it ends by itself that long from now (docs/policy.md#freezes).
+   */
+  async lock(
+    target: Target,
+    reason: string,
+    user: string,
+    who?: WorkspaceUser,
+    forMs?: number,
+  ): Promise<CommandOutcome> {
     const state = await this.deps.policy.current();
     if (!state.ok) return { ok: false, message: state.message };
     const shown = formatTarget(target);
@@ -38,18 +47,23 @@ export class FreezeCommands {
     }
     const live = await readLive(target, this.deps.clusters.kube(target));
     if (!live.ok) return { ok: false, message: live.refusal };
-    const result = await this.deps.freezes.freeze(target, { by: user, reason, at: this.deps.now() });
+    const at = this.deps.now();
+    const until = forMs === undefined ? undefined : at + forMs;
+    const result = await this.deps.freezes.freeze(target, { by: user, reason, at, ...(until ? { until } : {}) });
     if (!result.ok) {
       const { by, reason: why } = result.existing;
       return { ok: false, message: `${shown} is already frozen by <@${by}>: ${why}` };
     }
-    await this.audit('frozen', target, who ?? { user }, { reason });
-    const notified = await this.tellThreads(target, user, 'lock', reason);
-    this.deps.logger.info({ target: shown, user, notified }, 'target frozen');
-    return {
-      ok: true,
-      message: `${shown} is frozen: every operation on it is denied until \`unlock\`.${threads(notified)}`,
-    };
+    const ends = until === undefined ? '' : ` (until ${new Date(until).toISOString()})`;
+    await this.audit('frozen', target, who ?? { user }, {
+      reason,
+      ...(until === undefined ? {} : { until: new Date(until).toISOString() }),
+    });
+    const notified = await this.tellThreads(target, user, 'lock', `${reason}${ends}`);
+    this.deps.logger.info({ target: shown, user, notified, until }, 'target frozen');
+    const end =
+      until === undefined ? 'until `unlock`' : `until ${new Date(until).toISOString()} (or \`unlock\` before then)`;
+    return { ok: true, message: `${shown} is frozen: every operation on it is denied ${end}.${threads(notified)}` };
   }
 
   /** The one who froze it, or anyone in a group that approves operations in the namespace. */

@@ -15,6 +15,7 @@ import type { PolicyProvider } from './policy-source.js';
 import type {
   BreakGlassIndex,
   CardPoster,
+  ChannelMembership,
   Enqueuer,
   FreezeStore,
   LockStore,
@@ -32,6 +33,8 @@ export interface BotDeps {
   workers?: { present(cluster: string): Promise<boolean> };
   policy: PolicyProvider;
   membership: MembershipSource;
+  /** Who is in a channel, for `--incident` (docs/policy.md#incident-channels); absent: only channels the policy names. */
+  channelMembers?: ChannelMembership;
   enqueuer: Enqueuer;
   cards: CardPoster;
   logger: Logger;

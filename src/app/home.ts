@@ -65,7 +65,13 @@ export class HomeService {
         .sort(newestFirst)
         .map((r) => homeOperation(r, false)),
       leases: leases.map((l) => ({ target: formatTarget(l.target), opId: l.opId, since: l.since })),
-      freezes: freezes.map((f) => ({ target: formatTarget(f.target), by: f.by, reason: f.reason, at: f.at })),
+      freezes: freezes.map((f) => ({
+        target: formatTarget(f.target),
+        by: f.by,
+        reason: f.reason,
+        at: f.at,
+        ...(f.until === undefined ? {} : { until: f.until }),
+      })),
       latest: latest.map((r) => homeOperation(r, false)),
       problems,
     };

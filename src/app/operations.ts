@@ -10,6 +10,7 @@ import { checkRequest } from '../domain/engines/policy/evaluate.js';
 import type { Policy } from '../domain/engines/policy/schema.js';
 import { forOperation, type Logger } from '../log.js';
 import { assess, resolveTarget } from './assess.js';
+import { incidentChannelsProblem } from './incident-channels.js';
 import { assessDeps, describeFault, newOpId, type BotDeps } from './context.js';
 import type { ActionOutcome, Change, PostOutcome, Refusal, RequestOutcome } from './ports/index.js';
 
@@ -141,6 +142,13 @@ export class OperationService {
       membership,
     );
     if (!check.ok) return refused(check.message);
+    const incidentProblem = await incidentChannelsProblem(
+      req.intent.incidentChannels,
+      req.requester,
+      state.policy,
+      deps.channelMembers,
+    );
+    if (incidentProblem !== undefined) return refused(incidentProblem);
     // --at / --window resolved now (docs/policy.md#scheduled-operations), with the policy's timezone; a bad time is
     // refused, nothing recorded.
     const scheduled = resolveSchedule(req.intent, state.policy, deps.now());

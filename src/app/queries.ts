@@ -116,7 +116,14 @@ export class QueryService {
         upgradeMode: upgradeModeOf(resource) ?? (jobSpecOf(resource) ? 'stateless (not set)' : undefined),
         lastSavepoint: savepoint,
         lease: lease ? { opId: lease.opId, since: lease.since } : undefined,
-        freeze: freeze ? { by: freeze.by, reason: freeze.reason, at: freeze.at } : undefined,
+        freeze: freeze
+          ? {
+              by: freeze.by,
+              reason: freeze.reason,
+              at: freeze.at,
+              ...(freeze.until === undefined ? {} : { until: freeze.until }),
+            }
+          : undefined,
         lastOperation: last[0] ? pickLast(last[0]) : undefined,
         error: statusErrorOf(resource),
         gitops: gitopsOf(resource),
@@ -195,7 +202,13 @@ export class QueryService {
     ]);
     const view: LocksView = {
       leases: leases.map((l) => ({ target: formatTarget(l.target), opId: l.opId, since: l.since })),
-      freezes: freezes.map((f) => ({ target: formatTarget(f.target), by: f.by, reason: f.reason, at: f.at })),
+      freezes: freezes.map((f) => ({
+        target: formatTarget(f.target),
+        by: f.by,
+        reason: f.reason,
+        at: f.at,
+        ...(f.until === undefined ? {} : { until: f.until }),
+      })),
       audit: audit.map((a) => ({ what: a.what, target: formatTarget(a.target), by: a.by, reason: a.reason, at: a.at })),
     };
     return { kind: 'locks', view };

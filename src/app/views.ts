@@ -29,7 +29,7 @@ export interface StatusView {
   upgradeMode?: string;
   lastSavepoint?: { location: string; at?: number };
   lease?: { opId: string; since: number };
-  freeze?: { by: string; reason: string; at: number };
+  freeze?: { by: string; reason: string; at: number; until?: number };
   lastOperation?: Pick<OperationRecord, 'id' | 'kind' | 'state' | 'requester' | 'updatedAt'>;
   /** status.error message, when set. */
   error?: string;
@@ -97,7 +97,8 @@ export interface ExplainView {
 
 export interface LocksView {
   leases: { target: string; opId: string; since: number }[];
-  freezes: { target: string; by: string; reason: string; at: number }[];
+  /** `until`: when it ends by itself (`lock --for`). */
+  freezes: { target: string; by: string; reason: string; at: number; until?: number }[];
   audit: { what: string; target: string; by: string; reason?: string; at: number }[];
 }
 

@@ -10,7 +10,7 @@ import { KubeClusters, type KubeClustersOptions } from '../kube/clusters.js';
 import type { Logger } from '../log.js';
 import type { OperationQueues } from '../queue/queue.js';
 import { SlackCardPoster } from '../slack/card-poster.js';
-import { usergroupMembers } from '../slack/slack-ports.js';
+import { channelMembership, usergroupMembers } from '../slack/slack-ports.js';
 import type { WebClient } from '../slack-client/client.js';
 import { BreakGlassIndex } from '../store/break-glass.js';
 import { CardsInFlight } from '../store/cards-in-flight.js';
@@ -87,6 +87,7 @@ export function botDeps(
         onLoad: audit.policyLoaded,
       }),
     membership: new MembershipSource(usergroupMembers(client), o.now),
+    channelMembers: channelMembership(client),
     enqueuer,
     cards: new SlackCardPoster(client, config.slack.command, o.now, {
       pacer,

@@ -188,7 +188,7 @@ async function runCommand(
       return outcome.type === 'done' ? renderNotice(outcome.message) : renderRefusal(outcome.message, ctx);
     }
     case 'lock': {
-      const outcome = await deps.freezes.lock(command.target, command.reason, user, who);
+      const outcome = await deps.freezes.lock(command.target, command.reason, user, who, command.forMs);
       return outcome.ok ? renderNotice(outcome.message) : renderRefusal(outcome.message, ctx);
     }
     case 'unlock': {

@@ -1,6 +1,6 @@
 // The bot's Slack-side port implementations: user group members, the response_url responder and the bot's
 // identity (auth.test). The WebClient itself is built in src/slack-client.
-import type { Responder, ResponseMessage, UsergroupMembers } from '../app/ports/index.js';
+import type { ChannelMembership, Responder, ResponseMessage, UsergroupMembers } from '../app/ports/index.js';
 import type { Agent } from 'node:http';
 import type { WebClient } from '../slack-client/client.js';
 import { postJson } from '../slack-client/proxy.js';
@@ -39,6 +39,31 @@ export function usergroupMembers(client: WebClient): UsergroupMembers {
   return async (usergroup) => {
     const result = await client.usergroups.users.list({ usergroup });
     return result.users ?? [];
+  };
+}
+
+/** Pages of 1000 members read per channel before the answer is `unknown` (docs/policy.md#incident-channels). */
+export const MEMBER_PAGES = 5;
+
+/**
+ * `conversations.members` (needs `channels:read`, `groups:read`), at most MEMBER_PAGES pages of 1000: a channel the bot
+ * cannot see, or a member not found within the bound of a larger channel, is `unknown`.
+ */
+export function channelMembership(client: WebClient): ChannelMembership {
+  return async (channel, user) => {
+    let cursor: string | undefined;
+    for (let page = 0; page < MEMBER_PAGES; page++) {
+      let result;
+      try {
+        result = await client.conversations.members({ channel, limit: 1000, ...(cursor ? { cursor } : {}) });
+      } catch {
+        return 'unknown';
+      }
+      if (result.members?.includes(user)) return 'member';
+      cursor = result.response_metadata?.next_cursor || undefined;
+      if (cursor === undefined) return 'not-member';
+    }
+    return 'unknown';
   };
 }
 

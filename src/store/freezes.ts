@@ -2,11 +2,13 @@
 import type {
   AuditEntry,
   Freeze,
+  FreezeRequest,
   FreezeResult,
   FreezeStore as FreezeStorePort,
   UnfreezeResult,
 } from '../app/ports/freezes.js';
 import type { RedisConnection } from './connection.js';
+import { freezeInForce } from '../domain/model/freeze.js';
 import { targetKey, type Target } from '../domain/model/target.js';
 import { storeKeys, type StoreKeys } from './keys.js';
 import { checkedRetention } from './retention.js';
@@ -39,11 +41,20 @@ export class FreezeStore implements FreezeStorePort {
     defineScripts(redis);
   }
 
-  /** Freezes the target unless it already is (the existing freeze is returned); audited atomically. */
-  async freeze(target: Target, request: { by: string; reason: string; at: number }): Promise<FreezeResult> {
+  /**
+   * Freezes the target unless a freeze holds (the existing one is returned); audited atomically. One past its `until`
+   * is replaced (docs/policy.md#freezes).
+   */
+  async freeze(target: Target, request: FreezeRequest): Promise<FreezeResult> {
     if (request.by.trim() === '') throw new Error('a freeze needs who asked for it');
     if (request.reason.trim() === '') throw new Error('a freeze needs a reason');
-    const freeze: Freeze = { target, by: request.by, reason: request.reason, at: request.at };
+    const freeze: Freeze = {
+      target,
+      by: request.by,
+      reason: request.reason,
+      at: request.at,
+      ...(request.until === undefined ? {} : { until: request.until }),
+    };
     const now = this.now();
     const args = [
       targetKey(target),
@@ -79,15 +90,22 @@ export class FreezeStore implements FreezeStorePort {
     return reply[0] === 'ok' ? { ok: true, was: JSON.parse(reply[1]) as Freeze } : { ok: false, reason: 'not-frozen' };
   }
 
+  /** The freeze in force now; one past its `until` is left in the hash until the next lock or unlock replaces it. */
   async get(target: Target): Promise<Freeze | undefined> {
     const json = await this.redis.hget(this.keys.freezes, targetKey(target));
-    return json === null ? undefined : (JSON.parse(json) as Freeze);
+    if (json === null) return undefined;
+    const freeze = JSON.parse(json) as Freeze;
+    return freezeInForce(freeze, this.now()) ? freeze : undefined;
   }
 
-  /** Every current freeze, oldest first. */
+  /** Every freeze in force now, oldest first. */
   async list(): Promise<Freeze[]> {
     const all = await this.redis.hvals(this.keys.freezes);
-    return all.map((json) => JSON.parse(json) as Freeze).sort((a, b) => a.at - b.at);
+    const now = this.now();
+    return all
+      .map((json) => JSON.parse(json) as Freeze)
+      .filter((f) => freezeInForce(f, now))
+      .sort((a, b) => a.at - b.at);
   }
 
   /** The newest `limit` freeze/unfreeze commands, newest first. */

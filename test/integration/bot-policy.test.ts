@@ -1,9 +1,18 @@
 // Refused vs DENIED (docs/lifecycle.md#refused-or-denied), freezes (docs/policy.md#freezes) and a card that cannot be
 // posted (docs/lifecycle.md#the-card).
 import { describe, expect, it } from 'vitest';
-import { clockFrom, FRIDAY_AFTERNOON, USERS, type BotEnv, type BotEnvOptions, useBotEnvs } from '../support/bot-env.js';
+import {
+  clockFrom,
+  FRIDAY_AFTERNOON,
+  USERS,
+  WEDNESDAY,
+  type BotEnv,
+  type BotEnvOptions,
+  useBotEnvs,
+} from '../support/bot-env.js';
 
 const bots = useBotEnvs();
+const HOUR = 3_600_000;
 let env: BotEnv | undefined;
 
 async function started(opts: BotEnvOptions = {}): Promise<BotEnv> {
@@ -141,6 +150,51 @@ describe('lock and unlock', () => {
     expect((await e.request('restart streaming-prod/orders --reason "after unlock"', USERS.alice)).state).toBe(
       'AWAITING_APPROVAL',
     );
+  });
+
+  it('a lock --for ends by itself: it denies until then, shows when it ends, and no longer blocks after', async () => {
+    let skew = 0;
+    const moving = clockFrom(WEDNESDAY);
+    const e = await started({ now: () => moving() + skew });
+    const locked = await (
+      await e.command('lock streaming-prod/orders --reason "load test" --for 2h', USERS.alice)
+    ).reply();
+    const until = new Date(WEDNESDAY + 2 * HOUR).toISOString().slice(0, 13);
+    expect(locked.text).toContain('streaming-prod/orders is frozen: every operation on it is denied until');
+    expect(locked.text).toContain(until);
+    const frozen = await e.bot.deps.freezes.get({
+      kind: 'FlinkDeployment',
+      namespace: 'streaming-prod',
+      name: 'orders',
+    });
+    expect((frozen?.until ?? 0) - (frozen?.at ?? 0)).toBe(2 * HOUR);
+    const locks = await (await e.command('locks', USERS.bob)).reply();
+    expect(JSON.stringify(locks.body)).toContain('until');
+
+    const denied = await e.request('restart streaming-prod/orders --reason "during lock"', USERS.alice);
+    expect(denied.state).toBe('DENIED');
+    expect(denied.decision?.outcome === 'deny' && denied.decision.reasons.join(' ')).toContain('load test');
+
+    skew = 2 * HOUR + 1_000;
+    expect(await e.bot.deps.freezes.list()).toEqual([]);
+    const after = await e.request('restart streaming-prod/orders --reason "after the freeze ended"', USERS.alice);
+    expect(after.state).toBe('AWAITING_APPROVAL');
+    // An ended freeze is not in the way of a new one, and is not there to unlock.
+    expect((await (await e.command('unlock streaming-prod/orders', USERS.alice)).reply()).text).toContain(
+      'streaming-prod/orders is not frozen',
+    );
+    const relocked = await (await e.command('lock streaming-prod/orders --reason "again"', USERS.lead1)).reply();
+    expect(relocked.text).toContain('every operation on it is denied until `unlock`');
+  });
+
+  it.each([
+    ['a duration without a unit', '--for 2', '--for takes a duration like 30m, 2h or 3d'],
+    ['more than 30 days', '--for 31d', '--for takes from 1m to 30d'],
+  ])('refuses lock --for with %s, freezing nothing', async (_what, flag, message) => {
+    const e = await started();
+    const reply = await (await e.command(`lock streaming-prod/orders --reason "x" ${flag}`, USERS.alice)).reply();
+    expect(reply.text).toContain(message);
+    expect(await e.bot.deps.freezes.list()).toEqual([]);
   });
 
   it('refuses a lock by someone who may not request there', async () => {

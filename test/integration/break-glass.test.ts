@@ -33,6 +33,7 @@ const TERMINAL = ['COMPLETED', 'FAILED', 'TIMED_OUT', 'ABORTED'] as const;
 const policy = (channel: string) => ({
   ...testPolicy(channel),
   breakGlass: { groups: ['oncall'], environments: ['production'], reviewWithin: '1h' },
+  windows: { nightly: { days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], from: '01:00', to: '04:00' } },
 });
 
 /** Friday afternoon in Berlin, without the bot's own sweep (the test runs sweeps at chosen times). */
@@ -189,6 +190,18 @@ describe('Break-glass', () => {
       'is not allowed to use --break-glass here',
     ],
     ['no --reason', 'scale streaming-prod/orders 6 --break-glass', USERS.alice, 'reason'],
+    [
+      'a break-glass change planted for later with --at',
+      'scale streaming-prod/orders 6 --break-glass --reason "INC-11" --at 2026-12-02T02:00Z',
+      USERS.alice,
+      '--break-glass runs now or not at all: it cannot be combined with --at or --window',
+    ],
+    [
+      'a break-glass change planted for a --window',
+      'restart streaming-prod/orders --break-glass --reason "INC-12" --window nightly',
+      USERS.alice,
+      '--break-glass runs now or not at all',
+    ],
   ])(
     'refuses %s privately and records nothing',
     async (_what, text, user, message) => {

@@ -83,6 +83,7 @@ const METHOD_SCOPES: Record<string, readonly string[]> = {
   'conversations.replies': ['channels:history', 'groups:history'],
   'conversations.history': ['channels:history', 'groups:history'],
   'conversations.info': ['channels:read', 'groups:read'],
+  'conversations.members': ['channels:read', 'groups:read'],
   // Only DMs with one person (approver DMs): im:write. Group DMs (mpim:write) and channels are never opened.
   'conversations.open': ['im:write'],
   'usergroups.users.list': ['usergroups:read'],

@@ -9,6 +9,16 @@ export interface Freeze {
   reason: string;
   /** ms */
   at: number;
+  /** ms; from then on it no longer holds (`lock --for`, docs/policy.md#freezes). Absent: until `unlock`. */
+  until?: number;
+}
+
+/** What `lock` asks for: `until` (ms) when it was given `--for`. */
+export interface FreezeRequest {
+  by: string;
+  reason: string;
+  at: number;
+  until?: number;
 }
 
 export type FreezeResult = { ok: true } | { ok: false; existing: Freeze };
@@ -26,12 +36,16 @@ export interface AuditEntry {
 }
 
 export interface FreezeStore {
-  /** Freezes the target unless it already is (the existing freeze is returned); audited in the same step. */
-  freeze(target: Target, request: { by: string; reason: string; at: number }): Promise<FreezeResult>;
+  /**
+   * Freezes the target unless it already is (the existing freeze is returned); audited in the same step. A freeze
+   * past its `until` counts as lifted: it is replaced.
+   */
+  freeze(target: Target, request: FreezeRequest): Promise<FreezeResult>;
   /** Lifts the freeze; who may do so is policy's decision, this only records who did. */
   unfreeze(target: Target, by: string): Promise<UnfreezeResult>;
+  /** The freeze in force now (one past its `until` is not). */
   get(target: Target): Promise<Freeze | undefined>;
-  /** Every current freeze, oldest first. */
+  /** Every freeze in force now, oldest first. */
   list(): Promise<Freeze[]>;
   /** The newest `limit` freeze/unfreeze commands, newest first; entries older than the retention may be gone. */
   auditLog(limit: number): Promise<AuditEntry[]>;

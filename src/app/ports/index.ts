@@ -48,6 +48,12 @@ export interface Responder {
 /** Members (Slack user ids) of a Slack user group (`usergroups.users.list`). */
 export type UsergroupMembers = (usergroupId: string) => Promise<string[]>;
 
+/**
+ * Whether `user` is a member of `channel` (`conversations.members`, bounded): `unknown` when the bot cannot see the
+ * channel or did not find out within its bound (docs/policy.md#incident-channels).
+ */
+export type ChannelMembership = (channel: string, user: string) => Promise<'member' | 'not-member' | 'unknown'>;
+
 /** Results of the operation services: what happened, and what to tell the person who asked. */
 export type RequestOutcome =
   | { type: 'refused'; message: string }

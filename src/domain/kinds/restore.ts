@@ -37,7 +37,17 @@ import {
 import { TargetSchema, type Target } from '../model/target.js';
 import { MODE, effectiveUpgradeMode } from '../model/upgrade-mode.js';
 import { freshNonce, patchOutcome, refusal, who, type FieldEdit, type FieldPath } from '../kit/planning/edits.js';
-import { formatAge, warn, type CheckCtx } from '../kit/policy/check-kit.js';
+import {
+  CHECK,
+  CHECKPOINT_DIR_KEYS,
+  SAVEPOINT_DIR_KEYS,
+  fail,
+  formatAge,
+  pass,
+  warn,
+  type CheckCtx,
+} from '../kit/policy/check-kit.js';
+import { restoreSourceProblem } from '../kit/policy/restore-source.js';
 import type { KindModule } from './kind.js';
 
 export const RestoreIntent = z.object({
@@ -179,6 +189,24 @@ function restoreDiscardsState({ input }: CheckCtx): CheckResult {
   );
 }
 
+/**
+ * `--from` is the target's own state, or under a prefix the policy names (docs/policy.md#restore-sources); the app
+ * refuses the command when this fails, so nothing is recorded.
+ */
+function restoreSource(ctx: CheckCtx, from: string): CheckResult {
+  const directories = [SAVEPOINT_DIR_KEYS, CHECKPOINT_DIR_KEYS].flatMap((keys) => {
+    const dir = ctx.config(keys)?.value.trim();
+    return dir === undefined || dir === '' ? [] : [dir];
+  });
+  const { input } = ctx;
+  const savepoints = [...(input.ownSavepoints ?? []), ...(input.lastSavepoint ? [input.lastSavepoint.location] : [])];
+  const allowedFrom = input.policy?.restore?.allowedFrom ?? [];
+  const problem = restoreSourceProblem(from, { directories, savepoints, allowedFrom });
+  return problem === undefined
+    ? pass(CHECK.restoreSource, `${from} is the target's own state or a source the policy allows`)
+    : fail(CHECK.restoreSource, problem);
+}
+
 function suspendedRestoreNote(target: Target, resource: unknown): string {
   const base = `${who(target)} is suspended: the operator only records the savepoint path; the job stays suspended until resume`;
   if (effectiveUpgradeMode(undefined, resource) !== MODE.stateless) return `${base}, which restores from it`;
@@ -246,7 +274,7 @@ export const restore = {
     return patchOutcome(edits, notes, effectiveUpgradeMode(undefined, resource));
   },
   writes: { paths: Object.values(OWN_PATHS) },
-  checks: (ctx) => [restoreDiscardsState(ctx)],
+  checks: (ctx, intent) => [restoreSource(ctx, intent.from), restoreDiscardsState(ctx)],
   evidence: restoreRule,
   describe: (intent) => ` from ${intent.from}${intent.allowNonRestoredState ? ' (allowing non-restored state)' : ''}`,
 } as const satisfies KindModule<Intent>;

@@ -255,3 +255,19 @@ export function lastSavepoint(
   const at = int(getPath(legacy, ['timeStamp']));
   return { location, source: 'savepointInfo', ...(at === undefined ? {} : { at }) };
 }
+
+/**
+ * Every savepoint of the target on record, for `restore --from` (docs/policy.md#restore-sources): the paths of its
+ * COMPLETED FlinkStateSnapshots, the legacy `savepointInfo` history and last savepoint, and the savepoint of its last
+ * upgrade.
+ */
+export function ownSavepointPaths(target: Target, snapshots: readonly unknown[], resource: unknown): string[] {
+  const paths = snapshots
+    .filter((s) => str(getPath(s, ['status', 'state'])) === 'COMPLETED' && referencesTarget(s, target))
+    .map((s) => str(getPath(s, ['status', 'path'])));
+  const info = getPath(resource, ['status', 'jobStatus', 'savepointInfo']);
+  const history = getPath(info, ['savepointHistory']);
+  if (Array.isArray(history)) paths.push(...history.map((h) => str(getPath(h, ['location']))));
+  paths.push(str(getPath(info, ['lastSavepoint', 'location'])), upgradeSavepointPathOf(resource));
+  return [...new Set(paths.filter((p): p is string => p !== undefined && p !== ''))];
+}

@@ -93,7 +93,7 @@ function locksPart(view: HomeView, ctx: RenderContext): (Block | undefined)[] {
   );
   const freezes = view.freezes.map(
     (f) =>
-      `• \`${escapeText(f.target)}\` :lock: frozen by ${who(f.by)} ${ageOf(f.at, ctx.now)} ago: ${userText(f.reason, 200)}`,
+      `• \`${escapeText(f.target)}\` :lock: frozen by ${who(f.by)} ${ageOf(f.at, ctx.now)} ago${f.until === undefined ? '' : ` until ${slackDate(f.until)}`}: ${userText(f.reason, 200)}`,
   );
   return [
     listSection('Execution leases', leases, '_none: no operation is running_'),

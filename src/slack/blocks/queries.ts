@@ -57,7 +57,9 @@ function leaseText(view: StatusView, now: number): string {
 
 function freezeText(view: StatusView, now: number): string {
   const f = view.freeze;
-  return f ? `:lock: frozen by ${who(f.by)} ${ageOf(f.at, now)} ago: ${userText(f.reason, 300)}` : '_not frozen_';
+  if (!f) return '_not frozen_';
+  const until = f.until === undefined ? '' : ` until ${slackDate(f.until)}`;
+  return `:lock: frozen by ${who(f.by)} ${ageOf(f.at, now)} ago${until}: ${userText(f.reason, 300)}`;
 }
 
 export function renderStatus(view: StatusView, ctx: RenderContext): SlackMessage {
@@ -230,7 +232,7 @@ export function renderLocks(view: LocksView, ctx: RenderContext): SlackMessage {
   );
   const freezes = view.freezes.map(
     (f) =>
-      `• \`${escapeText(f.target)}\` :lock: frozen by ${who(f.by)} ${ageOf(f.at, ctx.now)} ago: ${userText(f.reason, 300)}`,
+      `• \`${escapeText(f.target)}\` :lock: frozen by ${who(f.by)} ${ageOf(f.at, ctx.now)} ago${f.until === undefined ? '' : ` until ${slackDate(f.until)}`}: ${userText(f.reason, 300)}`,
   );
   const audit = view.audit.map((a) => {
     const reason = a.reason ? `: ${userText(a.reason, 300)}` : '';

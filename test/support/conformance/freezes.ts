@@ -71,6 +71,22 @@ export function describeFreezeConformance(name: string, factory: (now: () => num
       expect(await freezes.auditLog(10)).toHaveLength(1);
     });
 
+    it('ends a freeze with an `until` by itself: not reported, listed nor unfrozen after it, and replaced by a new one', async () => {
+      const until = T0 + 2 * 60 * 60 * 1000;
+      expect(await freezes.freeze(orders, { by: 'U0LEAD', reason: 'load test', at: T0, until })).toEqual({ ok: true });
+      clock = until - 1;
+      expect(await freezes.get(orders)).toEqual({ target: orders, by: 'U0LEAD', reason: 'load test', at: T0, until });
+      expect(await freezes.freeze(orders, { by: 'U0OTHER', reason: 'mine', at: clock })).toMatchObject({ ok: false });
+      clock = until;
+      expect(await freezes.get(orders)).toBeUndefined();
+      expect(await freezes.list()).toEqual([]);
+      expect(await freezes.unfreeze(orders, 'U0LEAD')).toEqual({ ok: false, reason: 'not-frozen' });
+      expect(await freezes.freeze(orders, { by: 'U0OTHER', reason: 'next', at: clock })).toEqual({ ok: true });
+      expect(await freezes.get(orders)).toEqual({ target: orders, by: 'U0OTHER', reason: 'next', at: until });
+      clock = until + 10 * DAY;
+      expect(await freezes.get(orders)).toMatchObject({ reason: 'next' });
+    });
+
     it('tells targets apart by cluster too', async () => {
       const elsewhere: Target = { ...orders, cluster: 'eu-west' };
       await freezes.freeze(elsewhere, { by: 'U0LEAD', reason: 'eu only', at: T0 });

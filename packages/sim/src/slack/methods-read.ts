@@ -1,4 +1,4 @@
-// The read methods: auth.test, conversations.history / replies / info, users.info, usergroups.users.list.
+// The read methods: auth.test, conversations.history / replies / info / members, users.info, usergroups.users.list.
 import { type Args, bool, int, str } from './args.js';
 import { fail } from './content.js';
 import type { Handler } from './methods-chat.js';
@@ -198,4 +198,30 @@ export const usergroupUsers: Handler = (args, { ws }) => {
   const group = id === undefined ? undefined : ws.usergroups.get(id);
   if (group === undefined) return fail('no_such_subteam');
   return { ok: true, users: [...group.users] };
+};
+
+/** At most this many members a page (Slack: `limit` default 100, at most 1000). */
+const MEMBERS_PAGE_MAX = 1000;
+
+/**
+ * conversations.members: the channel's members (bot users included) in pages with an opaque cursor; a private channel
+ * without the bot does not exist for it (channel_not_found), as for every read.
+ */
+export const conversationsMembers: Handler = (args, { ws }) => {
+  const channel = ws.findChannel(str(args, 'channel'));
+  if (channel === undefined || channel.is_im === true) return fail('channel_not_found');
+  const limit = Math.min(Math.max(int(args, 'limit') ?? 100, 1), MEMBERS_PAGE_MAX);
+  const cursor = str(args, 'cursor');
+  const offset = cursor
+    ? Number(
+        Buffer.from(cursor, 'base64')
+          .toString('utf8')
+          .replace(/^offset:/, ''),
+      )
+    : 0;
+  if (!Number.isInteger(offset) || offset < 0) return fail('invalid_cursor');
+  const members = [...ws.users.keys()].filter((u) => ws.isMember(channel, u));
+  const page = members.slice(offset, offset + limit);
+  const next = offset + limit < members.length ? Buffer.from(`offset:${offset + limit}`).toString('base64') : '';
+  return { ok: true, members: page, response_metadata: { next_cursor: next } };
 };

@@ -3,7 +3,15 @@ import type { Handler } from './methods-chat.js';
 import { deleteMessage, getPermalink, postEphemeral, postMessage, reactionsAdd, update } from './methods-chat.js';
 import { conversationsOpen } from './methods-im.js';
 import { viewsPublish } from './methods-views.js';
-import { authTest, conversationsInfo, history, replies, usergroupUsers, usersInfo } from './methods-read.js';
+import {
+  authTest,
+  conversationsInfo,
+  conversationsMembers,
+  history,
+  replies,
+  usergroupUsers,
+  usersInfo,
+} from './methods-read.js';
 
 export type { Handler, MethodContext } from './methods-chat.js';
 
@@ -17,6 +25,7 @@ export const METHODS = {
   'conversations.replies': replies,
   'conversations.history': history,
   'conversations.info': conversationsInfo,
+  'conversations.members': conversationsMembers,
   'conversations.open': conversationsOpen,
   'users.info': usersInfo,
   'usergroups.users.list': usergroupUsers,

@@ -10,6 +10,7 @@ export const DEFAULT_RATE_LIMITS: Readonly<Record<string, number>> = {
   'conversations.replies': 50,
   'conversations.history': 50,
   'conversations.info': 50,
+  'conversations.members': 100,
   'conversations.open': 50,
   'users.info': 100,
   'usergroups.users.list': 20,

@@ -219,6 +219,12 @@ function validated(verb: Verb, binding: Binding, env: Env): Binding {
   if (binding.bound.at !== undefined && binding.bound.window !== undefined) {
     return { ok: false, reply: refuse(env, verb, 'give either --at or --window, not both') };
   }
+  // Break-glass runs now or not at all (docs/policy.md#break-glass): a change planted for later skips nobody's approval.
+  if (binding.bound.breakGlass === true && (binding.bound.at !== undefined || binding.bound.window !== undefined)) {
+    const problem =
+      '--break-glass runs now or not at all: it cannot be combined with --at or --window (request the scheduled change without --break-glass, so it is approved); nothing was recorded';
+    return { ok: false, reply: refuse(env, verb, problem) };
+  }
   const problem = verbSpec(verb).validate?.(binding.bound);
   return problem === undefined ? binding : { ok: false, reply: refuse(env, verb, problem) };
 }

@@ -87,7 +87,8 @@ const BUILDERS = {
       }),
     ),
   cancel: (b) => cmd({ kind: 'cancel', opId: b.opId! }),
-  lock: (b) => cmd({ kind: 'lock', target: b.target!, reason: b.reason! }),
+  lock: (b) =>
+    cmd(defined({ kind: 'lock', target: b.target!, reason: b.reason!, forMs: b.forMs as number | undefined })),
   unlock: (b) => cmd({ kind: 'unlock', target: b.target! }),
 } satisfies Record<Exclude<Verb, OperationVerb>, (b: Bound) => ParseResult>;
 

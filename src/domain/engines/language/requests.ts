@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { OperationIntentSchema, type OperationIntent } from '../../kinds/index.js';
 import { OpIdSchema } from '../../kit/language/intent-base.js';
 import { TargetSchema } from '../../model/target.js';
+import { MAX_FREEZE_MS } from '../../model/freeze.js';
 import { LAST_PAGE, MAX_LIST_PAGE } from '../../kit/language/list.js';
 import { DEFAULT_LOG_LINES, MAX_LOG_LINES, MAX_TASK_MANAGER } from '../../kit/language/logs.js';
 
@@ -55,7 +56,13 @@ export type QueryKind = Query['kind'];
 
 export const CommandSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('cancel'), opId: OpIdSchema }),
-  z.object({ kind: z.literal('lock'), target: TargetSchema, reason: z.string().min(1) }),
+  z.object({
+    kind: z.literal('lock'),
+    target: TargetSchema,
+    reason: z.string().min(1),
+    /** `--for` (docs/policy.md#freezes): how long it holds, ms. */
+    forMs: z.number().int().positive().max(MAX_FREEZE_MS).optional(),
+  }),
   z.object({ kind: z.literal('unlock'), target: TargetSchema }),
 ]);
 export type Command = z.infer<typeof CommandSchema>;

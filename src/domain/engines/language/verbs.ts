@@ -16,6 +16,7 @@ import { VALUE_KINDS, badValue, okValue, show, type ValueSpec } from '../../kit/
 import { nearest } from '../../kit/language/suggest.js';
 import { LOGS_VERB } from '../../kit/language/logs.js';
 import { LIST_VERB } from '../../kit/language/list.js';
+import { FREEZE_FOR } from '../../kit/language/freeze-for.js';
 
 export { DEFAULT_COMMAND, VERB_GROUPS } from '../../kit/language/verb-kit.js';
 export { VALUE_KINDS } from '../../kit/language/values.js';
@@ -157,8 +158,14 @@ export const VERBS = {
     group: 'command',
     summary: 'freeze a target: every operation on it is denied until unlock',
     args: [TARGET],
-    flags: [{ ...REASON, required: true, description: 'why it is frozen; shown to everyone who is denied' }],
-    examples: ['lock analytics/clickstream --reason "quarter-end close"'],
+    flags: [
+      { ...REASON, required: true, description: 'why it is frozen; shown to everyone who is denied' },
+      { name: 'for', key: 'forMs', kind: FREEZE_FOR, description: 'lift it by itself after this long' },
+    ],
+    examples: [
+      'lock analytics/clickstream --reason "quarter-end close"',
+      'lock analytics/clickstream --reason "load test" --for 2h',
+    ],
     synonyms: ['freeze'],
   },
   unlock: {

@@ -15,6 +15,7 @@ import { gitopsSchema, type GitopsBlock } from '../../kit/policy/gitops.js';
 import { WINDOW_NAME } from '../../kit/schedule/run-at.js';
 import { LogsSchema, type LogsBlock } from '../../kit/policy/logs.js';
 import { AlertsSchema, type AlertEntry } from '../../kit/policy/alerts.js';
+import { RestoreSchema, type RestorePolicy } from '../../kit/policy/restore-source.js';
 
 export interface PolicyGroup {
   users: string[];
@@ -127,6 +128,8 @@ export interface Policy {
   alerts?: AlertEntry[];
   /** Who may read pod logs with `/flink logs` and what is redacted (docs/policy.md#logs); namespaces override keys. */
   logs?: LogsBlock;
+  /** Where `restore --from` may read besides the target's own state (docs/policy.md#restore-sources). */
+  restore?: RestorePolicy;
 }
 
 /** A `windows` entry: a schedule whose zone defaults to the policy's `timezone`. */
@@ -320,4 +323,5 @@ export const PolicySchema = z.strictObject({
   gitops: GitopsSchema.optional(),
   alerts: AlertsSchema.optional(),
   logs: LogsSchema.optional(),
+  restore: RestoreSchema.optional(),
 });

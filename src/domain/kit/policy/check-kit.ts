@@ -18,6 +18,8 @@ export const CHECK = {
   limits: 'limits',
   /** The app reads a failed one to name the refused keys (app/assess.ts). */
   configKeys: 'config-keys',
+  /** A restore source outside the target's own state: the app refuses it (docs/policy.md#restore-sources). */
+  restoreSource: 'restore-source',
 } as const;
 export type CheckName = (typeof CHECK)[keyof typeof CHECK];
 
@@ -26,6 +28,8 @@ export interface Freeze {
   reason: string;
   /** Epoch ms. */
   at: number;
+  /** Epoch ms when it ends by itself (`lock --for`); absent: until unlock. */
+  until?: number;
 }
 
 export interface LastSavepoint {
@@ -59,6 +63,8 @@ export interface PolicyLimits {
 export interface CheckPolicy {
   config?: ConfigRules;
   limits?: PolicyLimits;
+  /** Policy `restore.allowedFrom` (docs/policy.md#restore-sources). */
+  restore?: { allowedFrom: string[] };
 }
 
 /** The part of an intent the shared checks read; a kind's own checks get its full intent. */
@@ -78,6 +84,8 @@ export interface CheckInput<I extends CheckedIntent = CheckedIntent> {
   /** The mode the plan recorded; undefined for kinds without one (a savepoint). */
   effectiveUpgradeMode?: UpgradeMode;
   lastSavepoint?: LastSavepoint;
+  /** Every savepoint of the target on record (its FlinkStateSnapshots and status), for `restore --from`. */
+  ownSavepoints?: readonly string[];
   /** Policy `config` and `limits`; absent: no keys allowed, no limits. */
   policy?: CheckPolicy;
   /**
@@ -102,6 +110,8 @@ export function at(value: unknown, ...path: string[]): unknown {
 export const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 export const SAVEPOINT_DIR_KEYS = ['state.savepoints.dir', 'execution.checkpointing.savepoint-dir'];
+/** Where checkpoints go (the new spelling first). */
+export const CHECKPOINT_DIR_KEYS = ['execution.checkpointing.dir', 'state.checkpoints.dir'];
 export const CHECKPOINTING_KEYS = [
   'execution.checkpointing.interval',
   'state.checkpoints.dir',
@@ -140,7 +150,8 @@ export function notFrozen({ input }: CheckCtx): CheckResult {
   const f = input.freeze;
   if (!f) return pass(CHECK.notFrozen, 'not frozen');
   const age = formatAge(input.now.getTime() - f.at);
-  return fail(CHECK.notFrozen, `frozen by <@${f.by}> ${age} ago: "${f.reason}"; it must be unlocked first`);
+  const ends = f.until === undefined ? '' : ` (until ${new Date(f.until).toISOString()})`;
+  return fail(CHECK.notFrozen, `frozen by <@${f.by}> ${age} ago${ends}: "${f.reason}"; it must be unlocked first`);
 }
 
 export function operatorBusy({ input }: CheckCtx): CheckResult {

@@ -87,15 +87,27 @@ describe('--at', () => {
 });
 
 describe('--window and --break-glass', () => {
-  it('keeps the window name and the switch', () => {
-    expect(intentOf('suspend prod/x --window nightly --break-glass --reason "sev1"')).toStrictEqual({
+  it('keeps the window name, and the switch', () => {
+    expect(intentOf('suspend prod/x --window nightly --reason "sev1"')).toStrictEqual({
       kind: 'suspend',
       target: X,
       incidentChannels: [],
       window: 'nightly',
+      reason: 'sev1',
+    });
+    expect(intentOf('suspend prod/x --break-glass --reason "sev1"')).toStrictEqual({
+      kind: 'suspend',
+      target: X,
+      incidentChannels: [],
       breakGlass: true,
       reason: 'sev1',
     });
+  });
+
+  it.each(['--window nightly', '--at 02:00'])('refuses --break-glass with %s: it runs now or not at all', (when) => {
+    const result = parseCommand(`suspend prod/x ${when} --break-glass --reason "sev1"`, {});
+    expect(result.type).toBe('reply');
+    expect(result.type === 'reply' ? result.message : '').toContain('--break-glass runs now or not at all');
   });
 
   it('leaves breakGlass out when not given', () => {
