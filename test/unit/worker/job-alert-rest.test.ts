@@ -3,7 +3,10 @@
 import { describe, expect, it } from 'vitest';
 import { validatePolicy } from '../../../src/domain/engines/policy/validate.js';
 import { alertRuleFor } from '../../../src/domain/engines/policy/alerts.js';
-import { slimCheckpoints } from '../../../src/worker/job-alert-rest.js';
+import type { FlinkRest } from '../../../src/kube/flink-rest.js';
+import { createLogger } from '../../../src/log.js';
+import type { Target } from '../../../src/domain/model/target.js';
+import { JobAlertRestReads, slimCheckpoints } from '../../../src/worker/job-alert-rest.js';
 import { JobAlertState } from '../../../src/worker/job-alert-signals.js';
 
 const JOB = 'b'.repeat(32);
@@ -90,5 +93,52 @@ describe('slimCheckpoints', () => {
       summary: expect.stringContaining('3 checkpoints failed in a row'),
     });
     expect(judged(slimCheckpoints(checkpoints()))).toEqual(whole);
+  });
+});
+
+describe('JobAlertRestReads and text from the cluster', () => {
+  // docs/deep-verification.md#how-rest-is-reached: a job id or session cluster that is not valid in a URL is never
+  // polled by the job-alert watch, which would otherwise read it again every interval on its own.
+  it('never polls a job whose job id or session cluster is not valid in a URL; polls a valid one', async () => {
+    const calls: string[] = [];
+    let answered: () => void = () => undefined;
+    const bothAnswered = new Promise<void>((resolve) => (answered = resolve));
+    const rest: FlinkRest = {
+      get: async (namespace, clusterId, path) => {
+        calls.push(`${namespace} ${clusterId} ${path}`);
+        if (calls.length >= 2) answered();
+        return { ok: false, reason: 'unavailable', message: 'no JobManager' };
+      },
+    };
+    const reads = new JobAlertRestReads({
+      rest,
+      cluster: '',
+      intervalMs: 60_000,
+      now: () => T0,
+      logger: createLogger('silent'),
+      onRead: () => undefined,
+    });
+    const watched = (target: Target, resource: unknown) => {
+      const state = new JobAlertState(T0);
+      state.onResource(resource, T0);
+      return { target, state, restDueAt: 0, reading: false };
+    };
+    const steeringId = `../../streaming-prod/services/orders-rest:rest/proxy/jobs/${JOB}`;
+    const dev = (name: string) => ({ kind: 'FlinkDeployment' as const, namespace: 'streaming-dev', name });
+    const session = { kind: 'FlinkSessionJob' as const, namespace: 'streaming-dev', name: 'steered' };
+    const runningJob = (jobId: string, spec: Record<string, unknown> = {}) => ({
+      metadata: { name: 'x', namespace: 'streaming-dev' },
+      spec,
+      status: { jobStatus: { state: 'RUNNING', jobId } },
+    });
+    reads.due(watched(dev('bad-id'), runningJob(steeringId)), T0);
+    reads.due(watched(session, runningJob(JOB, { deploymentName: 'x/../../streaming-prod/services/orders' })), T0);
+    reads.due(watched(dev('orders'), runningJob(JOB)), T0);
+    await bothAnswered;
+    reads.close();
+    expect(calls.sort()).toEqual([
+      `streaming-dev orders /jobs/${JOB}/checkpoints`,
+      `streaming-dev orders /jobs/${JOB}/metrics?get=numRestarts`,
+    ]);
   });
 });
