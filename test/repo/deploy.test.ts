@@ -158,21 +158,31 @@ describe.each([
       SLACK_BOT_TOKEN: 'xoxb-from-secret',
       SLACK_SIGNING_SECRET: 'from-secret',
       REDIS_URL: 'redis://:pw@redis:6379',
+      RECORD_SIGNING_KEY: 'k'.repeat(64),
     };
+    // The record key has a Secret of its own, apart from the Redis password (docs/deployment.md#record-signing).
+    const secretOf = (name: string) =>
+      name === 'RECORD_SIGNING_KEY'
+        ? { name: 'flink-chatops-record-key', key: 'key' }
+        : { name: 'flink-chatops-secrets', key: name };
     for (const role of ['bot', 'worker'] as const) {
       const [container] = (named(render(), 'Deployment', `flink-chatops-${role}`) as Loose).spec.template.spec
         .containers as Loose[];
       expect(container.envFrom).toEqual([{ configMapRef: { name: 'flink-chatops-config' } }]);
       const fromSecret = (container.env as Loose[]).map((e) => {
-        expect(e.valueFrom.secretKeyRef, e.name).toMatchObject({ name: 'flink-chatops-secrets', key: e.name });
+        expect(e.valueFrom.secretKeyRef, e.name).toMatchObject(secretOf(e.name as string));
         return e.name as string;
       });
       const env: Record<string, string> = { ...config.data };
       for (const name of fromSecret) if (name in secrets) env[name] = secrets[name as keyof typeof secrets];
       const loaded = loadConfig(env, role);
       expect(loaded.ok ? [] : loaded.problems, role).toEqual([]);
+      // serve refuses to start without the record key: every role gets it.
+      expect(loaded.ok && loaded.config.recordKey !== undefined, role).toBe(true);
       expect(fromSecret.sort(), role).toEqual(
-        role === 'bot' ? ['REDIS_URL', 'SLACK_APP_TOKEN', 'SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET'] : ['REDIS_URL'],
+        role === 'bot'
+          ? ['RECORD_SIGNING_KEY', 'REDIS_URL', 'SLACK_APP_TOKEN', 'SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET']
+          : ['RECORD_SIGNING_KEY', 'REDIS_URL'],
       );
     }
     expect(Object.keys(config.data).filter((k) => /TOKEN|SECRET|REDIS_URL/.test(k))).toEqual([]);
