@@ -9,6 +9,7 @@ import type { BotDeps } from './context.js';
 import { BreakGlassReviews } from './break-glass.js';
 import { breakGlassOf } from '../domain/engines/policy/break-glass.js';
 import type { HomeOperation, HomeView } from './views.js';
+import { freezeView } from './queries.js';
 
 /** How many of the latest operations Home lists (the `ops` query shows more). */
 export const HOME_LATEST = 10;
@@ -65,13 +66,7 @@ export class HomeService {
         .sort(newestFirst)
         .map((r) => homeOperation(r, false)),
       leases: leases.map((l) => ({ target: formatTarget(l.target), opId: l.opId, since: l.since })),
-      freezes: freezes.map((f) => ({
-        target: formatTarget(f.target),
-        by: f.by,
-        reason: f.reason,
-        at: f.at,
-        ...(f.until === undefined ? {} : { until: f.until }),
-      })),
+      freezes: freezes.map(freezeView),
       latest: latest.map((r) => homeOperation(r, false)),
       problems,
     };

@@ -26,6 +26,7 @@ import { assessDeps, type BotDeps } from './context.js';
 import { HistoryQueries, type HistoryAnswer } from './history.js';
 import { LogsQueries, type LogsAnswer } from './logs.js';
 import { ListQueries, type ListAnswer } from './list.js';
+import type { Freeze } from './ports/freezes.js';
 
 export type QueryAnswer =
   | { kind: 'help'; verb?: string }
@@ -202,13 +203,7 @@ export class QueryService {
     ]);
     const view: LocksView = {
       leases: leases.map((l) => ({ target: formatTarget(l.target), opId: l.opId, since: l.since })),
-      freezes: freezes.map((f) => ({
-        target: formatTarget(f.target),
-        by: f.by,
-        reason: f.reason,
-        at: f.at,
-        ...(f.until === undefined ? {} : { until: f.until }),
-      })),
+      freezes: freezes.map(freezeView),
       audit: audit.map((a) => ({ what: a.what, target: formatTarget(a.target), by: a.by, reason: a.reason, at: a.at })),
     };
     return { kind: 'locks', view };
@@ -240,5 +235,16 @@ function pickLast(r: OperationRecord): NonNullable<StatusView['lastOperation']> 
 function defined<T extends Record<string, unknown>>(o: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as {
     [K in keyof T]?: Exclude<T[K], undefined>;
+  };
+}
+
+/** A freeze as `/flink locks` and App Home show it, with its end when it has one. */
+export function freezeView(f: Freeze): LocksView['freezes'][number] {
+  return {
+    target: formatTarget(f.target),
+    by: f.by,
+    reason: f.reason,
+    at: f.at,
+    ...(f.until === undefined ? {} : { until: f.until }),
   };
 }

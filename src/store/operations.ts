@@ -1,6 +1,6 @@
 // The operation store: records in Redis, changed only by compare-and-set commits that also append the history
 // entries to the event stream and keep the indexes and each target's FIFO order, in one Lua script.
-import { initialRecord, type HistoryEntry, type OperationRecord, type OrderMove } from '../domain/engines/operation.js';
+import { type HistoryEntry, type OperationRecord, type OrderMove } from '../domain/engines/operation.js';
 import { isTerminal, type ActiveState, type OperationState } from '../domain/model/lifecycle.js';
 import type { Target } from '../domain/model/target.js';
 import type {
@@ -32,7 +32,7 @@ import { storeKeys, type StoreKeys } from './keys.js';
 import { defineScripts, runScript } from './scripts.js';
 import { checkedRetention } from './retention.js';
 import { processRecordKey, type RecordKey } from '../config/record-key.js';
-import { resealed } from '../domain/engines/record-seal.js';
+import { resealed, sealedInitialRecord } from '../domain/engines/record-seal.js';
 
 export { checkedRetention, DEFAULT_RETENTION_MS, MIN_RETENTION_MS } from './retention.js';
 
@@ -98,13 +98,10 @@ export class OperationStore implements OperationStorePort {
 
   /** Records a new operation as ACCEPTED with its `(new) → ACCEPTED` entry; refuses an id already taken. */
   async create(fields: NewOperation, actor: string): Promise<CreateResult> {
-    const record = resealed(
-      undefined,
-      initialRecord(
-        { ...fields, approvals: fields.approvals ?? [], reenqueues: fields.reenqueues ?? 0 },
-        actor,
-        this.now(),
-      ),
+    const record = sealedInitialRecord(
+      { ...fields, approvals: fields.approvals ?? [], reenqueues: fields.reenqueues ?? 0 },
+      actor,
+      this.now(),
       this.recordKey,
     );
     const reply = await this.commit(undefined, record, record.history, 'stay');

@@ -2,7 +2,7 @@
 // holds the key, and the checks the worker makes before it writes anything for a record.
 import { canonicalJson } from '../model/canonical.js';
 import { planDigest } from './planning/planner.js';
-import type { OperationRecord } from './operation.js';
+import { initialRecord, type OperationRecord } from './operation.js';
 
 /** The key as the domain sees it: the key itself stays with its owner (config/record-key.ts). */
 export interface Sealer {
@@ -67,4 +67,14 @@ export function integrityProblem(record: OperationRecord, sealer: Sealer): strin
 /** Kind, namespace and name (the digest covers those; the cluster is the worker's own). */
 function sameTarget(a: OperationRecord['target'], b: OperationRecord['target']): boolean {
   return a.kind === b.kind && a.namespace === b.namespace && a.name === b.name;
+}
+
+/** The initial record (`initialRecord`), sealed: what either store writes when it creates an operation. */
+export function sealedInitialRecord(
+  fields: Parameters<typeof initialRecord>[0],
+  actor: string,
+  at: number,
+  sealer: Sealer,
+): OperationRecord {
+  return resealed(undefined, initialRecord(fields, actor, at), sealer);
 }

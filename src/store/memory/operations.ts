@@ -1,11 +1,6 @@
 // The in-memory twin of the operation store (store/operations.ts): the same compare-and-set commits, indexes, FIFO
 // order and retention as lua/commitOperation.lua, on an injected clock; for unit tests of the services and the worker.
-import {
-  initialRecord,
-  type HistoryEntry,
-  type OperationRecord,
-  type OrderMove,
-} from '../../domain/engines/operation.js';
+import { type HistoryEntry, type OperationRecord, type OrderMove } from '../../domain/engines/operation.js';
 import { isTerminal, type ActiveState } from '../../domain/model/lifecycle.js';
 import { targetKey, type Target } from '../../domain/model/target.js';
 import type {
@@ -19,7 +14,7 @@ import type {
 import { applyWithRetries, checkLimit, observe, transitionDecide, type CommitReply } from '../apply-loop.js';
 import { checkedRetention } from '../retention.js';
 import { processRecordKey, type RecordKey } from '../../config/record-key.js';
-import { resealed } from '../../domain/engines/record-seal.js';
+import { resealed, sealedInitialRecord } from '../../domain/engines/record-seal.js';
 import { alive, SortedSet } from './sorted.js';
 import type { OperationAuditing } from '../../app/ports/audit-log.js';
 import type { MemoryAuditLog } from './audit-log.js';
@@ -95,13 +90,10 @@ export class MemoryOperationStore implements OperationStore {
   }
 
   async create(fields: NewOperation, actor: string): Promise<CreateResult> {
-    const record = resealed(
-      undefined,
-      initialRecord(
-        { ...fields, approvals: fields.approvals ?? [], reenqueues: fields.reenqueues ?? 0 },
-        actor,
-        this.now(),
-      ),
+    const record = sealedInitialRecord(
+      { ...fields, approvals: fields.approvals ?? [], reenqueues: fields.reenqueues ?? 0 },
+      actor,
+      this.now(),
       this.recordKey,
     );
     const reply = this.commitNow(undefined, record, record.history, 'stay');
