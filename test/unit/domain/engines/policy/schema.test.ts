@@ -366,7 +366,7 @@ describe('policy schema: every problem is one line naming its path', () => {
     });
     expect(errors).toEqual([
       'rules[1].when.schedule.from: must be HH:MM between 00:00 and 23:59, not "9:00"',
-      'extra: unknown key (allowed: version, groups, namespaces, channels, rules, approval, config, limits, verify, breakGlass, timezone, windows, gitops, alerts, logs)',
+      'extra: unknown key (allowed: version, groups, namespaces, channels, rules, approval, config, limits, verify, breakGlass, timezone, windows, gitops, alerts, logs, restore)',
       'rules[0].require.from[0]: unknown group "lead"',
     ]);
   });
