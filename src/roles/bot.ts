@@ -199,13 +199,21 @@ export async function startBot(config: Config, overrides: BotOverrides = {}): Pr
       claims: redisDeliveryClaims(redis, config.redis.prefix),
       ...(overrides.socketPingTimeoutMs === undefined ? {} : { pingTimeoutMs: overrides.socketPingTimeoutMs }),
     };
+    // The replay check runs before each ack: on a connection of its own it never waits behind the commands of the
+    // work that follows earlier acks (docs/operating.md#under-a-burst).
+    const signatureConnection = () => {
+      const own = createConnection(config.redis, 'producer');
+      own.on('error', (error: Error) => logger.warn({ err: error }, 'Redis connection error; reconnecting'));
+      closers.push(async () => own.quit());
+      return own;
+    };
     const app = createBotApp({
       config,
       identity,
       handlers,
       logger,
       ...(overrides.customRoutes ? { customRoutes: overrides.customRoutes } : {}),
-      ...(socket ? { socket } : { seen: new SeenSignatures(redis, config.redis.prefix) }),
+      ...(socket ? { socket } : { seen: new SeenSignatures(signatureConnection(), config.redis.prefix) }),
     });
     const started = await (overrides.host && !config.slack.socketMode
       ? app.start({ port: config.port, host: overrides.host })
