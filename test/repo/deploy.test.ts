@@ -13,6 +13,7 @@ import { kustomize, kustomizeWithComponent, ROOT, type Obj } from '../support/ku
 
 const COMPONENTS = [
   'networkpolicy',
+  'networkpolicy-external-redis',
   'monitoring',
   'multi-cluster',
   'multi-cluster/cluster',

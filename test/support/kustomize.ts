@@ -145,20 +145,34 @@ export function kustomize(dir: string, root: string = ROOT): Obj[] {
   return parseAllDocuments(rendered(root, dir)).map((doc) => doc.toJS() as Obj);
 }
 
-/** The base (and the bundled Redis) with one component switched on, rendered from a throwaway overlay. */
-export function kustomizeWithComponent(component: string, root: string = ROOT): Obj[] {
+/**
+ * A throwaway overlay in deploy/overlays with the given kustomization (paths relative to deploy/overlays/<it>, as in
+ * deploy/overlays/example) and, optionally, more files beside it, rendered and deleted.
+ */
+export function kustomizeOverlay(
+  kustomization: string,
+  root: string = ROOT,
+  files: Record<string, string> = {},
+): Obj[] {
   const dir = mkdtempSync(join(root, 'deploy', 'overlays', SCRATCH));
   try {
-    const rel = (path: string) => join('..', '..', path);
-    const text = [
-      'apiVersion: kustomize.config.k8s.io/v1beta1',
-      'kind: Kustomization',
-      `resources: [${rel('base')}, ${rel('redis')}]`,
-      `components: [${rel(join('components', component))}]`,
-    ].join('\n');
-    writeFileSync(join(dir, 'kustomization.yaml'), `${text}\n`);
+    writeFileSync(join(dir, 'kustomization.yaml'), kustomization);
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
     return kustomize(join('deploy', 'overlays', dir.split('/').at(-1) as string), root);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The base (and the bundled Redis) with components switched on, rendered from a throwaway overlay. */
+export function kustomizeWithComponent(component: string | string[], root: string = ROOT): Obj[] {
+  const rel = (path: string) => join('..', '..', path);
+  const components = (Array.isArray(component) ? component : [component]).map((c) => rel(join('components', c)));
+  const text = [
+    'apiVersion: kustomize.config.k8s.io/v1beta1',
+    'kind: Kustomization',
+    `resources: [${rel('base')}, ${rel('redis')}]`,
+    `components: [${components.join(', ')}]`,
+  ].join('\n');
+  return kustomizeOverlay(`${text}\n`, root);
 }
