@@ -32,7 +32,7 @@ import { isKubeError } from '../kube/errors.js';
 import type { CrdSource } from '../kube/crds.js';
 import type { FlinkClient } from '../kube/flink-client.js';
 import type { FlinkRest } from '../kube/flink-rest.js';
-import { readHealth } from './health.js';
+import { gateContext, readHealth } from './health.js';
 import { assessGitops } from '../domain/engines/planning/gitops.js';
 import { gitopsFor } from '../domain/engines/policy/gitops.js';
 
@@ -127,9 +127,10 @@ export async function assess(policy: Policy, request: AssessRequest, deps: Asses
     ? await readSavepoints(target, live.resource, kube, request.signal)
     : undefined;
   const lastSavepoint = savepoints?.last;
-  const reading = await readHealth(policy, target, live, rest, request.signal);
-  const health = reading && isUndo(request.intent) ? { ...reading, undo: true } : reading;
   const environment = findNamespace(policy, target.namespace, target.cluster)?.environment;
+  const reading = await readHealth(policy, target, live, rest, request.signal);
+  const use = { undo: isUndo(request.intent), breakGlass: request.intent.breakGlass === true };
+  const health = reading && { ...reading, context: gateContext(policy, target, environment, use) };
   const sessionJobs = redeploysSessionCluster(effectiveKind, target, live.resource)
     ? await readSessionJobs(target, kube, request.signal)
     : undefined;

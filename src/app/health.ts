@@ -1,14 +1,20 @@
 // The health gate's reading (docs/deep-verification.md#the-health-gate): the running job's details, checkpoints and
 // exceptions from Flink REST, read at planning time with a short deadline; nothing when REST does not answer or the
-// policy turns it off.
+// policy turns it off. With it, how the operation meets the gate and what its hints may name
+// (docs/deep-verification.md#when-the-gate-denies).
 import { readFlinkConfig } from '../domain/model/flink-config.js';
 import { jobStatusStateOf } from '../domain/model/resource.js';
 import { restAddressOf } from '../domain/model/rest-address.js';
-import type { Target } from '../domain/model/target.js';
-import { flinkDurationMs, type HealthReading } from '../domain/kit/policy/health-gate.js';
+import { formatTarget, type Target } from '../domain/model/target.js';
+import {
+  flinkDurationMs,
+  type GateContext,
+  type GateSettings,
+  type HealthReading,
+} from '../domain/kit/policy/health-gate.js';
 import { findNamespace } from '../domain/engines/policy/evaluate.js';
 import type { Policy } from '../domain/engines/policy/schema.js';
-import { verifyFor, type HealthGate } from '../domain/kit/policy/verify.js';
+import { verifyFor } from '../domain/kit/policy/verify.js';
 import type { FlinkRest } from '../kube/flink-rest.js';
 
 const HEALTH_TIMEOUT_MS = 2_000;
@@ -20,7 +26,7 @@ export async function readHealth(
   live: { resource: unknown; sessionCluster?: unknown },
   rest: FlinkRest | undefined,
   signal?: AbortSignal,
-): Promise<{ reading: HealthReading; gate: HealthGate } | undefined> {
+): Promise<{ reading: HealthReading; gate: GateSettings } | undefined> {
   const settings = verifyFor(policy, findNamespace(policy, target.namespace, target.cluster)?.environment);
   // A cluster name or job id that is not valid in a URL is not read at all (docs/deep-verification.md#how-rest-is-reached).
   const address = restAddressOf(target, live.resource);
@@ -43,6 +49,30 @@ export async function readHealth(
       exceptions: exceptions.value,
       intervalMs: intervalMs && intervalMs > 0 ? intervalMs : undefined,
     },
-    gate: settings.healthGate,
+    gate: { outcome: settings.healthGate, restartLimit: settings.restartLimit },
+  };
+}
+
+/**
+ * How an operation meets the gate: an undo, or `--break-glass` where the policy allows it in the target's environment
+ * (the requester was checked at request time), only warns; the hints name the target, the policy key, and who may
+ * use break-glass there.
+ */
+export function gateContext(
+  policy: Policy,
+  target: Target,
+  environment: string | undefined,
+  use: { undo: boolean; breakGlass: boolean },
+): GateContext {
+  const glassHere = environment !== undefined && policy.breakGlass?.environments.includes(environment) === true;
+  const groups = glassHere ? (policy.breakGlass?.groups ?? []) : [];
+  return {
+    ...(use.undo ? { undo: true } : {}),
+    ...(use.breakGlass && glassHere ? { breakGlass: true } : {}),
+    hints: {
+      target: formatTarget(target),
+      policyKey: `verify.${environment ?? 'default'}.healthGate`,
+      breakGlassGroups: groups,
+    },
   };
 }

@@ -109,7 +109,7 @@ describe('the post-change watch', () => {
       // The job that just restarted fails production's health gate for a change, but an undo is only warned.
       expect(undo.decision?.checks.find((c) => c.name === 'health-gate')).toMatchObject({
         outcome: 'warn',
-        message: expect.stringMatching(/restarted \d+ time\(s\).*an undo only warns/),
+        message: expect.stringMatching(/failed over \d+ time\(s\).*an undo only warns/),
       });
       // Self-approval is off: another lead approves, as for a typed undo.
       await (await env.click('approve', undo, USERS.lead2)).reply();

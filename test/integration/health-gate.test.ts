@@ -1,6 +1,6 @@
 // The health gate before a change (docs/deep-verification.md#the-health-gate): assess reads Flink REST through the
-// service proxy of the simulated cluster; a job that restarted recently or whose checkpoints fail warns in dev and
-// fails under a production policy.
+// service proxy of the simulated cluster; a job in a restart storm or whose checkpoints fail warns in dev and
+// fails under a production policy, and a single task failover passes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assess, type AssessDeps } from '../../src/app/assess.js';
 import { parsePolicyText } from '../../src/app/policy-load.js';
@@ -73,18 +73,28 @@ describe('the health gate on the card', () => {
     await running('streaming-dev', 'gate-healthy');
     await gateSays('streaming-dev', 'gate-healthy', 'pass', {
       message: expect.stringMatching(
-        /^the job is healthy: no restart in the last 10 min; last checkpoint \d+ s ago \(interval 2 s\); 0 failed$/,
+        /^the job is healthy: no restart in the last 10m; last checkpoint \d+ s ago \(interval 2 s\); 0 failed$/,
       ),
     });
   });
 
-  it('a job that restarted recently warns in dev and fails under the production policy (DENIED)', async () => {
-    await running('streaming-dev', 'gate-restarts', ['job-exceptions=1']);
-    await gateSays('streaming-dev', 'gate-restarts', 'warn of the restart', {
-      outcome: 'warn',
-      message: expect.stringMatching(/restarted 1 time\(s\) in the last 10 min/),
+  it('a single task failover is shown on a passing gate, even in production', async () => {
+    await running('streaming-prod', 'gate-one', ['job-exceptions=1']);
+    await gateSays('streaming-prod', 'gate-one', 'report the failover and pass', {
+      outcome: 'pass',
+      message: expect.stringMatching(
+        /^the job is healthy: 1 task failover\(s\) in the last 10m, under the gate's limit of 2/,
+      ),
     });
-    await running('streaming-prod', 'gate-restarts', ['job-exceptions=1']);
+  });
+
+  it('a restart storm warns in dev and fails under the production policy (DENIED)', async () => {
+    await running('streaming-dev', 'gate-restarts', ['job-exceptions=2']);
+    await gateSays('streaming-dev', 'gate-restarts', 'warn of the storm', {
+      outcome: 'warn',
+      message: expect.stringMatching(/failed over 2 time\(s\) in the last 10m \(2 task\), a restart storm/),
+    });
+    await running('streaming-prod', 'gate-restarts', ['job-exceptions=2']);
     await gateSays('streaming-prod', 'gate-restarts', 'fail', { outcome: 'fail' });
     expect((await gateFor('streaming-prod', 'gate-restarts')).decision.outcome).toBe('deny');
   });

@@ -54,8 +54,8 @@ export function runChecks(input: CheckInput): CheckResult[] {
   if (input.sessionJobs !== undefined)
     results.push(sessionJobsCheck(input.resource, input.sessionJobs, input.environment));
   if (input.health) {
-    const { reading, gate, undo } = input.health;
-    results.push(healthGateCheck(reading, gate, input.now.getTime(), undo === true));
+    const { reading, gate, context } = input.health;
+    results.push(healthGateCheck(reading, gate, input.now.getTime(), context));
   }
   return results;
 }

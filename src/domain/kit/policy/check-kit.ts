@@ -1,7 +1,6 @@
 // The built-in checks' toolkit (docs/policy.md#built-in-checks): names, the context they read, pass/warn/fail, and the
 // checks several kinds share. Kind modules add their own checks; checks.ts decides which apply.
-import type { HealthReading } from './health-gate.js';
-import type { HealthGate } from './verify.js';
+import type { GateContext, GateSettings, HealthReading } from './health-gate.js';
 import type { CheckResult } from '../../model/decision.js';
 import { HA_KEYS, type ConfigValue } from '../../model/flink-config.js';
 import type { Target } from '../../model/target.js';
@@ -92,7 +91,7 @@ export interface CheckInput<I extends CheckedIntent = CheckedIntent> {
    * What Flink REST said about the running job, and whether the policy's gate warns or fails
    * (docs/deep-verification.md#the-health-gate).
    */
-  health?: { reading: HealthReading; gate: HealthGate; undo?: boolean };
+  health?: { reading: HealthReading; gate: GateSettings; context?: GateContext };
   /** For a redeploy of a session cluster: the FlinkSessionJobs running on it (read only for such plans). */
   sessionJobs?: readonly unknown[];
   /** The environment of the target's namespace in the policy (e.g. `production`). */

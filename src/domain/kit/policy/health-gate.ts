@@ -1,13 +1,29 @@
 // The health gate (docs/deep-verification.md#the-health-gate): before a change, is the job already unhealthy? Read from
-// Flink REST on the JobManager's own clock: a restart in the last 10 minutes, the last completed checkpoint older than
-// three intervals, checkpoints failing. Shown like the other built-in checks, with the numbers; warn or fail per
-// policy.
+// Flink REST on the JobManager's own clock: a restart storm (health-restarts.ts), the last completed checkpoint older
+// than three intervals, checkpoints failing. Shown like the other built-in checks, with the numbers; warn or fail per
+// policy, saying how to look and the ways through (health-gate-hints.ts).
 import type { CheckResult } from '../../model/decision.js';
 import { getPath } from '../../model/merge-patch.js';
-import type { HealthGate } from './verify.js';
+import { lookHint, waysThrough, type GateHints } from './health-gate-hints.js';
+import { calmWords, failoversIn, stormWords } from './health-restarts.js';
+import type { HealthGate, RestartLimit } from './verify.js';
 
 export const HEALTH_GATE_CHECK = 'health-gate';
-const RECENT_RESTART_MS = 10 * 60_000;
+
+/** The policy's gate for the target's environment (`verify.<env>.healthGate`). */
+export interface GateSettings {
+  outcome: HealthGate;
+  restartLimit: RestartLimit;
+}
+
+/** How the operation meets the gate, and what its hints may name. */
+export interface GateContext {
+  /** An undo only warns: it puts back what ran before. */
+  undo?: boolean;
+  /** `--break-glass` where the policy allows it (docs/policy.md#break-glass): the gate only warns. */
+  breakGlass?: boolean;
+  hints?: GateHints;
+}
 
 /** What REST said about the running job (any JSON: read defensively). */
 export interface HealthReading {
@@ -35,10 +51,6 @@ function ago(ms: number): string {
   return s < 120 ? `${s} s` : `${Math.round(s / 60)} min`;
 }
 
-function clock(ms: number): string {
-  return `${new Date(ms).toISOString().slice(11, 19)} UTC`;
-}
-
 /** Flink durations as `execution.checkpointing.interval` takes them: `30s`, `1 min`, `500 ms`, plain ms. */
 export function flinkDurationMs(text: string | undefined): number | undefined {
   const match =
@@ -60,23 +72,33 @@ export function flinkDurationMs(text: string | undefined): number | undefined {
   return Number(match[1]) * factor;
 }
 
+interface Found {
+  problems: string[];
+  facts: string[];
+  /** When the restart storm ends by itself (JobManager clock). */
+  passesAt?: number;
+  /** Checkpoints are failing or late. */
+  checkpoints: boolean;
+}
+
 /** Each problem found, in words with its numbers; empty when healthy. */
-function problems(reading: HealthReading, now: number): { problems: string[]; facts: string[] } {
-  const out = { problems: [] as string[], facts: [] as string[] };
-  const entries = getPath(reading.exceptions, ['exceptionHistory', 'entries']);
-  const times = (Array.isArray(entries) ? entries : [])
-    .map((e) => num(getPath(e, ['timestamp'])))
-    .filter((t): t is number => t !== undefined);
-  const recent = times.filter((t) => now - t <= RECENT_RESTART_MS);
-  if (recent.length > 0)
-    out.problems.push(
-      `the job restarted ${recent.length} time(s) in the last 10 min (the last at ${clock(Math.max(...recent))}, JobManager clock)`,
-    );
-  else out.facts.push('no restart in the last 10 min');
+function problems(reading: HealthReading, limit: RestartLimit, now: number): Found {
+  const out: Found = { problems: [], facts: [], checkpoints: false };
+  const failovers = failoversIn(reading.exceptions, limit, now);
+  if (failovers.storm) {
+    out.problems.push(stormWords(failovers, limit));
+    if (failovers.passesAt !== undefined) out.passesAt = failovers.passesAt;
+  } else out.facts.push(calmWords(failovers, limit));
   if (reading.intervalMs === undefined && !restShowsCheckpointing(reading.checkpoints)) {
     out.facts.push('checkpointing is off');
     return out;
   }
+  checkpointProblems(reading, now, out);
+  return out;
+}
+
+/** Failing or late checkpoints (a savepoint-mode change may then fail or hang), else the facts. */
+function checkpointProblems(reading: HealthReading, now: number, out: Found): void {
   const completedAt = num(getPath(reading.checkpoints, ['latest', 'completed', 'latest_ack_timestamp']));
   const failed = num(getPath(reading.checkpoints, ['counts', 'failed'])) ?? 0;
   const failedAt = num(getPath(reading.checkpoints, ['latest', 'failed', 'failure_timestamp']));
@@ -86,6 +108,7 @@ function problems(reading: HealthReading, now: number): { problems: string[]; fa
       ? 'checkpointing enabled in the job, interval not in the configuration'
       : `interval ${ago(reading.intervalMs)}`;
   if (failed > 0 && (completedAt === undefined || (failedAt !== undefined && failedAt > completedAt))) {
+    out.checkpoints = true;
     out.problems.push(
       `checkpoints are failing: ${failed} failed${completedAt === undefined ? ' and none completed' : `, the last completed ${ago(now - completedAt)} ago`} (${interval})`,
     );
@@ -94,6 +117,7 @@ function problems(reading: HealthReading, now: number): { problems: string[]; fa
     reading.intervalMs !== undefined &&
     now - completedAt > 3 * reading.intervalMs
   ) {
+    out.checkpoints = true;
     out.problems.push(
       `the last completed checkpoint is ${ago(now - completedAt)} old, more than three checkpoint intervals (${interval})`,
     );
@@ -104,27 +128,35 @@ function problems(reading: HealthReading, now: number): { problems: string[]; fa
         : `last checkpoint ${ago(now - completedAt)} ago (${interval}); ${failed} failed`,
     );
   }
-  return out;
 }
 
 /**
  * The health gate as a built-in check; `now` is the JobManager's (`now` in `/jobs/<id>`), else `readAt`. For an
- * undo it only warns: an unhealthy job is what an undo is for, and it puts back what ran before.
+ * undo, and with break-glass, it only warns: an unhealthy job is what an undo or an emergency change is for.
  */
-export function healthGateCheck(reading: HealthReading, gate: HealthGate, readAt: number, undo = false): CheckResult {
+export function healthGateCheck(
+  reading: HealthReading,
+  gate: GateSettings,
+  readAt: number,
+  context: GateContext = {},
+): CheckResult {
   const now = num(getPath(reading.job, ['now'])) ?? readAt;
-  const found = problems(reading, now);
+  const found = problems(reading, gate.restartLimit, now);
   if (found.problems.length === 0)
     return { name: HEALTH_GATE_CHECK, outcome: 'pass', message: `the job is healthy: ${found.facts.join('; ')}` };
-  const outcome = undo ? 'warn' : gate;
-  const tail = undo
-    ? '; an undo only warns: it puts back what ran before'
-    : gate === 'fail'
-      ? " — fix the job first, or change the policy's verify.healthGate"
-      : '; a savepoint-mode change may fail or hang';
+  const hints = context.hints ?? {};
+  const outcome = context.undo === true || context.breakGlass === true ? 'warn' : gate.outcome;
+  const tail =
+    context.undo === true
+      ? 'an undo only warns: it puts back what ran before'
+      : context.breakGlass === true
+        ? 'with --break-glass the gate only warns'
+        : outcome === 'fail'
+          ? waysThrough(hints, found.passesAt, found.checkpoints)
+          : 'a savepoint-mode change may fail or hang';
   return {
     name: HEALTH_GATE_CHECK,
     outcome,
-    message: `the job is not healthy: ${found.problems.join('; ')}${tail}`,
+    message: `the job is not healthy: ${found.problems.join('; ')} — ${[...lookHint(hints), tail].join('; ')}`,
   };
 }

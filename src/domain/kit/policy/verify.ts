@@ -8,11 +8,29 @@ import { parseDuration } from '../../model/duration.js';
 export const HEALTH_GATE_OUTCOMES = ['warn', 'fail'] as const;
 export type HealthGate = (typeof HEALTH_GATE_OUTCOMES)[number];
 
+/**
+ * When the gate counts the job's failovers as a restart storm (docs/deep-verification.md#what-counts-as-a-restart):
+ * `restarts` failovers within `window`, on the JobManager's clock.
+ */
+export interface RestartLimit {
+  restarts: number;
+  /** As written, e.g. "10m". */
+  window: string;
+  windowMs: number;
+}
+
 export interface VerifySettings {
   rest: boolean;
   checkpointAfterChange: boolean;
   healthGate: HealthGate;
+  restartLimit: RestartLimit;
 }
+
+/** A task failover is routine; the second in 10 minutes, or one global failover, is a storm. */
+export const DEFAULT_RESTART_LIMIT: Readonly<RestartLimit> = { restarts: 2, window: '10m', windowMs: 600_000 };
+/** The REST answer the gate reads holds at most 20 root exceptions (Flink's `maxExceptions` default). */
+export const MAX_RESTARTS = 20;
+const MAX_WINDOW_MS = 24 * 3_600_000;
 
 /** How long the job is watched after COMPLETED (docs/lifecycle.md#after-completed). */
 export interface WatchAfter {
@@ -26,7 +44,7 @@ export interface WatchAfter {
  * The defaults (docs/deep-verification.md#policy): production requires a checkpoint after the change and fails the
  * gate; elsewhere it warns.
  */
-export const DEFAULT_VERIFY: Readonly<Record<string, VerifySettings>> = {
+export const DEFAULT_VERIFY: Readonly<Record<string, Omit<VerifySettings, 'restartLimit'>>> = {
   production: { rest: true, checkpointAfterChange: true, healthGate: 'fail' },
   default: { rest: true, checkpointAfterChange: false, healthGate: 'warn' },
 };
@@ -62,11 +80,55 @@ interface WatchAfterKeys {
 const watchAfterKeys = (w: { text: string; ms: number } | undefined): WatchAfterKeys =>
   w === undefined ? {} : { watchAfter: w.text, watchAfterMs: w.ms };
 
+const OutcomeSchema = z.enum(HEALTH_GATE_OUTCOMES, { error: `must be one of ${HEALTH_GATE_OUTCOMES.join(', ')}` });
+
+/** The gate's `window`: a duration up to 24h. */
+const GateWindowSchema = z.string({ error: 'must be a duration such as 10m' }).transform((value, ctx) => {
+  const parsed = parseDuration(value);
+  if (parsed.ok && parsed.ms <= MAX_WINDOW_MS) return { text: value.trim(), ms: parsed.ms };
+  ctx.addIssue({ code: 'custom', message: parsed.ok ? `"${value}" is longer than 24h` : parsed.message });
+  return z.NEVER;
+});
+
+/** The gate as written, normalised: unset keys fall back like the others (`verifyFor`). */
+export interface HealthGatePolicy {
+  outcome?: HealthGate;
+  restarts?: number;
+  window?: string;
+  windowMs?: number;
+}
+
+/**
+ * `healthGate: fail` or `healthGate: { outcome: fail, restarts: 3, window: 10m }`
+ * (docs/deep-verification.md#what-counts-as-a-restart).
+ */
+const HealthGateSchema = z.preprocess(
+  (value) => (typeof value === 'string' ? { outcome: value } : value),
+  z
+    .strictObject(
+      {
+        outcome: OutcomeSchema.optional(),
+        restarts: z
+          .number({ error: `must be a whole number from 1 to ${MAX_RESTARTS}` })
+          .int({ error: `must be a whole number from 1 to ${MAX_RESTARTS}` })
+          .min(1, { error: `must be a whole number from 1 to ${MAX_RESTARTS}` })
+          .max(MAX_RESTARTS, { error: `must be at most ${MAX_RESTARTS} (the root exceptions Flink's answer holds)` })
+          .optional(),
+        window: GateWindowSchema.optional(),
+      },
+      { error: `must be ${HEALTH_GATE_OUTCOMES.join(' or ')}, or { outcome, restarts, window }` },
+    )
+    .transform(({ window, ...rest }): HealthGatePolicy => ({
+      ...rest,
+      ...(window === undefined ? {} : { window: window.text, windowMs: window.ms }),
+    })),
+);
+
 const EnvironmentVerifySchema = z
   .strictObject({
     rest: z.boolean({ error: 'must be true or false' }).optional(),
     checkpointAfterChange: z.boolean({ error: 'must be true or false' }).optional(),
-    healthGate: z.enum(HEALTH_GATE_OUTCOMES, { error: `must be one of ${HEALTH_GATE_OUTCOMES.join(', ')}` }).optional(),
+    healthGate: HealthGateSchema.optional(),
     watchAfter: WatchAfterSchema.optional(),
   })
   .transform(({ watchAfter, ...rest }) => ({ ...rest, ...watchAfterKeys(watchAfter) }));
@@ -91,12 +153,20 @@ export function verifyFor(policy: { verify?: VerifyPolicy }, environment: string
   const own = environment === undefined ? undefined : policy.verify?.[environment];
   const fallback = policy.verify?.default;
   const builtIn =
-    (environment !== undefined ? DEFAULT_VERIFY[environment] : undefined) ?? (DEFAULT_VERIFY.default as VerifySettings);
+    (environment !== undefined ? DEFAULT_VERIFY[environment] : undefined) ??
+    (DEFAULT_VERIFY.default as Omit<VerifySettings, 'restartLimit'>);
+  const gate = [own?.healthGate, fallback?.healthGate];
+  const window = gate.find((g) => g?.window !== undefined);
   return {
     rest: own?.rest ?? fallback?.rest ?? builtIn.rest,
     checkpointAfterChange:
       own?.checkpointAfterChange ?? fallback?.checkpointAfterChange ?? builtIn.checkpointAfterChange,
-    healthGate: own?.healthGate ?? fallback?.healthGate ?? builtIn.healthGate,
+    healthGate: gate.find((g) => g?.outcome !== undefined)?.outcome ?? builtIn.healthGate,
+    restartLimit: {
+      restarts: gate.find((g) => g?.restarts !== undefined)?.restarts ?? DEFAULT_RESTART_LIMIT.restarts,
+      window: window?.window ?? DEFAULT_RESTART_LIMIT.window,
+      windowMs: window?.windowMs ?? DEFAULT_RESTART_LIMIT.windowMs,
+    },
   };
 }
 
@@ -118,6 +188,13 @@ export function watchAfterWords(w: WatchAfter): string {
     : `the job is watched for ${w.watchAfter} after COMPLETED (restarts, failing checkpoints, leaving RUNNING)`;
 }
 
+/** "2 failovers in 10m, or one global failover" (docs/deep-verification.md#what-counts-as-a-restart). */
+export function restartLimitWords(limit: RestartLimit): string {
+  return limit.restarts === 1
+    ? `any failover in ${limit.window}`
+    : `${limit.restarts} failovers in ${limit.window}, or one global failover`;
+}
+
 interface DescribedPolicy {
   verify?: VerifyPolicy;
   namespaces: readonly { name: string; environment?: string | undefined; verify?: TargetVerify | undefined }[];
@@ -135,7 +212,7 @@ export function describeVerify(policy: DescribedPolicy): string[] {
     const s = verifyFor(policy, env);
     return (
       `  - ${label}: ${s.rest ? 'Flink REST is read (tasks, parallelism, restored path)' : 'Flink REST is not read'}; ` +
-      `a checkpoint after the change is ${s.checkpointAfterChange ? 'required' : 'noted, not required'}; the health gate ${s.healthGate === 'fail' ? 'fails' : 'warns'}; ` +
+      `a checkpoint after the change is ${s.checkpointAfterChange ? 'required' : 'noted, not required'}; the health gate ${s.healthGate === 'fail' ? 'fails' : 'warns'} (restarts: ${restartLimitWords(s.restartLimit)}); ` +
       `${watchAfterWords(environmentWatchAfter(policy, env))}.`
     );
   };

@@ -4,10 +4,13 @@
 import { describe, expect, it } from 'vitest';
 import { runChecks } from '../../../../../src/domain/engines/policy/checks.js';
 import { healthGateCheck, type HealthReading } from '../../../../../src/domain/kit/policy/health-gate.js';
+import { DEFAULT_RESTART_LIMIT } from '../../../../../src/domain/kit/policy/verify.js';
 import { SESSION_JOBS_CHECK } from '../../../../../src/domain/kit/policy/session-jobs.js';
 import { flinkSessionJob, intentOf, sessionCluster } from '../../../../support/fixtures.js';
 
 const NOW = new Date('2026-01-01T10:00:00Z');
+const FAIL = { outcome: 'fail', restartLimit: DEFAULT_RESTART_LIMIT } as const;
+const WARN = { outcome: 'warn', restartLimit: DEFAULT_RESTART_LIMIT } as const;
 const SC = { kind: 'FlinkDeployment', namespace: 'streaming-prod', name: 'session-cluster' } as const;
 const NO_HA = { flinkConfiguration: { 'high-availability.type': null, 'high-availability.storageDir': null } };
 const jobs = [
@@ -83,11 +86,11 @@ describe('checkpointing enabled in the job code (E8)', () => {
       counts: { total: 7, failed: 3 },
       latest: { completed: { latest_ack_timestamp: JM_NOW - 600_000 }, failed: { failure_timestamp: JM_NOW - 5_000 } },
     });
-    expect(healthGateCheck(failing, 'fail', JM_NOW)).toEqual({
+    expect(healthGateCheck(failing, FAIL, JM_NOW)).toEqual({
       name: 'health-gate',
       outcome: 'fail',
       message:
-        "the job is not healthy: checkpoints are failing: 3 failed, the last completed 10 min ago (checkpointing enabled in the job, interval not in the configuration) — fix the job first, or change the policy's verify.healthGate",
+        "the job is not healthy: checkpoints are failing: 3 failed, the last completed 10 min ago (checkpointing enabled in the job, interval not in the configuration) — ways through: it passes once checkpoints complete again; or change the policy's verify.healthGate (restarts, window, or outcome: warn)",
     });
   });
 
@@ -96,19 +99,17 @@ describe('checkpointing enabled in the job code (E8)', () => {
       counts: { total: 12, failed: 0 },
       latest: { completed: { latest_ack_timestamp: JM_NOW - 20_000 }, failed: null },
     });
-    expect(healthGateCheck(healthy, 'warn', JM_NOW).message).toBe(
-      'the job is healthy: no restart in the last 10 min; last checkpoint 20 s ago (checkpointing enabled in the job, interval not in the configuration); 0 failed',
+    expect(healthGateCheck(healthy, WARN, JM_NOW).message).toBe(
+      'the job is healthy: no restart in the last 10m; last checkpoint 20 s ago (checkpointing enabled in the job, interval not in the configuration); 0 failed',
     );
   });
 
   it('counts.total > 0 alone is enough; nothing at all is "off"', () => {
     expect(
-      healthGateCheck(reading({ counts: { total: 1, failed: 0 }, latest: { completed: null } }), 'warn', JM_NOW)
-        .message,
+      healthGateCheck(reading({ counts: { total: 1, failed: 0 }, latest: { completed: null } }), WARN, JM_NOW).message,
     ).toContain('no checkpoint completed yet');
     expect(
-      healthGateCheck(reading({ counts: { total: 0, failed: 0 }, latest: { completed: null } }), 'warn', JM_NOW)
-        .message,
+      healthGateCheck(reading({ counts: { total: 0, failed: 0 }, latest: { completed: null } }), WARN, JM_NOW).message,
     ).toContain('checkpointing is off');
   });
 });

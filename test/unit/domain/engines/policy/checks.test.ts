@@ -11,6 +11,7 @@ import {
 import { RESTORE_CHECK } from '../../../../../src/domain/kinds/restore.js';
 import { SAVEPOINT_CHECK } from '../../../../../src/domain/kinds/savepoint.js';
 import { SCALE_CHECK } from '../../../../../src/domain/kinds/scale.js';
+import { DEFAULT_RESTART_LIMIT } from '../../../../../src/domain/kit/policy/verify.js';
 
 const NOW = new Date('2025-06-02T10:00:00Z');
 const target = { kind: 'FlinkDeployment', namespace: 'streaming-prod', name: 'orders' } as const;
@@ -80,7 +81,10 @@ function healthWith(vertices: [string, number, number][]): CheckInput['health'] 
   const job = {
     vertices: vertices.map(([name, parallelism, maxParallelism]) => ({ name, parallelism, maxParallelism })),
   };
-  return { reading: { job, checkpoints: {}, exceptions: {}, intervalMs: undefined }, gate: 'warn' };
+  return {
+    reading: { job, checkpoints: {}, exceptions: {}, intervalMs: undefined },
+    gate: { outcome: 'warn', restartLimit: DEFAULT_RESTART_LIMIT },
+  };
 }
 
 function sessionJob(patch: Json = {}): Json {

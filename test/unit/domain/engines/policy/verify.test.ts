@@ -1,5 +1,5 @@
 // verify.watchAfter resolved key by key (docs/policy.md#keys-limits-and-verification): rule, namespace entry,
-// environment, verify.default, built-in; strict validation; check-policy's words.
+// environment, verify.default, built-in; strict validation; check-policy's words (the health gate's too).
 import { describe, expect, it } from 'vitest';
 import { describePolicy } from '../../../../../src/domain/engines/policy/describe.js';
 import type { Policy } from '../../../../../src/domain/engines/policy/schema.js';
@@ -29,7 +29,7 @@ const ms = (policy: Policy, over: Partial<WatchAfterInput> = {}) => watchAfterFo
 const LAYERED = policyOf({
   verify: {
     production: { watchAfter: '20m', healthGate: 'warn' },
-    staging: { rest: false },
+    staging: { rest: false, healthGate: { outcome: 'fail', restarts: 3, window: '15m' } },
     default: { watchAfter: '2m' },
   },
   namespaces: [
@@ -104,6 +104,11 @@ describe('check-policy', () => {
     expect(text).toMatch(/production: .*the job is watched for 20m after COMPLETED/);
     expect(text).toMatch(/other namespaces: .*the job is watched for 2m after COMPLETED/);
     expect(text).toContain('  - namespace prod-payments: the job is not watched after COMPLETED.');
+    // The gate's outcome and restart storm per environment (docs/deep-verification.md#what-counts-as-a-restart).
+    expect(text).toMatch(
+      /production: .*the health gate warns \(restarts: 2 failovers in 10m, or one global failover\)/,
+    );
+    expect(text).toMatch(/staging: .*the health gate fails \(restarts: 3 failovers in 15m, or one global failover\)/);
     expect(text).toContain(
       '  - rule restarts-longer (where it matches; the first matching rule wins): the job is watched for 30m',
     );
