@@ -96,6 +96,13 @@ export interface SandboxCluster {
 export type SandboxStart = { ok: true; sandbox: RunningSandbox } | { ok: false; message: string };
 
 /**
+ * The sandbox's FAILURE_GRACE per speed, in real seconds: short, so the walkthrough's broken upgrade ends FAILED in
+ * seconds (production: 2 minutes); the knobs the operator recovers from stay well inside it
+ * (docs/sandbox.md#knob-timings).
+ */
+export const SANDBOX_FAILURE_GRACE_SECONDS = { fast: 3, realistic: 20 } as const satisfies Record<Speed, number>;
+
+/**
  * The environment `serve` would be given for this sandbox; loadConfig turns it into the Config. `contexts` is
  * KUBE_CONTEXTS; `workerClusters`, when given, the worker's WORKER_CLUSTERS.
  */
@@ -124,10 +131,8 @@ export function sandboxEnv(parts: {
     PORT: '0',
     LOG_LEVEL: parts.logLevel ?? 'warn',
     // The fast simulation does in milliseconds what takes the operator seconds: short deadlines show a stuck one.
-    // A short failure grace lets the walkthrough's broken upgrade end FAILED in seconds (production: 2 minutes).
-    ...(parts.speed === 'fast'
-      ? { LEASE_TTL: '5s', VERIFY_TIMEOUT: '60s', VERIFY_TIMEOUT_SAVEPOINT: '60s', FAILURE_GRACE: '3s' }
-      : { FAILURE_GRACE: '20s' }),
+    FAILURE_GRACE: `${SANDBOX_FAILURE_GRACE_SECONDS[parts.speed]}s`,
+    ...(parts.speed === 'fast' ? { LEASE_TTL: '5s', VERIFY_TIMEOUT: '60s', VERIFY_TIMEOUT_SAVEPOINT: '60s' } : {}),
   };
 }
 
