@@ -2,7 +2,7 @@
 // is installed.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { freePort } from '@flink-chatops/sim/ports';
 import { redisAnswers } from '@flink-chatops/sim/redis';
@@ -54,8 +54,8 @@ describe('sandbox start', () => {
 
   it('writes the audit lines to the file it names at start, none to the terminal (docs/audit.md#in-the-sandbox)', async () => {
     const sandbox = await startSandboxProcess({ env: baseEnv({ REDIS_URL: inject('redisUrl') }) });
+    const path = /audit trail: (\S+audit\.jsonl)/.exec(sandbox.output().stdout)?.[1];
     try {
-      const path = /audit trail: (\S+audit\.jsonl)/.exec(sandbox.output().stdout)?.[1];
       expect(path, sandbox.output().stdout).toBeDefined();
       const answer = await fetch(`${sandbox.url}/api/command`, {
         method: 'POST',
@@ -89,6 +89,8 @@ describe('sandbox start', () => {
       expect(`${stdout}\n${stderr}`).not.toContain('"audit":true');
     } finally {
       expect(await sandbox.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+      // The sandbox keeps its audit file after it stops; this test does not.
+      if (path) await rm(dirname(path), { recursive: true, force: true });
     }
   });
 
