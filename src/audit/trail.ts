@@ -1,6 +1,7 @@
 // The audit trail of one process (docs/audit.md): the operation store writes each change's events in its commit
 // through `drafts` and `written`; events that belong to no operation change (a refused click, a freeze, a policy
-// load) are appended by `record`. Every event appended here is also one stdout line.
+// load) are appended by `record`. Every event appended here is also one log line: on stdout, or where `lines` writes
+// (the sandbox's file, docs/audit.md#in-the-sandbox).
 import { randomBytes } from 'node:crypto';
 import type { AuditLog, AuditRecord, AuditRecorder, OperationAuditing } from '../app/ports/audit-log.js';
 import type { PolicyLoad } from '../app/policy-source.js';
@@ -15,6 +16,8 @@ import { auditLine } from './stdout.js';
 export interface AuditTrailOptions {
   log: AuditLog;
   logger: Logger;
+  /** Where each event's line goes (docs/audit.md#on-stdout); default `logger`. */
+  lines?: Logger;
   now?: () => number;
   random?: (size: number) => Uint8Array;
 }
@@ -22,12 +25,14 @@ export interface AuditTrailOptions {
 export class AuditTrail implements OperationAuditing, AuditRecorder {
   private readonly log: AuditLog;
   private readonly logger: Logger;
+  private readonly lines: Logger;
   private readonly now: () => number;
   private readonly random: (size: number) => Uint8Array;
 
   constructor(opts: AuditTrailOptions) {
     this.log = opts.log;
     this.logger = opts.logger;
+    this.lines = opts.lines ?? opts.logger;
     this.now = opts.now ?? Date.now;
     this.random = opts.random ?? ((size) => randomBytes(size));
   }
@@ -39,7 +44,7 @@ export class AuditTrail implements OperationAuditing, AuditRecorder {
   written(events: readonly AuditEvent[]): void {
     for (const event of events) {
       try {
-        auditLine(event.op ? forOperation(this.logger, event.op.id) : this.logger, event);
+        auditLine(event.op ? forOperation(this.lines, event.op.id) : this.lines, event);
       } catch {
         // The event is in the chain; a broken log stream loses the line, never the event.
       }
@@ -72,7 +77,14 @@ export class AuditTrail implements OperationAuditing, AuditRecorder {
 /** The trail of a process on the store's Redis: the chain under `prefix`, held for the records' retention. */
 export function redisAuditTrail(
   redis: RedisConnection,
-  opts: { prefix: string; retentionMs?: number; logger: Logger; now?: () => number; replicas?: ReplicaWait },
+  opts: {
+    prefix: string;
+    retentionMs?: number;
+    logger: Logger;
+    lines?: Logger;
+    now?: () => number;
+    replicas?: ReplicaWait;
+  },
 ): AuditTrail {
   const log = new RedisAuditLog(redis, {
     prefix: opts.prefix,
@@ -80,7 +92,12 @@ export function redisAuditTrail(
     ...(opts.now ? { now: opts.now } : {}),
     ...(opts.retentionMs === undefined ? {} : { retentionMs: opts.retentionMs }),
   });
-  return new AuditTrail({ log, logger: opts.logger, ...(opts.now ? { now: opts.now } : {}) });
+  return new AuditTrail({
+    log,
+    logger: opts.logger,
+    ...(opts.lines ? { lines: opts.lines } : {}),
+    ...(opts.now ? { now: opts.now } : {}),
+  });
 }
 
 /** A read of a changed policy file as its audit event; no Slack user caused it (docs/audit.md#the-events). */

@@ -34,6 +34,8 @@ export interface DepsOverrides {
   onCommitted?: OperationStoreOptions['onCommitted'];
   /** The process's audit trail (serve shares one between its roles); default one on this role's Redis. */
   audit?: AuditTrail;
+  /** Where that default trail writes its audit lines; default the role's logger (docs/audit.md#on-stdout). */
+  auditLines?: Logger;
 }
 
 /** Everything the bot's services share, on one Redis connection and the role's Slack client. */
@@ -63,7 +65,14 @@ export function botDeps(
   const replicas = loggedReplicaWait(redis, config.redis, o.logger, 'an audit write');
   const audit =
     o.audit ??
-    redisAuditTrail(redis, { prefix, retentionMs: config.retention.recordsMs, logger: o.logger, now: o.now, replicas });
+    redisAuditTrail(redis, {
+      prefix,
+      retentionMs: config.retention.recordsMs,
+      logger: o.logger,
+      ...(o.auditLines ? { lines: o.auditLines } : {}),
+      now: o.now,
+      replicas,
+    });
   return {
     store: new OperationStore(redis, {
       prefix,

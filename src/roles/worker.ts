@@ -50,6 +50,8 @@ export interface WorkerOverrides {
   instrumentRedis?: (connection: RedisConnection) => void;
   /** The process's audit trail (serve shares one between its roles); default one on this worker's Redis. */
   audit?: AuditTrail;
+  /** Where that default trail writes its audit lines; default the worker's logger (docs/audit.md#on-stdout). */
+  auditLines?: Logger;
 }
 
 /** What a worker process runs for one of its clusters. */
@@ -92,7 +94,14 @@ export async function startWorker(config: Config, overrides: WorkerOverrides = {
     const replicas = loggedReplicaWait(redis, config.redis, logger, 'a submission or audit write');
     const audit =
       overrides.audit ??
-      redisAuditTrail(redis, { prefix, retentionMs: config.retention.recordsMs, logger, now, replicas });
+      redisAuditTrail(redis, {
+        prefix,
+        retentionMs: config.retention.recordsMs,
+        logger,
+        ...(overrides.auditLines ? { lines: overrides.auditLines } : {}),
+        now,
+        replicas,
+      });
     const store = new OperationStore(redis, {
       prefix,
       now,

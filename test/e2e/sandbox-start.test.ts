@@ -1,11 +1,12 @@
 // The sandbox's Redis fallbacks (README.md#try-it): a private redis-server when none answers, a clear message when none
 // is installed.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { dirname, join } from 'node:path';
+import { describe, expect, inject, it } from 'vitest';
 import { freePort } from '@flink-chatops/sim/ports';
 import { redisAnswers } from '@flink-chatops/sim/redis';
+import { eventually, holds } from '../support/poll.js';
 import { baseEnv, runSandboxToExit, startSandboxProcess } from '../support/sandbox-process.js';
 
 /** README.md#try-it / issue 8: `npm start` serves the page within 15 s on the 2-core machine. */
@@ -48,6 +49,48 @@ describe('sandbox start', () => {
       expect(sandbox.output().stdout).toContain('stopped.');
     } finally {
       await sandbox.stop('SIGKILL');
+    }
+  });
+
+  it('writes the audit lines to the file it names at start, none to the terminal (docs/audit.md#in-the-sandbox)', async () => {
+    const sandbox = await startSandboxProcess({ env: baseEnv({ REDIS_URL: inject('redisUrl') }) });
+    const path = /audit trail: (\S+audit\.jsonl)/.exec(sandbox.output().stdout)?.[1];
+    try {
+      expect(path, sandbox.output().stdout).toBeDefined();
+      const answer = await fetch(`${sandbox.url}/api/command`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          user: 'U0ALICE',
+          channel: 'C0DATAPLATFORM',
+          text: '/flink scale orders 3 --reason "audit"',
+        }),
+      });
+      expect(answer.status).toBe(200);
+      // The operation's events, as stdout would have carried them: pino lines with the event under `event`.
+      const lines = async (): Promise<{ audit?: boolean; event?: { action?: string; op?: { kind?: string } } }[]> =>
+        (await readFile(path as string, 'utf8'))
+          .split('\n')
+          .filter((l) => l !== '')
+          .map((l) => JSON.parse(l) as { audit?: boolean; event?: { action?: string; op?: { kind?: string } } });
+      await eventually(
+        'the scale in the audit file',
+        holds(async () =>
+          expect(await lines()).toContainEqual(
+            expect.objectContaining({
+              audit: true,
+              event: expect.objectContaining({ op: expect.objectContaining({ kind: 'scale' }) }),
+            }),
+          ),
+        ),
+        { timeoutMs: 30_000 },
+      );
+      const { stdout, stderr } = sandbox.output();
+      expect(`${stdout}\n${stderr}`).not.toContain('"audit":true');
+    } finally {
+      expect(await sandbox.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+      // The sandbox keeps its audit file after it stops; this test does not.
+      if (path) await rm(dirname(path), { recursive: true, force: true });
     }
   });
 

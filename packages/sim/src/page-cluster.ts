@@ -5,7 +5,15 @@ import type { ActiveController, GitOpsKind } from './kube/gitops/gitops.js';
 import type { KubeObject } from './kube/store.js';
 import { KnobBoard, type Knob } from './page-knobs.js';
 
-export { isKnob, KnobBoard, KNOBS, SLOW_RECONCILE_SECONDS, type Knob } from './page-knobs.js';
+export {
+  isKnob,
+  KnobBoard,
+  KNOB_NAMES,
+  KNOBS,
+  RECOVERING_KNOBS,
+  SLOW_RECONCILE_SECONDS,
+  type Knob,
+} from './page-knobs.js';
 
 export interface ClusterRow {
   /** The cluster's name (its kubeconfig context) when the page shows several clusters. */

@@ -3,9 +3,15 @@
 // minutes later on its own) and one lost API response (docs/sandbox.md#what-the-simulated-operator-does-on-real-jobs).
 import type { SimCluster } from './kube/cluster.js';
 import type { ScenarioSpec } from './kube/scenarios.js';
+import { STEP_SECONDS } from './kube/speed.js';
 
-/** How long the "image pull recovers" knob keeps the pull failing (operator time, scaled by --speed). */
-const IMAGE_PULL_RECOVERY = '30s';
+/**
+ * How long the "image pull recovers" knob keeps the pull failing (operator seconds, scaled by --speed): with the
+ * steps to a RUNNING job, well inside the sandbox's FAILURE_GRACE, so the change ends COMPLETED
+ * (docs/sandbox.md#knob-timings).
+ */
+const IMAGE_PULL_RECOVERY_SECONDS = 5;
+const IMAGE_PULL_RECOVERY = `${IMAGE_PULL_RECOVERY_SECONDS}s`;
 /** Task failovers the "task failovers" knobs produce after each start of the job. */
 const TASK_FAILOVERS = 3;
 /** Operator seconds the "later" knobs hold their incidents back (`incidents-after`). */
@@ -17,7 +23,7 @@ export const SLOW_RECONCILE_SECONDS = 20;
 /** The knobs the page offers: operator scenarios, plus one lost API response on the next patch of the target. */
 export const KNOBS = {
   'image-pull-failure': 'image pulls fail for good (one ErrImagePull; the JobManager stays in ERROR)',
-  'image-pull-recovers': `image pulls fail, then succeed after ${IMAGE_PULL_RECOVERY} of operator time (ERROR → READY)`,
+  'image-pull-recovers': `image pulls fail, then succeed after ${IMAGE_PULL_RECOVERY_SECONDS} s of operator time (ERROR → READY)`,
   'savepoint-failure': 'savepoints fail (stop-with-savepoint and snapshots, on every attempt)',
   'stop-fails-once': 'stop-with-savepoint times out once; the next reconcile succeeds',
   'task-failovers': `task failovers: ${TASK_FAILOVERS} JobException warnings after each start of the job`,
@@ -43,6 +49,42 @@ export const KNOBS = {
   'lose-response': "lose the API server's answer to the next patch",
 } as const;
 export type Knob = keyof typeof KNOBS;
+
+/**
+ * Each knob's short name, its button's text on the page (docs/sandbox.md#the-knobs); KNOBS says what it does. A knob
+ * without a name does not compile.
+ */
+export const KNOB_NAMES = {
+  'image-pull-failure': 'Image pull fails',
+  'image-pull-recovers': 'Image pull recovers',
+  'savepoint-failure': 'Savepoints fail',
+  'stop-fails-once': 'Stop fails once',
+  'task-failovers': 'Task failovers',
+  'upgrade-failed': 'Upgrade failed',
+  'slow-reconcile': 'Slow reconcile',
+  'tasks-waiting': 'One slot short',
+  'checkpoints-failing': 'Checkpoints fail',
+  'restored-elsewhere': 'Restored elsewhere',
+  'rest-unreachable': 'REST unreachable',
+  'bounded-source': 'Bounded source',
+  'checkpointing-in-code': 'Checkpoints in code',
+  'autoscaler-on': 'Autoscaler on',
+  'job-restarting': 'Job restarting',
+  'savepoint-abandoned': 'Savepoint abandoned',
+  'fails-in-1-min': 'Fails in 1 min',
+  'restarts-later': 'Restarts 3× later',
+  'checkpoints-fail-later': 'Checkpoints fail later',
+  'lose-response': 'Lose next API response',
+} as const satisfies Record<Knob, string>;
+
+/**
+ * Knobs whose failure the operator recovers by itself, and how long the failure lasts (operator seconds, from the
+ * failure to a RUNNING job). The worker waits FAILURE_GRACE before it calls such a failure FAILED, so each stays
+ * well inside the sandbox's grace at every speed (docs/sandbox.md#knob-timings).
+ */
+export const RECOVERING_KNOBS = {
+  'image-pull-recovers': IMAGE_PULL_RECOVERY_SECONDS + STEP_SECONDS.jmReady + STEP_SECONDS.jobRunning,
+} as const satisfies Partial<Record<Knob, number>>;
 
 /** Page knobs that are simulated-operator scenarios, and the scenario (or scenarios) each one sets. */
 const SCENARIO_KNOBS = {

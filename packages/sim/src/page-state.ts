@@ -3,10 +3,12 @@ import { VERB_NAMES, usageLine, verbSpec, type Policy } from './bot.js';
 import type { SimCluster } from './kube/cluster.js';
 import {
   clusterRows,
+  KNOB_NAMES,
   KNOBS,
   panelReleases,
   panelRows,
   type ClusterRow,
+  type Knob,
   type KnobBoard,
   type PanelCluster,
 } from './page-cluster.js';
@@ -44,7 +46,8 @@ export interface PageState {
   clusters: string[];
   /** Per cluster name: the operator release it runs and the release of its CRDs. */
   releases: Record<string, { operator: string; crd: string }>;
-  knobs: { id: string; label: string }[];
+  /** Each knob: its id, its short name (the button's text) and what it does. */
+  knobs: { id: string; name: string; label: string }[];
   /** The GitOps switch's choices: off, Argo CD self-heal, Flux, Helm. */
   gitops: { id: string; label: string }[];
   /** Per user: the Home tab the app last published for them (views.publish), and the app's DMs to them. */
@@ -124,7 +127,7 @@ export function buildState(src: StateSources): PageState {
     cluster: stateRows(src),
     clusters: (src.panel ?? []).flatMap((c) => (c.name === undefined ? [] : [c.name])),
     releases: panelReleases(src.panel ?? []),
-    knobs: Object.entries(KNOBS).map(([id, label]) => ({ id, label })),
+    knobs: (Object.keys(KNOBS) as Knob[]).map((id) => ({ id, name: KNOB_NAMES[id], label: KNOBS[id] })),
     gitops: GITOPS_CHOICES.map((c) => ({ ...c })),
     homes: Object.fromEntries(
       USERS.map((u) => [

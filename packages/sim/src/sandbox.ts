@@ -27,6 +27,7 @@ import { writeMultiKubeconfig } from './kube/kubeconfig.js';
 import { isSpeed, SPEEDS, type Speed } from './kube/speed.js';
 import { startPageServer, type PageServer } from './page-server.js';
 import { sandboxRedis } from './redis.js';
+import { openAuditFile } from './sandbox-audit.js';
 import { startSimSlack, type SimSlack } from './slack-api.js';
 import { BOT, CHANNELS, TEAM, USERGROUPS, USERS } from './workspace.js';
 
@@ -85,6 +86,8 @@ export interface RunningSandbox {
   slack: SimSlack;
   page: PageServer;
   config: Config;
+  /** The file the roles write their audit lines to (docs/audit.md#in-the-sandbox). */
+  auditPath: string;
   close(): Promise<void>;
 }
 
@@ -94,6 +97,13 @@ export interface SandboxCluster {
 }
 
 export type SandboxStart = { ok: true; sandbox: RunningSandbox } | { ok: false; message: string };
+
+/**
+ * The sandbox's FAILURE_GRACE per speed, in real seconds: short, so the walkthrough's broken upgrade ends FAILED in
+ * seconds (production: 2 minutes); the knobs the operator recovers from stay well inside it
+ * (docs/sandbox.md#knob-timings).
+ */
+export const SANDBOX_FAILURE_GRACE_SECONDS = { fast: 3, realistic: 20 } as const satisfies Record<Speed, number>;
 
 /**
  * The environment `serve` would be given for this sandbox; loadConfig turns it into the Config. `contexts` is
@@ -124,10 +134,8 @@ export function sandboxEnv(parts: {
     PORT: '0',
     LOG_LEVEL: parts.logLevel ?? 'warn',
     // The fast simulation does in milliseconds what takes the operator seconds: short deadlines show a stuck one.
-    // A short failure grace lets the walkthrough's broken upgrade end FAILED in seconds (production: 2 minutes).
-    ...(parts.speed === 'fast'
-      ? { LEASE_TTL: '5s', VERIFY_TIMEOUT: '60s', VERIFY_TIMEOUT_SAVEPOINT: '60s', FAILURE_GRACE: '3s' }
-      : { FAILURE_GRACE: '20s' }),
+    FAILURE_GRACE: `${SANDBOX_FAILURE_GRACE_SECONDS[parts.speed]}s`,
+    ...(parts.speed === 'fast' ? { LEASE_TTL: '5s', VERIFY_TIMEOUT: '60s', VERIFY_TIMEOUT_SAVEPOINT: '60s' } : {}),
   };
 }
 
@@ -221,9 +229,11 @@ export async function startSandbox(
         throw new Error(`the sandbox's worker configuration for ${name} is invalid: ${worker.problems.join('; ')}`);
       return worker.config;
     });
-    // Closed in reverse: the roles first, then this run's keys, then the simulators, the page and Redis.
+    // Closed in reverse: the roles first, then the audit file, this run's keys, the simulators, the page and Redis.
     if (redis.kind === 'external') closers.push(() => dropKeys(redis.url, prefix));
-    const roles = await startRoles(config.config, workerConfigs, log);
+    const audit = await openAuditFile();
+    closers.push(() => audit.close());
+    const roles = await startRoles(config.config, workerConfigs, log, audit.lines);
     closers.push(() => roles.close());
     page.connect({
       slack,
@@ -247,6 +257,7 @@ export async function startSandbox(
       slack,
       page,
       config: config.config,
+      auditPath: audit.path,
       close: () => (closing ??= closeAll()),
     };
     return { ok: true, sandbox };
@@ -258,16 +269,19 @@ export async function startSandbox(
 
 /**
  * The bot (with its notifier) as `serve --role bot` starts it, and one worker per config as `serve --role worker`
- * starts it (each with its WORKER_CLUSTERS), side by side in this process.
+ * starts it (each with its WORKER_CLUSTERS), side by side in this process; their audit lines go to `auditLines`.
  */
 async function startRoles(
   config: Config,
   workerConfigs: readonly Config[],
   logger: Logger,
+  auditLines: Logger,
 ): Promise<{ botEventsUrl: string; close(): Promise<void> }> {
   const [bot, ...workers] = await Promise.allSettled([
-    startBot(config, { logger, host: '127.0.0.1' }),
-    ...workerConfigs.map((w) => startWorker(w, { logger: logger.child({ worker: w.clusters.worker.join(',') }) })),
+    startBot(config, { logger, host: '127.0.0.1', auditLines }),
+    ...workerConfigs.map((w) =>
+      startWorker(w, { logger: logger.child({ worker: w.clusters.worker.join(',') }), auditLines }),
+    ),
   ]);
   const close = async (): Promise<void> => {
     // As serve: the bot first (its notifier sends what is pending), then the workers hand back what they hold.
@@ -343,6 +357,7 @@ export const runSandbox: SubcommandHandler = async (args) => {
       `flink-chatops sandbox is running: open ${sandbox.url}`,
       `  policy: ${sandbox.policyFile}`,
       `  redis:  ${redisNote} (keys under {${sandbox.prefix}})`,
+      `  audit trail: ${sandbox.auditPath} (one JSON line per event, not on this terminal)`,
       `  speed:  ${parsed.options.speed}; simulated clusters (kubeconfig ${sandbox.kubeconfigPath}):`,
       ...sandbox.clusters.map(({ name, cluster }) => `    ${name}: Kubernetes API at ${cluster.url}, its own worker`),
       '  Ctrl-C stops everything.',

@@ -59,6 +59,21 @@ describe('AuditTrail', () => {
     expect(lines).toEqual([expect.objectContaining({ opId: record.id, audit: true, event: sealed })]);
   });
 
+  it("writes the lines where `lines` says (the sandbox's file), none to the process's logger", async () => {
+    const process = capture();
+    const file = capture();
+    const trail = new AuditTrail({ log: new MemoryAuditLog(), logger: process.logger, lines: file.logger });
+    const record = acceptedRecord();
+    const sealed = new MemoryAuditLog().appendNow(trail.drafts(record, record.history)[0]!);
+    trail.written([sealed]);
+    const frozen = await trail.record({ actor: { user: 'U0ALICE', team: 'T0ACME' }, action: 'frozen' });
+    expect(file.lines).toEqual([
+      expect.objectContaining({ opId: record.id, audit: true, event: sealed }),
+      expect.objectContaining({ audit: true, event: frozen }),
+    ]);
+    expect(process.lines).toEqual([]);
+  });
+
   it('logs an event it could not append as an error, naming the action, when asked quietly', async () => {
     const { lines, logger } = capture();
     const broken: AuditLog = {

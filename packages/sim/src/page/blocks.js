@@ -42,6 +42,30 @@ const EMOJI = {
   link: '🔗',
   scroll: '📜',
   rotating_light: '🚨',
+  rewind: '⏪',
+  calendar: '📆',
+  date: '📅',
+  arrow_double_up: '⏫',
+  arrow_double_down: '⏬',
+  raising_hand: '🙋',
+  envelope: '✉️',
+  chart_with_downwards_trend: '📉',
+  chart_with_upwards_trend: '📈',
+  alarm_clock: '⏰',
+  clock1: '🕐',
+  pause_button: '⏸️',
+  heavy_multiplication_x: '✖️',
+  speech_balloon: '💬',
+  bar_chart: '📊',
+  gear: '⚙️',
+  wrench: '🔧',
+  package: '📦',
+  pushpin: '📌',
+  point_right: '👉',
+  ok: '🆗',
+  white_circle: '⚪',
+  large_blue_circle: '🔵',
+  black_circle: '⚫',
 };
 
 const MONTHS = [
@@ -135,9 +159,22 @@ function splitOnce(text, sep) {
   return i < 0 ? [text, ''] : [text.slice(0, i), text.slice(i + 1)];
 }
 
-// Bold/italic/strike need a non-word character (or the start) before the opening mark, as in Slack.
-const INLINE =
-  /(`[^`\n]+`)|(<[^<>\n]+>)|((?<![\w*])\*[^*\n]+\*(?![\w*]))|((?<![\w_])_[^_\n]+_(?![\w_]))|((?<![\w~])~[^~\n]+~(?![\w~]))|(:[a-z0-9_+-]+:)/g;
+const CODE = '`[^`\\n]+`';
+const ANGLE = '<[^<>\\n]+>';
+
+/**
+ * `*bold*`, `_italics_`, `~strike~`: a non-word character (or the start) before the opening mark and after the closing
+ * one, as in Slack. A `<…>` or `` `…` `` inside is one piece, so `_by <!date^…^{date_short}|…>_` stays one italic.
+ */
+function styled(mark) {
+  const m = `\\${mark}`;
+  return `(?<![\\w${m}])${m}(?:${ANGLE}|${CODE}|[^${m}\\n<])+?${m}(?![\\w${m}])`;
+}
+
+const INLINE = new RegExp(
+  `(${CODE})|(${ANGLE})|(${styled('*')})|(${styled('_')})|(${styled('~')})|(:[a-z0-9_+-]+:)`,
+  'g',
+);
 
 function appendInline(parent, text, ctx) {
   let last = 0;
@@ -171,9 +208,10 @@ export function renderMrkdwn(text, ctx) {
     }
     const lines = part.split('\n');
     lines.forEach((line, j) => {
-      if (line.startsWith('&gt;')) {
+      // A quote starts with `>`, sent as it is or escaped (`&gt;`), as Slack reads both.
+      if (/^(&gt;|>)/.test(line)) {
         const quote = el('span', 'quote');
-        appendInline(quote, line.replace(/^&gt;\s?/, ''), ctx);
+        appendInline(quote, line.replace(/^(&gt;|>)\s?/, ''), ctx);
         fragment.append(quote);
       } else {
         appendInline(fragment, line, ctx);

@@ -2,20 +2,6 @@
 // with several simulated clusters, under a heading per cluster (and the selector may show one of them only).
 import { el } from './dom.js';
 
-const SHORT_KNOB = {
-  'image-pull-failure': 'Image pull fails',
-  'image-pull-recovers': 'Image pull recovers',
-  'savepoint-failure': 'Savepoints fail',
-  'stop-fails-once': 'Stop fails once',
-  'task-failovers': 'Task failovers',
-  'upgrade-failed': 'Upgrade failed',
-  'slow-reconcile': 'Slow reconcile',
-  'lose-response': 'Lose next API response',
-  'fails-in-1-min': 'Fails in 1 min',
-  'restarts-later': 'Restarts 3× later',
-  'checkpoints-fail-later': 'Checkpoints fail later',
-};
-
 /** Knobs about the JobManager pod: a session job has none of its own. */
 const DEPLOYMENT_ONLY = new Set(['image-pull-failure', 'image-pull-recovers']);
 
@@ -118,7 +104,7 @@ function rowNode(row, view) {
   for (const knob of view.knobs) {
     if (DEPLOYMENT_ONLY.has(knob.id) && row.kind === 'FlinkSessionJob') continue;
     const on = row.knobs.includes(knob.id);
-    const b = el('button', `knob${on ? ' knob-on' : ''}`, SHORT_KNOB[knob.id] ?? knob.id);
+    const b = el('button', `knob${on ? ' knob-on' : ''}`, knob.name);
     b.type = 'button';
     b.title = `${knob.label}${on ? ' (on: click to turn off)' : ''}`;
     b.dataset.knob = knob.id;

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startSimCluster, type SimCluster } from '../../src/kube/cluster.js';
 import {
   KnobBoard,
+  KNOB_NAMES,
   KNOBS,
   panelClusters,
   panelReleases,
@@ -49,6 +50,22 @@ describe('cluster panel knobs', () => {
     expect(Object.keys(KNOBS)).toEqual(
       expect.arrayContaining(['tasks-waiting', 'checkpoints-failing', 'restored-elsewhere', 'rest-unreachable']),
     );
+  });
+
+  it('gives every knob a short name of its own, which the page shows on its button', () => {
+    const names = Object.keys(KNOBS).map((id) => [id, (KNOB_NAMES as Record<string, string | undefined>)[id]]);
+    for (const [id, name] of names) {
+      expect(name, id).toMatch(/^[A-Z]/);
+      expect(name, id).not.toBe(id);
+    }
+    expect(new Set(names.map(([, name]) => name)).size).toBe(names.length);
+    // The README's walkthrough names these.
+    expect(KNOB_NAMES).toMatchObject({
+      'job-restarting': 'Job restarting',
+      'autoscaler-on': 'Autoscaler on',
+      'image-pull-recovers': 'Image pull recovers',
+      'lose-response': 'Lose next API response',
+    });
   });
 
   it('job restarting: the job is RESTARTING until a restart redeploys it, which falls back to last-state', async () => {
