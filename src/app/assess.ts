@@ -129,8 +129,7 @@ export async function assess(policy: Policy, request: AssessRequest, deps: Asses
   const lastSavepoint = savepoints?.last;
   const environment = findNamespace(policy, target.namespace, target.cluster)?.environment;
   const reading = await readHealth(policy, target, live, rest, request.signal);
-  const use = { undo: isUndo(request.intent), breakGlass: request.intent.breakGlass === true };
-  const health = reading && { ...reading, context: gateContext(policy, target, environment, use) };
+  const health = reading && { ...reading, context: gateContext(target, environment, isUndo(request.intent)) };
   const sessionJobs = redeploysSessionCluster(effectiveKind, target, live.resource)
     ? await readSessionJobs(target, kube, request.signal)
     : undefined;

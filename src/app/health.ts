@@ -54,25 +54,12 @@ export async function readHealth(
 }
 
 /**
- * How an operation meets the gate: an undo, or `--break-glass` where the policy allows it in the target's environment
- * (the requester was checked at request time), only warns; the hints name the target, the policy key, and who may
- * use break-glass there.
+ * How an operation meets the gate: an undo only warns; break-glass changes nothing here (docs/policy.md#break-glass).
+ * The hints name the target and the policy key.
  */
-export function gateContext(
-  policy: Policy,
-  target: Target,
-  environment: string | undefined,
-  use: { undo: boolean; breakGlass: boolean },
-): GateContext {
-  const glassHere = environment !== undefined && policy.breakGlass?.environments.includes(environment) === true;
-  const groups = glassHere ? (policy.breakGlass?.groups ?? []) : [];
+export function gateContext(target: Target, environment: string | undefined, undo: boolean): GateContext {
   return {
-    ...(use.undo ? { undo: true } : {}),
-    ...(use.breakGlass && glassHere ? { breakGlass: true } : {}),
-    hints: {
-      target: formatTarget(target),
-      policyKey: `verify.${environment ?? 'default'}.healthGate`,
-      breakGlassGroups: groups,
-    },
+    ...(undo ? { undo: true } : {}),
+    hints: { target: formatTarget(target), policyKey: `verify.${environment ?? 'default'}.healthGate` },
   };
 }

@@ -1,6 +1,6 @@
 // What a health-gate warning or denial says besides what it saw (docs/deep-verification.md#when-the-gate-denies): how
-// to look (`/flink exceptions <target>`), and the ways through: the time it passes by itself, `--break-glass` where
-// the policy allows it there, and the policy key that sets the gate.
+// to look (`/flink exceptions <target>`), and the ways through: the time it passes by itself, an undo (which the gate
+// only warns about), and the policy key that sets the gate. Break-glass is no way through (docs/policy.md#break-glass).
 import { DEFAULT_COMMAND } from '../language/verb-kit.js';
 import { clock } from './health-restarts.js';
 
@@ -10,8 +10,6 @@ export interface GateHints {
   target?: string;
   /** The policy key that sets this environment's gate, e.g. `verify.production.healthGate`. */
   policyKey?: string;
-  /** The groups that may use `--break-glass` for this target; empty or absent: the policy does not allow it here. */
-  breakGlassGroups?: readonly string[];
 }
 
 /** "see `/flink exceptions streaming-prod/orders`", or nothing without a target. */
@@ -21,7 +19,7 @@ export function lookHint(hints: GateHints): string[] {
 
 /**
  * The ways through a denial: when it passes by itself (a storm ends `window` after the failover that made it one, on
- * the JobManager's clock; failing checkpoints end when one completes), break-glass where allowed, the policy key.
+ * the JobManager's clock; failing checkpoints end when one completes), an undo, the policy key.
  */
 export function waysThrough(hints: GateHints, passesAt: number | undefined, checkpoints: boolean): string {
   const wait = [
@@ -30,13 +28,10 @@ export function waysThrough(hints: GateHints, passesAt: number | undefined, chec
   ]
     .filter(Boolean)
     .join(' and ');
-  const groups = hints.breakGlassGroups ?? [];
   const ways = [
     `it passes ${wait}`,
-    groups.length === 0
-      ? ''
-      : `--break-glass --reason "…" (members of ${groups.join(', ')} may; the gate then only warns)`,
+    `an undo (\`${DEFAULT_COMMAND} undo <op id>\`) only warns`,
     `change the policy's ${hints.policyKey ?? 'verify.healthGate'} (restarts, window, or outcome: warn)`,
-  ].filter(Boolean);
+  ];
   return `ways through: ${ways.join('; or ')}`;
 }

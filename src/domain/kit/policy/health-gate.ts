@@ -1,7 +1,7 @@
 // The health gate (docs/deep-verification.md#the-health-gate): before a change, is the job already unhealthy? Read from
-// Flink REST on the JobManager's own clock: a restart storm (health-restarts.ts), the last completed checkpoint older
-// than three intervals, checkpoints failing. Shown like the other built-in checks, with the numbers; warn or fail per
-// policy, saying how to look and the ways through (health-gate-hints.ts).
+// Flink REST on the JobManager's own clock: restarts in the window (health-restarts.ts), the last completed checkpoint
+// older than three intervals, checkpoints failing. Shown like the other built-in checks, with the numbers; warn or fail
+// per policy, saying how to look and the ways through (health-gate-hints.ts).
 import type { CheckResult } from '../../model/decision.js';
 import { getPath } from '../../model/merge-patch.js';
 import { lookHint, waysThrough, type GateHints } from './health-gate-hints.js';
@@ -20,8 +20,6 @@ export interface GateSettings {
 export interface GateContext {
   /** An undo only warns: it puts back what ran before. */
   undo?: boolean;
-  /** `--break-glass` where the policy allows it (docs/policy.md#break-glass): the gate only warns. */
-  breakGlass?: boolean;
   hints?: GateHints;
 }
 
@@ -132,7 +130,7 @@ function checkpointProblems(reading: HealthReading, now: number, out: Found): vo
 
 /**
  * The health gate as a built-in check; `now` is the JobManager's (`now` in `/jobs/<id>`), else `readAt`. For an
- * undo, and with break-glass, it only warns: an unhealthy job is what an undo or an emergency change is for.
+ * undo it only warns: an undo puts back what ran before. Break-glass does not soften it (docs/policy.md#break-glass).
  */
 export function healthGateCheck(
   reading: HealthReading,
@@ -145,15 +143,13 @@ export function healthGateCheck(
   if (found.problems.length === 0)
     return { name: HEALTH_GATE_CHECK, outcome: 'pass', message: `the job is healthy: ${found.facts.join('; ')}` };
   const hints = context.hints ?? {};
-  const outcome = context.undo === true || context.breakGlass === true ? 'warn' : gate.outcome;
+  const outcome = context.undo === true ? 'warn' : gate.outcome;
   const tail =
     context.undo === true
       ? 'an undo only warns: it puts back what ran before'
-      : context.breakGlass === true
-        ? 'with --break-glass the gate only warns'
-        : outcome === 'fail'
-          ? waysThrough(hints, found.passesAt, found.checkpoints)
-          : 'a savepoint-mode change may fail or hang';
+      : outcome === 'fail'
+        ? waysThrough(hints, found.passesAt, found.checkpoints)
+        : 'a savepoint-mode change may fail or hang';
   return {
     name: HEALTH_GATE_CHECK,
     outcome,

@@ -1,7 +1,8 @@
 // What the health gate counts as restarts (docs/deep-verification.md#what-counts-as-a-restart): each root exception
 // in the job's exception history is one failover (the exceptions that failed with it are part of it). Flink names the
-// failing task for a task failover and none for a global one (the whole job failed over). A restart storm is
-// `restarts` failovers within `window`, or one global failover; a single task failover below that is only reported.
+// failing task for a task failover and none for a global one (the whole job failed over). The gate trips at
+// `restarts` failovers within `window` (default 1 in 10m: any restart), or at one global failover; task failovers
+// below that limit are only reported.
 import { isRecord } from '../../model/merge-patch.js';
 import { outsideText } from '../../model/outside-text.js';
 import { restartLimitWords, type RestartLimit } from './verify.js';
@@ -89,13 +90,19 @@ function kinds(recent: readonly Failover[]): string {
   return parts.join(', ');
 }
 
-/** The storm in words: how many, of which kind, the limit, and the newest (JobManager clock). */
+/**
+ * What trips the gate in words: how many, of which kind, why (the limit, or a global failover, which always counts),
+ * and the newest (JobManager clock).
+ */
 export function stormWords(f: Failovers, limit: RestartLimit): string {
   const newest = f.recent[0];
   const count = `${f.recent.length}${f.more ? ' or more' : ''}`;
+  const why =
+    f.recent.length >= limit.restarts
+      ? `the gate's limit is ${restartLimitWords(limit)}`
+      : `a global failover (the whole job restarted) always counts; the limit is ${restartLimitWords(limit)}`;
   return (
-    `the job failed over ${count} time(s) in the last ${limit.window} (${kinds(f.recent)}), ` +
-    `a restart storm by the gate's limit (${restartLimitWords(limit)}); ` +
+    `the job failed over ${count} time(s) in the last ${limit.window} (${kinds(f.recent)}): ${why}; ` +
     `the last ${newest === undefined ? '' : failoverWords(newest)} (JobManager clock)`
   );
 }

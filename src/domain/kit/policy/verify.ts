@@ -9,7 +9,7 @@ export const HEALTH_GATE_OUTCOMES = ['warn', 'fail'] as const;
 export type HealthGate = (typeof HEALTH_GATE_OUTCOMES)[number];
 
 /**
- * When the gate counts the job's failovers as a restart storm (docs/deep-verification.md#what-counts-as-a-restart):
+ * When the job's failovers trip the gate (docs/deep-verification.md#what-counts-as-a-restart):
  * `restarts` failovers within `window`, on the JobManager's clock.
  */
 export interface RestartLimit {
@@ -26,8 +26,8 @@ export interface VerifySettings {
   restartLimit: RestartLimit;
 }
 
-/** A task failover is routine; the second in 10 minutes, or one global failover, is a storm. */
-export const DEFAULT_RESTART_LIMIT: Readonly<RestartLimit> = { restarts: 2, window: '10m', windowMs: 600_000 };
+/** The job restarted in the last 10 minutes (a task or a global failover) trips the gate (docs/deep-verification.md#what-counts-as-a-restart). */
+export const DEFAULT_RESTART_LIMIT: Readonly<RestartLimit> = { restarts: 1, window: '10m', windowMs: 600_000 };
 /** The REST answer the gate reads holds at most 20 root exceptions (Flink's `maxExceptions` default). */
 export const MAX_RESTARTS = 20;
 const MAX_WINDOW_MS = 24 * 3_600_000;
@@ -188,7 +188,7 @@ export function watchAfterWords(w: WatchAfter): string {
     : `the job is watched for ${w.watchAfter} after COMPLETED (restarts, failing checkpoints, leaving RUNNING)`;
 }
 
-/** "2 failovers in 10m, or one global failover" (docs/deep-verification.md#what-counts-as-a-restart). */
+/** "any failover in 10m", "3 failovers in 10m, or one global failover" (docs/deep-verification.md#what-counts-as-a-restart). */
 export function restartLimitWords(limit: RestartLimit): string {
   return limit.restarts === 1
     ? `any failover in ${limit.window}`

@@ -90,7 +90,7 @@ describe('checkpointing enabled in the job code (E8)', () => {
       name: 'health-gate',
       outcome: 'fail',
       message:
-        "the job is not healthy: checkpoints are failing: 3 failed, the last completed 10 min ago (checkpointing enabled in the job, interval not in the configuration) — ways through: it passes once checkpoints complete again; or change the policy's verify.healthGate (restarts, window, or outcome: warn)",
+        "the job is not healthy: checkpoints are failing: 3 failed, the last completed 10 min ago (checkpointing enabled in the job, interval not in the configuration) — ways through: it passes once checkpoints complete again; or an undo (`/flink undo <op id>`) only warns; or change the policy's verify.healthGate (restarts, window, or outcome: warn)",
     });
   });
 

@@ -56,9 +56,14 @@ const HINTS = {
   hints: {
     target: 'streaming-prod/orders',
     policyKey: 'verify.production.healthGate',
-    breakGlassGroups: ['oncall'],
   },
 };
+
+/** A failing gate with its own restart limit. */
+const limit = (restarts: number, window: string, windowMs: number): GateSettings => ({
+  outcome: 'fail',
+  restartLimit: { restarts, window, windowMs },
+});
 
 describe('the health gate', () => {
   it('passes a healthy job and shows its numbers', () => {
@@ -71,9 +76,9 @@ describe('the health gate', () => {
 
   it.each([
     [
-      'two task failovers in 10 min',
-      { restarts: [240_000, 500_000], completedAgo: 5_000, intervalMs: 30_000 },
-      /failed over 2 time\(s\) in the last 10m \(2 task\), a restart storm .* the last at 09:56:00 UTC in task "Source: orders \(2\/4\)"/,
+      'a task failover in the last 10 min',
+      { restarts: [240_000], completedAgo: 5_000, intervalMs: 30_000 },
+      /failed over 1 time\(s\) in the last 10m \(1 task\): the gate's limit is any failover in 10m; the last at 09:56:00 UTC in task "Source: orders \(2\/4\)"/,
     ],
     [
       'checkpoints failing',
@@ -106,14 +111,6 @@ describe('the health gate', () => {
     });
   });
 
-  it('only warns with --break-glass where the policy allows it, and says so', () => {
-    const sick = reading({ restarts: [60_000, 120_000], completedAgo: 5_000, intervalMs: 30_000 });
-    expect(healthGateCheck(sick, FAIL, NOW, { breakGlass: true, ...HINTS })).toMatchObject({
-      outcome: 'warn',
-      message: expect.stringMatching(/; with --break-glass the gate only warns$/),
-    });
-  });
-
   it('reads Flink durations as execution.checkpointing.interval takes them', () => {
     expect([
       flinkDurationMs('30s'),
@@ -128,8 +125,17 @@ describe('the health gate', () => {
 describe('the restart threshold and window (docs/deep-verification.md#what-counts-as-a-restart)', () => {
   const healthy = { completedAgo: 5_000, intervalMs: 30_000 };
 
-  it('a single task failover is reported but passes the default gate (a storm is 2 in 10m)', () => {
-    expect(healthGateCheck(reading({ ...healthy, restarts: [120_000] }), FAIL, NOW)).toEqual({
+  it('by default one task failover in 10m trips it, naming the task', () => {
+    expect(healthGateCheck(reading({ ...healthy, restarts: [120_000] }), FAIL, NOW, HINTS)).toMatchObject({
+      outcome: 'fail',
+      message: expect.stringContaining(
+        'the job failed over 1 time(s) in the last 10m (1 task): the gate\'s limit is any failover in 10m; the last at 09:58:00 UTC in task "Source: orders (2/4)" on 10.244.1.20:6121: java.io.IOException (JobManager clock)',
+      ),
+    });
+  });
+
+  it('a task failover under a raised limit is reported but passes', () => {
+    expect(healthGateCheck(reading({ ...healthy, restarts: [120_000] }), limit(2, '10m', 600_000), NOW)).toEqual({
       name: 'health-gate',
       outcome: 'pass',
       message:
@@ -137,34 +143,31 @@ describe('the restart threshold and window (docs/deep-verification.md#what-count
     });
   });
 
-  it('a single global failover is a storm by itself: the whole job failed over', () => {
-    const check = healthGateCheck(reading({ ...healthy, entries: [global(120_000)] }), FAIL, NOW, HINTS);
+  it('a single global failover trips it under any limit: the whole job failed over', () => {
+    const entries = [global(120_000)];
+    const check = healthGateCheck(reading({ ...healthy, entries }), limit(3, '10m', 600_000), NOW, HINTS);
     expect(check.outcome).toBe('fail');
     expect(check.message).toContain(
-      "the job failed over 1 time(s) in the last 10m (1 global), a restart storm by the gate's limit (2 failovers in 10m, or one global failover); the last at 09:58:00 UTC a global failover (no task named): org.apache.flink.util.FlinkException (JobManager clock)",
+      'the job failed over 1 time(s) in the last 10m (1 global): a global failover (the whole job restarted) always counts; the limit is 3 failovers in 10m, or one global failover; the last at 09:58:00 UTC a global failover (no task named): org.apache.flink.util.FlinkException (JobManager clock)',
     );
     expect(check.message).toContain('it passes after 10:08:00 UTC (JobManager clock)');
   });
 
   it('failovers older than the window do not count', () => {
-    const old = reading({ ...healthy, restarts: [120_000, 700_000, 800_000] });
+    const old = reading({ ...healthy, restarts: [700_000, 800_000] });
     expect(healthGateCheck(old, FAIL, NOW).outcome).toBe('pass');
   });
 
   it('the policy sets how many failovers in how long trip it', () => {
     const three = reading({ ...healthy, restarts: [60_000, 120_000, 200_000] });
-    const limit = (restarts: number, window: string, windowMs: number): GateSettings => ({
-      outcome: 'fail',
-      restartLimit: { restarts, window, windowMs },
-    });
     expect(healthGateCheck(three, limit(4, '10m', 600_000), NOW).outcome).toBe('pass');
     expect(healthGateCheck(three, limit(3, '10m', 600_000), NOW).outcome).toBe('fail');
     // Within 2 minutes only two of them: under a limit of 3.
     expect(healthGateCheck(three, limit(3, '2m', 120_000), NOW).outcome).toBe('pass');
-    // A limit of 1 is the strict gate: any failover.
+    // A limit of 1 (the default) is the strict gate: any failover.
     expect(healthGateCheck(reading({ ...healthy, restarts: [300_000] }), limit(1, '10m', 600_000), NOW)).toMatchObject({
       outcome: 'fail',
-      message: expect.stringContaining('(any failover in 10m)'),
+      message: expect.stringContaining("the gate's limit is any failover in 10m"),
     });
   });
 
@@ -179,21 +182,20 @@ describe('the restart threshold and window (docs/deep-verification.md#what-count
 describe('a denial explains itself (docs/deep-verification.md#when-the-gate-denies)', () => {
   const storm = reading({ restarts: [60_000, 300_000, 420_000], completedAgo: 5_000, intervalMs: 30_000 });
 
-  it('names what it saw, how to look, when it passes, break-glass and the policy key', () => {
-    const { message } = healthGateCheck(storm, FAIL, NOW, HINTS);
+  it('names what it saw, how to look, when it passes, the undo and the policy key; never break-glass', () => {
+    const { message } = healthGateCheck(storm, limit(2, '10m', 600_000), NOW, HINTS);
     expect(message).toBe(
-      'the job is not healthy: the job failed over 3 time(s) in the last 10m (3 task), a restart storm by the gate\'s limit (2 failovers in 10m, or one global failover); the last at 09:59:00 UTC in task "Source: orders (2/4)" on 10.244.1.20:6121: java.io.IOException (JobManager clock)' +
+      'the job is not healthy: the job failed over 3 time(s) in the last 10m (3 task): the gate\'s limit is 2 failovers in 10m, or one global failover; the last at 09:59:00 UTC in task "Source: orders (2/4)" on 10.244.1.20:6121: java.io.IOException (JobManager clock)' +
         ' — see `/flink exceptions streaming-prod/orders`; ways through: it passes after 10:05:00 UTC (JobManager clock) if the job does not fail over again' +
-        '; or --break-glass --reason "…" (members of oncall may; the gate then only warns)' +
+        '; or an undo (`/flink undo <op id>`) only warns' +
         "; or change the policy's verify.production.healthGate (restarts, window, or outcome: warn)",
     );
+    expect(message).not.toContain('break-glass');
   });
 
-  it('without break-glass in the policy there, names only the wait and the policy key', () => {
-    const { message } = healthGateCheck(storm, FAIL, NOW, { hints: { ...HINTS.hints, breakGlassGroups: [] } });
-    expect(message).not.toContain('--break-glass');
-    expect(message).toMatch(
-      /if the job does not fail over again; or change the policy's verify\.production\.healthGate/,
+  it('with the default limit, passes after the newest failover leaves the window', () => {
+    expect(healthGateCheck(storm, FAIL, NOW, HINTS).message).toContain(
+      'ways through: it passes after 10:09:00 UTC (JobManager clock) if the job does not fail over again',
     );
   });
 
@@ -229,7 +231,7 @@ describe('policy verify', () => {
       rest: true,
       checkpointAfterChange: true,
       healthGate: 'fail',
-      restartLimit: { restarts: 2, window: '10m', windowMs: 600_000 },
+      restartLimit: { restarts: 1, window: '10m', windowMs: 600_000 },
     });
     expect(verifyFor({}, undefined)).toMatchObject({ rest: true, checkpointAfterChange: false, healthGate: 'warn' });
     expect(
