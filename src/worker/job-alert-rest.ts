@@ -107,27 +107,64 @@ export class JobAlertRestReads<J extends RestReadable> {
   }
 }
 
-/** `numRestarts` and `/checkpoints`, as far as they answered; of the checkpoints only what the judgement reads. */
+/**
+ * `numRestarts`, `/checkpoints` and `/jobs/<id>` (for the JobManager's clock), as far as they answered; of each only
+ * what the judgement reads.
+ */
 async function readJob(rest: FlinkRest, namespace: string, clusterId: string, jobId: string): Promise<Reading> {
   const options = { timeoutMs: REST_TIMEOUT_MS };
-  const [metrics, checkpoints] = await Promise.all([
+  const [metrics, checkpoints, details] = await Promise.all([
     rest.get(namespace, clusterId, `/jobs/${jobId}/metrics?get=numRestarts`, options),
     rest.get(namespace, clusterId, `/jobs/${jobId}/checkpoints`, options),
+    rest.get(namespace, clusterId, `/jobs/${jobId}`, options),
   ]);
   const numRestarts = metrics.ok ? numRestartsOf(metrics.value) : undefined;
   return {
     jobId,
     ...(numRestarts === undefined ? {} : { numRestarts }),
     ...(checkpoints.ok ? { checkpoints: slimCheckpoints(checkpoints.value) } : {}),
+    ...(details.ok ? jobClock(details.value) : {}),
   };
 }
 
-/** `/checkpoints` cut to what job-alert-signals.ts reads: the counts, the latest completed id, each entry's status. */
+/** `now` and when the job last started running (`timestamps.RUNNING`, else `start-time`), JobManager clock. */
+export function jobClock(body: unknown): { jobNow?: number; runningSince?: number } {
+  const time = (path: string[]): number | undefined => {
+    const value = getPath(body, path);
+    return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : undefined;
+  };
+  const jobNow = time(['now']);
+  const runningSince = time(['timestamps', 'RUNNING']) ?? time(['start-time']);
+  return {
+    ...(jobNow === undefined ? {} : { jobNow }),
+    ...(runningSince === undefined ? {} : { runningSince }),
+  };
+}
+
+/**
+ * `/checkpoints` cut to what job-alert-signals.ts reads: the counts, the latest completed one's id and timestamps, each
+ * history entry's status and trigger time (docs/alerts.md#how-a-stall-is-judged).
+ */
 export function slimCheckpoints(body: unknown): unknown {
   const history = getPath(body, ['history']);
+  const latest = (key: string) => getPath(body, ['latest', 'completed', key]);
+  const counts = (key: string) => getPath(body, ['counts', key]);
   return {
-    counts: { completed: getPath(body, ['counts', 'completed']), failed: getPath(body, ['counts', 'failed']) },
-    latest: { completed: { id: getPath(body, ['latest', 'completed', 'id']) } },
-    ...(Array.isArray(history) ? { history: history.map((h) => ({ status: getPath(h, ['status']) })) } : {}),
+    counts: { completed: counts('completed'), failed: counts('failed'), in_progress: counts('in_progress') },
+    latest: {
+      completed: {
+        id: latest('id'),
+        trigger_timestamp: latest('trigger_timestamp'),
+        latest_ack_timestamp: latest('latest_ack_timestamp'),
+      },
+    },
+    ...(Array.isArray(history)
+      ? {
+          history: history.map((h) => ({
+            status: getPath(h, ['status']),
+            trigger_timestamp: getPath(h, ['trigger_timestamp']),
+          })),
+        }
+      : {}),
   };
 }

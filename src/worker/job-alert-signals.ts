@@ -5,9 +5,21 @@ import { ALERT_KINDS, type AlertKind, type AlertSignal } from '../app/ports/aler
 import type { AlertRule } from '../domain/engines/policy/alerts.js';
 import { readEvent } from '../domain/kit/evidence/events.js';
 import { flinkDurationMs } from '../domain/kit/policy/health-gate.js';
-import { CHECKPOINT_INTERVAL_KEYS } from '../domain/model/checkpointing.js';
+import {
+  CHECKPOINT_INTERVAL_KEYS,
+  CHECKPOINT_MIN_PAUSE_KEYS,
+  CHECKPOINT_TIMEOUT_KEYS,
+} from '../domain/model/checkpointing.js';
 import { readFlinkConfig } from '../domain/model/flink-config.js';
 import { getPath } from '../domain/model/merge-patch.js';
+import {
+  DEFAULT_CHECKPOINT_TIMEOUT_MS,
+  judgeStall,
+  seconds,
+  STALLED_INTERVALS,
+  type CheckpointCadence,
+  type StallReading,
+} from './checkpoint-stall.js';
 import {
   jobIdOf,
   jobManagerStatusOf,
@@ -18,8 +30,6 @@ import {
 } from '../domain/model/resource.js';
 
 export const FAILOVER_REASON = 'JobException';
-/** "None completed in N checkpoint intervals" (docs/alerts.md#thresholds). */
-export const STALLED_INTERVALS = 3;
 /** Event names remembered per job (their counts, so a repeated warning counts only its new occurrences). */
 const MAX_EVENT_NAMES = 200;
 
@@ -29,16 +39,20 @@ export type Judgement =
   /** Not known yet (no reading, or not watched long enough to say it is fine): what the incident says stays. */
   | { state: 'unknown' };
 
-/** One Flink REST reading of the job: `numRestarts` and `/checkpoints` as far as they answered. */
+/** One Flink REST reading of the job: `numRestarts`, `/checkpoints` and `/jobs/<id>` as far as they answered. */
 export interface RestSample {
+  /** The worker's clock when it was read. */
   at: number;
   jobId: string;
   numRestarts?: number;
   checkpoints?: unknown;
+  /** `now` of `/jobs/<id>`: the JobManager's clock in the same round. */
+  jobNow?: number;
+  /** When the job last started running by the JobManager's clock (`timestamps.RUNNING`, else `start-time`). */
+  runningSince?: number;
 }
 
 const minutes = (ms: number) => Math.max(1, Math.round(ms / 60_000));
-const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;
 
 /** The facts of one job, as the watcher sees them; judged on demand. */
 export class JobAlertState {
@@ -56,8 +70,10 @@ export class JobAlertState {
   private restartTimes: number[] = [];
   /** REST readings within the restart window (numRestarts over time), oldest first. */
   private samples: RestSample[] = [];
-  private checkpoints: { jobId: string; completed: number; failedBase: number; progressAt: number } | undefined;
+  private checkpoints: { jobId: string; completed: number; failedBase: number } | undefined;
   private lastCheckpoints: unknown;
+  /** The last reading's facts for the stall judgement: between reads the judgement is the last reading's. */
+  private stallReading: StallReading | undefined;
 
   constructor(now: number) {
     this.startedAt = now;
@@ -112,13 +128,22 @@ export class JobAlertState {
   }
 
   onRest(sample: RestSample): void {
+    const last = this.samples.at(-1);
+    const failedOver =
+      sample.numRestarts !== undefined && last?.jobId === sample.jobId && sample.numRestarts > (last.numRestarts ?? 0);
     if (sample.numRestarts !== undefined) {
       // A new job (another id, or the counter went down) counts from zero again.
-      const last = this.samples.at(-1);
       if (last && (last.jobId !== sample.jobId || (last.numRestarts ?? 0) > sample.numRestarts)) this.samples = [];
       this.samples.push(sample);
     }
-    if (sample.checkpoints !== undefined) this.onCheckpoints(sample);
+    if (sample.checkpoints === undefined) return;
+    this.onCheckpoints(sample);
+    this.stallReading = {
+      at: sample.jobNow ?? sample.at,
+      ...(sample.runningSince === undefined ? {} : { runningSince: sample.runningSince }),
+      checkpoints: sample.checkpoints,
+      failedOver,
+    };
   }
 
   private onCheckpoints(sample: RestSample): void {
@@ -129,9 +154,9 @@ export class JobAlertState {
     if (held === undefined || held.jobId !== sample.jobId || completed < held.completed) {
       // First reading of this run: failures before a completed one are not known to be in a row.
       const failedBase = completed === 0 ? 0 : failed;
-      this.checkpoints = { jobId: sample.jobId, completed, failedBase, progressAt: sample.at };
+      this.checkpoints = { jobId: sample.jobId, completed, failedBase };
     } else if (completed > held.completed) {
-      this.checkpoints = { ...held, completed, failedBase: failed, progressAt: sample.at };
+      this.checkpoints = { ...held, completed, failedBase: failed };
     }
   }
 
@@ -140,7 +165,7 @@ export class JobAlertState {
     return {
       'job-failed': this.judgeFailed(),
       restarting: this.judgeRestarts(rule, now),
-      'checkpoints-failing': this.judgeCheckpoints(rule, now),
+      'checkpoints-failing': this.judgeCheckpoints(rule),
       'jobmanager-error': this.judgeJobManager(now, graceMs),
     };
   }
@@ -191,7 +216,7 @@ export class JobAlertState {
     return now - this.startedAt >= windowMs ? { state: 'clear' } : { state: 'unknown' };
   }
 
-  private judgeCheckpoints(rule: AlertRule, now: number): Judgement {
+  private judgeCheckpoints(rule: AlertRule): Judgement {
     const state = this.jobState;
     if (state !== 'RUNNING' && state !== 'RESTARTING') return { state: 'clear' };
     const held = this.checkpoints;
@@ -205,20 +230,16 @@ export class JobAlertState {
         source: 'rest',
       };
     }
-    const intervalMs = flinkDurationMs(readFlinkConfig(this.resource, CHECKPOINT_INTERVAL_KEYS)?.value);
-    if (state === 'RUNNING' && intervalMs !== undefined && intervalMs > 0) {
-      const stalled = now - held.progressAt;
-      if (stalled >= STALLED_INTERVALS * intervalMs) {
-        const last = numberAt(this.lastCheckpoints, ['latest', 'completed', 'id']);
-        const lastText = last === undefined ? 'none completed yet' : `the last completed is ${last}`;
-        return {
-          state: 'firing',
-          summary: `no checkpoint completed in ${STALLED_INTERVALS} intervals of ${seconds(intervalMs)} (${lastText}; Flink REST)`,
-          source: 'rest',
-        };
-      }
-    }
-    return { state: 'clear' };
+    const cadence = cadenceOf(this.resource);
+    if (state !== 'RUNNING' || cadence === undefined || this.stallReading === undefined) return { state: 'clear' };
+    const stall = judgeStall(this.stallReading, cadence);
+    if (!stall.stalled) return { state: 'clear' };
+    const lastText = stall.lastId === undefined ? 'none completed yet' : `the last completed is ${stall.lastId}`;
+    return {
+      state: 'firing',
+      summary: `no checkpoint completed in ${STALLED_INTERVALS} intervals of ${seconds(cadence.intervalMs)} (${lastText}; ${stall.why}; JobManager clock, Flink REST)`,
+      source: 'rest',
+    };
   }
 
   private judgeJobManager(now: number, graceMs: number): Judgement {
@@ -257,6 +278,19 @@ export function signalsOf(
     if (judgement.state === 'unknown' && held !== undefined) signals.push(held);
   }
   return signals;
+}
+
+/** The job's checkpointing configuration (docs/alerts.md#how-a-stall-is-judged); undefined without an interval. */
+function cadenceOf(resource: unknown): CheckpointCadence | undefined {
+  const intervalMs = flinkDurationMs(readFlinkConfig(resource, CHECKPOINT_INTERVAL_KEYS)?.value);
+  if (intervalMs === undefined || intervalMs <= 0) return undefined;
+  const timeout = flinkDurationMs(readFlinkConfig(resource, CHECKPOINT_TIMEOUT_KEYS)?.value);
+  const minPause = flinkDurationMs(readFlinkConfig(resource, CHECKPOINT_MIN_PAUSE_KEYS)?.value);
+  return {
+    intervalMs,
+    timeoutMs: timeout !== undefined && timeout > 0 ? timeout : DEFAULT_CHECKPOINT_TIMEOUT_MS,
+    minPauseMs: minPause ?? 0,
+  };
 }
 
 /** numRestarts' growth over the readings kept (the oldest within or just before the window, to the latest). */

@@ -3,6 +3,10 @@ import { readFlinkConfig } from './flink-config.js';
 import { getPath } from './merge-patch.js';
 
 export const CHECKPOINT_INTERVAL_KEYS = ['execution.checkpointing.interval'] as const;
+/** How long a checkpoint may take before Flink fails it (default 10 min). */
+export const CHECKPOINT_TIMEOUT_KEYS = ['execution.checkpointing.timeout'] as const;
+/** The least time between a completed checkpoint and the next trigger (default 0). */
+export const CHECKPOINT_MIN_PAUSE_KEYS = ['execution.checkpointing.min-pause'] as const;
 
 /** The configuration sets a checkpoint interval (not empty, not 0). */
 export function checkpointIntervalSet(resource: unknown, sessionCluster?: unknown): boolean {

@@ -1,4 +1,4 @@
-// What a job-alert REST reading keeps of `/checkpoints` (docs/alerts.md#cost): a reading is shared through Redis and
+// What a job-alert REST reading keeps of `/checkpoints` and `/jobs/<id>` (docs/alerts.md#cost): a reading is shared through Redis and
 // held per job, so it is cut to what the judgement reads, and judging the cut one says the same as the whole.
 import { describe, expect, it } from 'vitest';
 import { validatePolicy } from '../../../src/domain/engines/policy/validate.js';
@@ -6,7 +6,7 @@ import { alertRuleFor } from '../../../src/domain/engines/policy/alerts.js';
 import type { FlinkRest } from '../../../src/kube/flink-rest.js';
 import { createLogger } from '../../../src/log.js';
 import type { Target } from '../../../src/domain/model/target.js';
-import { JobAlertRestReads, slimCheckpoints } from '../../../src/worker/job-alert-rest.js';
+import { jobClock, JobAlertRestReads, slimCheckpoints } from '../../../src/worker/job-alert-rest.js';
 import { JobAlertState } from '../../../src/worker/job-alert-signals.js';
 
 const JOB = 'b'.repeat(32);
@@ -51,14 +51,17 @@ function running(): unknown {
 }
 
 describe('slimCheckpoints', () => {
-  it('keeps the counts, the latest completed id and each entry’s status, nothing else', () => {
+  it('keeps the counts, the latest completed id and times, each entry’s status and trigger time, nothing else', () => {
     expect(slimCheckpoints(checkpoints())).toEqual({
-      counts: { completed: 40, failed: 3 },
-      latest: { completed: { id: 40 } },
-      history: ['IN_PROGRESS', 'FAILED', 'FAILED', 'FAILED', 'COMPLETED'].map((status) => ({ status })),
+      counts: { completed: 40, failed: 3, in_progress: 1 },
+      latest: { completed: { id: 40, trigger_timestamp: T0 + 40_000, latest_ack_timestamp: T0 + 40_040 } },
+      history: ['IN_PROGRESS', 'FAILED', 'FAILED', 'FAILED', 'COMPLETED'].map((status, i) => ({
+        status,
+        trigger_timestamp: T0 + (44 - i) * 1000,
+      })),
     });
     expect(JSON.stringify(slimCheckpoints(checkpoints())).length).toBeLessThan(
-      JSON.stringify(checkpoints()).length / 5,
+      JSON.stringify(checkpoints()).length / 4,
     );
     // A job with no checkpoint yet: nothing but the counts.
     expect(slimCheckpoints({ counts: { completed: 0, failed: 0 }, latest: { completed: null }, history: [] })).toEqual({
@@ -96,6 +99,17 @@ describe('slimCheckpoints', () => {
   });
 });
 
+describe('jobClock', () => {
+  it('reads the JobManager’s now and when the job last started running, RUNNING’s timestamp first', () => {
+    expect(jobClock({ now: T0, 'start-time': T0 - 5_000, timestamps: { RUNNING: T0 - 1_000 } })).toEqual({
+      jobNow: T0,
+      runningSince: T0 - 1_000,
+    });
+    expect(jobClock({ now: T0, 'start-time': T0 - 5_000 })).toEqual({ jobNow: T0, runningSince: T0 - 5_000 });
+    expect(jobClock({ now: 'soon', 'start-time': -1 })).toEqual({});
+  });
+});
+
 describe('JobAlertRestReads and text from the cluster', () => {
   // docs/deep-verification.md#how-rest-is-reached: a job id or session cluster that is not valid in a URL is never
   // polled by the job-alert watch, which would otherwise read it again every interval on its own.
@@ -106,7 +120,7 @@ describe('JobAlertRestReads and text from the cluster', () => {
     const rest: FlinkRest = {
       get: async (namespace, clusterId, path) => {
         calls.push(`${namespace} ${clusterId} ${path}`);
-        if (calls.length >= 2) answered();
+        if (calls.length >= 3) answered();
         return { ok: false, reason: 'unavailable', message: 'no JobManager' };
       },
     };
@@ -137,6 +151,7 @@ describe('JobAlertRestReads and text from the cluster', () => {
     await bothAnswered;
     reads.close();
     expect(calls.sort()).toEqual([
+      `streaming-dev orders /jobs/${JOB}`,
       `streaming-dev orders /jobs/${JOB}/checkpoints`,
       `streaming-dev orders /jobs/${JOB}/metrics?get=numRestarts`,
     ]);

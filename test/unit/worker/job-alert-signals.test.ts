@@ -183,19 +183,33 @@ describe('JobAlertState', () => {
     expect(firing(s, 'checkpoints-failing', T0 + 3 * MIN)).toEqual({ state: 'clear' });
   });
 
-  it('fires checkpoints-failing when none completed in 3 intervals while RUNNING', () => {
+  it('fires checkpoints-failing when none completed in 3 intervals by the JobManager’s clock, judged per reading', () => {
     const s = new JobAlertState(T0);
     s.onResource(job('RUNNING', {}, '30s'), T0);
-    s.onRest({ at: T0, jobId: JOB, checkpoints: checkpoints(5, 0) });
-    s.onRest({ at: T0 + 60 * S, jobId: JOB, checkpoints: checkpoints(5, 0) });
-    expect(firing(s, 'checkpoints-failing', T0 + 89 * S)).toEqual({ state: 'clear' });
-    expect(firing(s, 'checkpoints-failing', T0 + 90 * S)).toEqual({
+    const at = (ack: number) => ({
+      ...checkpoints(5, 0),
+      latest: { completed: { id: 5, trigger_timestamp: ack - 100, latest_ack_timestamp: ack } },
+    });
+    // The JobManager's clock is an hour off the worker's: only its own timestamps are compared.
+    const jm = T0 + 60 * MIN;
+    s.onRest({ at: T0, jobId: JOB, checkpoints: at(jm - 10 * S), jobNow: jm, runningSince: jm - 9 * MIN });
+    // Between reads the judgement is the last reading's, however long the worker waits.
+    expect(firing(s, 'checkpoints-failing', T0 + 10 * MIN)).toEqual({ state: 'clear' });
+    s.onRest({ at: T0 + MIN, jobId: JOB, checkpoints: at(jm - 10 * S), jobNow: jm + 80 * S - 1 });
+    expect(firing(s, 'checkpoints-failing', T0 + MIN)).toEqual({ state: 'clear' });
+    s.onRest({ at: T0 + 2 * MIN, jobId: JOB, checkpoints: at(jm - 10 * S), jobNow: jm + 80 * S });
+    expect(firing(s, 'checkpoints-failing', T0 + 2 * MIN)).toEqual({
       state: 'firing',
-      summary: 'no checkpoint completed in 3 intervals of 30 s (the last completed is 5; Flink REST)',
+      summary:
+        'no checkpoint completed in 3 intervals of 30 s (the last completed is 5; none in progress; JobManager clock, Flink REST)',
       source: 'rest',
     });
-    s.onResource(job('FAILED'), T0 + 100 * S);
-    expect(firing(s, 'checkpoints-failing', T0 + 100 * S)).toEqual({ state: 'clear' });
+    // A failover in the last read interval explains the gap until the next reading.
+    s.onRest({ at: T0 + 3 * MIN, jobId: JOB, numRestarts: 0, checkpoints: at(jm - 10 * S), jobNow: jm + 3 * MIN });
+    s.onRest({ at: T0 + 4 * MIN, jobId: JOB, numRestarts: 1, checkpoints: at(jm - 10 * S), jobNow: jm + 4 * MIN });
+    expect(firing(s, 'checkpoints-failing', T0 + 4 * MIN)).toEqual({ state: 'clear' });
+    s.onResource(job('FAILED'), T0 + 5 * MIN);
+    expect(firing(s, 'checkpoints-failing', T0 + 5 * MIN)).toEqual({ state: 'clear' });
   });
 
   it('fires jobmanager-error only once ERROR lasted FAILURE_GRACE; until then it is not known', () => {

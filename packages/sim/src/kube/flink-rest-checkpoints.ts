@@ -6,7 +6,7 @@ import { parseFlinkDurationSeconds, scaledMs } from './speed.js';
 import { durationSeconds } from './scenarios.js';
 import { LAST_STATE_PLACEHOLDER } from './job-steps.js';
 import { num, type JobView } from './flink-rest-jobs.js';
-import { checkpointsFailingFrom, completedBefore } from './job-checkpoints.js';
+import { checkpointDurationMs, checkpointsFailingFrom, completedBefore, latestInProgress } from './job-checkpoints.js';
 
 type Raw = Record<string, unknown>;
 
@@ -99,11 +99,18 @@ const HISTORY_SIZE = 10;
 /** How a simulated checkpoint fails: CheckpointFailureReason.CHECKPOINT_ASYNC_EXCEPTION. */
 const FAILURE_MESSAGE = 'Asynchronous task checkpoint failed.';
 
-/** Tick `k` of the run (the k-th checkpoint triggered since the job started), completed or failed. */
-function checkpointEntry(view: JobView, tick: { k: number; base: number; at: number; completed: boolean }): Raw {
+type Outcome = 'completed' | 'failed' | 'in_progress';
+
+/** Tick `k` of the run (the k-th checkpoint triggered since the job started): completed, failed or still running. */
+function checkpointEntry(
+  view: JobView,
+  tick: { k: number; base: number; at: number; ackAt: number; outcome: Outcome },
+): Raw {
   const id = tick.base + tick.k;
   const common = { id, is_savepoint: false, checkpoint_type: 'CHECKPOINT', trigger_timestamp: tick.at };
-  if (!tick.completed)
+  if (tick.outcome === 'in_progress')
+    return { className: 'in_progress', ...common, status: 'IN_PROGRESS', latest_ack_timestamp: -1 };
+  if (tick.outcome === 'failed')
     return {
       className: 'failed',
       ...common,
@@ -117,39 +124,48 @@ function checkpointEntry(view: JobView, tick: { k: number; base: number; at: num
     className: 'completed',
     ...common,
     status: 'COMPLETED',
-    latest_ack_timestamp: tick.at,
+    latest_ack_timestamp: tick.ackAt,
     external_path: dir ? normalisePointer(`${dir}/${view.jobId}/chk-${id}`) : '<checkpoint-not-externally-addressable>',
     discarded: false,
   };
 }
 
 /**
- * The body of `/jobs/<id>/checkpoints`: one checkpoint per interval while the job runs; with `checkpoints-failing`
- * every one fails, or with `incidents-after` too only those after the moment the JobManager started failing them
- * (docs/sandbox.md#knobs-that-only-the-rest-api-shows). Completed and failed checkpoints share the id counter.
+ * The body of `/jobs/<id>/checkpoints`: one checkpoint per interval while the job runs, each triggered on the
+ * JobManager's clock and acknowledged a moment later (a second, a third of a short interval), the latest shown in
+ * progress until then; with `checkpoints-failing` every one fails, or with `incidents-after` too only those after the
+ * moment the JobManager started failing them (docs/sandbox.md#knobs-that-only-the-rest-api-shows). Completed, failed
+ * and running checkpoints share the id counter.
  */
 export function checkpoints(view: JobView): Raw {
   const start = num(view.status.startTime) ?? view.now;
   const seconds = intervalSeconds(view);
   const everyMs = scaledMs(view.speed, seconds ?? 0);
-  const ticks = seconds && view.status.state === 'RUNNING' ? Math.floor(Math.max(0, view.now - start) / everyMs) : 0;
+  const elapsed = Math.max(0, view.now - start);
+  const ticks = seconds && view.status.state === 'RUNNING' ? Math.floor(elapsed / everyMs) : 0;
   const failingFrom = checkpointsFailingFrom(view.has('checkpoints-failing'), view.has('incidents-after'), () =>
     view.jobManagers?.checkpointsFailingFrom(view.jobId, String(view.status.startTime ?? '')),
   );
-  const completed = completedBefore(ticks, start, everyMs, failingFrom);
+  const done = completedBefore(ticks, start, everyMs, failingFrom);
+  const durationMs = checkpointDurationMs(view.speed, everyMs);
+  const running = done === ticks && latestInProgress(ticks, elapsed, everyMs, durationMs) ? 1 : 0;
+  const completed = done - running;
   const restore = restored(view);
   // After a restore (checkpoint or savepoint), Flink numbers the next checkpoints on from its id.
   const base = restore ? Number(restore.id) : 0;
-  const entry = (k: number): Raw =>
-    checkpointEntry(view, { k, base, at: start + k * everyMs, completed: k <= completed });
+  const entry = (k: number): Raw => {
+    const at = start + k * everyMs;
+    const outcome: Outcome = k <= completed ? 'completed' : k <= done ? 'in_progress' : 'failed';
+    return checkpointEntry(view, { k, base, at, ackAt: at + durationMs, outcome });
+  };
   const history: Raw[] = [];
   for (let k = ticks; k >= 1 && history.length < HISTORY_SIZE; k--) history.push(entry(k));
   return {
-    counts: { restored: restore ? 1 : 0, total: ticks, in_progress: 0, completed, failed: ticks - completed },
+    counts: { restored: restore ? 1 : 0, total: ticks, in_progress: running, completed, failed: ticks - done },
     latest: {
       completed: completed === 0 ? null : entry(completed),
       savepoint: latestSavepoint(view),
-      failed: ticks > completed ? entry(ticks) : null,
+      failed: ticks > done ? entry(ticks) : null,
       restored: restore,
     },
     history,

@@ -6,7 +6,7 @@ import { reconciliationOf, statusOf } from './flink-status.js';
 import { jobConf } from './resource-conf.js';
 import { durationSeconds, incidentsAfterSeconds } from './scenarios.js';
 import { checkpointDir, jobOf, parseReconciledSpec } from './spec-json.js';
-import { parseFlinkDurationSeconds, scaledMs } from './speed.js';
+import { parseFlinkDurationSeconds, scaledMs, type Speed } from './speed.js';
 import type { KubeObject } from './store.js';
 
 /**
@@ -52,6 +52,19 @@ export function checkpointsFailingFrom(
   return delayed ? onset() : Number.NEGATIVE_INFINITY;
 }
 
+/** Operator seconds a simulated checkpoint takes at most from trigger to its last acknowledgement. */
+const CHECKPOINT_SECONDS = 1;
+
+/** Real ms from a checkpoint's trigger to its completion: a second, or less for short intervals (a third of one). */
+export function checkpointDurationMs(speed: Speed, everyMs: number): number {
+  return Math.max(1, Math.min(scaledMs(speed, CHECKPOINT_SECONDS), Math.floor(everyMs / 3)));
+}
+
+/** The latest of `ticks` checkpoints is still running `elapsedMs` after the start (not yet acknowledged). */
+export function latestInProgress(ticks: number, elapsedMs: number, everyMs: number, durationMs: number): boolean {
+  return ticks >= 1 && elapsedMs - ticks * everyMs < durationMs;
+}
+
 /** Of the `ticks` checkpoints triggered every `everyMs` since `startMs`, how many completed before `failingFrom`. */
 export function completedBefore(ticks: number, startMs: number, everyMs: number, failingFrom?: number): number {
   if (failingFrom === undefined) return ticks;
@@ -79,7 +92,10 @@ export function lastCompletedCheckpoint(env: FlowEnv, object: KubeObject): numbe
   const elapsed = (running ? epochMs(env) : Number(jobStatus?.updateTime ?? epochMs(env))) - startMs;
   const interval = intervalMs(env, object);
   const every = interval ?? scaledMs(env.speed, ASSUMED_INTERVAL_SECONDS);
-  const done = completedBefore(Math.max(0, Math.floor(elapsed / every)), startMs, every, failingFrom);
+  const ticks = Math.max(0, Math.floor(elapsed / every));
+  let done = completedBefore(ticks, startMs, every, failingFrom);
+  // The latest one still running is not completed yet (as `/checkpoints` shows it in progress).
+  if (done === ticks && latestInProgress(ticks, elapsed, every, checkpointDurationMs(env.speed, every))) done -= 1;
   // Without a known interval at least one is assumed, unless checkpoints have started failing.
   return base + (interval === undefined && failingFrom === undefined ? Math.max(1, done) : done);
 }
