@@ -109,7 +109,8 @@ describe('sandbox page in Chromium', () => {
     await type('/flink scale streaming-prod/orders 6 --reason "peak traffic"');
     const opId = await newestCard('scale eu/streaming-prod/orders');
     await shows(() => card(opId).innerText(), 'State: AWAITING_APPROVAL');
-    await shows(() => page.locator('#messages .ephemeral').last().innerText(), 'Working on');
+    // The card answers the command: the ack's "Working on" bubble is gone (docs/lifecycle.md#the-ack).
+    await shows(async () => String(await page.locator('#messages .ephemeral', { hasText: 'Working on' }).count()), '0');
 
     await switchUser('U0BOB');
     await card(opId).getByRole('button', { name: 'Approve' }).click();
