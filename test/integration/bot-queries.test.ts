@@ -155,6 +155,11 @@ describe('answers', () => {
     const explained = await ask(e, 'explain scale streaming-prod/orders 7 --reason "what if"');
     for (const expected of ['spec.job.parallelism', '7', 'prod-needs-a-lead'])
       expect(explained.all).toContain(expected);
+    // Without the --reason production requires: the plan and decision anyway, the reason listed as needed.
+    const unreasoned = await ask(e, 'explain scale streaming-prod/orders 7');
+    for (const expected of ['spec.job.parallelism', 'prod-needs-a-lead', 'a --reason is required'])
+      expect(unreasoned.all).toContain(expected);
+    expect(unreasoned.text).not.toContain('refused');
     const refused = await ask(e, 'explain scale streaming-prod/orders 7 --reason "what if"', USERS.bob);
     expect(refused.text).toContain('it would be refused: you may not request scale in streaming-prod');
     // --at / --window: when it would run (the env's clock is Wednesday 10:00 UTC), or why it would be refused.
