@@ -22,7 +22,7 @@ import { formatTarget, type Target } from '../domain/model/target.js';
 import { isRevert } from '../domain/kit/evidence/reverts.js';
 import { ANNOTATION_GITOPS_PAUSED_BY, detectGitops, ownerWords } from '../domain/model/gitops.js';
 import type { ExplainView, LocksView, StatusView } from './views.js';
-import { assess, readLive, resolveTarget } from './assess.js';
+import { assess, listedNamespaces, readLive, resolveTarget } from './assess.js';
 import { assessDeps, type BotDeps } from './context.js';
 import { HistoryQueries, type HistoryAnswer } from './history.js';
 import { LogsQueries, type LogsAnswer } from './logs.js';
@@ -94,7 +94,8 @@ export class QueryService {
     const state = await this.deps.policy.current();
     if (state.ok && !findNamespace(state.policy, target.namespace, target.cluster))
       return refused(unmanagedMessage(state.policy, target.namespace, target.cluster));
-    const live = await readLive(target, this.deps.clusters.kube(target));
+    const hints = state.ok ? { namespaces: listedNamespaces(state.policy, target.cluster) } : undefined;
+    const live = await readLive(target, this.deps.clusters.kube(target), undefined, hints);
     if (!live.ok) return refused(live.refusal);
     const resource = live.resource;
     const [savepoint, lease, freeze, last, catalog] = await Promise.all([

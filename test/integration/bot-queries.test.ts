@@ -102,6 +102,22 @@ describe('answers', () => {
     );
   });
 
+  it('an unknown target gets the close names the requester can list and a pointer to list', async () => {
+    env = await bots.start();
+    const typo = await ask(env, 'status streaming-dev/ordrs');
+    expect(typo.text).toContain(
+      'there is no FlinkDeployment streaming-dev/ordrs. Did you mean `streaming-dev/orders`?',
+    );
+    expect(typo.text).toContain('`/flink list streaming-dev` shows what is there');
+    // An operation in the wrong namespace: the same name where it is, and the ack's bubble shows the refusal.
+    const sent = await env.command('scale streaming-dev/payments 3', USERS.alice);
+    const wrong = await sent.reply();
+    expect(wrong.text).toContain(
+      'there is no FlinkDeployment streaming-dev/payments. Did you mean `streaming-prod/payments`?',
+    );
+    expect(wrong.body.replace_original).toBe(true);
+  });
+
   it('list: the managed deployments and session jobs, and a problem line for a namespace the bot cannot read', async () => {
     env = await bots.start();
     const e = env;
