@@ -130,8 +130,8 @@ describe('sandbox page in Chromium', () => {
     );
 
     await card(opId).locator('.replies-link').click();
-    // The replies, without the card at the top of the panel: the submission and the verdict with every criterion;
-    // the approval is on the card (docs/lifecycle.md#the-thread).
+    // The replies, without the card at the top of the panel: the submission, beginning with who approved, and the
+    // verdict with every criterion (docs/lifecycle.md#the-thread).
     const replies = async (): Promise<string[]> =>
       (await page.locator('#thread-messages .message').allInnerTexts()).slice(1);
     await shows(async () => (await replies()).join('\n'), /COMPLETED.*evidence criteria met/, OUTCOME_MS);
@@ -139,6 +139,7 @@ describe('sandbox page in Chromium', () => {
     expect(thread).toHaveLength(2);
     const threadText = thread.join('\n');
     expect(threadText).toContain('SUBMITTED');
+    expect(threadText).toContain('Approved by @lena');
     expect(threadText).toContain('Criteria:');
     expect(await card(opId).innerText()).toContain('@lena');
     // Deep verification (docs/deep-verification.md#what-it-proves): the job's own REST API proved every vertex RUNNING
