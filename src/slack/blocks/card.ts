@@ -40,7 +40,7 @@ import {
 } from './text.js';
 import type { RenderContext, SlackMessage } from './message.js';
 import { NOT_MESSAGED_NOTE } from '../../domain/engines/policy/approvers.js';
-import { scheduleLine } from './schedule.js';
+import { onceApprovedLine, scheduleLine } from './schedule.js';
 import { gitopsSection } from './gitops.js';
 import { breakGlassPrefix, breakGlassSection, REVIEW_ACTION_ID, reviewActions } from './break-glass.js';
 import { postChangeSection, UNDO_ACTION_ID, undoActions } from './post-change.js';
@@ -212,7 +212,7 @@ export function renderCard(record: OperationRecord, ctx: RenderContext): SlackMe
   const glass = breakGlassSection(record);
   const body = neutralise(bodyBlocks(record, ctx)) as Block[];
   const next = withoutStateNames(nextStep(record));
-  const when = record.state === 'SCHEDULED' ? scheduleLine(record, ctx.now) : undefined;
+  const when = record.state === 'SCHEDULED' ? scheduleLine(record, ctx.now) : onceApprovedLine(record, ctx.now);
   const state = section(
     `*State: ${record.state}*${when === undefined ? '' : ` — ${withoutStateNames(when)}`}\nNext: ${next}`,
   );
