@@ -35,6 +35,8 @@ import type { FlinkRest } from '../kube/flink-rest.js';
 import { gateContext, readHealth } from './health.js';
 import { assessGitops } from '../domain/engines/planning/gitops.js';
 import { gitopsFor } from '../domain/engines/policy/gitops.js';
+import { clustersMatch, isGlob } from '../domain/kit/policy/glob.js';
+import { unknownTargetRefusal } from './target-hints.js';
 
 /** The clients of one cluster as assessment reads it: Kubernetes, and Flink REST for the health gate (absent: no gate). */
 export interface ClusterReaders {
@@ -95,7 +97,7 @@ export async function assess(policy: Policy, request: AssessRequest, deps: Asses
   const { kube, rest, crds } = deps.clients(target);
   const live =
     request.current === undefined
-      ? await readLive(target, kube, request.signal)
+      ? await readLive(target, kube, request.signal, { namespaces: listedNamespaces(policy, target.cluster) })
       : await withSessionCluster(target, request.current, kube, request.signal);
   if (!live.ok) return live;
   const ctx = {
@@ -219,9 +221,12 @@ export async function readLive(
   target: Target,
   kube: FlinkClient,
   signal?: AbortSignal,
+  hints?: { namespaces: readonly string[] },
 ): Promise<LiveRead | { ok: false; refusal: string }> {
   try {
     const resource = await kube.get(target.kind, target.namespace, target.name, signal ? { signal } : {});
+    if (!resource && hints !== undefined)
+      return { ok: false, refusal: await unknownTargetRefusal(target, kube, hints.namespaces, signal) };
     if (!resource) return { ok: false, refusal: `there is no ${target.kind} ${formatTarget(target)}` };
     return await withSessionCluster(target, resource, kube, signal);
   } catch (error) {
@@ -328,4 +333,9 @@ function inverseIntent(kind: KindName, target: Target, plan: Plan): KindIntent {
   const asInverse = kindModule(kind).asInverse;
   if (asInverse === undefined) throw new TypeError(`undo: ${kind} cannot be the kind an undo is judged as`);
   return asInverse(target, plan.change.type === 'patch' ? plan.change.patch : {}) as KindIntent;
+}
+
+/** The policy's exact namespaces on `cluster`: where an unknown target's name is looked for (target-hints.ts). */
+export function listedNamespaces(policy: Pick<Policy, 'namespaces'>, cluster: string | undefined): string[] {
+  return policy.namespaces.filter((n) => !isGlob(n.name) && clustersMatch(n.clusters, cluster)).map((n) => n.name);
 }

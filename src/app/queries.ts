@@ -6,6 +6,7 @@ import type { OperationIntent } from '../domain/kinds/index.js';
 import type { Query } from '../domain/engines/language/requests.js';
 import type { OperationRecord } from '../domain/engines/operation.js';
 import { checkRequest, findNamespace, unmanagedMessage } from '../domain/engines/policy/evaluate.js';
+import type { Policy } from '../domain/engines/policy/schema.js';
 import {
   annotationsOf,
   imageOf,
@@ -21,7 +22,7 @@ import { formatTarget, type Target } from '../domain/model/target.js';
 import { isRevert } from '../domain/kit/evidence/reverts.js';
 import { ANNOTATION_GITOPS_PAUSED_BY, detectGitops, ownerWords } from '../domain/model/gitops.js';
 import type { ExplainView, LocksView, StatusView } from './views.js';
-import { assess, readLive, resolveTarget } from './assess.js';
+import { assess, listedNamespaces, readLive, resolveTarget } from './assess.js';
 import { assessDeps, type BotDeps } from './context.js';
 import { HistoryQueries, type HistoryAnswer } from './history.js';
 import { LogsQueries, type LogsAnswer } from './logs.js';
@@ -93,7 +94,8 @@ export class QueryService {
     const state = await this.deps.policy.current();
     if (state.ok && !findNamespace(state.policy, target.namespace, target.cluster))
       return refused(unmanagedMessage(state.policy, target.namespace, target.cluster));
-    const live = await readLive(target, this.deps.clusters.kube(target));
+    const hints = state.ok ? { namespaces: listedNamespaces(state.policy, target.cluster) } : undefined;
+    const live = await readLive(target, this.deps.clusters.kube(target), undefined, hints);
     if (!live.ok) return refused(live.refusal);
     const resource = live.resource;
     const [savepoint, lease, freeze, last, catalog] = await Promise.all([
@@ -170,12 +172,14 @@ export class QueryService {
       namespace: resolved.target.namespace,
       cluster: resolved.target.cluster,
       requester: asker,
-      hasReason: intent.reason !== undefined,
+      // A missing reason is listed with what the request would need, not refused (docs/commands.md#what-explain-shows).
+      hasReason: true,
       intentKind: intent.kind,
       breakGlass: intent.breakGlass === true,
     };
     const check = await checkRequest(state.policy, request, membership);
     if (!check.ok) return refused(`it would be refused: ${check.message}`);
+    const missing = missingFromRequest(intent, state.policy, check.namespaceEntry.environment);
     const scheduled = resolveSchedule(intent, state.policy, this.deps.now());
     if (!scheduled.ok) return refused(`it would be refused: ${scheduled.message}`);
     const assessed = await assess(
@@ -191,6 +195,7 @@ export class QueryService {
       plan: assessed.plan,
       decision: assessed.decision,
       ...defined({ environment, schedule: scheduled.schedule }),
+      ...(missing.length === 0 ? {} : { missing }),
     };
     return { kind: 'explain', view };
   }
@@ -247,4 +252,13 @@ export function freezeView(f: Freeze): LocksView['freezes'][number] {
     at: f.at,
     ...(f.until === undefined ? {} : { until: f.until }),
   };
+}
+
+/** What the typed command lacks that the request itself would be refused for: a reason where one is required. */
+function missingFromRequest(intent: OperationIntent, policy: Policy, environment: string | undefined): string[] {
+  if (intent.reason !== undefined) return [];
+  if (intent.breakGlass === true) return ['a --reason is required (--break-glass always needs one)'];
+  if (environment !== undefined && policy.approval.requireReason.includes(environment))
+    return [`a --reason is required (the policy requires one in ${environment} namespaces)`];
+  return [];
 }

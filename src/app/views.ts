@@ -93,6 +93,8 @@ export interface ExplainView {
   decision: PolicyDecision;
   /** `--at`/`--window` resolved now: when it would run (docs/policy.md#scheduled-operations). */
   schedule?: OperationSchedule;
+  /** What the command lacks that a request would be refused for, e.g. "a --reason is required" (plain text). */
+  missing?: string[];
 }
 
 export interface LocksView {

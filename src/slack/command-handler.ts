@@ -97,10 +97,13 @@ export function registerCommandHandler(app: App, deps: HandlerDeps): void {
 /** Everything after the ack; never throws: every fault becomes a private message to the person who typed it. */
 export async function handleCommand(deps: HandlerDeps, command: SlashCommand): Promise<void> {
   const ctx: RenderContext = { now: deps.now(), command: deps.command };
+  // The answer takes the place of the ack's bubble, when there is one (docs/lifecycle.md#the-ack).
+  const bubble = ackText(command.text) !== undefined;
   const reply = async (message: SlackMessage, inChannel = false): Promise<void> => {
     await deps.responder.respond(command.response_url, {
       ...message,
       response_type: inChannel ? 'in_channel' : 'ephemeral',
+      ...(bubble && !inChannel ? { replace_original: true } : {}),
     });
   };
   try {
@@ -116,7 +119,8 @@ export async function handleCommand(deps: HandlerDeps, command: SlashCommand): P
         return await reply(await runCommand(deps, parsed.command, workspaceUser(command), ctx));
       case 'intent': {
         const message = await requestOperation(deps, parsed.intent, command);
-        if (message !== undefined) await reply(message);
+        if (message !== undefined) return await reply(message);
+        if (bubble) await dropBubble(deps, command);
         return;
       }
     }
@@ -126,6 +130,13 @@ export async function handleCommand(deps: HandlerDeps, command: SlashCommand): P
       deps.logger.error({ err: e }, 'could not answer through the response_url'),
     );
   }
+}
+
+/** The card answers the command: the ack's bubble goes (docs/lifecycle.md#the-ack); failing that, it just stays. */
+async function dropBubble(deps: HandlerDeps, command: SlashCommand): Promise<void> {
+  await deps.responder
+    .respond(command.response_url, { text: '', delete_original: true })
+    .catch((e: unknown) => deps.logger.warn({ err: e }, 'could not remove the ack through the response_url'));
 }
 
 /**

@@ -109,7 +109,8 @@ describe('sandbox page in Chromium', () => {
     await type('/flink scale streaming-prod/orders 6 --reason "peak traffic"');
     const opId = await newestCard('scale eu/streaming-prod/orders');
     await shows(() => card(opId).innerText(), 'State: AWAITING_APPROVAL');
-    await shows(() => page.locator('#messages .ephemeral').last().innerText(), 'Working on');
+    // The card answers the command: the ack's "Working on" bubble is gone (docs/lifecycle.md#the-ack).
+    await shows(async () => String(await page.locator('#messages .ephemeral', { hasText: 'Working on' }).count()), '0');
 
     await switchUser('U0BOB');
     await card(opId).getByRole('button', { name: 'Approve' }).click();
@@ -129,8 +130,8 @@ describe('sandbox page in Chromium', () => {
     );
 
     await card(opId).locator('.replies-link').click();
-    // The replies, without the card at the top of the panel: the submission and the verdict with every criterion;
-    // the approval is on the card (docs/lifecycle.md#the-thread).
+    // The replies, without the card at the top of the panel: the submission, beginning with who approved, and the
+    // verdict with every criterion (docs/lifecycle.md#the-thread).
     const replies = async (): Promise<string[]> =>
       (await page.locator('#thread-messages .message').allInnerTexts()).slice(1);
     await shows(async () => (await replies()).join('\n'), /COMPLETED.*evidence criteria met/, OUTCOME_MS);
@@ -138,6 +139,7 @@ describe('sandbox page in Chromium', () => {
     expect(thread).toHaveLength(2);
     const threadText = thread.join('\n');
     expect(threadText).toContain('SUBMITTED');
+    expect(threadText).toContain('Approved by @lena');
     expect(threadText).toContain('Criteria:');
     expect(await card(opId).innerText()).toContain('@lena');
     // Deep verification (docs/deep-verification.md#what-it-proves): the job's own REST API proved every vertex RUNNING

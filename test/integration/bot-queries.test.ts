@@ -102,6 +102,22 @@ describe('answers', () => {
     );
   });
 
+  it('an unknown target gets the close names the requester can list and a pointer to list', async () => {
+    env = await bots.start();
+    const typo = await ask(env, 'status streaming-dev/ordrs');
+    expect(typo.text).toContain(
+      'there is no FlinkDeployment streaming-dev/ordrs. Did you mean `streaming-dev/orders`?',
+    );
+    expect(typo.text).toContain('`/flink list streaming-dev` shows what is there');
+    // An operation in the wrong namespace: the same name where it is, and the ack's bubble shows the refusal.
+    const sent = await env.command('scale streaming-dev/payments 3', USERS.alice);
+    const wrong = await sent.reply();
+    expect(wrong.text).toContain(
+      'there is no FlinkDeployment streaming-dev/payments. Did you mean `streaming-prod/payments`?',
+    );
+    expect(wrong.body.replace_original).toBe(true);
+  });
+
   it('list: the managed deployments and session jobs, and a problem line for a namespace the bot cannot read', async () => {
     env = await bots.start();
     const e = env;
@@ -155,6 +171,11 @@ describe('answers', () => {
     const explained = await ask(e, 'explain scale streaming-prod/orders 7 --reason "what if"');
     for (const expected of ['spec.job.parallelism', '7', 'prod-needs-a-lead'])
       expect(explained.all).toContain(expected);
+    // Without the --reason production requires: the plan and decision anyway, the reason listed as needed.
+    const unreasoned = await ask(e, 'explain scale streaming-prod/orders 7');
+    for (const expected of ['spec.job.parallelism', 'prod-needs-a-lead', 'a --reason is required'])
+      expect(unreasoned.all).toContain(expected);
+    expect(unreasoned.text).not.toContain('refused');
     const refused = await ask(e, 'explain scale streaming-prod/orders 7 --reason "what if"', USERS.bob);
     expect(refused.text).toContain('it would be refused: you may not request scale in streaming-prod');
     // --at / --window: when it would run (the env's clock is Wednesday 10:00 UTC), or why it would be refused.

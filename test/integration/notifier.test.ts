@@ -108,7 +108,7 @@ describe('cards and threads', () => {
     const verdict = sim.replies(card.channel, card.ts).find((m) => m.metadata?.event_payload.seq === completed?.seq);
     const shown = JSON.stringify(verdict?.blocks);
     expect(shown).toContain('*COMPLETED*');
-    expect(shown).toContain('Submitted by');
+    expect(shown).toMatch(/[Ss]ubmitted by/);
     expect(shown).toContain('generation 4');
     // Left out on purpose, and marked so: a restart does not post it after all.
     const marks = await new DeliveryState(t.redis, t.prefix, DEFAULT_RETENTION_MS).read(record.id);

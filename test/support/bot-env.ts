@@ -308,11 +308,15 @@ export async function startBotEnv(
     async command(text, user = USERS.alice, postOpts, fields = {}) {
       const id = `cmd-${++sends}`;
       const responseUrl = sim.responseUrl(id, { channel, user });
-      return send(
+      const sent = await send(
         slashCommandBody({ ...fields, text, user_id: user, channel_id: channel, response_url: responseUrl }),
         id,
         postOpts,
       );
+      // Slack shows a 200's ack body as the command's own ephemeral, which its response_url may replace or delete.
+      const ack = sent.status === 200 ? ackShown(sent.body) : undefined;
+      if (ack !== undefined) sim.commandAck(responseUrl, ack, text);
+      return sent;
     },
     async request(text, user = USERS.alice, cardTimeoutMs = 10_000) {
       const before = sim.messages(channel).length;
@@ -425,4 +429,17 @@ export function useBotEnvs(): BotTestHooks {
       return env;
     },
   };
+}
+
+/** What Slack shows from an ack body: nothing for an empty one, else its text (and blocks). */
+function ackShown(body: string): { text: string; blocks?: unknown[] } | undefined {
+  if (body.trim() === '') return undefined;
+  try {
+    const parsed = JSON.parse(body) as { text?: unknown; blocks?: unknown };
+    const blocks = Array.isArray(parsed.blocks) ? (parsed.blocks as unknown[]) : undefined;
+    if (typeof parsed.text !== 'string' && blocks === undefined) return undefined;
+    return { text: typeof parsed.text === 'string' ? parsed.text : '', ...(blocks ? { blocks } : {}) };
+  } catch {
+    return { text: body };
+  }
 }

@@ -172,7 +172,9 @@ export class PageApi {
       return { ok: true, kind: 'command', status: answer.status, error: answer.error };
     }
     const ack = parseAck(answer.text);
-    if (ack !== undefined) this.addEphemeral(channel.id, user.id, ack.text, typed, ack.blocks);
+    // Slack shows the ack as the command's own ephemeral, which its response_url may replace or delete.
+    if (ack !== undefined && this.backend.slack.commandAck(responseUrl, ack, typed) === undefined)
+      this.addEphemeral(channel.id, user.id, ack.text, typed, ack.blocks);
     return { ok: true, kind: 'command', status: answer.status, ...(ack ? { ack: ack.text } : {}) };
   }
 

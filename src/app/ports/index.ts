@@ -38,6 +38,8 @@ export interface ResponseMessage {
   blocks?: unknown[];
   response_type?: 'ephemeral' | 'in_channel';
   replace_original?: boolean;
+  /** Removes the message the response_url belongs to (the command's ack bubble): docs/lifecycle.md#the-ack. */
+  delete_original?: boolean;
 }
 
 /** Answers the person who typed a command or clicked a button, through the request's `response_url`. */

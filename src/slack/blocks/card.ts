@@ -1,6 +1,7 @@
 // The operation card (docs/lifecycle.md#the-card): one message per operation, edited in place, naming its state exactly
 // once.
 import type { OperationRecord } from '../../domain/engines/operation.js';
+import type { CheckResult } from '../../domain/model/decision.js';
 import { isTerminal, type OperationState } from '../../domain/model/lifecycle.js';
 import { formatTarget } from '../../domain/model/target.js';
 import { enforceLimits } from './limits.js';
@@ -40,7 +41,7 @@ import {
 } from './text.js';
 import type { RenderContext, SlackMessage } from './message.js';
 import { NOT_MESSAGED_NOTE } from '../../domain/engines/policy/approvers.js';
-import { scheduleLine } from './schedule.js';
+import { onceApprovedLine, scheduleLine } from './schedule.js';
 import { gitopsSection } from './gitops.js';
 import { breakGlassPrefix, breakGlassSection, REVIEW_ACTION_ID, reviewActions } from './break-glass.js';
 import { postChangeSection, UNDO_ACTION_ID, undoActions } from './post-change.js';
@@ -183,13 +184,35 @@ function caveatsSection(record: OperationRecord): Block | undefined {
   return section(`*What this means*\n${shown.join('\n')}`);
 }
 
+/**
+ * Checks that need a look (warn, fail) are listed; those that passed fold into one line below them
+ * (docs/lifecycle.md#the-card).
+ */
+function checkBlocks(checks: readonly CheckResult[]): Block[] {
+  if (checks.length === 0) return [section('*Checks*\n_no checks apply_')];
+  const open = checks.filter((c) => c.outcome !== 'pass');
+  const passed = checks.filter((c) => c.outcome === 'pass');
+  const names = passed.map((c) => `\`${escapeText(c.name)}\``).join(', ');
+  return [
+    ...(open.length > 0 ? [section(`*Checks*\n${checkLines(open).join('\n')}`)] : []),
+    ...(passed.length > 0 ? [context(`:white_check_mark: ${plural(passed.length, 'check')} passed: ${names}`)] : []),
+  ];
+}
+
+/** The diff in one line for the card's top, when the plan changes one thing and it fits. */
+function changeLine(record: OperationRecord): string {
+  const lines = record.plan ? planLines(record.plan) : [];
+  const only = lines.length === 1 ? lines[0] : undefined;
+  return only !== undefined && only.length <= 150 ? `\nChange: ${only}` : '';
+}
+
 function bodyBlocks(record: OperationRecord, ctx: RenderContext): Block[] {
   const blocks: (Block | undefined)[] = [summaryFields(record)];
   const reason = record.intent.reason;
   if (reason) blocks.push(section(`*Reason:* ${userText(reason, REASON_CHARS)}`));
   if (record.plan) blocks.push(section(`*${planTitle(record.plan)}*\n${planLines(record.plan).join('\n')}`));
   blocks.push(gitopsSection(record, ctx.command));
-  if (record.decision) blocks.push(listSection('Checks', checkLines(record.decision.checks), '_no checks apply_'));
+  if (record.decision) blocks.push(...checkBlocks(record.decision.checks));
   blocks.push(approvalSection(record, ctx), outcomeSection(record), evidenceSection(record));
   blocks.push(
     context(`\`${record.id}\` · requested ${slackDate(record.createdAt)} · updated ${slackDate(record.updatedAt)}`),
@@ -212,9 +235,9 @@ export function renderCard(record: OperationRecord, ctx: RenderContext): SlackMe
   const glass = breakGlassSection(record);
   const body = neutralise(bodyBlocks(record, ctx)) as Block[];
   const next = withoutStateNames(nextStep(record));
-  const when = record.state === 'SCHEDULED' ? scheduleLine(record, ctx.now) : undefined;
+  const when = record.state === 'SCHEDULED' ? scheduleLine(record, ctx.now) : onceApprovedLine(record, ctx.now);
   const state = section(
-    `*State: ${record.state}*${when === undefined ? '' : ` — ${withoutStateNames(when)}`}\nNext: ${next}`,
+    `*State: ${record.state}*${when === undefined ? '' : ` — ${withoutStateNames(when)}`}${withoutStateNames(changeLine(record))}\nNext: ${next}`,
   );
   const actions = [actionsBlock(record), reviewActions(record), undoActions(record)].filter(
     (b): b is Block => b !== undefined,

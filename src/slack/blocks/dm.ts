@@ -22,6 +22,7 @@ import {
   type Block,
 } from './text.js';
 import type { RenderContext, SlackMessage } from './message.js';
+import { onceApprovedLine } from './schedule.js';
 
 export interface DmContext extends RenderContext {
   /** The card's permalink; without it the DM names the channel. */
@@ -74,6 +75,8 @@ function body(record: OperationRecord, kind: DmKind, ctx: DmContext): Block[] {
         ? ''
         : `; the approval window closes ${slackDate(record.expiresAt)} (${relative(record.expiresAt, ctx.now)})`;
     if (needed) blocks.push(section(`*Still needed:* ${needed}${expiry}`));
+    const when = onceApprovedLine(record, ctx.now);
+    if (when !== undefined) blocks.push(section(`:calendar: It ${when}.`));
   }
   return blocks;
 }

@@ -176,18 +176,24 @@ export function renderOps(records: OperationRecord[], ctx: RenderContext & { tar
   return enforceLimits({ text: escapeText(`${plural(records.length, 'recent operation')}${where}`), blocks });
 }
 
+/** The decision, with what the typed command lacks (a --reason) listed among what it would need. */
 function explainDecision(view: ExplainView): Block | undefined {
   const d = view.decision;
-  if (d.outcome === 'allow')
-    return section(
-      `:white_check_mark: *Would run without approval*: ${d.breakGlass ? 'break-glass skips what the rules ask for' : 'no policy rule asks for one'}.`,
-    );
-  if (d.outcome === 'deny') return listSection('Would be denied by policy', reasonLines(d), '_no reason given_');
+  const missing = (view.missing ?? []).map((m) => `• ${escapeText(m)}`);
+  if (d.outcome === 'deny') {
+    const lines = [...reasonLines(d), ...(missing.length > 0 ? ['Also missing:', ...missing] : [])];
+    return listSection('Would be denied by policy', lines, '_no reason given_');
+  }
+  if (d.outcome === 'allow') {
+    const why = d.breakGlass ? 'break-glass skips what the rules ask for' : 'no policy rule asks for one';
+    if (missing.length === 0) return section(`:white_check_mark: *Would run without approval*: ${why}.`);
+    return listSection(`Would run without approval (${why}) once it has`, missing);
+  }
   const lines = d.requirements.map(
     (r) =>
       `• \`${escapeText(r.rule)}\`: ${plural(r.approvals, 'approval')} from ${either(r.from.map((g) => `*${escapeText(g)}*`))}`,
   );
-  return listSection('Would need approval', lines);
+  return listSection('Would need approval', [...missing, ...lines]);
 }
 
 const EXPLAINED = {
@@ -220,7 +226,9 @@ export function renderExplain(view: ExplainView, ctx: RenderContext): SlackMessa
     context('Nothing was recorded: run the same command without `explain` to request it.'),
   ]);
   return enforceLimits({
-    text: escapeText(`explain ${view.intent.kind} ${target}: ${EXPLAINED[view.decision.outcome]}`),
+    text: escapeText(
+      `explain ${view.intent.kind} ${target}: ${EXPLAINED[view.decision.outcome]}${view.missing?.length ? ' (and a --reason)' : ''}`,
+    ),
     blocks,
   });
 }

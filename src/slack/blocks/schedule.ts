@@ -53,6 +53,15 @@ export function runsLine(when: When, now: number): string {
   return `runs in window ${name} (next opening ${zonedTime(when.runAt, when.zone, now)})`;
 }
 
+/**
+ * When a scheduled operation waiting for approval would run, for its card and approver DMs: "runs at 12:30 UTC once
+ * approved" (docs/policy.md#scheduled-operations). Undefined when it is not waiting or has no schedule.
+ */
+export function onceApprovedLine(record: OperationRecord, now: number): string | undefined {
+  if (record.state !== 'AWAITING_APPROVAL' || record.schedule === undefined) return undefined;
+  return `${runsLine(record.schedule, now)} once approved`;
+}
+
 /** The record's schedule in words, or undefined when it has none. */
 export function scheduleLine(record: OperationRecord, now: number): string | undefined {
   return record.schedule === undefined ? undefined : runsLine(record.schedule, now);

@@ -150,6 +150,15 @@ function submittedWhat(record: OperationRecord, entry: HistoryEntry): string {
     : `the API accepted the change${typeof gen === 'number' ? `; generation ${gen}` : ''}`;
 }
 
+/**
+ * Who approved, said where the submission is (docs/lifecycle.md#the-thread): the milestone "approval given" costs
+ * no reply of its own. Empty when no approval was given.
+ */
+function approvedBy(record: OperationRecord): string {
+  const users = [...new Set(record.approvals.map((a) => a.user))];
+  return users.length === 0 ? '' : `Approved by ${users.map((u) => who(u)).join(', ')}; `;
+}
+
 /** The SUBMITTED entry an outcome follows, if the change was submitted. */
 function submissionOf(record: OperationRecord, outcome: HistoryEntry): HistoryEntry | undefined {
   return record.history.findLast((e) => e.seq < outcome.seq && e.type === 'state' && e.name === 'SUBMITTED');
@@ -160,7 +169,8 @@ function withSubmission(record: OperationRecord, outcome: HistoryEntry, text: st
   const submitted = submissionOf(record, outcome);
   if (submitted === undefined) return text;
   const [head = '', ...rest] = text.split('\n');
-  const line = `_Submitted by ${who(submitted.actor)} ${slackDate(submitted.at)}: ${submittedWhat(record, submitted)}._`;
+  const by = approvedBy(record);
+  const line = `_${by}${by ? 's' : 'S'}ubmitted by ${who(submitted.actor)} ${slackDate(submitted.at)}: ${submittedWhat(record, submitted)}._`;
   return [head, line, ...rest].join('\n');
 }
 
@@ -183,7 +193,7 @@ function stateReply(record: OperationRecord, entry: HistoryEntry): string {
     case 'AWAITING_APPROVAL':
       return `${replanReply(record, entry)}\nIt needs approval again: earlier approvals no longer count${stillNeeded(record) ? ` (needed: ${stillNeeded(record)})` : ''}.`;
     case 'SUBMITTED':
-      return `:rocket: *SUBMITTED* by ${who(entry.actor)}: ${submittedWhat(record, entry)}. Watching the operator for evidence.`;
+      return `:rocket: ${approvedBy(record)}*SUBMITTED* by ${who(entry.actor)}: ${submittedWhat(record, entry)}. Watching the operator for evidence.`;
     case 'COMPLETED':
       return withSubmission(record, entry, completedReply(record, entry));
     case 'FAILED':

@@ -10,10 +10,21 @@ function upsert(list, message) {
   list.sort(byTs);
 }
 
+/** Shown, shown again in its place (a response_url's replace_original), or deleted (delete_original). */
 function applyEphemeral(S, event, viewing) {
   const d = S.data;
   const e = event.ephemeral;
-  if (!d.ephemerals.some((x) => x.ts === e.ts && x.user === e.user && x.channel === e.channel)) d.ephemerals.push(e);
+  const same = (x) => x.ts === e.ts && x.user === e.user && x.channel === e.channel;
+  const i = d.ephemerals.findIndex(same);
+  if (event.kind === 'ephemeral_deleted') {
+    if (i >= 0) d.ephemerals.splice(i, 1);
+    return;
+  }
+  if (i >= 0) {
+    d.ephemerals[i] = e;
+    return;
+  }
+  d.ephemerals.push(e);
   d.ephemerals.sort(byTs);
   if (e.user === S.me && event.channel !== viewing) S.unread[event.channel] = (S.unread[event.channel] ?? 0) + 1;
 }
@@ -22,7 +33,7 @@ function applyEphemeral(S, event, viewing) {
 export function applyMessageEvent(S, event, viewing) {
   const d = S.data;
   const { channel } = event;
-  if (event.kind === 'ephemeral') return applyEphemeral(S, event, viewing);
+  if (event.kind === 'ephemeral' || event.kind === 'ephemeral_deleted') return applyEphemeral(S, event, viewing);
   const m = event.message;
   const top = (d.messages[channel] ??= []);
   const threads = (d.threads[channel] ??= {});

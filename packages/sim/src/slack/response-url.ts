@@ -8,6 +8,8 @@ interface Issued {
   context: ResponseUrlContext;
   issuedAt: number;
   uses: number;
+  /** A replace_original or delete_original came before the command's ack was shown (it had nothing to act on yet). */
+  originalGone?: boolean;
 }
 
 export interface ResponseReply {
@@ -38,6 +40,26 @@ export class ResponseUrls {
     return key;
   }
 
+  /** The context a url was issued with; undefined for an id never issued. */
+  context(id: string): ResponseUrlContext | undefined {
+    const entry = this.issued.get(id);
+    return entry === undefined ? undefined : { ...entry.context };
+  }
+
+  /** The command's ack showed ephemeral `ts`: it is the original its later posts replace or delete. */
+  /**
+   * Whether a reply already replaced or deleted the original before the ack got here: Slack shows the ack before any
+   * post to its url, so such an ack is not shown at all (only a test or the page can be that late).
+   */
+  ackSuperseded(id: string): boolean {
+    return this.issued.get(id)?.originalGone === true;
+  }
+
+  bindAck(id: string, ts: string): void {
+    const entry = this.issued.get(id);
+    if (entry !== undefined) entry.context.ephemeralTs = ts;
+  }
+
   /** An id never issued is accepted and registered at its first use, without a channel to land in. */
   receive(id: string, raw: string): ResponseReply {
     const entry = this.issued.get(id) ?? { context: {}, issuedAt: this.opts.now(), uses: 0 };
@@ -56,12 +78,24 @@ export class ResponseUrls {
     if (body.blocks !== undefined && !checkBlocks(body.blocks).ok) return refuse(400, 'invalid_blocks');
     const hasContent = typeof body.text === 'string' || (Array.isArray(body.blocks) && body.blocks.length > 0);
     if (!hasContent && body.delete_original !== true) return refuse(400, 'no_text');
+    const { ephemeralTs, messageTs } = entry.context;
+    const onOriginal = body.delete_original === true || body.replace_original === true;
+    if (onOriginal && ephemeralTs === undefined && messageTs === undefined && body.response_type !== 'in_channel')
+      entry.originalGone = true;
     this.apply(entry.context, body);
     return {
       status: 200,
       text: 'ok',
       recorded: { id, at, status: 200, body, use: entry.uses, context: { ...entry.context } },
     };
+  }
+
+  private applyToAck(
+    context: ResponseUrlContext,
+    body: Body,
+    content: { text: string; blocks: unknown[] | undefined },
+  ): boolean {
+    return applyToAckOf(this.opts.ws, context, body, content);
   }
 
   /** Makes the reply visible where Slack would show it. */
@@ -71,6 +105,7 @@ export class ResponseUrls {
     if (channel === undefined) return;
     const text = typeof body.text === 'string' ? body.text : '';
     const blocks = Array.isArray(body.blocks) ? (body.blocks as unknown[]) : undefined;
+    if (this.applyToAck(context, body, { text, blocks })) return;
     const original = messageTs === undefined ? undefined : ws.find(channel, messageTs);
     if (body.delete_original === true) {
       if (original !== undefined) ws.remove(channel, original.ts);
@@ -95,6 +130,30 @@ export class ResponseUrls {
       ...(threadTs === undefined ? {} : { thread_ts: threadTs }),
     });
   }
+}
+
+/**
+ * A slash command's own ephemeral (its ack's) is the original of its response_url, as in Slack: `delete_original`
+ * removes it, `replace_original` shows the reply in its place. False when neither applies (or it is already gone).
+ */
+function applyToAckOf(
+  ws: Workspace,
+  context: ResponseUrlContext,
+  body: Body,
+  content: { text: string; blocks: unknown[] | undefined },
+): boolean {
+  const { channel, ephemeralTs } = context;
+  if (channel === undefined || ephemeralTs === undefined || body.response_type === 'in_channel') return false;
+  if (body.delete_original === true) {
+    ws.removeEphemeral(channel, ephemeralTs);
+    return true;
+  }
+  if (body.replace_original !== true) return false;
+  return ws.replaceEphemeral(
+    channel,
+    ephemeralTs,
+    content.blocks ? { text: content.text, blocks: content.blocks } : { text: content.text },
+  );
 }
 
 function parse(raw: string): Body | undefined {

@@ -302,6 +302,29 @@ class SimSlackServer implements SimSlack {
     return `${this.url}/response/${this.responseUrls.issue(id, context)}`;
   }
 
+  commandAck(
+    responseUrl: string,
+    ack: { text: string; blocks?: unknown[] },
+    command?: string,
+  ): SimEphemeral | 'superseded' | undefined {
+    const prefix = `${this.url}/response/`;
+    if (!responseUrl.startsWith(prefix)) return undefined;
+    const id = decodeURIComponent(responseUrl.slice(prefix.length));
+    const { channel, user } = this.responseUrls.context(id) ?? {};
+    if (channel === undefined || user === undefined) return undefined;
+    if (this.responseUrls.ackSuperseded(id)) return 'superseded';
+    const shown = this.ws.addEphemeral({
+      channel,
+      user,
+      text: ack.text,
+      source: 'command',
+      ...(ack.blocks === undefined ? {} : { blocks: ack.blocks }),
+      ...(command === undefined ? {} : { command }),
+    });
+    this.responseUrls.bindAck(id, shown.ts);
+    return copy(shown);
+  }
+
   addUser(user: SimUser): void {
     this.ws.addUser(user);
   }

@@ -256,6 +256,26 @@ export class Workspace {
     return full;
   }
 
+  /** An ephemeral shown again with new content in its place (a response_url's `replace_original`). */
+  replaceEphemeral(channel: string, ts: string, change: { text: string; blocks?: unknown[] }): boolean {
+    const e = this.ephemerals(channel).find((x) => x.ts === ts);
+    if (e === undefined) return false;
+    e.text = change.text;
+    if (change.blocks === undefined) delete e.blocks;
+    else e.blocks = copy(change.blocks);
+    this.emit({ kind: 'ephemeral', channel, ephemeral: copy(e) });
+    return true;
+  }
+
+  /** An ephemeral taken away (a response_url's `delete_original`). */
+  removeEphemeral(channel: string, ts: string): void {
+    const log = this.logs.get(channel);
+    const i = log?.ephemerals.findIndex((x) => x.ts === ts) ?? -1;
+    if (log === undefined || i < 0) return;
+    const [gone] = log.ephemerals.splice(i, 1);
+    if (gone !== undefined) this.emit({ kind: 'ephemeral_deleted', channel, ephemeral: copy(gone) });
+  }
+
   /** Channel-level messages, oldest first: top-level ones and broadcast replies. */
   topLevel(channel: string): SimMessage[] {
     const all = [...(this.logs.get(channel)?.byTs.values() ?? [])];

@@ -226,7 +226,9 @@ export interface SimEphemeral {
   text: string;
   blocks?: unknown[];
   thread_ts?: string;
-  source: 'chat.postEphemeral' | 'response_url';
+  /** `command`: what Slack shows from a slash command's ack body, `command` the text typed. */
+  source: 'chat.postEphemeral' | 'response_url' | 'command';
+  command?: string;
   at: number;
 }
 
@@ -249,6 +251,8 @@ export interface ResponseUrlContext {
   channel?: string;
   user?: string;
   messageTs?: string;
+  /** The ephemeral the command's ack showed: `replace_original` / `delete_original` act on it, as in Slack. */
+  ephemeralTs?: string;
 }
 
 export interface RecordedResponse {
@@ -264,11 +268,12 @@ export interface RecordedResponse {
   context: ResponseUrlContext;
 }
 
-export type MessageEventKind = 'posted' | 'updated' | 'deleted' | 'ephemeral';
+export type MessageEventKind = 'posted' | 'updated' | 'deleted' | 'ephemeral' | 'ephemeral_deleted';
 
 export type SimMessageEvent =
   | { kind: 'posted' | 'updated' | 'deleted'; channel: string; message: SimMessage }
-  | { kind: 'ephemeral'; channel: string; ephemeral: SimEphemeral };
+  /** `ephemeral`: shown, or shown again with new content (same ts); `ephemeral_deleted`: gone. */
+  | { kind: 'ephemeral' | 'ephemeral_deleted'; channel: string; ephemeral: SimEphemeral };
 
 export interface SimSlackEvents {
   call: RecordedCall;
@@ -307,6 +312,17 @@ export interface SimSlack {
   dms(user: string): SimMessage[];
   ephemerals(channel: string, user?: string): SimEphemeral[];
   responseUrl(id?: string, context?: ResponseUrlContext): string;
+  /**
+   * What Slack shows from a slash command's ack body: an ephemeral to the person who typed it, which later posts to
+   * the command's `responseUrl` may replace or delete. Undefined when the url is not one of ours or names no channel;
+   * `superseded` (nothing shown) when a reply to the url already replaced or deleted its original, which in Slack
+   * cannot come before the ack.
+   */
+  commandAck(
+    responseUrl: string,
+    ack: { text: string; blocks?: unknown[] },
+    command?: string,
+  ): SimEphemeral | 'superseded' | undefined;
   on<E extends SimSlackEvent>(event: E, listener: (payload: SimSlackEvents[E]) => void): () => void;
   waitFor<T>(predicate: () => T | undefined | null | false, timeoutMs?: number, what?: string): Promise<T>;
   faults: SimFaults;

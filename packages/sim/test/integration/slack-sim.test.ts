@@ -2,6 +2,7 @@
 // and waiting on events (errors and faults: slack-sim-errors.test.ts; Block Kit limits: slack-sim-blocks.test.ts).
 import { describe, expect, it } from 'vitest';
 import { actions, button, client, OPS, section, sim, times, useSlackWeb } from '../support/slack-web.js';
+import type { SimEphemeral } from '../../src/slack-api.js';
 
 useSlackWeb();
 
@@ -117,6 +118,30 @@ describe('response_url and events', () => {
     expect(sim.ephemerals(OPS, 'U0ALICE')).toHaveLength(5);
     expect(sim.ephemerals(OPS, 'U0BOB')).toEqual([]);
     expect(sim.messages(OPS)).toEqual([]);
+  });
+
+  it("treats a slash command's ack as the response_url's original: replace_original and delete_original act on it", async () => {
+    const post = (url: string, body: Record<string, unknown>) =>
+      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const refused = sim.responseUrl('cmd-refused', { channel: OPS, user: 'U0ALICE' });
+    const shown = sim.commandAck(refused, { text: 'Working on `scale`…' }, '/flink scale x 3') as SimEphemeral;
+    expect(shown).toMatchObject({ source: 'command', command: '/flink scale x 3', user: 'U0ALICE' });
+    expect((await post(refused, { text: 'no such target', replace_original: true })).status).toBe(200);
+    expect(sim.ephemerals(OPS, 'U0ALICE').map((e) => [e.ts, e.text])).toEqual([[shown.ts, 'no such target']]);
+
+    const carded = sim.responseUrl('cmd-card', { channel: OPS, user: 'U0ALICE' });
+    sim.commandAck(carded, { text: 'Working on `restart`…' });
+    const gone = sim.waitFor(() => sim.ephemerals(OPS).length === 1);
+    expect((await post(carded, { delete_original: true })).status).toBe(200);
+    await gone;
+    expect(sim.ephemerals(OPS, 'U0ALICE').map((e) => e.text)).toEqual(['no such target']);
+    // Slack shows the ack before any reply to its url: an ack arriving after the delete is not shown.
+    const early = sim.responseUrl('cmd-early', { channel: OPS, user: 'U0ALICE' });
+    expect((await post(early, { delete_original: true })).status).toBe(200);
+    expect(sim.commandAck(early, { text: 'Working on `restart`…' })).toBe('superseded');
+    expect(sim.ephemerals(OPS, 'U0ALICE')).toHaveLength(1);
+    // A url not issued here has no ack to act on.
+    expect(sim.commandAck('https://hooks.slack.com/commands/T0/1/x', { text: 'x' })).toBeUndefined();
   });
 
   it('replaces the clicked message on replace_original and posts in_channel replies', async () => {

@@ -114,8 +114,18 @@ describe('what the awaiting card shows', () => {
     expect(text).toContain('`spec.job.parallelism: 4 → 8`');
   });
 
-  it('every check with its mark and message', () => {
-    for (const c of record.decision?.checks ?? []) expect(text).toContain(`*${c.outcome}* \`${c.name}\`: ${c.message}`);
+  it('the essential first: the state, the change in one line, what is next', () => {
+    expect(text).toMatch(/State: AWAITING_APPROVAL\*\nChange: `spec\.job\.parallelism: 4 → 8`\nNext: /);
+  });
+
+  it('checks that need a look with their mark and message; those that passed folded into one line', () => {
+    const checks = record.decision?.checks ?? [];
+    const passed = checks.filter((c) => c.outcome === 'pass');
+    for (const c of checks.filter((x) => x.outcome !== 'pass'))
+      expect(text).toContain(`*${c.outcome}* \`${c.name}\`: ${c.message}`);
+    for (const c of passed) expect(text).not.toContain(`*pass* \`${c.name}\``);
+    expect(passed.length).toBeGreaterThan(0);
+    expect(text).toContain(`:white_check_mark: ${passed.length} check${passed.length === 1 ? '' : 's'} passed: \``);
   });
 
   it('which rule requires whom, how many are still needed, and the expiry time', () => {

@@ -265,6 +265,22 @@ describe('explain', () => {
     expect(text).toContain(section);
     expect(text).toContain('Nothing was recorded');
   });
+
+  it('lists a missing --reason among what the request would need, beside the plan', () => {
+    const missing = ['a --reason is required (the policy requires one in production namespaces)'];
+    const m = renderExplain({ ...view, missing }, CTX);
+    expectValid(m);
+    expect(m.text).toBe('explain scale streaming-prod/orders-enricher: would need approval (and a --reason)');
+    const text = visibleText(m);
+    expect(text).toContain('`spec.job.parallelism: 4 → 8`');
+    expect(text).toContain(`*Would need approval*\n• ${missing[0]}\n• \`prod-needs-a-lead\`: 1 approval from *leads*`);
+    const allowed = {
+      ...view,
+      missing,
+      decision: { ...view.decision, outcome: 'allow' as const, requirements: [] as [] },
+    };
+    expect(visibleText(renderExplain(allowed, CTX))).toContain(`once it has*\n• ${missing[0]}`);
+  });
 });
 
 describe('locks', () => {

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderCard, renderOp, renderThreadReply } from '../../../../src/slack/blocks/index.js';
 import { renderHome } from '../../../../src/slack/blocks/home.js';
+import { renderApproverDm } from '../../../../src/slack/blocks/dm.js';
 import { runsLine, zonedTime } from '../../../../src/slack/blocks/schedule.js';
 import { stateNameCount } from '../../../../src/slack/blocks/text.js';
 import { RESCHEDULED } from '../../../../src/domain/kit/schedule/resolve.js';
@@ -35,6 +36,28 @@ describe('runsLine', () => {
     expect(runsLine(window, at('2026-12-02T01:30:00Z'))).toBe(
       'runs in window nightly (open now, until 04:01 Europe/Berlin)',
     );
+  });
+});
+
+const RUN_AT = Date.parse('2026-12-01T12:30:00Z');
+
+describe('a scheduled operation waiting for approval', () => {
+  const record = {
+    ...recordIn('AWAITING_APPROVAL'),
+    schedule: { runAt: RUN_AT, firstRunAt: RUN_AT, zone: 'UTC' },
+  };
+  const now = Date.parse('2026-12-01T10:00:00Z');
+
+  it('card and approver DM say when it runs once approved, the card naming its state once', () => {
+    const card = renderCard(record, { ...CTX, now });
+    expectValid(card);
+    expect(stateNameCount(JSON.stringify(card))).toEqual({ AWAITING_APPROVAL: 1 });
+    expect(visibleText(card)).toContain('State: AWAITING_APPROVAL* — runs at 12:30 UTC once approved');
+    const dm = renderApproverDm(record, 'request', { ...CTX, now });
+    expectValid(dm);
+    expect(visibleText(dm)).toContain(':calendar: It runs at 12:30 UTC once approved.');
+    const unscheduled = recordIn('AWAITING_APPROVAL');
+    expect(visibleText(renderApproverDm(unscheduled, 'request', CTX))).not.toContain('once approved');
   });
 });
 

@@ -95,8 +95,12 @@ describe('milestone replies', () => {
     );
   });
 
-  it('submitted, with the generation', () => {
+  it('submitted, with the generation, beginning with who approved when approvals were given', () => {
     expect(replyTo(recordIn('SUBMITTED'))).toBe(
+      ':rocket: Approved by <@U0LEAD1>; *SUBMITTED* by _worker_: the API accepted the change; generation 4. Watching the operator for evidence.',
+    );
+    const unapproved = { ...recordIn('SUBMITTED'), approvals: [] };
+    expect(replyTo(unapproved)).toBe(
       ':rocket: *SUBMITTED* by _worker_: the API accepted the change; generation 4. Watching the operator for evidence.',
     );
   });
@@ -118,13 +122,15 @@ describe('milestone replies', () => {
       const r = recordIn(state);
       const [head, second] = replyTo(r).split('\n');
       expect(head).toContain(`*${state}*`);
-      expect(second).toMatch(/^_Submitted by _worker_ <!date\^\d+\^.*: the API accepted the change; generation 4\._$/);
+      expect(second).toMatch(
+        /^_Approved by <@U0LEAD1>; submitted by _worker_ <!date\^\d+\^.*: the API accepted the change; generation 4\._$/,
+      );
     },
   );
 
   it('an outcome of a change never submitted names no submission', () => {
     const refused = toState(recordIn('SUBMITTING'), 'FAILED', 'worker', 'worker', { reason: 'the API refused it' });
-    expect(replyTo(refused)).not.toContain('Submitted by');
+    expect(replyTo(refused)).not.toMatch(/submitted by/i);
   });
 
   it('COMPLETED with proof depth: verified and not verified', () => {
