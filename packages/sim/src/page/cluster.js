@@ -14,6 +14,7 @@ const SHORT_KNOB = {
   'fails-in-1-min': 'Fails in 1 min',
   'restarts-later': 'Restarts 3× later',
   'checkpoints-fail-later': 'Checkpoints fail later',
+  'random-failovers': 'Random failovers',
 };
 
 /** Knobs about the JobManager pod: a session job has none of its own. */
