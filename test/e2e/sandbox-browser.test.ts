@@ -1,6 +1,6 @@
-// The sandbox page in headless Chromium: request as alice, approve as a lead, watch COMPLETED; a broken image ends FAILED.
-// The sandbox has two simulated clusters (eu, us): #data-platform's targets without a cluster mean eu, and cards and the
-// cluster panel name the cluster.
+// The sandbox page in headless Chromium: the README's walkthrough (README.md#try-it), its nine steps as written, each
+// asserting what the README says appears and leaving test-results/walkthrough-step-N.png; then the page's other parts
+// (usage hint, App Home, both clusters in the panel, text shown as text).
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -31,7 +31,10 @@ let page: Page;
 
 /** The bot's card for an operation: the top-level message whose header names it. */
 function card(opId: string): Locator {
-  return page.locator('#messages .message.from-bot').filter({ has: page.locator('.bk-header', { hasText: opId }) });
+  return page
+    .locator('#messages .message.from-bot')
+    .filter({ has: page.locator('.bk-header', { hasText: opId }) })
+    .first();
 }
 
 /** Resolves once the text `read` takes from the live page (nothing there to subscribe to) matches `expected`. */
@@ -46,12 +49,22 @@ async function type(text: string): Promise<void> {
   await page.locator('#composer-input').press('Enter');
 }
 
-/** The id of the newest card whose header mentions `what`. */
+/** Operations whose cards newestCard already returned: a new request's card is none of them. */
+const seen = new Set<string>();
+
+/** The id of the newest card whose header mentions `what`, once it is a card no earlier step saw. */
 async function newestCard(what: string): Promise<string> {
   const header = page.locator('#messages .bk-header', { hasText: what }).last();
-  await header.waitFor({ timeout: OUTCOME_MS });
-  const opId = /op-[a-z0-9]{6,12}/.exec(await header.innerText())?.[0];
-  expect(opId, 'the card header names the operation').toBeDefined();
+  let opId: string | undefined;
+  await eventually(
+    `a new card for ${what}`,
+    holds(async () => {
+      opId = /op-[a-z0-9]{6,12}/.exec((await header.textContent({ timeout: 1000 })) ?? '')?.[0];
+      expect(opId !== undefined && !seen.has(opId), `the newest card for ${what} is new`).toBe(true);
+    }),
+    { timeoutMs: OUTCOME_MS },
+  );
+  seen.add(opId as string);
   return opId as string;
 }
 
@@ -96,6 +109,304 @@ afterAll(async () => {
   if (sandbox) expect(await sandbox.stop('SIGTERM')).toEqual({ code: 0, signal: null });
 });
 
+/** Saves the page as the step's screenshot (test artefacts, gitignored). */
+async function shot(step: number | string): Promise<void> {
+  await page.screenshot({ path: join(RESULTS, `walkthrough-step-${step}.png`) });
+}
+
+async function channel(id: 'C0DATAPLATFORM' | 'C0INCIDENTS' | 'DMS' | 'HOME'): Promise<void> {
+  await page.locator(`[data-channel="${id}"]`).click();
+}
+
+/** A cluster-panel row of the eu cluster (or the one `target` names). */
+function resource(target: string): Locator {
+  return page.locator(`.resource[data-target="${target}"][data-kind="FlinkDeployment"]`);
+}
+
+/** Sets a knob on a row to `on`, as a click on its button does. */
+async function knob(target: string, id: string, on: boolean): Promise<void> {
+  const button = resource(target).locator(`[data-knob="${id}"]`);
+  if ((await button.getAttribute('aria-pressed')) !== String(on)) await button.click();
+  await shows(() => button.getAttribute('aria-pressed'), new RegExp(`^${on}$`));
+}
+
+/** Opens the card's thread and resolves once its replies show `expected`; returns them. */
+async function thread(opId: string, expected: string | RegExp, timeoutMs = OUTCOME_MS): Promise<string> {
+  await card(opId).locator('.replies-link').click();
+  const replies = async (): Promise<string> =>
+    (await page.locator('#thread-messages .message').allInnerTexts()).slice(1).join('\n');
+  await shows(replies, expected, timeoutMs);
+  return replies();
+}
+
+async function approve(opId: string, as: 'U0LEAD1' | 'U0LEAD2'): Promise<void> {
+  await switchUser(as);
+  await card(opId).getByRole('button', { name: 'Approve' }).click();
+}
+
+/** The newest private reply ("Only visible to you") the current person sees. */
+const lastEphemeral = (): Promise<string> => page.locator('#messages .ephemeral').last().innerText();
+
+/** `HH:MM` in UTC, at least a minute from now and less than two. */
+function atTime(now = new Date()): string {
+  const at = new Date(Math.ceil((now.getTime() + 60_000) / 60_000) * 60_000);
+  return at.toISOString().slice(11, 16);
+}
+
+describe('the README walkthrough, step by step (README.md#try-it)', () => {
+  it('1. scale in dev: no approval, COMPLETED once redeployed, the thread lists each criterion, the panel the new parallelism', async () => {
+    await ready();
+    await switchUser('U0ALICE');
+    await channel('C0DATAPLATFORM');
+    await type('/flink scale orders 3');
+    const opId = await newestCard('scale eu/streaming-dev/orders');
+    await shows(() => card(opId).innerText(), 'State: COMPLETED', OUTCOME_MS);
+    const replies = await thread(opId, /Criteria:/);
+    expect(replies).toMatch(/3 on every vertex \(Flink REST/);
+    await shows(() => resource('eu/streaming-dev/orders').innerText(), /parallelism\s+3/);
+    await shot(1);
+  });
+
+  it('2. a prod scale waits for a lead; self-approval and a non-lead are refused; a lead approves; COMPLETED; digests', async () => {
+    await ready();
+    await type('/flink scale streaming-prod/orders 6 --reason "peak traffic"');
+    const opId = await newestCard('scale eu/streaming-prod/orders');
+    await shows(() => card(opId).innerText(), 'State: AWAITING_APPROVAL');
+    // Approve as alice: refused, nobody approves their own request.
+    await card(opId).getByRole('button', { name: 'Approve' }).click();
+    await shows(lastEphemeral, opId);
+    expect(await card(opId).innerText()).toContain('State: AWAITING_APPROVAL');
+
+    await switchUser('U0BOB');
+    await card(opId).getByRole('button', { name: 'Approve' }).click();
+    await shows(lastEphemeral, /Only visible to you[\s\S]*you are not in leads/);
+    expect(await card(opId).innerText()).toContain('State: AWAITING_APPROVAL');
+
+    // lena and li each got a DM with the same buttons; lena approves in hers.
+    await switchUser('U0LEAD2');
+    await channel('DMS');
+    await shows(() => page.locator('#messages').innerText(), opId);
+    await switchUser('U0LEAD1');
+    expect(await page.locator('#messages .ephemeral').allInnerTexts()).not.toContainEqual(
+      expect.stringContaining(opId),
+    ); // bob's stays bob's
+    await shows(() => page.locator('#messages').innerText(), opId);
+    await page.locator('#messages .message', { hasText: opId }).last().getByRole('button', { name: 'Approve' }).click();
+    await channel('C0DATAPLATFORM');
+    await shows(() => card(opId).innerText(), 'State: COMPLETED', OUTCOME_MS);
+    await eventually(
+      'no buttons left on the decided card',
+      holds(async () => expect(await card(opId).locator('.bk-button').count()).toBe(0)),
+    );
+    const replies = await thread(opId, /COMPLETED[\s\S]*evidence criteria met/);
+    expect(replies).toContain('SUBMITTED');
+    // Deep verification (docs/deep-verification.md#what-it-proves): the job's own REST API proved every vertex RUNNING.
+    expect(replies).toMatch(/6 on every vertex \(Flink REST/);
+    await shows(() => resource('eu/streaming-prod/orders').innerText(), /parallelism\s+6/);
+    // The other lead's DM says it was decided.
+    await switchUser('U0LEAD2');
+    await channel('DMS');
+    await shows(() => page.locator('#messages .message', { hasText: opId }).last().innerText(), /approved|decided/i);
+    await channel('C0INCIDENTS');
+    await shows(() => page.locator('#messages').innerText(), `Flink operation started: ${opId}`);
+    await shows(
+      () => page.locator('#messages').innerText(),
+      new RegExp(`${opId}[\\s\\S]*COMPLETED|COMPLETED[\\s\\S]*${opId}`),
+    );
+    await channel('C0DATAPLATFORM');
+    await resource('eu/streaming-prod/orders').scrollIntoViewIfNeeded();
+    await card(opId).scrollIntoViewIfNeeded();
+    if (DOCS_SCREENSHOT) await page.screenshot({ path: DOCS_SCREENSHOT });
+    await shot(2);
+    // README: two replies, "Approved by @lena; SUBMITTED …" and the verdict (docs/lifecycle.md#the-thread).
+    expect(replies).toMatch(/Approved by @lena[\s\S]*SUBMITTED/);
+  });
+
+  it('3. a broken upgrade: blocked by ErrImagePull in the thread, then FAILED with the evidence, never COMPLETED', async () => {
+    await ready();
+    await switchUser('U0ALICE');
+    await type('/flink upgrade orders --image flink:broken');
+    const opId = await newestCard('upgrade eu/streaming-dev/orders');
+    await thread(opId, /Blocked by ErrImagePull[\s\S]*FAILED if it persists until/);
+    await shows(() => card(opId).innerText(), 'State: FAILED', OUTCOME_MS);
+    const card3 = await card(opId).innerText();
+    expect(card3).not.toContain('COMPLETED');
+    await thread(opId, /FAILED/);
+    expect(await resource('eu/streaming-dev/orders').innerText()).toContain('flink:broken');
+    await shot(3);
+  });
+
+  it('4. knobs: savepoints fail; a restart of a restarting job falls back to last-state; the autoscaler refuses a scale', async () => {
+    await ready();
+    await page.locator('#thread-close').click();
+    await knob('eu/streaming-prod/fraud-detection', 'savepoint-failure', true);
+    await type('/flink savepoint streaming-prod/fraud-detection --reason "before the release"');
+    const savepoint = await newestCard('savepoint eu/streaming-prod/fraud-detection');
+    await shows(() => card(savepoint).innerText(), 'State: FAILED', OUTCOME_MS);
+    await knob('eu/streaming-prod/fraud-detection', 'savepoint-failure', false);
+
+    await knob('eu/streaming-prod/orders', 'job-restarting', true);
+    await type('/flink restart streaming-prod/orders --reason "stuck restarting"');
+    const restart = await newestCard('restart eu/streaming-prod/orders');
+    await shows(() => card(restart).innerText(), 'State: AWAITING_APPROVAL');
+    await approve(restart, 'U0LEAD1');
+    await shows(() => card(restart).innerText(), 'State: COMPLETED', OUTCOME_MS);
+    expect(await card(restart).innerText()).toMatch(/fell back to last-state[\s\S]*no savepoint was taken/);
+    await knob('eu/streaming-prod/orders', 'job-restarting', false);
+
+    await switchUser('U0ALICE');
+    // clickstream runs the autoscaler, which holds every vertex's parallelism once it has decided.
+    await type('/flink scale streaming-prod/clickstream 8 --reason "more"');
+    await shows(lastEphemeral, /autoscaler/i, OUTCOME_MS);
+    await shot(4);
+  });
+
+  it('5. two clusters: a target without a cluster means eu; us/… runs in us; #incidents refuses an ambiguous target', async () => {
+    await ready();
+    await type('/flink scale us/streaming-prod/orders 5 --reason "us peak"');
+    const opId = await newestCard('scale us/streaming-prod/orders');
+    await approve(opId, 'U0LEAD2');
+    await shows(() => card(opId).innerText(), 'State: COMPLETED', OUTCOME_MS);
+    await shows(() => page.locator('.resource[data-target="us/streaming-prod/orders"]').innerText(), /parallelism\s+5/);
+    await shows(() => resource('eu/streaming-prod/orders').innerText(), /parallelism\s+6/);
+    await switchUser('U0ALICE');
+    await channel('C0INCIDENTS');
+    await type('/flink status orders');
+    await shows(lastEphemeral, /ambiguous[\s\S]*eu[\s\S]*us|eu[\s\S]*us[\s\S]*ambiguous/i);
+    await shot(5);
+    await channel('C0DATAPLATFORM');
+  });
+
+  let scheduled: string | undefined;
+  it('6. run it later: approved, SCHEDULED with its time, no lease meanwhile, alice can still cancel', async () => {
+    await ready();
+    const at = atTime();
+    await type(`/flink restart streaming-prod/payments --reason "rotate credentials" --at ${at}`);
+    const opId = (scheduled = await newestCard('restart eu/streaming-prod/payments'));
+    await approve(opId, 'U0LEAD1');
+    await shows(() => card(opId).innerText(), new RegExp(`State: SCHEDULED — runs at[\\s\\S]*${at}`));
+    await switchUser('U0ALICE');
+    expect(await card(opId).getByRole('button', { name: 'Cancel' }).count()).toBe(1);
+    await type('/flink locks');
+    await shows(lastEphemeral, /locks|lease|no operation/i);
+    expect(await lastEphemeral()).not.toContain(opId);
+    await shot(6);
+  });
+
+  it('7. break-glass: no approval, BREAK-GLASS at the top, DMs and a digest; Reviewed by a lead only; bob is refused', async () => {
+    await ready();
+    await switchUser('U0ALICE');
+    await type('/flink restart streaming-prod/orders --break-glass --reason "checkpoints stuck"');
+    const opId = await newestCard('restart eu/streaming-prod/orders');
+    await shows(() => card(opId).innerText(), /BREAK-GLASS/);
+    await shows(() => card(opId).innerText(), 'State: COMPLETED', OUTCOME_MS);
+    await card(opId).getByRole('button', { name: 'Reviewed' }).click();
+    await shows(lastEphemeral, /reviews it, not you/);
+    await switchUser('U0LEAD2');
+    await channel('DMS');
+    await shows(() => page.locator('#messages').innerText(), opId);
+    await switchUser('U0LEAD1');
+    await shows(() => page.locator('#messages').innerText(), opId);
+    await channel('C0INCIDENTS');
+    await shows(() => page.locator('#messages').innerText(), opId);
+    await channel('C0DATAPLATFORM');
+    await card(opId).getByRole('button', { name: 'Reviewed' }).click();
+    await eventually(
+      'the Reviewed button cleared',
+      holds(async () => expect(await card(opId).getByRole('button', { name: 'Reviewed' }).count()).toBe(0)),
+    );
+    await switchUser('U0BOB');
+    await type('/flink restart streaming-prod/orders --break-glass --reason "me too"');
+    await shows(lastEphemeral, /break-glass/i);
+    await shot(7);
+  });
+
+  it('8. a change Git puts back: Flux named before approval; COMPLETED; the revert in the thread and on the card', async () => {
+    await ready();
+    await switchUser('U0ALICE');
+    await resource('eu/streaming-prod/fraud-detection').locator('select.gitops-select').selectOption('flux');
+    await shows(() => resource('eu/streaming-prod/fraud-detection').innerText(), /Flux/);
+    await type('/flink scale streaming-prod/fraud-detection 10 --reason "peak"');
+    const opId = await newestCard('scale eu/streaming-prod/fraud-detection');
+    await shows(
+      () => card(opId).innerText(),
+      'managed by Flux Kustomization flux-system/fraud-detection: spec.job.parallelism is declared in Git and will be reverted',
+    );
+    await approve(opId, 'U0LEAD1');
+    // Flux applies Git every interval from when the switch was set, so its pass may land after the redeploy
+    // (COMPLETED, then the revert) or during it (the change never took effect: FAILED, naming kustomize-controller);
+    // the README says both, and which one comes is the interval's phase, as on a real cluster.
+    await shows(() => card(opId).innerText(), /State: (COMPLETED|FAILED)/, OUTCOME_MS);
+    await thread(
+      opId,
+      /(Reverted|reverted) by kustomize-controller \(Flux Kustomization flux-system\/fraud-detection\)[\s\S]*spec\.job\.parallelism/,
+    );
+    await shows(() => card(opId).innerText(), /kustomize-controller/);
+    await page.locator('#thread-close').click();
+    await resource('eu/streaming-prod/fraud-detection').locator('select.gitops-select').selectOption('off');
+    await shot(8);
+  });
+
+  it('6, at its time: the scheduled restart runs and completes', async () => {
+    await ready();
+    const opId = scheduled as string;
+    await shows(() => card(opId).innerText(), 'State: COMPLETED', 150_000);
+  });
+
+  it('9. a job that fails on its own: one alert, Restart as alice filed for lena, "being started again", then Recovered; a regression reply with Undo', async () => {
+    await ready();
+    await switchUser('U0ALICE');
+    await knob('eu/streaming-prod/payments', 'fails-in-1-min', true);
+    await channel('C0INCIDENTS');
+    const alert = page.locator('#messages .message.from-bot', { hasText: 'streaming-prod/payments' }).filter({
+      hasText: 'job FAILED',
+    });
+    await shows(() => alert.last().innerText(), /job FAILED/, OUTCOME_MS);
+    expect(await alert.count()).toBe(1);
+    expect(await alert.last().innerText()).toContain('@flink-leads');
+    for (const name of ['Status', 'Restart', 'Savepoint', 'Suspend'])
+      expect(await alert.last().getByRole('button', { name }).count()).toBe(1);
+    await knob('eu/streaming-prod/payments', 'fails-in-1-min', false);
+    await alert.last().getByRole('button', { name: 'Restart' }).click();
+    const restart = await newestCard('restart eu/streaming-prod/payments');
+    await shows(
+      () => card(restart).innerText(),
+      /State: AWAITING_APPROVAL[\s\S]*@alice|@alice[\s\S]*State: AWAITING_APPROVAL/,
+    );
+    await approve(restart, 'U0LEAD1');
+    await shows(() => alert.last().innerText(), 'being started again', OUTCOME_MS);
+    await shows(() => alert.last().innerText(), 'Recovered at', OUTCOME_MS);
+    await shows(() => card(restart).innerText(), 'State: COMPLETED', OUTCOME_MS);
+    await shot(9);
+
+    // Restarts 3× later, before a production change: the thread says it regressed, with an Undo that works.
+    await switchUser('U0ALICE');
+    await channel('C0DATAPLATFORM');
+    await knob('eu/streaming-prod/orders', 'restarts-later', true);
+    await type('/flink scale streaming-prod/orders 7 --reason "regression demo"');
+    const change = await newestCard('scale eu/streaming-prod/orders');
+    await approve(change, 'U0LEAD1');
+    await shows(() => card(change).innerText(), 'State: COMPLETED', OUTCOME_MS);
+    // The knob holds its failovers back 120 s of operator time and drops them if turned off first: off only once the
+    // regression is in.
+    await thread(change, /Regressed after the change: 3 restarts/, OUTCOME_MS);
+    await knob('eu/streaming-prod/orders', 'restarts-later', false);
+    await switchUser('U0ALICE');
+    const regressed = page.locator('#thread-messages .message', { hasText: 'Regressed after the change' }).last();
+    await regressed.getByRole('button', { name: 'Undo' }).click();
+    const undo = await newestCard('eu/streaming-prod/orders');
+    expect(undo).not.toBe(change);
+    await page.locator('#thread-close').click();
+    await approve(undo, 'U0LEAD1');
+    await shows(() => card(undo).innerText(), 'State: COMPLETED', OUTCOME_MS);
+    await shows(() => resource('eu/streaming-prod/orders').innerText(), /parallelism\s+6/);
+    await switchUser('U0ALICE');
+    await type('/flink logs streaming-prod/payments --lines 20');
+    await shows(lastEphemeral, /JobManager|INFO/, OUTCOME_MS);
+    await shot('9-undo');
+  });
+});
+
 describe('sandbox page in Chromium', () => {
   it('shows the usage hint from the parser while a command is typed', async () => {
     await ready();
@@ -104,69 +415,12 @@ describe('sandbox page in Chromium', () => {
     await page.locator('#composer-input').fill('');
   });
 
-  it('a prod scale waits for a lead; a non-lead is told privately; a lead approves; the card reaches COMPLETED', async () => {
-    await ready();
-    await type('/flink scale streaming-prod/orders 6 --reason "peak traffic"');
-    const opId = await newestCard('scale eu/streaming-prod/orders');
-    await shows(() => card(opId).innerText(), 'State: AWAITING_APPROVAL');
-    // The card answers the command: the ack's "Working on" bubble is gone (docs/lifecycle.md#the-ack).
-    await shows(async () => String(await page.locator('#messages .ephemeral', { hasText: 'Working on' }).count()), '0');
-
-    await switchUser('U0BOB');
-    await card(opId).getByRole('button', { name: 'Approve' }).click();
-    await shows(() => page.locator('#messages .ephemeral').last().innerText(), opId);
-    expect(await page.locator('#messages .ephemeral').last().innerText()).toContain('Only visible to you');
-    expect(await card(opId).innerText()).toContain('State: AWAITING_APPROVAL');
-
-    await switchUser('U0LEAD1');
-    expect(await page.locator('#messages .ephemeral').allInnerTexts()).not.toContainEqual(
-      expect.stringContaining(opId),
-    ); // bob's stays bob's
-    await card(opId).getByRole('button', { name: 'Approve' }).click();
-    await shows(() => card(opId).innerText(), 'State: COMPLETED', OUTCOME_MS);
-    await eventually(
-      'no buttons left on the decided card',
-      holds(async () => expect(await card(opId).locator('.bk-button').count()).toBe(0)),
-    );
-
-    await card(opId).locator('.replies-link').click();
-    // The replies, without the card at the top of the panel: the submission, beginning with who approved, and the
-    // verdict with every criterion (docs/lifecycle.md#the-thread).
-    const replies = async (): Promise<string[]> =>
-      (await page.locator('#thread-messages .message').allInnerTexts()).slice(1);
-    await shows(async () => (await replies()).join('\n'), /COMPLETED.*evidence criteria met/, OUTCOME_MS);
-    const thread = await replies();
-    expect(thread).toHaveLength(2);
-    const threadText = thread.join('\n');
-    expect(threadText).toContain('SUBMITTED');
-    expect(threadText).toContain('Approved by @lena');
-    expect(threadText).toContain('Criteria:');
-    expect(await card(opId).innerText()).toContain('@lena');
-    // Deep verification (docs/deep-verification.md#what-it-proves): the job's own REST API proved every vertex RUNNING
-    // at the new parallelism.
-    expect(threadText).toMatch(/6 on every vertex \(Flink REST/);
-    const orders = page.locator('.resource[data-target="eu/streaming-prod/orders"][data-kind="FlinkDeployment"]');
-    await shows(() => orders.innerText(), /parallelism\s+6/);
-    // us has a streaming-prod/orders of its own, untouched.
-    expect(await page.locator('.resource[data-target="us/streaming-prod/orders"]').innerText()).toMatch(
-      /parallelism\s+3/,
-    );
-    await orders.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: join(RESULTS, 'sandbox-approval.png') });
-    if (DOCS_SCREENSHOT) await page.screenshot({ path: DOCS_SCREENSHOT });
-
-    await page.locator('[data-channel="C0INCIDENTS"]').click();
-    await shows(() => page.locator('#messages').innerText(), `Flink operation started: ${opId}`);
-    await shows(() => page.locator('#messages').innerText(), opId, OUTCOME_MS);
-    await page.locator('[data-channel="C0DATAPLATFORM"]').click();
-  });
-
   it('App Home: a lead opens the Home tab, sees the pending approval, approves there; the card updates', async () => {
     await ready();
     await switchUser('U0ALICE');
     await page.locator('[data-channel="C0DATAPLATFORM"]').click();
-    await type('/flink restart streaming-prod/payments --reason "home tab"');
-    const opId = await newestCard('restart eu/streaming-prod/payments');
+    await type('/flink restart streaming-prod/clickstream --reason "home tab"');
+    const opId = await newestCard('restart eu/streaming-prod/clickstream');
     await shows(() => card(opId).innerText(), 'State: AWAITING_APPROVAL');
 
     await switchUser('U0LEAD1');
@@ -184,32 +438,7 @@ describe('sandbox page in Chromium', () => {
     await shows(() => card(opId).innerText(), 'State: COMPLETED', OUTCOME_MS);
   });
 
-  it('an upgrade to an image that cannot be pulled ends FAILED, and the cluster panel shows why', async () => {
-    await ready();
-    await switchUser('U0BOB');
-    await type('/flink upgrade orders --image flink:broken');
-    const opId = await newestCard('upgrade eu/streaming-dev/orders');
-    await shows(() => card(opId).innerText(), 'State: FAILED', OUTCOME_MS);
-    const devOrders = page.locator('.resource[data-target="eu/streaming-dev/orders"]');
-    expect(await devOrders.innerText()).toContain('flink:broken');
-    await page.screenshot({ path: join(RESULTS, 'sandbox-broken-upgrade.png') });
-  });
-
-  it('a knob on the cluster panel makes the next savepoint fail', async () => {
-    await ready();
-    const knob = page.locator(
-      '.resource[data-target="eu/streaming-prod/fraud-detection"] [data-knob="savepoint-failure"]',
-    );
-    await knob.click();
-    await shows(() => knob.getAttribute('aria-pressed'), /^true$/);
-    await switchUser('U0ALICE');
-    await type('/flink savepoint streaming-prod/fraud-detection --reason "before the release"');
-    const opId = await newestCard('savepoint eu/streaming-prod/fraud-detection');
-    await shows(() => card(opId).innerText(), 'State: FAILED', OUTCOME_MS);
-    await page.screenshot({ path: join(RESULTS, 'sandbox-savepoint-knob.png') });
-  });
-
-  it('the cluster panel shows both clusters under their names and releases; the selector shows one; a us request runs in us only', async () => {
+  it('the cluster panel shows both clusters under their names and releases; the selector shows one', async () => {
     await ready();
     const names = () => page.locator('#cluster-rows h2.cluster-name').allInnerTexts();
     await eventually(
@@ -232,17 +461,7 @@ describe('sandbox page in Chromium', () => {
       ),
     );
     await page.screenshot({ path: join(RESULTS, 'sandbox-clusters.png') });
-
-    await switchUser('U0ALICE');
-    await page.locator('[data-channel="C0DATAPLATFORM"]').click();
-    await type('/flink scale us/streaming-prod/orders 5 --reason "us peak"');
-    const opId = await newestCard('scale us/streaming-prod/orders');
-    await switchUser('U0LEAD2');
-    await card(opId).getByRole('button', { name: 'Approve' }).click();
-    await shows(() => card(opId).innerText(), 'State: COMPLETED', OUTCOME_MS);
-    await shows(() => page.locator('.resource[data-target="us/streaming-prod/orders"]').innerText(), /parallelism\s+5/);
     await page.locator('[data-cluster-tab="*"]').click();
-    await shows(() => page.locator('.resource[data-target="eu/streaming-prod/orders"]').innerText(), /parallelism\s+6/);
   });
 
   it('shows what people type as text, never as markup', async () => {

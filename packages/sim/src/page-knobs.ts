@@ -46,6 +46,8 @@ export const KNOBS = {
   'fails-in-1-min': `the job FAILS on its own ${FAILS_AFTER} s of operator time after it reaches RUNNING (a running job: from now); with kubernetes.operator.job.restart.failed the operator resubmits it`,
   'restarts-later': `${TASK_FAILOVERS} task failovers (JobException, numRestarts) ${RESTARTS_AFTER} s of operator time after each start of the job: after the next change (a running job: from now)`,
   'checkpoints-fail-later': `checkpoints complete for ${CHECKPOINTS_FAIL_AFTER} s of operator time after the job reaches RUNNING (a running job: from now), then fail (Flink REST)`,
+  'random-failovers':
+    'random task failovers now and then while the job runs (off by default, so the walkthrough is the same on every run)',
   'lose-response': "lose the API server's answer to the next patch",
 } as const;
 export type Knob = keyof typeof KNOBS;
@@ -74,6 +76,7 @@ export const KNOB_NAMES = {
   'fails-in-1-min': 'Fails in 1 min',
   'restarts-later': 'Restarts 3× later',
   'checkpoints-fail-later': 'Checkpoints fail later',
+  'random-failovers': 'Random failovers',
   'lose-response': 'Lose next API response',
 } as const satisfies Record<Knob, string>;
 
@@ -107,6 +110,7 @@ const SCENARIO_KNOBS = {
   'fails-in-1-min': ['job-failure', `incidents-after=${FAILS_AFTER}`],
   'restarts-later': [`job-exceptions=${TASK_FAILOVERS}`, `incidents-after=${RESTARTS_AFTER}`],
   'checkpoints-fail-later': ['checkpoints-failing', `incidents-after=${CHECKPOINTS_FAIL_AFTER}`],
+  'random-failovers': 'random-failovers',
 } as const satisfies Partial<Record<Knob, ScenarioSpec | readonly ScenarioSpec[]>>;
 type ScenarioKnob = keyof typeof SCENARIO_KNOBS;
 

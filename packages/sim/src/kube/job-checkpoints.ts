@@ -1,7 +1,7 @@
 // The checkpoints a simulated job completes, as its JobManager counts them: one per checkpointing interval while
 // the job runs, numbered on from the checkpoint an HA restore resumed or the savepoint it restored (so a restored
 // job never counts from 1).
-import { epochMs, type FlowEnv } from './flow-env.js';
+import type { FlowEnv } from './flow-env.js';
 import { reconciliationOf, statusOf } from './flink-status.js';
 import { jobConf } from './resource-conf.js';
 import { durationSeconds, incidentsAfterSeconds } from './scenarios.js';
@@ -15,8 +15,11 @@ import type { KubeObject } from './store.js';
  */
 const ASSUMED_INTERVAL_SECONDS = 60;
 
+/** What counting a job's checkpoints reads: the store, operator time, the knobs, what the JobManagers know. */
+export type CheckpointEnv = Pick<FlowEnv, 'store' | 'speed' | 'settings' | 'jobManagers'>;
+
 /** Real ms between two checkpoints of the job, or undefined when no interval is configured. */
-function intervalMs(env: FlowEnv, object: KubeObject): number | undefined {
+function intervalMs(env: CheckpointEnv, object: KubeObject): number | undefined {
   const settings = env.settings(object);
   const inCode = settings.scenarios.has('checkpointing-in-code')
     ? durationSeconds(settings.values.get('checkpointing-in-code') ?? '')
@@ -29,7 +32,7 @@ function intervalMs(env: FlowEnv, object: KubeObject): number | undefined {
  * The checkpoint id the current run started from: the one its HA restore resumed, or the savepoint it restored
  * (CheckpointCoordinator.restoreSavepoint numbers on from the savepoint's id), else 0.
  */
-function startingCheckpoint(env: FlowEnv, object: KubeObject, jobId: string, startMs: number): number {
+function startingCheckpoint(env: CheckpointEnv, object: KubeObject, jobId: string, startMs: number): number {
   const restore = env.jobManagers.haRestore(jobId);
   if (restore !== undefined && restore.at <= startMs + 1) return Number(/\/chk-(\d+)$/.exec(restore.path)?.[1] ?? 0);
   const path = statusOf(object).jobStatus?.upgradeSavepointPath;
@@ -75,7 +78,7 @@ export function completedBefore(ticks: number, startMs: number, everyMs: number,
  * The id of the last checkpoint the job's current run completed (0: none yet). A job that left RUNNING
  * (RESTARTING, FAILING, …) stopped checkpointing when it left, which `updateTime` records.
  */
-export function lastCompletedCheckpoint(env: FlowEnv, object: KubeObject): number {
+export function lastCompletedCheckpoint(env: CheckpointEnv, object: KubeObject): number {
   const jobStatus = statusOf(object).jobStatus;
   const jobId = jobStatus?.jobId;
   const startMs = Number(jobStatus?.startTime ?? Number.NaN);
@@ -89,7 +92,8 @@ export function lastCompletedCheckpoint(env: FlowEnv, object: KubeObject): numbe
   );
   if (failingFrom === Number.NEGATIVE_INFINITY) return base;
   const running = jobStatus?.state === 'RUNNING';
-  const elapsed = (running ? epochMs(env) : Number(jobStatus?.updateTime ?? epochMs(env))) - startMs;
+  const elapsed =
+    (running ? env.store.now().getTime() : Number(jobStatus?.updateTime ?? env.store.now().getTime())) - startMs;
   const interval = intervalMs(env, object);
   const every = interval ?? scaledMs(env.speed, ASSUMED_INTERVAL_SECONDS);
   const ticks = Math.max(0, Math.floor(elapsed / every));

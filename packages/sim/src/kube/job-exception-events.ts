@@ -6,7 +6,9 @@ import { errorJson, writeStatus } from './flink-status.js';
 import type { JobFailure } from './job-failure.js';
 import { exceptionChain } from './reconcile-errors.js';
 import { isoInstant } from './instant.js';
+import { lastCompletedCheckpoint } from './job-checkpoints.js';
 import { jobConf, refOf } from './resource-conf.js';
+import type { ScenarioSettings } from './scenarios.js';
 import { EXCEPTION_HISTORY_SIZE, type JobManagerState } from './jobmanager-state.js';
 import { checkpointDir, effectiveParallelism, type Spec } from './spec-json.js';
 import { scaledMs, type Speed } from './speed.js';
@@ -22,12 +24,13 @@ const JOB_FAILURE = {
   message: 'Recovery is suppressed by NoRestartBackoffTimeStrategy',
 };
 
-/** What the observer's records need: the store, operator time, the source of random choices. */
+/** What the observer's records need: the store, operator time, the source of random choices, the knobs. */
 export interface ObserverEnv {
   store: SimStore;
   speed: Speed;
   random: () => number;
   jobManagers: JobManagerState;
+  settings(object: KubeObject): ScenarioSettings;
 }
 
 /** One root exception of the job's history, as the observer reports it: `JobException` with its annotations. */
@@ -83,7 +86,8 @@ export function simulatedFailure(object: KubeObject): JobFailure {
  * checkpoint completed, so upgradeSavepointPath stays what it was.
  */
 export function recordJobFailure(env: ObserverEnv, object: KubeObject, cause = simulatedFailure(object)): void {
-  const { store, random } = env;
+  const { store } = env;
+  const latest = cause.checkpointed === false ? undefined : latestCheckpointPath(env, object);
   const wrapper = cause.wrapper ?? JOB_FAILURE;
   const failure = { ...wrapper, causes: cause.causes };
   recordEvent(store, {
@@ -108,18 +112,25 @@ export function recordJobFailure(env: ObserverEnv, object: KubeObject, cause = s
       const jobStatus = (status.jobStatus ??= {});
       jobStatus.state = 'FAILED';
       jobStatus.updateTime = String(store.now().getTime());
-      // SnapshotObserver.observeLatestCheckpoint: a terminal job's last completed checkpoint becomes the path a
-      // later resume (or NOOP savepoint suspend) restores from. After an HA last-state deploy the placeholder
-      // stays (the last checkpoint is unknown to the operator), which is what later makes an upgrade fail.
-      const dir = checkpointDir(jobConf(store, object));
-      const placeholder = jobStatus.upgradeSavepointPath === 'KUBERNETES_OPERATOR_LAST_STATE';
-      if (dir !== undefined && !placeholder && cause.checkpointed !== false && typeof jobStatus.jobId === 'string') {
-        jobStatus.upgradeSavepointPath = `${dir}/${jobStatus.jobId}/chk-${1 + Math.floor(random() * 500)}`;
-      }
+      if (latest !== undefined) jobStatus.upgradeSavepointPath = latest;
       status.error = errorJson(wrapper.type, wrapper.message, cause.causes);
     },
     { conditions: true },
   );
+}
+
+/**
+ * SnapshotObserver.observeLatestCheckpoint: for a terminal job the operator records the newest checkpoint Flink REST
+ * knows — the one the run completed last, or else the one it restored (an HA last-state restore's too) — as the path
+ * a later restart or resume restores from. Only when REST knows none does the HA placeholder stay, and a restart
+ * then fails "Manual restore required." (docs/sandbox.md#checkpoints-and-restores).
+ */
+function latestCheckpointPath(env: ObserverEnv, object: KubeObject): string | undefined {
+  const jobId = (object.status?.jobStatus as { jobId?: unknown } | undefined)?.jobId;
+  if (typeof jobId !== 'string') return undefined;
+  const dir = checkpointDir(jobConf(env.store, object));
+  const id = lastCompletedCheckpoint(env, object);
+  return dir === undefined || id === 0 ? undefined : `${dir}/${jobId}/chk-${id}`;
 }
 
 /** kubernetes.operator.events.exceptions.stacktrace-lines (5): the event carries this many lines of the trace. */

@@ -15,7 +15,11 @@ import { jobOf } from './spec-json.js';
 import { scaledMs, STEP_SECONDS, type Speed } from './speed.js';
 import type { KubeObject, SimStore } from './store.js';
 
-/** Chance per reconcile interval that a running job has a task failover, when ambient failovers are on. */
+/**
+ * Chance per reconcile interval that a running job has a task failover, when random failovers are on for it (the
+ * `random-failovers` knob) or for every job (`ambient`); off by default, so the walkthrough is the same on every run
+ * (docs/sandbox.md#jobs-that-go-wrong-later-on-their-own).
+ */
 const AMBIENT_FAILOVER_CHANCE = 1 / 20;
 export interface IncidentOptions {
   store: SimStore;
@@ -24,7 +28,7 @@ export interface IncidentOptions {
   settings(object: KubeObject): ScenarioSettings;
   /** Where a run's checkpoints are told to start failing (read by the REST API and the checkpoint model). */
   jobManagers: JobManagerState;
-  /** Occasional task failovers on every running job (the realistic demo), with or without knobs. */
+  /** Occasional task failovers on every running job, with or without knobs (else only where `random-failovers` is set). */
   ambient: boolean;
 }
 
@@ -38,15 +42,12 @@ export class JobIncidents {
   /** Per resource: the run the `job-restarting` knob was spent on (a redeploy afterwards runs normally). */
   private readonly restarting = new Map<string, string>();
   private readonly timers = new Set<NodeJS.Timeout>();
-  private readonly ambientTimer: NodeJS.Timeout | undefined;
+  /** Started by the first job that may fail over at random (`ambient`, or a `random-failovers` knob). */
+  private ambientTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(private readonly options: IncidentOptions) {
-    if (options.ambient)
-      this.ambientTimer = setInterval(
-        () => this.ambientTick(),
-        scaledMs(options.speed, STEP_SECONDS.reconcileInterval),
-      );
+    if (options.ambient) this.startRandomFailovers();
   }
 
   /**
@@ -59,6 +60,7 @@ export class JobIncidents {
     const run = runOf(object);
     const key = keyOf(object);
     const settings = this.options.settings(object);
+    if (settings.scenarios.has('random-failovers')) this.startRandomFailovers();
     const first = incidentsAfterSeconds(settings) ?? STEP_SECONDS.jobException;
     this.observeRestarting(object, key, run, first);
     if (run === undefined) return;
@@ -195,10 +197,19 @@ export class JobIncidents {
     this.timers.add(timer);
   }
 
+  private startRandomFailovers(): void {
+    this.ambientTimer ??= setInterval(
+      () => this.ambientTick(),
+      scaledMs(this.options.speed, STEP_SECONDS.reconcileInterval),
+    );
+  }
+
   private ambientTick(): void {
-    const { store, random } = this.options;
+    const { store, random, ambient, settings } = this.options;
     for (const object of [...store.list('flinkdeployments'), ...store.list('flinksessionjobs')]) {
-      if (runOf(object) !== undefined && random() < AMBIENT_FAILOVER_CHANCE) this.failover(object);
+      if (runOf(object) === undefined) continue;
+      if (!ambient && !settings(object).scenarios.has('random-failovers')) continue;
+      if (random() < AMBIENT_FAILOVER_CHANCE) this.failover(object);
     }
   }
 

@@ -11,6 +11,7 @@ export const SCENARIOS = [
   'job-exceptions',
   'job-failure',
   'job-restarting',
+  'random-failovers',
   'restored-elsewhere',
   'rest-unreachable',
   'savepoint-abandoned',

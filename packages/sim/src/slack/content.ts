@@ -1,6 +1,7 @@
 // What a posted or edited message may carry: text, blocks, attachments, metadata, with Slack's error for each fault.
 import { type Args, str } from './args.js';
 import { validateBlocks } from './blockkit-limits.js';
+import { withBlockIds } from './block-ids.js';
 import type { SlackMetadata } from './types.js';
 
 export type SlackBody = { ok: boolean } & Record<string, unknown>;
@@ -61,7 +62,7 @@ export function readContent(args: Args, requireContent: boolean): ContentResult 
   if (args.blocks !== undefined) {
     const checked = checkBlocks(args.blocks);
     if (!checked.ok) return checked;
-    content.blocks = args.blocks as unknown[];
+    content.blocks = withBlockIds(args.blocks as unknown[]);
   }
   if (args.attachments !== undefined) {
     if (!Array.isArray(args.attachments)) return { ok: false, body: fail('invalid_attachments') };

@@ -1,6 +1,7 @@
 // views.publish: a person's Home tab, validated as Slack validates views (Block Kit, 100 blocks, 250 kB), kept per user.
 import { randomBytes } from 'node:crypto';
 import { type Args, str } from './args.js';
+import { withBlockIds } from './block-ids.js';
 import { validateBlocks } from './blockkit-limits.js';
 import { fail } from './content.js';
 import type { Handler } from './methods-chat.js';
@@ -55,7 +56,7 @@ export const viewsPublish: Handler = (args, { ws }) => {
   const published: SimHomeView = {
     id: previous?.id ?? `V${randomBytes(5).toString('hex').toUpperCase()}`,
     user,
-    view: structuredClone(view) as SimHomeView['view'],
+    view: structuredClone({ ...view, blocks: withBlockIds(view.blocks as unknown[]) }) as SimHomeView['view'],
     hash: `${Math.floor(Date.now() / 1000)}.${randomBytes(4).toString('hex')}`,
     publishedAt: Date.now(),
   };

@@ -1,5 +1,6 @@
 // response_url endpoints: 5 uses within 30 minutes each, replies ephemeral to the command's user unless in_channel.
 import { randomBytes } from 'node:crypto';
+import { withBlockIds } from './block-ids.js';
 import { checkBlocks } from './content.js';
 import type { Workspace } from './state.js';
 import type { RecordedResponse, ResponseUrlContext } from './types.js';
@@ -104,7 +105,7 @@ export class ResponseUrls {
     const { channel, user, messageTs } = context;
     if (channel === undefined) return;
     const text = typeof body.text === 'string' ? body.text : '';
-    const blocks = Array.isArray(body.blocks) ? (body.blocks as unknown[]) : undefined;
+    const blocks = Array.isArray(body.blocks) ? withBlockIds(body.blocks as unknown[]) : undefined;
     if (this.applyToAck(context, body, { text, blocks })) return;
     const original = messageTs === undefined ? undefined : ws.find(channel, messageTs);
     if (body.delete_original === true) {

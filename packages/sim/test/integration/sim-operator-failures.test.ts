@@ -186,7 +186,8 @@ describe('UpgradeFailed', () => {
     expect(errorOf(statusOf(get())).message).toContain('Manual restore required.');
   });
 
-  it('happens by itself to a failed job whose last state is the HA placeholder', async () => {
+  /** Deploys orders last-state, restarts it from its HA metadata (the placeholder), then makes the job FAIL. */
+  async function failedAfterHaRestart(): Promise<void> {
     await deployed('orders', { upgradeMode: 'last-state' });
     editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.restartNonce = 1));
     const restarted = await waitStable(sim.rig.store, NS, 'orders');
@@ -201,9 +202,23 @@ describe('UpgradeFailed', () => {
       'FAILED',
     );
     sim.rig.operator.clearScenario(NS, 'orders');
+  }
+
+  it('not for a failed job after an HA restore: the operator records the checkpoint Flink knows, a restart restores it', async () => {
+    await failedAfterHaRestart();
+    // SnapshotObserver.observeLatestCheckpoint: the newest of latest.restored and latest.completed.
+    expect(statusOf(get()).jobStatus?.upgradeSavepointPath).toMatch(/\/chk-\d+$/);
     const generation = editSpec(sim.rig.store, 'flinkdeployments', NS, 'orders', (s) => (s.restartNonce = 2));
-    expect(await warning('UpgradeFailed', 2)).toMatchObject({ message: UPGRADE_FAILED });
-    expect(statusOf(get())).toMatchObject({ observedGeneration: generation - 1, lifecycleState: 'FAILED' });
+    const back = await waitForStatus(
+      sim.rig.store,
+      'flinkdeployments',
+      NS,
+      'orders',
+      (s) => s.observedGeneration === generation && s.jobStatus?.state === 'RUNNING' && s.lifecycleState === 'STABLE',
+      'RUNNING again',
+    );
+    expect(statusOf(back).error).toBeUndefined();
+    expect(eventCount('UpgradeFailed')).toBe(0);
   });
 });
 

@@ -174,4 +174,30 @@ describe('the sandbox page: direct messages', () => {
     expect((await post('/api/command', { user: 'U0LEAD1', channel: DM, text: '/flink help' })).status).toBe(403);
     expect(received).toHaveLength(1);
   });
+  it('a button the app posted without a block_id is clicked with the id Slack gave its block (an Undo, say)', async () => {
+    const undo = [
+      { type: 'section', text: { type: 'mrkdwn', text: 'Regressed after the change' } },
+      {
+        type: 'actions',
+        elements: [
+          { type: 'button', text: { type: 'plain_text', text: 'Undo' }, action_id: 'flink_ops_undo', value: 'op-7' },
+        ],
+      },
+    ];
+    await client.conversations.open({ users: 'U0LEAD1' });
+    const posted = await client.chat.postMessage({ channel: DM, text: 'Regressed after the change', blocks: undo });
+    // What the page renders from: the stored message, block ids and all.
+    const shown = (await state()).messages[DM]?.find((m) => m.ts === posted.ts);
+    const blockId = (shown?.blocks?.[1] as { block_id?: string } | undefined)?.block_id ?? '';
+    expect(blockId).toMatch(/^[A-Za-z0-9]{5}$/);
+    const click = { channel: DM, messageTs: posted.ts, actionId: 'flink_ops_undo', blockId, value: 'op-7' };
+    expect(await post('/api/action', { user: 'U0LEAD1', ...click })).toMatchObject({ status: 200, json: { ok: true } });
+    const payload = JSON.parse(new URLSearchParams(received[0]?.body).get('payload') ?? '{}') as Record<
+      string,
+      unknown
+    >;
+    expect(payload).toMatchObject({
+      actions: [{ action_id: 'flink_ops_undo', block_id: blockId, value: 'op-7', text: { text: 'Undo' } }],
+    });
+  });
 });

@@ -130,6 +130,21 @@ describe('cluster panel knobs', () => {
     await waitFor(c.store, () => reasonCount(c, 'JobException') >= 3);
   });
 
+  it('random failovers: only on the target whose knob is set (docs/sandbox.md#jobs-that-go-wrong-later-on-their-own)', async () => {
+    // A low draw makes every reconcile interval's chance hit (fast speed: 600 ms per interval).
+    const c = (cluster = await startSimCluster({ seed: 'none', speed: 'fast', random: () => 0.01 }));
+    c.store.create('flinkdeployments', deployment('orders', NS));
+    c.store.create('flinkdeployments', deployment('payments', NS));
+    await waitStable(c.store, NS, 'orders');
+    await waitStable(c.store, NS, 'payments');
+    const board = new KnobBoard(c);
+    expect(board.set(NS, 'orders', 'random-failovers', true)).toEqual(['random-failovers']);
+    await waitFor(c.store, () => reasonCount(c, 'JobException') >= 2);
+    const payments = c.store.get('flinkdeployments', NS, 'payments');
+    if (!payments) throw new Error('payments is gone');
+    expect(eventsFor(c.store, payments).filter((e) => e.reason === 'JobException')).toEqual([]);
+  });
+
   it('stop fails once: one SavepointError, then the suspend completes', async () => {
     const { cluster: c, board } = await running();
     board.set(NS, 'orders', 'stop-fails-once', true);
