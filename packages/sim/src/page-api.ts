@@ -13,6 +13,8 @@ export interface PageBackend {
   slack: SimSlack;
   /** The simulated clusters by name (the sandbox's eu and us), in the order the page shows them. */
   clusters?: readonly { name: string; cluster: SimCluster }[];
+  /** Operator seconds the "later" knobs hold back at least (page-knobs.ts `laterFloorSeconds`; the sandbox's). */
+  laterFloor?: number;
   /** Or one unnamed simulated cluster (a single-cluster page); ignored when `clusters` is given. */
   cluster?: SimCluster;
   /** The bot's `/slack/events`. */
@@ -26,10 +28,14 @@ export interface PageBackend {
 }
 
 /** The clusters a backend shows, each with its knob board (`knobs`: the single cluster's, when already made). */
-export function backendPanel(backend: Pick<PageBackend, 'clusters' | 'cluster'>, knobs?: KnobBoard): PanelCluster[] {
-  if (backend.clusters !== undefined && backend.clusters.length > 0) return panelClusters(backend.clusters);
+export function backendPanel(
+  backend: Pick<PageBackend, 'clusters' | 'cluster' | 'laterFloor'>,
+  knobs?: KnobBoard,
+): PanelCluster[] {
+  if (backend.clusters !== undefined && backend.clusters.length > 0)
+    return panelClusters(backend.clusters, backend.laterFloor);
   if (backend.cluster === undefined) throw new Error('the page needs a simulated cluster (clusters or cluster)');
-  return [{ cluster: backend.cluster, knobs: knobs ?? new KnobBoard(backend.cluster) }];
+  return [{ cluster: backend.cluster, knobs: knobs ?? new KnobBoard(backend.cluster, backend.laterFloor) }];
 }
 
 /** A request the page got wrong: answered with `status` and the message. */

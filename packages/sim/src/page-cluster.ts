@@ -131,8 +131,11 @@ export interface PanelCluster {
 }
 
 /** The panel of several named clusters, each with a knob board of its own, in the order given. */
-export function panelClusters(clusters: readonly { name: string; cluster: PanelCluster['cluster'] }[]): PanelCluster[] {
-  return clusters.map(({ name, cluster }) => ({ name, cluster, knobs: new KnobBoard(cluster) }));
+export function panelClusters(
+  clusters: readonly { name: string; cluster: PanelCluster['cluster'] }[],
+  laterFloor = 0,
+): PanelCluster[] {
+  return clusters.map(({ name, cluster }) => ({ name, cluster, knobs: new KnobBoard(cluster, laterFloor) }));
 }
 
 /** The operator and CRD release of each named cluster that says which it runs. */

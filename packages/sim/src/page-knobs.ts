@@ -3,7 +3,7 @@
 // minutes later on its own) and one lost API response (docs/sandbox.md#what-the-simulated-operator-does-on-real-jobs).
 import type { SimCluster } from './kube/cluster.js';
 import type { ScenarioSpec } from './kube/scenarios.js';
-import { STEP_SECONDS } from './kube/speed.js';
+import { scaledMs, STEP_SECONDS, type Speed } from './kube/speed.js';
 
 /**
  * How long the "image pull recovers" knob keeps the pull failing (operator seconds, scaled by --speed): with the
@@ -137,11 +137,29 @@ function isScenarioKnob(knob: Knob): knob is ScenarioKnob {
   return Object.hasOwn(SCENARIO_KNOBS, knob);
 }
 
+/**
+ * How long the sandbox's "later" knobs hold their incidents back at least, in real time (docs/sandbox.md#knob-timings):
+ * at `fast` speed the operator runs 100× faster but the worker's own waits (FAILURE_GRACE, the checkpoint after the
+ * change) do not, and 120 operator seconds (1.2 s) would land before the change's evidence is in.
+ */
+export const SANDBOX_LATER_FLOOR_MS = 10_000;
+
+/** The floor in operator seconds at `speed`: what the sandbox gives its knob boards. */
+export function laterFloorSeconds(speed: Speed): number {
+  return Math.ceil(SANDBOX_LATER_FLOOR_MS / scaledMs(speed, 1));
+}
+
+const INCIDENTS_AFTER = /^incidents-after=(\d+)$/;
+
 /** Which knobs are set, per `namespace/name`; scenario knobs are applied to the simulated operator as a set. */
 export class KnobBoard {
   private readonly scenarios = new Map<string, Set<ScenarioKnob>>();
 
-  constructor(private readonly cluster: Pick<SimCluster, 'operator' | 'server'>) {}
+  /** `laterFloor`: operator seconds the "later" knobs hold back at least (the sandbox's `laterFloorSeconds`); 0: none. */
+  constructor(
+    private readonly cluster: Pick<SimCluster, 'operator' | 'server'>,
+    private readonly laterFloor = 0,
+  ) {}
 
   /** Turns a knob on or off (`on` omitted: toggles it); returns the knobs now set on the target. */
   set(namespace: string, name: string, knob: Knob, on?: boolean): Knob[] {
@@ -177,10 +195,16 @@ export class KnobBoard {
         name,
         [...set].flatMap((k): readonly ScenarioSpec[] => {
           const specs: ScenarioSpec | readonly ScenarioSpec[] = SCENARIO_KNOBS[k];
-          return typeof specs === 'string' ? [specs] : specs;
+          return (typeof specs === 'string' ? [specs] : specs).map((spec) => this.held(spec));
         }),
         { slowReconcileSeconds: SLOW_RECONCILE_SECONDS },
       );
+  }
+
+  /** `incidents-after=N`, never shorter than the board's floor. */
+  private held(spec: ScenarioSpec): ScenarioSpec {
+    const seconds = INCIDENTS_AFTER.exec(spec)?.[1];
+    return seconds === undefined ? spec : `incidents-after=${Math.max(Number(seconds), this.laterFloor)}`;
   }
 
   private setLostResponse(namespace: string, name: string, on: boolean): void {

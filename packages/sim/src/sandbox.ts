@@ -25,6 +25,7 @@ import { EVENT_TTL_USAGE, parseEventTtlMs } from './kube/event-ttl.js';
 import type { OperatorVersion } from './kube/versions.js';
 import { writeMultiKubeconfig } from './kube/kubeconfig.js';
 import { isSpeed, SPEEDS, type Speed } from './kube/speed.js';
+import { laterFloorSeconds } from './page-knobs.js';
 import { startPageServer, type PageServer } from './page-server.js';
 import { sandboxRedis } from './redis.js';
 import { openAuditFile } from './sandbox-audit.js';
@@ -244,6 +245,7 @@ export async function startSandbox(
       policy: loaded.policy as Policy,
       policyFile: options.policyFile,
       logger: log,
+      laterFloor: laterFloorSeconds(options.speed),
     });
     let closing: Promise<void> | undefined;
     const sandbox: RunningSandbox = {

@@ -1,6 +1,7 @@
 // The sandbox page's "later" knobs, switched per row through `POST /api/knob`: a job that fails in a minute,
 // restarts some minutes after the next change, or whose checkpoints fail later (incidents-after on the operator).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { KnobBoard } from '../../src/page-knobs.js';
 import { startSimCluster, type SimCluster } from '../../src/kube/cluster.js';
 import { scaledMs } from '../../src/kube/speed.js';
 import type { KubeObject } from '../../src/kube/store.js';
@@ -100,6 +101,13 @@ describe('the later knobs on the cluster panel', () => {
       `${c.url}/api/v1/namespaces/${NS}/services/orders-rest:rest/proxy/jobs/${jobId}/metrics`,
     );
     expect(await metrics.json()).toEqual([{ id: 'numRestarts', value: '3' }]);
+  });
+
+  it('a board with a floor (the sandbox) holds the later knobs back that long at least', async () => {
+    const board = new KnobBoard(c, 1000);
+    expect(board.set(NS, 'orders', 'restarts-later', true)).toEqual(['restarts-later']);
+    expect(operatorKnobs()).toEqual(['incidents-after=1000', 'job-exceptions=3']);
+    expect(board.set(NS, 'orders', 'restarts-later', false)).toEqual([]);
   });
 
   it('one later knob at a time, and none beside a knob whose incidents come right away', async () => {

@@ -3,7 +3,7 @@
 // shows the change running.
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../../src/config.js';
-import { RECOVERING_KNOBS } from '../../src/page-knobs.js';
+import { laterFloorSeconds, RECOVERING_KNOBS, SANDBOX_LATER_FLOOR_MS } from '../../src/page-knobs.js';
 import { SPEEDS, scaledMs } from '../../src/kube/speed.js';
 import { sandboxEnv } from '../../src/sandbox.js';
 
@@ -32,4 +32,15 @@ describe('knob timings in the sandbox', () => {
     for (const [knob, seconds] of Object.entries(RECOVERING_KNOBS))
       expect(scaledMs(speed, seconds), `${knob} at ${speed}: grace ${graceMs} ms`).toBeLessThanOrEqual(graceMs / 2);
   });
+
+  it.each(SPEEDS)(
+    'at %s speed the "later" knobs hold back past FAILURE_GRACE and the floor, so their incidents follow the evidence',
+    (speed) => {
+      const graceMs = sandboxGraceMs(speed);
+      // Fails in 1 min (60 s) is the shortest "later" knob.
+      const heldMs = scaledMs(speed, Math.max(60, laterFloorSeconds(speed)));
+      expect(heldMs).toBeGreaterThanOrEqual(SANDBOX_LATER_FLOOR_MS);
+      expect(heldMs).toBeGreaterThanOrEqual(2 * graceMs);
+    },
+  );
 });
