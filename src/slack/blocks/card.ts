@@ -4,6 +4,7 @@ import type { OperationRecord } from '../../domain/engines/operation.js';
 import type { CheckResult } from '../../domain/model/decision.js';
 import { isTerminal, type OperationState } from '../../domain/model/lifecycle.js';
 import { formatTarget } from '../../domain/model/target.js';
+import { GITOPS_CHECK } from '../../domain/engines/planning/gitops.js';
 import { enforceLimits } from './limits.js';
 import { nextStep } from './next.js';
 import {
@@ -185,13 +186,15 @@ function caveatsSection(record: OperationRecord): Block | undefined {
 }
 
 /**
- * Checks that need a look (warn, fail) are listed; those that passed fold into one line below them
+ * Checks that need a look (warn, fail) are listed, and so is the GitOps check, passed or not: whether Git puts the
+ * change back is what the change means (docs/policy.md#gitops-managed-targets); the other passed ones fold into one line below them
  * (docs/lifecycle.md#the-card).
  */
 function checkBlocks(checks: readonly CheckResult[]): Block[] {
   if (checks.length === 0) return [section('*Checks*\n_no checks apply_')];
-  const open = checks.filter((c) => c.outcome !== 'pass');
-  const passed = checks.filter((c) => c.outcome === 'pass');
+  const listed = (c: CheckResult): boolean => c.outcome !== 'pass' || c.name === GITOPS_CHECK;
+  const open = checks.filter(listed);
+  const passed = checks.filter((c) => !listed(c));
   const names = passed.map((c) => `\`${escapeText(c.name)}\``).join(', ');
   return [
     ...(open.length > 0 ? [section(`*Checks*\n${checkLines(open).join('\n')}`)] : []),
