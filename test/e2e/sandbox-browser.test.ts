@@ -1,7 +1,6 @@
 // The sandbox page in headless Chromium: the README's walkthrough (README.md#try-it), its nine steps as written, each
 // asserting what the README says appears and leaving test-results/walkthrough-step-N.png; then the page's other parts
 // (usage hint, App Home, both clusters in the panel, text shown as text).
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,16 +8,8 @@ import { chromium, type BrowserContext, type Locator, type Page } from 'playwrig
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import { eventually, holds } from '../support/poll.js';
 import { baseEnv, REPO_ROOT, startSandboxProcess, type SandboxProcess } from '../support/sandbox-process.js';
+import { CHROMIUM, CHROMIUM_ARGS, requireChromium } from '../support/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-];
 const RESULTS = join(REPO_ROOT, 'test-results');
 /** docs/sandbox.png is rewritten only on request, so a test run leaves the tracked files alone. */
 const DOCS_SCREENSHOT = process.env.UPDATE_DOCS_SCREENSHOT === '1' ? join(REPO_ROOT, 'docs', 'sandbox.png') : undefined;
@@ -80,8 +71,7 @@ async function switchUser(id: string): Promise<void> {
 let starting: Promise<void> | undefined;
 function ready(): Promise<void> {
   starting ??= (async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(`Chromium is missing at ${CHROMIUM}: install it: apt-get install -y chromium`);
+    requireChromium();
     sandbox = await startSandboxProcess({ env: baseEnv({ REDIS_URL: inject('redisUrl') }) });
     profile = await mkdtemp(join(tmpdir(), 'sandbox-chromium-'));
     context = await chromium.launchPersistentContext(profile, {

@@ -1,6 +1,5 @@
 // The sandbox page at 1280×800 with a thread open, a laptop's window: the cluster panel stays whole within the
 // viewport, and every knob button shows its short name (docs/sandbox.md#the-knobs), never its id.
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,16 +7,8 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { eventually, holds } from '../support/poll.js';
 import { baseEnv, REPO_ROOT, startSandboxProcess, type SandboxProcess } from '../support/sandbox-process.js';
+import { CHROMIUM, CHROMIUM_ARGS, requireChromium } from '../support/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-];
 const RESULTS = join(REPO_ROOT, 'test-results');
 const VIEWPORT = { width: 1280, height: 800 };
 const OUTCOME_MS = 60_000;
@@ -28,8 +19,7 @@ let profile: string | undefined;
 
 /** The page at 1280×800; a missing Chromium fails with the install command (never a skip). */
 async function open(): Promise<Page> {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`Chromium is missing at ${CHROMIUM}: install it: apt-get install -y chromium`);
+  requireChromium();
   sandbox = await startSandboxProcess({ env: baseEnv({ REDIS_URL: inject('redisUrl') }) });
   profile = await mkdtemp(join(tmpdir(), 'sandbox-layout-'));
   context = await chromium.launchPersistentContext(profile, {

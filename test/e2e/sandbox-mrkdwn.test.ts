@@ -1,21 +1,12 @@
 // The sandbox page's renderer (packages/sim/src/page/blocks.js) in Chromium: mrkdwn and emoji shortcodes as Slack
 // renders them (README.md#try-it: the page looks and behaves like a Slack channel), outside text never markup.
-import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/sandbox-process.js';
+import { CHROMIUM, CHROMIUM_ARGS, requireChromium } from '../support/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-];
 const PAGE_DIR = join(REPO_ROOT, 'packages', 'sim', 'src', 'page');
 const ORIGIN = 'http://page.test';
 
@@ -25,8 +16,7 @@ let page: Page | undefined;
 /** A blank page whose scripts are the page's own files, served as the page server serves them. */
 async function blank(): Promise<Page> {
   if (page) return page;
-  if (!existsSync(CHROMIUM))
-    throw new Error(`Chromium is missing at ${CHROMIUM}: install it: apt-get install -y chromium`);
+  requireChromium();
   browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
   page = await browser.newPage();
   await page.route(`${ORIGIN}/**`, async (route) => {
