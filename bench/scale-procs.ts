@@ -1,5 +1,6 @@
 // Child processes of bench/scale.ts: the simulators and bare Bolt apps (tsx scripts printing one JSON line when
 // ready) and the measured bot and worker processes (`flink-chatops serve --role …`), their /metrics and peak RSS.
+import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { cp, readFile } from 'node:fs/promises';
@@ -112,6 +113,12 @@ export async function buildForBench(): Promise<void> {
   await cp(join(ROOT, 'src', 'store', 'lua'), join(BUILD_DIR, 'store', 'lua'), { recursive: true });
 }
 
+/**
+ * One record-signing key for every role this bench process starts (docs/deployment.md#record-signing): `serve`
+ * refuses to start without one, and bot and workers must share it.
+ */
+const BENCH_RECORD_KEY = process.env.RECORD_SIGNING_KEY ?? randomBytes(32).toString('hex');
+
 /** `flink-chatops serve --role <role>` (built) with `env`; resolves once its /readyz answers 200. */
 export async function startRole(
   name: string,
@@ -121,7 +128,13 @@ export async function startRole(
 ): Promise<RoleProcess> {
   const child = spawn(process.execPath, [join(BUILD_DIR, 'cli', 'main.js'), 'serve', '--role', role], {
     cwd: ROOT,
-    env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'error' },
+    env: {
+      ...process.env,
+      RECORD_SIGNING_KEY: BENCH_RECORD_KEY,
+      ...env,
+      PORT: String(port),
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'error',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const tail = stderrTail(child);
