@@ -8,7 +8,7 @@ const USAGE = `flink-chatops development tools (packages/sim):
                                                   run the simulated Kubernetes API server and Flink operator`;
 
 export const SUBCOMMANDS: Readonly<Record<string, () => Promise<SubcommandHandler>>> = {
-  sandbox: async () => (await import('./sandbox.js')).runSandbox,
+  sandbox: async () => (await import('./sandbox-command.js')).runSandbox,
   'sim-cluster': async () => (await import('./sim-cluster-cli.js')).simClusterCommand,
 };
 

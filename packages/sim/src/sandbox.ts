@@ -1,30 +1,26 @@
-// `flink-chatops sandbox` (npm start): Redis, two simulated clusters (eu and us) and Slack, the bot, a worker per
-// cluster and the page, on loopback, until Ctrl-C. The bot and workers are configured through loadConfig exactly as
+// The sandbox (npm start; its subcommand is sandbox-command.ts): Redis, two simulated clusters (eu and us) and Slack,
+// the bot, a worker per cluster and the page, on loopback, until closed. The bot and workers are configured through loadConfig exactly as
 // `serve` configures them: one kubeconfig with a context per cluster, KUBE_CONTEXTS, and WORKER_CLUSTERS
 // (docs/deployment.md#several-clusters).
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   createLogger,
   loadConfig,
   loadPolicyFile,
-  parseArgs,
-  redactUrl,
   startBot,
   startWorker,
   type Config,
   type Logger,
   type Policy,
-  type SubcommandHandler,
 } from './bot.js';
 import { startSimCluster, type Seed, type SimCluster } from './kube/cluster.js';
-import { EVENT_TTL_USAGE, parseEventTtlMs } from './kube/event-ttl.js';
 import type { OperatorVersion } from './kube/versions.js';
 import { writeMultiKubeconfig } from './kube/kubeconfig.js';
-import { isSpeed, SPEEDS, type Speed } from './kube/speed.js';
+import type { Speed } from './kube/speed.js';
 import { laterFloorSeconds } from './page-knobs.js';
 import { startPageServer, type PageServer } from './page-server.js';
 import { sandboxRedis } from './redis.js';
@@ -32,7 +28,6 @@ import { openAuditFile } from './sandbox-audit.js';
 import { startSimSlack, type SimSlack } from './slack-api.js';
 import { BOT, CHANNELS, TEAM, USERGROUPS, USERS } from './workspace.js';
 
-const USAGE = 'usage: flink-chatops sandbox [--speed fast|realistic] [--port N] [--policy FILE]';
 const PACKAGE_ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const SANDBOX_POLICY = resolve(PACKAGE_ROOT, 'sandbox-policy.yaml');
 
@@ -53,24 +48,6 @@ export interface SandboxOptions {
   policyFile: string;
   /** How long the clusters keep Events (kube-apiserver --event-ttl); unset: an hour. */
   eventTtlMs?: number;
-}
-
-type Parsed = { ok: true; options: SandboxOptions } | { ok: false; message: string };
-
-export function parseSandboxArgs(args: string[]): Parsed {
-  const parsed = parseArgs(args, { speed: 'value', port: 'value', policy: 'value', 'event-ttl': 'value' });
-  if (!parsed.ok) return parsed;
-  if (parsed.positional.length > 0) return { ok: false, message: `unexpected argument "${parsed.positional[0]}"` };
-  const { speed = 'realistic', port, policy, 'event-ttl': ttl } = parsed.values as Record<string, string | undefined>;
-  if (!isSpeed(speed)) return { ok: false, message: `--speed must be one of ${SPEEDS.join(', ')}, not "${speed}"` };
-  if (port !== undefined && (!/^\d+$/.test(port) || Number(port) > 65_535)) {
-    return { ok: false, message: `--port must be a port number 0–65535 (0 = any free port), not "${port}"` };
-  }
-  const eventTtlMs = ttl === undefined ? undefined : parseEventTtlMs(ttl);
-  if (ttl !== undefined && eventTtlMs === undefined) return { ok: false, message: `${EVENT_TTL_USAGE}, not "${ttl}"` };
-  const policyFile = policy === undefined ? SANDBOX_POLICY : isAbsolute(policy) ? policy : resolve(policy);
-  const options: SandboxOptions = { speed, policyFile, ...(port === undefined ? {} : { port: Number(port) }) };
-  return { ok: true, options: eventTtlMs === undefined ? options : { ...options, eventTtlMs } };
 }
 
 export interface RunningSandbox {
@@ -319,56 +296,3 @@ async function dropKeys(url: string, prefix: string): Promise<void> {
     client.disconnect();
   }
 }
-
-/**
- * The first SIGINT or SIGTERM resolves; a second one means "stop now". The same Ctrl-C often arrives twice within
- * milliseconds (from the terminal and relayed by a wrapper such as npm, tsx or timeout), so only one that comes
- * more than a second later counts as a second signal.
- */
-function watchSignals(onSecond: () => void): Promise<NodeJS.Signals> {
-  let firstAt: number | undefined;
-  return new Promise((resolve) => {
-    const on = (signal: NodeJS.Signals): void => {
-      if (firstAt === undefined) {
-        firstAt = Date.now();
-        resolve(signal);
-      } else if (Date.now() - firstAt > 1000) onSecond();
-    };
-    process.on('SIGINT', on);
-    process.on('SIGTERM', on);
-  });
-}
-
-export const runSandbox: SubcommandHandler = async (args) => {
-  const parsed = parseSandboxArgs(args);
-  if (!parsed.ok) {
-    process.stderr.write(`flink-chatops sandbox: ${parsed.message}\n${USAGE}\n`);
-    return 1;
-  }
-  const stopped = watchSignals(() => process.exit(1));
-  const started = await startSandbox(parsed.options);
-  if (!started.ok) {
-    process.stderr.write(`${started.message}\n`);
-    return 1;
-  }
-  const { sandbox } = started;
-  const redisNote =
-    sandbox.redis.kind === 'private' ? `a private redis-server at ${sandbox.redis.url}` : redactUrl(sandbox.redis.url);
-  process.stdout.write(
-    [
-      `flink-chatops sandbox is running: open ${sandbox.url}`,
-      `  policy: ${sandbox.policyFile}`,
-      `  redis:  ${redisNote} (keys under {${sandbox.prefix}})`,
-      `  audit trail: ${sandbox.auditPath} (one JSON line per event, not on this terminal)`,
-      `  speed:  ${parsed.options.speed}; simulated clusters (kubeconfig ${sandbox.kubeconfigPath}):`,
-      ...sandbox.clusters.map(({ name, cluster }) => `    ${name}: Kubernetes API at ${cluster.url}, its own worker`),
-      '  Ctrl-C stops everything.',
-      '',
-    ].join('\n'),
-  );
-  const signal = await stopped;
-  process.stdout.write(`flink-chatops sandbox: ${signal}, stopping…\n`);
-  await sandbox.close();
-  process.stdout.write('flink-chatops sandbox: stopped.\n');
-  return 0;
-};

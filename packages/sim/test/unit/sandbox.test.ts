@@ -1,6 +1,7 @@
 // The sandbox CLI's arguments: defaults, values and the one-line refusals.
 import { describe, expect, it } from 'vitest';
-import { parseSandboxArgs, SANDBOX_POLICY } from '../../src/sandbox.js';
+import { parseSandboxArgs } from '../../src/sandbox-command.js';
+import { SANDBOX_POLICY } from '../../src/sandbox.js';
 
 describe('parseSandboxArgs', () => {
   it.each([
