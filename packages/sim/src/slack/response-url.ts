@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { withBlockIds } from './block-ids.js';
 import { checkBlocks } from './content.js';
 import type { Workspace } from './state.js';
-import type { RecordedResponse, ResponseUrlContext } from './types.js';
+import type { RecordedResponse, ResponseUrlContext, SimEphemeral } from './types.js';
 
 interface Issued {
   context: ResponseUrlContext;
@@ -47,18 +47,31 @@ export class ResponseUrls {
     return entry === undefined ? undefined : { ...entry.context };
   }
 
-  /** The command's ack showed ephemeral `ts`: it is the original its later posts replace or delete. */
   /**
-   * Whether a reply already replaced or deleted the original before the ack got here: Slack shows the ack before any
-   * post to its url, so such an ack is not shown at all (only a test or the page can be that late).
+   * The command's ack as Slack shows it: an ephemeral to the person in the url's channel, the original its later posts
+   * replace or delete. 'superseded' when a reply already replaced or deleted the original before the ack got here
+   * (Slack shows the ack before any post to its url; only a test or the page can be that late); undefined for a url
+   * without a channel and person.
    */
-  ackSuperseded(id: string): boolean {
-    return this.issued.get(id)?.originalGone === true;
-  }
-
-  bindAck(id: string, ts: string): void {
+  showAck(
+    id: string,
+    ack: { text: string; blocks?: unknown[] },
+    command?: string,
+  ): SimEphemeral | 'superseded' | undefined {
     const entry = this.issued.get(id);
-    if (entry !== undefined) entry.context.ephemeralTs = ts;
+    const { channel, user } = entry?.context ?? {};
+    if (entry === undefined || channel === undefined || user === undefined) return undefined;
+    if (entry.originalGone === true) return 'superseded';
+    const shown = this.opts.ws.addEphemeral({
+      channel,
+      user,
+      text: ack.text,
+      source: 'command',
+      ...(ack.blocks === undefined ? {} : { blocks: ack.blocks }),
+      ...(command === undefined ? {} : { command }),
+    });
+    entry.context.ephemeralTs = shown.ts;
+    return shown;
   }
 
   /** An id never issued is accepted and registered at its first use, without a channel to land in. */

@@ -309,20 +309,8 @@ class SimSlackServer implements SimSlack {
   ): SimEphemeral | 'superseded' | undefined {
     const prefix = `${this.url}/response/`;
     if (!responseUrl.startsWith(prefix)) return undefined;
-    const id = decodeURIComponent(responseUrl.slice(prefix.length));
-    const { channel, user } = this.responseUrls.context(id) ?? {};
-    if (channel === undefined || user === undefined) return undefined;
-    if (this.responseUrls.ackSuperseded(id)) return 'superseded';
-    const shown = this.ws.addEphemeral({
-      channel,
-      user,
-      text: ack.text,
-      source: 'command',
-      ...(ack.blocks === undefined ? {} : { blocks: ack.blocks }),
-      ...(command === undefined ? {} : { command }),
-    });
-    this.responseUrls.bindAck(id, shown.ts);
-    return copy(shown);
+    const shown = this.responseUrls.showAck(decodeURIComponent(responseUrl.slice(prefix.length)), ack, command);
+    return shown === undefined || shown === 'superseded' ? shown : copy(shown);
   }
 
   addUser(user: SimUser): void {
