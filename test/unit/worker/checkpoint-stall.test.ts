@@ -3,20 +3,12 @@
 // real stall and failing checkpoints still do.
 import { describe, expect, it } from 'vitest';
 import type { AlertKind } from '../../../src/app/ports/alerts.js';
-import type { AlertRule } from '../../../src/domain/engines/policy/alerts.js';
 import { JobAlertState } from '../../../src/worker/job-alert-signals.js';
 import { HealthyCheckpointingJob } from '../../support/flink-checkpoint-model.js';
+import { MIN, PROD_RULE, S, T0 } from '../../support/alert-rule.js';
 
-const T0 = Date.UTC(2030, 2, 1, 12, 0, 0);
-const S = 1_000;
-const MIN = 60_000;
 const JOB = 'c'.repeat(32);
-const rule: AlertRule = {
-  name: 'prod',
-  channel: 'C0ALERTS',
-  restarts: { count: 3, window: '10m', windowMs: 10 * MIN },
-  checkpoints: { failures: 3 },
-};
+const rule = PROD_RULE;
 const TICK = 5 * S;
 const READ = MIN;
 

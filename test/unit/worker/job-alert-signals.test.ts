@@ -2,19 +2,11 @@
 // Flink REST readings, step by step on a given clock.
 import { describe, expect, it } from 'vitest';
 import type { AlertKind } from '../../../src/app/ports/alerts.js';
-import type { AlertRule } from '../../../src/domain/engines/policy/alerts.js';
 import { JobAlertState, numRestartsOf, signalsOf } from '../../../src/worker/job-alert-signals.js';
+import { MIN, PROD_RULE, S, T0 } from '../../support/alert-rule.js';
 
-const T0 = Date.UTC(2030, 2, 1, 12, 0, 0);
-const S = 1_000;
-const MIN = 60_000;
 const JOB = 'a'.repeat(32);
-const rule: AlertRule = {
-  name: 'prod',
-  channel: 'C0ALERTS',
-  restarts: { count: 3, window: '10m', windowMs: 10 * MIN },
-  checkpoints: { failures: 3 },
-};
+const rule = PROD_RULE;
 
 function job(state: string, extra: Record<string, unknown> = {}, interval = '60s'): unknown {
   return {
